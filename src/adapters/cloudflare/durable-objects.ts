@@ -1,0 +1,92 @@
+// Durable Objects for the state that must be exact under concurrency. Their RPC methods are
+// synchronous SQLite work, so no two calls interleave: no locks needed.
+import { DurableObject } from "cloudflare:workers";
+import type { IdempotencyBegin, Plan, QuotaDecision, QuotaState, StoredResponse } from "../../ports.ts";
+import { fits, quotaState, windowKeys } from "../quota-windows.ts";
+
+/** One per token: its quota windows. */
+export class QuotaCounter extends DurableObject<unknown> {
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env);
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS quota (window TEXT PRIMARY KEY, used INTEGER NOT NULL)");
+  }
+
+  private used(window: string): number {
+    const row = this.ctx.storage.sql.exec<{ used: number }>("SELECT used FROM quota WHERE window = ?", window).toArray()[0];
+    return row?.used ?? 0;
+  }
+
+  private add(window: string, units: number): void {
+    this.ctx.storage.sql.exec(
+      "INSERT INTO quota (window, used) VALUES (?, MAX(0, ?)) ON CONFLICT(window) DO UPDATE SET used = MAX(0, used + ?)",
+      window,
+      units,
+      units,
+    );
+  }
+
+  consume(units: number, plan: Plan, nowMs: number): QuotaDecision {
+    const keys = windowKeys(new Date(nowMs));
+    const day = this.used(keys.day);
+    const month = this.used(keys.month);
+    if (!fits(plan, day, month, units)) return { allowed: false, ...quotaState(keys, plan, day, month) };
+    this.add(keys.day, units);
+    this.add(keys.month, units);
+    // Old windows are dead weight; keep the current month's days and the month itself.
+    this.ctx.storage.sql.exec("DELETE FROM quota WHERE window < ? AND length(window) = 10", `${keys.month}-01`);
+    return { allowed: true, ...quotaState(keys, plan, day + units, month + units) };
+  }
+
+  refund(units: number, consumedAtMs: number): void {
+    const keys = windowKeys(new Date(consumedAtMs));
+    this.add(keys.day, -units);
+    this.add(keys.month, -units);
+  }
+
+  peek(plan: Plan, nowMs: number): QuotaState {
+    const keys = windowKeys(new Date(nowMs));
+    return quotaState(keys, plan, this.used(keys.day), this.used(keys.month));
+  }
+}
+
+/** One per account: its Idempotency-Key records. */
+export class IdempotencyLedger extends DurableObject<unknown> {
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env);
+    ctx.storage.sql.exec(
+      "CREATE TABLE IF NOT EXISTS records (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, state TEXT NOT NULL, until INTEGER NOT NULL, response TEXT)",
+    );
+  }
+
+  begin(key: string, fingerprint: string, nowMs: number, leaseMs: number): IdempotencyBegin {
+    const sql = this.ctx.storage.sql;
+    sql.exec("DELETE FROM records WHERE until <= ?", nowMs);
+    const row = sql
+      .exec<{ fingerprint: string; state: string; response: string | null }>(
+        "SELECT fingerprint, state, response FROM records WHERE key = ?",
+        key,
+      )
+      .toArray()[0];
+    if (!row) {
+      sql.exec("INSERT INTO records (key, fingerprint, state, until) VALUES (?, ?, 'in_progress', ?)", key, fingerprint, nowMs + leaseMs);
+      return { state: "started" };
+    }
+    if (row.fingerprint !== fingerprint) return { state: "conflict" };
+    if (row.state === "completed" && row.response) return { state: "completed", response: JSON.parse(row.response) as StoredResponse };
+    return { state: "in_progress" };
+  }
+
+  complete(key: string, fingerprint: string, response: StoredResponse, nowMs: number, ttlMs: number): void {
+    this.ctx.storage.sql.exec(
+      "UPDATE records SET state = 'completed', until = ?, response = ? WHERE key = ? AND fingerprint = ?",
+      nowMs + ttlMs,
+      JSON.stringify(response),
+      key,
+      fingerprint,
+    );
+  }
+
+  abandon(key: string, fingerprint: string): void {
+    this.ctx.storage.sql.exec("DELETE FROM records WHERE key = ? AND fingerprint = ? AND state = 'in_progress'", key, fingerprint);
+  }
+}

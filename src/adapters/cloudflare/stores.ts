@@ -1,0 +1,74 @@
+// Cloudflare adapters: tokens and settings in KV (read at the edge, rarely written), quota and
+// idempotency in Durable Objects (exact under concurrency).
+import type { IdempotencyStore, QuotaStore, SettingsStore, TokenRecord, TokenStore } from "../../ports.ts";
+import type { IdempotencyLedger, QuotaCounter } from "./durable-objects.ts";
+
+// KV is eventually consistent across locations: a block or revoke reaches every edge within
+// about a minute (KV's cache time). Writes from this location are visible here at once.
+export function kvTokenStore(kv: KVNamespace): TokenStore {
+  return {
+    async put(record) {
+      const previous = await kv.get<TokenRecord>(`id:${record.id}`, "json");
+      if (previous && previous.token_hash !== record.token_hash) await kv.delete(`hash:${previous.token_hash}`);
+      await kv.put(`id:${record.id}`, JSON.stringify(record));
+      await kv.put(`hash:${record.token_hash}`, record.id);
+    },
+    async getById(id) {
+      return kv.get<TokenRecord>(`id:${id}`, "json");
+    },
+    async getByHash(hash) {
+      const id = await kv.get(`hash:${hash}`);
+      if (!id) return null;
+      const record = await kv.get<TokenRecord>(`id:${id}`, "json");
+      return record?.token_hash === hash ? record : null;
+    },
+    async list() {
+      const records: TokenRecord[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await kv.list({ prefix: "id:", cursor });
+        for (const key of page.keys) {
+          const record = await kv.get<TokenRecord>(key.name, "json");
+          if (record) records.push(record);
+        }
+        cursor = page.list_complete ? undefined : page.cursor;
+      } while (cursor);
+      return records;
+    },
+    async delete(id) {
+      const record = await kv.get<TokenRecord>(`id:${id}`, "json");
+      if (!record) return false;
+      await kv.delete(`hash:${record.token_hash}`);
+      await kv.delete(`id:${id}`);
+      return true;
+    },
+  };
+}
+
+export function kvSettingsStore(kv: KVNamespace): SettingsStore {
+  const name = (account: string, key: string) => `${encodeURIComponent(account)}/${encodeURIComponent(key)}`;
+  return {
+    get: (account, key) => kv.get(name(account, key), "json"),
+    put: (account, key, value) => kv.put(name(account, key), JSON.stringify(value)),
+    delete: (account, key) => kv.delete(name(account, key)),
+  };
+}
+
+export function durableQuotaStore(ns: DurableObjectNamespace<QuotaCounter>): QuotaStore {
+  const counter = (tokenId: string) => ns.get(ns.idFromName(tokenId));
+  return {
+    consume: (tokenId, units, plan, now) => counter(tokenId).consume(units, plan, now.getTime()),
+    refund: (tokenId, units, consumedAt) => counter(tokenId).refund(units, consumedAt.getTime()),
+    peek: (tokenId, plan, now) => counter(tokenId).peek(plan, now.getTime()),
+  };
+}
+
+export function durableIdempotencyStore(ns: DurableObjectNamespace<IdempotencyLedger>): IdempotencyStore {
+  const ledger = (account: string) => ns.get(ns.idFromName(account));
+  return {
+    begin: (account, key, fingerprint, now, leaseMs) => ledger(account).begin(key, fingerprint, now.getTime(), leaseMs),
+    complete: (account, key, fingerprint, response, now, ttlMs) =>
+      ledger(account).complete(key, fingerprint, response, now.getTime(), ttlMs),
+    abandon: (account, key, fingerprint) => ledger(account).abandon(key, fingerprint),
+  };
+}

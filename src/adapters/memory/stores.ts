@@ -1,0 +1,123 @@
+// In-memory stores: for unit tests and single-process experiments. Everything is synchronous
+// inside each method, so each call is atomic on its own.
+import type {
+  IdempotencyBegin,
+  IdempotencyStore,
+  QuotaStore,
+  SettingsStore,
+  StoredResponse,
+  TokenRecord,
+  TokenStore,
+} from "../../ports.ts";
+import { fits, quotaState, windowKeys } from "../quota-windows.ts";
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+export function memoryTokenStore(): TokenStore {
+  const byId = new Map<string, TokenRecord>();
+  return {
+    async put(record) {
+      byId.set(record.id, copy(record));
+    },
+    async getById(id) {
+      const r = byId.get(id);
+      return r ? copy(r) : null;
+    },
+    async getByHash(hash) {
+      for (const r of byId.values()) if (r.token_hash === hash) return copy(r);
+      return null;
+    },
+    async list() {
+      return [...byId.values()].map(copy);
+    },
+    async delete(id) {
+      return byId.delete(id);
+    },
+  };
+}
+
+export function memoryQuotaStore(): QuotaStore {
+  const used = new Map<string, number>();
+  const get = (k: string) => used.get(k) ?? 0;
+  return {
+    async consume(tokenId, units, plan, now) {
+      const keys = windowKeys(now);
+      const day = `${tokenId}|${keys.day}`;
+      const month = `${tokenId}|${keys.month}`;
+      const allowed = fits(plan, get(day), get(month), units);
+      if (allowed) {
+        used.set(day, get(day) + units);
+        used.set(month, get(month) + units);
+      }
+      return { allowed, ...quotaState(keys, plan, get(day), get(month)) };
+    },
+    async refund(tokenId, units, consumedAt) {
+      const keys = windowKeys(consumedAt);
+      for (const k of [`${tokenId}|${keys.day}`, `${tokenId}|${keys.month}`]) used.set(k, Math.max(0, get(k) - units));
+    },
+    async peek(tokenId, plan, now) {
+      const keys = windowKeys(now);
+      return quotaState(keys, plan, get(`${tokenId}|${keys.day}`), get(`${tokenId}|${keys.month}`));
+    },
+  };
+}
+
+export function memorySettingsStore(): SettingsStore {
+  const values = new Map<string, unknown>();
+  return {
+    async get<T>(account: string, key: string) {
+      const v = values.get(`${account}|${key}`);
+      return v === undefined ? null : (copy(v) as T);
+    },
+    async put(account, key, value) {
+      values.set(`${account}|${key}`, copy(value));
+    },
+    async delete(account, key) {
+      values.delete(`${account}|${key}`);
+    },
+  };
+}
+
+interface IdemRecord {
+  fingerprint: string;
+  state: "in_progress" | "completed";
+  /** ms epoch: lease end while in progress, expiry once completed. */
+  until: number;
+  response?: StoredResponse;
+}
+
+export function memoryIdempotencyStore(): IdempotencyStore {
+  const records = new Map<string, IdemRecord>();
+  return {
+    async begin(account, key, fingerprint, now, leaseMs): Promise<IdempotencyBegin> {
+      const id = `${account}|${key}`;
+      const r = records.get(id);
+      if (!r || r.until <= now.getTime()) {
+        records.set(id, { fingerprint, state: "in_progress", until: now.getTime() + leaseMs });
+        return { state: "started" };
+      }
+      if (r.fingerprint !== fingerprint) return { state: "conflict" };
+      if (r.state === "completed" && r.response) return { state: "completed", response: copy(r.response) };
+      return { state: "in_progress" };
+    },
+    async complete(account, key, fingerprint, response, now, ttlMs) {
+      const id = `${account}|${key}`;
+      if (records.get(id)?.fingerprint !== fingerprint) return;
+      records.set(id, { fingerprint, state: "completed", until: now.getTime() + ttlMs, response: copy(response) });
+    },
+    async abandon(account, key, fingerprint) {
+      const id = `${account}|${key}`;
+      const r = records.get(id);
+      if (r?.state === "in_progress" && r.fingerprint === fingerprint) records.delete(id);
+    },
+  };
+}
+
+export function memoryStores() {
+  return {
+    tokens: memoryTokenStore(),
+    quota: memoryQuotaStore(),
+    settings: memorySettingsStore(),
+    idempotency: memoryIdempotencyStore(),
+  };
+}

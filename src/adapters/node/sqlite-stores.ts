@@ -1,0 +1,165 @@
+// Node state in one SQLite file (node:sqlite). Every method is synchronous inside an IMMEDIATE
+// transaction, so it is atomic within the process and against other processes on the same file.
+import { DatabaseSync } from "node:sqlite";
+import type { IdempotencyStore, QuotaStore, SettingsStore, StoredResponse, TokenRecord, TokenStore } from "../../ports.ts";
+import { fits, quotaState, windowKeys } from "../quota-windows.ts";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS tokens (id TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, record TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS quota (token_id TEXT NOT NULL, window TEXT NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (token_id, window));
+CREATE TABLE IF NOT EXISTS settings (account TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (account, key));
+CREATE TABLE IF NOT EXISTS idempotency (
+  account TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, state TEXT NOT NULL,
+  until INTEGER NOT NULL, response TEXT, PRIMARY KEY (account, key));
+`;
+
+export function openDatabase(path: string): DatabaseSync {
+  const db = new DatabaseSync(path);
+  db.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;");
+  db.exec(SCHEMA);
+  return db;
+}
+
+function transaction<T>(db: DatabaseSync, work: () => T): T {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const result = work();
+    db.exec("COMMIT");
+    return result;
+  } catch (err) {
+    db.exec("ROLLBACK");
+    throw err;
+  }
+}
+
+export function sqliteTokenStore(db: DatabaseSync): TokenStore {
+  const parse = (row: unknown) => (row ? (JSON.parse((row as { record: string }).record) as TokenRecord) : null);
+  return {
+    async put(record) {
+      db.prepare(
+        "INSERT INTO tokens (id, token_hash, record) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET token_hash = excluded.token_hash, record = excluded.record",
+      ).run(record.id, record.token_hash, JSON.stringify(record));
+    },
+    async getById(id) {
+      return parse(db.prepare("SELECT record FROM tokens WHERE id = ?").get(id));
+    },
+    async getByHash(hash) {
+      return parse(db.prepare("SELECT record FROM tokens WHERE token_hash = ?").get(hash));
+    },
+    async list() {
+      return db
+        .prepare("SELECT record FROM tokens")
+        .all()
+        .map((row) => parse(row) as TokenRecord);
+    },
+    async delete(id) {
+      return Number(db.prepare("DELETE FROM tokens WHERE id = ?").run(id).changes) > 0;
+    },
+  };
+}
+
+export function sqliteQuotaStore(db: DatabaseSync): QuotaStore {
+  const read = db.prepare("SELECT used FROM quota WHERE token_id = ? AND window = ?");
+  const add = db.prepare(
+    "INSERT INTO quota (token_id, window, used) VALUES (?, ?, ?) ON CONFLICT(token_id, window) DO UPDATE SET used = MAX(0, used + excluded.used)",
+  );
+  const used = (tokenId: string, window: string) => Number((read.get(tokenId, window) as { used?: number } | undefined)?.used ?? 0);
+  return {
+    async consume(tokenId, units, plan, now) {
+      const keys = windowKeys(now);
+      return transaction(db, () => {
+        const day = used(tokenId, keys.day);
+        const month = used(tokenId, keys.month);
+        if (!fits(plan, day, month, units)) return { allowed: false, ...quotaState(keys, plan, day, month) };
+        add.run(tokenId, keys.day, units);
+        add.run(tokenId, keys.month, units);
+        return { allowed: true, ...quotaState(keys, plan, day + units, month + units) };
+      });
+    },
+    async refund(tokenId, units, consumedAt) {
+      const keys = windowKeys(consumedAt);
+      transaction(db, () => {
+        add.run(tokenId, keys.day, -units);
+        add.run(tokenId, keys.month, -units);
+      });
+    },
+    async peek(tokenId, plan, now) {
+      const keys = windowKeys(now);
+      return quotaState(keys, plan, used(tokenId, keys.day), used(tokenId, keys.month));
+    },
+  };
+}
+
+export function sqliteSettingsStore(db: DatabaseSync): SettingsStore {
+  return {
+    async get<T>(account: string, key: string) {
+      const row = db.prepare("SELECT value FROM settings WHERE account = ? AND key = ?").get(account, key) as { value: string } | undefined;
+      return row ? (JSON.parse(row.value) as T) : null;
+    },
+    async put(account, key, value) {
+      db.prepare(
+        "INSERT INTO settings (account, key, value) VALUES (?, ?, ?) ON CONFLICT(account, key) DO UPDATE SET value = excluded.value",
+      ).run(account, key, JSON.stringify(value));
+    },
+    async delete(account, key) {
+      db.prepare("DELETE FROM settings WHERE account = ? AND key = ?").run(account, key);
+    },
+  };
+}
+
+interface IdemRow {
+  fingerprint: string;
+  state: string;
+  until: number;
+  response: string | null;
+}
+
+export function sqliteIdempotencyStore(db: DatabaseSync): IdempotencyStore {
+  const read = db.prepare("SELECT fingerprint, state, until, response FROM idempotency WHERE account = ? AND key = ?");
+  const write = db.prepare(
+    "INSERT OR REPLACE INTO idempotency (account, key, fingerprint, state, until, response) VALUES (?, ?, ?, ?, ?, ?)",
+  );
+  return {
+    async begin(account, key, fingerprint, now, leaseMs) {
+      return transaction(db, () => {
+        const row = read.get(account, key) as IdemRow | undefined;
+        if (!row || row.until <= now.getTime()) {
+          write.run(account, key, fingerprint, "in_progress", now.getTime() + leaseMs, null);
+          return { state: "started" } as const;
+        }
+        if (row.fingerprint !== fingerprint) return { state: "conflict" } as const;
+        if (row.state === "completed" && row.response) {
+          return { state: "completed", response: JSON.parse(row.response) as StoredResponse } as const;
+        }
+        return { state: "in_progress" } as const;
+      });
+    },
+    async complete(account, key, fingerprint, response, now, ttlMs) {
+      transaction(db, () => {
+        const row = read.get(account, key) as IdemRow | undefined;
+        if (row?.fingerprint !== fingerprint) return;
+        write.run(account, key, fingerprint, "completed", now.getTime() + ttlMs, JSON.stringify(response));
+      });
+      // Expired records are of no use to anyone: drop them while we are here.
+      db.prepare("DELETE FROM idempotency WHERE until <= ?").run(now.getTime());
+    },
+    async abandon(account, key, fingerprint) {
+      db.prepare("DELETE FROM idempotency WHERE account = ? AND key = ? AND fingerprint = ? AND state = 'in_progress'").run(
+        account,
+        key,
+        fingerprint,
+      );
+    },
+  };
+}
+
+export function sqliteStores(path: string) {
+  const db = openDatabase(path);
+  return {
+    db,
+    tokens: sqliteTokenStore(db),
+    quota: sqliteQuotaStore(db),
+    settings: sqliteSettingsStore(db),
+    idempotency: sqliteIdempotencyStore(db),
+  };
+}

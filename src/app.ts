@@ -1,0 +1,66 @@
+// createApp(deps): the one Hono app every runtime serves. Middleware order follows the request
+// lifecycle of the design: request id, body limit, auth, scope, validation, idempotency, quota.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { authenticate } from "./platform/auth.ts";
+import type { AppEnv } from "./platform/context.ts";
+import { ApiError, errorResponse } from "./platform/errors.ts";
+import { failureResponse } from "./platform/failure.ts";
+import { rateHeaders } from "./platform/rate-headers.ts";
+import { requestContext } from "./platform/request.ts";
+import { validationHook } from "./platform/validation.ts";
+import type { Deps } from "./ports.ts";
+import { registerAdminTokens } from "./routes/admin/tokens.ts";
+import { registerOpenApi } from "./routes/openapi.ts";
+import { registerUsage } from "./routes/usage/get.ts";
+
+export type DepsResolver = (c: Context) => Deps | Promise<Deps>;
+
+export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  app.use(async (c, next) => {
+    c.set("deps", await resolveDeps(c));
+    await next();
+  });
+  app.use(requestContext);
+  app.use(async (c, next) =>
+    bodyLimit({
+      maxSize: c.var.deps.config.maxBodyBytes,
+      onError: (c) =>
+        errorResponse(c, new ApiError(413, "PAYLOAD_TOO_LARGE", `The request body is larger than ${c.var.deps.config.maxBodyBytes} bytes`)),
+    })(c, next),
+  );
+  app.use("/api/*", rateHeaders, authenticate);
+
+  registerUsage(app);
+  registerAdminTokens(app);
+  registerOpenApi(app);
+
+  app.notFound((c) => {
+    const allowed = allowedMethods(app, new URL(c.req.url).pathname);
+    if (allowed.length > 0) {
+      return errorResponse(
+        c,
+        new ApiError(405, "HTTP_405", `Method ${c.req.method} is not allowed here; use ${allowed.join(", ")}`, {
+          headers: { Allow: allowed.join(", ") },
+        }),
+      );
+    }
+    return errorResponse(c, new ApiError(404, "HTTP_404", `No route ${c.req.method} ${new URL(c.req.url).pathname}`));
+  });
+  app.onError((err, c) => failureResponse(c, err));
+  return app;
+}
+
+/** The methods that a registered route answers for this path (for 405 and `Allow`). */
+function allowedMethods(app: OpenAPIHono<AppEnv>, pathname: string): string[] {
+  const methods = new Set<string>();
+  for (const route of app.routes) {
+    if (route.method === "ALL" || route.path.includes("*")) continue;
+    const pattern = new RegExp(`^${route.path.replace(/:[^/]+/g, "[^/]+")}$`);
+    if (pattern.test(pathname)) methods.add(route.method);
+  }
+  return [...methods].sort();
+}

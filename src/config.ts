@@ -1,0 +1,37 @@
+// Settings every entry reads from its environment (Worker vars/secrets, process.env on Node and Lambda).
+import type { Clock, Config, Logger } from "./ports.ts";
+import { parseUpstream } from "./sii/transport.ts";
+
+export type EnvVars = Record<string, unknown>;
+
+const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+function text(env: EnvVars, name: string): string | undefined {
+  const value = env[name];
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+export function configFromEnv(env: EnvVars): Config {
+  const upstream = parseUpstream(text(env, "SII_UPSTREAM"));
+  const maxBody = text(env, "MAX_BODY_BYTES");
+  const maxBodyBytes = maxBody === undefined ? DEFAULT_MAX_BODY_BYTES : Number(maxBody);
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new Error("MAX_BODY_BYTES must be a positive integer");
+  return {
+    upstream,
+    adminToken: text(env, "ADMIN_TOKEN"),
+    // A development token is a sandbox convenience; live mode never has one.
+    devToken: upstream === "sandbox" ? text(env, "DEV_API_TOKEN") : undefined,
+    maxBodyBytes,
+  };
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** One JSON line per record; records never carry request bodies or credentials. */
+export const consoleLogger: Logger = {
+  log(record) {
+    const line = JSON.stringify({ time: new Date().toISOString(), ...record });
+    if (record.level === "error") console.error(line);
+    else console.log(line);
+  },
+};

@@ -1,0 +1,25 @@
+// Chilean RUT: body digits plus a check digit (0-9 or K) computed modulo 11.
+
+export function rutCheckDigit(body: string): string {
+  let sum = 0;
+  let factor = 2;
+  for (let i = body.length - 1; i >= 0; i--) {
+    sum += Number(body[i]) * factor;
+    factor = factor === 7 ? 2 : factor + 1;
+  }
+  const rest = 11 - (sum % 11);
+  return rest === 11 ? "0" : rest === 10 ? "K" : String(rest);
+}
+
+export type RutCheck = { ok: true; rut: string } | { ok: false; reason: string };
+
+/** Accepts `12345678-5`, `12.345.678-5` and a lower-case `k`; returns the canonical `12345678-5`. */
+export function parseRut(input: string): RutCheck {
+  const match = /^(\d{1,2}(?:\.?\d{3}){0,2}|\d{1,8})-([\dkK])$/.exec(input.trim());
+  if (!match?.[1] || !match[2]) return { ok: false, reason: "must have the form XXXXXXXX-K (digits, a hyphen and the check digit)" };
+  const body = match[1].replaceAll(".", "").replace(/^0+(?=\d)/, "");
+  const digit = match[2].toUpperCase();
+  const expected = rutCheckDigit(body);
+  if (digit !== expected) return { ok: false, reason: `has a wrong check digit (${digit}; ${body} takes ${expected})` };
+  return { ok: true, rut: `${body}-${digit}` };
+}

@@ -1,0 +1,19 @@
+// What the Hono context carries through a request.
+import type { Deps, Plan, QuotaDecision, Scope } from "../ports.ts";
+
+export interface Principal {
+  tokenId: string;
+  account: string;
+  scopes: Scope[];
+  plan: Plan;
+}
+
+export interface AppEnv {
+  Variables: {
+    deps: Deps;
+    requestId: string;
+    principal?: Principal;
+    /** Set when this call consumed quota, so the response headers can report it. */
+    quota?: { decision: QuotaDecision; units: number };
+  };
+}

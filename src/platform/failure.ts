@@ -1,0 +1,41 @@
+// Turns anything thrown during a request into the error envelope. Unexpected exceptions become a
+// 500 with the request id only: their text may hold request data, so it goes to the log, not out.
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AppEnv } from "./context.ts";
+import { ApiError, type ErrorCode, errorResponse } from "./errors.ts";
+
+export function toApiError(err: unknown): ApiError | null {
+  if (err instanceof ApiError) return err;
+  if (err instanceof HTTPException) {
+    if (err.status === 400 && /malformed json/i.test(err.message)) {
+      return new ApiError(422, "VALIDATION_ERROR", "The request body is not valid JSON", {
+        errors: [{ path: "", location: "body", message: "malformed JSON" }],
+      });
+    }
+    if (err.status === 413) return new ApiError(413, "PAYLOAD_TOO_LARGE", "The request body is too large");
+    const status = err.status as ContentfulStatusCode;
+    return new ApiError(status, `HTTP_${status}` as ErrorCode, err.message || `HTTP ${status}`);
+  }
+  return null;
+}
+
+export function failureResponse(c: Context<AppEnv>, err: unknown): Response {
+  const known = toApiError(err);
+  if (known) return errorResponse(c, known);
+  const error = err instanceof Error ? err : new Error(String(err));
+  c.var.deps?.log.log({
+    level: "error",
+    msg: "unhandled exception",
+    request_id: c.var.requestId,
+    error: error.name,
+    stack: error.stack?.split("\n").slice(1, 6).join("\n"),
+  });
+  return errorResponse(
+    c,
+    new ApiError(500, "INTERNAL_ERROR", "Internal error; quote the request_id when reporting it", {
+      details: { request_id: c.var.requestId },
+    }),
+  );
+}

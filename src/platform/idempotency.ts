@@ -1,0 +1,93 @@
+// Idempotency-Key on POSTs that change state: the first call runs, a repeat with the same body
+// gets the stored answer for 24 h, a repeat with another body is a 409, and a repeat that arrives
+// while the first still runs waits for it.
+import type { Context } from "hono";
+import { sha256Hex } from "../lib/crypto.ts";
+import { base64ToBytes, bytesToBase64 } from "../lib/encoding.ts";
+import type { StoredResponse } from "../ports.ts";
+import type { AppEnv } from "./context.ts";
+import { ApiError } from "./errors.ts";
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** Longer than any upstream call may take, so a live first attempt is never taken over. */
+const LEASE_MS = 5 * 60 * 1000;
+const WAIT_MS = 60 * 1000;
+const KEY = /^[\x21-\x7e]{1,255}$/;
+const KEPT_HEADERS = ["content-type", "content-disposition", "retry-after"];
+
+/** Answers that prove nothing reached the SII: the key may be used again for a real attempt. */
+function nothingHappened(res: Response, code: string | null): boolean {
+  return res.status === 503 || code === "QUOTA_EXCEEDED" || code === "SII_RATE_LIMIT";
+}
+
+async function fingerprint(c: Context): Promise<string> {
+  const url = new URL(c.req.url);
+  const body = c.req.method === "GET" ? "" : await c.req.text();
+  return sha256Hex(`${c.req.method} ${url.pathname}?${url.searchParams.toString()}\n${body}`);
+}
+
+async function store(res: Response): Promise<StoredResponse> {
+  const headers: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    const value = res.headers.get(name);
+    if (value) headers[name] = value;
+  }
+  return { status: res.status, headers, body: bytesToBase64(new Uint8Array(await res.clone().arrayBuffer())) };
+}
+
+function replay(stored: StoredResponse): Response {
+  const headers = new Headers(stored.headers);
+  headers.set("Idempotent-Replayed", "true");
+  return new Response(stored.status === 204 ? null : base64ToBytes(stored.body), { status: stored.status, headers });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function withIdempotency(c: Context<AppEnv>, run: () => Promise<Response>): Promise<Response> {
+  const key = c.req.header("idempotency-key");
+  const principal = c.var.principal;
+  if (key === undefined || !principal) return run();
+  if (!KEY.test(key)) {
+    throw new ApiError(400, "VALIDATION_ERROR", "Idempotency-Key must be 1 to 255 visible ASCII characters", {
+      errors: [{ path: "Idempotency-Key", location: "header", message: "1 to 255 visible ASCII characters" }],
+    });
+  }
+  const { idempotency, clock } = c.var.deps;
+  const print = await fingerprint(c);
+  const deadline = Date.now() + WAIT_MS;
+  for (let pause = 25; ; pause = Math.min(pause * 2, 250)) {
+    const begun = await idempotency.begin(principal.account, key, print, clock.now(), LEASE_MS);
+    if (begun.state === "completed") return replay(begun.response);
+    if (begun.state === "conflict") {
+      throw new ApiError(409, "IDEMPOTENCY_CONFLICT", "This Idempotency-Key was already used with a different request");
+    }
+    if (begun.state === "started") break;
+    if (Date.now() > deadline) {
+      throw new ApiError(409, "IDEMPOTENCY_IN_PROGRESS", "A request with this Idempotency-Key is still running; retry later", {
+        headers: { "Retry-After": "5" },
+      });
+    }
+    await sleep(pause);
+  }
+  let res: Response;
+  try {
+    res = await run();
+  } catch (err) {
+    await idempotency.abandon(principal.account, key, print);
+    throw err;
+  }
+  const code = res.headers.get("content-type")?.includes("json") ? await errorCode(res) : null;
+  if (nothingHappened(res, code)) await idempotency.abandon(principal.account, key, print);
+  else await idempotency.complete(principal.account, key, print, await store(res), clock.now(), IDEMPOTENCY_TTL_MS);
+  return res;
+}
+
+async function errorCode(res: Response): Promise<string | null> {
+  if (res.ok) return null;
+  try {
+    const body = (await res.clone().json()) as { error_code?: unknown };
+    return typeof body.error_code === "string" ? body.error_code : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,80 @@
+// Registers one operation of the interface: the scope check runs before validation, then
+// idempotency, then quota, then the handler. Scope and weight come from the operations table.
+import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { requireScope } from "./auth.ts";
+import type { AppEnv } from "./context.ts";
+import { ApiError } from "./errors.ts";
+import { failureResponse } from "./failure.ts";
+import { withIdempotency } from "./idempotency.ts";
+import { parseDryRun } from "./params.ts";
+import { type OperationSpec, operationSpec } from "./quota.ts";
+import { bindingWindow } from "./rate-headers.ts";
+import { errorResponses } from "./schemas.ts";
+
+/** Statuses every authenticated operation can answer, whatever it does. */
+const COMMON_ERRORS = [401, 403, 413, 429, 500] as const;
+
+export type OperationHandler = (c: Context<AppEnv>) => Promise<Response> | Response;
+
+export function registerOperation(app: OpenAPIHono<AppEnv>, route: RouteConfig, handler: OperationHandler): void {
+  const spec = operationSpec(route.method.toUpperCase(), route.path);
+  const extraErrors = spec.changesState ? [409] : [];
+  const config = {
+    ...route,
+    security: [{ ApiToken: [] }],
+    middleware: [requireScope(spec.scope)],
+    "x-scope": spec.scope,
+    "x-quota-weight": spec.weight,
+    responses: { ...errorResponses([...COMMON_ERRORS, ...extraErrors]), ...route.responses },
+  } as RouteConfig;
+  // The route's typed handler would need each route's own response type; registration is
+  // generic here, so the handler is widened on purpose.
+  app.openapi(config, ((c: Context<AppEnv>) => runOperation(c, spec, handler)) as never);
+}
+
+/** Whether this call asked for a preview (`dry_run`, already validated by the route's query schema). */
+export function isDryRun(c: Context): boolean {
+  return parseDryRun(c.req.query("dry_run")) === true;
+}
+
+async function runOperation(c: Context<AppEnv>, spec: OperationSpec, handler: OperationHandler): Promise<Response> {
+  const attempt = () => charged(c, spec, handler);
+  return spec.changesState && c.req.method === "POST" ? withIdempotency(c, attempt) : attempt();
+}
+
+/** Runs the handler under quota; answers that cost the SII nothing give their units back. */
+async function charged(c: Context<AppEnv>, spec: OperationSpec, handler: OperationHandler): Promise<Response> {
+  const principal = c.var.principal;
+  if (!principal || spec.weight === 0 || isDryRun(c)) return settle(c, handler);
+  const { quota, clock } = c.var.deps;
+  const at = clock.now();
+  const decision = await quota.consume(principal.tokenId, spec.weight, principal.plan, at);
+  if (!decision.allowed) {
+    c.set("quota", { decision, units: 0 });
+    const window = bindingWindow(decision);
+    const retryAfter = Math.max(1, window.resets_at - Math.floor(at.getTime() / 1000));
+    throw new ApiError(429, "QUOTA_EXCEEDED", `Quota exceeded: this call needs ${spec.weight} units`, {
+      headers: { "Retry-After": String(retryAfter) },
+      details: { units_needed: spec.weight, daily: decision.daily, monthly: decision.monthly },
+    });
+  }
+  c.set("quota", { decision, units: spec.weight });
+  const res = await settle(c, handler);
+  if (res.status === 503 || res.status === 500) {
+    await quota.refund(principal.tokenId, spec.weight, at);
+    const daily = { ...decision.daily, used: Math.max(0, decision.daily.used - spec.weight) };
+    const monthly = { ...decision.monthly, used: Math.max(0, decision.monthly.used - spec.weight) };
+    c.set("quota", { decision: { ...decision, daily, monthly }, units: 0 });
+  }
+  return res;
+}
+
+/** Every outcome as a Response, so idempotency and refunds see errors too. */
+async function settle(c: Context<AppEnv>, handler: OperationHandler): Promise<Response> {
+  try {
+    return await handler(c);
+  } catch (err) {
+    return failureResponse(c, err);
+  }
+}

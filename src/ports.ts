@@ -1,0 +1,133 @@
+// Interfaces only: what the app needs from the runtime. Adapters live in src/adapters/<runtime>/.
+
+export type Scope = "sii:read" | "sii:write" | "settings:read" | "settings:write";
+export const ALL_SCOPES = ["sii:read", "sii:write", "settings:read", "settings:write"] as const satisfies readonly Scope[];
+
+export interface Plan {
+  daily_units: number;
+  monthly_units: number;
+}
+
+/** A stored API token. The secret itself is never stored: only its SHA-256 hash. */
+export interface TokenRecord {
+  id: string;
+  name: string;
+  account: string;
+  scopes: Scope[];
+  plan: Plan;
+  blocked: boolean;
+  created_at: string;
+  token_hash: string;
+  /** Last characters of the secret, so an operator can tell tokens apart without seeing them. */
+  hint: string;
+}
+
+export interface TokenStore {
+  /** Creates or replaces the record with this id. */
+  put(record: TokenRecord): Promise<void>;
+  getById(id: string): Promise<TokenRecord | null>;
+  getByHash(tokenHash: string): Promise<TokenRecord | null>;
+  list(): Promise<TokenRecord[]>;
+  /** Returns false when there was no such token. */
+  delete(id: string): Promise<boolean>;
+}
+
+export interface QuotaWindow {
+  used: number;
+  limit: number;
+  /** Unix seconds when this window starts again from zero. */
+  resets_at: number;
+}
+
+export interface QuotaState {
+  daily: QuotaWindow;
+  monthly: QuotaWindow;
+}
+
+export interface QuotaDecision extends QuotaState {
+  allowed: boolean;
+}
+
+/**
+ * Units per token in a UTC day and a UTC month. `consume` is atomic: it adds `units` to both
+ * windows only when both stay within the plan, so concurrent calls never overshoot.
+ */
+export interface QuotaStore {
+  consume(tokenId: string, units: number, plan: Plan, now: Date): Promise<QuotaDecision>;
+  /** Gives back units consumed at `consumedAt` (never below zero). */
+  refund(tokenId: string, units: number, consumedAt: Date): Promise<void>;
+  peek(tokenId: string, plan: Plan, now: Date): Promise<QuotaState>;
+}
+
+/** Small JSON documents per account (proxy settings and the like). */
+export interface SettingsStore {
+  get<T = unknown>(account: string, key: string): Promise<T | null>;
+  put(account: string, key: string, value: unknown): Promise<void>;
+  delete(account: string, key: string): Promise<void>;
+}
+
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Response body, base64. */
+  body: string;
+}
+
+export type IdempotencyBegin =
+  | { state: "started" }
+  | { state: "in_progress" }
+  | { state: "completed"; response: StoredResponse }
+  | { state: "conflict" };
+
+/**
+ * Records of `Idempotency-Key` use, per account. `begin` is atomic: of two concurrent calls with
+ * the same key exactly one gets `started`. A record whose fingerprint differs is a `conflict`.
+ * An in-progress record older than `leaseMs` is taken over (its holder died); a completed one
+ * lives `ttlMs` after completion.
+ */
+export interface IdempotencyStore {
+  begin(account: string, key: string, fingerprint: string, now: Date, leaseMs: number): Promise<IdempotencyBegin>;
+  complete(account: string, key: string, fingerprint: string, response: StoredResponse, now: Date, ttlMs: number): Promise<void>;
+  /** Drops an in-progress record so the same key can be tried again (nothing happened upstream). */
+  abandon(account: string, key: string, fingerprint: string): Promise<void>;
+}
+
+/** How the gateway reaches the SII: the real hosts, or the built-in sandbox. */
+export interface SiiTransport {
+  readonly mode: "sandbox" | "live";
+  fetch(request: Request): Promise<Response>;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface LogRecord {
+  level: "info" | "warn" | "error";
+  msg: string;
+  [field: string]: unknown;
+}
+
+export interface Logger {
+  log(record: LogRecord): void;
+}
+
+export interface Config {
+  upstream: "sandbox" | "live";
+  /** Unset: the admin API does not exist (404). */
+  adminToken?: string;
+  /** Sandbox mode only: the development token seeded with every scope. */
+  devToken?: string;
+  maxBodyBytes: number;
+}
+
+export interface Deps {
+  tokens: TokenStore;
+  quota: QuotaStore;
+  settings: SettingsStore;
+  idempotency: IdempotencyStore;
+  sii: SiiTransport;
+  clock: Clock;
+  log: Logger;
+  config: Config;
+}

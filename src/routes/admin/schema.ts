@@ -1,0 +1,61 @@
+import { z } from "@hono/zod-openapi";
+import { envelope } from "../../platform/schemas.ts";
+import { ALL_SCOPES } from "../../ports.ts";
+
+export const Plan = z
+  .object({
+    daily_units: z.number().int().min(0).max(1e9).openapi({ example: 1000 }),
+    monthly_units: z.number().int().min(0).max(1e10).openapi({ example: 20000 }),
+  })
+  .openapi("Plan");
+
+export const TokenInput = z
+  .object({
+    name: z.string().trim().min(1).max(100).openapi({ example: "erp-production" }),
+    account: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, { error: "1 to 64 letters, digits, dots, hyphens or underscores" })
+      .openapi({ example: "acme" }),
+    scopes: z
+      .array(z.enum(ALL_SCOPES))
+      .min(1)
+      .transform((s) => [...new Set(s)])
+      .openapi({ example: ["sii:read", "sii:write"] }),
+    plan: Plan.default({ daily_units: 1000, monthly_units: 20000 }),
+  })
+  .openapi("TokenInput");
+
+export const Token = z
+  .object({
+    id: z.string().openapi({ example: "tok_3f2a9c1d0b7e6a54" }),
+    name: z.string(),
+    account: z.string(),
+    scopes: z.array(z.enum(ALL_SCOPES)),
+    plan: Plan,
+    blocked: z.boolean(),
+    created_at: z.string().openapi({ format: "date-time" }),
+    hint: z.string().openapi({ description: "Last four characters of the secret" }),
+  })
+  .openapi("Token");
+
+const Window = z.object({
+  used: z.number().int(),
+  limit: z.number().int(),
+  remaining: z.number().int(),
+  resets_at: z.string().openapi({ format: "date-time" }),
+});
+
+export const Usage = z.object({ daily: Window, monthly: Window }).openapi("Usage");
+
+export const TokenId = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" }, example: "tok_3f2a9c1d0b7e6a54" }),
+});
+
+export const CreatedTokenEnvelope = envelope(Token.extend({ token: z.string().openapi({ description: "The secret: shown only here" }) }));
+export const TokenEnvelope = envelope(Token);
+export const TokenWithUsageEnvelope = envelope(Token.extend({ usage: Usage }));
+export const TokenListEnvelope = envelope(z.object({ tokens: z.array(Token) }));

@@ -1,0 +1,37 @@
+// GET /api/v1/usage: the calling token's own quota state.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { registerOperation } from "../../platform/operation.ts";
+import { usageView } from "../../platform/rate-headers.ts";
+import { envelope, jsonContent } from "../../platform/schemas.ts";
+import { Plan, Usage } from "../admin/schema.ts";
+
+const UsageEnvelope = envelope(
+  z.object({ token_id: z.string(), account: z.string(), scopes: z.array(z.string()), plan: Plan, usage: Usage }),
+);
+
+export function registerUsage(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "get",
+      path: "/api/v1/usage",
+      tags: ["Account"],
+      summary: "Quota state of the calling token (costs no units)",
+      responses: { 200: jsonContent(UsageEnvelope, "Usage") },
+    }),
+    async (c) => {
+      const principal = c.var.principal;
+      if (!principal) throw new Error("usage reached without a principal");
+      const state = await c.var.deps.quota.peek(principal.tokenId, principal.plan, c.var.deps.clock.now());
+      return ok(c, {
+        token_id: principal.tokenId,
+        account: principal.account,
+        scopes: principal.scopes,
+        plan: principal.plan,
+        usage: usageView(state),
+      });
+    },
+  );
+}

@@ -1,0 +1,218 @@
+// Runner-neutral conformance cases for the storage ports. Each adapter's test file feeds them a
+// factory and runs them with its own runner (vitest in Node, vitest in workerd, ...).
+import type { IdempotencyStore, Plan, QuotaStore, SettingsStore, TokenRecord, TokenStore } from "../../src/ports.ts";
+
+export interface StoreFactory {
+  tokens(): TokenStore | Promise<TokenStore>;
+  quota(): QuotaStore | Promise<QuotaStore>;
+  settings(): SettingsStore | Promise<SettingsStore>;
+  idempotency(): IdempotencyStore | Promise<IdempotencyStore>;
+}
+
+export interface ConformanceCase {
+  name: string;
+  run(): Promise<void>;
+}
+
+function check(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(`conformance: ${message}`);
+}
+
+function equal(actual: unknown, expected: unknown, message: string): void {
+  const a = JSON.stringify(actual);
+  const e = JSON.stringify(expected);
+  if (a !== e) throw new Error(`conformance: ${message}: expected ${e}, got ${a}`);
+}
+
+// Stores may be shared between cases (one database per test file), so every case uses its own keys.
+let counter = 0;
+const unique = (prefix: string) =>
+  `${prefix}_${Date.now().toString(36)}_${(counter++).toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+
+function tokenRecord(overrides: Partial<TokenRecord> = {}): TokenRecord {
+  return {
+    id: unique("tok"),
+    name: "conformance",
+    account: unique("acct"),
+    scopes: ["sii:read"],
+    plan: { daily_units: 100, monthly_units: 1000 },
+    blocked: false,
+    created_at: "2026-01-02T03:04:05.000Z",
+    token_hash: unique("hash"),
+    hint: "abcd",
+    ...overrides,
+  };
+}
+
+const plan: Plan = { daily_units: 10, monthly_units: 15 };
+const noon = new Date("2026-03-15T12:00:00Z");
+
+export function conformanceCases(factory: StoreFactory): ConformanceCase[] {
+  return [
+    {
+      name: "tokens: put then read by id and by hash",
+      async run() {
+        const store = await factory.tokens();
+        const record = tokenRecord();
+        await store.put(record);
+        equal(await store.getById(record.id), record, "getById");
+        equal(await store.getByHash(record.token_hash), record, "getByHash");
+        equal(await store.getById(unique("missing")), null, "unknown id");
+        equal(await store.getByHash(unique("missing")), null, "unknown hash");
+      },
+    },
+    {
+      name: "tokens: put replaces (block) and list shows every token",
+      async run() {
+        const store = await factory.tokens();
+        const a = tokenRecord();
+        const b = tokenRecord();
+        await store.put(a);
+        await store.put(b);
+        await store.put({ ...a, blocked: true });
+        equal((await store.getByHash(a.token_hash))?.blocked, true, "blocked via hash lookup");
+        const listed = await store.list();
+        const ids = listed.map((t) => t.id);
+        check(ids.includes(a.id) && ids.includes(b.id), "list contains both tokens");
+        equal(listed.filter((t) => t.id === a.id).length, 1, "replaced token listed once");
+      },
+    },
+    {
+      name: "tokens: delete removes both lookups",
+      async run() {
+        const store = await factory.tokens();
+        const record = tokenRecord();
+        await store.put(record);
+        equal(await store.delete(record.id), true, "delete existing");
+        equal(await store.getById(record.id), null, "gone by id");
+        equal(await store.getByHash(record.token_hash), null, "gone by hash");
+        equal(await store.delete(record.id), false, "delete again");
+      },
+    },
+    {
+      name: "quota: consumes until the daily limit, then refuses without counting",
+      async run() {
+        const store = await factory.quota();
+        const id = unique("tok");
+        const first = await store.consume(id, 4, plan, noon);
+        equal([first.allowed, first.daily.used, first.monthly.used], [true, 4, 4], "first");
+        const second = await store.consume(id, 6, plan, noon);
+        equal([second.allowed, second.daily.used], [true, 10], "second reaches the limit");
+        const third = await store.consume(id, 1, plan, noon);
+        equal([third.allowed, third.daily.used, third.monthly.used], [false, 10, 10], "refused, unchanged");
+        equal(third.daily.limit, 10, "daily limit");
+        equal(third.daily.resets_at, Date.parse("2026-03-16T00:00:00Z") / 1000, "daily reset is next UTC midnight");
+        equal(third.monthly.resets_at, Date.parse("2026-04-01T00:00:00Z") / 1000, "monthly reset is next UTC month");
+      },
+    },
+    {
+      name: "quota: a new day starts from zero but the month keeps counting",
+      async run() {
+        const store = await factory.quota();
+        const id = unique("tok");
+        await store.consume(id, 10, plan, noon);
+        const nextDay = new Date("2026-03-16T00:00:01Z");
+        const a = await store.consume(id, 5, plan, nextDay);
+        equal([a.allowed, a.daily.used, a.monthly.used], [true, 5, 15], "next day");
+        const b = await store.consume(id, 1, plan, nextDay);
+        equal([b.allowed, b.monthly.used], [false, 15], "monthly limit binds");
+        const nextMonth = await store.consume(id, 1, plan, new Date("2026-04-01T00:00:00Z"));
+        equal([nextMonth.allowed, nextMonth.daily.used, nextMonth.monthly.used], [true, 1, 1], "next month");
+      },
+    },
+    {
+      name: "quota: refund gives units back to the windows of the consumption, never below zero",
+      async run() {
+        const store = await factory.quota();
+        const id = unique("tok");
+        await store.consume(id, 7, plan, noon);
+        await store.refund(id, 5, noon);
+        equal((await store.peek(id, plan, noon)).daily.used, 2, "after refund");
+        await store.refund(id, 50, noon);
+        const state = await store.peek(id, plan, noon);
+        equal([state.daily.used, state.monthly.used], [0, 0], "clamped at zero");
+      },
+    },
+    {
+      name: "quota: peek of an unknown token is empty with the plan's limits",
+      async run() {
+        const store = await factory.quota();
+        const state = await store.peek(unique("tok"), plan, noon);
+        equal([state.daily.used, state.daily.limit, state.monthly.used, state.monthly.limit], [0, 10, 0, 15], "peek");
+      },
+    },
+    {
+      name: "quota: concurrent consumption never overshoots",
+      async run() {
+        const store = await factory.quota();
+        const id = unique("tok");
+        const results = await Promise.all(Array.from({ length: 30 }, () => store.consume(id, 3, plan, noon)));
+        equal(results.filter((r) => r.allowed).length, 3, "allowed calls (3 units each, 10 a day)");
+        equal((await store.peek(id, plan, noon)).daily.used, 9, "used");
+      },
+    },
+    {
+      name: "settings: put, get, overwrite, delete, per account",
+      async run() {
+        const store = await factory.settings();
+        const a = unique("acct");
+        const b = unique("acct");
+        equal(await store.get(a, "proxy"), null, "empty");
+        await store.put(a, "proxy", { enabled: true, url: "http://proxy.example:3128" });
+        equal(await store.get(a, "proxy"), { enabled: true, url: "http://proxy.example:3128" }, "read back");
+        equal(await store.get(b, "proxy"), null, "other account sees nothing");
+        await store.put(a, "proxy", { enabled: false });
+        equal(await store.get(a, "proxy"), { enabled: false }, "overwritten");
+        await store.delete(a, "proxy");
+        equal(await store.get(a, "proxy"), null, "deleted");
+      },
+    },
+    {
+      name: "idempotency: begin, in progress, complete, replay, conflict",
+      async run() {
+        const store = await factory.idempotency();
+        const account = unique("acct");
+        const key = unique("key");
+        const response = { status: 201, headers: { "content-type": "application/json" }, body: "eyJhIjoxfQ==" };
+        equal(await store.begin(account, key, "fp1", noon, 60_000), { state: "started" }, "first begin");
+        equal(await store.begin(account, key, "fp1", noon, 60_000), { state: "in_progress" }, "second begin");
+        equal(await store.begin(account, key, "fp2", noon, 60_000), { state: "conflict" }, "other body while in progress");
+        await store.complete(account, key, "fp1", response, noon, 3_600_000);
+        equal(await store.begin(account, key, "fp1", noon, 60_000), { state: "completed", response }, "replay");
+        equal(await store.begin(account, key, "fp2", noon, 60_000), { state: "conflict" }, "other body after completion");
+        equal(await store.begin(unique("acct"), key, "fp2", noon, 60_000), { state: "started" }, "same key, other account");
+      },
+    },
+    {
+      name: "idempotency: expiry, lease takeover and abandon",
+      async run() {
+        const store = await factory.idempotency();
+        const account = unique("acct");
+        const response = { status: 200, headers: {}, body: "" };
+        const k1 = unique("key");
+        await store.begin(account, k1, "fp", noon, 60_000);
+        await store.complete(account, k1, "fp", response, noon, 1_000);
+        const later = new Date(noon.getTime() + 2_000);
+        equal(await store.begin(account, k1, "other", later, 60_000), { state: "started" }, "expired record is replaced");
+        const k2 = unique("key");
+        await store.begin(account, k2, "fp", noon, 1_000);
+        equal(await store.begin(account, k2, "fp", later, 1_000), { state: "started" }, "stale lease taken over");
+        const k3 = unique("key");
+        await store.begin(account, k3, "fp", noon, 60_000);
+        await store.abandon(account, k3, "fp");
+        equal(await store.begin(account, k3, "fp", noon, 60_000), { state: "started" }, "abandoned key starts again");
+      },
+    },
+    {
+      name: "idempotency: concurrent begins, exactly one starts",
+      async run() {
+        const store = await factory.idempotency();
+        const account = unique("acct");
+        const key = unique("key");
+        const results = await Promise.all(Array.from({ length: 10 }, () => store.begin(account, key, "fp", noon, 60_000)));
+        equal(results.filter((r) => r.state === "started").length, 1, "started");
+        equal(results.filter((r) => r.state === "in_progress").length, 9, "in progress");
+      },
+    },
+  ];
+}

@@ -1,0 +1,113 @@
+// Test harness: the real app over chosen stores, plus two probe operations that stand in for
+// SII operations so platform behaviour (scopes, quota, idempotency, dry_run, refunds) can be
+// exercised before those operations exist. They use real entries of the operations table.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { memoryStores } from "../../src/adapters/memory/stores.ts";
+import { createApp } from "../../src/app.ts";
+import type { AppEnv } from "../../src/platform/context.ts";
+import { ok } from "../../src/platform/envelope.ts";
+import { ApiError } from "../../src/platform/errors.ts";
+import { isDryRun, registerOperation } from "../../src/platform/operation.ts";
+import { Ambiente, DryRun, Rut } from "../../src/platform/params.ts";
+import { envelope, jsonContent } from "../../src/platform/schemas.ts";
+import { issueToken } from "../../src/platform/tokens.ts";
+import type { Deps, IdempotencyStore, LogRecord, Plan, QuotaStore, Scope, SettingsStore, TokenStore } from "../../src/ports.ts";
+import { createTransport } from "../../src/sii/transport.ts";
+
+export const ADMIN = "test-admin-secret";
+
+export interface Stores {
+  tokens: TokenStore;
+  quota: QuotaStore;
+  settings: SettingsStore;
+  idempotency: IdempotencyStore;
+}
+
+export function testDeps(stores: Stores = memoryStores(), config: Partial<Deps["config"]> = {}) {
+  const logs: LogRecord[] = [];
+  const deps: Deps = {
+    ...stores,
+    sii: createTransport("sandbox"),
+    clock: { now: () => new Date() },
+    log: { log: (record) => logs.push(record) },
+    config: { upstream: "sandbox", adminToken: ADMIN, maxBodyBytes: 64 * 1024, ...config },
+  };
+  return { deps, logs };
+}
+
+export interface ProbeState {
+  /** Calls that reached the probe handlers, by operation. */
+  calls: { write: number; read: number };
+  /** What the write probe answers with next: a status to fail with, or a delay. */
+  behaviour: { failWith?: 500 | 502 | 503; delayMs?: number };
+}
+
+/** Stand-ins for SII operations: a state-changing POST (weight 5) and a GET read (weight 1). */
+export function registerProbes(app: OpenAPIHono<AppEnv>): ProbeState {
+  const state: ProbeState = { calls: { write: 0, read: 0 }, behaviour: {} };
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/dte/caf/solicitar/{emisor}/{dte}/{cantidad}",
+      request: {
+        params: z.object({ emisor: Rut, dte: z.coerce.number().int(), cantidad: z.coerce.number().int().positive() }),
+        query: z.object({ ambiente: Ambiente, dry_run: DryRun }),
+        body: {
+          required: true,
+          content: { "application/json": { schema: z.object({ auth: z.object({ cert: z.object({ "cert-data": z.string() }) }) }) } },
+        },
+      },
+      responses: { 200: jsonContent(envelope(z.object({ n: z.number() })), "ok") },
+    }),
+    async (c) => {
+      if (isDryRun(c)) return ok(c, { n: 0 }, "preview");
+      state.calls.write++;
+      const n = state.calls.write;
+      if (state.behaviour.delayMs) await new Promise((r) => setTimeout(r, state.behaviour.delayMs));
+      const fail = state.behaviour.failWith;
+      if (fail === 503) throw new ApiError(503, "SII_UNAVAILABLE", "SII en mantencion", { headers: { "Retry-After": "300" } });
+      if (fail === 502) throw new ApiError(502, "SII_GATEWAY_ERROR", "SII rechazo", { details: { glosa: "x" } });
+      if (fail === 500) throw new Error("boom with secret clave=hunter2");
+      return ok(c, { n });
+    },
+  );
+  registerOperation(
+    app,
+    createRoute({
+      method: "get",
+      path: "/api/v1/sii/indicadores/uf/anual/{anio}/{mes}/{dia}",
+      request: { params: z.object({ anio: z.coerce.number().int(), mes: z.coerce.number().int(), dia: z.coerce.number().int() }) },
+      responses: { 200: jsonContent(envelope(z.object({ n: z.number() })), "ok") },
+    }),
+    async (c) => ok(c, { n: ++state.calls.read }),
+  );
+  return state;
+}
+
+export function probeApp(stores?: Stores, config?: Partial<Deps["config"]>) {
+  const { deps, logs } = testDeps(stores, config);
+  const app = createApp(() => deps);
+  const probes = registerProbes(app);
+  return { app, deps, logs, probes };
+}
+
+export async function tokenFor(
+  deps: Deps,
+  options: { scopes?: Scope[]; plan?: Plan; account?: string } = {},
+): Promise<{ secret: string; id: string }> {
+  const { secret, record } = await issueToken(
+    deps.tokens,
+    {
+      name: "test",
+      account: options.account ?? "acme",
+      scopes: options.scopes ?? ["sii:read", "sii:write", "settings:read", "settings:write"],
+      plan: options.plan ?? { daily_units: 1000, monthly_units: 10000 },
+    },
+    deps.clock.now(),
+  );
+  return { secret, id: record.id };
+}
+
+export const folioPath = "/api/v1/sii/dte/caf/solicitar/76192083-9/33/10";
+export const folioBody = JSON.stringify({ auth: { cert: { "cert-data": "-----BEGIN CERTIFICATE-----" } } });

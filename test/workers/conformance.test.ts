@@ -1,0 +1,19 @@
+// The storage conformance suite on the Cloudflare adapters (KV and Durable Objects in workerd).
+import { env } from "cloudflare:workers";
+import { describe, it } from "vitest";
+import { durableIdempotencyStore, durableQuotaStore, kvSettingsStore, kvTokenStore } from "../../src/adapters/cloudflare/stores.ts";
+import type { WorkerEnv } from "../../src/entry/worker.ts";
+import { conformanceCases } from "../conformance/cases.ts";
+
+const bindings = env as unknown as WorkerEnv;
+
+describe("cloudflare stores", () => {
+  for (const c of conformanceCases({
+    tokens: () => kvTokenStore(bindings.TOKENS),
+    quota: () => durableQuotaStore(bindings.QUOTA),
+    settings: () => kvSettingsStore(bindings.SETTINGS),
+    idempotency: () => durableIdempotencyStore(bindings.IDEMPOTENCY),
+  })) {
+    it(c.name, c.run);
+  }
+});
