@@ -21,6 +21,7 @@ export function registerOperation(app: OpenAPIHono<AppEnv>, route: RouteConfig, 
   const spec = operationSpec(route.method.toUpperCase(), route.path);
   const extraErrors = spec.changesState ? [409] : [];
   const config = {
+    operationId: operationId(spec),
     ...route,
     security: [{ ApiToken: [] }],
     middleware: [requireScope(spec.scope)],
@@ -31,6 +32,15 @@ export function registerOperation(app: OpenAPIHono<AppEnv>, route: RouteConfig, 
   // The route's typed handler would need each route's own response type; registration is
   // generic here, so the handler is widened on purpose.
   app.openapi(config, ((c: Context<AppEnv>) => runOperation(c, spec, handler)) as never);
+}
+
+/** A stable name for SDKs and the schema files: `post_sii_dte_caf_solicitar`. */
+export function operationId(spec: OperationSpec): string {
+  const words = spec.path
+    .replace(/^\/api\/v1\//, "")
+    .split("/")
+    .filter((part) => part && !part.startsWith("{"));
+  return [spec.method.toLowerCase(), ...words].join("_");
 }
 
 /** Whether this call asked for a preview (`dry_run`, already validated by the route's query schema). */

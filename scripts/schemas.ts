@@ -1,0 +1,96 @@
+// `npm run schemas`: writes schemas/openapi.json and one JSON Schema per request body under
+// schemas/requests/. `npm run schemas -- --check` fails when the committed files differ.
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { memoryStores } from "../src/adapters/memory/stores.ts";
+import { createApp } from "../src/app.ts";
+import type { Deps } from "../src/ports.ts";
+import { openApiDocument } from "../src/routes/openapi.ts";
+import { createTransport } from "../src/sii/transport.ts";
+
+type Json = Record<string, unknown>;
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const outDir = join(root, "schemas");
+const check = process.argv.includes("--check");
+
+const deps: Deps = {
+  ...memoryStores(),
+  sii: createTransport("sandbox"),
+  clock: { now: () => new Date(0) },
+  log: { log: () => {} },
+  config: { upstream: "sandbox", maxBodyBytes: 1 },
+};
+const doc = openApiDocument(createApp(() => deps)) as unknown as Json;
+const components = ((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
+
+/** Names of the component schemas a schema refers to, transitively. */
+function referenced(schema: unknown, found = new Set<string>()): Set<string> {
+  const text = JSON.stringify(schema);
+  for (const [, name] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
+    if (name && !found.has(name)) {
+      found.add(name);
+      referenced(components[name], found);
+    }
+  }
+  return found;
+}
+
+function requestSchema(operationId: string, schema: Json): Json {
+  const defs = Object.fromEntries([...referenced(schema)].sort().map((name) => [name, components[name]]));
+  const body = JSON.parse(JSON.stringify(schema).replaceAll("#/components/schemas/", "#/$defs/")) as Json;
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $id: `requests/${operationId}.json`,
+    ...body,
+    ...(Object.keys(defs).length ? { $defs: JSON.parse(JSON.stringify(defs).replaceAll("#/components/schemas/", "#/$defs/")) } : {}),
+  };
+}
+
+const files = new Map<string, string>([["openapi.json", `${JSON.stringify(doc, null, 2)}\n`]]);
+for (const operations of Object.values(doc.paths as Record<string, Record<string, Json>>)) {
+  for (const operation of Object.values(operations)) {
+    const schema = ((operation.requestBody as Json | undefined)?.content as Record<string, Json> | undefined)?.["application/json"]
+      ?.schema as Json | undefined;
+    if (!schema) continue;
+    const id = String(operation.operationId);
+    files.set(join("requests", `${id}.json`), `${JSON.stringify(requestSchema(id, schema), null, 2)}\n`);
+  }
+}
+
+function existing(): Map<string, string> {
+  const found = new Map<string, string>();
+  const walk = (dir: string, prefix: string) => {
+    let entries: ReturnType<typeof readdirSync>;
+    try {
+      entries = readdirSync(join(outDir, dir), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const rel = prefix ? join(prefix, entry.name) : entry.name;
+      if (entry.isDirectory()) walk(join(dir, entry.name), rel);
+      else found.set(rel, readFileSync(join(outDir, rel), "utf8"));
+    }
+  };
+  walk("", "");
+  return found;
+}
+
+const current = existing();
+if (check) {
+  const drift = [...new Set([...files.keys(), ...current.keys()])].filter((f) => files.get(f) !== current.get(f)).sort();
+  if (drift.length) {
+    console.error(`schemas/ is out of date (run npm run schemas): ${drift.join(", ")}`);
+    process.exit(1);
+  }
+  console.log(`schemas/ is up to date (${files.size} files)`);
+} else {
+  rmSync(outDir, { recursive: true, force: true });
+  for (const [file, text] of files) {
+    mkdirSync(dirname(join(outDir, file)), { recursive: true });
+    writeFileSync(join(outDir, file), text);
+  }
+  console.log(`wrote ${files.size} files to schemas/`);
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it, vi } from "vitest";
+import { configFromEnv } from "../config.ts";
+import { createTransport, parseUpstream } from "./transport.ts";
+
+describe("SII transport wiring", () => {
+  it("sends requests to the in-process sandbox in sandbox mode, never to the network", async () => {
+    const network = vi.fn<typeof fetch>();
+    const transport = createTransport("sandbox", network);
+    const res = await transport.fetch(new Request("https://palena.sii.cl/DTEWS/CrSeed.jws"));
+    expect(transport.mode).toBe("sandbox");
+    expect(res.status).toBe(404);
+    expect(network).not.toHaveBeenCalled();
+  });
+
+  it("sends requests to the real hosts in live mode", async () => {
+    const network = vi.fn<typeof fetch>(async () => new Response("seed"));
+    const transport = createTransport("live", network);
+    const res = await transport.fetch(new Request("https://palena.sii.cl/DTEWS/CrSeed.jws"));
+    expect(await res.text()).toBe("seed");
+    expect(network).toHaveBeenCalledOnce();
+  });
+
+  it("reads SII_UPSTREAM strictly: sandbox by default, live, nothing else", () => {
+    expect(parseUpstream(undefined)).toBe("sandbox");
+    expect(parseUpstream("live")).toBe("live");
+    expect(() => parseUpstream("prod")).toThrow(/SII_UPSTREAM/);
+  });
+
+  it("never has a development token in live mode", () => {
+    expect(configFromEnv({ SII_UPSTREAM: "sandbox", DEV_API_TOKEN: "t" }).devToken).toBe("t");
+    expect(configFromEnv({ SII_UPSTREAM: "live", DEV_API_TOKEN: "t" }).devToken).toBeUndefined();
+    expect(configFromEnv({}).maxBodyBytes).toBe(10 * 1024 * 1024);
+    expect(() => configFromEnv({ MAX_BODY_BYTES: "-1" })).toThrow(/MAX_BODY_BYTES/);
+  });
+});

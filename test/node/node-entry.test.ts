@@ -1,0 +1,129 @@
+// The Node entry: a real HTTP server with SQLite state, the development token, /docs from
+// public/, the token CLI against it, and quota exactness over real connections.
+import { execFile, spawn } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createNodeServer } from "../../src/entry/node-server.ts";
+import { ADMIN, folioBody, folioPath, registerProbes, tokenFor } from "../support/app.ts";
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, "..", "..");
+const node = process.execPath;
+const devToken = "sii_dev_node_entry_test";
+let base = "";
+let close: () => void = () => {};
+let started: Awaited<ReturnType<typeof createNodeServer>>;
+let probes: ReturnType<typeof registerProbes>;
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), "sii-gw-node-"));
+  started = await createNodeServer({
+    env: { SII_UPSTREAM: "sandbox", ADMIN_TOKEN: ADMIN, DEV_API_TOKEN: devToken },
+    database: join(dir, "state.sqlite"),
+    publicDir: join(root, "public"),
+    log: { log: () => {} },
+  });
+  probes = registerProbes(started.app);
+  await new Promise<void>((resolve) => started.server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(started.server.address() as AddressInfo).port}`;
+  close = () => started.server.close();
+});
+afterAll(() => close());
+
+describe("node entry", () => {
+  it("seeds the development token with every scope in sandbox mode", async () => {
+    const res = await fetch(`${base}/api/v1/usage`, { headers: { "x-api-token": devToken } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { data: { scopes: string[]; account: string } };
+    expect(body.data.scopes.sort()).toEqual(["settings:read", "settings:write", "sii:read", "sii:write"]);
+    expect(body.data.account).toBe("development");
+  });
+
+  it("serves the API reference page at /docs without auth", async () => {
+    if (!existsSync(join(root, "public", "docs", "index.html"))) throw new Error("public/docs/index.html is missing");
+    const redirect = await fetch(`${base}/docs`, { redirect: "manual" });
+    expect(redirect.status).toBe(307);
+    const page = await fetch(`${base}/docs/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(await page.text()).toContain("/openapi.json");
+    expect((await fetch(`${base}/docs/../package.json`)).status).toBe(404);
+  });
+
+  it("lets exactly the allowed number of 50 concurrent weighted calls through (SQLite quota)", async () => {
+    const token = await tokenFor(started.deps, { plan: { daily_units: 20, monthly_units: 1000 } });
+    const before = probes.calls.write;
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        fetch(`${base}${folioPath}`, {
+          method: "POST",
+          headers: { "x-api-token": token.secret, "content-type": "application/json" },
+          body: folioBody,
+        }),
+      ),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(4);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(46);
+    expect(probes.calls.write - before).toBe(4);
+  });
+
+  it("drives the admin API with the token CLI", async () => {
+    const cli = (...args: string[]) =>
+      run(node, ["--experimental-strip-types", "--no-warnings", "scripts/token.ts", ...args, "--url", base], {
+        cwd: root,
+        env: { ...process.env, ADMIN_TOKEN: ADMIN },
+      });
+    const created = await cli("create", "--name", "pos", "--account", "hooli", "--scopes", "sii:read", "--daily", "7");
+    const secret = /API token: (\S+)/.exec(created.stdout)?.[1];
+    const id = /^(tok_[0-9a-f]+)/m.exec(created.stdout)?.[1];
+    expect(secret).toMatch(/^sii_/);
+    expect(id).toBeDefined();
+    expect((await fetch(`${base}/api/v1/usage`, { headers: { "x-api-token": secret! } })).status).toBe(200);
+
+    const listed = await cli("list");
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).not.toContain(secret);
+
+    await cli("revoke", id!);
+    expect((await fetch(`${base}/api/v1/usage`, { headers: { "x-api-token": secret! } })).status).toBe(401);
+
+    const refused = await cli("list", "--admin-token", "wrong").catch((err: { stderr: string; code: number }) => err);
+    expect(refused).toMatchObject({ code: 2 });
+    expect((refused as { stderr: string }).stderr).toContain("401");
+  });
+});
+
+describe("npm start", () => {
+  it("starts on PORT, prints the development token, and answers with it", async () => {
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const child = spawn(node, ["--experimental-strip-types", "--no-warnings", "src/entry/node.ts"], {
+      cwd: root,
+      env: { ...process.env, PORT: port, DATABASE_PATH: ":memory:", SII_UPSTREAM: "sandbox", DEV_API_TOKEN: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      const token = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        const timer = setTimeout(() => reject(new Error(`no token line within 15 s: ${out}`)), 15_000);
+        child.stdout.on("data", (chunk) => {
+          out += chunk;
+          const match = /^Development API token: (\S+)$/m.exec(out);
+          if (match?.[1]) {
+            clearTimeout(timer);
+            resolve(match[1]);
+          }
+        });
+        child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
+      });
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/usage`, { headers: { "x-api-token": token } });
+      expect(res.status).toBe(200);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+});
