@@ -12,11 +12,11 @@ export default defineConfig({
             miniflare: { bindings: { ADMIN_TOKEN: "test-admin-token", SII_UPSTREAM: "sandbox" } },
           }),
         ],
-        test: { name: "workers", include: ["test/workers/**/*.test.ts"] },
+        test: { name: "workers", include: ["test/workers/**/*.test.ts", "test/shared/**/*.test.ts"] },
       },
       {
         // Pure code, the Node entry (SQLite state) and the memory adapters.
-        test: { name: "node", environment: "node", include: ["test/node/**/*.test.ts", "src/**/*.test.ts"] },
+        test: { name: "node", environment: "node", include: ["test/node/**/*.test.ts", "test/shared/**/*.test.ts", "src/**/*.test.ts"] },
       },
       {
         // The Lambda handler with API Gateway v2 events, and the DynamoDB adapter against a local server.

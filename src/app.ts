@@ -13,6 +13,10 @@ import { validationHook } from "./platform/validation.ts";
 import type { Deps } from "./ports.ts";
 import { registerAdminTokens } from "./routes/admin/tokens.ts";
 import { registerOpenApi } from "./routes/openapi.ts";
+import { registerSandboxControls } from "./routes/sandbox/controls.ts";
+import { registerSandboxCredentials } from "./routes/sandbox/credentials.ts";
+import { registerGetProxy } from "./routes/settings/get-proxy.ts";
+import { registerPutProxy } from "./routes/settings/put-proxy.ts";
 import { registerUsage } from "./routes/usage/get.ts";
 
 export type DepsResolver = (c: Context) => Deps | Promise<Deps>;
@@ -35,6 +39,10 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   app.use("/api/*", rateHeaders, authenticate);
 
   registerUsage(app);
+  registerGetProxy(app);
+  registerPutProxy(app);
+  registerSandboxControls(app);
+  registerSandboxCredentials(app);
   registerAdminTokens(app);
   registerOpenApi(app);
 

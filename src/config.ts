@@ -5,6 +5,8 @@ import { parseUpstream } from "./sii/transport.ts";
 export type EnvVars = Record<string, unknown>;
 
 const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** Sandbox mode only, so a fresh clone runs without setup. Live mode must set SECRET_KEY. */
+const SANDBOX_SECRET_KEY = "sandbox-only-secret-key-never-used-in-live-mode";
 
 function text(env: EnvVars, name: string): string | undefined {
   const value = env[name];
@@ -16,12 +18,16 @@ export function configFromEnv(env: EnvVars): Config {
   const maxBody = text(env, "MAX_BODY_BYTES");
   const maxBodyBytes = maxBody === undefined ? DEFAULT_MAX_BODY_BYTES : Number(maxBody);
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new Error("MAX_BODY_BYTES must be a positive integer");
+  const secretKey = text(env, "SECRET_KEY") ?? (upstream === "sandbox" ? SANDBOX_SECRET_KEY : undefined);
+  if (!secretKey || secretKey.length < 32) throw new Error("SECRET_KEY must be set to at least 32 characters when SII_UPSTREAM=live");
   return {
     upstream,
+    secretKey,
     adminToken: text(env, "ADMIN_TOKEN"),
     // A development token is a sandbox convenience; live mode never has one.
     devToken: upstream === "sandbox" ? text(env, "DEV_API_TOKEN") : undefined,
     maxBodyBytes,
+    allowPrivateProxy: upstream === "sandbox" || text(env, "ALLOW_PRIVATE_PROXY") === "true",
   };
 }
 

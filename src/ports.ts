@@ -1,4 +1,5 @@
 // Interfaces only: what the app needs from the runtime. Adapters live in src/adapters/<runtime>/.
+import type { Sandbox } from "./sandbox/app.ts";
 
 export type Scope = "sii:read" | "sii:write" | "settings:read" | "settings:write";
 export const ALL_SCOPES = ["sii:read", "sii:write", "settings:read", "settings:write"] as const satisfies readonly Scope[];
@@ -96,6 +97,8 @@ export interface IdempotencyStore {
 export interface SiiTransport {
   readonly mode: "sandbox" | "live";
   fetch(request: Request): Promise<Response>;
+  /** Sandbox mode only: the simulator itself, for its test controls (faults, call counts). */
+  readonly sandbox?: Sandbox;
 }
 
 export interface Clock {
@@ -119,6 +122,10 @@ export interface Config {
   /** Sandbox mode only: the development token seeded with every scope. */
   devToken?: string;
   maxBodyBytes: number;
+  /** Whether proxies on loopback/private/link-local addresses may be used (always in sandbox mode). */
+  allowPrivateProxy: boolean;
+  /** Server secret for encrypting stored secrets and keying credential fingerprints. */
+  secretKey: string;
 }
 
 export interface Deps {

@@ -2,6 +2,7 @@
 // idempotency, then quota, then the handler. Scope and weight come from the operations table.
 import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { z } from "zod";
 import { requireScope } from "./auth.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
@@ -43,6 +44,14 @@ export function operationId(spec: OperationSpec): string {
   return [spec.method.toLowerCase(), ...words].join("_");
 }
 
+/**
+ * The validated input of a request part. Registration is generic, so the handler's context does
+ * not carry the route's input types; the schema passed here restores them.
+ */
+export function valid<T extends z.ZodType>(c: Context, target: "json" | "query" | "param", _schema: T): z.output<T> {
+  return c.req.valid(target as never) as z.output<T>;
+}
+
 /** Whether this call asked for a preview (`dry_run`, already validated by the route's query schema). */
 export function isDryRun(c: Context): boolean {
   return parseDryRun(c.req.query("dry_run")) === true;
@@ -56,7 +65,7 @@ async function runOperation(c: Context<AppEnv>, spec: OperationSpec, handler: Op
 /** Runs the handler under quota; answers that cost the SII nothing give their units back. */
 async function charged(c: Context<AppEnv>, spec: OperationSpec, handler: OperationHandler): Promise<Response> {
   const principal = c.var.principal;
-  if (!principal || spec.weight === 0 || isDryRun(c)) return settle(c, handler);
+  if (!principal || spec.weight === 0 || isDryRun(c)) return (await settle(c, handler)).res;
   const { quota, clock } = c.var.deps;
   const at = clock.now();
   const decision = await quota.consume(principal.tokenId, spec.weight, principal.plan, at);
@@ -70,8 +79,8 @@ async function charged(c: Context<AppEnv>, spec: OperationSpec, handler: Operati
     });
   }
   c.set("quota", { decision, units: spec.weight });
-  const res = await settle(c, handler);
-  if (res.status === 503 || res.status === 500) {
+  const { res, free } = await settle(c, handler);
+  if (free) {
     await quota.refund(principal.tokenId, spec.weight, at);
     const daily = { ...decision.daily, used: Math.max(0, decision.daily.used - spec.weight) };
     const monthly = { ...decision.monthly, used: Math.max(0, decision.monthly.used - spec.weight) };
@@ -80,11 +89,17 @@ async function charged(c: Context<AppEnv>, spec: OperationSpec, handler: Operati
   return res;
 }
 
-/** Every outcome as a Response, so idempotency and refunds see errors too. */
-async function settle(c: Context<AppEnv>, handler: OperationHandler): Promise<Response> {
+/**
+ * Every outcome as a Response, so idempotency and refunds see errors too. `free`: the call is
+ * not charged (the input was invalid, the SII was unavailable, or the gateway failed).
+ */
+async function settle(c: Context<AppEnv>, handler: OperationHandler): Promise<{ res: Response; free: boolean }> {
   try {
-    return await handler(c);
+    const res = await handler(c);
+    return { res, free: res.status === 503 || res.status === 500 };
   } catch (err) {
-    return failureResponse(c, err);
+    const res = failureResponse(c, err);
+    const invalid = err instanceof ApiError && err.code === "VALIDATION_ERROR";
+    return { res, free: invalid || res.status === 503 || res.status === 500 };
   }
 }

@@ -1,9 +1,109 @@
-// The built-in SII simulator. It answers as the SII hosts do; each SII service is added by the
-// issue that needs it. Requests for anything it does not simulate get the SII's plain 404.
-import { Hono } from "hono";
+// The built-in SII simulator. Requests arrive with the real SII URLs; the host picks which SII
+// application answers. Every service counts its calls and honours switched-on faults first.
 
-export function createSandbox(): Hono {
-  const sandbox = new Hono();
-  sandbox.notFound((c) => c.html("<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>", 404));
-  return sandbox;
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { responseText } from "../lib/latin1.ts";
+import { claveLogin, loginPage, logout } from "./auth.ts";
+import { latin1Html, MAINTENANCE_TEXT, SESSION_LIMIT_TEXT, THROTTLE_TEXT } from "./pages.ts";
+import { type CertificateCheck, issueSeed, issueToken, soapFault, soapOperation } from "./soap.ts";
+import { type FaultKind, SandboxState } from "./state.ts";
+
+export interface SandboxOptions {
+  now?: () => number;
+  /** Checks a certificate presented to the SII: issued by the sandbox CA, valid, with a RUT. */
+  checkCertificate: (certificateBase64: string) => Promise<CertificateCheck>;
+  /** How long a `timeout` fault keeps a request hanging (the client's timeout should fire first). */
+  hangMs?: number;
+}
+
+export interface Sandbox {
+  readonly state: SandboxState;
+  fetch(request: Request): Promise<Response>;
+}
+
+type ServiceHandler = (c: Context) => Response | Promise<Response>;
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+async function faultResponse(fault: FaultKind, hangMs: number, signal: AbortSignal): Promise<Response> {
+  switch (fault) {
+    case "maintenance":
+      return latin1Html(`<p>${MAINTENANCE_TEXT}</p>`);
+    case "throttle":
+      return latin1Html(`<h1>${THROTTLE_TEXT}</h1>`, 429, { "Retry-After": "60" });
+    case "session_limit":
+      return latin1Html(`<p>${SESSION_LIMIT_TEXT}</p>`);
+    case "html":
+      return latin1Html("<h1>Servicio no disponible</h1><p>Error inesperado.</p>");
+    case "http_5xx":
+      return latin1Html("<h1>Error 500</h1>", 500);
+    case "timeout":
+      await sleep(hangMs, signal);
+      return latin1Html("<h1>Gateway Timeout</h1>", 504);
+  }
+}
+
+export function createSandbox(options: SandboxOptions): Sandbox {
+  const state = new SandboxState();
+  const now = options.now ?? Date.now;
+  const hangMs = options.hangMs ?? 120_000;
+  const app = new Hono();
+
+  /** Registers one SII service: counted, subject to faults, then answered. */
+  const service = (name: string, handler: ServiceHandler) => async (c: Context) => {
+    state.count(name);
+    const fault = state.takeFault(name, c.req.param("host") ?? "");
+    if (fault) return faultResponse(fault, hangMs, c.req.raw.signal);
+    return handler(c);
+  };
+
+  const soapHosts = "{palena\\.sii\\.cl|maullin\\.sii\\.cl}";
+  const ambienteOf = (c: Context) => (c.req.param("host") === "maullin.sii.cl" ? "1" : "0");
+
+  app.post(
+    `/:host${soapHosts}/DTEWS/CrSeed.jws`,
+    service("seed", async (c) => {
+      const operation = soapOperation(await responseText(c.req.raw));
+      if (operation !== "getSeed") return soapFault(`No such operation '${operation ?? ""}'`);
+      return issueSeed(state, ambienteOf(c), now());
+    }),
+  );
+  app.post(
+    `/:host${soapHosts}/DTEWS/GetTokenFromSeed.jws`,
+    service("token", async (c) => {
+      const xml = await responseText(c.req.raw);
+      if (soapOperation(xml) !== "getToken") return soapFault(`No such operation '${soapOperation(xml) ?? ""}'`);
+      return issueToken(state, ambienteOf(c), xml, now(), options.checkCertificate);
+    }),
+  );
+
+  app.get("/:host{zeusr\\.sii\\.cl}/AUT2000/InicioAutenticacion/IngresoRutClave.html", service("login_page", loginPage));
+  app.post(
+    "/:host{zeusr\\.sii\\.cl}/cgi_AUT2000/CAutInicio.cgi",
+    service("clave_login", (c) => claveLogin(c, state, now())),
+  );
+  app.get(
+    "/:host{zeusr\\.sii\\.cl|herculesr\\.sii\\.cl}/cgi_AUT2000/autTermino.cgi",
+    service("logout", (c) => logout(c, state)),
+  );
+
+  app.notFound(() => latin1Html("<h1>Not Found</h1><p>The requested URL was not found on this server.</p>", 404));
+
+  return {
+    state,
+    async fetch(request) {
+      // Route on host + path: `https://palena.sii.cl/DTEWS/CrSeed.jws` → `/palena.sii.cl/DTEWS/CrSeed.jws`.
+      const url = new URL(request.url);
+      const routed = new Request(`http://sandbox/${url.hostname}${url.pathname}${url.search}`, request);
+      return app.fetch(routed);
+    },
+  };
 }

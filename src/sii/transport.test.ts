@@ -28,7 +28,10 @@ describe("SII transport wiring", () => {
 
   it("never has a development token in live mode", () => {
     expect(configFromEnv({ SII_UPSTREAM: "sandbox", DEV_API_TOKEN: "t" }).devToken).toBe("t");
-    expect(configFromEnv({ SII_UPSTREAM: "live", DEV_API_TOKEN: "t" }).devToken).toBeUndefined();
+    const secret = "a-live-secret-key-of-at-least-32-chars";
+    expect(configFromEnv({ SII_UPSTREAM: "live", DEV_API_TOKEN: "t", SECRET_KEY: secret }).devToken).toBeUndefined();
+    expect(() => configFromEnv({ SII_UPSTREAM: "live" })).toThrow(/SECRET_KEY/);
+    expect(() => configFromEnv({ SII_UPSTREAM: "live", SECRET_KEY: "short" })).toThrow(/SECRET_KEY/);
     expect(configFromEnv({}).maxBodyBytes).toBe(10 * 1024 * 1024);
     expect(() => configFromEnv({ MAX_BODY_BYTES: "-1" })).toThrow(/MAX_BODY_BYTES/);
   });

@@ -1,8 +1,8 @@
 // SII_UPSTREAM picks where SII requests go: the real hosts, or the simulator in-process. The
 // clients build the same requests either way, with the real SII URLs.
-
 import type { SiiTransport } from "../ports.ts";
-import { createSandbox } from "../sandbox/app.ts";
+import type { Sandbox } from "../sandbox/app.ts";
+import { createDefaultSandbox } from "../sandbox/index.ts";
 
 export function parseUpstream(value: string | undefined): "sandbox" | "live" {
   if (value === undefined || value === "" || value === "sandbox") return "sandbox";
@@ -10,8 +10,8 @@ export function parseUpstream(value: string | undefined): "sandbox" | "live" {
   throw new Error(`SII_UPSTREAM must be "sandbox" or "live", not "${value}"`);
 }
 
-export function createTransport(mode: "sandbox" | "live", liveFetch: typeof fetch = fetch): SiiTransport {
+export function createTransport(mode: "sandbox" | "live", liveFetch: typeof fetch = fetch, sandbox?: Sandbox): SiiTransport {
   if (mode === "live") return { mode, fetch: (request) => liveFetch(request) };
-  const sandbox = createSandbox();
-  return { mode, fetch: async (request) => sandbox.fetch(request) };
+  const simulator = sandbox ?? createDefaultSandbox();
+  return { mode, sandbox: simulator, fetch: (request) => simulator.fetch(request) };
 }

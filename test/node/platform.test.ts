@@ -1,7 +1,7 @@
 // Platform behaviour through the real app (memory stores): envelope, errors, auth, scopes,
 // quota, idempotency, dry_run, parameters.
 import { describe, expect, it } from "vitest";
-import { ADMIN, folioBody, folioPath, probeApp, tokenFor } from "../support/app.ts";
+import { ADMIN, bodyOf, folioBody, folioPath, probeApp, tokenFor } from "../support/app.ts";
 
 const json = { "content-type": "application/json" };
 
@@ -18,7 +18,7 @@ describe("envelope and errors", () => {
     const { call } = await setup();
     const res = await call("/api/v1/nope");
     expect(res.status).toBe(404);
-    const body = await res.json();
+    const body = await bodyOf(res);
     expect(body).toMatchObject({ success: false, error_code: "HTTP_404" });
     expect(body.request_id).toBe(res.headers.get("x-request-id"));
     expect(Date.parse(body.timestamp)).not.toBeNaN();
@@ -29,7 +29,7 @@ describe("envelope and errors", () => {
     const res = await call(folioPath, { method: "GET" });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("POST");
-    expect((await res.json()).error_code).toBe("HTTP_405");
+    expect((await bodyOf(res)).error_code).toBe("HTTP_405");
   });
 
   it("keeps a well-formed client request id and replaces a malformed one", async () => {
@@ -43,21 +43,21 @@ describe("envelope and errors", () => {
     const { call } = await setup({}, { maxBodyBytes: 100 });
     const res = await call(folioPath, { method: "POST", headers: json, body: JSON.stringify({ pad: "x".repeat(200) }) });
     expect(res.status).toBe(413);
-    expect((await res.json()).error_code).toBe("PAYLOAD_TOO_LARGE");
+    expect((await bodyOf(res)).error_code).toBe("PAYLOAD_TOO_LARGE");
   });
 
   it("answers malformed JSON with 422 VALIDATION_ERROR", async () => {
     const { call } = await setup();
     const res = await call(folioPath, { method: "POST", headers: json, body: "{not json" });
     expect(res.status).toBe(422);
-    expect((await res.json()).error_code).toBe("VALIDATION_ERROR");
+    expect((await bodyOf(res)).error_code).toBe("VALIDATION_ERROR");
   });
 
   it("answers a body of the wrong shape with 422 naming each field", async () => {
     const { call } = await setup();
     const res = await call(folioPath, { method: "POST", headers: json, body: JSON.stringify({ auth: { cert: {} } }) });
     expect(res.status).toBe(422);
-    const body = await res.json();
+    const body = await bodyOf(res);
     expect(body.errors).toEqual([{ path: "auth.cert.cert-data", location: "body", message: "is required" }]);
   });
 
@@ -69,7 +69,7 @@ describe("envelope and errors", () => {
       body: folioBody,
     });
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = await bodyOf(res);
     expect(body.error_code).toBe("VALIDATION_ERROR");
     const paths = body.errors.map((e: { path: string }) => e.path).sort();
     expect(paths).toEqual(["ambiente", "dry_run"]);
@@ -79,7 +79,7 @@ describe("envelope and errors", () => {
     const { call } = await setup();
     const res = await call("/api/v1/sii/dte/caf/solicitar/76192083-1/33/10", { method: "POST", headers: json, body: folioBody });
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = await bodyOf(res);
     expect(body.errors[0]).toMatchObject({ path: "emisor", location: "path" });
     expect(body.errors[0].message).toContain("check digit");
   });
@@ -103,7 +103,7 @@ describe("authentication and scopes", () => {
     for (const headers of [{}, { "x-api-token": "sii_wrong" }] as Record<string, string>[]) {
       const res = await app.request("/api/v1/usage", { headers });
       expect(res.status).toBe(401);
-      expect((await res.json()).error_code).toBe("HTTP_401");
+      expect((await bodyOf(res)).error_code).toBe("HTTP_401");
       expect(res.headers.get("x-ratelimit-limit")).toBeNull();
     }
   });
@@ -120,7 +120,7 @@ describe("authentication and scopes", () => {
     const { call } = await setup({ scopes: ["sii:read"] });
     const res = await call(folioPath, { method: "POST", headers: json, body: "{broken" });
     expect(res.status).toBe(403);
-    const body = await res.json();
+    const body = await bodyOf(res);
     expect(body.error_code).toBe("INSUFFICIENT_SCOPE");
     expect(body.details.required_scope).toBe("sii:write");
     expect(res.headers.get("x-quota-units")).toBe("0");
@@ -132,7 +132,7 @@ describe("authentication and scopes", () => {
     await deps.tokens.put({ ...record!, blocked: true });
     const res = await call("/api/v1/usage");
     expect(res.status).toBe(403);
-    expect((await res.json()).error_code).toBe("ACCOUNT_BLOCKED");
+    expect((await bodyOf(res)).error_code).toBe("ACCOUNT_BLOCKED");
   });
 });
 
@@ -154,7 +154,7 @@ describe("quota", () => {
     for (let i = 0; i < 2; i++) expect((await call(folioPath, { method: "POST", headers: json, body: folioBody })).status).toBe(200);
     const res = await call(folioPath, { method: "POST", headers: json, body: folioBody });
     expect(res.status).toBe(429);
-    expect((await res.json()).error_code).toBe("QUOTA_EXCEEDED");
+    expect((await bodyOf(res)).error_code).toBe("QUOTA_EXCEEDED");
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(res.headers.get("x-ratelimit-remaining")).toBe("0");
     expect(probes.calls.write).toBe(2);
@@ -162,7 +162,7 @@ describe("quota", () => {
 
   it("charges nothing for validation failures, dry_run, and 503 from the SII; charges 502", async () => {
     const { call, probes } = await setup();
-    const usage = async () => (await (await call("/api/v1/usage")).json()).data.usage.daily.used;
+    const usage = async () => (await bodyOf(await call("/api/v1/usage"))).data.usage.daily.used;
     await call(folioPath, { method: "POST", headers: json, body: "{}" });
     expect(await usage()).toBe(0);
     const dry = await call(`${folioPath}?dry_run=YES`, { method: "POST", headers: json, body: folioBody });
@@ -196,14 +196,14 @@ describe("quota", () => {
     const { call, token } = await setup({ plan: { daily_units: 50, monthly_units: 60 } });
     await call("/api/v1/sii/indicadores/uf/anual/2024/1/2");
     const res = await call("/api/v1/usage");
-    const body = await res.json();
+    const body = await bodyOf(res);
     expect(res.headers.get("x-quota-units")).toBe("0");
     expect(body.data).toMatchObject({ token_id: token.id, account: "acme", usage: { daily: { used: 1, limit: 50, remaining: 49 } } });
   });
 });
 
 describe("Idempotency-Key", () => {
-  const post = (call: (p: string, i?: RequestInit) => Promise<Response>, key: string, body = folioBody) =>
+  const post = (call: (p: string, i?: RequestInit) => Response | Promise<Response>, key: string, body = folioBody) =>
     call(folioPath, { method: "POST", headers: { ...json, "idempotency-key": key }, body });
 
   it("replays the first answer for the same key and body, without running or charging again", async () => {
@@ -213,7 +213,7 @@ describe("Idempotency-Key", () => {
     expect(second.status).toBe(200);
     expect(second.headers.get("idempotent-replayed")).toBe("true");
     expect(second.headers.get("x-quota-units")).toBe("0");
-    expect(await second.json()).toEqual(await first.json());
+    expect(await bodyOf(second)).toEqual(await bodyOf(first));
     expect(probes.calls.write).toBe(1);
   });
 
@@ -222,7 +222,7 @@ describe("Idempotency-Key", () => {
     await post(call, "k2");
     const res = await post(call, "k2", JSON.stringify({ auth: { cert: { "cert-data": "other" } } }));
     expect(res.status).toBe(409);
-    expect((await res.json()).error_code).toBe("IDEMPOTENCY_CONFLICT");
+    expect((await bodyOf(res)).error_code).toBe("IDEMPOTENCY_CONFLICT");
   });
 
   it("makes a concurrent duplicate wait for the first and get its answer", async () => {
@@ -281,7 +281,7 @@ describe("admin API", () => {
       body: JSON.stringify({ name: "erp", account: "initech", scopes: ["sii:read"], plan: { daily_units: 5, monthly_units: 9 } }),
     });
     expect(created.status).toBe(201);
-    const { data } = await created.json();
+    const { data } = await bodyOf(created);
     expect(data).toMatchObject({ name: "erp", account: "initech", scopes: ["sii:read"], plan: { daily_units: 5, monthly_units: 9 } });
     expect(data.token).toMatch(/^sii_[A-Za-z0-9_-]{43}$/);
     expect(data.token_hash).toBeUndefined();
@@ -289,13 +289,13 @@ describe("admin API", () => {
     const use = () => app.request("/api/v1/usage", { headers: { "x-api-token": data.token } });
     expect((await use()).status).toBe(200);
 
-    const list = await (await app.request("/admin/v1/tokens", { headers: admin })).json();
+    const list = await bodyOf(await app.request("/admin/v1/tokens", { headers: admin }));
     const listed = JSON.stringify(list);
     expect(listed).toContain(data.id);
     expect(listed).not.toContain(data.token);
     expect(listed).not.toContain("token_hash");
 
-    const shown = await (await app.request(`/admin/v1/tokens/${data.id}`, { headers: admin })).json();
+    const shown = await bodyOf(await app.request(`/admin/v1/tokens/${data.id}`, { headers: admin }));
     expect(shown.data.usage.daily).toMatchObject({ used: 0, limit: 5 });
 
     expect((await app.request(`/admin/v1/tokens/${data.id}/block`, { method: "POST", headers: admin })).status).toBe(200);
@@ -316,7 +316,7 @@ describe("admin API", () => {
       body: JSON.stringify({ name: "", account: "a b", scopes: ["root"] }),
     });
     expect(res.status).toBe(422);
-    const paths = (await res.json()).errors.map((e: { path: string }) => e.path);
+    const paths = (await bodyOf(res)).errors.map((e: { path: string }) => e.path);
     expect(paths).toEqual(expect.arrayContaining(["name", "account", "scopes.0"]));
   });
 
@@ -324,6 +324,6 @@ describe("admin API", () => {
     const { app } = await setup({}, { adminToken: undefined });
     const res = await app.request("/admin/v1/tokens", { headers: admin });
     expect(res.status).toBe(404);
-    expect((await res.json()).error_code).toBe("HTTP_404");
+    expect((await bodyOf(res)).error_code).toBe("HTTP_404");
   });
 });

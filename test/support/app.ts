@@ -30,7 +30,14 @@ export function testDeps(stores: Stores = memoryStores(), config: Partial<Deps["
     sii: createTransport("sandbox"),
     clock: { now: () => new Date() },
     log: { log: (record) => logs.push(record) },
-    config: { upstream: "sandbox", adminToken: ADMIN, maxBodyBytes: 64 * 1024, ...config },
+    config: {
+      upstream: "sandbox",
+      adminToken: ADMIN,
+      maxBodyBytes: 64 * 1024,
+      secretKey: "test-secret-key-with-enough-characters-0123",
+      allowPrivateProxy: true,
+      ...config,
+    },
   };
   return { deps, logs };
 }
@@ -111,3 +118,14 @@ export async function tokenFor(
 
 export const folioPath = "/api/v1/sii/dte/caf/solicitar/76192083-9/33/10";
 export const folioBody = JSON.stringify({ auth: { cert: { "cert-data": "-----BEGIN CERTIFICATE-----" } } });
+
+/**
+ * A JSON body read loosely: tests assert on envelope fields by path, and a failed expectation
+ * says more than a type error would.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: see above.
+export type Loose = any;
+
+export async function bodyOf(res: Response): Promise<Loose> {
+  return res.json();
+}

@@ -1,0 +1,57 @@
+// ISO-8859-1, exactly: every byte is the code point of the same number. TextDecoder("latin1")
+// is really windows-1252 (0x80-0x9F differ) and TextEncoder only does UTF-8, so both ways are here.
+
+export function decodeLatin1(bytes: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return out;
+}
+
+/** Characters above U+00FF cannot be sent as latin1: they become `replacement` (default "?"). */
+export function encodeLatin1(text: string, replacement = 0x3f): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    out[i] = c <= 0xff ? c : replacement;
+  }
+  return out;
+}
+
+const UNRESERVED = /[A-Za-z0-9*\-._]/;
+
+/** application/x-www-form-urlencoded with latin1 bytes, as the SII's legacy CGIs expect. */
+export function formEncodeLatin1(fields: Record<string, string> | [string, string][]): string {
+  const pairs = Array.isArray(fields) ? fields : Object.entries(fields);
+  const encode = (s: string) => {
+    let out = "";
+    for (const byte of encodeLatin1(s)) {
+      const ch = String.fromCharCode(byte);
+      if (ch === " ") out += "+";
+      else if (UNRESERVED.test(ch)) out += ch;
+      else out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+    }
+    return out;
+  };
+  return pairs.map(([k, v]) => `${encode(k)}=${encode(v)}`).join("&");
+}
+
+/** Decodes a form body whose percent-escapes are latin1 bytes. */
+export function formDecodeLatin1(body: string): Map<string, string> {
+  const fields = new Map<string, string>();
+  for (const pair of body.split("&")) {
+    if (!pair) continue;
+    const [k = "", v = ""] = pair.split("=", 2);
+    const decode = (s: string) =>
+      s.replace(/\+/g, " ").replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+    fields.set(decode(k), decode(v));
+  }
+  return fields;
+}
+
+/** Reads a body (of a response, or a request to the sandbox) as the SII sends it: declared charset if any, else latin1. */
+export async function responseText(res: { headers: Headers; arrayBuffer(): Promise<ArrayBuffer> }): Promise<string> {
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  const charset = /charset=([^;\s]+)/i.exec(res.headers.get("content-type") ?? "")?.[1]?.toLowerCase();
+  if (charset === "utf-8" || charset === "utf8") return new TextDecoder().decode(bytes);
+  return decodeLatin1(bytes);
+}

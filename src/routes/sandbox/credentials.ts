@@ -1,0 +1,61 @@
+// GET /sandbox/v1/credentials (sandbox mode only, no token): the test taxpayers with their claves
+// and certificates, ready to paste into request bodies. All of it is fake and belongs to the
+// simulator; nothing here works against the real SII.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { ApiError } from "../../platform/errors.ts";
+import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../../sandbox/credentials/index.ts";
+import { SANDBOX_TAXPAYERS } from "../../sandbox/taxpayers.ts";
+
+const Taxpayer = z.object({
+  rut: z.string().openapi({ example: "76192083-9" }),
+  razon_social: z.string(),
+  kind: z.enum(["company", "person"]),
+  clave: z.string().openapi({ description: "For `auth.pass.clave`" }),
+  certificate_holder: z.string().openapi({ description: "RUT of the person the certificate belongs to" }),
+  cert: z.object({
+    "cert-data": z.string(),
+    "pkey-data": z.string(),
+    "pfx-data": z.string().openapi({ description: "PKCS#12, base64 (modern PBES2/AES)" }),
+    "pfx-data-legacy": z.string().openapi({ description: "The same as a legacy PKCS#12 (RC2-40/3DES), as older Chilean CA exports" }),
+    passphrase: z.string(),
+  }),
+});
+
+const Credentials = envelope(z.object({ taxpayers: z.array(Taxpayer), ca_certificate: z.string() }));
+
+export function registerSandboxCredentials(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/sandbox/v1/credentials",
+      operationId: "sandbox_credentials",
+      tags: ["Sandbox"],
+      summary: "Test taxpayers, claves and certificates of the built-in SII sandbox",
+      responses: { 200: jsonContent(Credentials, "Sandbox credentials"), ...errorResponses([404]) },
+    }),
+    (c) => {
+      if (!c.var.deps.sii.sandbox) throw new ApiError(404, "HTTP_404", "The sandbox exists only when SII_UPSTREAM=sandbox");
+      const taxpayers = SANDBOX_TAXPAYERS.map((t) => {
+        const cert = SANDBOX_TAXPAYER_CERTS[t.certificate_of];
+        return {
+          rut: t.rut,
+          razon_social: t.razon_social,
+          kind: t.kind,
+          clave: t.clave,
+          certificate_holder: t.certificate_of,
+          cert: {
+            "cert-data": cert.certPem,
+            "pkey-data": cert.keyPem,
+            "pfx-data": cert.modernPfxBase64,
+            "pfx-data-legacy": cert.legacyPfxBase64,
+            passphrase: cert.passphrase,
+          },
+        };
+      });
+      return ok(c, { taxpayers, ca_certificate: SANDBOX_CA.cert }, "Sandbox test credentials (fake; they work only against the sandbox)");
+    },
+  );
+}

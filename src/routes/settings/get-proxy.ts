@@ -1,0 +1,22 @@
+// GET /api/v1/settings/proxy: the account's proxy configuration, password never shown.
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { registerOperation } from "../../platform/operation.ts";
+import { jsonContent } from "../../platform/schemas.ts";
+import { proxyView, readProxy } from "./proxy.ts";
+import { ProxySettingsEnvelope } from "./schema.ts";
+
+export function registerGetProxy(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "get",
+      path: "/api/v1/settings/proxy",
+      tags: ["Settings"],
+      summary: "Get the proxy configuration for SII traffic",
+      responses: { 200: jsonContent(ProxySettingsEnvelope, "The configuration (defaults when never set)") },
+    }),
+    async (c) => ok(c, proxyView(await readProxy(c))),
+  );
+}

@@ -1,0 +1,92 @@
+// The account's outbound proxy toward the SII: stored per account, the password sealed at rest
+// and never returned (only whether one is set).
+import type { Context } from "hono";
+import { open, seal } from "../../lib/secret-box.ts";
+import type { AppEnv } from "../../platform/context.ts";
+import { ApiError } from "../../platform/errors.ts";
+
+export const PROXY_KEY = "proxy";
+const SEAL_PURPOSE = "proxy-password";
+
+export interface StoredProxy {
+  enabled: boolean;
+  url: string | null;
+  username: string | null;
+  password_box: string | null;
+  updated_at: string | null;
+}
+
+export interface ProxyConfig {
+  url: string;
+  username: string | null;
+  password: string | null;
+}
+
+export const NO_PROXY: StoredProxy = { enabled: false, url: null, username: null, password_box: null, updated_at: null };
+
+export function proxyView(stored: StoredProxy) {
+  return {
+    enabled: stored.enabled,
+    url: stored.url,
+    username: stored.username,
+    password_set: stored.password_box !== null,
+    updated_at: stored.updated_at,
+  };
+}
+
+function account(c: Context<AppEnv>): string {
+  const principal = c.var.principal;
+  if (!principal) throw new Error("settings reached without a principal");
+  return principal.account;
+}
+
+export async function readProxy(c: Context<AppEnv>): Promise<StoredProxy> {
+  return (await c.var.deps.settings.get<StoredProxy>(account(c), PROXY_KEY)) ?? NO_PROXY;
+}
+
+export async function writeProxy(c: Context<AppEnv>, stored: StoredProxy): Promise<void> {
+  await c.var.deps.settings.put(account(c), PROXY_KEY, stored);
+}
+
+export function sealPassword(c: Context<AppEnv>, password: string): Promise<string> {
+  return seal(c.var.deps.config.secretKey, SEAL_PURPOSE, password);
+}
+
+/** The proxy to use for this account's SII calls, password opened; null when none is enabled. */
+export async function activeProxy(c: Context<AppEnv>): Promise<ProxyConfig | null> {
+  const stored = await readProxy(c);
+  if (!stored.enabled || !stored.url) return null;
+  const password = stored.password_box ? await open(c.var.deps.config.secretKey, SEAL_PURPOSE, stored.password_box) : null;
+  if (stored.password_box && password === null) {
+    throw new ApiError(500, "INTERNAL_ERROR", "The stored proxy password cannot be read (was SECRET_KEY changed?); set it again");
+  }
+  return { url: stored.url, username: stored.username, password };
+}
+
+const PRIVATE_V4 = [
+  /^127\./,
+  /^10\./,
+  /^192\.168\./,
+  /^172\.(1[6-9]|2\d|3[01])\./,
+  /^169\.254\./,
+  /^0\./,
+  /^100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\./,
+];
+
+/** Loopback, private and link-local literal addresses (and `localhost`). */
+export function isPrivateHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  if (host === "localhost" || host.endsWith(".localhost")) return true;
+  if (PRIVATE_V4.some((re) => re.test(host))) return true;
+  return host === "::1" || host === "::" || /^f[cd][0-9a-f]{2}:/.test(host) || /^fe[89ab][0-9a-f]:/.test(host);
+}
+
+/** Why a proxy URL is not acceptable, or null when it is. */
+export function proxyUrlProblem(value: string, allowPrivate: boolean): string | null {
+  const match = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})\/?$/.exec(value);
+  if (!match) return "must be http://host:port or https://host:port, with no path and no credentials (use username and password)";
+  const port = Number(match[2]);
+  if (port < 1 || port > 65535) return "has a port outside 1-65535";
+  if (!allowPrivate && isPrivateHost(match[1] ?? "")) return "points to a loopback, private or link-local address, which is not allowed";
+  return null;
+}

@@ -1,0 +1,47 @@
+// PUT /api/v1/settings/proxy: replace the account's proxy configuration.
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { ApiError, type FieldError } from "../../platform/errors.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { proxyUrlProblem, proxyView, readProxy, sealPassword, writeProxy } from "./proxy.ts";
+import { ProxySettingsEnvelope, ProxySettingsInput } from "./schema.ts";
+
+export function registerPutProxy(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "put",
+      path: "/api/v1/settings/proxy",
+      tags: ["Settings"],
+      summary: "Set the proxy configuration for SII traffic",
+      request: { body: { required: true, content: { "application/json": { schema: ProxySettingsInput } } } },
+      responses: { 200: jsonContent(ProxySettingsEnvelope, "The stored configuration"), ...errorResponses([422]) },
+    }),
+    async (c) => {
+      const input = valid(c, "json", ProxySettingsInput);
+      const errors: FieldError[] = [];
+      const url = input.url ?? null;
+      if (input.enabled && !url) errors.push({ path: "url", location: "body", message: "is required when enabled is true" });
+      const problem = url === null ? null : proxyUrlProblem(url, c.var.deps.config.allowPrivateProxy);
+      if (problem) errors.push({ path: "url", location: "body", message: problem });
+      if (input.password && !input.username) errors.push({ path: "username", location: "body", message: "is required with a password" });
+      if (errors.length)
+        throw new ApiError(422, "VALIDATION_ERROR", `The request body is invalid: ${errors.map((e) => e.path).join(", ")}`, { errors });
+
+      const previous = await readProxy(c);
+      const password_box =
+        input.password === undefined ? previous.password_box : input.password === null ? null : await sealPassword(c, input.password);
+      const stored = {
+        enabled: input.enabled,
+        url: url?.replace(/\/$/, "") ?? null,
+        username: input.username ?? null,
+        password_box,
+        updated_at: c.var.deps.clock.now().toISOString(),
+      };
+      await writeProxy(c, stored);
+      return ok(c, proxyView(stored), "Proxy settings saved");
+    },
+  );
+}

@@ -1,0 +1,59 @@
+// zeusr.sii.cl as the SII shows it: the RUT + clave login page and form, and logout. Sessions
+// are counted per RUT, so the "too many sessions" page appears as on the real SII.
+import type { Context } from "hono";
+import { randomBytes } from "../lib/crypto.ts";
+import { formDecodeLatin1, responseText } from "../lib/latin1.ts";
+import { latin1Html, SESSION_LIMIT_TEXT, WRONG_CLAVE_TEXT } from "./pages.ts";
+import type { SandboxState } from "./state.ts";
+import { sandboxTaxpayer } from "./taxpayers.ts";
+
+export const SESSION_TTL_MS = 2 * 60 * 60 * 1000;
+/** Open sessions one RUT may have before the SII refuses more. */
+export const MAX_SESSIONS_PER_RUT = 5;
+
+function sessionToken(): string {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  return [...randomBytes(20)].map((b) => alphabet[b % alphabet.length]).join("");
+}
+
+export function loginPage(): Response {
+  return latin1Html(
+    '<form name="myform" method="post" action="/cgi_AUT2000/CAutInicio.cgi"><input type="text" name="rutcntr"><input type="password" name="clave"><input type="hidden" name="referencia"></form>',
+    200,
+    { "Set-Cookie": `AUT_WAF=${sessionToken()}; Path=/` },
+  );
+}
+
+function openSessions(state: SandboxState, rut: string, now: number): number {
+  for (const [token, session] of state.sessions) if (session.expiresAt <= now) state.sessions.delete(token);
+  return [...state.sessions.values()].filter((s) => s.rut === rut).length;
+}
+
+/** Opens a session: the `.sii.cl` cookies the SII sets, then a redirect to the referencia. */
+export function openSession(state: SandboxState, rut: string, kind: "clave" | "cert", referencia: string, now: number): Response {
+  if (openSessions(state, rut, now) >= MAX_SESSIONS_PER_RUT) return latin1Html(`<p>${SESSION_LIMIT_TEXT}</p>`);
+  const token = sessionToken();
+  state.sessions.set(token, { rut, kind, expiresAt: now + SESSION_TTL_MS });
+  const [body, dv] = rut.split("-");
+  const headers = new Headers({ Location: referencia || "https://misiir.sii.cl/cgi_misii/siihome.cgi" });
+  for (const cookie of [`TOKEN=${token}`, `CSESSIONID=${token}`, `RUT_NS=${body}`, `DV_NS=${dv}`]) {
+    headers.append("Set-Cookie", `${cookie}; Domain=.sii.cl; Path=/`);
+  }
+  return new Response(null, { status: 302, headers });
+}
+
+export async function claveLogin(c: Context, state: SandboxState, now: number): Promise<Response> {
+  const form = formDecodeLatin1(await responseText(c.req.raw));
+  const rut = `${form.get("rut") ?? ""}-${(form.get("dv") ?? "").toUpperCase()}`;
+  const taxpayer = sandboxTaxpayer(rut);
+  if (!taxpayer || taxpayer.clave !== form.get("clave")) return latin1Html(`<p class="error">${WRONG_CLAVE_TEXT}</p>`);
+  return openSession(state, rut, "clave", form.get("referencia") ?? "", now);
+}
+
+export function logout(c: Context, state: SandboxState): Response {
+  const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
+  if (token) state.sessions.delete(token);
+  const headers = new Headers({ "content-type": "text/html; charset=ISO-8859-1" });
+  headers.append("Set-Cookie", "TOKEN=; Domain=.sii.cl; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT");
+  return new Response(latin1Html("<p>Su sesi&oacute;n ha terminado.</p>").body, { headers });
+}

@@ -1,0 +1,51 @@
+// What the simulated SII remembers, per process (per isolate on Workers): seeds and tokens it
+// issued, web sessions, switched-on faults, and how many requests each service received.
+
+export type FaultKind = "maintenance" | "throttle" | "session_limit" | "html" | "timeout" | "http_5xx";
+export const FAULT_KINDS: readonly FaultKind[] = ["maintenance", "throttle", "session_limit", "html", "timeout", "http_5xx"];
+
+export interface Fault {
+  /** A service name (`seed`, `token`, `clave_login`, …) or an SII host (`palena.sii.cl`). */
+  service: string;
+  fault: FaultKind;
+  /** Calls still to be affected. */
+  remaining: number;
+}
+
+export interface IssuedToken {
+  rut: string;
+  ambiente: "0" | "1";
+  expiresAt: number;
+}
+
+export interface WebSession {
+  rut: string;
+  kind: "clave" | "cert";
+  expiresAt: number;
+}
+
+export class SandboxState {
+  readonly seeds = new Map<string, { ambiente: "0" | "1"; expiresAt: number }>();
+  readonly tokens = new Map<string, IssuedToken>();
+  readonly sessions = new Map<string, WebSession>();
+  readonly calls = new Map<string, number>();
+  faults: Fault[] = [];
+
+  count(service: string): void {
+    this.calls.set(service, (this.calls.get(service) ?? 0) + 1);
+  }
+
+  /** The fault that applies to this call, if any; each use counts down. */
+  takeFault(service: string, host: string): FaultKind | null {
+    const fault = this.faults.find((f) => f.remaining > 0 && (f.service === service || f.service === host));
+    if (!fault) return null;
+    fault.remaining--;
+    this.faults = this.faults.filter((f) => f.remaining > 0);
+    return fault.fault;
+  }
+
+  /** Test hook: makes every token issued so far unknown, as the SII does at times. */
+  forgetTokens(): void {
+    this.tokens.clear();
+  }
+}

@@ -1,0 +1,37 @@
+// Requests to the SII's web applications the way a browser makes them: the jar's cookies,
+// redirects followed by hand (so every Set-Cookie on the way is kept), a browser User-Agent.
+import type { CookieJar } from "./cookies.ts";
+import { type SiiAnswer, type SiiCall, type SiiContext, siiFetch } from "./http.ts";
+
+export const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36";
+const MAX_REDIRECTS = 5;
+
+export interface Page extends SiiAnswer {
+  /** Where the last redirect led. */
+  url: string;
+}
+
+export async function browse(
+  ctx: SiiContext,
+  jar: CookieJar,
+  url: string,
+  call: SiiCall,
+  init: { method?: "GET" | "POST"; form?: string; headers?: Record<string, string> } = {},
+): Promise<Page> {
+  let current = url;
+  let method = init.method ?? "GET";
+  let body = init.form;
+  for (let hop = 0; ; hop++) {
+    const headers: Record<string, string> = { "user-agent": BROWSER_UA, accept: "text/html,application/xhtml+xml,*/*", ...init.headers };
+    const cookie = jar.header(current);
+    if (cookie) headers.cookie = cookie;
+    if (body !== undefined) headers["content-type"] = "application/x-www-form-urlencoded";
+    const answer = await siiFetch(ctx, new Request(current, { method, headers, body, redirect: "manual" }), call);
+    jar.store(current, answer.headers);
+    const location = answer.headers.get("location");
+    if (answer.status < 300 || answer.status >= 400 || !location || hop >= MAX_REDIRECTS) return { ...answer, url: current };
+    current = new URL(location, current).toString();
+    method = "GET";
+    body = undefined;
+  }
+}

@@ -1,0 +1,111 @@
+// One SII request: timeout, retries for reads only, and the SII's failure signals turned into
+// the gateway's errors (sii-upstream §13). The SII's own text always travels in `details`.
+import { responseText } from "../lib/latin1.ts";
+import { ApiError } from "../platform/errors.ts";
+import type { SiiTransport } from "../ports.ts";
+
+export interface SiiContext {
+  transport: SiiTransport;
+  /** Per-call time limit in milliseconds. */
+  timeoutMs: number;
+}
+
+export interface SiiCall {
+  /** Short name for errors and logs: `seed`, `token`, `clave_login`, … */
+  service: string;
+  /** Reads may be retried once; writes never are. */
+  read: boolean;
+}
+
+export interface SiiAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+const MAINTENANCE = /no se puede responder a sus requerimientos/i;
+const SESSION_LIMIT = /superado el m[áa]ximo de sesiones/i;
+const THROTTLED = /superado el l[íi]mite/i;
+
+/** The visible text of an SII page, trimmed for `details`. */
+export function pageText(html: string, max = 500): string {
+  return html
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, " ")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/&nbsp;/g, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, max);
+}
+
+/** Failure signals any SII page can carry, whatever was asked. */
+export function checkSiiPage(service: string, answer: SiiAnswer): void {
+  const text = pageText(answer.text);
+  if (MAINTENANCE.test(answer.text) || answer.status === 503) {
+    throw new ApiError(503, "SII_UNAVAILABLE", "The SII is not answering requests right now (maintenance); retry in about 5 minutes", {
+      headers: { "Retry-After": "300" },
+      details: { service, sii_status: answer.status, sii_message: text },
+    });
+  }
+  if (SESSION_LIMIT.test(answer.text)) {
+    throw new ApiError(429, "SII_RATE_LIMIT", "The SII refuses more sessions for this taxpayer; they clear after about 30 minutes", {
+      headers: { "Retry-After": "1800" },
+      details: { service, sii_message: text },
+    });
+  }
+  if (answer.status === 429 || THROTTLED.test(answer.text)) {
+    throw new ApiError(429, "SII_RATE_LIMIT", "The SII is throttling requests; retry later", {
+      headers: { "Retry-After": answer.headers.get("retry-after") ?? "60" },
+      details: { service, sii_status: answer.status, sii_message: text },
+    });
+  }
+  if (answer.status >= 500) {
+    throw new ApiError(502, "SII_GATEWAY_ERROR", `The SII failed (HTTP ${answer.status})`, {
+      details: { service, sii_status: answer.status, sii_message: text },
+    });
+  }
+}
+
+async function once(ctx: SiiContext, request: Request, service: string): Promise<SiiAnswer> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(
+        new ApiError(502, "SII_GATEWAY_ERROR", `The SII did not answer within ${ctx.timeoutMs} ms`, {
+          details: { service, reason: "timeout" },
+        }),
+      );
+    }, ctx.timeoutMs);
+  });
+  try {
+    const res = await Promise.race([ctx.transport.fetch(new Request(request, { signal: controller.signal })), timedOut]);
+    return { status: res.status, headers: res.headers, text: await Promise.race([responseText(res), timedOut]) };
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw new ApiError(502, "SII_GATEWAY_ERROR", "Could not reach the SII", {
+      details: { service, reason: err instanceof Error ? err.message : String(err) },
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Sends a request to the SII; checks the answer for the SII's failure signals. */
+export async function siiFetch(ctx: SiiContext, request: Request, call: SiiCall): Promise<SiiAnswer> {
+  // The body is read once per attempt, so keep a copy for the retry.
+  const body = request.body ? await request.arrayBuffer() : undefined;
+  const attempt = async () => {
+    const answer = await once(ctx, new Request(request, { body }), call.service);
+    checkSiiPage(call.service, answer);
+    return answer;
+  };
+  try {
+    return await attempt();
+  } catch (err) {
+    const retryable = err instanceof ApiError && err.code === "SII_GATEWAY_ERROR";
+    if (!call.read || !retryable) throw err;
+    return attempt();
+  }
+}

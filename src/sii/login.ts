@@ -1,0 +1,65 @@
+// Web logins (sii-upstream §2.3, §2.4): RUT + clave on zeusr, and logout. Every failure page the
+// SII shows is mapped: wrong clave → 400 AUTH_ERROR; maintenance → 503; too many sessions → 429.
+import { formEncodeLatin1 } from "../lib/latin1.ts";
+import { ApiError } from "../platform/errors.ts";
+import { browse } from "./browse.ts";
+import { CookieJar } from "./cookies.ts";
+import { siiHosts } from "./hosts.ts";
+import { pageText, type SiiContext } from "./http.ts";
+
+const WRONG_CLAVE = /clave tributaria ingresada no es correcta|rut o clave incorrect/i;
+/** Where a session lands when the caller has no particular application in mind. */
+export const DEFAULT_REFERENCIA = "https://misiir.sii.cl/cgi_misii/siihome.cgi";
+
+export interface ClaveCredential {
+  rut: string; // canonical XXXXXXXX-K
+  clave: string;
+}
+
+export async function claveLogin(
+  ctx: SiiContext,
+  credential: ClaveCredential,
+  referencia = DEFAULT_REFERENCIA,
+  now?: () => number,
+): Promise<CookieJar> {
+  const host = siiHosts("0").claveLogin;
+  const [body = "", dv = ""] = credential.rut.split("-");
+  const jar = new CookieJar(now);
+  const start = `https://${host}/AUT2000/InicioAutenticacion/IngresoRutClave.html?${referencia}`;
+  // The login page seeds the anti-bot cookies the form post needs.
+  await browse(ctx, jar, start, { service: "clave_login", read: true });
+  const page = await browse(
+    ctx,
+    jar,
+    `https://${host}/cgi_AUT2000/CAutInicio.cgi`,
+    { service: "clave_login", read: false },
+    {
+      method: "POST",
+      form: formEncodeLatin1([
+        ["rut", body],
+        ["dv", dv],
+        ["rutcntr", credential.rut],
+        ["clave", credential.clave],
+        ["referencia", referencia],
+        ["411", ""],
+      ]),
+      headers: { origin: `https://${host}`, referer: start },
+    },
+  );
+  if (WRONG_CLAVE.test(page.text)) {
+    throw new ApiError(400, "AUTH_ERROR", "The SII refused the RUT and clave", {
+      details: { service: "clave_login", sii_message: pageText(page.text) },
+    });
+  }
+  if (!jar.get("TOKEN")) {
+    throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII login did not open a session", {
+      details: { service: "clave_login", sii_status: page.status, sii_message: pageText(page.text) },
+    });
+  }
+  return jar;
+}
+
+/** Closes a web session: the SII limits open sessions per RUT. */
+export async function logout(ctx: SiiContext, jar: CookieJar): Promise<void> {
+  await browse(ctx, jar, `https://${siiHosts("0").claveLogin}/cgi_AUT2000/autTermino.cgi`, { service: "logout", read: false });
+}

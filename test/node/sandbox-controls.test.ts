@@ -1,0 +1,84 @@
+// The sandbox's own endpoints: credentials, faults and call counts, sandbox mode only.
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app.ts";
+import { claveLogin } from "../../src/sii/login.ts";
+import { createTransport } from "../../src/sii/transport.ts";
+import { bodyOf, testDeps } from "../support/app.ts";
+
+function sandboxApp() {
+  const { deps } = testDeps();
+  return { app: createApp(() => deps), deps };
+}
+
+const json = { "content-type": "application/json" };
+
+describe("sandbox endpoints", () => {
+  it("lists test taxpayers with claves and certificates, without an API token", async () => {
+    const { app } = sandboxApp();
+    const res = await app.request("/sandbox/v1/credentials");
+    expect(res.status).toBe(200);
+    const { data } = await bodyOf(res);
+    const company = data.taxpayers.find((t: { kind: string }) => t.kind === "company");
+    const person = data.taxpayers.find((t: { kind: string }) => t.kind === "person");
+    expect(company).toMatchObject({ rut: "76192083-9", clave: "sandbox76" });
+    expect(person.cert["cert-data"]).toContain("BEGIN CERTIFICATE");
+    expect(person.cert["pkey-data"]).toContain("PRIVATE KEY");
+    expect(person.cert.passphrase).toBe("sandbox");
+    expect(data.ca_certificate).toContain("BEGIN CERTIFICATE");
+  });
+
+  it("switches faults on for the next calls, counts calls, and resets both", async () => {
+    const { app, deps } = sandboxApp();
+    const ctx = { transport: deps.sii, timeoutMs: 2000 };
+    const added = await app.request("/sandbox/v1/faults", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ service: "clave_login", fault: "maintenance", count: 1 }),
+    });
+    expect(added.status).toBe(200);
+    expect((await bodyOf(added)).data.faults).toEqual([{ service: "clave_login", fault: "maintenance", remaining: 1 }]);
+
+    await expect(claveLogin(ctx, { rut: "76192083-9", clave: "sandbox76" })).rejects.toMatchObject({ code: "SII_UNAVAILABLE" });
+    await claveLogin(ctx, { rut: "76192083-9", clave: "sandbox76" });
+    const calls = await bodyOf(await app.request("/sandbox/v1/calls"));
+    expect(calls.data).toEqual({ calls: { clave_login: 2, login_page: 2 }, total: 4 });
+
+    await app.request("/sandbox/v1/faults", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ service: "seed", fault: "timeout", count: 3 }),
+    });
+    expect((await bodyOf(await app.request("/sandbox/v1/faults", { method: "DELETE" }))).data.faults).toEqual([]);
+    expect((await bodyOf(await app.request("/sandbox/v1/calls", { method: "DELETE" }))).data.total).toBe(0);
+  });
+
+  it("validates fault requests", async () => {
+    const { app } = sandboxApp();
+    const res = await app.request("/sandbox/v1/faults", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ service: "", fault: "flood", count: 0 }),
+    });
+    expect(res.status).toBe(422);
+    expect((await bodyOf(res)).errors.map((e: { path: string }) => e.path).sort()).toEqual(["count", "fault", "service"]);
+  });
+
+  it("does not exist in live mode", async () => {
+    const { deps } = testDeps(undefined, { upstream: "live" });
+    deps.sii = createTransport("live", async () => new Response("unreachable", { status: 599 }));
+    const app = createApp(() => deps);
+    for (const [method, path] of [
+      ["GET", "/sandbox/v1/credentials"],
+      ["GET", "/sandbox/v1/calls"],
+      ["POST", "/sandbox/v1/faults"],
+    ]) {
+      const res = await app.request(path!, {
+        method,
+        headers: json,
+        body: method === "POST" ? '{"service":"seed","fault":"html"}' : undefined,
+      });
+      expect(res.status, path).toBe(404);
+      expect((await bodyOf(res)).error_code).toBe("HTTP_404");
+    }
+  });
+});
