@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { memoryStores } from "../src/adapters/memory/stores.ts";
 import { createApp } from "../src/app.ts";
+import { configFromEnv } from "../src/config.ts";
 import type { Deps } from "../src/ports.ts";
 import { openApiDocument } from "../src/routes/openapi.ts";
 import { createTransport } from "../src/sii/transport.ts";
@@ -20,7 +21,7 @@ const deps: Deps = {
   sii: createTransport("sandbox"),
   clock: { now: () => new Date(0) },
   log: { log: () => {} },
-  config: { upstream: "sandbox", maxBodyBytes: 1 },
+  config: configFromEnv({}),
 };
 const doc = openApiDocument(createApp(() => deps)) as unknown as Json;
 const components = ((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
@@ -62,9 +63,9 @@ for (const operations of Object.values(doc.paths as Record<string, Record<string
 function existing(): Map<string, string> {
   const found = new Map<string, string>();
   const walk = (dir: string, prefix: string) => {
-    let entries: ReturnType<typeof readdirSync>;
+    let entries: import("node:fs").Dirent<string>[];
     try {
-      entries = readdirSync(join(outDir, dir), { withFileTypes: true });
+      entries = readdirSync(join(outDir, dir), { withFileTypes: true, encoding: "utf8" });
     } catch {
       return;
     }
