@@ -93,6 +93,19 @@ export interface IdempotencyStore {
   abandon(account: string, key: string, fingerprint: string): Promise<void>;
 }
 
+/**
+ * Cached SII web sessions (sealed cookie jars) and the pacing of calls per taxpayer. Entries
+ * expire by themselves; `reserve` hands out call slots at least `intervalMs` apart per key.
+ * Keys start with the taxpayer's RUT and "|", so adapters may keep one taxpayer's state together.
+ */
+export interface SessionStore {
+  get(key: string, now: Date): Promise<string | null>;
+  put(key: string, sealed: string, ttlMs: number, now: Date): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Reserves the next call slot for `key`; returns how many ms to wait before using it. */
+  reserve(key: string, intervalMs: number, now: Date): Promise<number>;
+}
+
 /** How the gateway reaches the SII: the real hosts, or the built-in sandbox. */
 export interface SiiTransport {
   readonly mode: "sandbox" | "live";
@@ -133,6 +146,7 @@ export interface Deps {
   quota: QuotaStore;
   settings: SettingsStore;
   idempotency: IdempotencyStore;
+  sessions: SessionStore;
   sii: SiiTransport;
   clock: Clock;
   log: Logger;

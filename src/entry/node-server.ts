@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join, normalize } from "node:path";
 import { createAdaptorServer } from "@hono/node-server";
 import { Hono } from "hono";
+import { memorySessionStore } from "../adapters/memory/stores.ts";
 import { sqliteStores } from "../adapters/node/sqlite-stores.ts";
 import { createApp } from "../app.ts";
 import { configFromEnv, consoleLogger, systemClock } from "../config.ts";
@@ -23,6 +24,7 @@ export async function createNodeDeps(options: NodeOptions): Promise<Deps> {
   const { db: _db, ...stores } = sqliteStores(options.database);
   const deps: Deps = {
     ...stores,
+    sessions: memorySessionStore(),
     sii: createTransport(config.upstream),
     clock: systemClock,
     log: options.log ?? consoleLogger,

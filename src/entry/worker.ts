@@ -1,20 +1,27 @@
 // Cloudflare Workers entry: the primary deployment. State in KV and Durable Objects.
 
-import type { IdempotencyLedger, QuotaCounter } from "../adapters/cloudflare/durable-objects.ts";
-import { durableIdempotencyStore, durableQuotaStore, kvSettingsStore, kvTokenStore } from "../adapters/cloudflare/stores.ts";
+import type { IdempotencyLedger, QuotaCounter, SiiSessions } from "../adapters/cloudflare/durable-objects.ts";
+import {
+  durableIdempotencyStore,
+  durableQuotaStore,
+  durableSessionStore,
+  kvSettingsStore,
+  kvTokenStore,
+} from "../adapters/cloudflare/stores.ts";
 import { createApp } from "../app.ts";
 import { configFromEnv, consoleLogger, systemClock } from "../config.ts";
 import { seedDevToken } from "../platform/tokens.ts";
 import type { Deps } from "../ports.ts";
 import { createTransport } from "../sii/transport.ts";
 
-export { IdempotencyLedger, QuotaCounter } from "../adapters/cloudflare/durable-objects.ts";
+export { IdempotencyLedger, QuotaCounter, SiiSessions } from "../adapters/cloudflare/durable-objects.ts";
 
 export interface WorkerEnv {
   TOKENS: KVNamespace;
   SETTINGS: KVNamespace;
   QUOTA: DurableObjectNamespace<QuotaCounter>;
   IDEMPOTENCY: DurableObjectNamespace<IdempotencyLedger>;
+  SESSIONS: DurableObjectNamespace<SiiSessions>;
   SII_UPSTREAM?: string;
   ADMIN_TOKEN?: string;
   DEV_API_TOKEN?: string;
@@ -31,6 +38,7 @@ async function buildDeps(env: WorkerEnv): Promise<Deps> {
     settings: kvSettingsStore(env.SETTINGS),
     quota: durableQuotaStore(env.QUOTA),
     idempotency: durableIdempotencyStore(env.IDEMPOTENCY),
+    sessions: durableSessionStore(env.SESSIONS),
     sii: createTransport(config.upstream),
     clock: systemClock,
     log: consoleLogger,

@@ -60,6 +60,8 @@ export async function claveLogin(
 }
 
 /** Closes a web session: the SII limits open sessions per RUT. */
-export async function logout(ctx: SiiContext, jar: CookieJar): Promise<void> {
-  await browse(ctx, jar, `https://${siiHosts("0").claveLogin}/cgi_AUT2000/autTermino.cgi`, { service: "logout", read: false });
+export async function logout(ctx: SiiContext, jar: CookieJar, kind: "clave" | "cert" = "clave"): Promise<void> {
+  const hosts = siiHosts("0");
+  const host = kind === "cert" ? hosts.certLogin : hosts.claveLogin;
+  await browse(ctx, jar, `https://${host}/cgi_AUT2000/autTermino.cgi`, { service: "logout", read: false });
 }

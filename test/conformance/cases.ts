@@ -1,6 +1,6 @@
 // Runner-neutral conformance cases for the storage ports. Each adapter's test file feeds them a
 // factory and runs them with its own runner (vitest in Node, vitest in workerd, ...).
-import type { IdempotencyStore, Plan, QuotaStore, SettingsStore, TokenRecord, TokenStore } from "../../src/ports.ts";
+import type { IdempotencyStore, Plan, QuotaStore, SessionStore, SettingsStore, TokenRecord, TokenStore } from "../../src/ports.ts";
 
 export interface StoreFactory {
   tokens(): TokenStore | Promise<TokenStore>;
@@ -212,6 +212,42 @@ export function conformanceCases(factory: StoreFactory): ConformanceCase[] {
         const results = await Promise.all(Array.from({ length: 10 }, () => store.begin(account, key, "fp", noon, 60_000)));
         equal(results.filter((r) => r.state === "started").length, 1, "started");
         equal(results.filter((r) => r.state === "in_progress").length, 9, "in progress");
+      },
+    },
+  ];
+}
+
+export function sessionConformanceCases(factory: () => SessionStore | Promise<SessionStore>): ConformanceCase[] {
+  return [
+    {
+      name: "sessions: put, get, expire, delete",
+      async run() {
+        const store = await factory();
+        const key = unique("session");
+        equal(await store.get(key, noon), null, "empty");
+        await store.put(key, "sealed-1", 60_000, noon);
+        equal(await store.get(key, noon), "sealed-1", "read back");
+        await store.put(key, "sealed-2", 60_000, noon);
+        equal(await store.get(key, noon), "sealed-2", "replaced");
+        equal(await store.get(key, new Date(noon.getTime() + 61_000)), null, "expired");
+        await store.put(key, "sealed-3", 60_000, noon);
+        await store.delete(key);
+        equal(await store.get(key, noon), null, "deleted");
+      },
+    },
+    {
+      name: "sessions: call slots are handed out at least the interval apart, per key",
+      async run() {
+        const store = await factory();
+        const key = unique("rut");
+        const waits = await Promise.all(Array.from({ length: 4 }, () => store.reserve(key, 1000, noon)));
+        equal(
+          [...waits].sort((a, b) => a - b),
+          [0, 1000, 2000, 3000],
+          "slots",
+        );
+        equal(await store.reserve(unique("rut"), 1000, noon), 0, "other key is free");
+        equal(await store.reserve(key, 1000, new Date(noon.getTime() + 10_000)), 0, "free again later");
       },
     },
   ];

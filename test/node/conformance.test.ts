@@ -3,9 +3,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "vitest";
-import { memoryStores } from "../../src/adapters/memory/stores.ts";
+import { memorySessionStore, memoryStores } from "../../src/adapters/memory/stores.ts";
 import { sqliteStores } from "../../src/adapters/node/sqlite-stores.ts";
-import { conformanceCases } from "../conformance/cases.ts";
+import { conformanceCases, sessionConformanceCases } from "../conformance/cases.ts";
 
 const memory = memoryStores();
 const sqlite = sqliteStores(join(mkdtempSync(join(tmpdir(), "sii-gw-")), "conformance.sqlite"));
@@ -25,3 +25,7 @@ for (const [name, stores] of [
     }
   });
 }
+
+describe("memory session store", () => {
+  for (const c of sessionConformanceCases(() => memorySessionStore())) it(c.name, c.run);
+});

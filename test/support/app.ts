@@ -2,7 +2,7 @@
 // SII operations so platform behaviour (scopes, quota, idempotency, dry_run, refunds) can be
 // exercised before those operations exist. They use real entries of the operations table.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { memoryStores } from "../../src/adapters/memory/stores.ts";
+import { memorySessionStore, memoryStores } from "../../src/adapters/memory/stores.ts";
 import { createApp } from "../../src/app.ts";
 import type { AppEnv } from "../../src/platform/context.ts";
 import { ok } from "../../src/platform/envelope.ts";
@@ -11,7 +11,17 @@ import { isDryRun, registerOperation } from "../../src/platform/operation.ts";
 import { Ambiente, DryRun, Rut } from "../../src/platform/params.ts";
 import { envelope, jsonContent } from "../../src/platform/schemas.ts";
 import { issueToken } from "../../src/platform/tokens.ts";
-import type { Deps, IdempotencyStore, LogRecord, Plan, QuotaStore, Scope, SettingsStore, TokenStore } from "../../src/ports.ts";
+import type {
+  Deps,
+  IdempotencyStore,
+  LogRecord,
+  Plan,
+  QuotaStore,
+  Scope,
+  SessionStore,
+  SettingsStore,
+  TokenStore,
+} from "../../src/ports.ts";
 import { createTransport } from "../../src/sii/transport.ts";
 
 export const ADMIN = "test-admin-secret";
@@ -21,11 +31,13 @@ export interface Stores {
   quota: QuotaStore;
   settings: SettingsStore;
   idempotency: IdempotencyStore;
+  sessions?: SessionStore;
 }
 
 export function testDeps(stores: Stores = memoryStores(), config: Partial<Deps["config"]> = {}) {
   const logs: LogRecord[] = [];
   const deps: Deps = {
+    sessions: memorySessionStore(),
     ...stores,
     sii: createTransport("sandbox"),
     clock: { now: () => new Date() },

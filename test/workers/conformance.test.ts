@@ -1,9 +1,15 @@
 // The storage conformance suite on the Cloudflare adapters (KV and Durable Objects in workerd).
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
-import { durableIdempotencyStore, durableQuotaStore, kvSettingsStore, kvTokenStore } from "../../src/adapters/cloudflare/stores.ts";
+import {
+  durableIdempotencyStore,
+  durableQuotaStore,
+  durableSessionStore,
+  kvSettingsStore,
+  kvTokenStore,
+} from "../../src/adapters/cloudflare/stores.ts";
 import type { WorkerEnv } from "../../src/entry/worker.ts";
-import { conformanceCases } from "../conformance/cases.ts";
+import { conformanceCases, sessionConformanceCases } from "../conformance/cases.ts";
 
 const bindings = env as unknown as WorkerEnv;
 
@@ -16,4 +22,8 @@ describe("cloudflare stores", () => {
   })) {
     it(c.name, c.run);
   }
+});
+
+describe("durable object session store", () => {
+  for (const c of sessionConformanceCases(() => durableSessionStore(bindings.SESSIONS))) it(c.name, c.run);
 });

@@ -90,3 +90,35 @@ export class IdempotencyLedger extends DurableObject<unknown> {
     this.ctx.storage.sql.exec("DELETE FROM records WHERE key = ? AND fingerprint = ? AND state = 'in_progress'", key, fingerprint);
   }
 }
+
+/** One per taxpayer (RUT): its cached SII sessions and the pacing of its calls. */
+export class SiiSessions extends DurableObject<unknown> {
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env);
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS sessions (key TEXT PRIMARY KEY, sealed TEXT NOT NULL, until INTEGER NOT NULL)");
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS slots (key TEXT PRIMARY KEY, next INTEGER NOT NULL)");
+  }
+
+  get(key: string, nowMs: number): string | null {
+    const row = this.ctx.storage.sql
+      .exec<{ sealed: string }>("SELECT sealed FROM sessions WHERE key = ? AND until > ?", key, nowMs)
+      .toArray()[0];
+    return row?.sealed ?? null;
+  }
+
+  put(key: string, sealed: string, ttlMs: number, nowMs: number): void {
+    this.ctx.storage.sql.exec("DELETE FROM sessions WHERE until <= ?", nowMs);
+    this.ctx.storage.sql.exec("INSERT OR REPLACE INTO sessions (key, sealed, until) VALUES (?, ?, ?)", key, sealed, nowMs + ttlMs);
+  }
+
+  delete(key: string): void {
+    this.ctx.storage.sql.exec("DELETE FROM sessions WHERE key = ?", key);
+  }
+
+  reserve(key: string, intervalMs: number, nowMs: number): number {
+    const row = this.ctx.storage.sql.exec<{ next: number }>("SELECT next FROM slots WHERE key = ?", key).toArray()[0];
+    const slot = Math.max(nowMs, row?.next ?? 0);
+    this.ctx.storage.sql.exec("INSERT OR REPLACE INTO slots (key, next) VALUES (?, ?)", key, slot + intervalMs);
+    return slot - nowMs;
+  }
+}

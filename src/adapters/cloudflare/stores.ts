@@ -1,7 +1,7 @@
 // Cloudflare adapters: tokens and settings in KV (read at the edge, rarely written), quota and
 // idempotency in Durable Objects (exact under concurrency).
-import type { IdempotencyStore, QuotaStore, SettingsStore, TokenRecord, TokenStore } from "../../ports.ts";
-import type { IdempotencyLedger, QuotaCounter } from "./durable-objects.ts";
+import type { IdempotencyStore, QuotaStore, SessionStore, SettingsStore, TokenRecord, TokenStore } from "../../ports.ts";
+import type { IdempotencyLedger, QuotaCounter, SiiSessions } from "./durable-objects.ts";
 
 // KV is eventually consistent across locations: a block or revoke reaches every edge within
 // about a minute (KV's cache time). Writes from this location are visible here at once.
@@ -70,5 +70,16 @@ export function durableIdempotencyStore(ns: DurableObjectNamespace<IdempotencyLe
     complete: (account, key, fingerprint, response, now, ttlMs) =>
       ledger(account).complete(key, fingerprint, response, now.getTime(), ttlMs),
     abandon: (account, key, fingerprint) => ledger(account).abandon(key, fingerprint),
+  };
+}
+
+/** One Durable Object per taxpayer: keys start with "<rut>|". */
+export function durableSessionStore(ns: DurableObjectNamespace<SiiSessions>): SessionStore {
+  const taxpayer = (key: string) => ns.get(ns.idFromName(key.split("|", 1)[0] ?? key));
+  return {
+    get: (key, now) => taxpayer(key).get(key, now.getTime()),
+    put: (key, sealed, ttlMs, now) => taxpayer(key).put(key, sealed, ttlMs, now.getTime()),
+    delete: (key) => taxpayer(key).delete(key),
+    reserve: (key, intervalMs, now) => taxpayer(key).reserve(key, intervalMs, now.getTime()),
   };
 }

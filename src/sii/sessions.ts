@@ -1,0 +1,133 @@
+// SII web sessions (design §5): cached per account, RUT, ambiente and credential for up to 2 h,
+// sealed at rest; calls for one RUT are serialized in this process and paced across processes;
+// a session found expired is logged out, and one the SII has dropped is re-established once.
+import { keyedHash, open, seal } from "../lib/secret-box.ts";
+import type { SessionStore } from "../ports.ts";
+import { CookieJar } from "./cookies.ts";
+import type { Ambiente } from "./hosts.ts";
+import type { SiiContext } from "./http.ts";
+import { logout } from "./login.ts";
+
+export const SESSION_MAX_MS = 2 * 60 * 60 * 1000;
+/** Stored a while past their use, so an expired session can still be found and logged out. */
+const LOGOUT_GRACE_MS = 30 * 60 * 1000;
+const SEAL_PURPOSE = "sii-session";
+
+export interface SessionEnv {
+  ctx: SiiContext;
+  sessions: SessionStore;
+  secretKey: string;
+  now: () => Date;
+  /** Least time between two SII calls for one RUT. */
+  pacingMs: number;
+}
+
+export interface SessionOwner {
+  account: string;
+  rut: string;
+  ambiente: Ambiente;
+  kind: "clave" | "cert";
+  /** What proves the credential (the clave, or the certificate's fingerprint): a different one never reuses a session. */
+  proof: string;
+}
+
+/** Thrown by a session's user when the SII shows its login wall instead of the page asked for. */
+export class SessionExpired extends Error {
+  constructor() {
+    super("The SII session has expired");
+  }
+}
+
+interface SealedSession {
+  created: number;
+  cookies: ReturnType<CookieJar["toJSON"]>;
+}
+
+// Per-RUT queue in this process: the SII bans bursts, and sessions per RUT are limited.
+const queues = new Map<string, Promise<unknown>>();
+
+function serialize<T>(rut: string, work: () => Promise<T>): Promise<T> {
+  const previous = queues.get(rut) ?? Promise.resolve();
+  const next = previous.catch(() => undefined).then(work);
+  queues.set(rut, next);
+  const done = () => {
+    if (queues.get(rut) === next) queues.delete(rut);
+  };
+  next.then(done, done);
+  return next;
+}
+
+export async function sessionKey(env: SessionEnv, owner: SessionOwner): Promise<string> {
+  const id = [owner.account, owner.rut, owner.ambiente, owner.kind, owner.proof].join("\u0000");
+  return `${owner.rut}|${await keyedHash(env.secretKey, id)}`;
+}
+
+async function pace(env: SessionEnv, rut: string): Promise<void> {
+  const wait = await env.sessions.reserve(`${rut}|pace`, env.pacingMs, env.now());
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+}
+
+interface OpenSession {
+  jar: CookieJar;
+  created: number;
+}
+
+async function load(env: SessionEnv, key: string, kind: SessionOwner["kind"]): Promise<OpenSession | null> {
+  const sealed = await env.sessions.get(key, env.now());
+  const text = sealed ? await open(env.secretKey, SEAL_PURPOSE, sealed) : null;
+  if (!text) return null;
+  const session = JSON.parse(text) as SealedSession;
+  const jar = CookieJar.fromJSON(session.cookies, () => env.now().getTime());
+  if (env.now().getTime() - session.created < SESSION_MAX_MS) return { jar, created: session.created };
+  // Too old to trust: close it at the SII (sessions per RUT are limited) and start again.
+  await env.sessions.delete(key);
+  await logout(env.ctx, jar, kind).catch(() => undefined);
+  return null;
+}
+
+async function save(env: SessionEnv, key: string, jar: CookieJar, created: number): Promise<void> {
+  const session: SealedSession = { created, cookies: jar.toJSON() };
+  const remaining = SESSION_MAX_MS - (env.now().getTime() - created);
+  await env.sessions.put(
+    key,
+    await seal(env.secretKey, SEAL_PURPOSE, JSON.stringify(session)),
+    Math.max(1, remaining) + LOGOUT_GRACE_MS,
+    env.now(),
+  );
+}
+
+/**
+ * Runs `use` inside the owner's SII session: a cached one, or a new one from `login`. When `use`
+ * throws SessionExpired, the session is dropped and `use` runs once more in a fresh one.
+ */
+export function withWebSession<T>(
+  env: SessionEnv,
+  owner: SessionOwner,
+  login: () => Promise<CookieJar>,
+  use: (jar: CookieJar) => Promise<T>,
+): Promise<T> {
+  return serialize(owner.rut, async () => {
+    const key = await sessionKey(env, owner);
+    const fresh = async (): Promise<OpenSession> => {
+      await pace(env, owner.rut);
+      const jar = await login();
+      const created = env.now().getTime();
+      await save(env, key, jar, created);
+      return { jar, created };
+    };
+    const attempt = async (session: OpenSession) => {
+      await pace(env, owner.rut);
+      const result = await use(session.jar);
+      await save(env, key, session.jar, session.created); // keep cookies the SII changed
+      return result;
+    };
+    const session = (await load(env, key, owner.kind)) ?? (await fresh());
+    try {
+      return await attempt(session);
+    } catch (err) {
+      if (!(err instanceof SessionExpired)) throw err;
+      await env.sessions.delete(key);
+      return attempt(await fresh());
+    }
+  });
+}

@@ -1,0 +1,138 @@
+// Cached SII web sessions: reuse, isolation between accounts and credentials, re-login when the
+// SII drops a session, logout of sessions too old to keep, pacing, sealing at rest.
+// Runs in Node and in workerd.
+import { describe, expect, it } from "vitest";
+import { memorySessionStore } from "../../src/adapters/memory/stores.ts";
+import { ApiError } from "../../src/platform/errors.ts";
+import type { SessionStore } from "../../src/ports.ts";
+import { createDefaultSandbox } from "../../src/sandbox/index.ts";
+import { claveLogin } from "../../src/sii/login.ts";
+import { SESSION_MAX_MS, type SessionEnv, SessionExpired, type SessionOwner, sessionKey, withWebSession } from "../../src/sii/sessions.ts";
+import { createTransport } from "../../src/sii/transport.ts";
+
+function setup() {
+  let clock = Date.now();
+  const sandbox = createDefaultSandbox({ now: () => clock });
+  const store = memorySessionStore();
+  const waits: number[] = [];
+  const recording: SessionStore = {
+    ...store,
+    reserve: async (key, interval, now) => {
+      const wait = await store.reserve(key, interval, now);
+      waits.push(wait);
+      return wait;
+    },
+  };
+  const env: SessionEnv = {
+    ctx: { transport: createTransport("sandbox", fetch, sandbox), timeoutMs: 2_000 },
+    sessions: recording,
+    secretKey: "test-secret-key-with-enough-characters-0123",
+    now: () => new Date(clock),
+    pacingMs: 5,
+  };
+  const advance = (ms: number) => {
+    clock += ms;
+  };
+  return { sandbox, env, store, waits, advance };
+}
+
+const owner = (overrides: Partial<SessionOwner> = {}): SessionOwner => ({
+  account: "acme",
+  rut: "76192083-9",
+  ambiente: "0",
+  kind: "clave",
+  proof: "sandbox76",
+  ...overrides,
+});
+
+function run(env: SessionEnv, who: SessionOwner, use: (token: string | undefined) => Promise<string> = async (t) => t ?? "") {
+  return withWebSession(
+    env,
+    who,
+    () => claveLogin(env.ctx, { rut: who.rut, clave: who.proof }),
+    (jar) => use(jar.get("TOKEN")),
+  );
+}
+
+describe("SII web sessions", () => {
+  it("logs in once and reuses the session, sealed at rest", async () => {
+    const { sandbox, env, store } = setup();
+    const first = await run(env, owner());
+    const second = await run(env, owner());
+    expect(second).toBe(first);
+    expect(sandbox.state.calls.get("clave_login")).toBe(1);
+    // The stored value does not reveal the SII's session cookie.
+    const stored = await store.get(await sessionKey(env, owner()), env.now());
+    expect(stored).toMatch(/^v1\./);
+    expect(stored).not.toContain(first);
+  });
+
+  it("never shares a session between accounts, and a wrong clave never rides on a cached one", async () => {
+    const { sandbox, env } = setup();
+    const acme = await run(env, owner());
+    const globex = await run(env, owner({ account: "globex" }));
+    expect(globex).not.toBe(acme);
+    await expect(run(env, owner({ proof: "wrong-clave" }))).rejects.toMatchObject({ code: "AUTH_ERROR" });
+    expect(sandbox.state.calls.get("clave_login")).toBe(3);
+  });
+
+  it("re-establishes a session the SII dropped, once", async () => {
+    const { sandbox, env } = setup();
+    const first = await run(env, owner());
+    sandbox.state.sessions.clear();
+    const seen: (string | undefined)[] = [];
+    const result = await run(env, owner(), async (token) => {
+      seen.push(token);
+      if (!token || !sandbox.state.sessions.has(token)) throw new SessionExpired();
+      return "page";
+    });
+    expect(result).toBe("page");
+    expect(seen[0]).toBe(first);
+    expect(seen).toHaveLength(2);
+    await expect(
+      run(env, owner(), async () => {
+        throw new SessionExpired();
+      }),
+    ).rejects.toBeInstanceOf(SessionExpired);
+  });
+
+  it("logs out a session older than two hours before opening a new one", async () => {
+    const { sandbox, env, advance } = setup();
+    const first = await run(env, owner());
+    advance(SESSION_MAX_MS - 60_000);
+    expect(await run(env, owner())).toBe(first);
+    advance(120_000);
+    const renewed = await run(env, owner());
+    expect(renewed).not.toBe(first);
+    expect(sandbox.state.calls.get("logout")).toBe(1);
+    expect(sandbox.state.sessions.has(first)).toBe(false);
+  });
+
+  it("paces calls for one taxpayer and runs them one at a time", async () => {
+    const { env, waits } = setup();
+    let running = 0;
+    let most = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, () =>
+        run(env, owner(), async (token) => {
+          running++;
+          most = Math.max(most, running);
+          await new Promise((r) => setTimeout(r, 5));
+          running--;
+          return token ?? "";
+        }),
+      ),
+    );
+    expect(most).toBe(1);
+    expect(waits.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it("does not store a session when the login fails", async () => {
+    const { env, sandbox } = setup();
+    sandbox.state.faults.push({ service: "clave_login", fault: "maintenance", remaining: 1 });
+    const err = await run(env, owner()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    await run(env, owner());
+    expect(sandbox.state.calls.get("clave_login")).toBe(2);
+  });
+});
