@@ -18,6 +18,8 @@ export function configFromEnv(env: EnvVars): Config {
   const maxBody = text(env, "MAX_BODY_BYTES");
   const maxBodyBytes = maxBody === undefined ? DEFAULT_MAX_BODY_BYTES : Number(maxBody);
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new Error("MAX_BODY_BYTES must be a positive integer");
+  const egressSecret = text(env, "EGRESS_SECRET");
+  if (egressSecret !== undefined && egressSecret.length < 32) throw new Error("EGRESS_SECRET must be at least 32 characters");
   const secretKey = text(env, "SECRET_KEY") ?? (upstream === "sandbox" ? SANDBOX_SECRET_KEY : undefined);
   if (!secretKey || secretKey.length < 32) throw new Error("SECRET_KEY must be set to at least 32 characters when SII_UPSTREAM=live");
   return {
@@ -27,6 +29,8 @@ export function configFromEnv(env: EnvVars): Config {
     // A development token is a sandbox convenience; live mode never has one.
     devToken: upstream === "sandbox" ? text(env, "DEV_API_TOKEN") : undefined,
     maxBodyBytes,
+    egressUrl: text(env, "EGRESS_URL"),
+    egressSecret: text(env, "EGRESS_SECRET"),
     allowPrivateProxy: upstream === "sandbox" || text(env, "ALLOW_PRIVATE_PROXY") === "true",
   };
 }

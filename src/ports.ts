@@ -106,10 +106,29 @@ export interface SessionStore {
   reserve(key: string, intervalMs: number, now: Date): Promise<number>;
 }
 
+/** A TLS client certificate for the SII's certificate login (mutual TLS). Held in memory only. */
+export interface ClientCertificate {
+  /** The holder's certificate first, then its chain. */
+  certificatePem: string;
+  privateKeyPem: string;
+}
+
+/** An outbound HTTP(S) proxy an account routes its SII traffic through. */
+export interface ProxyRoute {
+  url: string;
+  username: string | null;
+  password: string | null;
+}
+
+export interface TransportOptions {
+  clientCertificate?: ClientCertificate;
+  proxy?: ProxyRoute | null;
+}
+
 /** How the gateway reaches the SII: the real hosts, or the built-in sandbox. */
 export interface SiiTransport {
   readonly mode: "sandbox" | "live";
-  fetch(request: Request): Promise<Response>;
+  fetch(request: Request, options?: TransportOptions): Promise<Response>;
   /** Sandbox mode only: the simulator itself, for its test controls (faults, call counts). */
   readonly sandbox?: Sandbox;
 }
@@ -137,6 +156,9 @@ export interface Config {
   maxBodyBytes: number;
   /** Whether proxies on loopback/private/link-local addresses may be used (always in sandbox mode). */
   allowPrivateProxy: boolean;
+  /** Workers: the Node egress for certificate logins and proxies. Node: the secret its egress endpoint accepts. */
+  egressUrl?: string;
+  egressSecret?: string;
   /** Server secret for encrypting stored secrets and keying credential fingerprints. */
   secretKey: string;
 }

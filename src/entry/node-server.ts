@@ -5,11 +5,13 @@ import { createAdaptorServer } from "@hono/node-server";
 import { Hono } from "hono";
 import { memorySessionStore } from "../adapters/memory/stores.ts";
 import { sqliteStores } from "../adapters/node/sqlite-stores.ts";
+import { nodeTransport } from "../adapters/node/transport.ts";
 import { createApp } from "../app.ts";
 import { configFromEnv, consoleLogger, systemClock } from "../config.ts";
 import { seedDevToken } from "../platform/tokens.ts";
 import type { Deps, Logger } from "../ports.ts";
-import { createTransport } from "../sii/transport.ts";
+import { EGRESS_PATH, openEgressRequest, sealEgressAnswer } from "../sii/egress.ts";
+import { sandboxTransport } from "../sii/transport.ts";
 
 export interface NodeOptions {
   env: Record<string, string | undefined>;
@@ -25,7 +27,7 @@ export async function createNodeDeps(options: NodeOptions): Promise<Deps> {
   const deps: Deps = {
     ...stores,
     sessions: memorySessionStore(),
-    sii: createTransport(config.upstream),
+    sii: config.upstream === "sandbox" ? sandboxTransport() : nodeTransport(),
     clock: systemClock,
     log: options.log ?? consoleLogger,
     config,
@@ -43,9 +45,32 @@ const TYPES: Record<string, string> = {
   ".map": "application/json",
 };
 
-/** Static files under public/, as Workers serves them from its assets; everything else goes to the app. */
-export function withStaticFiles(app: { fetch: (req: Request) => Response | Promise<Response> }, publicDir: string) {
+/** The egress for Workers (certificate logins, proxies): sealed requests in, sealed answers out. */
+export function egressHandler(deps: Deps) {
+  const seen = new Map<string, number>();
+  return async (request: Request): Promise<Response> => {
+    const secret = deps.config.egressSecret;
+    if (!secret) return new Response("not found", { status: 404 });
+    const opened = await openEgressRequest(secret, await request.text(), Date.now(), seen);
+    if (!opened.ok) return new Response(opened.reason, { status: opened.status });
+    try {
+      return new Response(await sealEgressAnswer(secret, await deps.sii.fetch(opened.request, opened.options)));
+    } catch (err) {
+      return new Response(err instanceof Error ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ""}` : "failed", {
+        status: 502,
+      });
+    }
+  };
+}
+
+/** What the Node server adds in front of the app: static files under public/ (as Workers serves its assets) and the egress. */
+export function nodeFront(
+  app: { fetch: (req: Request) => Response | Promise<Response> },
+  publicDir: string,
+  egress?: (req: Request) => Promise<Response>,
+) {
   const root = new Hono();
+  if (egress) root.post(EGRESS_PATH, (c) => egress(c.req.raw));
   root.get("/docs", (c) => c.redirect("/docs/", 307));
   root.get("/docs/*", async (c, next) => {
     let path = normalize(decodeURIComponent(new URL(c.req.url).pathname));
@@ -66,5 +91,6 @@ export function withStaticFiles(app: { fetch: (req: Request) => Response | Promi
 export async function createNodeServer(options: NodeOptions) {
   const deps = await createNodeDeps(options);
   const app = createApp(() => deps);
-  return { deps, app, server: createAdaptorServer({ fetch: withStaticFiles(app, options.publicDir).fetch }) };
+  const server = createAdaptorServer({ fetch: nodeFront(app, options.publicDir, egressHandler(deps)).fetch });
+  return { deps, app, server };
 }

@@ -8,11 +8,12 @@ import {
   kvSettingsStore,
   kvTokenStore,
 } from "../adapters/cloudflare/stores.ts";
+import { workerTransport } from "../adapters/cloudflare/transport.ts";
 import { createApp } from "../app.ts";
 import { configFromEnv, consoleLogger, systemClock } from "../config.ts";
 import { seedDevToken } from "../platform/tokens.ts";
 import type { Deps } from "../ports.ts";
-import { createTransport } from "../sii/transport.ts";
+import { sandboxTransport } from "../sii/transport.ts";
 
 export { IdempotencyLedger, QuotaCounter, SiiSessions } from "../adapters/cloudflare/durable-objects.ts";
 
@@ -26,6 +27,9 @@ export interface WorkerEnv {
   ADMIN_TOKEN?: string;
   DEV_API_TOKEN?: string;
   MAX_BODY_BYTES?: string;
+  SECRET_KEY?: string;
+  EGRESS_URL?: string;
+  EGRESS_SECRET?: string;
 }
 
 // Bindings are stable for an isolate's life, so the deps are built once per env object.
@@ -39,7 +43,7 @@ async function buildDeps(env: WorkerEnv): Promise<Deps> {
     quota: durableQuotaStore(env.QUOTA),
     idempotency: durableIdempotencyStore(env.IDEMPOTENCY),
     sessions: durableSessionStore(env.SESSIONS),
-    sii: createTransport(config.upstream),
+    sii: config.upstream === "sandbox" ? sandboxTransport() : workerTransport({ url: config.egressUrl, secret: config.egressSecret }),
     clock: systemClock,
     log: consoleLogger,
     config,

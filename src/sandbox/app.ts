@@ -4,7 +4,7 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { responseText } from "../lib/latin1.ts";
-import { claveLogin, loginPage, logout } from "./auth.ts";
+import { certificateLogin, claveLogin, loginPage, logout } from "./auth.ts";
 import { latin1Html, MAINTENANCE_TEXT, SESSION_LIMIT_TEXT, THROTTLE_TEXT } from "./pages.ts";
 import { type CertificateCheck, issueSeed, issueToken, soapFault, soapOperation } from "./soap.ts";
 import { type FaultKind, SandboxState } from "./state.ts";
@@ -19,10 +19,13 @@ export interface SandboxOptions {
 
 export interface Sandbox {
   readonly state: SandboxState;
-  fetch(request: Request): Promise<Response>;
+  /** `clientCertificate`: what a TLS client would present to the SII (the certificate login). */
+  fetch(request: Request, tls?: { clientCertificatePem?: string }): Promise<Response>;
 }
 
-type ServiceHandler = (c: Context) => Response | Promise<Response>;
+type Env = { Bindings: { clientCertificatePem?: string } };
+
+type ServiceHandler = (c: Context<Env>) => Response | Promise<Response>;
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -55,10 +58,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const state = new SandboxState();
   const now = options.now ?? Date.now;
   const hangMs = options.hangMs ?? 120_000;
-  const app = new Hono();
+  const app = new Hono<Env>();
 
   /** Registers one SII service: counted, subject to faults, then answered. */
-  const service = (name: string, handler: ServiceHandler) => async (c: Context) => {
+  const service = (name: string, handler: ServiceHandler) => async (c: Context<Env>) => {
     state.count(name);
     const fault = state.takeFault(name, c.req.param("host") ?? "");
     if (fault) return faultResponse(fault, hangMs, c.req.raw.signal);
@@ -66,7 +69,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   };
 
   const soapHosts = "{palena\\.sii\\.cl|maullin\\.sii\\.cl}";
-  const ambienteOf = (c: Context) => (c.req.param("host") === "maullin.sii.cl" ? "1" : "0");
+  const ambienteOf = (c: Context<Env>) => (c.req.param("host") === "maullin.sii.cl" ? "1" : "0");
 
   app.post(
     `/:host${soapHosts}/DTEWS/CrSeed.jws`,
@@ -90,6 +93,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     "/:host{zeusr\\.sii\\.cl}/cgi_AUT2000/CAutInicio.cgi",
     service("clave_login", (c) => claveLogin(c, state, now())),
   );
+  app.post(
+    "/:host{herculesr\\.sii\\.cl}/cgi_AUT2000/CAutInicio.cgi",
+    service("cert_login", (c) => certificateLogin(c, state, now(), options.checkCertificate)),
+  );
   app.get(
     "/:host{zeusr\\.sii\\.cl|herculesr\\.sii\\.cl}/cgi_AUT2000/autTermino.cgi",
     service("logout", (c) => logout(c, state)),
@@ -99,11 +106,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 
   return {
     state,
-    async fetch(request) {
+    async fetch(request, tls) {
       // Route on host + path: `https://palena.sii.cl/DTEWS/CrSeed.jws` → `/palena.sii.cl/DTEWS/CrSeed.jws`.
       const url = new URL(request.url);
       const routed = new Request(`http://sandbox/${url.hostname}${url.pathname}${url.search}`, request);
-      return app.fetch(routed);
+      return app.fetch(routed, { clientCertificatePem: tls?.clientCertificatePem });
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { randomBytes } from "../lib/crypto.ts";
 import { formDecodeLatin1, responseText } from "../lib/latin1.ts";
 import { latin1Html, SESSION_LIMIT_TEXT, WRONG_CLAVE_TEXT } from "./pages.ts";
+import type { CertificateCheck } from "./soap.ts";
 import type { SandboxState } from "./state.ts";
 import { sandboxTaxpayer } from "./taxpayers.ts";
 
@@ -48,6 +49,27 @@ export async function claveLogin(c: Context, state: SandboxState, now: number): 
   const taxpayer = sandboxTaxpayer(rut);
   if (!taxpayer || taxpayer.clave !== form.get("clave")) return latin1Html(`<p class="error">${WRONG_CLAVE_TEXT}</p>`);
   return openSession(state, rut, "clave", form.get("referencia") ?? "", now);
+}
+
+export const NO_CERTIFICATE_TEXT =
+  "No se ha presentado un certificado digital. Para ingresar con certificado digital debe tenerlo instalado en su navegador.";
+export const BAD_CERTIFICATE_TEXT = "El certificado digital presentado no es válido para autenticarse en el SII.";
+
+/** herculesr.sii.cl: the login with the certificate presented over mutual TLS. */
+export async function certificateLogin(
+  c: Context<{ Bindings: { clientCertificatePem?: string } }>,
+  state: SandboxState,
+  now: number,
+  checkCertificate: (certificateBase64: string) => Promise<CertificateCheck>,
+): Promise<Response> {
+  const pem = c.env.clientCertificatePem;
+  const first = pem ? /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/.exec(pem)?.[1] : undefined;
+  if (!first) return latin1Html(`<p class="error">${NO_CERTIFICATE_TEXT}</p>`);
+  const check = await checkCertificate(first.replace(/\s+/g, ""));
+  if (!check.ok) return latin1Html(`<p class="error">${BAD_CERTIFICATE_TEXT} (${check.reason})</p>`);
+  const form = formDecodeLatin1(await responseText(c.req.raw));
+  const referencia = form.get("referencia") ?? decodeURIComponent(new URL(c.req.url).search.slice(1));
+  return openSession(state, check.rut, "cert", referencia, now);
 }
 
 export function logout(c: Context, state: SandboxState): Response {

@@ -16,7 +16,7 @@ export async function browse(
   jar: CookieJar,
   url: string,
   call: SiiCall,
-  init: { method?: "GET" | "POST"; form?: string; headers?: Record<string, string> } = {},
+  init: { method?: "GET" | "POST"; form?: string; headers?: Record<string, string>; sameHostOnly?: boolean } = {},
 ): Promise<Page> {
   let current = url;
   let method = init.method ?? "GET";
@@ -29,9 +29,13 @@ export async function browse(
     const answer = await siiFetch(ctx, new Request(current, { method, headers, body, redirect: "manual" }), call);
     jar.store(current, answer.headers);
     const location = answer.headers.get("location");
-    if (answer.status < 300 || answer.status >= 400 || !location || hop >= MAX_REDIRECTS) return { ...answer, url: current };
-    current = new URL(location, current).toString();
+    const next = location ? new URL(location, current) : null;
+    const leaves = init.sameHostOnly && next?.hostname !== new URL(current).hostname;
+    if (answer.status < 300 || answer.status >= 400 || !next || leaves || hop >= MAX_REDIRECTS) return { ...answer, url: current };
+    current = next.toString();
     method = "GET";
     body = undefined;
+    // The client certificate is for the login host only.
+    call = { ...call, clientCertificate: undefined };
   }
 }

@@ -2,12 +2,14 @@
 // the gateway's errors (sii-upstream §13). The SII's own text always travels in `details`.
 import { responseText } from "../lib/latin1.ts";
 import { ApiError } from "../platform/errors.ts";
-import type { SiiTransport } from "../ports.ts";
+import type { ClientCertificate, ProxyRoute, SiiTransport } from "../ports.ts";
 
 export interface SiiContext {
   transport: SiiTransport;
   /** Per-call time limit in milliseconds. */
   timeoutMs: number;
+  /** The account's proxy toward the SII, if it set one. */
+  proxy?: ProxyRoute | null;
 }
 
 export interface SiiCall {
@@ -15,12 +17,24 @@ export interface SiiCall {
   service: string;
   /** Reads may be retried once; writes never are. */
   read: boolean;
+  /** Present this TLS client certificate (certificate logins). */
+  clientCertificate?: ClientCertificate;
 }
 
 export interface SiiAnswer {
   status: number;
   headers: Headers;
   text: string;
+}
+
+/** Thrown by a transport that cannot make a call without a setting the operator has not made. */
+export class NotConfigured extends Error {
+  readonly setting: string;
+
+  constructor(setting: string, message: string) {
+    super(message);
+    this.setting = setting;
+  }
 }
 
 const MAINTENANCE = /no se puede responder a sus requerimientos/i;
@@ -66,7 +80,8 @@ export function checkSiiPage(service: string, answer: SiiAnswer): void {
   }
 }
 
-async function once(ctx: SiiContext, request: Request, service: string): Promise<SiiAnswer> {
+async function once(ctx: SiiContext, request: Request, call: SiiCall): Promise<SiiAnswer> {
+  const service = call.service;
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<never>((_, reject) => {
@@ -80,16 +95,29 @@ async function once(ctx: SiiContext, request: Request, service: string): Promise
     }, ctx.timeoutMs);
   });
   try {
-    const res = await Promise.race([ctx.transport.fetch(new Request(request, { signal: controller.signal })), timedOut]);
+    const sent = ctx.transport.fetch(new Request(request, { signal: controller.signal }), {
+      clientCertificate: call.clientCertificate,
+      proxy: ctx.proxy,
+    });
+    const res = await Promise.race([sent, timedOut]);
     return { status: res.status, headers: res.headers, text: await Promise.race([responseText(res), timedOut]) };
   } catch (err) {
     if (err instanceof ApiError) throw err;
+    if (err instanceof NotConfigured)
+      throw new ApiError(501, "NOT_IMPLEMENTED", err.message, { details: { service, setting: err.setting } });
     throw new ApiError(502, "SII_GATEWAY_ERROR", "Could not reach the SII", {
-      details: { service, reason: err instanceof Error ? err.message : String(err) },
+      details: { service, reason: describeFailure(err) },
     });
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A network failure's message with its cause (`fetch failed` alone says nothing). */
+function describeFailure(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : "";
+  return `${err.message}${cause}`;
 }
 
 /** Sends a request to the SII; checks the answer for the SII's failure signals. */
@@ -97,7 +125,7 @@ export async function siiFetch(ctx: SiiContext, request: Request, call: SiiCall)
   // The body is read once per attempt, so keep a copy for the retry.
   const body = request.body ? await request.arrayBuffer() : undefined;
   const attempt = async () => {
-    const answer = await once(ctx, new Request(request, { body }), call.service);
+    const answer = await once(ctx, new Request(request, { body }), call);
     checkSiiPage(call.service, answer);
     return answer;
   };

@@ -2,6 +2,7 @@
 // SII shows is mapped: wrong clave → 400 AUTH_ERROR; maintenance → 503; too many sessions → 429.
 import { formEncodeLatin1 } from "../lib/latin1.ts";
 import { ApiError } from "../platform/errors.ts";
+import type { ClientCertificate } from "../ports.ts";
 import { browse } from "./browse.ts";
 import { CookieJar } from "./cookies.ts";
 import { siiHosts } from "./hosts.ts";
@@ -54,6 +55,37 @@ export async function claveLogin(
   if (!jar.get("TOKEN")) {
     throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII login did not open a session", {
       details: { service: "clave_login", sii_status: page.status, sii_message: pageText(page.text) },
+    });
+  }
+  return jar;
+}
+
+const NO_CERTIFICATE = /no se ha presentado un certificado|certificado digital presentado no es v[áa]lido/i;
+
+/** The login with the taxpayer's certificate presented over mutual TLS (herculesr). */
+export async function certificateLogin(
+  ctx: SiiContext,
+  certificate: ClientCertificate,
+  referencia = DEFAULT_REFERENCIA,
+  now?: () => number,
+): Promise<CookieJar> {
+  const host = siiHosts("0").certLogin;
+  const jar = new CookieJar(now);
+  const page = await browse(
+    ctx,
+    jar,
+    `https://${host}/cgi_AUT2000/CAutInicio.cgi?${referencia}`,
+    { service: "cert_login", read: false, clientCertificate: certificate },
+    { method: "POST", form: formEncodeLatin1([["referencia", referencia]]), sameHostOnly: true },
+  );
+  if (NO_CERTIFICATE.test(page.text)) {
+    throw new ApiError(400, "AUTH_ERROR", "The SII did not accept the certificate for login", {
+      details: { service: "cert_login", sii_message: pageText(page.text) },
+    });
+  }
+  if (!jar.get("TOKEN")) {
+    throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII certificate login did not open a session", {
+      details: { service: "cert_login", sii_status: page.status, sii_message: pageText(page.text) },
     });
   }
   return jar;

@@ -10,8 +10,17 @@ export function parseUpstream(value: string | undefined): "sandbox" | "live" {
   throw new Error(`SII_UPSTREAM must be "sandbox" or "live", not "${value}"`);
 }
 
+/** The sandbox in-process: it gets the client certificate directly, as TLS would present it. */
+export function sandboxTransport(sandbox: Sandbox = createDefaultSandbox()): SiiTransport {
+  return {
+    mode: "sandbox",
+    sandbox,
+    fetch: (request, options) => sandbox.fetch(request, { clientCertificatePem: options?.clientCertificate?.certificatePem }),
+  };
+}
+
+/** Plain `fetch` toward the real SII: no client certificates and no proxies (see the runtime transports). */
 export function createTransport(mode: "sandbox" | "live", liveFetch: typeof fetch = fetch, sandbox?: Sandbox): SiiTransport {
-  if (mode === "live") return { mode, fetch: (request) => liveFetch(request) };
-  const simulator = sandbox ?? createDefaultSandbox();
-  return { mode, sandbox: simulator, fetch: (request) => simulator.fetch(request) };
+  if (mode === "sandbox") return sandboxTransport(sandbox);
+  return { mode, fetch: (request) => liveFetch(request) };
 }

@@ -1,0 +1,128 @@
+// The Node transport over real TLS on 127.0.0.1: the certificate login with a client certificate
+// (PEM and PFX) against a server that requires one, and SII traffic through a CONNECT proxy.
+import { readFileSync } from "node:fs";
+import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import { type AddressInfo, connect, type Socket } from "node:net";
+import { join } from "node:path";
+import forge from "node-forge";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nodeTransport } from "../../src/adapters/node/transport.ts";
+import { parseCertificateCredential } from "../../src/dte/credentials.ts";
+import { SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { createDefaultSandbox } from "../../src/sandbox/index.ts";
+import type { SiiContext } from "../../src/sii/http.ts";
+import { certificateLogin } from "../../src/sii/login.ts";
+
+const root = join(import.meta.dirname, "..", "..");
+const sandbox = createDefaultSandbox();
+const pedro = SANDBOX_TAXPAYER_CERTS["22222222-2"];
+
+/** A server certificate for herculesr.sii.cl issued by the sandbox CA (test only). */
+function serverCertificate() {
+  const caKey = forge.pki.privateKeyFromPem(readFileSync(join(root, "src/sandbox/credentials/ca/key.pem"), "utf8"));
+  const caCert = forge.pki.certificateFromPem(SANDBOX_CA.cert);
+  const key = forge.pki.privateKeyFromPem(pedro.keyPem) as forge.pki.rsa.PrivateKey;
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
+  cert.serialNumber = "0abc";
+  cert.validity.notBefore = new Date(Date.now() - 86_400_000);
+  cert.validity.notAfter = new Date(Date.now() + 86_400_000);
+  cert.setSubject([{ name: "commonName", value: "herculesr.sii.cl" }]);
+  cert.setIssuer(caCert.subject.attributes);
+  cert.setExtensions([{ name: "subjectAltName", altNames: [{ type: 2, value: "herculesr.sii.cl" }] }]);
+  cert.sign(caKey, forge.md.sha256.create());
+  return { cert: forge.pki.certificateToPem(cert), key: pedro.keyPem };
+}
+
+async function body(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+let herculesr: Server;
+let proxy: Server;
+let tlsPort = 0;
+let proxyPort = 0;
+const proxied: { target: string; auth: string | undefined }[] = [];
+
+beforeAll(async () => {
+  const { cert, key } = serverCertificate();
+  // The certificate-login host: mutual TLS required, then the sandbox answers with the peer's certificate.
+  herculesr = createHttpsServer({ cert, key, ca: SANDBOX_CA.cert, requestCert: true, rejectUnauthorized: true }, async (req, res) => {
+    const peer = (req.socket as import("node:tls").TLSSocket).getPeerCertificate();
+    const pem = `-----BEGIN CERTIFICATE-----\n${peer.raw.toString("base64")}\n-----END CERTIFICATE-----\n`;
+    const request = new Request(`https://herculesr.sii.cl${req.url}`, {
+      method: req.method,
+      headers: req.headers as Record<string, string>,
+      body: req.method === "POST" ? await body(req) : undefined,
+    });
+    const answer = await sandbox.fetch(request, { clientCertificatePem: pem });
+    const headers: Record<string, string | string[]> = Object.fromEntries(answer.headers);
+    headers["set-cookie"] = answer.headers.getSetCookie();
+    res.writeHead(answer.status, headers);
+    res.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => herculesr.listen(0, "127.0.0.1", resolve));
+  tlsPort = (herculesr.address() as AddressInfo).port;
+
+  // A CONNECT proxy that records what it was asked for, and knows where herculesr lives here.
+  proxy = createHttpServer();
+  proxy.on("connect", (req: IncomingMessage, client: Socket, head: Buffer) => {
+    proxied.push({ target: req.url ?? "", auth: req.headers["proxy-authorization"] });
+    const upstream = connect(tlsPort, "127.0.0.1", () => {
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on("error", () => client.destroy());
+    client.on("error", () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  proxyPort = (proxy.address() as AddressInfo).port;
+});
+
+afterAll(() => {
+  herculesr?.close();
+  proxy?.close();
+});
+
+function context(extra: Partial<SiiContext> = {}): SiiContext {
+  const transport = nodeTransport({ ca: SANDBOX_CA.cert, resolve: { "herculesr.sii.cl": `127.0.0.1:${tlsPort}` } });
+  return { transport, timeoutMs: 5_000, ...extra };
+}
+
+describe("node transport", () => {
+  it("logs in with the client certificate from a PEM and from a PFX over mutual TLS", async () => {
+    const pem = await parseCertificateCredential({ "cert-data": pedro.certPem, "pkey-data": pedro.keyPem }, new Date());
+    const pfx = await parseCertificateCredential({ "pfx-data": pedro.modernPfxBase64, passphrase: pedro.passphrase }, new Date());
+    for (const credential of [pem, pfx]) {
+      const jar = await certificateLogin(context(), {
+        certificatePem: credential.certificatePem,
+        privateKeyPem: credential.privateKeyPkcs8Pem,
+      });
+      expect(jar.get("RUT_NS")).toBe("22222222");
+    }
+  });
+
+  it("fails without a client certificate: the server refuses the handshake", async () => {
+    const err = await certificateLogin(context(), { certificatePem: "", privateKeyPem: "" }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 502, code: "SII_GATEWAY_ERROR" });
+  });
+
+  it("sends SII traffic through the account's CONNECT proxy, with its credentials", async () => {
+    proxied.length = 0;
+    const credential = await parseCertificateCredential({ "cert-data": pedro.certPem, "pkey-data": pedro.keyPem }, new Date());
+    // No resolve override: only the proxy knows where herculesr is, so success proves the path.
+    const ctx: SiiContext = {
+      transport: nodeTransport({ ca: SANDBOX_CA.cert }),
+      timeoutMs: 5_000,
+      proxy: { url: `http://127.0.0.1:${proxyPort}`, username: "erp", password: "pw" },
+    };
+    const jar = await certificateLogin(ctx, { certificatePem: credential.certificatePem, privateKeyPem: credential.privateKeyPkcs8Pem });
+    expect(jar.get("TOKEN")).toBeTruthy();
+    expect(proxied[0]).toEqual({ target: "herculesr.sii.cl:443", auth: `Basic ${btoa("erp:pw")}` });
+  });
+});

@@ -1,0 +1,48 @@
+// The certificate login (herculesr) against the sandbox: the transport hands the client
+// certificate to the simulator as TLS would. Runs in Node and in workerd.
+import { describe, expect, it } from "vitest";
+import { parseCertificateCredential } from "../../src/dte/credentials.ts";
+import { EXPIRED_CERT, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { createDefaultSandbox } from "../../src/sandbox/index.ts";
+import type { SiiContext } from "../../src/sii/http.ts";
+import { certificateLogin, logout } from "../../src/sii/login.ts";
+import { sandboxTransport } from "../../src/sii/transport.ts";
+
+function setup() {
+  const sandbox = createDefaultSandbox();
+  const ctx: SiiContext = { transport: sandboxTransport(sandbox), timeoutMs: 2_000 };
+  return { sandbox, ctx };
+}
+
+async function clientCertificate(pem: string, key: string, now = new Date()) {
+  const credential = await parseCertificateCredential({ "cert-data": pem, "pkey-data": key }, now);
+  return { certificatePem: credential.certificatePem, privateKeyPem: credential.privateKeyPkcs8Pem };
+}
+
+describe("certificate login", () => {
+  it("opens a session for the certificate's RUT, from PEM and from PFX, and logs out", async () => {
+    const { sandbox, ctx } = setup();
+    const pedro = SANDBOX_TAXPAYER_CERTS["22222222-2"];
+    const jar = await certificateLogin(ctx, await clientCertificate(pedro.certPem, pedro.keyPem));
+    expect(jar.get("RUT_NS")).toBe("22222222");
+    expect(sandbox.state.sessions.get(jar.get("TOKEN") ?? "")).toMatchObject({ rut: "22222222-2", kind: "cert" });
+
+    const fromPfx = await parseCertificateCredential({ "pfx-data": pedro.legacyPfxBase64, passphrase: pedro.passphrase }, new Date());
+    const second = await certificateLogin(ctx, { certificatePem: fromPfx.certificatePem, privateKeyPem: fromPfx.privateKeyPkcs8Pem });
+    expect(second.get("RUT_NS")).toBe("22222222");
+
+    await logout(ctx, jar, "cert");
+    expect(sandbox.state.sessions.has(jar.get("TOKEN") ?? "")).toBe(false);
+  });
+
+  it("answers 400 AUTH_ERROR without a certificate or with one the SII does not accept", async () => {
+    const { ctx } = setup();
+    await expect(certificateLogin(ctx, { certificatePem: "", privateKeyPem: "" })).rejects.toMatchObject({
+      status: 400,
+      code: "AUTH_ERROR",
+    });
+    const expired = await clientCertificate(EXPIRED_CERT.certPem, EXPIRED_CERT.keyPem, new Date("2020-06-01"));
+    const err = await certificateLogin(ctx, expired).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 400, code: "AUTH_ERROR" });
+  });
+});
