@@ -17,6 +17,7 @@ import { registerSandboxControls } from "./routes/sandbox/controls.ts";
 import { registerSandboxCredentials } from "./routes/sandbox/credentials.ts";
 import { registerGetProxy } from "./routes/settings/get-proxy.ts";
 import { registerPutProxy } from "./routes/settings/put-proxy.ts";
+import { registerTestProxy } from "./routes/settings/test-proxy.ts";
 import { registerUsage } from "./routes/usage/get.ts";
 
 export type DepsResolver = (c: Context) => Deps | Promise<Deps>;
@@ -41,6 +42,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerUsage(app);
   registerGetProxy(app);
   registerPutProxy(app);
+  registerTestProxy(app);
   registerSandboxControls(app);
   registerSandboxCredentials(app);
   registerAdminTokens(app);

@@ -79,6 +79,18 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       return issueSeed(state, ambienteOf(c), now());
     }),
   );
+  // What clients fetch to see the service is there (the proxy test does).
+  app.get(
+    `/:host${soapHosts}/DTEWS/CrSeed.jws`,
+    service(
+      "seed_wsdl",
+      () =>
+        new Response(
+          '<?xml version="1.0" encoding="UTF-8"?><wsdl:definitions targetNamespace="http://DefaultNamespace" xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/"><wsdl:service name="CrSeedService"/></wsdl:definitions>',
+          { headers: { "content-type": "text/xml; charset=utf-8" } },
+        ),
+    ),
+  );
   app.post(
     `/:host${soapHosts}/DTEWS/GetTokenFromSeed.jws`,
     service("token", async (c) => {

@@ -8,17 +8,19 @@ import { join } from "node:path";
 import forge from "node-forge";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeTransport } from "../../src/adapters/node/transport.ts";
+import { createApp } from "../../src/app.ts";
 import { parseCertificateCredential } from "../../src/dte/credentials.ts";
 import { SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import type { SiiContext } from "../../src/sii/http.ts";
 import { certificateLogin } from "../../src/sii/login.ts";
+import { bodyOf, testDeps, tokenFor } from "../support/app.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const sandbox = createDefaultSandbox();
 const pedro = SANDBOX_TAXPAYER_CERTS["22222222-2"];
 
-/** A server certificate for herculesr.sii.cl issued by the sandbox CA (test only). */
+/** A server certificate for herculesr.sii.cl and palena.sii.cl issued by the sandbox CA (test only). */
 function serverCertificate() {
   const caKey = forge.pki.privateKeyFromPem(readFileSync(join(root, "src/sandbox/credentials/ca/key.pem"), "utf8"));
   const caCert = forge.pki.certificateFromPem(SANDBOX_CA.cert);
@@ -30,7 +32,15 @@ function serverCertificate() {
   cert.validity.notAfter = new Date(Date.now() + 86_400_000);
   cert.setSubject([{ name: "commonName", value: "herculesr.sii.cl" }]);
   cert.setIssuer(caCert.subject.attributes);
-  cert.setExtensions([{ name: "subjectAltName", altNames: [{ type: 2, value: "herculesr.sii.cl" }] }]);
+  cert.setExtensions([
+    {
+      name: "subjectAltName",
+      altNames: [
+        { type: 2, value: "herculesr.sii.cl" },
+        { type: 2, value: "palena.sii.cl" },
+      ],
+    },
+  ]);
   cert.sign(caKey, forge.md.sha256.create());
   return { cert: forge.pki.certificateToPem(cert), key: pedro.keyPem };
 }
@@ -49,11 +59,13 @@ const proxied: { target: string; auth: string | undefined }[] = [];
 
 beforeAll(async () => {
   const { cert, key } = serverCertificate();
-  // The certificate-login host: mutual TLS required, then the sandbox answers with the peer's certificate.
-  herculesr = createHttpsServer({ cert, key, ca: SANDBOX_CA.cert, requestCert: true, rejectUnauthorized: true }, async (req, res) => {
-    const peer = (req.socket as import("node:tls").TLSSocket).getPeerCertificate();
-    const pem = `-----BEGIN CERTIFICATE-----\n${peer.raw.toString("base64")}\n-----END CERTIFICATE-----\n`;
-    const request = new Request(`https://herculesr.sii.cl${req.url}`, {
+  // SII hosts over real TLS: a client certificate is asked for (the certificate login needs one),
+  // then the sandbox answers, with the peer's certificate when there was one.
+  herculesr = createHttpsServer({ cert, key, ca: SANDBOX_CA.cert, requestCert: true, rejectUnauthorized: false }, async (req, res) => {
+    const socket = req.socket as import("node:tls").TLSSocket;
+    const peer = socket.authorized ? socket.getPeerCertificate() : null;
+    const pem = peer ? `-----BEGIN CERTIFICATE-----\n${peer.raw.toString("base64")}\n-----END CERTIFICATE-----\n` : undefined;
+    const request = new Request(`https://${req.headers.host}${req.url}`, {
       method: req.method,
       headers: req.headers as Record<string, string>,
       body: req.method === "POST" ? await body(req) : undefined,
@@ -107,9 +119,9 @@ describe("node transport", () => {
     }
   });
 
-  it("fails without a client certificate: the server refuses the handshake", async () => {
+  it("fails without a client certificate", async () => {
     const err = await certificateLogin(context(), { certificatePem: "", privateKeyPem: "" }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ status: 502, code: "SII_GATEWAY_ERROR" });
+    expect(err).toMatchObject({ status: 400, code: "AUTH_ERROR" });
   });
 
   it("sends SII traffic through the account's CONNECT proxy, with its credentials", async () => {
@@ -124,5 +136,45 @@ describe("node transport", () => {
     const jar = await certificateLogin(ctx, { certificatePem: credential.certificatePem, privateKeyPem: credential.privateKeyPkcs8Pem });
     expect(jar.get("TOKEN")).toBeTruthy();
     expect(proxied[0]).toEqual({ target: "herculesr.sii.cl:443", auth: `Basic ${btoa("erp:pw")}` });
+  });
+});
+
+describe("proxy test operation (live mode)", () => {
+  async function liveApp() {
+    const { deps } = testDeps(undefined, { upstream: "live" });
+    deps.sii = nodeTransport({ ca: SANDBOX_CA.cert });
+    const app = createApp(() => deps);
+    const token = await tokenFor(deps, { scopes: ["settings:read", "settings:write"] });
+    const call = (method: string, path: string, body?: unknown) =>
+      app.request(path, {
+        method,
+        headers: { "x-api-token": token.secret, "content-type": "application/json" },
+        body: body && JSON.stringify(body),
+      });
+    return { call };
+  }
+
+  it("reaches the SII host of the ambiente through the proxy", async () => {
+    proxied.length = 0;
+    const { call } = await liveApp();
+    await call("PUT", "/api/v1/settings/proxy", { enabled: true, url: `http://127.0.0.1:${proxyPort}`, username: "u", password: "p" });
+    const res = await call("POST", "/api/v1/settings/proxy/test?ambiente=0");
+    expect(res.status).toBe(200);
+    const { data } = await bodyOf(res);
+    expect(data).toMatchObject({ reachable: true, target: "https://palena.sii.cl", sii_status: 200, error: null, upstream: "live" });
+    expect(proxied.map((p) => p.target)).toEqual(["palena.sii.cl:443"]);
+  });
+
+  it("reports an unreachable proxy without failing the call, and refuses when none is set", async () => {
+    const { call } = await liveApp();
+    expect((await call("POST", "/api/v1/settings/proxy/test")).status).toBe(400);
+    const closed = createHttpServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    closed.close();
+    await call("PUT", "/api/v1/settings/proxy", { enabled: true, url: `http://127.0.0.1:${port}` });
+    const { data } = await bodyOf(await call("POST", "/api/v1/settings/proxy/test?ambiente=1"));
+    expect(data).toMatchObject({ reachable: false, target: "https://maullin.sii.cl", sii_status: null });
+    expect(data.error).toMatch(/ECONNREFUSED|fetch failed/);
   });
 });

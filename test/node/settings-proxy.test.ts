@@ -106,3 +106,21 @@ describe("proxy settings", () => {
     expect((await t.app.request(path)).status).toBe(401);
   });
 });
+
+describe("proxy test in sandbox mode", () => {
+  it("says the simulated SII is reached in-process and charges one unit", async () => {
+    const { call, acme, app } = await setup();
+    await call(acme, "PUT", { enabled: true, url: "http://proxy.example.cl:3128" });
+    const res = await app.request("/api/v1/settings/proxy/test?ambiente=1", { method: "POST", headers: { "x-api-token": acme } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-quota-units")).toBe("1");
+    expect((await bodyOf(res)).data).toMatchObject({
+      reachable: true,
+      target: "https://maullin.sii.cl",
+      sii_status: 200,
+      upstream: "sandbox",
+    });
+    const bad = await app.request("/api/v1/settings/proxy/test?ambiente=7", { method: "POST", headers: { "x-api-token": acme } });
+    expect(bad.status).toBe(400);
+  });
+});

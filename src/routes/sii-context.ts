@@ -1,0 +1,13 @@
+// What every operation that calls the SII starts from: the transport, the time limit, and the
+// calling account's proxy when it has one enabled.
+import type { Context } from "hono";
+import type { AppEnv } from "../platform/context.ts";
+import type { SiiContext } from "../sii/http.ts";
+import { activeProxy } from "./settings/proxy.ts";
+
+/** The SII can be slow; past this a call is reported as failed (502) rather than left hanging. */
+export const SII_TIMEOUT_MS = 30_000;
+
+export async function siiContext(c: Context<AppEnv>): Promise<SiiContext> {
+  return { transport: c.var.deps.sii, timeoutMs: SII_TIMEOUT_MS, proxy: await activeProxy(c) };
+}
