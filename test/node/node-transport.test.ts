@@ -149,7 +149,7 @@ describe("proxy test operation (live mode)", () => {
       app.request(path, {
         method,
         headers: { "x-api-token": token.secret, "content-type": "application/json" },
-        body: body && JSON.stringify(body),
+        body: body === undefined ? undefined : JSON.stringify(body),
       });
     return { call };
   }

@@ -1,0 +1,90 @@
+// The Lambda handler fed API Gateway v2 events, with its state in DynamoDB (a local
+// DynamoDB-compatible server on loopback).
+import type { AddressInfo } from "node:net";
+import dynalite from "dynalite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDynamoTable } from "../../src/adapters/lambda/dynamodb-stores.ts";
+import { createLambdaHandler } from "../../src/entry/lambda.ts";
+
+const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+let handler: ReturnType<typeof createLambdaHandler>;
+const devToken = "sii_dev_lambda_test";
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const env = {
+    DYNAMODB_TABLE: "sii-gateway-test",
+    DYNAMODB_ENDPOINT: endpoint,
+    AWS_REGION: "us-east-1",
+    AWS_ACCESS_KEY_ID: "local",
+    AWS_SECRET_ACCESS_KEY: "local",
+    SII_UPSTREAM: "sandbox",
+    ADMIN_TOKEN: "lambda-admin",
+    DEV_API_TOKEN: devToken,
+  };
+  await createDynamoTable({ table: env.DYNAMODB_TABLE, region: env.AWS_REGION, endpoint, accessKeyId: "local", secretAccessKey: "local" });
+  handler = createLambdaHandler(env);
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+function event(method: string, path: string, headers: Record<string, string> = {}, body?: string) {
+  return {
+    version: "2.0",
+    routeKey: "$default",
+    rawPath: path,
+    rawQueryString: "",
+    headers: { host: "abc.execute-api.us-east-1.amazonaws.com", ...headers },
+    requestContext: {
+      accountId: "123456789012",
+      apiId: "abc",
+      domainName: "abc.execute-api.us-east-1.amazonaws.com",
+      domainPrefix: "abc",
+      http: { method, path, protocol: "HTTP/1.1", sourceIp: "127.0.0.1", userAgent: "vitest" },
+      requestId: "r1",
+      routeKey: "$default",
+      stage: "$default",
+      time: "22/Nov/2026:12:00:00 +0000",
+      timeEpoch: 1795000000000,
+    },
+    body,
+    isBase64Encoded: false,
+  };
+}
+
+async function invoke(method: string, path: string, headers?: Record<string, string>, body?: string) {
+  // biome-ignore lint/suspicious/noExplicitAny: the handler's event type is a union of every Lambda trigger; a v2 event is one of them.
+  const result = (await handler(event(method, path, headers, body) as any, {} as any)) as {
+    statusCode: number;
+    headers: Record<string, string>;
+    body: string;
+  };
+  return { status: result.statusCode, headers: result.headers, json: JSON.parse(result.body) };
+}
+
+describe("lambda handler", () => {
+  it("serves the development token seeded in DynamoDB", async () => {
+    const res = await invoke("GET", "/api/v1/usage", { "x-api-token": devToken });
+    expect(res.status).toBe(200);
+    expect(res.json.data.account).toBe("development");
+    expect(res.headers["x-request-id"]).toMatch(/^req_/);
+  });
+
+  it("issues a token through the admin API, and answers with the envelope on auth failures and unknown routes", async () => {
+    const created = await invoke(
+      "POST",
+      "/admin/v1/tokens",
+      { authorization: "Bearer lambda-admin", "content-type": "application/json" },
+      JSON.stringify({ name: "l", account: "acme", scopes: ["sii:read"], plan: { daily_units: 2, monthly_units: 5 } }),
+    );
+    expect(created.status).toBe(201);
+    const usage = await invoke("GET", "/api/v1/usage", { "x-api-token": created.json.data.token });
+    expect(usage.status).toBe(200);
+    expect(usage.headers["x-ratelimit-limit"]).toBe("2");
+
+    const missing = await invoke("GET", "/api/v1/usage");
+    expect([missing.status, missing.json.error_code]).toEqual([401, "HTTP_401"]);
+    const unknown = await invoke("GET", "/api/v1/nothing", { "x-api-token": devToken });
+    expect([unknown.status, unknown.json.error_code]).toEqual([404, "HTTP_404"]);
+  });
+});
