@@ -1,32 +1,13 @@
 // The RUT + clave web login against the sandbox SII: success, every failure page, logout.
 // Runs in Node and in workerd.
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../src/platform/errors.ts";
 import { MAX_SESSIONS_PER_RUT } from "../../src/sandbox/auth.ts";
-import { createDefaultSandbox } from "../../src/sandbox/index.ts";
-import type { FaultKind } from "../../src/sandbox/state.ts";
-import type { SiiContext } from "../../src/sii/http.ts";
 import { claveLogin, logout } from "../../src/sii/login.ts";
-import { createTransport } from "../../src/sii/transport.ts";
+import { failure, sandboxSetup } from "../support/sii.ts";
 
-function setup(timeoutMs = 2_000) {
-  const sandbox = createDefaultSandbox({ hangMs: 60_000 });
-  const ctx: SiiContext = { transport: createTransport("sandbox", fetch, sandbox), timeoutMs };
-  const fault = (service: string, kind: FaultKind, count = 1) => sandbox.state.faults.push({ service, fault: kind, remaining: count });
-  return { sandbox, ctx, fault };
-}
+const setup = (timeoutMs = 2_000) => sandboxSetup({ timeoutMs });
 
 const good = { rut: "76192083-9", clave: "sandbox76" };
-
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error("expected the login to fail");
-}
 
 describe("clave login", () => {
   it("opens a session whose .sii.cl cookies reach the other SII hosts, and logs out", async () => {

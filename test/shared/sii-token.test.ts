@@ -4,33 +4,14 @@
 import { describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/dte/credentials.ts";
 import { signSeed } from "../../src/dte/sign/seed.ts";
-import { ApiError } from "../../src/platform/errors.ts";
 import { EXPIRED_CERT, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
-import { createDefaultSandbox } from "../../src/sandbox/index.ts";
-import type { FaultKind } from "../../src/sandbox/state.ts";
-import type { SiiContext } from "../../src/sii/http.ts";
 import { requestToken, TokenRejected, withSoapToken } from "../../src/sii/token.ts";
-import { createTransport } from "../../src/sii/transport.ts";
+import { failure, sandboxSetup } from "../support/sii.ts";
 
 const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
 const credential = () => parseCertificateCredential({ "cert-data": juana.certPem, "pkey-data": juana.keyPem }, new Date());
 
-function setup(now = () => Date.now()) {
-  const sandbox = createDefaultSandbox({ hangMs: 60_000, now });
-  const ctx: SiiContext = { transport: createTransport("sandbox", fetch, sandbox), timeoutMs: 2_000 };
-  const fault = (service: string, kind: FaultKind, count = 1) => sandbox.state.faults.push({ service, fault: kind, remaining: count });
-  return { sandbox, ctx, fault };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error("expected a failure");
-}
+const setup = (now = () => Date.now()) => sandboxSetup({ now });
 
 describe("SOAP token", () => {
   it("gets a token on both ambientes with a seed signature the sandbox verifies", async () => {
