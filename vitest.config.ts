@@ -12,7 +12,7 @@ export default defineConfig({
             miniflare: { bindings: { ADMIN_TOKEN: "test-admin-token", SII_UPSTREAM: "sandbox" } },
           }),
         ],
-        test: { name: "workers", include: ["test/workers/**/*.test.ts", "test/shared/**/*.test.ts"] },
+        test: { name: "workers", include: ["test/workers/**/*.test.ts", "test/shared/**/*.test.ts", "src/dte/**/*.test.ts"] },
       },
       {
         // Pure code, the Node entry (SQLite state) and the memory adapters.

@@ -3,6 +3,7 @@
 #   ca/cert.pem, ca/key.pem                                  "SII Sandbox CA", 2025-01-01 .. 2045-01-01
 #   <rut>/{cert,key,key-pkcs1,key-encrypted}.pem, <rut>/{legacy,modern}.pfx   per taxpayer
 #   expired/{cert,key}.pem                                   11111111-1, 2020-01-01 .. 2021-01-01
+#   caf/{key,public}.pem                                     the key the sandbox signs CAFs with (IDK 900)
 #   index.ts                                                 all of it as strings (PFX as base64)
 # Needs OpenSSL 3 (for `pkcs12 -legacy`). Every run makes new keys: rerun only when the fixtures
 # have to change, then commit the whole directory.
@@ -78,6 +79,10 @@ EOF
     echo '/** A certificate of 11111111-1 that expired on 2021-01-01 (valid from 2020-01-01), with its key. */'
     printf 'export const EXPIRED_CERT = {\n  rut: "11111111-1",\n  certPem:\n    %s,\n  keyPem:\n    %s,\n};\n' \
       "$(pem "$OUT/expired/cert.pem")" "$(pem "$OUT/expired/key.pem")"
+    echo
+    echo '/** The sandbox SII signs the CAFs it grants with this key; the real SII uses IDK 100 (certification) and 300 (production). */'
+    printf 'export const SANDBOX_CAF_SIGNER = {\n  idk: 900,\n  keyPem:\n    %s,\n  publicKeyPem:\n    %s,\n};\n' \
+      "$(pem "$OUT/caf/key.pem")" "$(pem "$OUT/caf/public.pem")"
   } >"$OUT/index.ts"
 }
 
@@ -155,7 +160,7 @@ taxpayer() {
   RUT="$rut" sign "$WORK/user.csr" "$dir/cert.pem" user_ext "$start" "$end" -cert "$WORK/ca.pem" -keyfile "$WORK/ca.key"
 }
 
-rm -rf "$OUT/ca" "$OUT/11111111-1" "$OUT/22222222-2" "$OUT/expired"
+rm -rf "$OUT/ca" "$OUT/11111111-1" "$OUT/22222222-2" "$OUT/expired" "$OUT/caf"
 mkdir -p "$OUT/ca"
 cp "$WORK/ca.pem" "$OUT/ca/cert.pem"
 cp "$WORK/ca.key" "$OUT/ca/key.pem"
@@ -178,6 +183,11 @@ for rut in 11111111-1 22222222-2; do
   openssl pkcs12 -export -in "$dir/cert.pem" -inkey "$dir/key.pem" -certfile "$WORK/ca.pem" \
     -name "$rut" -passout "pass:$PASS" -out "$dir/modern.pfx"
 done
+
+# The CAF-signing key (the SII signs each CAF's DA with its own key, identified by IDK).
+mkdir -p "$OUT/caf"
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:1024 -out "$OUT/caf/key.pem" 2>/dev/null
+openssl pkey -in "$OUT/caf/key.pem" -pubout -out "$OUT/caf/public.pem"
 
 write_index
 echo "wrote $OUT"

@@ -8,7 +8,8 @@ describe("SII transport wiring", () => {
     const transport = createTransport("sandbox", network);
     const res = await transport.fetch(new Request("https://palena.sii.cl/DTEWS/CrSeed.jws"));
     expect(transport.mode).toBe("sandbox");
-    expect(res.status).toBe(404);
+    expect(await res.text()).toContain("CrSeedService");
+    expect((await transport.fetch(new Request("https://palena.sii.cl/no/such/page"))).status).toBe(404);
     expect(network).not.toHaveBeenCalled();
   });
 

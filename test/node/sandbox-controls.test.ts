@@ -1,6 +1,7 @@
 // The sandbox's own endpoints: credentials, faults and call counts, sandbox mode only.
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
+import { SANDBOX_CAF_SIGNER } from "../../src/sandbox/credentials/index.ts";
 import { claveLogin } from "../../src/sii/login.ts";
 import { createTransport } from "../../src/sii/transport.ts";
 import { bodyOf, testDeps } from "../support/app.ts";
@@ -25,6 +26,9 @@ describe("sandbox endpoints", () => {
     expect(person.cert["pkey-data"]).toContain("PRIVATE KEY");
     expect(person.cert.passphrase).toBe("sandbox");
     expect(data.ca_certificate).toContain("BEGIN CERTIFICATE");
+    expect(data.caf_signing_key.idk).toBe(900);
+    expect(data.caf_signing_key.public_key).toContain("BEGIN PUBLIC KEY");
+    expect(JSON.stringify(data)).not.toContain(SANDBOX_CAF_SIGNER.keyPem.slice(40, 80));
   });
 
   it("switches faults on for the next calls, counts calls, and resets both", async () => {

@@ -6,7 +6,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
-import { SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../../sandbox/credentials/index.ts";
+import { SANDBOX_CA, SANDBOX_CAF_SIGNER, SANDBOX_TAXPAYER_CERTS } from "../../sandbox/credentials/index.ts";
 import { SANDBOX_TAXPAYERS } from "../../sandbox/taxpayers.ts";
 
 const Taxpayer = z.object({
@@ -24,7 +24,16 @@ const Taxpayer = z.object({
   }),
 });
 
-const Credentials = envelope(z.object({ taxpayers: z.array(Taxpayer), ca_certificate: z.string() }));
+const Credentials = envelope(
+  z.object({
+    taxpayers: z.array(Taxpayer),
+    ca_certificate: z.string().openapi({ description: "The sandbox CA that issued the certificates above" }),
+    caf_signing_key: z.object({
+      idk: z.number().int().openapi({ description: "The IDK the sandbox's CAFs carry (the real SII uses 100 and 300)" }),
+      public_key: z.string().openapi({ description: "PEM public key that verifies the FRMA of sandbox CAFs" }),
+    }),
+  }),
+);
 
 export function registerSandboxCredentials(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
@@ -55,7 +64,12 @@ export function registerSandboxCredentials(app: OpenAPIHono<AppEnv>): void {
           },
         };
       });
-      return ok(c, { taxpayers, ca_certificate: SANDBOX_CA.cert }, "Sandbox test credentials (fake; they work only against the sandbox)");
+      const caf_signing_key = { idk: SANDBOX_CAF_SIGNER.idk, public_key: SANDBOX_CAF_SIGNER.publicKeyPem };
+      return ok(
+        c,
+        { taxpayers, ca_certificate: SANDBOX_CA.cert, caf_signing_key },
+        "Sandbox test credentials (fake; they work only against the sandbox)",
+      );
     },
   );
 }
