@@ -1,5 +1,5 @@
-// The storage conformance suite on the DynamoDB adapter, against a local DynamoDB-compatible
-// server on loopback.
+// The storage conformance suite on the DynamoDB adapter, against dynalite: an in-memory
+// DynamoDB-compatible server on loopback.
 import type { AddressInfo } from "node:net";
 import dynalite from "dynalite";
 import { afterAll, beforeAll, describe, it } from "vitest";
@@ -10,27 +10,31 @@ const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }
 let config: DynamoConfig;
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo; // listening on TCP, so never a pipe name
   config = {
     table: "conformance",
     region: "us-east-1",
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    endpoint: `http://127.0.0.1:${port}`,
     accessKeyId: "local",
     secretAccessKey: "local",
   };
   await createDynamoTable(config);
-  await createDynamoTable(config); // a second time is fine
+  await createDynamoTable(config); // the table exists now: a second call must just succeed
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+afterAll(() => new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))));
 
 describe("dynamodb stores", () => {
   const stores = () => createDynamoStores(config);
-  for (const c of conformanceCases({
+  const cases = conformanceCases({
     tokens: () => stores().tokens,
     quota: () => stores().quota,
     settings: () => stores().settings,
     idempotency: () => stores().idempotency,
-  })) {
-    it(c.name, c.run);
-  }
+  });
+  for (const c of cases) it(c.name, c.run);
 });

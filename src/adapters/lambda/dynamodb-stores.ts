@@ -1,44 +1,107 @@
-// Lambda state in one DynamoDB table (pk/sk strings, on-demand), spoken to through DynamoDB's
-// JSON API with SigV4 (aws4fetch): no SDK, and no transactions (single-item conditional writes
-// are enough, and work on every DynamoDB-compatible server). Every read is strongly consistent; quota and
-// idempotency are exact through conditional writes. `expires_at` (unix seconds) marks items a
-// DynamoDB TTL on that attribute may remove; correctness never depends on it.
+// Lambda state in one DynamoDB table, spoken to through DynamoDB's JSON API with SigV4
+// (aws4fetch): no SDK. Every read is strongly consistent, and every write that must be exact is a
+// single-item conditional write, so the adapter also runs on DynamoDB-compatible servers without
+// transactions (dynalite in the tests).
+//
+//   pk                    sk              attributes
+//   token#<id>            token           record (TokenRecord JSON)
+//   tokenhash#<hash>      token           id (lookup by hash, kept as an item rather than a GSI: GSIs are never consistent)
+//   quota#<tokenId>       month#YYYY-MM   used (the month), d01 … d31 (each day of that month), expires_at
+//   settings#<account>    <key>           value (JSON)
+//   idem#<account>        <key>           state, fingerprint, until_ms, response (JSON), expires_at
+//
+// `expires_at` (unix seconds) is there for a DynamoDB TTL on that attribute, which removes dead
+// quota months and idempotency records. Enabling it is optional: no read depends on it.
 import { AwsClient } from "aws4fetch";
 import type {
   IdempotencyBegin,
   IdempotencyStore,
+  Plan,
+  QuotaDecision,
+  QuotaState,
   QuotaStore,
   SettingsStore,
   StoredResponse,
   TokenRecord,
   TokenStore,
 } from "../../ports.ts";
-import { quotaState, windowKeys } from "../quota-windows.ts";
+import { quotaState, type WindowKeys, windowKeys } from "../quota-windows.ts";
 
 export interface DynamoConfig {
   table: string;
   region: string;
+  /** Defaults to the region's public endpoint. */
   endpoint?: string;
   accessKeyId: string;
   secretAccessKey: string;
   sessionToken?: string;
 }
 
-type Value = { S: string } | { N: string };
-type Item = Record<string, Value>;
+export interface DynamoStores {
+  tokens: TokenStore;
+  quota: QuotaStore;
+  settings: SettingsStore;
+  idempotency: IdempotencyStore;
+}
 
+/** An error answer from DynamoDB; `type` is the short name, e.g. "ConditionalCheckFailedException". */
 export class DynamoError extends Error {
   readonly type: string;
+  readonly status: number;
 
-  constructor(type: string, message: string) {
-    super(`DynamoDB ${type}: ${message}`);
+  constructor(type: string, message: string, status: number) {
+    super(`DynamoDB ${type}: ${message || `HTTP ${status}`}`);
+    this.name = "DynamoError";
     this.type = type;
+    this.status = status;
   }
 }
 
-const isConditionFailure = (err: unknown) => err instanceof DynamoError && err.type === "ConditionalCheckFailedException";
+/** A conditional write whose condition did not hold: an expected outcome, not a failure. */
+export function isConditionFailed(err: unknown): boolean {
+  return err instanceof DynamoError && err.type === "ConditionalCheckFailedException";
+}
 
-function client(config: DynamoConfig) {
+// --- Wire format ---------------------------------------------------------------------------
+
+type Json = Record<string, unknown>;
+type AttributeValue = { S: string } | { N: string };
+type Key = { pk: AttributeValue; sk: AttributeValue };
+type Call = (operation: string, body: Json) => Promise<Json>;
+
+const isRecord = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+
+const S = (value: string): AttributeValue => ({ S: value });
+const N = (value: number): AttributeValue => ({ N: String(value) });
+const key = (pk: string, sk: string): Key => ({ pk: S(pk), sk: S(sk) });
+
+/** An item (or `Attributes`) from a response, if there is one. */
+function itemIn(response: Json, field: "Item" | "Attributes"): Json | undefined {
+  const item = response[field];
+  return isRecord(item) ? item : undefined;
+}
+
+function text(item: Json | undefined, name: string): string | undefined {
+  const value = item?.[name];
+  return isRecord(value) && typeof value.S === "string" ? value.S : undefined;
+}
+
+/** A number attribute; a missing one counts as zero. */
+function count(item: Json | undefined, name: string): number {
+  const value = item?.[name];
+  return isRecord(value) && typeof value.N === "string" ? Number(value.N) : 0;
+}
+
+function parseJson(source: string | undefined): unknown {
+  if (source === undefined || source === "") return undefined;
+  try {
+    return JSON.parse(source);
+  } catch {
+    return undefined;
+  }
+}
+
+function dynamoClient(config: DynamoConfig): Call {
   const aws = new AwsClient({
     accessKeyId: config.accessKeyId,
     secretAccessKey: config.secretAccessKey,
@@ -46,262 +109,321 @@ function client(config: DynamoConfig) {
     region: config.region,
     service: "dynamodb",
   });
-  const url = config.endpoint ?? `https://dynamodb.${config.region}.amazonaws.com`;
-  return async function call<T = Record<string, unknown>>(operation: string, body: Record<string, unknown>): Promise<T> {
-    const res = await aws.fetch(url, {
+  const endpoint = config.endpoint ?? `https://dynamodb.${config.region}.amazonaws.com`;
+  return async (operation, body) => {
+    const response = await aws.fetch(endpoint, {
       method: "POST",
       headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": `DynamoDB_20120810.${operation}` },
       body: JSON.stringify(body),
     });
-    const payload = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-    if (!res.ok) {
-      const type =
-        String(payload.__type ?? `HTTP ${res.status}`)
-          .split("#")
-          .pop() ?? "Error";
-      throw new DynamoError(type, String(payload.message ?? payload.Message ?? ""));
+    const parsed = parseJson(await response.text());
+    const payload = isRecord(parsed) ? parsed : {};
+    if (!response.ok) {
+      // "__type" looks like "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException".
+      const type = typeof payload.__type === "string" ? payload.__type.slice(payload.__type.lastIndexOf("#") + 1) : "UnknownError";
+      const message = payload.message ?? payload.Message;
+      throw new DynamoError(type, typeof message === "string" ? message : "", response.status);
     }
-    return payload as T;
+    return payload;
   };
 }
 
-const S = (value: string): Value => ({ S: value });
-const N = (value: number): Value => ({ N: String(value) });
-const str = (item: Item | undefined, name: string) => (item?.[name] as { S?: string } | undefined)?.S;
-const num = (item: Item | undefined, name: string) => Number((item?.[name] as { N?: string } | undefined)?.N ?? 0);
-const key = (pk: string, sk = "_") => ({ pk: S(pk), sk: S(sk) });
+/** Runs a conditional write; false when its condition did not hold. */
+async function conditional(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (err) {
+    if (isConditionFailed(err)) return false;
+    throw err;
+  }
+}
 
-export function createDynamoStores(config: DynamoConfig) {
-  const call = client(config);
+// --- Stores --------------------------------------------------------------------------------
+
+export function createDynamoStores(config: DynamoConfig): DynamoStores {
+  const call = dynamoClient(config);
   const TableName = config.table;
-  const get = async (pk: string, sk = "_") =>
-    (await call<{ Item?: Item }>("GetItem", { TableName, Key: key(pk, sk), ConsistentRead: true })).Item;
+  const getItem = async (k: Key) => itemIn(await call("GetItem", { TableName, Key: k, ConsistentRead: true }), "Item");
+  return {
+    tokens: dynamoTokenStore(call, TableName, getItem),
+    quota: dynamoQuotaStore(call, TableName, getItem),
+    settings: dynamoSettingsStore(call, TableName, getItem),
+    idempotency: dynamoIdempotencyStore(call, TableName, getItem),
+  };
+}
 
-  const tokens: TokenStore = {
-    // Two items per token (by id, and the hash → id lookup), written in an order that never
-    // lets a hash resolve to a token it does not belong to: getByHash checks the hash again.
+type GetItem = (k: Key) => Promise<Json | undefined>;
+
+// Tokens: the record by id, and a lookup item hash → id. Without transactions the two items are
+// written one after the other, in an order where a half-done change is harmless: the lookup is
+// written first and getByHash checks the record's own hash, so a stale lookup resolves to nothing.
+function dynamoTokenStore(call: Call, TableName: string, getItem: GetItem): TokenStore {
+  const recordKey = (id: string) => key(`token#${id}`, "token");
+  const lookupKey = (hash: string) => key(`tokenhash#${hash}`, "token");
+
+  const parseRecord = (item: Json | undefined): TokenRecord | null => {
+    const record = parseJson(text(item, "record"));
+    return isRecord(record) ? (record as unknown as TokenRecord) : null;
+  };
+
+  // Conditional, so a lookup another token has taken over (same hash) stays.
+  const dropLookup = (hash: string, id: string) =>
+    conditional(
+      call("DeleteItem", {
+        TableName,
+        Key: lookupKey(hash),
+        ConditionExpression: "id = :id",
+        ExpressionAttributeValues: { ":id": S(id) },
+      }),
+    );
+
+  const store: TokenStore = {
     async put(record) {
-      const previous = await tokens.getById(record.id);
-      if (previous && previous.token_hash !== record.token_hash)
-        await call("DeleteItem", { TableName, Key: key(`tokenhash#${previous.token_hash}`) });
-      await call("PutItem", { TableName, Item: { ...key(`token#${record.id}`), record: S(JSON.stringify(record)) } });
-      await call("PutItem", { TableName, Item: { ...key(`tokenhash#${record.token_hash}`), id: S(record.id) } });
+      await call("PutItem", { TableName, Item: { ...lookupKey(record.token_hash), id: S(record.id) } });
+      const old = await call("PutItem", {
+        TableName,
+        Item: { ...recordKey(record.id), record: S(JSON.stringify(record)) },
+        ReturnValues: "ALL_OLD",
+      });
+      const previous = parseRecord(itemIn(old, "Attributes"));
+      if (previous && previous.token_hash !== record.token_hash) await dropLookup(previous.token_hash, record.id);
     },
     async getById(id) {
-      const record = str(await get(`token#${id}`), "record");
-      return record ? (JSON.parse(record) as TokenRecord) : null;
+      return parseRecord(await getItem(recordKey(id)));
     },
     async getByHash(hash) {
-      const id = str(await get(`tokenhash#${hash}`), "id");
-      const record = id ? await tokens.getById(id) : null;
+      const id = text(await getItem(lookupKey(hash)), "id");
+      const record = id === undefined ? null : await store.getById(id);
       return record?.token_hash === hash ? record : null;
     },
+    // A Scan over the whole table: an admin operation on a table of modest size.
     async list() {
       const records: TokenRecord[] = [];
-      let start: unknown;
+      let startKey: unknown;
       do {
-        const page = await call<{ Items?: Item[]; LastEvaluatedKey?: unknown }>("Scan", {
+        const page = await call("Scan", {
           TableName,
           ConsistentRead: true,
           FilterExpression: "begins_with(pk, :prefix)",
           ExpressionAttributeValues: { ":prefix": S("token#") },
-          ...(start ? { ExclusiveStartKey: start } : {}),
+          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
         });
-        for (const item of page.Items ?? []) records.push(JSON.parse(str(item, "record") ?? "null") as TokenRecord);
-        start = page.LastEvaluatedKey;
-      } while (start);
+        const items = Array.isArray(page.Items) ? page.Items : [];
+        for (const item of items) {
+          const record = isRecord(item) ? parseRecord(item) : null;
+          if (record) records.push(record);
+        }
+        startKey = page.LastEvaluatedKey;
+      } while (startKey !== undefined);
       return records;
     },
     async delete(id) {
-      const record = await tokens.getById(id);
-      if (!record) return false;
-      await call("DeleteItem", { TableName, Key: key(`tokenhash#${record.token_hash}`) });
-      await call("DeleteItem", { TableName, Key: key(`token#${id}`) });
+      // ALL_OLD tells, atomically, whether this call is the one that removed the record.
+      const old = await call("DeleteItem", { TableName, Key: recordKey(id), ReturnValues: "ALL_OLD" });
+      const previous = parseRecord(itemIn(old, "Attributes"));
+      if (!previous) return false;
+      await dropLookup(previous.token_hash, id);
       return true;
     },
   };
+  return store;
+}
 
-  // One item per token holds both windows, so one conditional update keeps them exact together:
-  // the same day, a new day of the same month, or a new month (or a first call).
-  const quotaKey = (tokenId: string) => key(`quota#${tokenId}`, "windows");
-  const readWindows = async (tokenId: string, at: Date) => {
-    const keys = windowKeys(at);
-    const item = await get(`quota#${tokenId}`, "windows");
-    const day = str(item, "day_key") === keys.day ? num(item, "day_used") : 0;
-    const month = str(item, "month_key") === keys.month ? num(item, "month_used") : 0;
-    return { keys, day, month };
+// Quota: one item per token and month, holding the month's count and a count per day of it. The
+// day window lies inside the month window, so a single conditional UpdateItem checks and adds
+// both at once: atomic without a transaction, and it returns the exact counts it produced.
+function dynamoQuotaStore(call: Call, TableName: string, getItem: GetItem): QuotaStore {
+  const monthKey = (tokenId: string, keys: WindowKeys) => key(`quota#${tokenId}`, `month#${keys.month}`);
+  const dayAttribute = (keys: WindowKeys) => `d${keys.day.slice(8, 10)}`;
+  // A week of slack after the month ends before a TTL may remove the item.
+  const expiresAt = (keys: WindowKeys) => keys.monthResetsAt + 7 * 86_400;
+
+  const stateOf = (item: Json | undefined, keys: WindowKeys, plan: Plan): QuotaState =>
+    quotaState(keys, plan, count(item, dayAttribute(keys)), count(item, "used"));
+
+  const read = async (tokenId: string, keys: WindowKeys, plan: Plan) => stateOf(await getItem(monthKey(tokenId, keys)), keys, plan);
+
+  const refused = async (tokenId: string, keys: WindowKeys, plan: Plan): Promise<QuotaDecision> => ({
+    allowed: false,
+    ...(await read(tokenId, keys, plan)),
+  });
+
+  /** The common refund: both counts hold at least `units`. False when one does not. */
+  const subtract = (tokenId: string, keys: WindowKeys, units: number) =>
+    conditional(
+      call("UpdateItem", {
+        TableName,
+        Key: monthKey(tokenId, keys),
+        UpdateExpression: "ADD used :minus, #day :minus",
+        ConditionExpression: "used >= :units AND #day >= :units",
+        ExpressionAttributeNames: { "#day": dayAttribute(keys) },
+        ExpressionAttributeValues: { ":minus": N(-units), ":units": N(units) },
+      }),
+    );
+
+  /** Clamps at zero: writes the new counts only if nobody changed the ones read meanwhile. */
+  const clampTo = (tokenId: string, keys: WindowKeys, item: Json, units: number) => {
+    const day = dayAttribute(keys);
+    const [monthUsed, dayUsed] = [count(item, "used"), count(item, day)];
+    return conditional(
+      call("UpdateItem", {
+        TableName,
+        Key: monthKey(tokenId, keys),
+        UpdateExpression: "SET used = :month, #day = :day",
+        ConditionExpression: "(attribute_not_exists(used) OR used = :oldMonth) AND (attribute_not_exists(#day) OR #day = :oldDay)",
+        ExpressionAttributeNames: { "#day": day },
+        ExpressionAttributeValues: {
+          ":month": N(Math.max(0, monthUsed - units)),
+          ":day": N(Math.max(0, dayUsed - units)),
+          ":oldMonth": N(monthUsed),
+          ":oldDay": N(dayUsed),
+        },
+      }),
+    );
   };
 
-  const quota: QuotaStore = {
+  return {
     async consume(tokenId, units, plan, now) {
       const keys = windowKeys(now);
-      const values = {
-        ":u": N(units),
-        ":day": S(keys.day),
-        ":month": S(keys.month),
-        ":dmax": N(plan.daily_units - units),
-        ":mmax": N(plan.monthly_units - units),
-        ":exp": N(keys.monthResetsAt + 86_400),
-      };
-      const attempts = [
-        [
-          "ADD day_used :u, month_used :u SET expires_at = :exp",
-          "day_key = :day AND month_key = :month AND day_used <= :dmax AND month_used <= :mmax",
-        ],
-        [
-          "SET day_key = :day, day_used = :u, expires_at = :exp ADD month_used :u",
-          "day_key < :day AND month_key = :month AND month_used <= :mmax",
-        ],
-        [
-          "SET day_key = :day, day_used = :u, month_key = :month, month_used = :u, expires_at = :exp",
-          "attribute_not_exists(pk) OR month_key < :month",
-        ],
-      ] as const;
-      const fitsAlone = units <= plan.daily_units && units <= plan.monthly_units;
-      for (let round = 0; fitsAlone && round < 5; round++) {
-        for (const [update, condition] of attempts) {
-          // DynamoDB refuses values an expression does not use.
-          const used = Object.fromEntries(
-            Object.entries(values).filter(([name]) => `${update} ${condition}`.match(new RegExp(`${name}\\b`))),
-          );
-          try {
-            await call("UpdateItem", {
-              TableName,
-              Key: quotaKey(tokenId),
-              UpdateExpression: update,
-              ConditionExpression: condition,
-              ExpressionAttributeValues: used,
-            });
-            const after = await readWindows(tokenId, now);
-            return { allowed: true, ...quotaState(keys, plan, after.day, after.month) };
-          } catch (err) {
-            if (!isConditionFailure(err)) throw err;
-          }
-        }
-        // None applied: either the plan is used up, or another call moved the windows meanwhile.
-        const current = await readWindows(tokenId, now);
-        if (current.day + units > plan.daily_units || current.month + units > plan.monthly_units) break;
+      if (units > plan.daily_units || units > plan.monthly_units) return refused(tokenId, keys, plan);
+      const day = dayAttribute(keys);
+      try {
+        const result = await call("UpdateItem", {
+          TableName,
+          Key: monthKey(tokenId, keys),
+          UpdateExpression: "ADD used :units, #day :units SET expires_at = :expires",
+          ConditionExpression: "(attribute_not_exists(used) OR used <= :monthMax) AND (attribute_not_exists(#day) OR #day <= :dayMax)",
+          ExpressionAttributeNames: { "#day": day },
+          ExpressionAttributeValues: {
+            ":units": N(units),
+            ":monthMax": N(plan.monthly_units - units),
+            ":dayMax": N(plan.daily_units - units),
+            ":expires": N(expiresAt(keys)),
+          },
+          ReturnValues: "ALL_NEW",
+        });
+        return { allowed: true, ...stateOf(itemIn(result, "Attributes"), keys, plan) };
+      } catch (err) {
+        if (!isConditionFailed(err)) throw err;
+        return refused(tokenId, keys, plan);
       }
-      const current = await readWindows(tokenId, now);
-      return { allowed: false, ...quotaState(keys, plan, current.day, current.month) };
     },
     async refund(tokenId, units, consumedAt) {
+      if (units <= 0) return;
       const keys = windowKeys(consumedAt);
-      for (const [window, value] of [
-        ["day", keys.day],
-        ["month", keys.month],
-      ] as const) {
-        const names = { "#key": `${window}_key`, "#used": `${window}_used` };
-        try {
-          await call("UpdateItem", {
-            TableName,
-            Key: quotaKey(tokenId),
-            UpdateExpression: "ADD #used :neg",
-            ConditionExpression: "#key = :window AND #used >= :u",
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ":neg": N(-units), ":u": N(units), ":window": S(value) },
-          });
-        } catch (err) {
-          if (!isConditionFailure(err)) throw err;
-          // Fewer units left than the refund: that window goes to zero, never below.
-          await call("UpdateItem", {
-            TableName,
-            Key: quotaKey(tokenId),
-            UpdateExpression: "SET #used = :zero",
-            ConditionExpression: "#key = :window",
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ":zero": N(0), ":window": S(value) },
-          }).catch((e: unknown) => {
-            if (!isConditionFailure(e)) throw e;
-          });
-        }
+      if (await subtract(tokenId, keys, units)) return;
+      // Fewer units left than the refund: compare-and-set to the clamped counts, again if a
+      // concurrent call moved them between the read and the write.
+      for (let attempt = 0; attempt < 10; attempt++) {
+        const item = await getItem(monthKey(tokenId, keys));
+        if (!item) return; // nothing was counted in that month
+        if (await clampTo(tokenId, keys, item, units)) return;
       }
+      throw new Error(`DynamoDB quota refund for ${tokenId} kept conflicting with other writes`);
     },
     async peek(tokenId, plan, now) {
-      const current = await readWindows(tokenId, now);
-      return quotaState(current.keys, plan, current.day, current.month);
+      return read(tokenId, windowKeys(now), plan);
     },
   };
+}
 
-  const settings: SettingsStore = {
-    async get<T>(account: string, name: string) {
-      const value = str(await get(`settings#${account}`, name), "value");
-      return value === undefined ? null : (JSON.parse(value) as T);
+function dynamoSettingsStore(call: Call, TableName: string, getItem: GetItem): SettingsStore {
+  const settingKey = (account: string, name: string) => key(`settings#${account}`, name);
+  return {
+    async get<T = unknown>(account: string, name: string): Promise<T | null> {
+      const value = parseJson(text(await getItem(settingKey(account, name)), "value"));
+      // The value is the JSON this store wrote; the caller names its type.
+      return value === undefined ? null : (value as T);
     },
     async put(account, name, value) {
-      await call("PutItem", { TableName, Item: { ...key(`settings#${account}`, name), value: S(JSON.stringify(value)) } });
+      await call("PutItem", { TableName, Item: { ...settingKey(account, name), value: S(JSON.stringify(value)) } });
     },
     async delete(account, name) {
-      await call("DeleteItem", { TableName, Key: key(`settings#${account}`, name) });
+      await call("DeleteItem", { TableName, Key: settingKey(account, name) });
     },
   };
+}
 
-  const idempotency: IdempotencyStore = {
+// Idempotency: `until_ms` is when the record stops counting, the lease's end while in progress
+// and the replay window's end once completed. `begin` is one conditional PutItem that succeeds
+// only where no live record is, so of concurrent callers exactly one starts.
+function dynamoIdempotencyStore(call: Call, TableName: string, getItem: GetItem): IdempotencyStore {
+  const recordKey = (account: string, name: string) => key(`idem#${account}`, name);
+
+  const tryStart = (account: string, name: string, fingerprint: string, untilMs: number, nowMs: number) =>
+    conditional(
+      call("PutItem", {
+        TableName,
+        Item: {
+          ...recordKey(account, name),
+          state: S("in_progress"),
+          fingerprint: S(fingerprint),
+          until_ms: N(untilMs),
+          expires_at: N(Math.ceil(untilMs / 1000)),
+        },
+        ConditionExpression: "attribute_not_exists(pk) OR until_ms <= :now",
+        ExpressionAttributeValues: { ":now": N(nowMs) },
+      }),
+    );
+
+  const parseResponse = (item: Json): StoredResponse | null => {
+    const response = parseJson(text(item, "response"));
+    return isRecord(response) ? (response as unknown as StoredResponse) : null;
+  };
+
+  return {
     async begin(account, name, fingerprint, now, leaseMs): Promise<IdempotencyBegin> {
-      for (let attempt = 0; attempt < 3; attempt++) {
-        try {
-          await call("PutItem", {
-            TableName,
-            Item: {
-              ...key(`idem#${account}`, name),
-              fingerprint: S(fingerprint),
-              state: S("in_progress"),
-              until: N(now.getTime() + leaseMs),
-              expires_at: N(Math.ceil((now.getTime() + leaseMs) / 1000) + 86_400),
-            },
-            ConditionExpression: "attribute_not_exists(pk) OR #until <= :now",
-            ExpressionAttributeNames: { "#until": "until" },
-            ExpressionAttributeValues: { ":now": N(now.getTime()) },
-          });
-          return { state: "started" };
-        } catch (err) {
-          if (!isConditionFailure(err)) throw err;
-        }
-        const item = await get(`idem#${account}`, name);
-        if (!item) continue; // abandoned in between: try to start again
-        if (str(item, "fingerprint") !== fingerprint) return { state: "conflict" };
-        const response = str(item, "response");
-        if (str(item, "state") === "completed" && response) return { state: "completed", response: JSON.parse(response) as StoredResponse };
-        return { state: "in_progress" };
+      const nowMs = now.getTime();
+      // A record that vanishes (abandoned) or lapses between the write and the read: try again.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        if (await tryStart(account, name, fingerprint, nowMs + leaseMs, nowMs)) return { state: "started" };
+        const item = await getItem(recordKey(account, name));
+        if (!item || count(item, "until_ms") <= nowMs) continue;
+        if (text(item, "fingerprint") !== fingerprint) return { state: "conflict" };
+        const response = text(item, "state") === "completed" ? parseResponse(item) : null;
+        return response ? { state: "completed", response } : { state: "in_progress" };
       }
       return { state: "in_progress" };
     },
     async complete(account, name, fingerprint, response, now, ttlMs) {
-      await call("PutItem", {
-        TableName,
-        Item: {
-          ...key(`idem#${account}`, name),
-          fingerprint: S(fingerprint),
-          state: S("completed"),
-          until: N(now.getTime() + ttlMs),
-          response: S(JSON.stringify(response)),
-          expires_at: N(Math.ceil((now.getTime() + ttlMs) / 1000)),
-        },
-        ConditionExpression: "fingerprint = :fp",
-        ExpressionAttributeValues: { ":fp": S(fingerprint) },
-      }).catch((err: unknown) => {
-        if (!isConditionFailure(err)) throw err;
-      });
+      const untilMs = now.getTime() + ttlMs;
+      // Only over this request's own record: a different body under the key is not ours to replace.
+      await conditional(
+        call("PutItem", {
+          TableName,
+          Item: {
+            ...recordKey(account, name),
+            state: S("completed"),
+            fingerprint: S(fingerprint),
+            until_ms: N(untilMs),
+            response: S(JSON.stringify(response)),
+            expires_at: N(Math.ceil(untilMs / 1000)),
+          },
+          ConditionExpression: "fingerprint = :fingerprint",
+          ExpressionAttributeValues: { ":fingerprint": S(fingerprint) },
+        }),
+      );
     },
     async abandon(account, name, fingerprint) {
-      await call("DeleteItem", {
-        TableName,
-        Key: key(`idem#${account}`, name),
-        ConditionExpression: "#state = :ip AND fingerprint = :fp",
-        ExpressionAttributeNames: { "#state": "state" },
-        ExpressionAttributeValues: { ":ip": S("in_progress"), ":fp": S(fingerprint) },
-      }).catch((err: unknown) => {
-        if (!isConditionFailure(err)) throw err;
-      });
+      await conditional(
+        call("DeleteItem", {
+          TableName,
+          Key: recordKey(account, name),
+          ConditionExpression: "#state = :inProgress AND fingerprint = :fingerprint",
+          ExpressionAttributeNames: { "#state": "state" }, // a reserved word
+          ExpressionAttributeValues: { ":inProgress": S("in_progress"), ":fingerprint": S(fingerprint) },
+        }),
+      );
     },
   };
-
-  return { tokens, quota, settings, idempotency };
 }
 
-/** Creates the table if it does not exist and waits until it is usable. */
-export async function createDynamoTable(config: DynamoConfig): Promise<void> {
-  const call = client(config);
+// --- Table ---------------------------------------------------------------------------------
+
+/** Creates the table (or finds it already there) and waits until it is ACTIVE. */
+export async function createDynamoTable(config: DynamoConfig, timeoutMs = 120_000): Promise<void> {
+  const call = dynamoClient(config);
   try {
     await call("CreateTable", {
       TableName: config.table,
@@ -318,10 +440,11 @@ export async function createDynamoTable(config: DynamoConfig): Promise<void> {
   } catch (err) {
     if (!(err instanceof DynamoError && err.type === "ResourceInUseException")) throw err;
   }
-  for (let i = 0; i < 120; i++) {
-    const { Table } = await call<{ Table?: { TableStatus?: string } }>("DescribeTable", { TableName: config.table });
-    if (Table?.TableStatus === "ACTIVE") return;
-    await new Promise((resolve) => setTimeout(resolve, 500));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { Table } = await call("DescribeTable", { TableName: config.table });
+    if (isRecord(Table) && Table.TableStatus === "ACTIVE") return;
+    if (Date.now() > deadline) throw new Error(`DynamoDB table ${config.table} did not become ACTIVE within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`DynamoDB table ${config.table} did not become ACTIVE`);
 }
