@@ -4,7 +4,7 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { responseText } from "../lib/latin1.ts";
-import { certificateLogin, claveLogin, loginPage, logout } from "./auth.ts";
+import { certificateLogin, claveLogin, continueAsSelf, loginPage, logout } from "./auth.ts";
 import { latin1Html, MAINTENANCE_TEXT, SESSION_LIMIT_TEXT, THROTTLE_TEXT } from "./pages.ts";
 import { type CertificateCheck, issueSeed, issueToken, soapFault, soapOperation } from "./soap.ts";
 import { type FaultKind, SandboxState } from "./state.ts";
@@ -108,6 +108,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   app.post(
     "/:host{herculesr\\.sii\\.cl}/cgi_AUT2000/CAutInicio.cgi",
     service("cert_login", (c) => certificateLogin(c, state, now(), options.checkCertificate)),
+  );
+  app.get(
+    "/:host{herculesr\\.sii\\.cl}/cgi_AUT2000/CAutRepresentacion.cgi",
+    service("cert_login", (c) => continueAsSelf(c, state, now())),
   );
   app.get(
     "/:host{zeusr\\.sii\\.cl|herculesr\\.sii\\.cl}/cgi_AUT2000/autTermino.cgi",

@@ -51,6 +51,10 @@ export async function claveLogin(c: Context, state: SandboxState, now: number): 
   return openSession(state, rut, "clave", form.get("referencia") ?? "", now);
 }
 
+/** Holders who also act as electronic representatives see this choice before their session opens. */
+export const CHOOSE_TEXT = "ESCOJA COMO DESEA INGRESAR";
+const REPRESENTATIVES = new Set(["11111111-1"]);
+
 export const NO_CERTIFICATE_TEXT =
   "No se ha presentado un certificado digital. Para ingresar con certificado digital debe tenerlo instalado en su navegador.";
 export const BAD_CERTIFICATE_TEXT = "El certificado digital presentado no es válido para autenticarse en el SII.";
@@ -69,7 +73,24 @@ export async function certificateLogin(
   if (!check.ok) return latin1Html(`<p class="error">${BAD_CERTIFICATE_TEXT} (${check.reason})</p>`);
   const form = formDecodeLatin1(await responseText(c.req.raw));
   const referencia = form.get("referencia") ?? decodeURIComponent(new URL(c.req.url).search.slice(1));
+  if (REPRESENTATIVES.has(check.rut)) {
+    const ticket = sessionToken();
+    state.pendingChoices.set(ticket, { rut: check.rut, referencia, expiresAt: now + 5 * 60 * 1000 });
+    return latin1Html(
+      `<h2>${CHOOSE_TEXT}</h2><p>Usted es representante electrónico de otros contribuyentes.</p>` +
+        `<a href="/cgi_AUT2000/CAutRepresentacion.cgi?opcion=personal&amp;ticket=${ticket}">Continuar</a>`,
+    );
+  }
   return openSession(state, check.rut, "cert", referencia, now);
+}
+
+/** The "Continuar" of the representation choice: enter as oneself. */
+export function continueAsSelf(c: Context, state: SandboxState, now: number): Response {
+  const ticket = c.req.query("ticket") ?? "";
+  const pending = state.pendingChoices.get(ticket);
+  state.pendingChoices.delete(ticket);
+  if (!pending || pending.expiresAt < now) return latin1Html(`<p class="error">${BAD_CERTIFICATE_TEXT}</p>`);
+  return openSession(state, pending.rut, "cert", pending.referencia, now);
 }
 
 export function logout(c: Context, state: SandboxState): Response {

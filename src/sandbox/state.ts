@@ -28,6 +28,8 @@ export class SandboxState {
   readonly seeds = new Map<string, { ambiente: "0" | "1"; expiresAt: number }>();
   readonly tokens = new Map<string, IssuedToken>();
   readonly sessions = new Map<string, WebSession>();
+  /** Certificate logins waiting at the "ESCOJA COMO DESEA INGRESAR" page. */
+  readonly pendingChoices = new Map<string, { rut: string; referencia: string; expiresAt: number }>();
   readonly calls = new Map<string, number>();
   faults: Fault[] = [];
 

@@ -1,6 +1,7 @@
 // Web logins (sii-upstream §2.3, §2.4): RUT + clave on zeusr, and logout. Every failure page the
 // SII shows is mapped: wrong clave → 400 AUTH_ERROR; maintenance → 503; too many sessions → 429.
 import { formEncodeLatin1 } from "../lib/latin1.ts";
+import { unescapeXml } from "../lib/xml.ts";
 import { ApiError } from "../platform/errors.ts";
 import type { ClientCertificate } from "../ports.ts";
 import { browse } from "./browse.ts";
@@ -60,6 +61,7 @@ export async function claveLogin(
   return jar;
 }
 
+const CHOOSE = /escoja como desea ingresar/i;
 const NO_CERTIFICATE = /no se ha presentado un certificado|certificado digital presentado no es v[áa]lido/i;
 
 /** The login with the taxpayer's certificate presented over mutual TLS (herculesr). */
@@ -71,13 +73,19 @@ export async function certificateLogin(
 ): Promise<CookieJar> {
   const host = siiHosts("0").certLogin;
   const jar = new CookieJar(now);
-  const page = await browse(
+  let page = await browse(
     ctx,
     jar,
     `https://${host}/cgi_AUT2000/CAutInicio.cgi?${referencia}`,
     { service: "cert_login", read: false, clientCertificate: certificate },
     { method: "POST", form: formEncodeLatin1([["referencia", referencia]]), sameHostOnly: true },
   );
+  // Electronic representatives are asked how to enter; "Continuar" enters as the holder.
+  const choice = CHOOSE.test(page.text) ? /<a\s[^>]*href="([^"]+)"[^>]*>\s*Continuar\s*</i.exec(page.text)?.[1] : undefined;
+  if (choice) {
+    const next = new URL(unescapeXml(choice), page.url).toString();
+    page = await browse(ctx, jar, next, { service: "cert_login", read: false, clientCertificate: certificate }, { sameHostOnly: true });
+  }
   if (NO_CERTIFICATE.test(page.text)) {
     throw new ApiError(400, "AUTH_ERROR", "The SII did not accept the certificate for login", {
       details: { service: "cert_login", sii_message: pageText(page.text) },

@@ -35,6 +35,15 @@ describe("certificate login", () => {
     expect(sandbox.state.sessions.has(jar.get("TOKEN") ?? "")).toBe(false);
   });
 
+  it("passes the representation choice (ESCOJA COMO DESEA INGRESAR) by entering as the holder", async () => {
+    const { sandbox, ctx } = setup();
+    const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
+    const jar = await certificateLogin(ctx, await clientCertificate(juana.certPem, juana.keyPem));
+    expect(jar.get("RUT_NS")).toBe("11111111");
+    expect(sandbox.state.calls.get("cert_login")).toBe(2);
+    expect(sandbox.state.pendingChoices.size).toBe(0);
+  });
+
   it("answers 400 AUTH_ERROR without a certificate or with one the SII does not accept", async () => {
     const { ctx } = setup();
     await expect(certificateLogin(ctx, { certificatePem: "", privateKeyPem: "" })).rejects.toMatchObject({
