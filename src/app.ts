@@ -12,6 +12,8 @@ import { requestContext } from "./platform/request.ts";
 import { validationHook } from "./platform/validation.ts";
 import type { Deps } from "./ports.ts";
 import { registerAdminTokens } from "./routes/admin/tokens.ts";
+import { registerAnularFolios } from "./routes/folios/anular.ts";
+import { registerSolicitarFolios } from "./routes/folios/solicitar.ts";
 import { registerOpenApi } from "./routes/openapi.ts";
 import { registerSandboxControls } from "./routes/sandbox/controls.ts";
 import { registerSandboxCredentials } from "./routes/sandbox/credentials.ts";
@@ -40,6 +42,8 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   app.use("/api/*", rateHeaders, authenticate);
 
   registerUsage(app);
+  registerSolicitarFolios(app);
+  registerAnularFolios(app);
   registerGetProxy(app);
   registerPutProxy(app);
   registerTestProxy(app);

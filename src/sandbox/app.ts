@@ -5,6 +5,18 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import { responseText } from "../lib/latin1.ts";
 import { certificateLogin, claveLogin, continueAsSelf, loginPage, logout } from "./auth.ts";
+import {
+  anular,
+  anular1,
+  anular2,
+  anular3,
+  confirmaFolio,
+  type FolioContext,
+  generaArchivo,
+  generaFolio,
+  solicitaFolios,
+  solicitaFoliosDcto,
+} from "./folios.ts";
 import { latin1Html, MAINTENANCE_TEXT, SESSION_LIMIT_TEXT, THROTTLE_TEXT } from "./pages.ts";
 import { type CertificateCheck, issueSeed, issueToken, soapFault, soapOperation } from "./soap.ts";
 import { type FaultKind, SandboxState } from "./state.ts";
@@ -117,6 +129,20 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     "/:host{zeusr\\.sii\\.cl|herculesr\\.sii\\.cl}/cgi_AUT2000/autTermino.cgi",
     service("logout", (c) => logout(c, state)),
   );
+
+  // Folio stamping and annulment (palena / maullin).
+  const folios = (handler: (ctx: FolioContext) => Response | Promise<Response>) => (c: Context<Env>) =>
+    handler({ c, state, now: now(), ambiente: ambienteOf(c) });
+  const cgi = `/:host${soapHosts}/cvc_cgi/dte`;
+  app.get(`${cgi}/of_solicita_folios`, service("caf_request", folios(solicitaFolios)));
+  app.post(`${cgi}/of_solicita_folios_dcto`, service("caf_request", folios(solicitaFoliosDcto)));
+  app.post(`${cgi}/of_confirma_folio`, service("caf_request", folios(confirmaFolio)));
+  app.post(`${cgi}/of_genera_folio`, service("caf_generate", folios(generaFolio)));
+  app.post(`${cgi}/of_genera_archivo`, service("caf_download", folios(generaArchivo)));
+  app.get(`${cgi}/af_anular1`, service("caf_annul", folios(anular1)));
+  app.post(`${cgi}/af_anular2`, service("caf_annul", folios(anular2)));
+  app.post(`${cgi}/af_anular3`, service("caf_annul", folios(anular3)));
+  app.post(`${cgi}/af_anular`, service("caf_annul_confirm", folios(anular)));
 
   app.notFound(() => latin1Html("<h1>Not Found</h1><p>The requested URL was not found on this server.</p>", 404));
 

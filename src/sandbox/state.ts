@@ -31,6 +31,8 @@ export class SandboxState {
   /** Certificate logins waiting at the "ESCOJA COMO DESEA INGRESAR" page. */
   readonly pendingChoices = new Map<string, { rut: string; referencia: string; expiresAt: number }>();
   readonly calls = new Map<string, number>();
+  /** Folio history per `ambiente|rut|tipo` (see folios.ts). */
+  readonly folios = new Map<string, import("./folios.ts").FolioBook>();
   faults: Fault[] = [];
 
   count(service: string): void {

@@ -63,7 +63,7 @@ describe("envelope and errors", () => {
 
   it("answers bad path and query parameters with 400 naming each one", async () => {
     const { call } = await setup();
-    const res = await call("/api/v1/sii/dte/caf/solicitar/76192083-1/33/10?ambiente=2&dry_run=maybe", {
+    const res = await call("/api/v1/sii/rcv/ventas/set_resumen/76192083-9/202401?ambiente=2&dry_run=maybe", {
       method: "POST",
       headers: json,
       body: folioBody,
@@ -77,7 +77,7 @@ describe("envelope and errors", () => {
 
   it("reports a RUT with a wrong check digit by name", async () => {
     const { call } = await setup();
-    const res = await call("/api/v1/sii/dte/caf/solicitar/76192083-1/33/10", { method: "POST", headers: json, body: folioBody });
+    const res = await call("/api/v1/sii/rcv/ventas/set_resumen/76192083-1/202401", { method: "POST", headers: json, body: folioBody });
     expect(res.status).toBe(400);
     const body = await bodyOf(res);
     expect(body.errors[0]).toMatchObject({ path: "emisor", location: "path" });

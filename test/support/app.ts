@@ -61,16 +61,20 @@ export interface ProbeState {
   behaviour: { failWith?: 500 | 502 | 503; delayMs?: number };
 }
 
-/** Stand-ins for SII operations: a state-changing POST (weight 5) and a GET read (weight 1). */
+/**
+ * Stand-ins for SII operations: a state-changing POST (weight 5) and a GET read (weight 1), on
+ * paths of the operations table that the app does not serve yet. When one of them lands, move
+ * the probe to another unserved entry.
+ */
 export function registerProbes(app: OpenAPIHono<AppEnv>): ProbeState {
   const state: ProbeState = { calls: { write: 0, read: 0 }, behaviour: {} };
   registerOperation(
     app,
     createRoute({
       method: "post",
-      path: "/api/v1/sii/dte/caf/solicitar/{emisor}/{dte}/{cantidad}",
+      path: "/api/v1/sii/rcv/ventas/set_resumen/{emisor}/{periodo}",
       request: {
-        params: z.object({ emisor: Rut, dte: z.coerce.number().int(), cantidad: z.coerce.number().int().positive() }),
+        params: z.object({ emisor: Rut, periodo: z.string().regex(/^\d{6}$/) }),
         query: z.object({ ambiente: Ambiente, dry_run: DryRun }),
         body: {
           required: true,
@@ -128,7 +132,8 @@ export async function tokenFor(
   return { secret, id: record.id };
 }
 
-export const folioPath = "/api/v1/sii/dte/caf/solicitar/76192083-9/33/10";
+/** The write probe's path (an RCV write of the operations table, not served by the app yet). */
+export const folioPath = "/api/v1/sii/rcv/ventas/set_resumen/76192083-9/202401";
 export const folioBody = JSON.stringify({ auth: { cert: { "cert-data": "-----BEGIN CERTIFICATE-----" } } });
 
 /**

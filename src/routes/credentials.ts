@@ -1,0 +1,74 @@
+// Taxpayer credentials in request bodies (`auth.cert`, `auth.pass`) and the SII sessions opened
+// with them. Credentials live in memory for the request; only sealed sessions are cached.
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { type CertInput, parseCertificateCredential, type SigningCredential } from "../dte/credentials.ts";
+import type { AppEnv } from "../platform/context.ts";
+import type { CookieJar } from "../sii/cookies.ts";
+import type { Ambiente } from "../sii/hosts.ts";
+import type { SiiContext } from "../sii/http.ts";
+import { certificateLogin } from "../sii/login.ts";
+import { type SessionEnv, withWebSession } from "../sii/sessions.ts";
+
+export const CertAuth = z
+  .object({
+    "cert-data": z.string().min(1).optional().openapi({ description: "Certificate, PEM (with its chain if you have it)" }),
+    "pkey-data": z.string().min(1).optional().openapi({ description: "Private key, PEM (PKCS#8, PKCS#1 or encrypted PKCS#8)" }),
+    "pfx-data": z.string().min(1).optional().openapi({ description: "PKCS#12 container, base64" }),
+    passphrase: z.string().optional().openapi({ description: "Of the encrypted key or of the PFX" }),
+  })
+  .superRefine((cert, ctx) => {
+    if (cert["pfx-data"] !== undefined) {
+      if (cert["cert-data"] !== undefined || cert["pkey-data"] !== undefined) {
+        ctx.addIssue({ code: "custom", path: ["pfx-data"], message: "give either pfx-data or cert-data + pkey-data, not both" });
+      }
+      if (cert.passphrase === undefined) ctx.addIssue({ code: "custom", path: ["passphrase"], message: "is required with pfx-data" });
+      return;
+    }
+    if (cert["cert-data"] === undefined) ctx.addIssue({ code: "custom", path: ["cert-data"], message: "is required (or give pfx-data)" });
+    if (cert["pkey-data"] === undefined) ctx.addIssue({ code: "custom", path: ["pkey-data"], message: "is required with cert-data" });
+  })
+  .openapi("CertificateCredential");
+
+export const CertAuthBody = z.object({ auth: z.object({ cert: CertAuth }) }).openapi("CertificateAuth", {
+  example: { auth: { cert: { "cert-data": "-----BEGIN CERTIFICATE-----\n…", "pkey-data": "-----BEGIN PRIVATE KEY-----\n…" } } },
+});
+
+export function certInput(cert: z.output<typeof CertAuth>): CertInput {
+  if (cert["pfx-data"] !== undefined) return { "pfx-data": cert["pfx-data"], passphrase: cert.passphrase ?? "" };
+  return { "cert-data": cert["cert-data"] ?? "", "pkey-data": cert["pkey-data"] ?? "", passphrase: cert.passphrase };
+}
+
+export function parseCertificate(c: Context<AppEnv>, cert: z.output<typeof CertAuth>): Promise<SigningCredential> {
+  return parseCertificateCredential(certInput(cert), c.var.deps.clock.now());
+}
+
+/** Least time between two SII calls for one taxpayer (the SII bans bursts); short against the sandbox. */
+export function pacingMs(c: Context<AppEnv>): number {
+  return c.var.deps.sii.mode === "live" ? 1200 : 20;
+}
+
+/** Runs `use` in the certificate holder's SII web session for this account (cached, sealed, paced). */
+export function withCertificateSession<T>(
+  c: Context<AppEnv>,
+  ctx: SiiContext,
+  credential: SigningCredential,
+  ambiente: Ambiente,
+  use: (jar: CookieJar) => Promise<T>,
+): Promise<T> {
+  const { deps, principal } = c.var;
+  if (!principal) throw new Error("a session needs a principal");
+  const env: SessionEnv = {
+    ctx,
+    sessions: deps.sessions,
+    secretKey: deps.config.secretKey,
+    now: () => deps.clock.now(),
+    pacingMs: pacingMs(c),
+  };
+  const owner = { account: principal.account, rut: credential.rut, ambiente, kind: "cert" as const, proof: credential.fingerprint };
+  const login = () =>
+    certificateLogin(ctx, { certificatePem: credential.certificatePem, privateKeyPem: credential.privateKeyPkcs8Pem }, undefined, () =>
+      deps.clock.now().getTime(),
+    );
+  return withWebSession(env, owner, login, use);
+}

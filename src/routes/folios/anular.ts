@@ -1,0 +1,60 @@
+// POST /api/v1/sii/dte/caf/anular/{emisor}/{dte}/{folio_inicial}/{folio_final}: annul unused
+// folios at the SII (certificate session). Irreversible: never retried; Idempotency-Key honoured.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { ApiError } from "../../platform/errors.ts";
+import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
+import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
+import { errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { annulFolios } from "../../sii/caf.ts";
+import { CertAuthBody, parseCertificate, withCertificateSession } from "../credentials.ts";
+import { siiContext } from "../sii-context.ts";
+import { DocumentType, Folio, FolioAnnulmentEnvelope } from "./schema.ts";
+
+const Params = z.object({
+  emisor: Rut.openapi({ param: { name: "emisor", in: "path" } }),
+  dte: DocumentType.openapi({ param: { name: "dte", in: "path" } }),
+  folio_inicial: Folio.openapi({ param: { name: "folio_inicial", in: "path" } }),
+  folio_final: Folio.openapi({ param: { name: "folio_final", in: "path" } }),
+});
+const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
+
+export function registerAnularFolios(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/dte/caf/anular/{emisor}/{dte}/{folio_inicial}/{folio_final}",
+      tags: ["Folios"],
+      summary: "Annul a range of unused folios",
+      description:
+        "Only folios not yet used can be annulled (a used one must be annulled as a document). Irreversible: send an `Idempotency-Key`. An unknown range is a 404.",
+      request: { params: Params, query: Query, body: { required: true, content: { "application/json": { schema: CertAuthBody } } } },
+      responses: { 200: jsonContent(FolioAnnulmentEnvelope, "The annulment receipt"), ...errorResponses([400, 404, 422, 502, 503]) },
+    }),
+    async (c) => {
+      const { emisor, dte, folio_inicial, folio_final } = valid(c, "param", Params);
+      const { ambiente } = valid(c, "query", Query);
+      if (folio_inicial > folio_final) {
+        throw new ApiError(400, "VALIDATION_ERROR", "folio_inicial must not be greater than folio_final", {
+          errors: [{ path: "folio_inicial", location: "path", message: `${folio_inicial} is greater than folio_final ${folio_final}` }],
+        });
+      }
+      const credential = await parseCertificate(c, valid(c, "json", CertAuthBody).auth.cert);
+      const count = folio_final - folio_inicial + 1;
+      if (isDryRun(c)) {
+        return ok(
+          c,
+          { glosa: "", folios_anulados: count },
+          `Preview only (dry_run): ${count} folios would be annulled; nothing was sent to the SII`,
+        );
+      }
+      const ctx = await siiContext(c);
+      const result = await withCertificateSession(c, ctx, credential, ambiente, (jar) =>
+        annulFolios(ctx, jar, { emisor, tipo: dte, desde: folio_inicial, hasta: folio_final, ambiente }),
+      );
+      return ok(c, result, `${result.folios_anulados} folios annulled`);
+    },
+  );
+}

@@ -1,0 +1,45 @@
+import { z } from "@hono/zod-openapi";
+import { envelope } from "../../platform/schemas.ts";
+
+/** Document types the SII stamps folios for (the spec's list). */
+export const FOLIO_TYPES = [33, 34, 39, 41, 52, 56, 61] as const;
+/** Folios one request may ask for; the SII's own MAX_AUTOR (usually lower) is checked too. */
+export const MAX_FOLIOS_PER_REQUEST = 10_000;
+
+export const DocumentType = z.coerce
+  .number({ error: "must be a document type number" })
+  .int()
+  .refine((n) => (FOLIO_TYPES as readonly number[]).includes(n), { error: `must be one of ${FOLIO_TYPES.join(", ")}` })
+  .openapi({
+    type: "integer",
+    enum: [...FOLIO_TYPES],
+    example: 33,
+    description: "33/34 invoices, 39/41 receipts, 52 dispatch guide, 56/61 notes",
+  });
+
+export const Folio = z.coerce
+  .number({ error: "must be a folio number" })
+  .int({ error: "must be a whole number" })
+  .positive({ error: "must be positive" })
+  .max(9_999_999_999)
+  .openapi({ type: "integer", example: 101 });
+
+export const FolioRange = z
+  .object({
+    folio_inicial: z.number().int(),
+    folio_final: z.number().int(),
+    fecha_autorizacion: z.string().openapi({ format: "date", example: "2026-11-22" }),
+    cantidad: z.number().int(),
+    caf_xml: z.string().openapi({ description: "The CAF file (AUTORIZACION XML, ISO-8859-1), base64: what documents are stamped with" }),
+  })
+  .openapi("FolioRange");
+
+export const FolioAnnulment = z
+  .object({
+    glosa: z.string().openapi({ description: "The SII's annulment receipt text" }),
+    folios_anulados: z.number().int(),
+  })
+  .openapi("FolioAnnulment");
+
+export const FolioRangeEnvelope = envelope(FolioRange);
+export const FolioAnnulmentEnvelope = envelope(FolioAnnulment);

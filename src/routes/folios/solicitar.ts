@@ -1,0 +1,63 @@
+// POST /api/v1/sii/dte/caf/solicitar/{emisor}/{dte}/{cantidad}: stamp a folio range at the SII
+// (certificate session) and return it with its CAF file. Irreversible: never retried;
+// Idempotency-Key honoured by the operation wrapper.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { bytesToBase64 } from "../../lib/encoding.ts";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
+import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
+import { errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { requestFolios } from "../../sii/caf.ts";
+import { CertAuthBody, parseCertificate, withCertificateSession } from "../credentials.ts";
+import { siiContext } from "../sii-context.ts";
+import { DocumentType, FolioRangeEnvelope, MAX_FOLIOS_PER_REQUEST } from "./schema.ts";
+
+const Params = z.object({
+  emisor: Rut.openapi({ param: { name: "emisor", in: "path" } }),
+  dte: DocumentType.openapi({ param: { name: "dte", in: "path" } }),
+  cantidad: z.coerce
+    .number({ error: "must be a number" })
+    .int({ error: "must be a whole number" })
+    .min(1, { error: "must be at least 1" })
+    .max(MAX_FOLIOS_PER_REQUEST, { error: `must be at most ${MAX_FOLIOS_PER_REQUEST}` })
+    .openapi({ param: { name: "cantidad", in: "path" }, type: "integer", example: 10 }),
+});
+const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
+
+export function registerSolicitarFolios(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/dte/caf/solicitar/{emisor}/{dte}/{cantidad}",
+      tags: ["Folios"],
+      summary: "Request a folio range (CAF)",
+      description:
+        "Logs in with the certificate, stamps `cantidad` folios of type `dte` for `emisor` and returns the range with its CAF file. Irreversible: send an `Idempotency-Key`. `dry_run` checks everything (the certificate too) without contacting the SII.",
+      request: { params: Params, query: Query, body: { required: true, content: { "application/json": { schema: CertAuthBody } } } },
+      responses: { 200: jsonContent(FolioRangeEnvelope, "The folios granted"), ...errorResponses([400, 422, 502, 503]) },
+    }),
+    async (c) => {
+      const { emisor, dte, cantidad } = valid(c, "param", Params);
+      const { ambiente } = valid(c, "query", Query);
+      const credential = await parseCertificate(c, valid(c, "json", CertAuthBody).auth.cert);
+      if (isDryRun(c)) {
+        const data = {
+          folio_inicial: 1,
+          folio_final: cantidad,
+          fecha_autorizacion: c.var.deps.clock.now().toISOString().slice(0, 10),
+          cantidad,
+          caf_xml: "",
+        };
+        return ok(c, data, `Preview only (dry_run): the certificate of ${credential.rut} is valid; nothing was requested from the SII`);
+      }
+      const ctx = await siiContext(c);
+      const granted = await withCertificateSession(c, ctx, credential, ambiente, (jar) =>
+        requestFolios(ctx, jar, { emisor, tipo: dte, cantidad, ambiente }),
+      );
+      const { caf, ...range } = granted;
+      return ok(c, { ...range, caf_xml: bytesToBase64(caf) }, `Folios ${range.folio_inicial} to ${range.folio_final} granted`);
+    },
+  );
+}

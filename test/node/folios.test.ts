@@ -1,0 +1,210 @@
+// Folio request and annulment through the gateway against the sandbox SII.
+import { describe, expect, it } from "vitest";
+import { base64ToBytes } from "../../src/lib/encoding.ts";
+import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
+import { elementText } from "../../src/lib/xml.ts";
+import type { Scope } from "../../src/ports.ts";
+import { SANDBOX_CAF_SIGNER, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { bodyOf, type Loose, probeApp, tokenFor } from "../support/app.ts";
+
+const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
+const pedro = SANDBOX_TAXPAYER_CERTS["22222222-2"];
+const juanaPem = { auth: { cert: { "cert-data": juana.certPem, "pkey-data": juana.keyPem } } };
+const pedroPfx = { auth: { cert: { "pfx-data": pedro.modernPfxBase64, passphrase: pedro.passphrase } } };
+
+async function setup(scopes?: Scope[]) {
+  const t = probeApp();
+  const token = await tokenFor(t.deps, { scopes, plan: { daily_units: 10_000, monthly_units: 100_000 } });
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    t.app.request(path, {
+      method: "POST",
+      headers: { "x-api-token": token.secret, "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+  const sandbox = t.deps.sii.sandbox!;
+  return { ...t, token, post, sandbox, calls: (service: string) => sandbox.state.calls.get(service) ?? 0 };
+}
+
+async function verifiesWithSandboxKey(caf: string): Promise<boolean> {
+  const da = /<DA>[\s\S]*<\/DA>/.exec(caf)?.[0] ?? "";
+  const frma = elementText(caf, "FRMA") ?? "";
+  const key = await crypto.subtle.importKey(
+    "spki",
+    base64ToBytes(SANDBOX_CAF_SIGNER.publicKeyPem.replace(/-----[^-]+-----|\s+/g, "")),
+    { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" },
+    false,
+    ["verify"],
+  );
+  return crypto.subtle.verify("RSASSA-PKCS1-v1_5", key, base64ToBytes(frma), encodeLatin1(da));
+}
+
+const solicitar = (emisor: string, dte: number, cantidad: number, query = "") =>
+  `/api/v1/sii/dte/caf/solicitar/${emisor}/${dte}/${cantidad}${query}`;
+const anular = (emisor: string, dte: number, a: number, b: number, query = "") =>
+  `/api/v1/sii/dte/caf/anular/${emisor}/${dte}/${a}/${b}${query}`;
+
+describe("folio request", () => {
+  it("stamps the next folios and returns a CAF signed by the sandbox key, charging 5 units", async () => {
+    const { post } = await setup();
+    const res = await post(solicitar("76192083-9", 33, 10), juanaPem);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-quota-units")).toBe("5");
+    const { data } = await bodyOf(res);
+    expect(data).toMatchObject({ folio_inicial: 101, folio_final: 110, cantidad: 10 });
+    expect(data.fecha_autorizacion).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    const caf = decodeLatin1(base64ToBytes(data.caf_xml));
+    expect(caf).toMatch(/^<\?xml version="1.0" encoding="ISO-8859-1"\?>/);
+    expect([elementText(caf, "RE"), elementText(caf, "TD"), elementText(caf, "IDK")]).toEqual(["76192083-9", "33", "900"]);
+    expect(caf).toContain("BEGIN RSA PRIVATE KEY");
+    expect(await verifiesWithSandboxKey(caf)).toBe(true);
+  });
+
+  it("works with a PFX, on both ambientes, each with its own numbering", async () => {
+    const { post } = await setup();
+    const prod = await bodyOf(await post(solicitar("22222222-2", 34, 5), pedroPfx));
+    const cert = await bodyOf(await post(solicitar("22222222-2", 34, 5, "?ambiente=1"), pedroPfx));
+    expect([prod.data.folio_inicial, prod.data.folio_final]).toEqual([1, 5]);
+    expect([cert.data.folio_inicial, cert.data.folio_final]).toEqual([1, 5]);
+  });
+
+  it("passes the boletas' extra confirmation of the first folio", async () => {
+    const { post } = await setup();
+    const { data } = await bodyOf(await post(solicitar("22222222-2", 39, 3), pedroPfx));
+    expect(data).toMatchObject({ folio_inicial: 1, folio_final: 3 });
+  });
+
+  it("previews with dry_run: the certificate is checked, the SII is not contacted, nothing is charged", async () => {
+    const { post, sandbox } = await setup();
+    const res = await post(solicitar("76192083-9", 33, 10, "?dry_run=true"), juanaPem);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-quota-units")).toBe("0");
+    const body = await bodyOf(res);
+    expect(body.message).toContain("Preview");
+    expect(body.data).toMatchObject({ folio_inicial: 1, folio_final: 10, cantidad: 10, caf_xml: "" });
+    expect(sandbox.state.calls.size).toBe(0);
+    const bad = await post(solicitar("76192083-9", 33, 10, "?dry_run=1"), {
+      auth: { cert: { "pfx-data": pedro.modernPfxBase64, passphrase: "wrong" } },
+    });
+    expect([bad.status, (await bodyOf(bad)).error_code]).toEqual([400, "AUTH_ERROR"]);
+  });
+
+  it("refuses bad document types and quantities by name, before the SII", async () => {
+    const { post, sandbox } = await setup();
+    for (const [path, field] of [
+      [solicitar("76192083-9", 35, 10), "dte"],
+      [solicitar("76192083-9", 33, 0), "cantidad"],
+      [solicitar("76192083-9", 33, 10_001), "cantidad"],
+      [solicitar("76192083-8", 33, 1), "emisor"],
+    ] as const) {
+      const res = await post(path, juanaPem);
+      expect(res.status, path).toBe(400);
+      expect((await bodyOf(res)).errors.map((e: Loose) => e.path)).toEqual([field]);
+    }
+    expect(sandbox.state.calls.size).toBe(0);
+  });
+
+  it("refuses more than the SII's MAX_AUTOR before stamping anything", async () => {
+    const { post, calls } = await setup();
+    const res = await post(solicitar("76192083-9", 33, 1001), juanaPem);
+    expect(res.status).toBe(400);
+    const body = await bodyOf(res);
+    expect(body.errors[0]).toMatchObject({ path: "cantidad" });
+    expect(body.details.max_autor).toBe(1000);
+    expect(calls("caf_generate")).toBe(0);
+    expect(res.headers.get("x-quota-units")).toBe("0");
+  });
+
+  it("passes the SII's anti-hoarding refusal (NO SE AUTORIZA) as 400 with its text", async () => {
+    const { post } = await setup();
+    expect((await post(solicitar("76192083-9", 33, 1000), juanaPem)).status).toBe(200);
+    const res = await post(solicitar("76192083-9", 33, 10), juanaPem);
+    expect(res.status).toBe(400);
+    const body = await bodyOf(res);
+    expect(body.error_code).toBe("VALIDATION_ERROR");
+    expect(body.details.sii_message).toContain("NO SE AUTORIZA");
+  });
+
+  it("answers 403 AUTH_ERROR when the certificate has no permission over the taxpayer", async () => {
+    const { post } = await setup();
+    const res = await post(solicitar("76192083-9", 33, 10), pedroPfx);
+    expect([res.status, (await bodyOf(res)).error_code]).toEqual([403, "AUTH_ERROR"]);
+  });
+
+  it("answers 422 naming the missing credential fields", async () => {
+    const { post } = await setup();
+    const res = await post(solicitar("76192083-9", 33, 10), { auth: { cert: { "cert-data": juana.certPem } } });
+    expect(res.status).toBe(422);
+    expect((await bodyOf(res)).errors.map((e: Loose) => e.path)).toEqual(["auth.cert.pkey-data"]);
+  });
+
+  it("answers 503 with Retry-After in SII maintenance, without charging", async () => {
+    const { post, sandbox } = await setup();
+    sandbox.state.faults.push({ service: "cert_login", fault: "maintenance", remaining: 1 });
+    const res = await post(solicitar("76192083-9", 33, 10), juanaPem);
+    expect([res.status, res.headers.get("retry-after"), res.headers.get("x-quota-units")]).toEqual([503, "300", "0"]);
+  });
+
+  it("stamps once per Idempotency-Key, replaying the answer", async () => {
+    const { post, calls } = await setup();
+    const first = await post(solicitar("76192083-9", 33, 10), juanaPem, { "idempotency-key": "caf-1" });
+    const second = await post(solicitar("76192083-9", 33, 10), juanaPem, { "idempotency-key": "caf-1" });
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expect(await bodyOf(second)).toEqual(await bodyOf(first));
+    expect(calls("caf_generate")).toBe(1);
+  });
+
+  it("reuses the account's certificate session, and never another account's", async () => {
+    const { post, deps, app, calls } = await setup();
+    await post(solicitar("76192083-9", 33, 1), juanaPem);
+    await post(solicitar("76192083-9", 33, 1), juanaPem);
+    expect(calls("cert_login")).toBe(2); // one login (the representation choice counts as a second request)
+    const other = await tokenFor(deps, { account: "globex" });
+    await app.request(solicitar("76192083-9", 33, 1), {
+      method: "POST",
+      headers: { "x-api-token": other.secret, "content-type": "application/json" },
+      body: JSON.stringify(juanaPem),
+    });
+    expect(calls("cert_login")).toBe(4);
+  });
+
+  it("needs sii:write and a token", async () => {
+    const { post, app } = await setup(["sii:read"]);
+    expect((await post(solicitar("76192083-9", 33, 10), juanaPem)).status).toBe(403);
+    expect((await app.request(solicitar("76192083-9", 33, 10), { method: "POST" })).status).toBe(401);
+  });
+});
+
+describe("folio annulment", () => {
+  it("annuls a requested range once; annulling it again is refused", async () => {
+    const { post } = await setup();
+    const { data } = await bodyOf(await post(solicitar("76192083-9", 33, 10), juanaPem));
+    const res = await post(anular("76192083-9", 33, data.folio_inicial, data.folio_final), juanaPem);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-quota-units")).toBe("5");
+    const done = await bodyOf(res);
+    expect(done.data.folios_anulados).toBe(10);
+    expect(done.data.glosa).toContain("ha autorizado la anulación");
+    const again = await post(anular("76192083-9", 33, data.folio_inicial, data.folio_final), juanaPem);
+    expect(again.status).toBe(400);
+    expect((await bodyOf(again)).details.sii_message).toContain("ANULADOS ANTERIORMENTE");
+  });
+
+  it("annuls part of a range, refuses used folios (400) and unknown ranges (404)", async () => {
+    const { post } = await setup();
+    expect((await bodyOf(await post(anular("76192083-9", 33, 50, 60), juanaPem))).data.folios_anulados).toBe(11);
+    const used = await post(anular("76192083-9", 33, 5, 20), juanaPem);
+    expect([used.status, (await bodyOf(used)).error_code]).toEqual([400, "VALIDATION_ERROR"]);
+    const unknown = await post(anular("76192083-9", 33, 5000, 5010), juanaPem);
+    expect([unknown.status, (await bodyOf(unknown)).error_code]).toEqual([404, "HTTP_404"]);
+  });
+
+  it("refuses an inverted range by name and previews with dry_run", async () => {
+    const { post, sandbox } = await setup();
+    const inverted = await post(anular("76192083-9", 33, 20, 10), juanaPem);
+    expect([inverted.status, (await bodyOf(inverted)).errors[0].path]).toEqual([400, "folio_inicial"]);
+    const preview = await post(anular("76192083-9", 33, 50, 60, "?dry_run=on"), juanaPem);
+    expect((await bodyOf(preview)).data.folios_anulados).toBe(11);
+    expect(preview.headers.get("x-quota-units")).toBe("0");
+    expect(sandbox.state.calls.size).toBe(0);
+  });
+});
