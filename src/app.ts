@@ -12,6 +12,7 @@ import { requestContext } from "./platform/request.ts";
 import { validationHook } from "./platform/validation.ts";
 import type { Deps } from "./ports.ts";
 import { registerAdminTokens } from "./routes/admin/tokens.ts";
+import { registerBheEmail } from "./routes/bhe/email.ts";
 import { registerAnularFolios } from "./routes/folios/anular.ts";
 import { registerSolicitarFolios } from "./routes/folios/solicitar.ts";
 import { registerOpenApi } from "./routes/openapi.ts";
@@ -44,6 +45,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerUsage(app);
   registerSolicitarFolios(app);
   registerAnularFolios(app);
+  registerBheEmail(app);
   registerGetProxy(app);
   registerPutProxy(app);
   registerTestProxy(app);

@@ -4,10 +4,11 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type CertInput, parseCertificateCredential, type SigningCredential } from "../dte/credentials.ts";
 import type { AppEnv } from "../platform/context.ts";
+import { Rut } from "../platform/params.ts";
 import type { CookieJar } from "../sii/cookies.ts";
 import type { Ambiente } from "../sii/hosts.ts";
 import type { SiiContext } from "../sii/http.ts";
-import { certificateLogin } from "../sii/login.ts";
+import { certificateLogin, claveLogin } from "../sii/login.ts";
 import { type SessionEnv, withWebSession } from "../sii/sessions.ts";
 
 export const CertAuth = z
@@ -34,6 +35,13 @@ export const CertAuthBody = z.object({ auth: z.object({ cert: CertAuth }) }).ope
   example: { auth: { cert: { "cert-data": "-----BEGIN CERTIFICATE-----\n…", "pkey-data": "-----BEGIN PRIVATE KEY-----\n…" } } },
 });
 
+export const PassAuth = z
+  .object({
+    rut: Rut.openapi({ description: "The taxpayer's RUT, `XXXXXXXX-K`" }),
+    clave: z.string().min(1, { error: "is required" }).max(200).openapi({ description: "Clave tributaria (never stored or logged)" }),
+  })
+  .openapi("ClaveCredential");
+
 export function certInput(cert: z.output<typeof CertAuth>): CertInput {
   if (cert["pfx-data"] !== undefined) return { "pfx-data": cert["pfx-data"], passphrase: cert.passphrase ?? "" };
   return { "cert-data": cert["cert-data"] ?? "", "pkey-data": cert["pkey-data"] ?? "", passphrase: cert.passphrase };
@@ -46,6 +54,30 @@ export function parseCertificate(c: Context<AppEnv>, cert: z.output<typeof CertA
 /** Least time between two SII calls for one taxpayer (the SII bans bursts); short against the sandbox. */
 export function pacingMs(c: Context<AppEnv>): number {
   return c.var.deps.sii.mode === "live" ? 1200 : 20;
+}
+
+function sessionEnv(c: Context<AppEnv>, ctx: SiiContext): SessionEnv {
+  const { deps } = c.var;
+  return { ctx, sessions: deps.sessions, secretKey: deps.config.secretKey, now: () => deps.clock.now(), pacingMs: pacingMs(c) };
+}
+
+function account(c: Context<AppEnv>): string {
+  const principal = c.var.principal;
+  if (!principal) throw new Error("a session needs a principal");
+  return principal.account;
+}
+
+/** Runs `use` in the taxpayer's RUT + clave session for this account (a wrong clave never reuses one). */
+export function withClaveSession<T>(
+  c: Context<AppEnv>,
+  ctx: SiiContext,
+  credential: { rut: string; clave: string },
+  use: (jar: CookieJar) => Promise<T>,
+  referencia?: string,
+): Promise<T> {
+  const owner = { account: account(c), rut: credential.rut, ambiente: "0" as const, kind: "clave" as const, proof: credential.clave };
+  const login = () => claveLogin(ctx, credential, referencia, () => c.var.deps.clock.now().getTime());
+  return withWebSession(sessionEnv(c, ctx), owner, login, use);
 }
 
 /** Runs `use` in the certificate holder's SII web session for this account (cached, sealed, paced). */
@@ -70,5 +102,5 @@ export function withCertificateSession<T>(
     certificateLogin(ctx, { certificatePem: credential.certificatePem, privateKeyPem: credential.privateKeyPkcs8Pem }, undefined, () =>
       deps.clock.now().getTime(),
     );
-  return withWebSession(env, owner, login, use);
+  return withWebSession(sessionEnv(c, ctx), owner, login, use);
 }

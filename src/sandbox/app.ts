@@ -5,6 +5,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import { responseText } from "../lib/latin1.ts";
 import { certificateLogin, claveLogin, continueAsSelf, loginPage, logout } from "./auth.ts";
+import { consultaBoletaPdf, presentaDatosEnvio, SANDBOX_BHE } from "./bhe.ts";
 import {
   anular,
   anular1,
@@ -68,6 +69,7 @@ async function faultResponse(fault: FaultKind, hangMs: number, signal: AbortSign
 
 export function createSandbox(options: SandboxOptions): Sandbox {
   const state = new SandboxState();
+  state.bhe.push(...SANDBOX_BHE.map((slip) => ({ ...slip })));
   const now = options.now ?? Date.now;
   const hangMs = options.hangMs ?? 120_000;
   const app = new Hono<Env>();
@@ -143,6 +145,17 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   app.post(`${cgi}/af_anular2`, service("caf_annul", folios(anular2)));
   app.post(`${cgi}/af_anular3`, service("caf_annul", folios(anular3)));
   app.post(`${cgi}/af_anular`, service("caf_annul_confirm", folios(anular)));
+
+  // Boletas de honorarios (loa).
+  const loa = "/:host{loa\\.sii\\.cl}/cgi_IMT";
+  app.get(
+    `${loa}/TMBCOT_PresentaDatosEnvio.cgi`,
+    service("bhe_email_form", (c) => presentaDatosEnvio(c, state, now())),
+  );
+  app.post(
+    `${loa}/TMBCOT_ConsultaBoletaPdf.cgi`,
+    service("bhe_email_send", (c) => consultaBoletaPdf(c, state, now())),
+  );
 
   app.notFound(() => latin1Html("<h1>Not Found</h1><p>The requested URL was not found on this server.</p>", 404));
 

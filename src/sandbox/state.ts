@@ -33,6 +33,9 @@ export class SandboxState {
   readonly calls = new Map<string, number>();
   /** Folio history per `ambiente|rut|tipo` (see folios.ts). */
   readonly folios = new Map<string, import("./folios.ts").FolioBook>();
+  /** Issued BHE slips, and the e-mails the simulated SII "sent". */
+  readonly bhe: import("./bhe.ts").BheSlip[] = [];
+  readonly bheEmails: { codigo: string; email: string }[] = [];
   faults: Fault[] = [];
 
   count(service: string): void {

@@ -25,6 +25,7 @@ describe("sandbox endpoints", () => {
     expect(person.cert["cert-data"]).toContain("BEGIN CERTIFICATE");
     expect(person.cert["pkey-data"]).toContain("PRIVATE KEY");
     expect(person.cert.passphrase).toBe("sandbox");
+    expect(data.taxpayers.find((t: { rut: string }) => t.rut === "22222222-2").samples.bhe_codes).toContain("222222220000041F99ED");
     expect(data.ca_certificate).toContain("BEGIN CERTIFICATE");
     expect(data.caf_signing_key.idk).toBe(900);
     expect(data.caf_signing_key.public_key).toContain("BEGIN PUBLIC KEY");

@@ -6,6 +6,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { SANDBOX_BHE } from "../../sandbox/bhe.ts";
 import { SANDBOX_CA, SANDBOX_CAF_SIGNER, SANDBOX_TAXPAYER_CERTS } from "../../sandbox/credentials/index.ts";
 import { SANDBOX_TAXPAYERS } from "../../sandbox/taxpayers.ts";
 
@@ -21,6 +22,9 @@ const Taxpayer = z.object({
     "pfx-data": z.string().openapi({ description: "PKCS#12, base64 (modern PBES2/AES)" }),
     "pfx-data-legacy": z.string().openapi({ description: "The same as a legacy PKCS#12 (RC2-40/3DES), as older Chilean CA exports" }),
     passphrase: z.string(),
+  }),
+  samples: z.object({
+    bhe_codes: z.array(z.string()).openapi({ description: "Codes of BHE slips this taxpayer issued (for the BHE operations)" }),
   }),
 });
 
@@ -55,6 +59,7 @@ export function registerSandboxCredentials(app: OpenAPIHono<AppEnv>): void {
           kind: t.kind,
           clave: t.clave,
           certificate_holder: t.certificate_of,
+          samples: { bhe_codes: SANDBOX_BHE.filter((slip) => slip.emisor === t.rut).map((slip) => slip.codigo) },
           cert: {
             "cert-data": cert.certPem,
             "pkey-data": cert.keyPem,

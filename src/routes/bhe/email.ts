@@ -1,0 +1,71 @@
+// POST /api/v1/sii/bhe/emitidas/email/{codigo}: have the SII e-mail an issued BHE again.
+// Counted on every call (each one sends a mail); Idempotency-Key honoured.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { ApiError } from "../../platform/errors.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { resendBhe } from "../../sii/bhe.ts";
+import { PassAuth, withClaveSession } from "../credentials.ts";
+import { siiContext } from "../sii-context.ts";
+
+const EMAIL = /^[^\s@<>"(),;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
+
+const Params = z.object({
+  codigo: z
+    .string()
+    .regex(/^[A-Za-z0-9]{6,40}$/, { error: "must be the BHE's code (letters and digits, as the SII lists it)" })
+    .openapi({ param: { name: "codigo", in: "path" }, example: "222222220000041F99ED" }),
+});
+
+const Body = z
+  .object({
+    auth: z.object({ pass: PassAuth }),
+    destinatario: z.object({
+      email: z.string().max(254).openapi({ example: "pagos@cliente.cl" }),
+      nombre: z.string().max(200).optional().openapi({ description: "For your records; the SII's form takes only the address" }),
+    }),
+  })
+  .openapi("BheEmailRequest", {
+    example: { auth: { pass: { rut: "22222222-2", clave: "sandbox22" } }, destinatario: { email: "pagos@cliente.cl", nombre: "Cliente" } },
+  });
+
+const Resent = envelope(
+  z
+    .object({
+      mensaje: z.string().openapi({ description: "The SII's confirmation text" }),
+      destinatario: z.string(),
+      nombre_receptor: z.string().openapi({ description: "The recipient's name on the SII's pre-filled form" }),
+      nro_boleta: z.string(),
+    })
+    .openapi("BheResent"),
+);
+
+export function registerBheEmail(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/bhe/emitidas/email/{codigo}",
+      tags: ["BHE"],
+      summary: "Resend an issued BHE by e-mail",
+      description: "The SII sends the mail; its delivery is not controlled by the gateway. Every call counts, resends included.",
+      request: { params: Params, body: { required: true, content: { "application/json": { schema: Body } } } },
+      responses: { 200: jsonContent(Resent, "The SII's confirmation"), ...errorResponses([400, 404, 422, 502]) },
+    }),
+    async (c) => {
+      const { codigo } = valid(c, "param", Params);
+      const body = valid(c, "json", Body);
+      const email = body.destinatario.email.trim();
+      if (!EMAIL.test(email)) {
+        throw new ApiError(400, "VALIDATION_ERROR", "destinatario.email is not a valid e-mail address", {
+          errors: [{ path: "destinatario.email", location: "body", message: "must be an e-mail address like name@example.cl" }],
+        });
+      }
+      const ctx = await siiContext(c);
+      const result = await withClaveSession(c, ctx, body.auth.pass, (jar) => resendBhe(ctx, jar, { codigo, email }));
+      return ok(c, result, result.mensaje);
+    },
+  );
+}

@@ -1,0 +1,87 @@
+// BHE (boletas de honorarios) at loa.sii.cl, inside a clave session (sii-upstream §5.3).
+import { formEncodeLatin1 } from "../lib/latin1.ts";
+import { unescapeXml } from "../lib/xml.ts";
+import { ApiError } from "../platform/errors.ts";
+import { browse, type Page } from "./browse.ts";
+import type { CookieJar } from "./cookies.ts";
+import { formFor } from "./forms.ts";
+import { pageText, type SiiContext } from "./http.ts";
+import { SessionExpired } from "./sessions.ts";
+
+const LOA = "https://loa.sii.cl/cgi_IMT";
+export const LOGIN_MARKERS = /IngresoRutClave|Ingresar Clave Tributaria|CAutInicio/i;
+const FAILED = /\bno (se|fue|pudo|ha)\b|error|problema|rechaz/i;
+
+export interface BheResent {
+  mensaje: string;
+  destinatario: string;
+  nombre_receptor: string;
+  nro_boleta: string;
+}
+
+/** A value the page assigns in JavaScript: `xml_values['name'] = "value";`. */
+export function jsValue(html: string, name: string): string | null {
+  const match = new RegExp(`xml_values\\['${name}'\\]\\s*=\\s*"([^"]*)"`).exec(html);
+  return match?.[1] === undefined ? null : decodeHtml(match[1]);
+}
+
+const NAMED: Record<string, string> = {
+  aacute: "á",
+  eacute: "é",
+  iacute: "í",
+  oacute: "ó",
+  uacute: "ú",
+  ntilde: "ñ",
+  Aacute: "Á",
+  Eacute: "É",
+  Iacute: "Í",
+  Oacute: "Ó",
+  Uacute: "Ú",
+  Ntilde: "Ñ",
+  uuml: "ü",
+  Uuml: "Ü",
+  nbsp: " ",
+};
+
+export function decodeHtml(text: string): string {
+  return unescapeXml(text.replace(/&([A-Za-z]+);/g, (whole, name: string) => NAMED[name] ?? whole));
+}
+
+/** A login page or a redirect instead of the page asked for: the session is gone. */
+function checked(page: Page): Page {
+  if (LOGIN_MARKERS.test(page.text) || (page.status >= 300 && page.status < 400)) throw new SessionExpired();
+  return page;
+}
+
+export async function resendBhe(ctx: SiiContext, jar: CookieJar, request: { codigo: string; email: string }): Promise<BheResent> {
+  const query = new URLSearchParams({ txt_codigobarras: request.codigo, veroriginal: "si", origen: "CUARTO", enviar: "si" });
+  const form = checked(await browse(ctx, jar, `${LOA}/TMBCOT_PresentaDatosEnvio.cgi?${query}`, { service: "bhe_email_form", read: true }));
+  const fields = formFor(form.text, "TMBCOT_ConsultaBoletaPdf.cgi", { txt_email: request.email });
+  if (!fields?.some(([name]) => name === "txt_email")) {
+    throw new ApiError(404, "HTTP_404", `The SII has no issued BHE with code ${request.codigo} for this taxpayer`, {
+      details: { service: "bhe_email_form", sii_message: pageText(form.text) },
+    });
+  }
+  const sent = checked(
+    await browse(
+      ctx,
+      jar,
+      `${LOA}/TMBCOT_ConsultaBoletaPdf.cgi`,
+      { service: "bhe_email_send", read: false },
+      { method: "POST", form: formEncodeLatin1(fields) },
+    ),
+  );
+  const mensaje = decodeHtml(pageText(sent.text));
+  if (!/enviad/i.test(sent.text) || FAILED.test(mensaje)) {
+    const invalidEmail = /correo[^.]*no es v[áa]lido/i.test(mensaje);
+    throw new ApiError(invalidEmail ? 400 : 502, invalidEmail ? "VALIDATION_ERROR" : "SII_GATEWAY_ERROR", "The SII did not send the BHE", {
+      details: { service: "bhe_email_send", sii_message: mensaje },
+    });
+  }
+  return {
+    mensaje,
+    destinatario: request.email,
+    nombre_receptor: jsValue(form.text, "nombre_receptor") ?? "",
+    nro_boleta: jsValue(form.text, "nro_boleta") ?? "",
+  };
+}
