@@ -88,16 +88,8 @@ export function withCertificateSession<T>(
   ambiente: Ambiente,
   use: (jar: CookieJar) => Promise<T>,
 ): Promise<T> {
-  const { deps, principal } = c.var;
-  if (!principal) throw new Error("a session needs a principal");
-  const env: SessionEnv = {
-    ctx,
-    sessions: deps.sessions,
-    secretKey: deps.config.secretKey,
-    now: () => deps.clock.now(),
-    pacingMs: pacingMs(c),
-  };
-  const owner = { account: principal.account, rut: credential.rut, ambiente, kind: "cert" as const, proof: credential.fingerprint };
+  const { deps } = c.var;
+  const owner = { account: account(c), rut: credential.rut, ambiente, kind: "cert" as const, proof: credential.fingerprint };
   const login = () =>
     certificateLogin(ctx, { certificatePem: credential.certificatePem, privateKeyPem: credential.privateKeyPkcs8Pem }, undefined, () =>
       deps.clock.now().getTime(),
