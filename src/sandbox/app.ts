@@ -6,6 +6,7 @@ import { Hono } from "hono";
 import { responseText } from "../lib/latin1.ts";
 import { certificateLogin, claveLogin, continueAsSelf, loginPage, logout } from "./auth.ts";
 import { consultaBoletaPdf, presentaDatosEnvio, SANDBOX_BHE } from "./bhe.ts";
+import { bteAnnual, bteMenu, sandboxBte } from "./bte.ts";
 import {
   anular,
   anular1,
@@ -70,6 +71,7 @@ async function faultResponse(fault: FaultKind, hangMs: number, signal: AbortSign
 export function createSandbox(options: SandboxOptions): Sandbox {
   const state = new SandboxState();
   state.bhe.push(...SANDBOX_BHE.map((slip) => ({ ...slip })));
+  state.bte.push(...sandboxBte());
   const now = options.now ?? Date.now;
   const hangMs = options.hangMs ?? 120_000;
   const app = new Hono<Env>();
@@ -155,6 +157,17 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   app.post(
     `${loa}/TMBCOT_ConsultaBoletaPdf.cgi`,
     service("bhe_email_send", (c) => consultaBoletaPdf(c, state, now())),
+  );
+
+  // Boletas de terceros (zeus).
+  const zeus = "/:host{zeus\\.sii\\.cl}/cvc_cgi/bte";
+  app.get(
+    `${zeus}/bte_indiv_cons`,
+    service("bte_menu", (c) => bteMenu(c, state, now())),
+  );
+  app.post(
+    `${zeus}/bte_indiv_cons2`,
+    service("bte_report", (c) => bteAnnual(c, state, now())),
   );
 
   app.notFound(() => latin1Html("<h1>Not Found</h1><p>The requested URL was not found on this server.</p>", 404));

@@ -36,6 +36,8 @@ export class SandboxState {
   /** Issued BHE slips, and the e-mails the simulated SII "sent". */
   readonly bhe: import("./bhe.ts").BheSlip[] = [];
   readonly bheEmails: { codigo: string; email: string }[] = [];
+  /** Issued BTE slips. */
+  readonly bte: import("./bte.ts").BteSlip[] = [];
   faults: Fault[] = [];
 
   count(service: string): void {

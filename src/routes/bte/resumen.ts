@@ -1,0 +1,104 @@
+// POST /api/v1/sii/bte/emitidas/resumen/{anio}: the year's BTEs issued, month by month. The
+// issuer is the one of the credentials, never the path.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { encodeLatin1 } from "../../lib/latin1.ts";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { Formato } from "../../platform/params.ts";
+import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { annualBte } from "../../sii/bte.ts";
+import { PassAuth, withClaveSession } from "../credentials.ts";
+import { siiContext } from "../sii-context.ts";
+
+const Params = z.object({
+  anio: z.coerce
+    .number({ error: "must be a year" })
+    .int({ error: "must be a whole year" })
+    .min(2005, { error: "must be 2005 or later" })
+    .max(2100, { error: "must be 2100 or earlier" })
+    .openapi({ param: { name: "anio", in: "path" }, type: "integer", example: 2025 }),
+});
+
+const Query = z.object({
+  formato: Formato(["json", "csv", "html"]),
+  csv_delimiter: z
+    .string()
+    .regex(/^[^\s"'\r\n]$/, { error: "must be one character (not a quote, space or line break)" })
+    .default(";")
+    .openapi({ description: "Field delimiter when `formato=csv`", example: ";" }),
+});
+
+const Body = z
+  .object({ auth: z.object({ pass: PassAuth }) })
+  .openapi("BteSummaryRequest", { example: { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } } });
+
+const Totals = {
+  folios: z.number().int().openapi({ description: "Slips issued" }),
+  vigentes: z.number().int().openapi({ description: "Of them still valid" }),
+  anuladas: z.number().int().openapi({ description: "Of them annulled" }),
+  bruto: z.number().openapi({ description: "Gross amount, CLP" }),
+  retencion: z.number().openapi({ description: "Withheld, CLP" }),
+  total: z.number().openapi({ description: "Paid (gross less withholding), CLP" }),
+};
+
+const Summary = envelope(
+  z
+    .object({
+      anio: z.number().int(),
+      emisor: z.string().openapi({ description: "The issuer: the RUT of the credentials" }),
+      mensual: z
+        .array(z.object({ mes: z.number().int().min(1).max(12), nombre_mes: z.string().openapi({ example: "ENERO" }), ...Totals }))
+        .max(12)
+        .openapi({ description: "One row per month with movements (at most 12); empty for a year without any" }),
+      anual: z.object(Totals).openapi({ description: "The year's consolidated totals (zeros for a year without movements)" }),
+    })
+    .openapi("BteAnnualSummary"),
+);
+
+function csv(cells: string[][], delimiter: string): string {
+  const field = (value: string) => (/["\r\n]/.test(value) || value.includes(delimiter) ? `"${value.replaceAll('"', '""')}"` : value);
+  return cells.map((row) => row.map(field).join(delimiter)).join("\r\n") + (cells.length ? "\r\n" : "");
+}
+
+export function registerBteResumen(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/bte/emitidas/resumen/{anio}",
+      tags: ["BTE"],
+      summary: "Annual summary of issued BTEs",
+      description:
+        "`formato=html` returns the SII's page as received and `formato=csv` its summary table (the SII offers no CSV of its own), both ISO-8859-1.",
+      request: { params: Params, query: Query, body: { required: true, content: { "application/json": { schema: Body } } } },
+      responses: {
+        200: {
+          description: "The summary (JSON), or the SII's output (`text/csv` / `text/html`, ISO-8859-1)",
+          content: {
+            "application/json": { schema: Summary },
+            "text/csv": { schema: { type: "string" } },
+            "text/html": { schema: { type: "string" } },
+          },
+        },
+        ...errorResponses([400, 422, 502, 503]),
+      },
+    }),
+    async (c) => {
+      const { anio } = valid(c, "param", Params);
+      const { formato, csv_delimiter } = valid(c, "query", Query);
+      const { pass } = valid(c, "json", Body).auth;
+      const ctx = await siiContext(c);
+      const summary = await withClaveSession(c, ctx, pass, (jar) => annualBte(ctx, jar, anio));
+      if (formato === "html") return c.body(encodeLatin1(summary.page), 200, { "content-type": "text/html; charset=ISO-8859-1" });
+      if (formato === "csv") {
+        return c.body(encodeLatin1(csv(summary.cells, csv_delimiter)), 200, {
+          "content-type": "text/csv; charset=ISO-8859-1",
+          "content-disposition": `attachment; filename="bte-emitidas-${pass.rut}-${anio}.csv"`,
+        });
+      }
+      const message = summary.mensual.length ? `BTEs issued in ${anio}` : `No BTEs issued in ${anio}`;
+      return ok(c, { anio, emisor: pass.rut, mensual: summary.mensual, anual: summary.anual }, message);
+    },
+  );
+}

@@ -1,0 +1,120 @@
+// zeus.sii.cl: boletas de prestación de servicios de terceros (BTE) issued by a taxpayer, and the
+// annual summary page (sii-upstream §6: one row per month, a totals row, latin1 HTML; the POST
+// fields of the annual request are inferred from the menu form).
+import type { Context } from "hono";
+import { formDecodeLatin1, responseText } from "../lib/latin1.ts";
+import { latin1Html } from "./pages.ts";
+import type { SandboxState } from "./state.ts";
+
+export const MONTHS = [
+  "ENERO",
+  "FEBRERO",
+  "MARZO",
+  "ABRIL",
+  "MAYO",
+  "JUNIO",
+  "JULIO",
+  "AGOSTO",
+  "SEPTIEMBRE",
+  "OCTUBRE",
+  "NOVIEMBRE",
+  "DICIEMBRE",
+];
+export const NO_MOVEMENTS = "NO REGISTRA MOVIMIENTOS PARA LA FECHA SEÑALADA";
+
+export interface BteSlip {
+  emisor: string;
+  folio: number;
+  fecha: string; // YYYY-MM-DD
+  anulada: boolean;
+  bruto: number;
+}
+
+/** The company's BTEs: a few per month over 2025 and the first half of 2026 (deterministic). */
+export function sandboxBte(): BteSlip[] {
+  const slips: BteSlip[] = [];
+  let folio = 1;
+  for (const [year, months] of [
+    [2025, [1, 2, 3, 5, 8, 11, 12]],
+    [2026, [1, 2, 3, 4, 5, 6]],
+  ] as const) {
+    for (const month of months) {
+      for (let i = 0; i < (month % 3) + 1; i++) {
+        const day = String(3 + i * 7).padStart(2, "0");
+        slips.push({
+          emisor: "76192083-9",
+          folio,
+          fecha: `${year}-${String(month).padStart(2, "0")}-${day}`,
+          anulada: folio % 7 === 0,
+          bruto: 50_000 + ((folio * 37_500) % 400_000),
+        });
+        folio++;
+      }
+    }
+  }
+  return slips;
+}
+
+/** Retention on BTE: 13.75 % from 2025 on (the scheduled rate), 13 % before. */
+export const retentionRate = (year: number) => (year >= 2025 ? 0.1375 : 0.13);
+
+/** `1.234.567`, as the SII writes amounts. */
+const miles = (n: number) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ".");
+
+function sessionRut(c: Context, state: SandboxState, now: number): string | null {
+  const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
+  const session = token ? state.sessions.get(token) : undefined;
+  return session && session.expiresAt > now ? session.rut : null;
+}
+
+const loginWall = () =>
+  latin1Html(
+    '<p>Para continuar debe <a href="https://zeusr.sii.cl/AUT2000/InicioAutenticacion/IngresoRutClave.html">Ingresar Clave Tributaria</a>.</p>',
+  );
+
+export function bteMenu(c: Context, state: SandboxState, now: number): Response {
+  if (!sessionRut(c, state, now)) return loginWall();
+  const years = Array.from({ length: 22 }, (_, i) => 2005 + i)
+    .map((y) => `<option value="${y}">${y}</option>`)
+    .join("");
+  return latin1Html(
+    `<h3>CONSULTA DE BTE's EMITIDAS</h3><form method="POST" action="/cvc_cgi/bte/bte_indiv_cons2"><select name="ANOA">${years}</select><input type="hidden" name="TIPO" value="anual"><input type="hidden" name="AUTEN" value="RUTCLAVE"><input type="hidden" name="CNTR" value="1"><input type="submit" value="Consultar"></form>`,
+  );
+}
+
+export async function bteAnnual(c: Context, state: SandboxState, now: number): Promise<Response> {
+  const rut = sessionRut(c, state, now);
+  if (!rut) return loginWall();
+  const form = formDecodeLatin1(await responseText(c.req.raw));
+  const year = Number(form.get("ANOA"));
+  if (form.get("TIPO") !== "anual" || !Number.isInteger(year)) return latin1Html("<p>DEBE SELECCIONAR EL AÑO A CONSULTAR.</p>");
+  const slips = state.bte.filter((s) => s.emisor === rut && s.fecha.startsWith(`${year}-`));
+  const header = `<h3>INFORME ANUAL DE BTE's EMITIDAS AÑO ${year}</h3>`;
+  if (!slips.length) return latin1Html(`${header}<p>${NO_MOVEMENTS}</p>`);
+  const rate = retentionRate(year);
+  const totals = { folios: 0, vigentes: 0, anuladas: 0, bruto: 0, retencion: 0, pagado: 0 };
+  const rows: string[] = [];
+  MONTHS.forEach((name, index) => {
+    const month = slips.filter((s) => Number(s.fecha.slice(5, 7)) === index + 1);
+    if (!month.length) return;
+    const valid = month.filter((s) => !s.anulada);
+    const bruto = valid.reduce((sum, s) => sum + s.bruto, 0);
+    const retencion = Math.round(bruto * rate);
+    const row = {
+      folios: month.length,
+      vigentes: valid.length,
+      anuladas: month.length - valid.length,
+      bruto,
+      retencion,
+      pagado: bruto - retencion,
+    };
+    for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += row[key];
+    rows.push(
+      `<tr><td>${name}</td><td>${row.folios}</td><td>${row.vigentes}</td><td>${row.anuladas}</td><td>${miles(row.bruto)}</td><td>${miles(row.retencion)}</td><td>${miles(row.pagado)}</td></tr>`,
+    );
+  });
+  const total = `<tr><td><b>TOTAL</b></td><td>${totals.folios}</td><td>${totals.vigentes}</td><td>${totals.anuladas}</td><td>${miles(totals.bruto)}</td><td>${miles(totals.retencion)}</td><td>${miles(totals.pagado)}</td></tr>`;
+  return latin1Html(
+    `${header}<table border="1"><tr><th>MES</th><th>CANTIDAD BOLETAS</th><th>VIGENTES</th><th>ANULADAS</th><th>MONTO BRUTO</th><th>MONTO RETENIDO</th><th>MONTO PAGADO</th></tr>${rows.join("")}${total}</table>`,
+  );
+}

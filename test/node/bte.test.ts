@@ -1,0 +1,115 @@
+// BTE annual summary through the gateway against the sandbox SII.
+import { describe, expect, it } from "vitest";
+import { decodeLatin1 } from "../../src/lib/latin1.ts";
+import { retentionRate, sandboxBte } from "../../src/sandbox/bte.ts";
+import { bodyOf, type Loose, probeApp, tokenFor } from "../support/app.ts";
+
+const company = { rut: "76192083-9", clave: "sandbox76" };
+
+async function setup() {
+  const t = probeApp();
+  const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
+  const post = (path: string, body: unknown = { auth: { pass: company } }, secret = token.secret) =>
+    t.app.request(path, {
+      method: "POST",
+      headers: { "x-api-token": secret, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  return { ...t, post, sandbox: t.deps.sii.sandbox! };
+}
+
+/** What the sandbox's slips add up to, computed independently of its page. */
+function expected(year: number) {
+  const slips = sandboxBte().filter((s) => s.fecha.startsWith(`${year}-`));
+  const months = [...new Set(slips.map((s) => Number(s.fecha.slice(5, 7))))].sort((a, b) => a - b);
+  return months.map((mes) => {
+    const month = slips.filter((s) => Number(s.fecha.slice(5, 7)) === mes);
+    const bruto = month.filter((s) => !s.anulada).reduce((sum, s) => sum + s.bruto, 0);
+    const retencion = Math.round(bruto * retentionRate(year));
+    return { mes, folios: month.length, anuladas: month.filter((s) => s.anulada).length, bruto, retencion, total: bruto - retencion };
+  });
+}
+
+describe("BTE annual summary", () => {
+  it("reads the year's table into one row per active month and the annual totals", async () => {
+    const { post } = await setup();
+    const res = await post("/api/v1/sii/bte/emitidas/resumen/2025");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-quota-units")).toBe("2");
+    const { data } = await bodyOf(res);
+    expect(data.anio).toBe(2025);
+    expect(data.emisor).toBe("76192083-9");
+    expect(data.mensual.length).toBeLessThanOrEqual(12);
+    expect(
+      data.mensual.map((m: Loose) => ({
+        mes: m.mes,
+        folios: m.folios,
+        anuladas: m.anuladas,
+        bruto: m.bruto,
+        retencion: m.retencion,
+        total: m.total,
+      })),
+    ).toEqual(expected(2025));
+    const sum = (key: string) => data.mensual.reduce((total: number, m: Loose) => total + m[key], 0);
+    expect(data.anual).toEqual({
+      folios: sum("folios"),
+      vigentes: sum("vigentes"),
+      anuladas: sum("anuladas"),
+      bruto: sum("bruto"),
+      retencion: sum("retencion"),
+      total: sum("total"),
+    });
+  });
+
+  it("gives an empty table and zero totals for a year without movements", async () => {
+    const { post } = await setup();
+    const { data, message } = await bodyOf(await post("/api/v1/sii/bte/emitidas/resumen/2010"));
+    expect(data.mensual).toEqual([]);
+    expect(data.anual).toEqual({ folios: 0, vigentes: 0, anuladas: 0, bruto: 0, retencion: 0, total: 0 });
+    expect(message).toContain("No BTEs");
+  });
+
+  it("returns the SII's page as html and its table as csv, ISO-8859-1, with the chosen delimiter", async () => {
+    const { post } = await setup();
+    const html = await post("/api/v1/sii/bte/emitidas/resumen/2026?formato=html");
+    expect(html.headers.get("content-type")).toBe("text/html; charset=ISO-8859-1");
+    const page = decodeLatin1(new Uint8Array(await html.arrayBuffer()));
+    expect(page).toContain("INFORME ANUAL DE BTE's EMITIDAS AÑO 2026");
+    const csv = await post("/api/v1/sii/bte/emitidas/resumen/2026?formato=csv&csv_delimiter=|");
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=ISO-8859-1");
+    const lines = decodeLatin1(new Uint8Array(await csv.arrayBuffer()))
+      .trim()
+      .split("\r\n");
+    expect(lines[0]).toBe("MES|CANTIDAD BOLETAS|VIGENTES|ANULADAS|MONTO BRUTO|MONTO RETENIDO|MONTO PAGADO");
+    expect(lines.at(-1)).toMatch(/^TOTAL\|/);
+    expect(lines).toHaveLength(expected(2026).length + 2);
+  });
+
+  it("refuses years outside 2005-2100 and bad parameters with 400, a missing clave with 422", async () => {
+    const { post, sandbox } = await setup();
+    for (const path of [
+      "/api/v1/sii/bte/emitidas/resumen/2004",
+      "/api/v1/sii/bte/emitidas/resumen/2101",
+      "/api/v1/sii/bte/emitidas/resumen/20x5",
+    ]) {
+      const res = await post(path);
+      expect(res.status, path).toBe(400);
+      expect((await bodyOf(res)).errors[0].path).toBe("anio");
+    }
+    expect((await post("/api/v1/sii/bte/emitidas/resumen/2025?formato=pdf")).status).toBe(400);
+    expect((await post("/api/v1/sii/bte/emitidas/resumen/2025?formato=csv&csv_delimiter=ab")).status).toBe(400);
+    expect((await post("/api/v1/sii/bte/emitidas/resumen/2025", { auth: { pass: { rut: "76192083-9" } } })).status).toBe(422);
+    expect(sandbox.state.calls.size).toBe(0);
+  });
+
+  it("maps a wrong clave to 400 AUTH_ERROR, maintenance to 503, and needs sii:read", async () => {
+    const { post, sandbox, deps } = await setup();
+    const wrong = await post("/api/v1/sii/bte/emitidas/resumen/2025", { auth: { pass: { ...company, clave: "x" } } });
+    expect([wrong.status, (await bodyOf(wrong)).error_code]).toEqual([400, "AUTH_ERROR"]);
+    sandbox.state.faults.push({ service: "bte_report", fault: "maintenance", remaining: 2 });
+    const down = await post("/api/v1/sii/bte/emitidas/resumen/2025");
+    expect([down.status, down.headers.get("x-quota-units")]).toEqual([503, "0"]);
+    const settingsOnly = await tokenFor(deps, { scopes: ["settings:read"] });
+    expect((await post("/api/v1/sii/bte/emitidas/resumen/2025", undefined, settingsOnly.secret)).status).toBe(403);
+  });
+});
