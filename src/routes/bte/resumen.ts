@@ -6,7 +6,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Formato } from "../../platform/params.ts";
-import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { envelope, errorResponses } from "../../platform/schemas.ts";
 import { annualBte } from "../../sii/bte.ts";
 import { PassAuth, withClaveSession } from "../credentials.ts";
 import { siiContext } from "../sii-context.ts";
