@@ -14,6 +14,7 @@ import type { Deps } from "./ports.ts";
 import { registerAdminTokens } from "./routes/admin/tokens.ts";
 import { registerBheEmail } from "./routes/bhe/email.ts";
 import { registerBteResumen } from "./routes/bte/resumen.ts";
+import { registerDatosContribuyente } from "./routes/contribuyentes/datos.ts";
 import { registerAnularFolios } from "./routes/folios/anular.ts";
 import { registerSolicitarFolios } from "./routes/folios/solicitar.ts";
 import { registerOpenApi } from "./routes/openapi.ts";
@@ -46,6 +47,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerUsage(app);
   registerSolicitarFolios(app);
   registerAnularFolios(app);
+  registerDatosContribuyente(app);
   registerBheEmail(app);
   registerBteResumen(app);
   registerGetProxy(app);

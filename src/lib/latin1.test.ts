@@ -21,5 +21,6 @@ describe("latin1", () => {
   it("reads a body as latin1 unless it says utf-8", async () => {
     expect(await responseText(new Response(Uint8Array.of(0xf1), { headers: { "content-type": "text/html" } }))).toBe("ñ");
     expect(await responseText(new Response("ñ", { headers: { "content-type": "text/html; charset=UTF-8" } }))).toBe("ñ");
+    expect(await responseText(new Response('"ñ"', { headers: { "content-type": "application/json" } }))).toBe('"ñ"');
   });
 });

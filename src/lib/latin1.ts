@@ -48,10 +48,12 @@ export function formDecodeLatin1(body: string): Map<string, string> {
   return fields;
 }
 
-/** Reads a body (of a response, or a request to the sandbox) as the SII sends it: declared charset if any, else latin1. */
+/** Reads a body (of a response, or a request to the sandbox) as the SII sends it: declared charset if any, JSON as UTF-8, else latin1. */
 export async function responseText(res: { headers: Headers; arrayBuffer(): Promise<ArrayBuffer> }): Promise<string> {
   const bytes = new Uint8Array(await res.arrayBuffer());
-  const charset = /charset=([^;\s]+)/i.exec(res.headers.get("content-type") ?? "")?.[1]?.toLowerCase();
-  if (charset === "utf-8" || charset === "utf8") return new TextDecoder().decode(bytes);
+  const type = res.headers.get("content-type") ?? "";
+  const charset = /charset=([^;\s]+)/i.exec(type)?.[1]?.toLowerCase();
+  // JSON without a charset is UTF-8 by its own definition; the SII's pages without one are latin1.
+  if (charset === "utf-8" || charset === "utf8" || (!charset && /json/i.test(type))) return new TextDecoder().decode(bytes);
   return decodeLatin1(bytes);
 }

@@ -87,12 +87,17 @@ export function withCertificateSession<T>(
   credential: SigningCredential,
   ambiente: Ambiente,
   use: (jar: CookieJar) => Promise<T>,
+  actingFor?: string,
 ): Promise<T> {
   const { deps } = c.var;
-  const owner = { account: account(c), rut: credential.rut, ambiente, kind: "cert" as const, proof: credential.fingerprint };
+  // A session as a represented taxpayer is a different session from the holder's own.
+  const rut = actingFor ?? credential.rut;
+  const owner = { account: account(c), rut, ambiente, kind: "cert" as const, proof: `${credential.fingerprint}:${credential.rut}` };
+  const certificate = { certificatePem: credential.certificatePem, privateKeyPem: credential.privateKeyPkcs8Pem };
   const login = () =>
-    certificateLogin(ctx, { certificatePem: credential.certificatePem, privateKeyPem: credential.privateKeyPkcs8Pem }, undefined, () =>
-      deps.clock.now().getTime(),
-    );
+    certificateLogin(ctx, certificate, {
+      now: () => deps.clock.now().getTime(),
+      actingFor: actingFor === credential.rut ? undefined : actingFor,
+    });
   return withWebSession(sessionEnv(c, ctx), owner, login, use);
 }

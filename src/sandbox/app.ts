@@ -4,7 +4,7 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { responseText } from "../lib/latin1.ts";
-import { certificateLogin, claveLogin, continueAsSelf, loginPage, logout } from "./auth.ts";
+import { certificateLogin, chooseRepresentation, claveLogin, loginPage, logout } from "./auth.ts";
 import { consultaBoletaPdf, presentaDatosEnvio, SANDBOX_BHE } from "./bhe.ts";
 import { bteAnnual, bteMenu, sandboxBte } from "./bte.ts";
 import {
@@ -19,6 +19,7 @@ import {
   solicitaFolios,
   solicitaFoliosDcto,
 } from "./folios.ts";
+import { cViewCarta, siiHome } from "./misii.ts";
 import { latin1Html, MAINTENANCE_TEXT, SESSION_LIMIT_TEXT, THROTTLE_TEXT } from "./pages.ts";
 import { type CertificateCheck, issueSeed, issueToken, soapFault, soapOperation } from "./soap.ts";
 import { type FaultKind, SandboxState } from "./state.ts";
@@ -127,7 +128,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   );
   app.get(
     "/:host{herculesr\\.sii\\.cl}/cgi_AUT2000/CAutRepresentacion.cgi",
-    service("cert_login", (c) => continueAsSelf(c, state, now())),
+    service("cert_login", (c) => chooseRepresentation(c, state, now())),
   );
   app.get(
     "/:host{zeusr\\.sii\\.cl|herculesr\\.sii\\.cl}/cgi_AUT2000/autTermino.cgi",
@@ -157,6 +158,17 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   app.post(
     `${loa}/TMBCOT_ConsultaBoletaPdf.cgi`,
     service("bhe_email_send", (c) => consultaBoletaPdf(c, state, now())),
+  );
+
+  // Mi SII (misiir).
+  const misii = "/:host{misiir\\.sii\\.cl}/cgi_misii";
+  app.get(
+    `${misii}/siihome.cgi`,
+    service("misii_home", (c) => siiHome(c, state, now())),
+  );
+  app.post(
+    `${misii}/CViewCarta.cgi`,
+    service("misii_carta", (c) => cViewCarta(c, state, now())),
   );
 
   // Boletas de terceros (zeus).

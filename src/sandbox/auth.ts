@@ -6,7 +6,7 @@ import { formDecodeLatin1, responseText } from "../lib/latin1.ts";
 import { latin1Html, SESSION_LIMIT_TEXT, WRONG_CLAVE_TEXT } from "./pages.ts";
 import type { CertificateCheck } from "./soap.ts";
 import type { SandboxState } from "./state.ts";
-import { sandboxTaxpayer } from "./taxpayers.ts";
+import { representedBy, sandboxTaxpayer } from "./taxpayers.ts";
 
 export const SESSION_TTL_MS = 2 * 60 * 60 * 1000;
 /** Open sessions one RUT may have before the SII refuses more. */
@@ -31,10 +31,17 @@ function openSessions(state: SandboxState, rut: string, now: number): number {
 }
 
 /** Opens a session: the `.sii.cl` cookies the SII sets, then a redirect to the referencia. */
-export function openSession(state: SandboxState, rut: string, kind: "clave" | "cert", referencia: string, now: number): Response {
+export function openSession(
+  state: SandboxState,
+  rut: string,
+  kind: "clave" | "cert",
+  referencia: string,
+  now: number,
+  holder = rut,
+): Response {
   if (openSessions(state, rut, now) >= MAX_SESSIONS_PER_RUT) return latin1Html(`<p>${SESSION_LIMIT_TEXT}</p>`);
   const token = sessionToken();
-  state.sessions.set(token, { rut, kind, expiresAt: now + SESSION_TTL_MS });
+  state.sessions.set(token, { rut, holder, kind, expiresAt: now + SESSION_TTL_MS });
   const [body, dv] = rut.split("-");
   const headers = new Headers({ Location: referencia || "https://misiir.sii.cl/cgi_misii/siihome.cgi" });
   for (const cookie of [`TOKEN=${token}`, `CSESSIONID=${token}`, `RUT_NS=${body}`, `DV_NS=${dv}`]) {
@@ -53,7 +60,6 @@ export async function claveLogin(c: Context, state: SandboxState, now: number): 
 
 /** Holders who also act as electronic representatives see this choice before their session opens. */
 export const CHOOSE_TEXT = "ESCOJA COMO DESEA INGRESAR";
-const REPRESENTATIVES = new Set(["11111111-1"]);
 
 export const NO_CERTIFICATE_TEXT =
   "No se ha presentado un certificado digital. Para ingresar con certificado digital debe tenerlo instalado en su navegador.";
@@ -73,24 +79,34 @@ export async function certificateLogin(
   if (!check.ok) return latin1Html(`<p class="error">${BAD_CERTIFICATE_TEXT} (${check.reason})</p>`);
   const form = formDecodeLatin1(await responseText(c.req.raw));
   const referencia = form.get("referencia") ?? decodeURIComponent(new URL(c.req.url).search.slice(1));
-  if (REPRESENTATIVES.has(check.rut)) {
+  const represented = representedBy(check.rut);
+  if (represented.length) {
     const ticket = sessionToken();
-    state.pendingChoices.set(ticket, { rut: check.rut, referencia, expiresAt: now + 5 * 60 * 1000 });
+    state.pendingChoices.set(ticket, { holder: check.rut, referencia, expiresAt: now + 5 * 60 * 1000 });
+    const links = represented
+      .map((t) => {
+        const [body, dv] = t.rut.split("-");
+        return `<li><a href="/cgi_AUT2000/CAutRepresentacion.cgi?opcion=representado&amp;rut=${body}&amp;dv=${dv}&amp;ticket=${ticket}">${t.razon_social.toUpperCase()} ${t.rut}</a></li>`;
+      })
+      .join("");
     return latin1Html(
-      `<h2>${CHOOSE_TEXT}</h2><p>Usted es representante electrónico de otros contribuyentes.</p>` +
-        `<a href="/cgi_AUT2000/CAutRepresentacion.cgi?opcion=personal&amp;ticket=${ticket}">Continuar</a>`,
+      `<h2>${CHOOSE_TEXT}</h2><p>Ingresar con su RUT personal:</p><a href="/cgi_AUT2000/CAutRepresentacion.cgi?opcion=personal&amp;ticket=${ticket}">Continuar</a>` +
+        `<p>O como representante electrónico de:</p><ul>${links}</ul>`,
     );
   }
   return openSession(state, check.rut, "cert", referencia, now);
 }
 
-/** The "Continuar" of the representation choice: enter as oneself. */
-export function continueAsSelf(c: Context, state: SandboxState, now: number): Response {
+/** The representation choice: enter as oneself ("Continuar") or as a represented taxpayer. */
+export function chooseRepresentation(c: Context, state: SandboxState, now: number): Response {
   const ticket = c.req.query("ticket") ?? "";
   const pending = state.pendingChoices.get(ticket);
   state.pendingChoices.delete(ticket);
   if (!pending || pending.expiresAt < now) return latin1Html(`<p class="error">${BAD_CERTIFICATE_TEXT}</p>`);
-  return openSession(state, pending.rut, "cert", pending.referencia, now);
+  if (c.req.query("opcion") !== "representado") return openSession(state, pending.holder, "cert", pending.referencia, now);
+  const rut = `${c.req.query("rut") ?? ""}-${(c.req.query("dv") ?? "").toUpperCase()}`;
+  if (!representedBy(pending.holder).some((t) => t.rut === rut)) return latin1Html(`<p class="error">${BAD_CERTIFICATE_TEXT}</p>`);
+  return openSession(state, rut, "cert", pending.referencia, now, pending.holder);
 }
 
 export function logout(c: Context, state: SandboxState): Response {

@@ -74,11 +74,11 @@ function page(title: string, body: string): Response {
   return latin1Html(`<h2>${title}</h2>${body}`);
 }
 
-/** The certificate session behind the request, or null (the caller then sees the login wall). */
+/** Who opened the certificate session behind the request, or null (the caller then sees the login wall). */
 function holder(c: Context, state: SandboxState, now: number): string | null {
   const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
   const session = token ? state.sessions.get(token) : undefined;
-  return session && session.kind === "cert" && session.expiresAt > now ? session.rut : null;
+  return session && session.kind === "cert" && session.expiresAt > now ? session.holder : null;
 }
 
 function loginWall(c: Context): Response {

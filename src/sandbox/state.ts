@@ -19,7 +19,10 @@ export interface IssuedToken {
 }
 
 export interface WebSession {
+  /** The taxpayer the session acts as. */
   rut: string;
+  /** Who logged in: the same RUT, or the representative whose certificate opened it. */
+  holder: string;
   kind: "clave" | "cert";
   expiresAt: number;
 }
@@ -29,7 +32,7 @@ export class SandboxState {
   readonly tokens = new Map<string, IssuedToken>();
   readonly sessions = new Map<string, WebSession>();
   /** Certificate logins waiting at the "ESCOJA COMO DESEA INGRESAR" page. */
-  readonly pendingChoices = new Map<string, { rut: string; referencia: string; expiresAt: number }>();
+  readonly pendingChoices = new Map<string, { holder: string; referencia: string; expiresAt: number }>();
   readonly calls = new Map<string, number>();
   /** Folio history per `ambiente|rut|tipo` (see folios.ts). */
   readonly folios = new Map<string, import("./folios.ts").FolioBook>();

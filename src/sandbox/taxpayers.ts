@@ -11,6 +11,16 @@ export interface SandboxTaxpayer {
   certificate_of: keyof typeof SANDBOX_TAXPAYER_CERTS;
   /** Whether the SII has it as an electronic-document issuer (it may request folios). */
   dte_issuer: boolean;
+  /** What Mi SII shows of it (private data). */
+  ficha: {
+    calle: string;
+    numero: string;
+    comuna: string;
+    region: string;
+    telefono: string;
+    email: string;
+    giros: { codigo: string; descripcion: string }[];
+  };
 }
 
 export const SANDBOX_TAXPAYERS: readonly SandboxTaxpayer[] = [
@@ -21,6 +31,18 @@ export const SANDBOX_TAXPAYERS: readonly SandboxTaxpayer[] = [
     clave: "sandbox76",
     certificate_of: "11111111-1",
     dte_issuer: true,
+    ficha: {
+      calle: "AV. PROVIDENCIA",
+      numero: "1234",
+      comuna: "PROVIDENCIA",
+      region: "METROPOLITANA",
+      telefono: "+56 2 2345 6789",
+      email: "contacto@sandbox.example",
+      giros: [
+        { codigo: "479100", descripcion: "VENTA AL POR MENOR POR CORREO, POR INTERNET Y VIA TELEFONICA" },
+        { codigo: "620200", descripcion: "ACTIVIDADES DE CONSULTORIA DE INFORMATICA Y DE GESTION DE INSTALACIONES INFORMATICAS" },
+      ],
+    },
   },
   {
     rut: "11111111-1",
@@ -29,6 +51,15 @@ export const SANDBOX_TAXPAYERS: readonly SandboxTaxpayer[] = [
     clave: "sandbox11",
     certificate_of: "11111111-1",
     dte_issuer: false,
+    ficha: {
+      calle: "LOS ALERCES",
+      numero: "55",
+      comuna: "ÑUÑOA",
+      region: "METROPOLITANA",
+      telefono: "+56 9 8765 4321",
+      email: "juana.perez@sandbox.example",
+      giros: [],
+    },
   },
   {
     rut: "22222222-2",
@@ -37,6 +68,15 @@ export const SANDBOX_TAXPAYERS: readonly SandboxTaxpayer[] = [
     clave: "sandbox22",
     certificate_of: "22222222-2",
     dte_issuer: true,
+    ficha: {
+      calle: "CALLE LARGA",
+      numero: "890",
+      comuna: "VALPARAISO",
+      region: "VALPARAISO",
+      telefono: "+56 9 1234 5678",
+      email: "pedro.munoz@sandbox.example",
+      giros: [{ codigo: "731001", descripcion: "SERVICIOS DE PUBLICIDAD PRESTADOS POR EMPRESAS" }],
+    },
   },
 ];
 
@@ -47,4 +87,9 @@ export function sandboxTaxpayer(rut: string): SandboxTaxpayer | undefined {
 /** Whether the holder of a certificate (by RUT) may act for a taxpayer at the SII. */
 export function mayActFor(holder: string, taxpayer: string): boolean {
   return sandboxTaxpayer(taxpayer)?.certificate_of === holder;
+}
+
+/** The taxpayers a person acts for as electronic representative (not themselves). */
+export function representedBy(holder: string): SandboxTaxpayer[] {
+  return SANDBOX_TAXPAYERS.filter((t) => t.certificate_of === holder && t.rut !== holder);
 }

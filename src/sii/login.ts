@@ -65,12 +65,19 @@ const CHOOSE = /escoja como desea ingresar/i;
 const NO_CERTIFICATE = /no se ha presentado un certificado|certificado digital presentado no es v[áa]lido/i;
 
 /** The login with the taxpayer's certificate presented over mutual TLS (herculesr). */
+export interface CertificateLoginOptions {
+  referencia?: string;
+  now?: () => number;
+  /** Enter as this taxpayer, which the holder represents electronically (default: as the holder). */
+  actingFor?: string;
+}
+
 export async function certificateLogin(
   ctx: SiiContext,
   certificate: ClientCertificate,
-  referencia = DEFAULT_REFERENCIA,
-  now?: () => number,
+  options: CertificateLoginOptions = {},
 ): Promise<CookieJar> {
+  const { referencia = DEFAULT_REFERENCIA, now, actingFor } = options;
   const host = siiHosts("0").certLogin;
   const jar = new CookieJar(now);
   let page = await browse(
@@ -80,10 +87,20 @@ export async function certificateLogin(
     { service: "cert_login", read: false, clientCertificate: certificate },
     { method: "POST", form: formEncodeLatin1([["referencia", referencia]]), sameHostOnly: true },
   );
-  // Electronic representatives are asked how to enter; "Continuar" enters as the holder.
-  const choice = CHOOSE.test(page.text) ? /<a\s[^>]*href="([^"]+)"[^>]*>\s*Continuar\s*</i.exec(page.text)?.[1] : undefined;
-  if (choice) {
-    const next = new URL(unescapeXml(choice), page.url).toString();
+  // Electronic representatives are asked how to enter: "Continuar" as the holder, or a link per
+  // represented taxpayer.
+  if (CHOOSE.test(page.text)) {
+    const links = [...page.text.matchAll(/<a\s[^>]*href="([^"]+)"[^>]*>([\s\S]*?)<\/a>/gi)];
+    const wanted = actingFor
+      ? links.find(([, , label = ""]) => label.includes(actingFor))
+      : links.find(([, , label = ""]) => /^\s*Continuar\s*$/i.test(label));
+    if (!wanted?.[1]) {
+      const whom = actingFor ?? "the holder";
+      throw new ApiError(403, "AUTH_ERROR", `The certificate cannot enter the SII as ${whom}`, {
+        details: { service: "cert_login", sii_message: pageText(page.text) },
+      });
+    }
+    const next = new URL(unescapeXml(wanted[1]), page.url).toString();
     page = await browse(ctx, jar, next, { service: "cert_login", read: false, clientCertificate: certificate }, { sameHostOnly: true });
   }
   if (NO_CERTIFICATE.test(page.text)) {
@@ -94,6 +111,12 @@ export async function certificateLogin(
   if (!jar.get("TOKEN")) {
     throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII certificate login did not open a session", {
       details: { service: "cert_login", sii_status: page.status, sii_message: pageText(page.text) },
+    });
+  }
+  const entered = `${jar.get("RUT_NS")}-${jar.get("DV_NS")}`;
+  if (actingFor && entered !== actingFor) {
+    throw new ApiError(403, "AUTH_ERROR", `The certificate's holder ${entered} is not an electronic representative of ${actingFor}`, {
+      details: { service: "cert_login" },
     });
   }
   return jar;

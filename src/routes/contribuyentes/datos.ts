@@ -1,0 +1,66 @@
+// POST /api/v1/sii/dte/contribuyentes/datos/{contribuyente}: a taxpayer's private data, with its
+// own certificate or that of its electronic representative.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { encodeLatin1 } from "../../lib/latin1.ts";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { ApiError } from "../../platform/errors.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { Ambiente, Formato, Rut } from "../../platform/params.ts";
+import { envelope, errorResponses } from "../../platform/schemas.ts";
+import { taxpayerData, taxpayerPage } from "../../sii/misii.ts";
+import { CertAuthBody, parseCertificate, withCertificateSession } from "../credentials.ts";
+import { siiContext } from "../sii-context.ts";
+
+const Params = z.object({ contribuyente: Rut.openapi({ param: { name: "contribuyente", in: "path" } }) });
+const Query = z.object({ ambiente: Ambiente, formato: Formato(["json", "html"]) });
+
+const Data = envelope(
+  z
+    .object({
+      rut: z.string().openapi({ example: "76192083-9" }),
+      razon_social: z.string(),
+      direccion: z.string().openapi({ description: "Main address: street and number, comuna" }),
+      telefono: z.string(),
+      email: z.string(),
+      giros: z.array(z.string()).openapi({ description: "Business lines (economic activities)" }),
+    })
+    .openapi("TaxpayerPrivateData"),
+);
+
+export function registerDatosContribuyente(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/dte/contribuyentes/datos/{contribuyente}",
+      tags: ["Taxpayers"],
+      summary: "Private data of a taxpayer",
+      description:
+        "With the taxpayer's certificate, or its electronic representative's (403 `AUTH_ERROR` otherwise). `formato=html` returns the SII's page as received (ISO-8859-1).",
+      request: { params: Params, query: Query, body: { required: true, content: { "application/json": { schema: CertAuthBody } } } },
+      responses: {
+        200: {
+          description: "The taxpayer's data, or the SII's page (`text/html`, ISO-8859-1)",
+          content: { "application/json": { schema: Data }, "text/html": { schema: { type: "string" } } },
+        },
+        ...errorResponses([400, 404, 422, 502, 503]),
+      },
+    }),
+    async (c) => {
+      const { contribuyente } = valid(c, "param", Params);
+      const { ambiente, formato } = valid(c, "query", Query);
+      const credential = await parseCertificate(c, valid(c, "json", CertAuthBody).auth.cert);
+      const ctx = await siiContext(c);
+      if (formato === "html") {
+        const page = await withCertificateSession(c, ctx, credential, ambiente, (jar) => taxpayerPage(ctx, jar), contribuyente);
+        return c.body(encodeLatin1(page), 200, { "content-type": "text/html; charset=ISO-8859-1" });
+      }
+      const data = await withCertificateSession(c, ctx, credential, ambiente, (jar) => taxpayerData(ctx, jar), contribuyente);
+      if (data.rut !== contribuyente) {
+        throw new ApiError(403, "AUTH_ERROR", `The certificate's session shows ${data.rut}, not ${contribuyente}`);
+      }
+      return ok(c, data);
+    },
+  );
+}
