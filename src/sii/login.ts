@@ -46,6 +46,8 @@ export async function claveLogin(
         ["411", ""],
       ]),
       headers: { origin: `https://${host}`, referer: start },
+      // The session cookies are set here; the application the login leads to is the caller's business.
+      sameHostOnly: true,
     },
   );
   if (WRONG_CLAVE.test(page.text)) {
