@@ -4,7 +4,7 @@
 import type { Context } from "hono";
 import { formDecodeLatin1, responseText } from "../lib/latin1.ts";
 import { escapeXml } from "../lib/xml.ts";
-import { latin1Html } from "./pages.ts";
+import { claveLoginWall, latin1Html } from "./pages.ts";
 import type { SandboxState } from "./state.ts";
 
 export interface BheSlip {
@@ -54,18 +54,6 @@ export const SANDBOX_BHE: readonly BheSlip[] = [
 
 const EMAIL = /^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/;
 
-function sessionRut(c: Context, state: SandboxState, now: number): string | null {
-  const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
-  const session = token ? state.sessions.get(token) : undefined;
-  return session && session.expiresAt > now ? session.rut : null;
-}
-
-function loginWall(): Response {
-  return latin1Html(
-    '<p>Para continuar debe <a href="https://zeusr.sii.cl/AUT2000/InicioAutenticacion/IngresoRutClave.html">Ingresar Clave Tributaria</a>.</p>',
-  );
-}
-
 function noSuchSlip(): Response {
   return latin1Html("<h3>INFORMACION AL CONTRIBUYENTE</h3><p>No existe la boleta de honorarios solicitada.</p>");
 }
@@ -76,8 +64,8 @@ function ownSlip(state: SandboxState, rut: string, codigo: string): BheSlip | un
 
 /** Step 1: the pre-filled form to send one issued slip by e-mail. */
 export function presentaDatosEnvio(c: Context, state: SandboxState, now: number): Response {
-  const rut = sessionRut(c, state, now);
-  if (!rut) return loginWall();
+  const rut = state.sessionOf(c.req.header("cookie"), now)?.rut;
+  if (!rut) return claveLoginWall();
   const slip = ownSlip(state, rut, c.req.query("txt_codigobarras") ?? "");
   if (!slip) return noSuchSlip();
   const js = `<script>xml_values['nro_boleta'] = "${slip.nro_boleta}";\nxml_values['nombre_receptor'] = "${escapeXml(slip.receptor_nombre)}";\nxml_values['email'] = "${escapeXml(slip.receptor_email)}";</script>`;
@@ -96,8 +84,8 @@ Correo electrónico: <input type="text" name="txt_email" value="">
 
 /** Step 2: send it. The e-mail arrives percent-encoded as latin1. */
 export async function consultaBoletaPdf(c: Context, state: SandboxState, now: number): Promise<Response> {
-  const rut = sessionRut(c, state, now);
-  if (!rut) return loginWall();
+  const rut = state.sessionOf(c.req.header("cookie"), now)?.rut;
+  if (!rut) return claveLoginWall();
   const form = formDecodeLatin1(await responseText(c.req.raw));
   const slip = ownSlip(state, rut, form.get("txt_codigobarras") ?? "");
   if (!slip || form.get("origen") !== "QUINTO") return noSuchSlip();

@@ -2,24 +2,11 @@
 // annual summary page (sii-upstream §6: one row per month, a totals row, latin1 HTML; the POST
 // fields of the annual request are inferred from the menu form).
 import type { Context } from "hono";
+import { MONTHS_ES } from "../lib/dates.ts";
 import { formDecodeLatin1, responseText } from "../lib/latin1.ts";
-import { latin1Html } from "./pages.ts";
+import { claveLoginWall, latin1Html } from "./pages.ts";
 import type { SandboxState } from "./state.ts";
 
-export const MONTHS = [
-  "ENERO",
-  "FEBRERO",
-  "MARZO",
-  "ABRIL",
-  "MAYO",
-  "JUNIO",
-  "JULIO",
-  "AGOSTO",
-  "SEPTIEMBRE",
-  "OCTUBRE",
-  "NOVIEMBRE",
-  "DICIEMBRE",
-];
 export const NO_MOVEMENTS = "NO REGISTRA MOVIMIENTOS PARA LA FECHA SEÑALADA";
 
 export interface BteSlip {
@@ -61,19 +48,8 @@ export const retentionRate = (year: number) => (year >= 2025 ? 0.1375 : 0.13);
 /** `1.234.567`, as the SII writes amounts. */
 const miles = (n: number) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ".");
 
-function sessionRut(c: Context, state: SandboxState, now: number): string | null {
-  const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
-  const session = token ? state.sessions.get(token) : undefined;
-  return session && session.expiresAt > now ? session.rut : null;
-}
-
-const loginWall = () =>
-  latin1Html(
-    '<p>Para continuar debe <a href="https://zeusr.sii.cl/AUT2000/InicioAutenticacion/IngresoRutClave.html">Ingresar Clave Tributaria</a>.</p>',
-  );
-
 export function bteMenu(c: Context, state: SandboxState, now: number): Response {
-  if (!sessionRut(c, state, now)) return loginWall();
+  if (!state.sessionOf(c.req.header("cookie"), now)) return claveLoginWall();
   const years = Array.from({ length: 22 }, (_, i) => 2005 + i)
     .map((y) => `<option value="${y}">${y}</option>`)
     .join("");
@@ -83,8 +59,8 @@ export function bteMenu(c: Context, state: SandboxState, now: number): Response 
 }
 
 export async function bteAnnual(c: Context, state: SandboxState, now: number): Promise<Response> {
-  const rut = sessionRut(c, state, now);
-  if (!rut) return loginWall();
+  const rut = state.sessionOf(c.req.header("cookie"), now)?.rut;
+  if (!rut) return claveLoginWall();
   const form = formDecodeLatin1(await responseText(c.req.raw));
   const year = Number(form.get("ANOA"));
   if (form.get("TIPO") !== "anual" || !Number.isInteger(year)) return latin1Html("<p>DEBE SELECCIONAR EL AÑO A CONSULTAR.</p>");
@@ -94,7 +70,7 @@ export async function bteAnnual(c: Context, state: SandboxState, now: number): P
   const rate = retentionRate(year);
   const totals = { folios: 0, vigentes: 0, anuladas: 0, bruto: 0, retencion: 0, pagado: 0 };
   const rows: string[] = [];
-  MONTHS.forEach((name, index) => {
+  MONTHS_ES.forEach((name, index) => {
     const month = slips.filter((s) => Number(s.fecha.slice(5, 7)) === index + 1);
     if (!month.length) return;
     const valid = month.filter((s) => !s.anulada);

@@ -76,9 +76,8 @@ function page(title: string, body: string): Response {
 
 /** Who opened the certificate session behind the request, or null (the caller then sees the login wall). */
 function holder(c: Context, state: SandboxState, now: number): string | null {
-  const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
-  const session = token ? state.sessions.get(token) : undefined;
-  return session && session.kind === "cert" && session.expiresAt > now ? session.holder : null;
+  const session = state.sessionOf(c.req.header("cookie"), now);
+  return session?.kind === "cert" ? session.holder : null;
 }
 
 function loginWall(c: Context): Response {

@@ -6,12 +6,6 @@ import { latin1Html } from "./pages.ts";
 import type { SandboxState } from "./state.ts";
 import { SANDBOX_TAXPAYERS, sandboxTaxpayer } from "./taxpayers.ts";
 
-function sessionRut(c: Context, state: SandboxState, now: number): string | null {
-  const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
-  const session = token ? state.sessions.get(token) : undefined;
-  return session && session.expiresAt > now ? session.rut : null;
-}
-
 const loginWall = () =>
   new Response(null, {
     status: 302,
@@ -66,14 +60,14 @@ function carta(rut: string) {
 }
 
 export function siiHome(c: Context, state: SandboxState, now: number): Response {
-  const rut = sessionRut(c, state, now);
+  const rut = state.sessionOf(c.req.header("cookie"), now)?.rut;
   if (!rut) return loginWall();
   const data = carta(rut);
   return latin1Html(`<h1>Mi SII</h1><script>var DatosCntrNow = ${JSON.stringify(data)};</script><div id="datos"></div>`);
 }
 
 export async function cViewCarta(c: Context, state: SandboxState, now: number): Promise<Response> {
-  const rut = sessionRut(c, state, now);
+  const rut = state.sessionOf(c.req.header("cookie"), now)?.rut;
   if (!rut) return loginWall();
   const form = formDecodeLatin1(await responseText(c.req.raw));
   if (form.get("opc") !== "112") return Response.json({ codigoError: 99, descripcionError: "OPCION NO DISPONIBLE" });

@@ -12,3 +12,10 @@ export function latin1Html(body: string, status = 200, headers: Record<string, s
   const page = `<html><head><meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1"><title>SII</title></head><body>${body}</body></html>`;
   return new Response(encodeLatin1(page), { status, headers: { "content-type": "text/html; charset=ISO-8859-1", ...headers } });
 }
+
+/** What the SII's clave applications show without a session: a link to log in. */
+export function claveLoginWall(): Response {
+  return latin1Html(
+    '<p>Para continuar debe <a href="https://zeusr.sii.cl/AUT2000/InicioAutenticacion/IngresoRutClave.html">Ingresar Clave Tributaria</a>.</p>',
+  );
+}

@@ -56,6 +56,13 @@ export class SandboxState {
     return fault.fault;
   }
 
+  /** The live web session a request's TOKEN cookie names, if any. */
+  sessionOf(cookieHeader: string | undefined, now: number): WebSession | null {
+    const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(cookieHeader ?? "")?.[1];
+    const session = token ? this.sessions.get(token) : undefined;
+    return session && session.expiresAt > now ? session : null;
+  }
+
   /** Test hook: makes every token issued so far unknown, as the SII does at times. */
   forgetTokens(): void {
     this.tokens.clear();

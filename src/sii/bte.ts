@@ -1,5 +1,6 @@
 // BTE (boletas de terceros) issued, at zeus.sii.cl in a clave session: the annual summary page
 // (sii-upstream §6), read into a monthly table and its totals.
+import { MONTHS_ES } from "../lib/dates.ts";
 import { formEncodeLatin1 } from "../lib/latin1.ts";
 import { ApiError } from "../platform/errors.ts";
 import { decodeHtml, LOGIN_MARKERS } from "./bhe.ts";
@@ -9,20 +10,6 @@ import { pageText, type SiiContext } from "./http.ts";
 import { SessionExpired } from "./sessions.ts";
 
 const ZEUS = "https://zeus.sii.cl/cvc_cgi/bte";
-const MONTHS = [
-  "ENERO",
-  "FEBRERO",
-  "MARZO",
-  "ABRIL",
-  "MAYO",
-  "JUNIO",
-  "JULIO",
-  "AGOSTO",
-  "SEPTIEMBRE",
-  "OCTUBRE",
-  "NOVIEMBRE",
-  "DICIEMBRE",
-];
 const NO_MOVEMENTS = /no registra movimientos/i;
 
 export interface BteTotals {
@@ -105,7 +92,7 @@ export async function annualBte(ctx: SiiContext, jar: CookieJar, anio: number): 
   let anual = empty;
   for (const row of cells.slice(1)) {
     const label = (row[0] ?? "").toUpperCase();
-    const month = MONTHS.indexOf(label);
+    const month = (MONTHS_ES as readonly string[]).indexOf(label);
     if (month >= 0) mensual.push({ mes: month + 1, nombre_mes: label, ...totals(row) });
     else if (label.startsWith("TOTAL")) anual = totals(row);
   }
