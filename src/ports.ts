@@ -94,6 +94,15 @@ export interface IdempotencyStore {
 }
 
 /**
+ * Shared cache for what the SII publishes and never changes (indicators, catalogues). Values are
+ * strings (JSON); without `ttlMs` an entry is kept for good.
+ */
+export interface CacheStore {
+  get(key: string, now: Date): Promise<string | null>;
+  put(key: string, value: string, now: Date, ttlMs?: number): Promise<void>;
+}
+
+/**
  * Cached SII web sessions (sealed cookie jars) and the pacing of calls per taxpayer. Entries
  * expire by themselves; `reserve` hands out call slots at least `intervalMs` apart per key.
  * Keys start with the taxpayer's RUT and "|", so adapters may keep one taxpayer's state together.
@@ -169,6 +178,7 @@ export interface Deps {
   settings: SettingsStore;
   idempotency: IdempotencyStore;
   sessions: SessionStore;
+  cache: CacheStore;
   sii: SiiTransport;
   clock: Clock;
   log: Logger;

@@ -5,6 +5,7 @@ import {
   durableIdempotencyStore,
   durableQuotaStore,
   durableSessionStore,
+  kvCacheStore,
   kvSettingsStore,
   kvTokenStore,
 } from "../adapters/cloudflare/stores.ts";
@@ -20,6 +21,7 @@ export { IdempotencyLedger, QuotaCounter, SiiSessions } from "../adapters/cloudf
 export interface WorkerEnv {
   TOKENS: KVNamespace;
   SETTINGS: KVNamespace;
+  CACHE: KVNamespace;
   QUOTA: DurableObjectNamespace<QuotaCounter>;
   IDEMPOTENCY: DurableObjectNamespace<IdempotencyLedger>;
   SESSIONS: DurableObjectNamespace<SiiSessions>;
@@ -43,6 +45,7 @@ async function buildDeps(env: WorkerEnv): Promise<Deps> {
     quota: durableQuotaStore(env.QUOTA),
     idempotency: durableIdempotencyStore(env.IDEMPOTENCY),
     sessions: durableSessionStore(env.SESSIONS),
+    cache: kvCacheStore(env.CACHE),
     sii: config.upstream === "sandbox" ? sandboxTransport() : workerTransport({ url: config.egressUrl, secret: config.egressSecret }),
     clock: systemClock,
     log: consoleLogger,

@@ -1,6 +1,15 @@
 // Runner-neutral conformance cases for the storage ports. Each adapter's test file feeds them a
 // factory and runs them with its own runner (vitest in Node, vitest in workerd, ...).
-import type { IdempotencyStore, Plan, QuotaStore, SessionStore, SettingsStore, TokenRecord, TokenStore } from "../../src/ports.ts";
+import type {
+  CacheStore,
+  IdempotencyStore,
+  Plan,
+  QuotaStore,
+  SessionStore,
+  SettingsStore,
+  TokenRecord,
+  TokenStore,
+} from "../../src/ports.ts";
 
 export interface StoreFactory {
   tokens(): TokenStore | Promise<TokenStore>;
@@ -248,6 +257,27 @@ export function sessionConformanceCases(factory: () => SessionStore | Promise<Se
         );
         equal(await store.reserve(unique("rut"), 1000, noon), 0, "other key is free");
         equal(await store.reserve(key, 1000, new Date(noon.getTime() + 10_000)), 0, "free again later");
+      },
+    },
+  ];
+}
+
+export function cacheConformanceCases(factory: () => CacheStore | Promise<CacheStore>): ConformanceCase[] {
+  return [
+    {
+      name: "cache: put, get, replace, expire, keep for good without a ttl",
+      async run() {
+        const store = await factory();
+        const key = unique("cache");
+        equal(await store.get(key, noon), null, "empty");
+        await store.put(key, '{"a":1}', noon, 120_000);
+        equal(await store.get(key, noon), '{"a":1}', "read back");
+        await store.put(key, '{"a":2}', noon, 120_000);
+        equal(await store.get(key, noon), '{"a":2}', "replaced");
+        equal(await store.get(key, new Date(noon.getTime() + 121_000)), null, "expired");
+        const forever = unique("cache");
+        await store.put(forever, "x", noon);
+        equal(await store.get(forever, new Date(noon.getTime() + 10 * 365 * 86_400_000)), "x", "kept for good");
       },
     },
   ];

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import dynalite from "dynalite";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { createDynamoStores, createDynamoTable, type DynamoConfig } from "../../src/adapters/lambda/dynamodb-stores.ts";
-import { conformanceCases } from "../conformance/cases.ts";
+import { cacheConformanceCases, conformanceCases } from "../conformance/cases.ts";
 
 const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
 let config: DynamoConfig;
@@ -37,4 +37,5 @@ describe("dynamodb stores", () => {
     idempotency: () => stores().idempotency,
   });
   for (const c of cases) it(c.name, c.run);
+  for (const c of cacheConformanceCases(() => stores().cache)) it(c.name, c.run);
 });

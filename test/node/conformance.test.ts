@@ -3,9 +3,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "vitest";
-import { memorySessionStore, memoryStores } from "../../src/adapters/memory/stores.ts";
+import { memoryCacheStore, memorySessionStore, memoryStores } from "../../src/adapters/memory/stores.ts";
 import { sqliteStores } from "../../src/adapters/node/sqlite-stores.ts";
-import { conformanceCases, sessionConformanceCases } from "../conformance/cases.ts";
+import { cacheConformanceCases, conformanceCases, sessionConformanceCases } from "../conformance/cases.ts";
 
 const memory = memoryStores();
 const sqlite = sqliteStores(join(mkdtempSync(join(tmpdir(), "sii-gw-")), "conformance.sqlite"));
@@ -28,4 +28,9 @@ for (const [name, stores] of [
 
 describe("memory session store", () => {
   for (const c of sessionConformanceCases(() => memorySessionStore())) it(c.name, c.run);
+});
+
+describe("memory and sqlite cache stores", () => {
+  for (const c of cacheConformanceCases(() => memoryCacheStore())) it(`memory ${c.name}`, c.run);
+  for (const c of cacheConformanceCases(() => sqlite.cache)) it(`sqlite ${c.name}`, c.run);
 });

@@ -2,7 +2,7 @@
 // SII operations so platform behaviour (scopes, quota, idempotency, dry_run, refunds) can be
 // exercised before those operations exist. They use real entries of the operations table.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { memorySessionStore, memoryStores } from "../../src/adapters/memory/stores.ts";
+import { memoryCacheStore, memorySessionStore, memoryStores } from "../../src/adapters/memory/stores.ts";
 import { createApp } from "../../src/app.ts";
 import type { AppEnv } from "../../src/platform/context.ts";
 import { ok } from "../../src/platform/envelope.ts";
@@ -12,6 +12,7 @@ import { Ambiente, DryRun, Rut } from "../../src/platform/params.ts";
 import { envelope, jsonContent } from "../../src/platform/schemas.ts";
 import { issueToken } from "../../src/platform/tokens.ts";
 import type {
+  CacheStore,
   Deps,
   IdempotencyStore,
   LogRecord,
@@ -32,12 +33,14 @@ export interface Stores {
   settings: SettingsStore;
   idempotency: IdempotencyStore;
   sessions?: SessionStore;
+  cache?: CacheStore;
 }
 
 export function testDeps(stores: Stores = memoryStores(), config: Partial<Deps["config"]> = {}) {
   const logs: LogRecord[] = [];
   const deps: Deps = {
     sessions: memorySessionStore(),
+    cache: memoryCacheStore(),
     ...stores,
     sii: createTransport("sandbox"),
     clock: { now: () => new Date() },

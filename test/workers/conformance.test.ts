@@ -5,11 +5,12 @@ import {
   durableIdempotencyStore,
   durableQuotaStore,
   durableSessionStore,
+  kvCacheStore,
   kvSettingsStore,
   kvTokenStore,
 } from "../../src/adapters/cloudflare/stores.ts";
 import type { WorkerEnv } from "../../src/entry/worker.ts";
-import { conformanceCases, sessionConformanceCases } from "../conformance/cases.ts";
+import { cacheConformanceCases, conformanceCases, sessionConformanceCases } from "../conformance/cases.ts";
 
 const bindings = env as unknown as WorkerEnv;
 
@@ -26,4 +27,8 @@ describe("cloudflare stores", () => {
 
 describe("durable object session store", () => {
   for (const c of sessionConformanceCases(() => durableSessionStore(bindings.SESSIONS))) it(c.name, c.run);
+});
+
+describe("kv cache store", () => {
+  for (const c of cacheConformanceCases(() => kvCacheStore(bindings.CACHE))) it(c.name, c.run);
 });

@@ -1,6 +1,6 @@
 // Cloudflare adapters: tokens and settings in KV (read at the edge, rarely written), quota and
 // idempotency in Durable Objects (exact under concurrency).
-import type { IdempotencyStore, QuotaStore, SessionStore, SettingsStore, TokenRecord, TokenStore } from "../../ports.ts";
+import type { CacheStore, IdempotencyStore, QuotaStore, SessionStore, SettingsStore, TokenRecord, TokenStore } from "../../ports.ts";
 import type { IdempotencyLedger, QuotaCounter, SiiSessions } from "./durable-objects.ts";
 
 // KV is eventually consistent across locations: a block or revoke reaches every edge within
@@ -81,5 +81,23 @@ export function durableSessionStore(ns: DurableObjectNamespace<SiiSessions>): Se
     put: (key, sealed, ttlMs, now) => taxpayer(key).put(key, sealed, ttlMs, now.getTime()),
     delete: (key) => taxpayer(key).delete(key),
     reserve: (key, intervalMs, now) => taxpayer(key).reserve(key, intervalMs, now.getTime()),
+  };
+}
+
+/**
+ * KV keeps an entry for good, or until its expiration (KV's minimum is 60 s). Expiry is also
+ * checked on read, since KV may serve a stale copy for up to a minute after it.
+ */
+export function kvCacheStore(kv: KVNamespace): CacheStore {
+  return {
+    async get(key, now) {
+      const entry = await kv.get<{ value: string; until: number | null }>(`cache/${key}`, "json");
+      return entry && (entry.until === null || entry.until > now.getTime()) ? entry.value : null;
+    },
+    async put(key, value, now, ttlMs) {
+      const until = ttlMs === undefined ? null : now.getTime() + ttlMs;
+      const options = ttlMs === undefined ? {} : { expirationTtl: Math.max(60, Math.ceil(ttlMs / 1000)) };
+      await kv.put(`cache/${key}`, JSON.stringify({ value, until }), options);
+    },
   };
 }

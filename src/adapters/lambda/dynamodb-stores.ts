@@ -8,12 +8,14 @@
 //   tokenhash#<hash>      token           id (lookup by hash, kept as an item rather than a GSI: GSIs are never consistent)
 //   quota#<tokenId>       month#YYYY-MM   used (the month), d01 … d31 (each day of that month), expires_at
 //   settings#<account>    <key>           value (JSON)
+//   cache#<key>           cache           value, until_ms ("" = kept for good), expires_at
 //   idem#<account>        <key>           state, fingerprint, until_ms, response (JSON), expires_at
 //
 // `expires_at` (unix seconds) is there for a DynamoDB TTL on that attribute, which removes dead
 // quota months and idempotency records. Enabling it is optional: no read depends on it.
 import { AwsClient } from "aws4fetch";
 import type {
+  CacheStore,
   IdempotencyBegin,
   IdempotencyStore,
   Plan,
@@ -42,6 +44,7 @@ export interface DynamoStores {
   quota: QuotaStore;
   settings: SettingsStore;
   idempotency: IdempotencyStore;
+  cache: CacheStore;
 }
 
 /** An error answer from DynamoDB; `type` is the short name, e.g. "ConditionalCheckFailedException". */
@@ -150,6 +153,7 @@ export function createDynamoStores(config: DynamoConfig): DynamoStores {
     quota: dynamoQuotaStore(call, TableName, getItem),
     settings: dynamoSettingsStore(call, TableName, getItem),
     idempotency: dynamoIdempotencyStore(call, TableName, getItem),
+    cache: dynamoCacheStore(call, TableName, getItem),
   };
 }
 
@@ -341,6 +345,24 @@ function dynamoSettingsStore(call: Call, TableName: string, getItem: GetItem): S
     },
     async delete(account, name) {
       await call("DeleteItem", { TableName, Key: settingKey(account, name) });
+    },
+  };
+}
+
+// Cache: `until_ms` is checked on read (a DynamoDB TTL removes dead entries only eventually).
+function dynamoCacheStore(call: Call, TableName: string, getItem: GetItem): CacheStore {
+  const cacheKey = (name: string) => key(`cache#${name}`, "cache");
+  return {
+    async get(name, now) {
+      const item = await getItem(cacheKey(name));
+      const until = text(item, "until_ms");
+      if (until !== undefined && until !== "" && Number(until) <= now.getTime()) return null;
+      return text(item, "value") ?? null;
+    },
+    async put(name, value, now, ttlMs) {
+      const until = ttlMs === undefined ? "" : String(now.getTime() + ttlMs);
+      const expiry = ttlMs === undefined ? {} : { expires_at: N(Math.ceil((now.getTime() + ttlMs) / 1000) + 86_400) };
+      await call("PutItem", { TableName, Item: { ...cacheKey(name), value: S(value), until_ms: S(until), ...expiry } });
     },
   };
 }

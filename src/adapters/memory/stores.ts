@@ -1,6 +1,7 @@
 // In-memory stores: for unit tests and single-process experiments. Everything is synchronous
 // inside each method, so each call is atomic on its own.
 import type {
+  CacheStore,
   IdempotencyBegin,
   IdempotencyStore,
   QuotaStore,
@@ -121,6 +122,7 @@ export function memoryStores() {
     settings: memorySettingsStore(),
     idempotency: memoryIdempotencyStore(),
     sessions: memorySessionStore(),
+    cache: memoryCacheStore(),
   };
 }
 
@@ -151,6 +153,19 @@ export function memorySessionStore(maxEntries = 10_000): SessionStore {
       nextSlot.set(key, slot + intervalMs);
       if (nextSlot.size > maxEntries) for (const [k, at] of nextSlot) if (at <= now.getTime()) nextSlot.delete(k);
       return slot - now.getTime();
+    },
+  };
+}
+
+export function memoryCacheStore(): CacheStore {
+  const entries = new Map<string, { value: string; until: number }>();
+  return {
+    async get(key, now) {
+      const entry = entries.get(key);
+      return entry && entry.until > now.getTime() ? entry.value : null;
+    },
+    async put(key, value, now, ttlMs) {
+      entries.set(key, { value, until: ttlMs === undefined ? Number.POSITIVE_INFINITY : now.getTime() + ttlMs });
     },
   };
 }

@@ -1,13 +1,14 @@
 // Node state in one SQLite file (node:sqlite). Every method is synchronous inside an IMMEDIATE
 // transaction, so it is atomic within the process and against other processes on the same file.
 import { DatabaseSync } from "node:sqlite";
-import type { IdempotencyStore, QuotaStore, SettingsStore, StoredResponse, TokenRecord, TokenStore } from "../../ports.ts";
+import type { CacheStore, IdempotencyStore, QuotaStore, SettingsStore, StoredResponse, TokenRecord, TokenStore } from "../../ports.ts";
 import { fits, quotaState, windowKeys } from "../quota-windows.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tokens (id TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, record TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS quota (token_id TEXT NOT NULL, window TEXT NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (token_id, window));
 CREATE TABLE IF NOT EXISTS settings (account TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (account, key));
+CREATE TABLE IF NOT EXISTS cache (key TEXT PRIMARY KEY, value TEXT NOT NULL, until INTEGER);
 CREATE TABLE IF NOT EXISTS idempotency (
   account TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, state TEXT NOT NULL,
   until INTEGER NOT NULL, response TEXT, PRIMARY KEY (account, key));
@@ -153,6 +154,24 @@ export function sqliteIdempotencyStore(db: DatabaseSync): IdempotencyStore {
   };
 }
 
+export function sqliteCacheStore(db: DatabaseSync): CacheStore {
+  return {
+    async get(key, now) {
+      const row = db.prepare("SELECT value FROM cache WHERE key = ? AND (until IS NULL OR until > ?)").get(key, now.getTime()) as
+        | { value: string }
+        | undefined;
+      return row?.value ?? null;
+    },
+    async put(key, value, now, ttlMs) {
+      db.prepare("INSERT OR REPLACE INTO cache (key, value, until) VALUES (?, ?, ?)").run(
+        key,
+        value,
+        ttlMs === undefined ? null : now.getTime() + ttlMs,
+      );
+    },
+  };
+}
+
 export function sqliteStores(path: string) {
   const db = openDatabase(path);
   return {
@@ -161,5 +180,6 @@ export function sqliteStores(path: string) {
     quota: sqliteQuotaStore(db),
     settings: sqliteSettingsStore(db),
     idempotency: sqliteIdempotencyStore(db),
+    cache: sqliteCacheStore(db),
   };
 }
