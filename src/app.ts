@@ -17,6 +17,7 @@ import { registerBteResumen } from "./routes/bte/resumen.ts";
 import { registerDatosContribuyente } from "./routes/contribuyentes/datos.ts";
 import { registerAnularFolios } from "./routes/folios/anular.ts";
 import { registerSolicitarFolios } from "./routes/folios/solicitar.ts";
+import { registerUf } from "./routes/indicadores/uf.ts";
 import { registerOpenApi } from "./routes/openapi.ts";
 import { registerSandboxControls } from "./routes/sandbox/controls.ts";
 import { registerSandboxCredentials } from "./routes/sandbox/credentials.ts";
@@ -50,6 +51,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerDatosContribuyente(app);
   registerBheEmail(app);
   registerBteResumen(app);
+  registerUf(app);
   registerGetProxy(app);
   registerPutProxy(app);
   registerTestProxy(app);

@@ -19,6 +19,7 @@ import {
   solicitaFolios,
   solicitaFoliosDcto,
 } from "./folios.ts";
+import { ufYearPage } from "./indicadores.ts";
 import { cViewCarta, siiHome } from "./misii.ts";
 import { latin1Html, MAINTENANCE_TEXT, SESSION_LIMIT_TEXT, THROTTLE_TEXT } from "./pages.ts";
 import { type CertificateCheck, issueSeed, issueToken, soapFault, soapOperation } from "./soap.ts";
@@ -180,6 +181,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   app.post(
     `${zeus}/bte_indiv_cons2`,
     service("bte_report", (c) => bteAnnual(c, state, now())),
+  );
+
+  // Public indicator pages (www).
+  app.get(
+    "/:host{www\\.sii\\.cl}/valores_y_fechas/uf/:page{uf\\d{4}\\.htm}",
+    service("indicadores", (c) => ufYearPage(Number(c.req.param("page")?.slice(2, 6)), new Date(now()))),
   );
 
   app.notFound(() => latin1Html("<h1>Not Found</h1><p>The requested URL was not found on this server.</p>", 404));

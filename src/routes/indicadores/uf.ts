@@ -1,0 +1,65 @@
+// GET /api/v1/sii/indicadores/uf/anual/{anio}/{mes}/{dia}: the UF of one date, from the SII's
+// yearly page (cached).
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { ApiError } from "../../platform/errors.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { ufYear } from "../../sii/indicadores.ts";
+import { siiContext } from "../sii-context.ts";
+import { cachedYear } from "./cache.ts";
+
+const int = (name: string, min: number, max: number, example: number) =>
+  z.coerce
+    .number({ error: "must be a number" })
+    .int({ error: "must be a whole number" })
+    .min(min, { error: `must be ${min} to ${max}` })
+    .max(max, { error: `must be ${min} to ${max}` })
+    .openapi({ param: { name, in: "path" }, type: "integer", example });
+
+const Params = z.object({ anio: int("anio", 1900, 2100, 2025), mes: int("mes", 1, 12, 3), dia: int("dia", 1, 31, 15) });
+
+const Uf = envelope(
+  z
+    .object({
+      fecha: z.string().openapi({ format: "date", example: "2025-03-15" }),
+      valor: z.number().openapi({ description: "CLP per UF", example: 38_853.91 }),
+    })
+    .openapi("UfValue"),
+);
+
+export function registerUf(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "get",
+      path: "/api/v1/sii/indicadores/uf/anual/{anio}/{mes}/{dia}",
+      tags: ["Indicators"],
+      summary: "The UF value of a date",
+      description: "From the SII's published table (ISO-8859-1 page, cached). A date the SII has not published yet is a 404.",
+      request: { params: Params },
+      responses: { 200: jsonContent(Uf, "The value"), ...errorResponses([400, 404, 502, 503]) },
+    }),
+    async (c) => {
+      const { anio, mes, dia } = valid(c, "param", Params);
+      const date = new Date(Date.UTC(anio, mes - 1, dia));
+      if (date.getUTCMonth() !== mes - 1) {
+        throw new ApiError(400, "VALIDATION_ERROR", `${anio}-${mes}-${dia} is not a date`, {
+          errors: [{ path: "dia", location: "path", message: `month ${mes} of ${anio} has no day ${dia}` }],
+        });
+      }
+      const fecha = date.toISOString().slice(0, 10);
+      const ctx = await siiContext(c);
+      const year = await cachedYear(
+        c,
+        `uf:${anio}`,
+        () => ufYear(ctx, anio),
+        (y) => y[12]?.[31] !== undefined,
+      );
+      const valor = year?.[mes]?.[dia];
+      if (valor === undefined) throw new ApiError(404, "HTTP_404", `The SII has not published the UF of ${fecha}`, { details: { fecha } });
+      return ok(c, { fecha, valor });
+    },
+  );
+}
