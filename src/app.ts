@@ -17,6 +17,8 @@ import { registerBteResumen } from "./routes/bte/resumen.ts";
 import { registerDatosContribuyente } from "./routes/contribuyentes/datos.ts";
 import { registerAnularFolios } from "./routes/folios/anular.ts";
 import { registerSolicitarFolios } from "./routes/folios/solicitar.ts";
+import { registerCorreccionMonetaria } from "./routes/indicadores/correccion.ts";
+import { registerSegundaCategoria } from "./routes/indicadores/segunda-categoria.ts";
 import { registerUf } from "./routes/indicadores/uf.ts";
 import { registerOpenApi } from "./routes/openapi.ts";
 import { registerSandboxControls } from "./routes/sandbox/controls.ts";
@@ -52,6 +54,8 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerBheEmail(app);
   registerBteResumen(app);
   registerUf(app);
+  registerCorreccionMonetaria(app);
+  registerSegundaCategoria(app);
   registerGetProxy(app);
   registerPutProxy(app);
   registerTestProxy(app);

@@ -19,7 +19,7 @@ import {
   solicitaFolios,
   solicitaFoliosDcto,
 } from "./folios.ts";
-import { ufYearPage } from "./indicadores.ts";
+import { correccionPage, impuestoSegundaPage, ufYearPage } from "./indicadores.ts";
 import { cViewCarta, siiHome } from "./misii.ts";
 import { latin1Html, MAINTENANCE_TEXT, SESSION_LIMIT_TEXT, THROTTLE_TEXT } from "./pages.ts";
 import { type CertificateCheck, issueSeed, issueToken, soapFault, soapOperation } from "./soap.ts";
@@ -184,9 +184,19 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   );
 
   // Public indicator pages (www).
+  const www = "/:host{www\\.sii\\.cl}/valores_y_fechas";
+  const yearOf = (c: Context<Env>) => Number(/(\d{4})/.exec(c.req.param("page") ?? "")?.[1]);
   app.get(
-    "/:host{www\\.sii\\.cl}/valores_y_fechas/uf/:page{uf\\d{4}\\.htm}",
-    service("indicadores", (c) => ufYearPage(Number(c.req.param("page")?.slice(2, 6)), new Date(now()))),
+    `${www}/uf/:page{uf\\d{4}\\.htm}`,
+    service("indicadores", (c) => ufYearPage(yearOf(c), new Date(now()))),
+  );
+  app.get(
+    `${www}/correccion_monetaria/:page{correccion\\d{4}\\.htm}`,
+    service("indicadores", (c) => correccionPage(yearOf(c), new Date(now()))),
+  );
+  app.get(
+    `${www}/impuesto_2da_categoria/:page{impuesto\\d{4}\\.htm}`,
+    service("indicadores", (c) => impuestoSegundaPage(yearOf(c), new Date(now()))),
   );
 
   app.notFound(() => latin1Html("<h1>Not Found</h1><p>The requested URL was not found on this server.</p>", 404));

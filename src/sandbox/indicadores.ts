@@ -50,3 +50,91 @@ export function ufYearPage(year: number, now: Date): Response {
   }
   return latin1Html(`<h1>Unidad de Fomento (UF) ${year}</h1>${tables.join("\n")}`);
 }
+
+// Monthly indicators derived from a made-up UTM series (CLP), for the corrección monetaria and
+// the second-category tax pages.
+
+/** The sandbox UTM of a month (month 1-12). */
+export function sandboxUtm(year: number, month: number): number {
+  const months = (year - FIRST_UF_YEAR) * 12 + (month - 1);
+  return Math.round(40_085 * (1 + 0.003) ** months);
+}
+
+/** Not published: the current month's tables appear once it has started (months ahead are not). */
+function published(year: number, month: number, now: Date): boolean {
+  return year < now.getUTCFullYear() || (year === now.getUTCFullYear() && month <= now.getUTCMonth() + 1);
+}
+
+const notFound = () => latin1Html("<h1>Not Found</h1><p>The requested URL was not found on this server.</p>", 404);
+
+/** `3,9` style (comma decimal, no thousands separator for small numbers). */
+const comma = (value: number, decimals: number) => value.toFixed(decimals).replace(".", ",");
+
+/**
+ * Corrección monetaria of a year: per month, the percentage by which an amount of that month is
+ * adjusted to the end of the year, and the factor (inferred layout: month, %, factor).
+ */
+export function correccionPage(year: number, now: Date): Response {
+  if (year < FIRST_UF_YEAR || !published(year, 1, now)) return notFound();
+  const end = sandboxUtm(year, 12);
+  const rows = MONTHS_ES.map((name, i) => {
+    if (!published(year, i + 1, now)) return `<tr><td>${title(name)}</td><td></td><td></td></tr>`;
+    const factor = end / sandboxUtm(year, i + 1);
+    return `<tr><td>${title(name)}</td><td>${comma((factor - 1) * 100, 1)}</td><td>${comma(factor, 3)}</td></tr>`;
+  });
+  return latin1Html(
+    `<h1>Corrección Monetaria ${year}</h1><table class="tabla"><tr><th>Mes</th><th>Porcentaje</th><th>Factor</th></tr>${rows.join("")}</table>`,
+  );
+}
+
+/** Monthly brackets in UTM: [from, to, rate]; the last one has no upper limit. */
+const BRACKETS: [number, number | null, number][] = [
+  [0, 13.5, 0],
+  [13.5, 30, 0.04],
+  [30, 50, 0.08],
+  [50, 70, 0.135],
+  [70, 90, 0.23],
+  [90, 120, 0.304],
+  [120, 310, 0.35],
+  [310, null, 0.4],
+];
+
+const PERIODS: [string, number][] = [
+  ["MENSUAL", 1],
+  ["QUINCENAL", 2],
+  ["SEMANAL", 30 / 7],
+  ["DIARIO", 30],
+];
+
+/** Impuesto único de segunda categoría: per month, the brackets for each pay period. */
+export function impuestoSegundaPage(year: number, now: Date): Response {
+  if (year < FIRST_UF_YEAR || !published(year, 1, now)) return notFound();
+  const sections: string[] = [];
+  for (let month = 12; month >= 1; month--) {
+    if (!published(year, month, now)) continue;
+    const utm = sandboxUtm(year, month);
+    const rows: string[] = [];
+    for (const [period, divisor] of PERIODS) {
+      let rebaja = 0;
+      BRACKETS.forEach(([from, to, rate], i) => {
+        const desde = (from * utm) / divisor;
+        const hasta = to === null ? null : (to * utm) / divisor;
+        if (i > 0) rebaja += (rate - (BRACKETS[i - 1]?.[2] ?? 0)) * desde;
+        const maxima = hasta === null ? "MAS" : rate === 0 ? "Exento" : `${comma((rate - rebaja / hasta) * 100, 2)}%`;
+        const cells = [
+          i === 0 ? period : "",
+          i === 0 ? "-.-" : siiDecimal(desde),
+          hasta === null ? "Y MAS" : siiDecimal(hasta),
+          rate === 0 ? "Exento" : comma(rate, 3),
+          i === 0 ? "-.-" : siiDecimal(rebaja),
+          maxima,
+        ];
+        rows.push(`<tr>${cells.map((c) => `<td>${c}</td>`).join("")}</tr>`);
+      });
+    }
+    sections.push(
+      `<h3>${title(MONTHS_ES[month - 1] ?? "")}</h3><table class="tabla"><tr><th>Periodo</th><th>Monto de la renta líquida imponible desde</th><th>hasta</th><th>Factor</th><th>Cantidad a rebajar</th><th>Tasa de impuesto efectiva, máxima por cada tramo de renta</th></tr>${rows.join("")}</table>`,
+    );
+  }
+  return latin1Html(`<h1>Impuesto Único de Segunda Categoría ${year}</h1>${sections.join("\n")}`);
+}

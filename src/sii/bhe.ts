@@ -1,10 +1,10 @@
 // BHE (boletas de honorarios) at loa.sii.cl, inside a clave session (sii-upstream §5.3).
 import { formEncodeLatin1 } from "../lib/latin1.ts";
-import { unescapeXml } from "../lib/xml.ts";
 import { ApiError } from "../platform/errors.ts";
 import { browse, type Page } from "./browse.ts";
 import type { CookieJar } from "./cookies.ts";
 import { formFor } from "./forms.ts";
+import { decodeHtml } from "./html.ts";
 import { pageText, type SiiContext } from "./http.ts";
 import { SessionExpired } from "./sessions.ts";
 
@@ -23,28 +23,6 @@ export interface BheResent {
 export function jsValue(html: string, name: string): string | null {
   const match = new RegExp(`xml_values\\['${name}'\\]\\s*=\\s*"([^"]*)"`).exec(html);
   return match?.[1] === undefined ? null : decodeHtml(match[1]);
-}
-
-const NAMED: Record<string, string> = {
-  aacute: "á",
-  eacute: "é",
-  iacute: "í",
-  oacute: "ó",
-  uacute: "ú",
-  ntilde: "ñ",
-  Aacute: "Á",
-  Eacute: "É",
-  Iacute: "Í",
-  Oacute: "Ó",
-  Uacute: "Ú",
-  Ntilde: "Ñ",
-  uuml: "ü",
-  Uuml: "Ü",
-  nbsp: " ",
-};
-
-export function decodeHtml(text: string): string {
-  return unescapeXml(text.replace(/&([A-Za-z]+);/g, (whole, name: string) => NAMED[name] ?? whole));
 }
 
 /** A login page or a redirect instead of the page asked for: the session is gone. */

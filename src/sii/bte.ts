@@ -3,9 +3,10 @@
 import { MONTHS_ES } from "../lib/dates.ts";
 import { formEncodeLatin1 } from "../lib/latin1.ts";
 import { ApiError } from "../platform/errors.ts";
-import { decodeHtml, LOGIN_MARKERS } from "./bhe.ts";
+import { LOGIN_MARKERS } from "./bhe.ts";
 import { browse } from "./browse.ts";
 import type { CookieJar } from "./cookies.ts";
+import { tableRows } from "./html.ts";
 import { pageText, type SiiContext } from "./http.ts";
 import { SessionExpired } from "./sessions.ts";
 
@@ -44,13 +45,6 @@ export function siiNumber(text: string): number {
   return clean ? Number(clean) : 0;
 }
 
-function tableCells(html: string): string[][] {
-  const table = /<table[\s\S]*?<\/table>/i.exec(html)?.[0] ?? "";
-  return [...table.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/gi)].map(([, row = ""]) =>
-    [...row.matchAll(/<t[dh][^>]*>([\s\S]*?)<\/t[dh]>/gi)].map(([, cell = ""]) => decodeHtml(cell.replace(/<[^>]+>/g, "").trim())),
-  );
-}
-
 export async function annualBte(ctx: SiiContext, jar: CookieJar, anio: number): Promise<BteAnnual> {
   const menu = await browse(ctx, jar, `${ZEUS}/bte_indiv_cons?1`, { service: "bte_menu", read: true }, { sameHostOnly: true });
   if (LOGIN_MARKERS.test(menu.text) || (menu.status >= 300 && menu.status < 400)) throw new SessionExpired();
@@ -74,7 +68,7 @@ export async function annualBte(ctx: SiiContext, jar: CookieJar, anio: number): 
   if (LOGIN_MARKERS.test(page.text)) throw new SessionExpired();
   const empty: BteTotals = { folios: 0, vigentes: 0, anuladas: 0, bruto: 0, retencion: 0, total: 0 };
   if (NO_MOVEMENTS.test(page.text)) return { mensual: [], anual: empty, page: page.text, cells: [] };
-  const cells = tableCells(page.text);
+  const cells = tableRows(/<table[\s\S]*?<\/table>/i.exec(page.text)?.[0] ?? "");
   if (!cells.length) {
     throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII answered without the BTE summary table", {
       details: { service: "bte_report", sii_status: page.status, sii_message: pageText(page.text) },

@@ -194,7 +194,7 @@ describe("quota", () => {
 
   it("shows the token's own state at /api/v1/usage at no cost", async () => {
     const { call, token } = await setup({ plan: { daily_units: 50, monthly_units: 60 } });
-    await call("/api/v1/sii/indicadores/correccion_monetaria/anual/2024");
+    await call("/api/v1/sii/vehiculos/categorias/marcas/livianos");
     const res = await call("/api/v1/usage");
     const body = await bodyOf(res);
     expect(res.headers.get("x-quota-units")).toBe("0");

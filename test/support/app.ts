@@ -102,8 +102,8 @@ export function registerProbes(app: OpenAPIHono<AppEnv>): ProbeState {
     app,
     createRoute({
       method: "get",
-      path: "/api/v1/sii/indicadores/correccion_monetaria/anual/{anio}",
-      request: { params: z.object({ anio: z.coerce.number().int() }) },
+      path: "/api/v1/sii/vehiculos/categorias/marcas/{categoria}",
+      request: { params: z.object({ categoria: z.string() }) },
       responses: { 200: jsonContent(envelope(z.object({ n: z.number() })), "ok") },
     }),
     async (c) => ok(c, { n: ++state.calls.read }),

@@ -8,15 +8,7 @@ import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { ufYear } from "../../sii/indicadores.ts";
 import { siiContext } from "../sii-context.ts";
-import { cachedYear } from "./cache.ts";
-
-const int = (name: string, min: number, max: number, example: number) =>
-  z.coerce
-    .number({ error: "must be a number" })
-    .int({ error: "must be a whole number" })
-    .min(min, { error: `must be ${min} to ${max}` })
-    .max(max, { error: `must be ${min} to ${max}` })
-    .openapi({ param: { name, in: "path" }, type: "integer", example });
+import { cachedYear, int } from "./cache.ts";
 
 const Params = z.object({ anio: int("anio", 1900, 2100, 2025), mes: int("mes", 1, 12, 3), dia: int("dia", 1, 31, 15) });
 

@@ -1,0 +1,71 @@
+// GET /api/v1/sii/indicadores/impuesto_segunda_categoria/anual/{anio}/{mes}: that month's
+// brackets of the single second-category tax, per pay period.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { ApiError } from "../../platform/errors.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { segundaCategoriaYear } from "../../sii/indicadores.ts";
+import { siiContext } from "../sii-context.ts";
+import { cachedYear, int } from "./cache.ts";
+
+const Params = z.object({ anio: int("anio", 1900, 2100, 2025), mes: int("mes", 1, 12, 3) });
+
+const Bracket = z
+  .object({
+    desde: z.number().openapi({ description: "From this taxable income (CLP)" }),
+    hasta: z.number().nullable().openapi({ description: "Up to this income; null for the last bracket" }),
+    factor: z.number().openapi({ description: "Tax rate of the bracket (0.04 = 4 %)" }),
+    rebaja: z.number().openapi({ description: "Amount to deduct (CLP)" }),
+    tasa_efectiva_maxima: z
+      .number()
+      .nullable()
+      .openapi({ description: "Maximum effective rate in the bracket, percent; null for the last" }),
+  })
+  .openapi("TaxBracket");
+
+const Table = envelope(
+  z
+    .object({
+      anio: z.number().int(),
+      mes: z.number().int(),
+      mensual: z.array(Bracket),
+      quincenal: z.array(Bracket),
+      semanal: z.array(Bracket),
+      diario: z.array(Bracket),
+    })
+    .openapi("ImpuestoSegundaCategoria"),
+);
+
+export function registerSegundaCategoria(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "get",
+      path: "/api/v1/sii/indicadores/impuesto_segunda_categoria/anual/{anio}/{mes}",
+      tags: ["Indicators"],
+      summary: "Second-category tax brackets of a month",
+      request: { params: Params },
+      responses: { 200: jsonContent(Table, "The brackets per period"), ...errorResponses([400, 404, 502, 503]) },
+    }),
+    async (c) => {
+      const { anio, mes } = valid(c, "param", Params);
+      const ctx = await siiContext(c);
+      const year = await cachedYear(
+        c,
+        `segunda:${anio}`,
+        () => segundaCategoriaYear(ctx, anio),
+        (y) => y[12] !== undefined,
+      );
+      const month = year?.[mes];
+      if (!month)
+        throw new ApiError(
+          404,
+          "HTTP_404",
+          `The SII has not published the second-category tax table of ${anio}-${String(mes).padStart(2, "0")}`,
+        );
+      return ok(c, { anio, mes, ...month });
+    },
+  );
+}
