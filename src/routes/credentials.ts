@@ -53,7 +53,7 @@ export function parseCertificate(c: Context<AppEnv>, cert: z.output<typeof CertA
 
 /** Least time between two SII calls for one taxpayer (the SII bans bursts); short against the sandbox. */
 export function pacingMs(c: Context<AppEnv>): number {
-  return c.var.deps.sii.mode === "live" ? 1200 : 20;
+  return c.var.deps.sii.mode === "live" ? 1200 : 0;
 }
 
 function sessionEnv(c: Context<AppEnv>, ctx: SiiContext): SessionEnv {

@@ -16,7 +16,8 @@ CREATE TABLE IF NOT EXISTS idempotency (
 
 export function openDatabase(path: string): DatabaseSync {
   const db = new DatabaseSync(path);
-  db.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;");
+  // WAL with synchronous=NORMAL: no fsync per commit; a power cut may lose the last commits, never corrupt.
+  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;");
   db.exec(SCHEMA);
   return db;
 }
@@ -33,10 +34,15 @@ function transaction<T>(db: DatabaseSync, work: () => T): T {
   }
 }
 
+// Tokens and settings are read on every request and written rarely (through this same process,
+// the admin API or a settings PUT), so reads are memoized and every write clears the memo. Another
+// process writing the same file would be seen only after a restart: run one process per file.
 export function sqliteTokenStore(db: DatabaseSync): TokenStore {
   const parse = (row: unknown) => (row ? (JSON.parse((row as { record: string }).record) as TokenRecord) : null);
+  const byHash = new Map<string, TokenRecord | null>();
   return {
     async put(record) {
+      byHash.clear();
       db.prepare(
         "INSERT INTO tokens (id, token_hash, record) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET token_hash = excluded.token_hash, record = excluded.record",
       ).run(record.id, record.token_hash, JSON.stringify(record));
@@ -45,7 +51,12 @@ export function sqliteTokenStore(db: DatabaseSync): TokenStore {
       return parse(db.prepare("SELECT record FROM tokens WHERE id = ?").get(id));
     },
     async getByHash(hash) {
-      return parse(db.prepare("SELECT record FROM tokens WHERE token_hash = ?").get(hash));
+      if (!byHash.has(hash)) {
+        if (byHash.size > 10_000) byHash.clear();
+        byHash.set(hash, parse(db.prepare("SELECT record FROM tokens WHERE token_hash = ?").get(hash)));
+      }
+      const record = byHash.get(hash) ?? null;
+      return record && structuredClone(record);
     },
     async list() {
       return db
@@ -54,6 +65,7 @@ export function sqliteTokenStore(db: DatabaseSync): TokenStore {
         .map((row) => parse(row) as TokenRecord);
     },
     async delete(id) {
+      byHash.clear();
       return Number(db.prepare("DELETE FROM tokens WHERE id = ?").run(id).changes) > 0;
     },
   };
@@ -92,17 +104,26 @@ export function sqliteQuotaStore(db: DatabaseSync): QuotaStore {
 }
 
 export function sqliteSettingsStore(db: DatabaseSync): SettingsStore {
+  const memo = new Map<string, string | null>();
+  const id = (account: string, key: string) => `${account}\u0000${key}`;
   return {
     async get<T>(account: string, key: string) {
-      const row = db.prepare("SELECT value FROM settings WHERE account = ? AND key = ?").get(account, key) as { value: string } | undefined;
-      return row ? (JSON.parse(row.value) as T) : null;
+      if (!memo.has(id(account, key))) {
+        if (memo.size > 10_000) memo.clear();
+        const row = db.prepare("SELECT value FROM settings WHERE account = ? AND key = ?").get(account, key) as { value: string } | undefined;
+        memo.set(id(account, key), row?.value ?? null);
+      }
+      const value = memo.get(id(account, key));
+      return value ? (JSON.parse(value) as T) : null;
     },
     async put(account, key, value) {
+      memo.delete(id(account, key));
       db.prepare(
         "INSERT INTO settings (account, key, value) VALUES (?, ?, ?) ON CONFLICT(account, key) DO UPDATE SET value = excluded.value",
       ).run(account, key, JSON.stringify(value));
     },
     async delete(account, key) {
+      memo.delete(id(account, key));
       db.prepare("DELETE FROM settings WHERE account = ? AND key = ?").run(account, key);
     },
   };

@@ -1,0 +1,212 @@
+// `npm run bench` (`-- --quick` for a short run): the gateway against a bare relay doing the same
+// SII work, measured side by side in this run on this machine; plus CPU per request, the Worker
+// bundle and its start-up. Prints a table and writes bench/results.json. Only ratios are gated.
+import { type ChildProcess, fork, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const quick = process.argv.includes("--quick");
+const DURATION_S = quick ? 3 : 10;
+const CONNECTIONS = 10;
+/** A gated figure fails the run when it misses its budget by more than this. */
+const GATE_TOLERANCE = 0.25;
+
+interface Figure {
+  name: string;
+  unit: string;
+  value: number;
+  reference: number | null;
+  ratio: number | null;
+  budget: number | null;
+  better: "higher" | "lower";
+  gated: boolean;
+  pass: boolean | null;
+}
+
+interface Server {
+  child: ChildProcess;
+  port: number;
+  token: string;
+  cpu(): Promise<number>;
+}
+
+async function start(mode: string): Promise<Server> {
+  const child = fork(join(root, "bench", "server.ts"), [mode], {
+    execArgv: ["--experimental-strip-types", "--no-warnings"],
+    cwd: root,
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const ready = await new Promise<{ ready: number; token: string }>((resolve, reject) => {
+    child.once("message", (m) => resolve(m as { ready: number; token: string }));
+    child.once("exit", (code) => reject(new Error(`${mode} server exited (${code})`)));
+  });
+  const cpu = () =>
+    new Promise<number>((resolve) => {
+      child.once("message", (m) => resolve((m as { cpu: number }).cpu));
+      child.send("cpu");
+    });
+  return { child, port: ready.ready, token: ready.token, cpu };
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+}
+
+async function load(url: string, init: { method?: "GET" | "POST"; headers?: Record<string, string>; body?: string } = {}): Promise<Load> {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    method: init.method ?? "GET",
+    headers: init.headers,
+    body: init.body,
+  });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total };
+}
+
+function figure(
+  name: string,
+  unit: string,
+  value: number,
+  budget: number | null,
+  better: Figure["better"],
+  gated: boolean,
+  reference: number | null = null,
+): Figure {
+  const ratio = reference ? value / reference : null;
+  const measured = unit === "ratio" ? value : value;
+  const pass = budget === null ? null : better === "higher" ? measured >= budget : measured <= budget;
+  return { name, unit, value, reference, ratio, budget, better, gated, pass };
+}
+
+const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
+const operations = [
+  {
+    name: "indicator read (UF)",
+    crypto: false,
+    gateway: { path: "/api/v1/sii/indicadores/uf/anual/2025/3/15" },
+    bare: { path: "/uf/2025/3/15" },
+  },
+  {
+    name: "credentialed read (BTE summary, cached session)",
+    crypto: false,
+    gateway: {
+      path: "/api/v1/sii/bte/emitidas/resumen/2025",
+      method: "POST" as const,
+      body: JSON.stringify({ auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } }),
+    },
+    bare: {
+      path: "/bte/2025",
+      method: "POST" as const,
+      body: JSON.stringify({ auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } }),
+    },
+  },
+  {
+    name: "write in dry_run (folio request)",
+    crypto: true,
+    gateway: {
+      path: "/api/v1/sii/dte/caf/solicitar/76192083-9/33/10?dry_run=true",
+      method: "POST" as const,
+      body: JSON.stringify({ auth: { cert: { "cert-data": juana.certPem, "pkey-data": juana.keyPem } } }),
+    },
+    bare: {
+      path: "/caf/76192083-9/33/10",
+      method: "POST" as const,
+      body: JSON.stringify({ auth: { cert: { "cert-data": juana.certPem, "pkey-data": juana.keyPem } } }),
+    },
+  },
+];
+
+const figures: Figure[] = [];
+const servers = await Promise.all(["gateway", "bare", "sandbox"].map(start));
+const [gateway, bareRelay, sandbox] = servers as [Server, Server, Server];
+try {
+  const sandboxLoad = await load(`http://127.0.0.1:${sandbox.port}/www.sii.cl/valores_y_fechas/uf/uf2025.htm`);
+  figures.push(figure("sandbox called directly (UF page)", "req/s", sandboxLoad.rps, null, "higher", false));
+
+  for (const op of operations) {
+    const headers = { "content-type": "application/json", "x-api-token": gateway.token };
+    const gatewayUrl = `http://127.0.0.1:${gateway.port}${op.gateway.path}`;
+    const bareUrl = `http://127.0.0.1:${bareRelay.port}${op.bare.path}`;
+    // Warm both: caches filled, sessions open, credentials parsed.
+    for (const [url, init] of [
+      [gatewayUrl, op.gateway],
+      [bareUrl, op.bare],
+    ] as const) {
+      const res = await fetch(url, { method: init.method ?? "GET", headers, body: "body" in init ? init.body : undefined });
+      if (!res.ok) throw new Error(`${url}: warm-up answered ${res.status} ${await res.text()}`);
+    }
+    const bare = await load(bareUrl, { method: op.bare.method, headers, body: "body" in op.bare ? op.bare.body : undefined });
+    const cpuBefore = await gateway.cpu();
+    const gw = await load(gatewayUrl, { method: op.gateway.method, headers, body: "body" in op.gateway ? op.gateway.body : undefined });
+    const cpuMs = (await gateway.cpu()) - cpuBefore;
+    figures.push(figure(`${op.name}: throughput, gateway / bare relay`, "ratio", gw.rps / bare.rps, 0.7, "higher", true));
+    figures.push(figure(`${op.name}: gateway throughput`, "req/s", gw.rps, null, "higher", false, bare.rps));
+    figures.push(figure(`${op.name}: p50 gateway (bare ${bare.p50} ms)`, "ms", gw.p50, null, "lower", false, bare.p50));
+    figures.push(figure(`${op.name}: p99 added by the gateway`, "ms", gw.p99 - bare.p99, 2, "lower", false));
+    figures.push(
+      figure(`${op.name}: CPU per request (gateway process)`, "ms", cpuMs / 1000 / gw.requests, op.crypto ? 10 : 2, "lower", false),
+    );
+  }
+} finally {
+  for (const server of servers) server.child.send("stop");
+}
+
+// The Worker: minified bundle size and start-up time (workerd, locally).
+const out = mkdtempSync(join(tmpdir(), "sii-bench-bundle-"));
+const wrangler = join(root, "node_modules", ".bin", "wrangler");
+const env = { ...process.env, WRANGLER_SEND_METRICS: "false", PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH}` };
+const bundled = spawnSync(wrangler, ["deploy", "--dry-run", "--minify", "--outdir", out], { cwd: root, env, encoding: "utf8" });
+if (bundled.status !== 0) throw new Error(`wrangler deploy --dry-run failed: ${bundled.stderr}`);
+const bundleBytes = statSync(join(out, "worker.js")).size;
+figures.push(figure("Worker bundle, minified", "MiB", bundleBytes / 1024 / 1024, 1.5, "lower", true));
+const profile = join(out, "startup.cpuprofile");
+const startup = spawnSync(wrangler, ["check", "startup", "--outfile", profile], { cwd: root, env, encoding: "utf8" });
+if (startup.status === 0) {
+  const { startTime, endTime } = JSON.parse(readFileSync(profile, "utf8")) as { startTime: number; endTime: number };
+  figures.push(figure("Worker start-up (local workerd)", "ms", (endTime - startTime) / 1000, 1000, "lower", false));
+}
+
+const failedGate = figures.filter((f) => {
+  if (!f.gated || f.budget === null) return false;
+  return f.better === "higher" ? f.value < f.budget * (1 - GATE_TOLERANCE) : f.value > f.budget * (1 + GATE_TOLERANCE);
+});
+
+const rows = figures.map((f) => [
+  f.name,
+  `${f.value.toFixed(f.unit === "req/s" ? 0 : 3)} ${f.unit}`,
+  f.reference === null ? "" : `${f.reference.toFixed(f.unit === "req/s" ? 0 : 3)}`,
+  f.budget === null ? "" : `${f.better === "higher" ? "≥" : "≤"} ${f.budget}`,
+  f.pass === null ? "" : f.pass ? "ok" : "over",
+  f.gated ? "gated" : "",
+]);
+const widths = [0, 1, 2, 3, 4, 5].map((i) =>
+  Math.max(...rows.map((r) => (r[i] ?? "").length), ["figure", "value", "reference", "budget", "", ""][i]?.length ?? 0),
+);
+const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ");
+console.log(`\n${line(["figure", "value", "reference", "budget", "", ""])}`);
+for (const row of rows) console.log(line(row));
+
+const cpu = cpus()[0]?.model ?? "unknown";
+const results = {
+  machine: { cpu, cores: cpus().length, node: process.version },
+  mode: quick ? "quick" : "full",
+  duration_s: DURATION_S,
+  connections: CONNECTIONS,
+  figures,
+};
+writeFileSync(join(root, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+console.log(`\n${cpus().length} cores (${cpu}), Node ${process.version}; results in bench/results.json`);
+if (failedGate.length) {
+  console.log(`gate: ${failedGate.map((f) => f.name).join("; ")} missed the budget by more than ${GATE_TOLERANCE * 100} %`);
+  process.exit(1);
+}
