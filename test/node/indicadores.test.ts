@@ -1,7 +1,7 @@
 // Corrección monetaria and the second-category tax table, from the sandbox SII's yearly pages.
 import { describe, expect, it } from "vitest";
-import { sandboxUtm } from "../../src/sandbox/indicadores.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
+import { sandboxUtm } from "../../src/sandbox/indicadores.ts";
 import { sandboxTransport } from "../../src/sii/transport.ts";
 import { bodyOf, type Loose, probeApp, tokenFor } from "../support/app.ts";
 

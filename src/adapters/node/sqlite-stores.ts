@@ -110,7 +110,9 @@ export function sqliteSettingsStore(db: DatabaseSync): SettingsStore {
     async get<T>(account: string, key: string) {
       if (!memo.has(id(account, key))) {
         if (memo.size > 10_000) memo.clear();
-        const row = db.prepare("SELECT value FROM settings WHERE account = ? AND key = ?").get(account, key) as { value: string } | undefined;
+        const row = db.prepare("SELECT value FROM settings WHERE account = ? AND key = ?").get(account, key) as
+          | { value: string }
+          | undefined;
         memo.set(id(account, key), row?.value ?? null);
       }
       const value = memo.get(id(account, key));
