@@ -15,6 +15,7 @@ import { registerAdminTokens } from "./routes/admin/tokens.ts";
 import { registerBheEmail } from "./routes/bhe/email.ts";
 import { registerBteResumen } from "./routes/bte/resumen.ts";
 import { registerDatosContribuyente } from "./routes/contribuyentes/datos.ts";
+import { registerFormatosJson } from "./routes/documentos/formatos-json.ts";
 import { registerAnularFolios } from "./routes/folios/anular.ts";
 import { registerSolicitarFolios } from "./routes/folios/solicitar.ts";
 import { registerCorreccionMonetaria } from "./routes/indicadores/correccion.ts";
@@ -54,6 +55,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerBheEmail(app);
   registerBteResumen(app);
   registerUf(app);
+  registerFormatosJson(app);
   registerCorreccionMonetaria(app);
   registerSegundaCategoria(app);
   registerGetProxy(app);

@@ -15,3 +15,10 @@ export const MONTHS_ES = [
   "NOVIEMBRE",
   "DICIEMBRE",
 ] as const;
+
+const SANTIAGO = new Intl.DateTimeFormat("en-CA", { timeZone: "America/Santiago", year: "numeric", month: "2-digit", day: "2-digit" });
+
+/** The calendar date in Chile (America/Santiago) at an instant, `YYYY-MM-DD`. */
+export function santiagoDate(at: Date): string {
+  return SANTIAGO.format(at);
+}

@@ -3,6 +3,7 @@
 // a certificate session, the anti-hoarding refusal, the boletas' extra confirmation, and the
 // CAF file download that needs a Referer.
 import type { Context } from "hono";
+import { santiagoDate } from "../lib/dates.ts";
 import { encodeLatin1, formDecodeLatin1, responseText } from "../lib/latin1.ts";
 import { escapeXml } from "../lib/xml.ts";
 import { buildCaf } from "./caf.ts";
@@ -210,7 +211,7 @@ export async function generaFolio(ctx: FolioContext): Promise<Response> {
   if (!DOCUMENT_NAMES[tipo] || desde !== nextFolio(book) || hasta < desde || hasta - desde + 1 > MAX_AUTOR) {
     return page("ERROR", "<p>LOS DATOS DEL TIMBRAJE NO SON VALIDOS. INICIE NUEVAMENTE LA SOLICITUD.</p>");
   }
-  const fecha = new Date(ctx.now - 3 * 3600_000).toISOString().slice(0, 10);
+  const fecha = santiagoDate(new Date(ctx.now));
   const taxpayer = sandboxTaxpayer(who.rut);
   const range: FolioRange = { desde, hasta, fecha, mandatario: who.holder };
   range.caf = await buildCaf({ rut: who.rut, razonSocial: (taxpayer?.razon_social ?? "").toUpperCase(), tipo, desde, hasta, fecha });
