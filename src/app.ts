@@ -22,6 +22,7 @@ import { registerCorreccionMonetaria } from "./routes/indicadores/correccion.ts"
 import { registerSegundaCategoria } from "./routes/indicadores/segunda-categoria.ts";
 import { registerUf } from "./routes/indicadores/uf.ts";
 import { registerOpenApi } from "./routes/openapi.ts";
+import { registerRcvResumen } from "./routes/rcv/resumen.ts";
 import { registerSandboxControls } from "./routes/sandbox/controls.ts";
 import { registerSandboxCredentials } from "./routes/sandbox/credentials.ts";
 import { registerGetProxy } from "./routes/settings/get-proxy.ts";
@@ -56,6 +57,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerBteResumen(app);
   registerUf(app);
   registerFormatosJson(app);
+  registerRcvResumen(app);
   registerCorreccionMonetaria(app);
   registerSegundaCategoria(app);
   registerGetProxy(app);

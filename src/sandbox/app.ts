@@ -22,6 +22,7 @@ import {
 import { correccionPage, impuestoSegundaPage, ufYearPage } from "./indicadores.ts";
 import { cViewCarta, siiHome } from "./misii.ts";
 import { latin1Html, MAINTENANCE_TEXT, SESSION_LIMIT_TEXT, THROTTLE_TEXT } from "./pages.ts";
+import { getResumen } from "./rcv.ts";
 import { type CertificateCheck, issueSeed, issueToken, soapFault, soapOperation } from "./soap.ts";
 import { type FaultKind, SandboxState } from "./state.ts";
 
@@ -181,6 +182,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   app.post(
     `${zeus}/bte_indiv_cons2`,
     service("bte_report", (c) => bteAnnual(c, state, now())),
+  );
+
+  // The RCV facade (www4).
+  app.post(
+    "/:host{www4\\.sii\\.cl}/consdcvinternetui/services/data/facadeService/getResumen",
+    service("rcv_resumen", (c) => getResumen(c, state, now())),
   );
 
   // Public indicator pages (www).

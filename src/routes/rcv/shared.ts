@@ -1,0 +1,55 @@
+// What the RCV operations share: their credentials (RUT + clave or certificate), the period rule,
+// the purchase states, and the session they run in.
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { santiagoDate } from "../../lib/dates.ts";
+import type { AppEnv } from "../../platform/context.ts";
+import { ApiError } from "../../platform/errors.ts";
+import type { CookieJar } from "../../sii/cookies.ts";
+import type { SiiContext } from "../../sii/http.ts";
+import { CertAuth, PassAuth, parseCertificate, withCertificateSession, withClaveSession } from "../credentials.ts";
+
+/** The SII's first RCV period. */
+export const FIRST_PERIOD = "201705";
+export const ESTADOS = ["REGISTRO", "PENDIENTE", "NO_INCLUIR", "RECLAMADO"] as const;
+
+export const Estado = z.enum(ESTADOS, { error: `must be one of ${ESTADOS.join(", ")}` }).openapi({ example: "REGISTRO" });
+
+export const RcvAuthBody = z
+  .object({
+    auth: z
+      .object({ pass: PassAuth.optional(), cert: CertAuth.optional() })
+      .refine((a) => (a.pass === undefined) !== (a.cert === undefined), { error: "give either auth.pass (RUT + clave) or auth.cert" }),
+  })
+  .openapi("RcvAuth", { example: { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } } });
+
+/** `periodo` must be a month the RCV has: from 201705 up to the current month (in Chile). */
+export function checkPeriodo(c: Context<AppEnv>, periodo: string): void {
+  const current = santiagoDate(c.var.deps.clock.now()).slice(0, 7).replace("-", "");
+  if (periodo < FIRST_PERIOD || periodo > current) {
+    throw new ApiError(400, "VALIDATION_ERROR", `periodo must be between ${FIRST_PERIOD} and ${current}`, {
+      errors: [{ path: "periodo", location: "path", message: `must be a month from ${FIRST_PERIOD} to ${current}` }],
+    });
+  }
+}
+
+/** Runs `use` in a session as `rut`: the clave's own, or a certificate's (holder or representative). */
+export async function withRcvSession<T>(
+  c: Context<AppEnv>,
+  ctx: SiiContext,
+  rut: string,
+  auth: z.output<typeof RcvAuthBody>["auth"],
+  use: (jar: CookieJar) => Promise<T>,
+): Promise<T> {
+  if (auth.pass) {
+    if (auth.pass.rut !== rut) {
+      throw new ApiError(403, "AUTH_ERROR", `The clave is ${auth.pass.rut}'s; it cannot open ${rut}'s register`, {
+        errors: [{ path: "auth.pass.rut", location: "body", message: `must be ${rut} to read its register with a clave` }],
+      });
+    }
+    return withClaveSession(c, ctx, auth.pass, use, "https://www4.sii.cl/consdcvinternetui/");
+  }
+  if (!auth.cert) throw new Error("RcvAuthBody guarantees one credential");
+  const credential = await parseCertificate(c, auth.cert);
+  return withCertificateSession(c, ctx, credential, "0", use, rut);
+}

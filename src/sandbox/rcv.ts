@@ -1,0 +1,154 @@
+// www4.sii.cl consdcvinternetui: the RCV's JSON facade (sii-upstream §7): an envelope with
+// metaData (namespace, conversationId = the session TOKEN), answers with respEstado.codRespuesta,
+// and the login wall as HTML when the session is gone. Documents are generated deterministically
+// per taxpayer, period and side (purchases / sales).
+import type { Context } from "hono";
+import { rutCheckDigit } from "../lib/rut.ts";
+import { claveLoginWall } from "./pages.ts";
+import type { SandboxState } from "./state.ts";
+
+export const FIRST_RCV_PERIOD = 201705;
+const ESTADOS = ["REGISTRO", "PENDIENTE", "NO_INCLUIR", "RECLAMADO"] as const;
+const TYPE_NAMES: Record<number, string> = {
+  33: "Factura Electrónica",
+  34: "Factura No Afecta o Exenta Electrónica",
+  39: "Boleta Electrónica",
+  46: "Factura de Compra Electrónica",
+  56: "Nota de Débito Electrónica",
+  61: "Nota de Crédito Electrónica",
+};
+
+export interface RcvDocument {
+  tipo: number;
+  folio: number;
+  rut: string;
+  razonSocial: string;
+  fecha: string; // DD/MM/YYYY
+  exento: number;
+  neto: number;
+  iva: number;
+  total: number;
+  estado: (typeof ESTADOS)[number];
+}
+
+/** A small deterministic generator, so a period always has the same documents. */
+function seeded(seed: string) {
+  let h = 2166136261;
+  for (const ch of seed) h = Math.imul(h ^ ch.charCodeAt(0), 16777619);
+  return () => {
+    h = Math.imul(h ^ (h >>> 15), 2246822507);
+    h = Math.imul(h ^ (h >>> 13), 3266489909);
+    h ^= h >>> 16;
+    return (h >>> 0) / 4294967296;
+  };
+}
+
+/** The documents of one taxpayer's side of the register in a period. */
+export function rcvDocuments(rut: string, periodo: number, operacion: "COMPRA" | "VENTA", count = 40): RcvDocument[] {
+  // The sandbox's taxpayers started trading in 2018: earlier periods are empty.
+  if (periodo < 201801) return [];
+  const random = seeded(`${rut}|${periodo}|${operacion}`);
+  const year = Math.floor(periodo / 100);
+  const month = periodo % 100;
+  const types = operacion === "COMPRA" ? [33, 33, 33, 34, 61, 56] : [33, 33, 34, 61, 39];
+  const docs: RcvDocument[] = [];
+  for (let i = 0; i < count; i++) {
+    const tipo = types[Math.floor(random() * types.length)] ?? 33;
+    const base = 10_000 + Math.floor(random() * 990_000);
+    const exento = tipo === 34 ? base : 0;
+    const neto = tipo === 34 ? 0 : base;
+    const iva = Math.round(neto * 0.19);
+    const counterpart = 76_000_000 + Math.floor(random() * 999_999);
+    docs.push({
+      tipo,
+      folio: 1000 + i,
+      rut: `${counterpart}-${rutCheckDigit(String(counterpart))}`,
+      razonSocial: `EMPRESA ${String.fromCharCode(65 + (counterpart % 26))}${counterpart % 1000} LIMITADA`,
+      fecha: `${String(1 + Math.floor(random() * 28)).padStart(2, "0")}/${String(month).padStart(2, "0")}/${year}`,
+      exento,
+      neto,
+      iva,
+      total: exento + neto + iva,
+      estado: operacion === "VENTA" ? "REGISTRO" : (ESTADOS[Math.floor(random() * 10) < 7 ? 0 : Math.floor(random() * 4)] ?? "REGISTRO"),
+    });
+  }
+  return docs;
+}
+
+function answer(
+  c: Context,
+  body: Record<string, unknown>,
+  metaData: Record<string, unknown>,
+  codRespuesta: number,
+  msgeRespuesta: string | null = null,
+) {
+  return c.json({
+    ...body,
+    metaData: { ...metaData, info: null, errors: null },
+    respEstado: { codRespuesta, msgeRespuesta, codError: null },
+  });
+}
+
+/** getResumen: per document type, counts and amounts of one side of the register. */
+export async function getResumen(c: Context, state: SandboxState, now: number): Promise<Response> {
+  const session = state.sessionOf(c.req.header("cookie"), now);
+  if (!session) return claveLoginWall();
+  const envelope = (await c.req.json().catch(() => null)) as { metaData?: Record<string, unknown>; data?: Record<string, unknown> } | null;
+  const metaData = envelope?.metaData;
+  const data = envelope?.data;
+  if (!metaData?.namespace || !metaData.conversationId || !data) return c.json({ errorMsg: "Acceso no autorizado!" });
+  const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
+  if (metaData.conversationId !== token) return answer(c, { data: null }, metaData, 99, "Sesión no válida");
+  const rut = `${data.rutEmisor}-${String(data.dvEmisor).toUpperCase()}`;
+  if (rut !== session.rut) return answer(c, { data: null }, metaData, 2, "Usuario no autorizado para consultar el contribuyente");
+  const periodo = Number(data.ptributario);
+  if (!(periodo >= FIRST_RCV_PERIOD))
+    return answer(c, { data: null }, metaData, 99, `Periodo consultado no válido, debe ser mayor igual a ${FIRST_RCV_PERIOD}`);
+  const operacion = data.operacion === "VENTA" ? "VENTA" : "COMPRA";
+  const estado = operacion === "COMPRA" ? String(data.estadoContab) : "REGISTRO";
+  const docs = rcvDocuments(rut, periodo, operacion).filter((d) => d.estado === estado);
+  if (!docs.length) return answer(c, { data: [], totDocRes: 0 }, metaData, 3, "No existen documentos para el periodo consultado");
+  const types = [...new Set(docs.map((d) => d.tipo))].sort((a, b) => a - b);
+  const rows = types.map((tipo) => {
+    const of = docs.filter((d) => d.tipo === tipo);
+    const sum = (key: "exento" | "neto" | "iva" | "total") => of.reduce((s, d) => s + d[key], 0);
+    return {
+      dcvCodigo: 100_000 + (periodo % 1000),
+      rsmnCodigo: 900_000 + tipo,
+      rsmnTipoDocInteger: tipo,
+      dcvNombreTipoDoc: TYPE_NAMES[tipo] ?? String(tipo),
+      dcvTipoIngresoDoc: tipo === 39 ? "RESUMEN" : "DET_ELE",
+      rsmnLink: tipo !== 39,
+      rsmnMntExe: sum("exento"),
+      rsmnMntNeto: sum("neto"),
+      rsmnMntIVA: sum("iva"),
+      rsmnMntIVANoRec: 0,
+      rsmnIVAUsoComun: 0,
+      dcvOperacion: null,
+      rsmnMntTotal: sum("total"),
+      rsmnEstadoContab: null,
+      rsmnTotDoc: of.length,
+      rsmnTotalRutEmisor: null,
+    };
+  });
+  const [rutBody, dv] = rut.split("-");
+  return answer(
+    c,
+    {
+      data: rows,
+      totDocRes: docs.length,
+      tieneEmisorAgresivo: false,
+      verF29: true,
+      dataCabecera: {
+        dcvPcarga: 1,
+        dcvRutEmisor: Number(rutBody),
+        dcvDvEmisor: dv,
+        dcvPtributario: periodo,
+        dcvOperacion: operacion,
+        dcvCodigo: 100_000 + (periodo % 1000),
+      },
+    },
+    metaData,
+    0,
+  );
+}
