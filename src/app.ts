@@ -22,6 +22,7 @@ import { registerCorreccionMonetaria } from "./routes/indicadores/correccion.ts"
 import { registerSegundaCategoria } from "./routes/indicadores/segunda-categoria.ts";
 import { registerUf } from "./routes/indicadores/uf.ts";
 import { registerOpenApi } from "./routes/openapi.ts";
+import { registerRcvDetalle } from "./routes/rcv/detalle.ts";
 import { registerRcvResumen } from "./routes/rcv/resumen.ts";
 import { registerSandboxControls } from "./routes/sandbox/controls.ts";
 import { registerSandboxCredentials } from "./routes/sandbox/credentials.ts";
@@ -58,6 +59,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerUf(app);
   registerFormatosJson(app);
   registerRcvResumen(app);
+  registerRcvDetalle(app);
   registerCorreccionMonetaria(app);
   registerSegundaCategoria(app);
   registerGetProxy(app);

@@ -22,7 +22,7 @@ import {
 import { correccionPage, impuestoSegundaPage, ufYearPage } from "./indicadores.ts";
 import { cViewCarta, siiHome } from "./misii.ts";
 import { latin1Html, MAINTENANCE_TEXT, SESSION_LIMIT_TEXT, THROTTLE_TEXT } from "./pages.ts";
-import { getResumen } from "./rcv.ts";
+import { getDetalle, getResumen } from "./rcv.ts";
 import { type CertificateCheck, issueSeed, issueToken, soapFault, soapOperation } from "./soap.ts";
 import { type FaultKind, SandboxState } from "./state.ts";
 
@@ -188,6 +188,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   app.post(
     "/:host{www4\\.sii\\.cl}/consdcvinternetui/services/data/facadeService/getResumen",
     service("rcv_resumen", (c) => getResumen(c, state, now())),
+  );
+  app.post(
+    "/:host{www4\\.sii\\.cl}/consdcvinternetui/services/data/facadeService/getDetalleCompra",
+    service("rcv_detalle", (c) => getDetalle(c, state, now(), "COMPRA")),
+  );
+  app.post(
+    "/:host{www4\\.sii\\.cl}/consdcvinternetui/services/data/facadeService/getDetalleVenta",
+    service("rcv_detalle", (c) => getDetalle(c, state, now(), "VENTA")),
   );
 
   // Public indicator pages (www).

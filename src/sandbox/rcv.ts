@@ -89,8 +89,10 @@ function answer(
   });
 }
 
-/** getResumen: per document type, counts and amounts of one side of the register. */
-export async function getResumen(c: Context, state: SandboxState, now: number): Promise<Response> {
+type FacadeRequest = { rut: string; periodo: number; data: Record<string, unknown>; metaData: Record<string, unknown> };
+
+/** The checks every facade method makes: session, envelope, conversationId, taxpayer, period. */
+async function facadeRequest(c: Context, state: SandboxState, now: number): Promise<FacadeRequest | Response> {
   const session = state.sessionOf(c.req.header("cookie"), now);
   if (!session) return claveLoginWall();
   const envelope = (await c.req.json().catch(() => null)) as { metaData?: Record<string, unknown>; data?: Record<string, unknown> } | null;
@@ -104,6 +106,50 @@ export async function getResumen(c: Context, state: SandboxState, now: number): 
   const periodo = Number(data.ptributario);
   if (!(periodo >= FIRST_RCV_PERIOD))
     return answer(c, { data: null }, metaData, 99, `Periodo consultado no válido, debe ser mayor igual a ${FIRST_RCV_PERIOD}`);
+  return { rut, periodo, data, metaData };
+}
+
+/** getDetalleCompra / getDetalleVenta: the documents of one type. */
+export async function getDetalle(c: Context, state: SandboxState, now: number, operacion: "COMPRA" | "VENTA"): Promise<Response> {
+  const request = await facadeRequest(c, state, now);
+  if (request instanceof Response) return request;
+  const { rut, periodo, data, metaData } = request;
+  const tipo = Number(data.codTipoDoc);
+  const estado = operacion === "COMPRA" ? String(data.estadoContab) : "REGISTRO";
+  const docs = rcvDocuments(rut, periodo, operacion).filter((d) => d.estado === estado && d.tipo === tipo);
+  if (!docs.length) return answer(c, { data: [] }, metaData, 3, "No existen documentos para el periodo consultado");
+  const rows = docs.map((d, i) => {
+    const [rutDoc, dvDoc] = d.rut.split("-");
+    return {
+      dhdrCodigo: 5_000_000 + i,
+      dcvCodigo: 100_000 + (periodo % 1000),
+      dcvEstadoContab: estado,
+      detCodigo: 7_000_000 + i,
+      detTipoDoc: d.tipo,
+      detRutDoc: Number(rutDoc),
+      detDvDoc: dvDoc,
+      detRznSoc: d.razonSocial,
+      detNroDoc: d.folio,
+      detFchDoc: d.fecha,
+      detFecRecepcion: `${d.fecha} 10:15:00`,
+      detMntExe: d.exento,
+      detMntNeto: d.neto,
+      detMntIVA: d.iva,
+      detMntTotal: d.total,
+      detTasaImp: d.neto ? 19 : 0,
+      detAnulado: null,
+      detTipoTransaccion: 1,
+      descTipoTransaccion: "Del Giro",
+    };
+  });
+  return answer(c, { data: rows, esDocPapel: false }, metaData, 0);
+}
+
+/** getResumen: per document type, counts and amounts of one side of the register. */
+export async function getResumen(c: Context, state: SandboxState, now: number): Promise<Response> {
+  const request = await facadeRequest(c, state, now);
+  if (request instanceof Response) return request;
+  const { rut, periodo, data, metaData } = request;
   const operacion = data.operacion === "VENTA" ? "VENTA" : "COMPRA";
   const estado = operacion === "COMPRA" ? String(data.estadoContab) : "REGISTRO";
   const docs = rcvDocuments(rut, periodo, operacion).filter((d) => d.estado === estado);

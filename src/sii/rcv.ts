@@ -92,3 +92,43 @@ export function resumenRows(answer: FacadeAnswer): ResumenRow[] {
     nota_credito: CREDIT_NOTES.has(n(row.rsmnTipoDocInteger)),
   }));
 }
+
+export interface DetalleRow {
+  tipo_documento: number;
+  folio: number;
+  /** The counterpart: the supplier in purchases, the customer in sales. */
+  rut: string;
+  razon_social: string;
+  fecha: string;
+  fecha_recepcion: string | null;
+  monto_exento: number;
+  monto_neto: number;
+  monto_iva: number;
+  monto_total: number;
+  estado: string;
+  nota_credito: boolean;
+}
+
+/** `DD/MM/YYYY[ HH:MM:SS]` → `YYYY-MM-DD[THH:MM:SS]`. */
+export function isoDate(text: unknown): string | null {
+  const match = /^(\d{2})\/(\d{2})\/(\d{4})(?: (\d{2}:\d{2}:\d{2}))?$/.exec(String(text ?? "").trim());
+  if (!match) return null;
+  return `${match[3]}-${match[2]}-${match[1]}${match[4] ? `T${match[4]}` : ""}`;
+}
+
+export function detalleRows(rows: Record<string, unknown>[]): DetalleRow[] {
+  return rows.map((row) => ({
+    tipo_documento: n(row.detTipoDoc),
+    folio: n(row.detNroDoc),
+    rut: `${row.detRutDoc}-${String(row.detDvDoc ?? "").toUpperCase()}`,
+    razon_social: String(row.detRznSoc ?? ""),
+    fecha: isoDate(row.detFchDoc) ?? String(row.detFchDoc ?? ""),
+    fecha_recepcion: isoDate(row.detFecRecepcion),
+    monto_exento: n(row.detMntExe),
+    monto_neto: n(row.detMntNeto),
+    monto_iva: n(row.detMntIVA),
+    monto_total: n(row.detMntTotal),
+    estado: String(row.dcvEstadoContab ?? ""),
+    nota_credito: CREDIT_NOTES.has(n(row.detTipoDoc)),
+  }));
+}

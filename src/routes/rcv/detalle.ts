@@ -1,0 +1,143 @@
+// The RCV details: POST /api/v1/sii/rcv/compras/detalle/{receptor}/{periodo}/{dte}/{estado} and
+// POST /api/v1/sii/rcv/ventas/detalle/{emisor}/{periodo}/{dte}. `dte` 0 means every type with
+// detail in the period (read from the summary first); types kept only as totals (boletas) have
+// no detail and are listed as such.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { Ambiente, Periodo, Rut } from "../../platform/params.ts";
+import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { detalleRows, rcvCall } from "../../sii/rcv.ts";
+import { siiContext } from "../sii-context.ts";
+import { checkPeriodo, Estado, RcvAuthBody, withRcvSession } from "./shared.ts";
+
+/** Document types of the register (0: all). */
+const RCV_TYPES = [
+  0, 29, 30, 32, 33, 34, 35, 38, 39, 40, 41, 43, 45, 46, 48, 55, 56, 60, 61, 101, 102, 103, 104, 105, 106, 108, 109, 110, 111, 112, 914,
+];
+
+const Dte = z.coerce
+  .number({ error: "must be a document type number" })
+  .int()
+  .refine((n) => RCV_TYPES.includes(n), { error: `must be 0 (all) or a document type of the register (${RCV_TYPES.slice(1).join(", ")})` })
+  .openapi({ param: { name: "dte", in: "path" }, type: "integer", example: 33 });
+
+const Document = z.object({
+  tipo_documento: z.number().int(),
+  folio: z.number().int(),
+  rut: z.string().openapi({ description: "The counterpart, `XXXXXXXX-K`" }),
+  razon_social: z.string(),
+  fecha: z.string().openapi({ format: "date" }),
+  fecha_recepcion: z.string().nullable(),
+  monto_exento: z.number(),
+  monto_neto: z.number(),
+  monto_iva: z.number(),
+  monto_total: z.number(),
+  estado: z.string(),
+  nota_credito: z.boolean(),
+});
+
+const Detail = envelope(
+  z
+    .object({
+      rut: z.string(),
+      periodo: z.string(),
+      operacion: z.enum(["COMPRA", "VENTA"]),
+      estado: z.string(),
+      registros: z.number().int().openapi({ description: "How many documents `documentos` holds" }),
+      documentos: z.array(Document),
+      sin_detalle: z
+        .array(z.number().int())
+        .openapi({ description: "Types the SII keeps only as totals in this period (no per-document detail)" }),
+      sii: z
+        .object({ data: z.array(z.record(z.string(), z.unknown())) })
+        .openapi({ description: "The SII's rows as received (det* fields)" }),
+    })
+    .openapi("RcvDetalle"),
+);
+
+const Query = z.object({ ambiente: Ambiente });
+
+function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas"): void {
+  const compras = side === "compras";
+  const rutName = compras ? "receptor" : "emisor";
+  const rut = Rut.openapi({ param: { name: rutName, in: "path" } });
+  const periodo = Periodo.openapi({ param: { name: "periodo", in: "path" } });
+  const Params = compras
+    ? z.object({ receptor: rut, periodo, dte: Dte, estado: Estado.openapi({ param: { name: "estado", in: "path" } }) })
+    : z.object({ emisor: rut, periodo, dte: Dte });
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: compras
+        ? "/api/v1/sii/rcv/compras/detalle/{receptor}/{periodo}/{dte}/{estado}"
+        : "/api/v1/sii/rcv/ventas/detalle/{emisor}/{periodo}/{dte}",
+      tags: ["RCV"],
+      summary: compras ? "Purchases detail of a period" : "Sales detail of a period",
+      request: { params: Params, query: Query, body: { required: true, content: { "application/json": { schema: RcvAuthBody } } } },
+      responses: { 200: jsonContent(Detail, "The documents"), ...errorResponses([400, 422, 502, 503]) },
+    }),
+    async (c) => {
+      const params = valid(c, "param", Params) as { periodo: string; dte: number; estado?: string } & Record<string, unknown>;
+      const taxpayer = String(params[rutName]);
+      checkPeriodo(c, params.periodo);
+      const { auth } = valid(c, "json", RcvAuthBody);
+      const operacion = compras ? "COMPRA" : "VENTA";
+      const estado = compras ? (params.estado ?? "REGISTRO") : "REGISTRO";
+      const [body, dv] = taxpayer.split("-");
+      const base = { rutEmisor: body, dvEmisor: dv, ptributario: params.periodo };
+      const ctx = await siiContext(c);
+      const result = await withRcvSession(c, ctx, taxpayer, auth, async (jar) => {
+        let types = [params.dte];
+        const withoutDetail: number[] = [];
+        if (params.dte === 0) {
+          const summary = await rcvCall(ctx, jar, "getResumen", { ...base, estadoContab: estado, operacion, busquedaInicial: true });
+          const rows = Array.isArray(summary.data) ? (summary.data as Record<string, unknown>[]) : [];
+          types = rows.filter((r) => r.rsmnLink !== false).map((r) => Number(r.rsmnTipoDocInteger));
+          withoutDetail.push(...rows.filter((r) => r.rsmnLink === false).map((r) => Number(r.rsmnTipoDocInteger)));
+        }
+        const raw: Record<string, unknown>[] = [];
+        for (const tipo of types) {
+          const data = compras
+            ? {
+                ...base,
+                codTipoDoc: String(tipo),
+                operacion: "COMPRA",
+                estadoContab: estado,
+                accionRecaptcha: "RCV_DETC",
+                tokenRecaptcha: "t-o-k-e-n-web",
+              }
+            : {
+                ...base,
+                codTipoDoc: String(tipo),
+                operacion: "",
+                estadoContab: "",
+                accionRecaptcha: "RCV_DETV",
+                tokenRecaptcha: "t-o-k-e-n-web",
+              };
+          const answer = await rcvCall(ctx, jar, compras ? "getDetalleCompra" : "getDetalleVenta", data);
+          if (Array.isArray(answer.data)) raw.push(...(answer.data as Record<string, unknown>[]));
+        }
+        return { raw, withoutDetail };
+      });
+      const documentos = detalleRows(result.raw);
+      return ok(c, {
+        rut: taxpayer,
+        periodo: params.periodo,
+        operacion,
+        estado,
+        registros: documentos.length,
+        documentos,
+        sin_detalle: result.withoutDetail,
+        sii: { data: result.raw },
+      });
+    },
+  );
+}
+
+export function registerRcvDetalle(app: OpenAPIHono<AppEnv>): void {
+  register(app, "compras");
+  register(app, "ventas");
+}

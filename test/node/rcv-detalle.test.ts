@@ -1,0 +1,55 @@
+// RCV details through the gateway against the sandbox's RCV facade.
+import { describe, expect, it } from "vitest";
+import { rcvDocuments } from "../../src/sandbox/rcv.ts";
+import { bodyOf, type Loose, probeApp, tokenFor } from "../support/app.ts";
+
+const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
+
+async function setup() {
+  const t = probeApp();
+  t.deps.clock = { now: () => new Date("2026-11-22T15:00:00Z") };
+  const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
+  const post = (path: string, body: unknown = company) =>
+    t.app.request(path, {
+      method: "POST",
+      headers: { "x-api-token": token.secret, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  return { ...t, post, sandbox: t.deps.sii.sandbox! };
+}
+
+describe("RCV details", () => {
+  it("lists the purchases of one type with plain fields and ISO dates, keeping the SII's rows", async () => {
+    const { post } = await setup();
+    const res = await post("/api/v1/sii/rcv/compras/detalle/76192083-9/202405/33/REGISTRO");
+    expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "2"]);
+    const { data } = await bodyOf(res);
+    const expected = rcvDocuments("76192083-9", 202405, "COMPRA").filter((d) => d.estado === "REGISTRO" && d.tipo === 33);
+    expect(data.registros).toBe(expected.length);
+    expect(data.documentos.map((d: Loose) => d.folio)).toEqual(expected.map((d) => d.folio));
+    const first = data.documentos[0];
+    expect(first.rut).toBe(expected[0]?.rut);
+    expect(first.fecha).toMatch(/^2024-05-\d{2}$/);
+    expect(first.fecha_recepcion).toMatch(/^2024-05-\d{2}T10:15:00$/);
+    expect(data.sii.data[0].detNroDoc).toBe(first.folio);
+  });
+
+  it("with dte 0 reads every type that has detail, and names those kept only as totals", async () => {
+    const { post } = await setup();
+    const { data } = await bodyOf(await post("/api/v1/sii/rcv/ventas/detalle/76192083-9/202401/0"));
+    const all = rcvDocuments("76192083-9", 202401, "VENTA");
+    expect(data.registros).toBe(all.filter((d) => d.tipo !== 39).length);
+    expect(data.sin_detalle).toEqual(all.some((d) => d.tipo === 39) ? [39] : []);
+    expect(data.documentos.some((d: Loose) => d.nota_credito)).toBe(all.some((d) => d.tipo === 61));
+  });
+
+  it("gives an empty list for a period without documents, and refuses unknown types by name", async () => {
+    const { post, sandbox } = await setup();
+    const empty = await bodyOf(await post("/api/v1/sii/rcv/ventas/detalle/76192083-9/201710/33"));
+    expect([empty.data.registros, empty.data.documentos]).toEqual([0, []]);
+    sandbox.state.calls.clear();
+    const bad = await post("/api/v1/sii/rcv/ventas/detalle/76192083-9/201710/99");
+    expect([bad.status, (await bodyOf(bad)).errors[0].path]).toEqual([400, "dte"]);
+    expect(sandbox.state.calls.size).toBe(0);
+  });
+});
