@@ -198,3 +198,34 @@ export async function getResumen(c: Context, state: SandboxState, now: number): 
     0,
   );
 }
+
+/** The export's columns (sii-upstream §7.5; the sales list is the part public clients show). */
+const COMPRAS_COLUMNS =
+  "Nro;Tipo Doc;Tipo Compra;RUT Proveedor;Razon Social;Folio;Fecha Docto;Fecha Recepcion;Fecha Acuse;Monto Exento;Monto Neto;Monto IVA Recuperable;Monto Iva No Recuperable;Codigo IVA No Rec.;Monto Total;Monto Neto Activo Fijo;IVA Activo Fijo;IVA uso Comun;Impto. Sin Derecho a Credito;IVA No Retenido;Tabacos Puros;Tabacos Cigarrillos;Tabacos Elaborados;NCE o NDE sobre Fact. de Compra;Codigo Otro Impuesto;Valor Otro Impuesto;Tasa Otro Impuesto";
+const VENTAS_COLUMNS =
+  "Nro;Tipo Doc;Tipo Venta;Rut cliente;Razon Social;Folio;Fecha Docto;Fecha Recepcion;Fecha Acuse Recibo;Fecha Reclamo;Monto Exento;Monto Neto;Monto IVA;Monto total;IVA Retenido Total;IVA Retenido Parcial;IVA no retenido;IVA propio;IVA Terceros;RUT Emisor Liquid. Factura;Neto Comision Liquid. Factura;Exento Comision Liquid. Factura;IVA Comision Liquid. Factura;IVA fuera de plazo;Tipo Docto. Referencia;Folio Docto. Referencia;Num. Ident. Receptor Extranjero;Nacionalidad Receptor Extranjero;Credito empresa constructora;Impto. Zona Franca (Ley 18211);Garantia Dep. Envases;Indicador Venta sin Costo;Indicador Servicio Periodico";
+
+/** getDetalleCompraExport / getDetalleVentaExport: the detail as CSV lines inside JSON; codTipoDoc 0 is every type. */
+export async function getDetalleExport(c: Context, state: SandboxState, now: number, operacion: "COMPRA" | "VENTA"): Promise<Response> {
+  const request = await facadeRequest(c, state, now);
+  if (request instanceof Response) return request;
+  const { rut, periodo, data, metaData } = request;
+  const tipo = Number(data.codTipoDoc);
+  const estado = operacion === "COMPRA" ? String(data.estadoContab) : "REGISTRO";
+  const docs = rcvDocuments(rut, periodo, operacion).filter((d) => d.estado === estado && (tipo === 0 || d.tipo === tipo) && d.tipo !== 39);
+  const columns = operacion === "COMPRA" ? COMPRAS_COLUMNS : VENTAS_COLUMNS;
+  const blanks = (n: number) => ";".repeat(n);
+  const lines = docs.map((d, i) =>
+    operacion === "COMPRA"
+      ? `${i + 1};${d.tipo};Del Giro;${d.rut};${d.razonSocial};${d.folio};${d.fecha};${d.fecha} 10:15:00;;${d.exento};${d.neto};${d.iva};;;${d.total}${blanks(12)}`
+      : `${i + 1};${d.tipo};Del Giro;${d.rut};${d.razonSocial};${d.folio};${d.fecha};${d.fecha} 10:15:00;;;${d.exento};${d.neto};${d.iva};${d.total}${blanks(19)}`,
+  );
+  const nombreArchivo = `RCV_${operacion}_${estado}_${rut}_${periodo}.csv`;
+  return answer(
+    c,
+    { data: [columns, ...lines], nombreArchivo },
+    metaData,
+    docs.length ? 0 : 3,
+    docs.length ? null : "No existen documentos para el periodo consultado",
+  );
+}

@@ -53,3 +53,29 @@ describe("RCV details", () => {
     expect(sandbox.state.calls.size).toBe(0);
   });
 });
+
+describe("RCV detail as CSV", () => {
+  it("returns the SII's export: its columns, one line per document, ISO-8859-1, with its file name", async () => {
+    const { post } = await setup();
+    const res = await post("/api/v1/sii/rcv/compras/detalle/76192083-9/202405/0/REGISTRO?formato=csv");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/csv; charset=ISO-8859-1");
+    expect(res.headers.get("content-disposition")).toContain("RCV_COMPRA_REGISTRO_76192083-9_202405.csv");
+    const lines = new TextDecoder("latin1")
+      .decode(await res.arrayBuffer())
+      .trim()
+      .split("\n");
+    expect(lines[0]?.startsWith("Nro;Tipo Doc;Tipo Compra;RUT Proveedor;Razon Social;Folio")).toBe(true);
+    const expected = rcvDocuments("76192083-9", 202405, "COMPRA").filter((d) => d.estado === "REGISTRO");
+    expect(lines).toHaveLength(expected.length + 1);
+    expect(lines[1]?.split(";")).toHaveLength(lines[0]?.split(";").length ?? 0);
+  });
+
+  it("answers just the columns for a period without documents", async () => {
+    const { post } = await setup();
+    const res = await post("/api/v1/sii/rcv/ventas/detalle/76192083-9/201710/33?formato=csv");
+    expect(res.status).toBe(200);
+    const text = new TextDecoder("latin1").decode(await res.arrayBuffer());
+    expect(text.split("\n")[0]).toContain("Rut cliente");
+  });
+});

@@ -3,10 +3,11 @@
 // detail in the period (read from the summary first); types kept only as totals (boletas) have
 // no detail and are listed as such.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { encodeLatin1 } from "../../lib/latin1.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
-import { Ambiente, Periodo, Rut } from "../../platform/params.ts";
+import { Ambiente, Formato, Periodo, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { detalleRows, rcvCall } from "../../sii/rcv.ts";
 import { siiContext } from "../sii-context.ts";
@@ -57,7 +58,7 @@ const Detail = envelope(
     .openapi("RcvDetalle"),
 );
 
-const Query = z.object({ ambiente: Ambiente });
+const Query = z.object({ ambiente: Ambiente, formato: Formato(["json", "csv"]) });
 
 function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas"): void {
   const compras = side === "compras";
@@ -77,7 +78,13 @@ function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas"): void {
       tags: ["RCV"],
       summary: compras ? "Purchases detail of a period" : "Sales detail of a period",
       request: { params: Params, query: Query, body: { required: true, content: { "application/json": { schema: RcvAuthBody } } } },
-      responses: { 200: jsonContent(Detail, "The documents"), ...errorResponses([400, 422, 502, 503]) },
+      responses: {
+        200: {
+          description: "The documents, or with `formato=csv` the SII's export (ISO-8859-1) as received",
+          content: { "application/json": { schema: Detail }, "text/csv": { schema: { type: "string" } } },
+        },
+        ...errorResponses([400, 422, 502, 503]),
+      },
     }),
     async (c) => {
       const params = valid(c, "param", Params) as { periodo: string; dte: number; estado?: string } & Record<string, unknown>;
@@ -89,6 +96,25 @@ function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas"): void {
       const [body, dv] = taxpayer.split("-");
       const base = { rutEmisor: body, dvEmisor: dv, ptributario: params.periodo };
       const ctx = await siiContext(c);
+      if (valid(c, "query", Query).formato === "csv") {
+        const exported = await withRcvSession(c, ctx, taxpayer, auth, (jar) =>
+          rcvCall(ctx, jar, compras ? "getDetalleCompraExport" : "getDetalleVentaExport", {
+            ...base,
+            codTipoDoc: String(params.dte),
+            operacion: compras ? "COMPRA" : "",
+            estadoContab: compras ? estado : "",
+            accionRecaptcha: compras ? "RCV_DDETC" : "RCV_DDETV",
+            tokenRecaptcha: "t-o-k-e-n-web",
+          }),
+        );
+        const lines = Array.isArray(exported.data) ? exported.data.map(String) : [];
+        const name =
+          typeof exported.nombreArchivo === "string" ? exported.nombreArchivo : `RCV_${operacion}_${taxpayer}_${params.periodo}.csv`;
+        return c.body(encodeLatin1(lines.length ? `${lines.join("\n")}\n` : ""), 200, {
+          "content-type": "text/csv; charset=ISO-8859-1",
+          "content-disposition": `attachment; filename="${name.replace(/"/g, "")}"`,
+        });
+      }
       const result = await withRcvSession(c, ctx, taxpayer, auth, async (jar) => {
         let types = [params.dte];
         const withoutDetail: number[] = [];
