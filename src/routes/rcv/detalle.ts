@@ -8,7 +8,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, Formato, Periodo, Rut } from "../../platform/params.ts";
-import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { envelope, errorResponses } from "../../platform/schemas.ts";
 import { detalleRows, rcvCall } from "../../sii/rcv.ts";
 import { siiContext } from "../sii-context.ts";
 import { checkPeriodo, Estado, RcvAuthBody, withRcvSession } from "./shared.ts";
