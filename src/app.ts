@@ -22,6 +22,7 @@ import { registerCorreccionMonetaria } from "./routes/indicadores/correccion.ts"
 import { registerSegundaCategoria } from "./routes/indicadores/segunda-categoria.ts";
 import { registerUf } from "./routes/indicadores/uf.ts";
 import { registerOpenApi } from "./routes/openapi.ts";
+import { registerRcvAsync } from "./routes/rcv/async.ts";
 import { registerRcvDetalle } from "./routes/rcv/detalle.ts";
 import { registerRcvResumen } from "./routes/rcv/resumen.ts";
 import { registerSandboxControls } from "./routes/sandbox/controls.ts";
@@ -60,6 +61,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerFormatosJson(app);
   registerRcvResumen(app);
   registerRcvDetalle(app);
+  registerRcvAsync(app);
   registerCorreccionMonetaria(app);
   registerSegundaCategoria(app);
   registerGetProxy(app);

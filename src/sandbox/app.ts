@@ -22,7 +22,7 @@ import {
 import { correccionPage, impuestoSegundaPage, ufYearPage } from "./indicadores.ts";
 import { cViewCarta, siiHome } from "./misii.ts";
 import { latin1Html, MAINTENANCE_TEXT, SESSION_LIMIT_TEXT, THROTTLE_TEXT } from "./pages.ts";
-import { getDetalle, getDetalleExport, getResumen } from "./rcv.ts";
+import { getCtrlAsync, getDetalle, getDetalleExport, getResumen, obtenerArchivoBlob } from "./rcv.ts";
 import { type CertificateCheck, issueSeed, issueToken, soapFault, soapOperation } from "./soap.ts";
 import { type FaultKind, SandboxState } from "./state.ts";
 
@@ -196,6 +196,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   app.post(
     "/:host{www4\\.sii\\.cl}/consdcvinternetui/services/data/facadeService/getDetalleVenta",
     service("rcv_detalle", (c) => getDetalle(c, state, now(), "VENTA")),
+  );
+  app.post(
+    "/:host{www4\\.sii\\.cl}/consdcvinternetui/services/data/facadeService/getCtrlAsync",
+    service("rcv_async", (c) => getCtrlAsync(c, state, now())),
+  );
+  app.get(
+    "/:host{www4\\.sii\\.cl}/consdcvinternetui/services/data/facadeService/obtenerArchivoBLOB/:blob/:rutUsuario/:rutEmisor/:caId",
+    service("rcv_blob", (c) => obtenerArchivoBlob(c, state, now())),
   );
   app.post(
     "/:host{www4\\.sii\\.cl}/consdcvinternetui/services/data/facadeService/getDetalleCompraExport",

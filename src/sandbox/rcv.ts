@@ -3,6 +3,7 @@
 // and the login wall as HTML when the session is gone. Documents are generated deterministically
 // per taxpayer, period and side (purchases / sales).
 import type { Context } from "hono";
+import { encodeLatin1 } from "../lib/latin1.ts";
 import { rutCheckDigit } from "../lib/rut.ts";
 import { claveLoginWall } from "./pages.ts";
 import type { SandboxState } from "./state.ts";
@@ -204,6 +205,76 @@ const COMPRAS_COLUMNS =
   "Nro;Tipo Doc;Tipo Compra;RUT Proveedor;Razon Social;Folio;Fecha Docto;Fecha Recepcion;Fecha Acuse;Monto Exento;Monto Neto;Monto IVA Recuperable;Monto Iva No Recuperable;Codigo IVA No Rec.;Monto Total;Monto Neto Activo Fijo;IVA Activo Fijo;IVA uso Comun;Impto. Sin Derecho a Credito;IVA No Retenido;Tabacos Puros;Tabacos Cigarrillos;Tabacos Elaborados;NCE o NDE sobre Fact. de Compra;Codigo Otro Impuesto;Valor Otro Impuesto;Tasa Otro Impuesto";
 const VENTAS_COLUMNS =
   "Nro;Tipo Doc;Tipo Venta;Rut cliente;Razon Social;Folio;Fecha Docto;Fecha Recepcion;Fecha Acuse Recibo;Fecha Reclamo;Monto Exento;Monto Neto;Monto IVA;Monto total;IVA Retenido Total;IVA Retenido Parcial;IVA no retenido;IVA propio;IVA Terceros;RUT Emisor Liquid. Factura;Neto Comision Liquid. Factura;Exento Comision Liquid. Factura;IVA Comision Liquid. Factura;IVA fuera de plazo;Tipo Docto. Referencia;Folio Docto. Referencia;Num. Ident. Receptor Extranjero;Nacionalidad Receptor Extranjero;Credito empresa constructora;Impto. Zona Franca (Ley 18211);Garantia Dep. Envases;Indicador Venta sin Costo;Indicador Servicio Periodico";
+
+/** The detail CSV lines (header first) of one side, type (0 = all) and state, as the exports and async files carry them. */
+function detailCsv(rut: string, periodo: number, operacion: "COMPRA" | "VENTA", tipo: number, estado: string): string[] {
+  const docs = rcvDocuments(rut, periodo, operacion).filter((d) => d.estado === estado && (tipo === 0 || d.tipo === tipo) && d.tipo !== 39);
+  const blanks = (n: number) => ";".repeat(n);
+  const lines = docs.map((d, i) =>
+    operacion === "COMPRA"
+      ? `${i + 1};${d.tipo};Del Giro;${d.rut};${d.razonSocial};${d.folio};${d.fecha};${d.fecha} 10:15:00;;${d.exento};${d.neto};${d.iva};;;${d.total}${blanks(12)}`
+      : `${i + 1};${d.tipo};Del Giro;${d.rut};${d.razonSocial};${d.folio};${d.fecha};${d.fecha} 10:15:00;;;${d.exento};${d.neto};${d.iva};${d.total}${blanks(19)}`,
+  );
+  return [operacion === "COMPRA" ? COMPRAS_COLUMNS : VENTAS_COLUMNS, ...lines];
+}
+
+/** How long a sandbox download request takes to move through CREADO → EN PROCESO → TERMINADO. */
+export const ASYNC_STEP_MS = 1000;
+
+function jobState(created: number, now: number): string {
+  return now - created < ASYNC_STEP_MS ? "CREADO" : now - created < 2 * ASYNC_STEP_MS ? "EN PROCESO" : "TERMINADO";
+}
+
+const stamp = (ms: number) => {
+  const d = new Date(ms);
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${p(d.getUTCDate())}/${p(d.getUTCMonth() + 1)}/${d.getUTCFullYear()} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
+};
+
+/** getCtrlAsync: `generaCtrl` true creates a download request; false lists the period's requests. */
+export async function getCtrlAsync(c: Context, state: SandboxState, now: number): Promise<Response> {
+  const request = await facadeRequest(c, state, now);
+  if (request instanceof Response) return request;
+  const { rut, periodo, data, metaData } = request;
+  const operacion = data.operacion === "VENTA" ? "VENTA" : "COMPRA";
+  const tipo = Number(data.codTipoDoc);
+  const estado = operacion === "COMPRA" ? String(data.estadoContab || "REGISTRO") : "REGISTRO";
+  if (data.generaCtrl === true) {
+    state.rcvJobs.push({ caId: 800_000 + state.rcvJobs.length + 1, rut, periodo, tipo, operacion, estado, created: now });
+  }
+  const rows = state.rcvJobs
+    .filter((j) => j.rut === rut && j.periodo === periodo && j.operacion === operacion)
+    .map((j) => {
+      const caEstado = jobState(j.created, now);
+      const done = caEstado === "TERMINADO";
+      return {
+        caId: j.caId,
+        caIdBLOB: done ? `BLOB${j.caId}` : "SIN-BLOB",
+        caPeriodo: j.periodo,
+        caTipoDoc: j.tipo,
+        caProceso: `RCV_${operacion === "COMPRA" ? "C" : "V"}_${j.estado}`,
+        caEstado,
+        caNumLineas: done ? detailCsv(j.rut, j.periodo, j.operacion, j.tipo, j.estado).length - 1 : 0,
+        caTmstCreado: stamp(j.created),
+        caTmstEnProceso: caEstado === "CREADO" ? null : stamp(j.created + ASYNC_STEP_MS),
+        caTmstTerminado: done ? stamp(j.created + 2 * ASYNC_STEP_MS) : null,
+        caDescError: null,
+      };
+    });
+  return answer(c, { data: rows }, metaData, 0);
+}
+
+/** obtenerArchivoBLOB/{caIdBLOB}/{rutUsuario}/{rutEmisor}/{caId}: the finished request's gzipped CSV. */
+export async function obtenerArchivoBlob(c: Context, state: SandboxState, now: number): Promise<Response> {
+  const session = state.sessionOf(c.req.header("cookie"), now);
+  if (!session) return claveLoginWall();
+  const caId = Number(c.req.param("caId"));
+  const job = state.rcvJobs.find((j) => j.caId === caId && `BLOB${j.caId}` === c.req.param("blob") && j.rut === session.rut);
+  if (!job || jobState(job.created, now) !== "TERMINADO") return claveLoginWall();
+  const csv = detailCsv(job.rut, job.periodo, job.operacion, job.tipo, job.estado).join("\n");
+  const gzipped = new Response(new Blob([encodeLatin1(csv)]).stream().pipeThrough(new CompressionStream("gzip")));
+  return new Response(await gzipped.arrayBuffer(), { headers: { "content-type": "application/octet-stream" } });
+}
 
 /** getDetalleCompraExport / getDetalleVentaExport: the detail as CSV lines inside JSON; codTipoDoc 0 is every type. */
 export async function getDetalleExport(c: Context, state: SandboxState, now: number, operacion: "COMPRA" | "VENTA"): Promise<Response> {

@@ -39,6 +39,16 @@ export class SandboxState {
   /** Issued BHE slips, and the e-mails the simulated SII "sent". */
   readonly bhe: import("./bhe.ts").BheSlip[] = [];
   readonly bheEmails: { codigo: string; email: string }[] = [];
+  /** RCV asynchronous download requests (getCtrlAsync). */
+  readonly rcvJobs: {
+    caId: number;
+    rut: string;
+    periodo: number;
+    tipo: number;
+    operacion: "COMPRA" | "VENTA";
+    estado: string;
+    created: number;
+  }[] = [];
   /** Issued BTE slips. */
   readonly bte: import("./bte.ts").BteSlip[] = [];
   faults: Fault[] = [];

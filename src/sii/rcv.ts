@@ -1,5 +1,6 @@
 // The RCV's JSON facade at www4.sii.cl (sii-upstream §7): an envelope whose conversationId is the
 // session TOKEN, answers whose respEstado says how it went, HTML when the session is gone.
+import { decodeLatin1, encodeLatin1 } from "../lib/latin1.ts";
 import { ApiError } from "../platform/errors.ts";
 import type { CookieJar } from "./cookies.ts";
 import { pageText, type SiiContext, siiFetch } from "./http.ts";
@@ -131,4 +132,130 @@ export function detalleRows(rows: Record<string, unknown>[]): DetalleRow[] {
     estado: String(row.dcvEstadoContab ?? ""),
     nota_credito: CREDIT_NOTES.has(n(row.detTipoDoc)),
   }));
+}
+
+// Asynchronous downloads (sii-upstream §7.6): request, poll, then fetch the gzipped CSV.
+
+export interface AsyncJob {
+  solicitud_id: number;
+  /** The SII's state: CREADO, EN PROCESO, TERMINADO (or an error state). */
+  estado: string;
+  tipo_documento: number;
+  registros: number;
+  creado: string | null;
+  terminado: string | null;
+  error: string | null;
+  blob: string;
+}
+
+function jobOf(row: Record<string, unknown>): AsyncJob {
+  return {
+    solicitud_id: n(row.caId),
+    estado: String(row.caEstado ?? ""),
+    tipo_documento: n(row.caTipoDoc),
+    registros: n(row.caNumLineas),
+    creado: typeof row.caTmstCreado === "string" ? row.caTmstCreado : null,
+    terminado: typeof row.caTmstTerminado === "string" ? row.caTmstTerminado : null,
+    error: typeof row.caDescError === "string" ? row.caDescError : null,
+    blob: String(row.caIdBLOB ?? ""),
+  };
+}
+
+export interface AsyncQuery {
+  rut: string;
+  periodo: string;
+  tipo: number;
+  operacion: "COMPRA" | "VENTA";
+  estado: string;
+}
+
+function ctrlData(q: AsyncQuery, generaCtrl: boolean): Record<string, unknown> {
+  const [rutEmisor, dvEmisor] = q.rut.split("-");
+  return {
+    rutEmisor,
+    dvEmisor,
+    ptributario: q.periodo,
+    codTipoDoc: q.tipo,
+    generaCtrl,
+    operacion: q.operacion,
+    estadoContab: q.estado,
+    totDoc: 0,
+    accionRecaptcha: "",
+    tokenRecaptcha: "",
+  };
+}
+
+/** Step 1: ask the SII to prepare the period's file; the newest request of that type is ours. */
+export async function requestAsync(ctx: SiiContext, jar: CookieJar, q: AsyncQuery): Promise<AsyncJob> {
+  const answer = await rcvCall(ctx, jar, "getCtrlAsync", ctrlData(q, true));
+  const rows = (Array.isArray(answer.data) ? (answer.data as Record<string, unknown>[]) : [])
+    .map(jobOf)
+    .filter((j) => j.tipo_documento === q.tipo);
+  const job = rows.sort((a, b) => b.solicitud_id - a.solicitud_id)[0];
+  if (!job)
+    throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII did not confirm the download request", {
+      details: { service: "rcv_getCtrlAsync" },
+    });
+  return job;
+}
+
+/** Step 2: the request's state; 404 when the SII has no such request for the period. */
+export async function asyncJob(ctx: SiiContext, jar: CookieJar, q: AsyncQuery, id: number): Promise<AsyncJob> {
+  const answer = await rcvCall(ctx, jar, "getCtrlAsync", ctrlData(q, false));
+  const job = (Array.isArray(answer.data) ? (answer.data as Record<string, unknown>[]) : []).map(jobOf).find((j) => j.solicitud_id === id);
+  if (!job) throw new ApiError(404, "HTTP_404", `The SII has no download request ${id} for ${q.rut} in ${q.periodo}`);
+  return job;
+}
+
+/** Step 3: the finished file, gunzipped and decoded (ISO-8859-1): its CSV lines, header first. */
+export async function asyncFile(ctx: SiiContext, jar: CookieJar, q: AsyncQuery, job: AsyncJob): Promise<string[]> {
+  const user = `${jar.get("RUT_NS")}-${jar.get("DV_NS")}`;
+  const url = `${FACADE}/obtenerArchivoBLOB/${encodeURIComponent(job.blob)}/${user}/${q.rut}/${job.solicitud_id}`;
+  const res = await ctx.transport.fetch(new Request(url, { headers: { cookie: jar.header(url), accept: "*/*" } }), { proxy: ctx.proxy });
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  // Anything but gzip (1f 8b) is the SII's error or login page.
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) {
+    throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII did not hand over the file", {
+      details: {
+        service: "rcv_obtenerArchivoBLOB",
+        sii_status: res.status,
+        sii_message: pageText(new TextDecoder("latin1").decode(bytes)),
+      },
+    });
+  }
+  const plain = new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).arrayBuffer());
+  return decodeLatin1(plain)
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== "");
+}
+
+/** A detail CSV (header first) as documents, by the header's column names. */
+export function csvDocuments(lines: string[], estado: string): DetalleRow[] {
+  const [header = "", ...rows] = lines;
+  const columns = header.split(";").map((c) => c.trim().toLowerCase());
+  const at = (row: string[], ...names: string[]) => {
+    for (const name of names) {
+      const i = columns.indexOf(name.toLowerCase());
+      if (i >= 0) return row[i] ?? "";
+    }
+    return "";
+  };
+  return rows.map((line) => {
+    const row = line.split(";");
+    const tipo = n(at(row, "Tipo Doc"));
+    return {
+      tipo_documento: tipo,
+      folio: n(at(row, "Folio")),
+      rut: at(row, "RUT Proveedor", "Rut cliente").toUpperCase(),
+      razon_social: at(row, "Razon Social"),
+      fecha: isoDate(at(row, "Fecha Docto")) ?? at(row, "Fecha Docto"),
+      fecha_recepcion: isoDate(at(row, "Fecha Recepcion")),
+      monto_exento: n(at(row, "Monto Exento")),
+      monto_neto: n(at(row, "Monto Neto")),
+      monto_iva: n(at(row, "Monto IVA Recuperable", "Monto IVA")),
+      monto_total: n(at(row, "Monto Total")),
+      estado,
+      nota_credito: CREDIT_NOTES.has(tipo),
+    };
+  });
 }

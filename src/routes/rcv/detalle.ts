@@ -11,33 +11,7 @@ import { Ambiente, Formato, Periodo, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses } from "../../platform/schemas.ts";
 import { detalleRows, rcvCall } from "../../sii/rcv.ts";
 import { siiContext } from "../sii-context.ts";
-import { checkPeriodo, Estado, RcvAuthBody, withRcvSession } from "./shared.ts";
-
-/** Document types of the register (0: all). */
-const RCV_TYPES = [
-  0, 29, 30, 32, 33, 34, 35, 38, 39, 40, 41, 43, 45, 46, 48, 55, 56, 60, 61, 101, 102, 103, 104, 105, 106, 108, 109, 110, 111, 112, 914,
-];
-
-const Dte = z.coerce
-  .number({ error: "must be a document type number" })
-  .int()
-  .refine((n) => RCV_TYPES.includes(n), { error: `must be 0 (all) or a document type of the register (${RCV_TYPES.slice(1).join(", ")})` })
-  .openapi({ param: { name: "dte", in: "path" }, type: "integer", example: 33 });
-
-const Document = z.object({
-  tipo_documento: z.number().int(),
-  folio: z.number().int(),
-  rut: z.string().openapi({ description: "The counterpart, `XXXXXXXX-K`" }),
-  razon_social: z.string(),
-  fecha: z.string().openapi({ format: "date" }),
-  fecha_recepcion: z.string().nullable(),
-  monto_exento: z.number(),
-  monto_neto: z.number(),
-  monto_iva: z.number(),
-  monto_total: z.number(),
-  estado: z.string(),
-  nota_credito: z.boolean(),
-});
+import { checkPeriodo, Document, Dte, Estado, RcvAuthBody, withRcvSession } from "./shared.ts";
 
 const Detail = envelope(
   z

@@ -1,0 +1,105 @@
+// The RCV's asynchronous download, three steps per side (sii-upstream §7.6):
+//   …/async/solicitar/…  ask the SII to prepare a period's file     → solicitud_id
+//   …/async/estado/…     the request's state (CREADO, EN PROCESO, TERMINADO)
+//   …/async/detalle/…    the finished file's documents (registros = rows returned)
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { ApiError } from "../../platform/errors.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { Ambiente, Periodo, Rut } from "../../platform/params.ts";
+import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { type AsyncQuery, asyncFile, asyncJob, csvDocuments, requestAsync } from "../../sii/rcv.ts";
+import { siiContext } from "../sii-context.ts";
+import { checkPeriodo, Document, Dte, Estado, RcvAuthBody, withRcvSession } from "./shared.ts";
+
+const Job = z
+  .object({
+    solicitud_id: z.number().int(),
+    estado: z.string().openapi({ description: "The SII's state: `CREADO`, `EN PROCESO`, `TERMINADO`, or an error" }),
+    tipo_documento: z.number().int(),
+    registros: z.number().int().openapi({ description: "Documents in the file (once TERMINADO)" }),
+    creado: z.string().nullable(),
+    terminado: z.string().nullable(),
+    error: z.string().nullable(),
+  })
+  .openapi("RcvAsyncJob");
+
+const JobEnvelope = envelope(Job);
+const FileEnvelope = envelope(
+  z.object({ solicitud_id: z.number().int(), registros: z.number().int(), documentos: z.array(Document) }).openapi("RcvAsyncDetalle"),
+);
+const Query = z.object({ ambiente: Ambiente });
+const SolicitudId = z.coerce
+  .number({ error: "must be a number" })
+  .int()
+  .positive({ error: "must be positive" })
+  .openapi({ param: { name: "solicitud_id", in: "path" }, type: "integer", example: 800001 });
+
+type Step = "solicitar" | "estado" | "detalle";
+
+function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas", step: Step): void {
+  const compras = side === "compras";
+  const rutName = compras ? "receptor" : "emisor";
+  const shape: Record<string, z.ZodType> = {
+    [rutName]: Rut.openapi({ param: { name: rutName, in: "path" } }),
+    periodo: Periodo.openapi({ param: { name: "periodo", in: "path" } }),
+    ...(step === "solicitar" ? {} : { solicitud_id: SolicitudId }),
+    dte: Dte,
+    ...(compras ? { estado: Estado.openapi({ param: { name: "estado", in: "path" } }) } : {}),
+  };
+  const Params = z.object(shape);
+  const path = `/api/v1/sii/rcv/${side}/async/${step}/{${rutName}}/{periodo}${step === "solicitar" ? "" : "/{solicitud_id}"}/{dte}${compras ? "/{estado}" : ""}`;
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path,
+      tags: ["RCV"],
+      summary: `${compras ? "Purchases" : "Sales"} download, step ${step === "solicitar" ? "1: request" : step === "estado" ? "2: state" : "3: documents"}`,
+      request: { params: Params, query: Query, body: { required: true, content: { "application/json": { schema: RcvAuthBody } } } },
+      responses: {
+        200: jsonContent(
+          step === "detalle" ? FileEnvelope : JobEnvelope,
+          step === "detalle" ? "Every document of the file" : "The request",
+        ),
+        ...errorResponses([400, 404, 422, 502, 503]),
+      },
+    }),
+    async (c) => {
+      const params = valid(c, "param", Params) as { periodo: string; dte: number; estado?: string; solicitud_id?: number } & Record<
+        string,
+        unknown
+      >;
+      const rut = String(params[rutName]);
+      checkPeriodo(c, params.periodo);
+      const { auth } = valid(c, "json", RcvAuthBody);
+      const query: AsyncQuery = {
+        rut,
+        periodo: params.periodo,
+        tipo: params.dte,
+        operacion: compras ? "COMPRA" : "VENTA",
+        estado: params.estado ?? "REGISTRO",
+      };
+      const ctx = await siiContext(c);
+      const plain = ({ blob: _blob, ...job }: { blob: string } & z.output<typeof Job>) => job;
+      return withRcvSession(c, ctx, rut, auth, async (jar) => {
+        if (step === "solicitar") return ok(c, plain(await requestAsync(ctx, jar, query)), "Download requested; poll its state");
+        const job = await asyncJob(ctx, jar, query, params.solicitud_id ?? 0);
+        if (step === "estado") return ok(c, plain(job));
+        if (job.estado !== "TERMINADO") {
+          throw new ApiError(400, "VALIDATION_ERROR", `Download ${job.solicitud_id} is ${job.estado}, not TERMINADO yet; poll its state`, {
+            details: { estado: job.estado },
+          });
+        }
+        const documentos = csvDocuments(await asyncFile(ctx, jar, query, job), query.estado);
+        return ok(c, { solicitud_id: job.solicitud_id, registros: documentos.length, documentos });
+      });
+    },
+  );
+}
+
+export function registerRcvAsync(app: OpenAPIHono<AppEnv>): void {
+  for (const side of ["compras", "ventas"] as const)
+    for (const step of ["solicitar", "estado", "detalle"] as const) register(app, side, step);
+}
