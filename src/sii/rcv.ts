@@ -1,6 +1,6 @@
 // The RCV's JSON facade at www4.sii.cl (sii-upstream §7): an envelope whose conversationId is the
 // session TOKEN, answers whose respEstado says how it went, HTML when the session is gone.
-import { decodeLatin1, encodeLatin1 } from "../lib/latin1.ts";
+import { decodeLatin1 } from "../lib/latin1.ts";
 import { ApiError } from "../platform/errors.ts";
 import type { CookieJar } from "./cookies.ts";
 import { pageText, type SiiContext, siiFetch } from "./http.ts";
