@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createNodeServer } from "../../src/entry/node-server.ts";
-import { ADMIN, folioBody, folioPath, registerProbes, tokenFor } from "../support/app.ts";
+import { ADMIN, writeBody, writePath, registerProbes, tokenFor } from "../support/app.ts";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..", "..");
@@ -59,10 +59,10 @@ describe("node entry", () => {
     const before = probes.calls.write;
     const results = await Promise.all(
       Array.from({ length: 50 }, () =>
-        fetch(`${base}${folioPath}`, {
+        fetch(`${base}${writePath}`, {
           method: "POST",
           headers: { "x-api-token": token.secret, "content-type": "application/json" },
-          body: folioBody,
+          body: writeBody,
         }),
       ),
     );

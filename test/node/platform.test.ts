@@ -1,7 +1,7 @@
 // Platform behaviour through the real app (memory stores): envelope, errors, auth, scopes,
 // quota, idempotency, dry_run, parameters.
 import { describe, expect, it } from "vitest";
-import { ADMIN, bodyOf, folioBody, folioPath, probeApp, tokenFor } from "../support/app.ts";
+import { ADMIN, bodyOf, writeBody, writePath, probeApp, tokenFor } from "../support/app.ts";
 
 const json = { "content-type": "application/json" };
 
@@ -26,7 +26,7 @@ describe("envelope and errors", () => {
 
   it("answers a wrong method with 405 HTTP_405 and Allow", async () => {
     const { call } = await setup();
-    const res = await call(folioPath, { method: "GET" });
+    const res = await call(writePath, { method: "GET" });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("POST");
     expect((await bodyOf(res)).error_code).toBe("HTTP_405");
@@ -41,21 +41,21 @@ describe("envelope and errors", () => {
 
   it("refuses a body over MAX_BODY_BYTES with 413 PAYLOAD_TOO_LARGE", async () => {
     const { call } = await setup({}, { maxBodyBytes: 100 });
-    const res = await call(folioPath, { method: "POST", headers: json, body: JSON.stringify({ pad: "x".repeat(200) }) });
+    const res = await call(writePath, { method: "POST", headers: json, body: JSON.stringify({ pad: "x".repeat(200) }) });
     expect(res.status).toBe(413);
     expect((await bodyOf(res)).error_code).toBe("PAYLOAD_TOO_LARGE");
   });
 
   it("answers malformed JSON with 422 VALIDATION_ERROR", async () => {
     const { call } = await setup();
-    const res = await call(folioPath, { method: "POST", headers: json, body: "{not json" });
+    const res = await call(writePath, { method: "POST", headers: json, body: "{not json" });
     expect(res.status).toBe(422);
     expect((await bodyOf(res)).error_code).toBe("VALIDATION_ERROR");
   });
 
   it("answers a body of the wrong shape with 422 naming each field", async () => {
     const { call } = await setup();
-    const res = await call(folioPath, { method: "POST", headers: json, body: JSON.stringify({ auth: { cert: {} } }) });
+    const res = await call(writePath, { method: "POST", headers: json, body: JSON.stringify({ auth: { cert: {} } }) });
     expect(res.status).toBe(422);
     const body = await bodyOf(res);
     expect(body.errors).toEqual([{ path: "auth.cert.cert-data", location: "body", message: "is required" }]);
@@ -63,10 +63,10 @@ describe("envelope and errors", () => {
 
   it("answers bad path and query parameters with 400 naming each one", async () => {
     const { call } = await setup();
-    const res = await call("/api/v1/sii/rcv/ventas/set_resumen/76192083-9/202401?ambiente=2&dry_run=maybe", {
+    const res = await call("/api/v1/sii/certificacion/facturas/postular/76192083-9?ambiente=2&dry_run=maybe", {
       method: "POST",
       headers: json,
-      body: folioBody,
+      body: writeBody,
     });
     expect(res.status).toBe(400);
     const body = await bodyOf(res);
@@ -77,17 +77,17 @@ describe("envelope and errors", () => {
 
   it("reports a RUT with a wrong check digit by name", async () => {
     const { call } = await setup();
-    const res = await call("/api/v1/sii/rcv/ventas/set_resumen/76192083-1/202401", { method: "POST", headers: json, body: folioBody });
+    const res = await call("/api/v1/sii/certificacion/facturas/postular/76192083-1", { method: "POST", headers: json, body: writeBody });
     expect(res.status).toBe(400);
     const body = await bodyOf(res);
-    expect(body.errors[0]).toMatchObject({ path: "emisor", location: "path" });
+    expect(body.errors[0]).toMatchObject({ path: "contribuyente", location: "path" });
     expect(body.errors[0].message).toContain("check digit");
   });
 
   it("turns an unexpected exception into 500 INTERNAL_ERROR without its text", async () => {
     const { call, probes, logs } = await setup();
     probes.behaviour.failWith = 500;
-    const res = await call(folioPath, { method: "POST", headers: json, body: folioBody });
+    const res = await call(writePath, { method: "POST", headers: json, body: writeBody });
     expect(res.status).toBe(500);
     const text = await res.text();
     expect(JSON.parse(text)).toMatchObject({ error_code: "INTERNAL_ERROR" });
@@ -118,7 +118,7 @@ describe("authentication and scopes", () => {
 
   it("refuses a token without the scope with 403 INSUFFICIENT_SCOPE, before validating the body", async () => {
     const { call } = await setup({ scopes: ["sii:read"] });
-    const res = await call(folioPath, { method: "POST", headers: json, body: "{broken" });
+    const res = await call(writePath, { method: "POST", headers: json, body: "{broken" });
     expect(res.status).toBe(403);
     const body = await bodyOf(res);
     expect(body.error_code).toBe("INSUFFICIENT_SCOPE");
@@ -139,7 +139,7 @@ describe("authentication and scopes", () => {
 describe("quota", () => {
   it("charges the operation's weight and reports it in the headers", async () => {
     const { call } = await setup({ plan: { daily_units: 12, monthly_units: 100 } });
-    const res = await call(folioPath, { method: "POST", headers: json, body: folioBody });
+    const res = await call(writePath, { method: "POST", headers: json, body: writeBody });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("5");
     expect(res.headers.get("x-ratelimit-limit")).toBe("12");
@@ -151,8 +151,8 @@ describe("quota", () => {
 
   it("refuses with 429 QUOTA_EXCEEDED and Retry-After once the plan is used up", async () => {
     const { call, probes } = await setup({ plan: { daily_units: 10, monthly_units: 100 } });
-    for (let i = 0; i < 2; i++) expect((await call(folioPath, { method: "POST", headers: json, body: folioBody })).status).toBe(200);
-    const res = await call(folioPath, { method: "POST", headers: json, body: folioBody });
+    for (let i = 0; i < 2; i++) expect((await call(writePath, { method: "POST", headers: json, body: writeBody })).status).toBe(200);
+    const res = await call(writePath, { method: "POST", headers: json, body: writeBody });
     expect(res.status).toBe(429);
     expect((await bodyOf(res)).error_code).toBe("QUOTA_EXCEEDED");
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -163,20 +163,20 @@ describe("quota", () => {
   it("charges nothing for validation failures, dry_run, and 503 from the SII; charges 502", async () => {
     const { call, probes } = await setup();
     const usage = async () => (await bodyOf(await call("/api/v1/usage"))).data.usage.daily.used;
-    await call(folioPath, { method: "POST", headers: json, body: "{}" });
+    await call(writePath, { method: "POST", headers: json, body: "{}" });
     expect(await usage()).toBe(0);
-    const dry = await call(`${folioPath}?dry_run=YES`, { method: "POST", headers: json, body: folioBody });
+    const dry = await call(`${writePath}?dry_run=YES`, { method: "POST", headers: json, body: writeBody });
     expect(dry.status).toBe(200);
     expect(dry.headers.get("x-quota-units")).toBe("0");
     expect(await usage()).toBe(0);
     probes.behaviour.failWith = 503;
-    const unavailable = await call(folioPath, { method: "POST", headers: json, body: folioBody });
+    const unavailable = await call(writePath, { method: "POST", headers: json, body: writeBody });
     expect(unavailable.status).toBe(503);
     expect(unavailable.headers.get("retry-after")).toBe("300");
     expect(unavailable.headers.get("x-quota-units")).toBe("0");
     expect(await usage()).toBe(0);
     probes.behaviour.failWith = 502;
-    const rejected = await call(folioPath, { method: "POST", headers: json, body: folioBody });
+    const rejected = await call(writePath, { method: "POST", headers: json, body: writeBody });
     expect(rejected.status).toBe(502);
     expect(rejected.headers.get("x-quota-units")).toBe("5");
     expect(await usage()).toBe(5);
@@ -185,7 +185,7 @@ describe("quota", () => {
   it("lets exactly the allowed number of 50 concurrent weighted calls through", async () => {
     const { call, probes } = await setup({ plan: { daily_units: 20, monthly_units: 1000 } });
     const results = await Promise.all(
-      Array.from({ length: 50 }, () => call(folioPath, { method: "POST", headers: json, body: folioBody })),
+      Array.from({ length: 50 }, () => call(writePath, { method: "POST", headers: json, body: writeBody })),
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(4);
     expect(results.filter((r) => r.status === 429)).toHaveLength(46);
@@ -203,8 +203,8 @@ describe("quota", () => {
 });
 
 describe("Idempotency-Key", () => {
-  const post = (call: (p: string, i?: RequestInit) => Response | Promise<Response>, key: string, body = folioBody) =>
-    call(folioPath, { method: "POST", headers: { ...json, "idempotency-key": key }, body });
+  const post = (call: (p: string, i?: RequestInit) => Response | Promise<Response>, key: string, body = writeBody) =>
+    call(writePath, { method: "POST", headers: { ...json, "idempotency-key": key }, body });
 
   it("replays the first answer for the same key and body, without running or charging again", async () => {
     const { call, probes } = await setup();
@@ -259,10 +259,10 @@ describe("Idempotency-Key", () => {
     const other = await tokenFor(deps, { account: "globex" });
     const mine = await tokenFor(deps, { account: "acme" });
     for (const t of [mine, other]) {
-      const res = await app.request(folioPath, {
+      const res = await app.request(writePath, {
         method: "POST",
         headers: { ...json, "x-api-token": t.secret, "idempotency-key": "shared" },
-        body: folioBody,
+        body: writeBody,
       });
       expect(res.headers.get("idempotent-replayed")).toBeNull();
     }

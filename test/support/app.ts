@@ -75,9 +75,9 @@ export function registerProbes(app: OpenAPIHono<AppEnv>): ProbeState {
     app,
     createRoute({
       method: "post",
-      path: "/api/v1/sii/rcv/ventas/set_resumen/{emisor}/{periodo}",
+      path: "/api/v1/sii/certificacion/facturas/postular/{contribuyente}",
       request: {
-        params: z.object({ emisor: Rut, periodo: z.string().regex(/^\d{6}$/) }),
+        params: z.object({ contribuyente: Rut }),
         query: z.object({ ambiente: Ambiente, dry_run: DryRun }),
         body: {
           required: true,
@@ -135,9 +135,9 @@ export async function tokenFor(
   return { secret, id: record.id };
 }
 
-/** The write probe's path (an RCV write of the operations table, not served by the app yet). */
-export const folioPath = "/api/v1/sii/rcv/ventas/set_resumen/76192083-9/202401";
-export const folioBody = JSON.stringify({ auth: { cert: { "cert-data": "-----BEGIN CERTIFICATE-----" } } });
+/** The write probe's path (a write of the operations table, not served by the app yet). */
+export const writePath = "/api/v1/sii/certificacion/facturas/postular/76192083-9";
+export const writeBody = JSON.stringify({ auth: { cert: { "cert-data": "-----BEGIN CERTIFICATE-----" } } });
 
 /**
  * A JSON body read loosely: tests assert on envelope fields by path, and a failed expectation

@@ -3,7 +3,7 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { durableIdempotencyStore, durableQuotaStore, kvSettingsStore, kvTokenStore } from "../../src/adapters/cloudflare/stores.ts";
 import type { WorkerEnv } from "../../src/entry/worker.ts";
-import { folioBody, folioPath, probeApp, tokenFor } from "../support/app.ts";
+import { writeBody, writePath, probeApp, tokenFor } from "../support/app.ts";
 
 const bindings = env as unknown as WorkerEnv;
 const admin = { authorization: "Bearer test-admin-token", "content-type": "application/json" };
@@ -55,10 +55,10 @@ describe("worker entry", () => {
     const token = await tokenFor(deps, { plan: { daily_units: 20, monthly_units: 1000 } });
     const results = await Promise.all(
       Array.from({ length: 50 }, () =>
-        app.request(folioPath, {
+        app.request(writePath, {
           method: "POST",
           headers: { "x-api-token": token.secret, "content-type": "application/json" },
-          body: folioBody,
+          body: writeBody,
         }),
       ),
     );
