@@ -23,8 +23,9 @@ import { registerSegundaCategoria } from "./routes/indicadores/segunda-categoria
 import { registerUf } from "./routes/indicadores/uf.ts";
 import { registerOpenApi } from "./routes/openapi.ts";
 import { registerRcvAsync } from "./routes/rcv/async.ts";
-import { registerRcvDetalle } from "./routes/rcv/detalle.ts";
+import { registerRcvDetalle, registerRcvDocumento } from "./routes/rcv/detalle.ts";
 import { registerRcvResumen } from "./routes/rcv/resumen.ts";
+import { registerRcvWrites } from "./routes/rcv/writes.ts";
 import { registerSandboxControls } from "./routes/sandbox/controls.ts";
 import { registerSandboxCredentials } from "./routes/sandbox/credentials.ts";
 import { registerGetProxy } from "./routes/settings/get-proxy.ts";
@@ -61,7 +62,9 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerFormatosJson(app);
   registerRcvResumen(app);
   registerRcvDetalle(app);
+  registerRcvDocumento(app);
   registerRcvAsync(app);
+  registerRcvWrites(app);
   registerCorreccionMonetaria(app);
   registerSegundaCategoria(app);
   registerGetProxy(app);

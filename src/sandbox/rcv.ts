@@ -76,7 +76,7 @@ export function rcvDocuments(rut: string, periodo: number, operacion: "COMPRA" |
   return docs;
 }
 
-function answer(
+export function answer(
   c: Context,
   body: Record<string, unknown>,
   metaData: Record<string, unknown>,
@@ -93,7 +93,7 @@ function answer(
 type FacadeRequest = { rut: string; periodo: number; data: Record<string, unknown>; metaData: Record<string, unknown> };
 
 /** The checks every facade method makes: session, envelope, conversationId, taxpayer, period. */
-async function facadeRequest(c: Context, state: SandboxState, now: number): Promise<FacadeRequest | Response> {
+export async function facadeRequest(c: Context, state: SandboxState, now: number): Promise<FacadeRequest | Response> {
   const session = state.sessionOf(c.req.header("cookie"), now);
   if (!session) return claveLoginWall();
   const envelope = (await c.req.json().catch(() => null)) as { metaData?: Record<string, unknown>; data?: Record<string, unknown> } | null;
@@ -156,7 +156,7 @@ export async function getResumen(c: Context, state: SandboxState, now: number): 
   const docs = rcvDocuments(rut, periodo, operacion).filter((d) => d.estado === estado);
   if (!docs.length) return answer(c, { data: [], totDocRes: 0 }, metaData, 3, "No existen documentos para el periodo consultado");
   const types = [...new Set(docs.map((d) => d.tipo))].sort((a, b) => a - b);
-  const rows = types.map((tipo) => {
+  const generated = types.map((tipo) => {
     const of = docs.filter((d) => d.tipo === tipo);
     const sum = (key: "exento" | "neto" | "iva" | "total") => of.reduce((s, d) => s + d[key], 0);
     return {
@@ -178,12 +178,30 @@ export async function getResumen(c: Context, state: SandboxState, now: number): 
       rsmnTotalRutEmisor: null,
     };
   });
+  // Sales summaries the taxpayer entered (boletas and the like) stand in for the generated ones.
+  const manual = operacion === "VENTA" ? [...(state.rcvSummaries.get(`${rut}|${periodo}`) ?? new Map())] : [];
+  const rows = [
+    ...generated.filter((r) => !manual.some(([tipo]) => tipo === r.rsmnTipoDocInteger)),
+    ...manual.map(([tipo, e]) => ({
+      ...generated[0],
+      rsmnCodigo: 900_000 + tipo,
+      rsmnTipoDocInteger: tipo,
+      dcvNombreTipoDoc: TYPE_NAMES[tipo] ?? String(tipo),
+      dcvTipoIngresoDoc: "RESUMEN",
+      rsmnLink: false,
+      rsmnMntExe: e.mntExe,
+      rsmnMntNeto: e.mntNeto,
+      rsmnMntIVA: e.mntIva,
+      rsmnMntTotal: e.mntTotal,
+      rsmnTotDoc: e.totDoc,
+    })),
+  ].sort((a, b) => a.rsmnTipoDocInteger - b.rsmnTipoDocInteger);
   const [rutBody, dv] = rut.split("-");
   return answer(
     c,
     {
       data: rows,
-      totDocRes: docs.length,
+      totDocRes: rows.reduce((sum, r) => sum + r.rsmnTotDoc, 0),
       tieneEmisorAgresivo: false,
       verF29: true,
       dataCabecera: {

@@ -39,6 +39,9 @@ export class SandboxState {
   /** Issued BHE slips, and the e-mails the simulated SII "sent". */
   readonly bhe: import("./bhe.ts").BheSlip[] = [];
   readonly bheEmails: { codigo: string; email: string }[] = [];
+  /** RCV sales summaries entered by taxpayers, per `rut|periodo`, by document type; purchases' transaction types. */
+  readonly rcvSummaries = new Map<string, Map<number, import("./rcv-writes.ts").SummaryEntry>>();
+  readonly rcvTransactionTypes = new Map<string, number>();
   /** RCV asynchronous download requests (getCtrlAsync). */
   readonly rcvJobs: {
     caId: number;

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createNodeServer } from "../../src/entry/node-server.ts";
-import { ADMIN, writeBody, writePath, registerProbes, tokenFor } from "../support/app.ts";
+import { ADMIN, registerProbes, tokenFor, writeBody, writePath } from "../support/app.ts";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..", "..");

@@ -1,7 +1,7 @@
 // Platform behaviour through the real app (memory stores): envelope, errors, auth, scopes,
 // quota, idempotency, dry_run, parameters.
 import { describe, expect, it } from "vitest";
-import { ADMIN, bodyOf, writeBody, writePath, probeApp, tokenFor } from "../support/app.ts";
+import { ADMIN, bodyOf, probeApp, tokenFor, writeBody, writePath } from "../support/app.ts";
 
 const json = { "content-type": "application/json" };
 

@@ -79,3 +79,17 @@ describe("RCV detail as CSV", () => {
     expect(text.split("\n")[0]).toContain("Rut cliente");
   });
 });
+
+describe("RCV purchase document by folio", () => {
+  it("finds the document whatever its state, and answers 404 for an unknown folio", async () => {
+    const { post } = await setup();
+    const doc =
+      rcvDocuments("76192083-9", 202405, "COMPRA").find((d) => d.estado !== "REGISTRO") ?? rcvDocuments("76192083-9", 202405, "COMPRA")[0];
+    const res = await post(`/api/v1/sii/rcv/compras/detalle/documento/76192083-9/202405/${doc?.tipo}/${doc?.folio}`);
+    expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "1"]);
+    const { data } = await bodyOf(res);
+    expect(data.documentos[0]).toMatchObject({ folio: doc?.folio, rut: doc?.rut, estado: doc?.estado });
+    const unknown = await post("/api/v1/sii/rcv/compras/detalle/documento/76192083-9/202405/33/99999");
+    expect([unknown.status, (await bodyOf(unknown)).error_code]).toEqual([404, "HTTP_404"]);
+  });
+});

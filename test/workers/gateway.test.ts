@@ -3,7 +3,7 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { durableIdempotencyStore, durableQuotaStore, kvSettingsStore, kvTokenStore } from "../../src/adapters/cloudflare/stores.ts";
 import type { WorkerEnv } from "../../src/entry/worker.ts";
-import { writeBody, writePath, probeApp, tokenFor } from "../support/app.ts";
+import { probeApp, tokenFor, writeBody, writePath } from "../support/app.ts";
 
 const bindings = env as unknown as WorkerEnv;
 const admin = { authorization: "Bearer test-admin-token", "content-type": "application/json" };

@@ -6,12 +6,13 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
+import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, Formato, Periodo, Rut } from "../../platform/params.ts";
-import { envelope, errorResponses } from "../../platform/schemas.ts";
+import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { detalleRows, rcvCall } from "../../sii/rcv.ts";
 import { siiContext } from "../sii-context.ts";
-import { checkPeriodo, Document, Dte, Estado, RcvAuthBody, withRcvSession } from "./shared.ts";
+import { checkPeriodo, Document, Dte, ESTADOS, Estado, RcvAuthBody, withRcvSession } from "./shared.ts";
 
 const Detail = envelope(
   z
@@ -140,4 +141,73 @@ function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas"): void {
 export function registerRcvDetalle(app: OpenAPIHono<AppEnv>): void {
   register(app, "compras");
   register(app, "ventas");
+}
+
+/**
+ * POST /api/v1/sii/rcv/compras/detalle/documento/{receptor}/{periodo}/{dte}/{folio}: the purchase
+ * documents of a type with that folio (suppliers may share folio numbers), in whatever state.
+ */
+export function registerRcvDocumento(app: OpenAPIHono<AppEnv>): void {
+  const Params = z.object({
+    receptor: Rut.openapi({ param: { name: "receptor", in: "path" } }),
+    periodo: Periodo.openapi({ param: { name: "periodo", in: "path" } }),
+    dte: Dte,
+    folio: z.coerce
+      .number({ error: "must be a number" })
+      .int()
+      .positive({ error: "must be positive" })
+      .openapi({ param: { name: "folio", in: "path" }, type: "integer", example: 1001 }),
+  });
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/rcv/compras/detalle/documento/{receptor}/{periodo}/{dte}/{folio}",
+      tags: ["RCV"],
+      summary: "One purchase document of the register, by type and folio",
+      request: {
+        params: Params,
+        query: z.object({ ambiente: Ambiente }),
+        body: { required: true, content: { "application/json": { schema: RcvAuthBody } } },
+      },
+      responses: {
+        200: jsonContent(
+          envelope(
+            z
+              .object({ documentos: z.array(Document), sii: z.object({ data: z.array(z.record(z.string(), z.unknown())) }) })
+              .openapi("RcvDocumento"),
+          ),
+          "The matching documents",
+        ),
+        ...errorResponses([400, 404, 422, 502, 503]),
+      },
+    }),
+    async (c) => {
+      const { receptor, periodo, dte, folio } = valid(c, "param", Params);
+      checkPeriodo(c, periodo);
+      const { auth } = valid(c, "json", RcvAuthBody);
+      const [body, dv] = receptor.split("-");
+      const ctx = await siiContext(c);
+      const raw = await withRcvSession(c, ctx, receptor, auth, async (jar) => {
+        const found: Record<string, unknown>[] = [];
+        for (const estado of ESTADOS) {
+          const answer = await rcvCall(ctx, jar, "getDetalleCompra", {
+            rutEmisor: body,
+            dvEmisor: dv,
+            ptributario: periodo,
+            codTipoDoc: String(dte),
+            operacion: "COMPRA",
+            estadoContab: estado,
+            accionRecaptcha: "RCV_DETC",
+            tokenRecaptcha: "t-o-k-e-n-web",
+          });
+          if (Array.isArray(answer.data))
+            found.push(...(answer.data as Record<string, unknown>[]).filter((r) => Number(r.detNroDoc) === folio));
+        }
+        return found;
+      });
+      if (!raw.length) throw new ApiError(404, "HTTP_404", `No purchase document of type ${dte} with folio ${folio} in ${periodo}`);
+      return ok(c, { documentos: detalleRows(raw), sii: { data: raw } });
+    },
+  );
 }

@@ -9,6 +9,8 @@ import type { CookieJar } from "../../sii/cookies.ts";
 import type { SiiContext } from "../../sii/http.ts";
 import { CertAuth, PassAuth, parseCertificate, withCertificateSession, withClaveSession } from "../credentials.ts";
 
+export { PassAuth };
+
 /** The SII's first RCV period. */
 export const FIRST_PERIOD = "201705";
 export const ESTADOS = ["REGISTRO", "PENDIENTE", "NO_INCLUIR", "RECLAMADO"] as const;

@@ -1,0 +1,318 @@
+// The RCV writes and the sales summary detail. Their SII-side calls are inferred (see
+// src/sii/rcv-inferred.ts); the payloads are validated strictly here before anything is sent.
+//   POST …/compras/set_tipo_transaccion/{receptor}/{periodo}
+//   POST …/ventas/set_resumen/{emisor}/{periodo}
+//   POST …/ventas/delete_resumen/{emisor}/{periodo}
+//   POST …/ventas/set_boletas_diarias/{emisor}/{periodo}/{dte}
+//   POST …/ventas/get_detalle_resumen/{emisor}/{periodo}
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { ApiError, type FieldError } from "../../platform/errors.ts";
+import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
+import { Ambiente, DryRun, Periodo, Rut } from "../../platform/params.ts";
+import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import type { CookieJar } from "../../sii/cookies.ts";
+import type { SiiContext } from "../../sii/http.ts";
+import { deleteResumen, getDetalleResumen, setBoletasDiarias, setResumen, setTipoTransaccion } from "../../sii/rcv-inferred.ts";
+import { siiContext } from "../sii-context.ts";
+import { checkPeriodo, RcvAuthBody, withRcvSession } from "./shared.ts";
+
+/** Types a taxpayer declares as monthly summaries instead of per document. */
+export const SUMMARY_TYPES = [35, 38, 39, 41, 48] as const;
+/** Purchase types whose transaction type can be set. */
+const PURCHASE_TYPES = [29, 30, 32, 33, 34, 40, 43, 45, 46, 55, 56, 60, 61, 108, 901, 914];
+
+const Amount = z.number().int({ error: "must be a whole number of pesos" }).min(0, { error: "must be 0 or more" });
+const Count = z.number().int({ error: "must be a whole number" }).min(0, { error: "must be 0 or more" });
+const Totals = { monto_exento: Amount, monto_neto: Amount, monto_iva: Amount, monto_total: Amount };
+
+/** monto_total must be what its parts add up to. */
+function checkTotals(
+  rows: { monto_exento: number; monto_neto: number; monto_iva: number; monto_total: number }[],
+  path: string,
+): FieldError[] {
+  return rows.flatMap((r, i) =>
+    r.monto_exento + r.monto_neto + r.monto_iva === r.monto_total
+      ? []
+      : [
+          {
+            path: `${path}.${i}.monto_total`,
+            location: "body" as const,
+            message: `must be monto_exento + monto_neto + monto_iva (${r.monto_exento + r.monto_neto + r.monto_iva})`,
+          },
+        ],
+  );
+}
+
+function refuse(errors: FieldError[]): void {
+  if (errors.length) throw new ApiError(400, "VALIDATION_ERROR", `Invalid ${errors.map((e) => e.path).join(", ")}`, { errors });
+}
+
+const withAuth = <T extends z.ZodRawShape>(shape: T) => RcvAuthBody.extend(shape);
+
+const Written = envelope(z.object({ rut: z.string(), periodo: z.string(), sii: z.record(z.string(), z.unknown()) }).openapi("RcvWrite"));
+const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
+
+interface WriteSpec<B extends z.ZodType> {
+  path: string;
+  summary: string;
+  side: "receptor" | "emisor";
+  body: B;
+  extraParams?: z.ZodRawShape;
+  check?: (c: Context<AppEnv>, body: z.output<B>, params: Record<string, unknown>) => FieldError[];
+  send: (
+    ctx: SiiContext,
+    jar: CookieJar,
+    rut: string,
+    periodo: string,
+    body: z.output<B>,
+    params: Record<string, unknown>,
+  ) => Promise<Record<string, unknown>>;
+}
+
+function registerWrite<B extends z.ZodType>(app: OpenAPIHono<AppEnv>, spec: WriteSpec<B>): void {
+  const Params = z.object({
+    [spec.side]: Rut.openapi({ param: { name: spec.side, in: "path" } }),
+    periodo: Periodo.openapi({ param: { name: "periodo", in: "path" } }),
+    ...spec.extraParams,
+  });
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: spec.path,
+      tags: ["RCV"],
+      summary: spec.summary,
+      description:
+        "The SII-side call of this operation is inferred (not public); `dry_run` validates everything without contacting the SII.",
+      request: { params: Params, query: Query, body: { required: true, content: { "application/json": { schema: spec.body } } } },
+      responses: { 200: jsonContent(Written, "The SII's confirmation"), ...errorResponses([400, 404, 422, 502, 503]) },
+    }),
+    async (c) => {
+      const params = valid(c, "param", Params) as Record<string, unknown> & { periodo: string };
+      const rut = String(params[spec.side]);
+      checkPeriodo(c, params.periodo);
+      const body = valid(c, "json", spec.body) as z.output<B> & { auth: z.output<typeof RcvAuthBody>["auth"] };
+      refuse(spec.check?.(c, body, params) ?? []);
+      if (isDryRun(c))
+        return ok(
+          c,
+          { rut, periodo: params.periodo, sii: {} },
+          "Preview only (dry_run): the request is valid; nothing was sent to the SII",
+        );
+      const ctx = await siiContext(c);
+      const answer = await withRcvSession(c, ctx, rut, body.auth, (jar) => spec.send(ctx, jar, rut, params.periodo, body, params));
+      const { metaData: _meta, ...sii } = answer;
+      return ok(
+        c,
+        { rut, periodo: params.periodo, sii },
+        String((sii.respEstado as { msgeRespuesta?: string } | undefined)?.msgeRespuesta ?? "OK"),
+      );
+    },
+  );
+}
+
+const Resumen = z.object({ tipo_documento: z.number().int(), documentos: Count, ...Totals });
+const Dia = z.object({
+  dia: z.number().int().min(1).max(31),
+  documentos: Count,
+  folio_inicial: z.number().int().positive(),
+  folio_final: z.number().int().positive(),
+  ...Totals,
+});
+
+export function registerRcvWrites(app: OpenAPIHono<AppEnv>): void {
+  registerWrite(app, {
+    path: "/api/v1/sii/rcv/compras/set_tipo_transaccion/{receptor}/{periodo}",
+    summary: "Set the transaction type of purchase documents",
+    side: "receptor",
+    body: withAuth({
+      documentos: z
+        .array(
+          z.object({
+            tipo_documento: z.number().int(),
+            rut_emisor: Rut,
+            folio: z.number().int().positive(),
+            tipo_transaccion: z.number().int().min(1).max(7).openapi({
+              description:
+                "1 del giro, 2 supermercado, 3 bienes raíces, 4 activo fijo, 5 IVA uso común, 6 IVA no recuperable, 7 no corresponde",
+            }),
+            codigo_iva_no_recuperable: z.number().int().min(1).max(9).optional(),
+          }),
+        )
+        .min(1)
+        .max(500),
+    }).openapi("RcvSetTipoTransaccion"),
+    check: (_c, body) =>
+      body.documentos.flatMap((d, i) => [
+        ...(PURCHASE_TYPES.includes(d.tipo_documento)
+          ? []
+          : [
+              {
+                path: `documentos.${i}.tipo_documento`,
+                location: "body" as const,
+                message: `must be a purchase document type (${PURCHASE_TYPES.join(", ")})`,
+              },
+            ]),
+        ...(d.tipo_transaccion === 6 && d.codigo_iva_no_recuperable === undefined
+          ? [
+              {
+                path: `documentos.${i}.codigo_iva_no_recuperable`,
+                location: "body" as const,
+                message: "is required when tipo_transaccion is 6 (IVA no recuperable)",
+              },
+            ]
+          : []),
+      ]),
+    send: (ctx, jar, rut, periodo, body) => setTipoTransaccion(ctx, jar, rut, periodo, body.documentos),
+  });
+
+  registerWrite(app, {
+    path: "/api/v1/sii/rcv/ventas/set_resumen/{emisor}/{periodo}",
+    summary: "Enter or replace monthly sales summaries",
+    side: "emisor",
+    body: withAuth({ resumenes: z.array(Resumen).min(1).max(SUMMARY_TYPES.length) }).openapi("RcvSetResumen"),
+    check: (_c, body) => [
+      ...body.resumenes.flatMap((r, i) =>
+        (SUMMARY_TYPES as readonly number[]).includes(r.tipo_documento)
+          ? []
+          : [{ path: `resumenes.${i}.tipo_documento`, location: "body" as const, message: `must be one of ${SUMMARY_TYPES.join(", ")}` }],
+      ),
+      ...body.resumenes.flatMap((r, i) =>
+        body.resumenes.findIndex((o) => o.tipo_documento === r.tipo_documento) === i
+          ? []
+          : [{ path: `resumenes.${i}.tipo_documento`, location: "body" as const, message: "at most one summary per type and period" }],
+      ),
+      ...checkTotals(body.resumenes, "resumenes"),
+    ],
+    send: (ctx, jar, rut, periodo, body) => setResumen(ctx, jar, rut, periodo, body.resumenes),
+  });
+
+  registerWrite(app, {
+    path: "/api/v1/sii/rcv/ventas/delete_resumen/{emisor}/{periodo}",
+    summary: "Delete monthly sales summaries",
+    side: "emisor",
+    body: withAuth({
+      tipos_documento: z
+        .array(z.number().int())
+        .min(1)
+        .max(SUMMARY_TYPES.length)
+        .optional()
+        .openapi({ description: "Default: every summary type" }),
+    }).openapi("RcvDeleteResumen"),
+    check: (_c, body) =>
+      (body.tipos_documento ?? []).flatMap((t, i) =>
+        (SUMMARY_TYPES as readonly number[]).includes(t)
+          ? []
+          : [{ path: `tipos_documento.${i}`, location: "body" as const, message: `must be one of ${SUMMARY_TYPES.join(", ")}` }],
+      ),
+    send: async (ctx, jar, rut, periodo, body) => {
+      try {
+        return await deleteResumen(ctx, jar, rut, periodo, body.tipos_documento ?? [...SUMMARY_TYPES]);
+      } catch (err) {
+        if (err instanceof ApiError && /no existe resumen/i.test(String(err.init.details?.sii_message ?? ""))) {
+          throw new ApiError(404, "HTTP_404", "There is no summary of those types in this period", { details: err.init.details });
+        }
+        throw err;
+      }
+    },
+  });
+
+  registerWrite(app, {
+    path: "/api/v1/sii/rcv/ventas/set_boletas_diarias/{emisor}/{periodo}/{dte}",
+    summary: "Enter or replace the daily receipts detail of a period",
+    side: "emisor",
+    extraParams: {
+      dte: z.coerce
+        .number()
+        .int()
+        .refine((n) => (SUMMARY_TYPES as readonly number[]).includes(n), { error: `must be one of ${SUMMARY_TYPES.join(", ")}` })
+        .openapi({ param: { name: "dte", in: "path" }, type: "integer", example: 39 }),
+    },
+    body: withAuth({ dias: z.array(Dia).min(1).max(31) }).openapi("RcvSetBoletasDiarias"),
+    check: (_c, body, params) => {
+      const periodo = String(params.periodo);
+      const days = new Date(Date.UTC(Number(periodo.slice(0, 4)), Number(periodo.slice(4, 6)), 0)).getUTCDate();
+      return [
+        ...body.dias.flatMap((d, i) => [
+          ...(d.dia <= days ? [] : [{ path: `dias.${i}.dia`, location: "body" as const, message: `the period has ${days} days` }]),
+          ...(d.folio_final >= d.folio_inicial
+            ? []
+            : [{ path: `dias.${i}.folio_final`, location: "body" as const, message: "must not be lower than folio_inicial" }]),
+          ...(body.dias.findIndex((o) => o.dia === d.dia) === i
+            ? []
+            : [{ path: `dias.${i}.dia`, location: "body" as const, message: "one entry per day" }]),
+        ]),
+        ...checkTotals(body.dias, "dias"),
+      ];
+    },
+    send: (ctx, jar, rut, periodo, body, params) => setBoletasDiarias(ctx, jar, rut, periodo, Number(params.dte), body.dias),
+  });
+
+  // The summaries' detail: a read (no dry_run), with the same credentials.
+  const Params = z.object({
+    emisor: Rut.openapi({ param: { name: "emisor", in: "path" } }),
+    periodo: Periodo.openapi({ param: { name: "periodo", in: "path" } }),
+  });
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/rcv/ventas/get_detalle_resumen/{emisor}/{periodo}",
+      tags: ["RCV"],
+      summary: "Full detail of the sales summaries (receipts and the like) of a period",
+      description: "The SII-side call is inferred (not public).",
+      request: {
+        params: Params,
+        query: z.object({ ambiente: Ambiente }),
+        body: { required: true, content: { "application/json": { schema: RcvAuthBody } } },
+      },
+      responses: {
+        200: jsonContent(
+          envelope(
+            z
+              .object({
+                rut: z.string(),
+                periodo: z.string(),
+                resumenes: z.array(z.record(z.string(), z.unknown())),
+                sii: z.record(z.string(), z.unknown()),
+              })
+              .openapi("RcvDetalleResumen"),
+          ),
+          "The summaries with their daily detail",
+        ),
+        ...errorResponses([400, 422, 502, 503]),
+      },
+    }),
+    async (c) => {
+      const { emisor, periodo } = valid(c, "param", Params);
+      checkPeriodo(c, periodo);
+      const { auth } = valid(c, "json", RcvAuthBody);
+      const ctx = await siiContext(c);
+      const answer = await withRcvSession(c, ctx, emisor, auth, (jar) => getDetalleResumen(ctx, jar, emisor, periodo));
+      const { metaData: _meta, ...sii } = answer;
+      const rows = Array.isArray(answer.data) ? (answer.data as Record<string, unknown>[]) : [];
+      const resumenes = rows.map((r) => ({
+        tipo_documento: Number(r.codTipoDoc),
+        documentos: Number(r.totDoc),
+        monto_exento: Number(r.mntExe),
+        monto_neto: Number(r.mntNeto),
+        monto_iva: Number(r.mntIva),
+        monto_total: Number(r.mntTotal),
+        dias: (Array.isArray(r.dias) ? (r.dias as Record<string, unknown>[]) : []).map((d) => ({
+          dia: Number(d.dia),
+          documentos: Number(d.totDoc),
+          folio_inicial: Number(d.folioDesde),
+          folio_final: Number(d.folioHasta),
+          monto_exento: Number(d.mntExe),
+          monto_neto: Number(d.mntNeto),
+          monto_iva: Number(d.mntIva),
+          monto_total: Number(d.mntTotal),
+        })),
+      }));
+      return ok(c, { rut: emisor, periodo, resumenes, sii });
+    },
+  );
+}

@@ -1,0 +1,116 @@
+// INFERRED WIRE FORMAT. The SII-side calls of these RCV operations are not public (sii-upstream
+// §7.2: only the portal's read methods are known). They are written here, and only here, against
+// the facade's known conventions (the envelope, respEstado, rut/dv/ptributario fields), with
+// method names and fields modelled on the read methods. The sandbox implements this same contract.
+// When the real calls are observed, this module is the one place to change.
+import type { CookieJar } from "./cookies.ts";
+import type { SiiContext } from "./http.ts";
+import { type FacadeAnswer, rcvCall } from "./rcv.ts";
+
+export const INFERRED_METHODS = {
+  setTipoTransaccion: "actualizarTipoTransaccionCompra",
+  setResumen: "ingresarResumenVenta",
+  deleteResumen: "eliminarResumenVenta",
+  setBoletasDiarias: "ingresarDetalleBoletasDiarias",
+  getDetalleResumen: "getDetalleResumenVenta",
+} as const;
+
+export interface TipoTransaccion {
+  tipo_documento: number;
+  rut_emisor: string;
+  folio: number;
+  tipo_transaccion: number;
+  codigo_iva_no_recuperable?: number;
+}
+
+export interface ResumenVenta {
+  tipo_documento: number;
+  documentos: number;
+  monto_exento: number;
+  monto_neto: number;
+  monto_iva: number;
+  monto_total: number;
+}
+
+export interface BoletasDia {
+  dia: number;
+  documentos: number;
+  folio_inicial: number;
+  folio_final: number;
+  monto_exento: number;
+  monto_neto: number;
+  monto_iva: number;
+  monto_total: number;
+}
+
+function taxpayer(rut: string, periodo: string) {
+  const [rutEmisor, dvEmisor] = rut.split("-");
+  return { rutEmisor, dvEmisor, ptributario: periodo };
+}
+
+const amounts = (r: Omit<ResumenVenta, "tipo_documento">) => ({
+  totDoc: r.documentos,
+  mntExe: r.monto_exento,
+  mntNeto: r.monto_neto,
+  mntIva: r.monto_iva,
+  mntTotal: r.monto_total,
+});
+
+export function setTipoTransaccion(
+  ctx: SiiContext,
+  jar: CookieJar,
+  rut: string,
+  periodo: string,
+  docs: TipoTransaccion[],
+): Promise<FacadeAnswer> {
+  return rcvCall(ctx, jar, INFERRED_METHODS.setTipoTransaccion, {
+    ...taxpayer(rut, periodo),
+    documentos: docs.map((d) => {
+      const [detRutDoc, detDvDoc] = d.rut_emisor.split("-");
+      return {
+        detTipoDoc: d.tipo_documento,
+        detRutDoc,
+        detDvDoc,
+        detNroDoc: d.folio,
+        detTipoTransaccion: d.tipo_transaccion,
+        detCodIVANoRec: d.codigo_iva_no_recuperable ?? null,
+      };
+    }),
+  });
+}
+
+export function setResumen(
+  ctx: SiiContext,
+  jar: CookieJar,
+  rut: string,
+  periodo: string,
+  resumenes: ResumenVenta[],
+): Promise<FacadeAnswer> {
+  return rcvCall(ctx, jar, INFERRED_METHODS.setResumen, {
+    ...taxpayer(rut, periodo),
+    resumenes: resumenes.map((r) => ({ codTipoDoc: r.tipo_documento, ...amounts(r) })),
+  });
+}
+
+export function deleteResumen(ctx: SiiContext, jar: CookieJar, rut: string, periodo: string, tipos: number[]): Promise<FacadeAnswer> {
+  return rcvCall(ctx, jar, INFERRED_METHODS.deleteResumen, { ...taxpayer(rut, periodo), tiposDoc: tipos });
+}
+
+export function setBoletasDiarias(
+  ctx: SiiContext,
+  jar: CookieJar,
+  rut: string,
+  periodo: string,
+  tipo: number,
+  dias: BoletasDia[],
+): Promise<FacadeAnswer> {
+  return rcvCall(ctx, jar, INFERRED_METHODS.setBoletasDiarias, {
+    ...taxpayer(rut, periodo),
+    codTipoDoc: tipo,
+    dias: dias.map((d) => ({ dia: d.dia, folioDesde: d.folio_inicial, folioHasta: d.folio_final, ...amounts(d) })),
+  });
+}
+
+export function getDetalleResumen(ctx: SiiContext, jar: CookieJar, rut: string, periodo: string): Promise<FacadeAnswer> {
+  return rcvCall(ctx, jar, INFERRED_METHODS.getDetalleResumen, taxpayer(rut, periodo));
+}

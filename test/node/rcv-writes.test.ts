@@ -1,0 +1,114 @@
+// The RCV writes and the summary detail against the sandbox (inferred SII contract).
+import { describe, expect, it } from "vitest";
+import { rcvDocuments } from "../../src/sandbox/rcv.ts";
+import { bodyOf, type Loose, probeApp, tokenFor } from "../support/app.ts";
+
+const auth = { pass: { rut: "76192083-9", clave: "sandbox76" } };
+
+async function setup(scopes: ("sii:read" | "sii:write")[] = ["sii:read", "sii:write"]) {
+  const t = probeApp();
+  t.deps.clock = { now: () => new Date("2026-11-22T15:00:00Z") };
+  const token = await tokenFor(t.deps, { scopes });
+  const post = (path: string, body: unknown) =>
+    t.app.request(path, {
+      method: "POST",
+      headers: { "x-api-token": token.secret, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  return { ...t, post, sandbox: t.deps.sii.sandbox! };
+}
+
+const boleta = { tipo_documento: 39, documentos: 120, monto_exento: 0, monto_neto: 840336, monto_iva: 159664, monto_total: 1000000 };
+
+describe("RCV sales summaries (set, read, delete)", () => {
+  it("enters a summary that the sales summary then shows, details it, and deletes it once", async () => {
+    const { post, sandbox } = await setup();
+    const set = await post("/api/v1/sii/rcv/ventas/set_resumen/76192083-9/202401", { auth, resumenes: [boleta] });
+    expect([set.status, set.headers.get("x-quota-units")]).toEqual([200, "5"]);
+    const summary = (await bodyOf(await post("/api/v1/sii/rcv/ventas/resumen/76192083-9/202401", { auth }))).data;
+    expect(summary.resumen.find((r: Loose) => r.tipo_documento === 39)).toMatchObject({
+      tipo_ingreso: "RESUMEN",
+      documentos: 120,
+      monto_total: 1000000,
+    });
+    const detail = (await bodyOf(await post("/api/v1/sii/rcv/ventas/get_detalle_resumen/76192083-9/202401", { auth }))).data;
+    expect(detail.resumenes).toEqual([{ ...boleta, dias: [] }]);
+    expect((await post("/api/v1/sii/rcv/ventas/delete_resumen/76192083-9/202401", { auth, tipos_documento: [39] })).status).toBe(200);
+    const again = await post("/api/v1/sii/rcv/ventas/delete_resumen/76192083-9/202401", { auth, tipos_documento: [39] });
+    expect([again.status, (await bodyOf(again)).error_code]).toEqual([404, "HTTP_404"]);
+    expect(sandbox.state.calls.get("rcv_write")).toBe(4);
+  });
+
+  it("validates strictly: types, duplicates, integer amounts, totals, before the SII", async () => {
+    const { post, sandbox } = await setup();
+    const cases: [unknown, number, string[]][] = [
+      [{ auth, resumenes: [{ ...boleta, tipo_documento: 33 }] }, 400, ["resumenes.0.tipo_documento"]],
+      [{ auth, resumenes: [boleta, boleta] }, 400, ["resumenes.1.tipo_documento"]],
+      [{ auth, resumenes: [{ ...boleta, monto_total: 5 }] }, 400, ["resumenes.0.monto_total"]],
+      [{ auth, resumenes: [{ ...boleta, monto_neto: 1.5 }] }, 422, ["resumenes.0.monto_neto"]],
+      [{ auth, resumenes: [{ ...boleta, documentos: -1 }] }, 422, ["resumenes.0.documentos"]],
+    ];
+    for (const [body, status, paths] of cases) {
+      const res = await post("/api/v1/sii/rcv/ventas/set_resumen/76192083-9/202401", body);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect((await bodyOf(res)).errors.map((e: Loose) => e.path)).toEqual(paths);
+    }
+    expect(sandbox.state.calls.size).toBe(0);
+  });
+
+  it("previews with dry_run and needs sii:write", async () => {
+    const { post, sandbox } = await setup();
+    const preview = await post("/api/v1/sii/rcv/ventas/set_resumen/76192083-9/202401?dry_run=true", { auth, resumenes: [boleta] });
+    expect([preview.status, preview.headers.get("x-quota-units")]).toEqual([200, "0"]);
+    expect(sandbox.state.calls.size).toBe(0);
+    const reader = await setup(["sii:read"]);
+    expect((await reader.post("/api/v1/sii/rcv/ventas/set_resumen/76192083-9/202401", { auth, resumenes: [boleta] })).status).toBe(403);
+  });
+});
+
+describe("RCV daily receipts", () => {
+  it("enters the days of a period and the summary becomes their sum", async () => {
+    const { post } = await setup();
+    const dia = (d: number, total: number) => ({
+      dia: d,
+      documentos: 10,
+      folio_inicial: d * 100,
+      folio_final: d * 100 + 9,
+      monto_exento: 0,
+      monto_neto: total - Math.round((total * 0.19) / 1.19),
+      monto_iva: Math.round((total * 0.19) / 1.19),
+      monto_total: total,
+    });
+    const res = await post("/api/v1/sii/rcv/ventas/set_boletas_diarias/76192083-9/202402/39", {
+      auth,
+      dias: [dia(1, 11900), dia(2, 23800)],
+    });
+    expect(res.status).toBe(200);
+    const detail = (await bodyOf(await post("/api/v1/sii/rcv/ventas/get_detalle_resumen/76192083-9/202402", { auth }))).data;
+    expect(detail.resumenes[0]).toMatchObject({ tipo_documento: 39, documentos: 20, monto_total: 35700 });
+    expect(detail.resumenes[0].dias).toHaveLength(2);
+    const bad = await post("/api/v1/sii/rcv/ventas/set_boletas_diarias/76192083-9/202402/39", {
+      auth,
+      dias: [dia(30, 100), { ...dia(3, 100), folio_final: 1 }],
+    });
+    expect((await bodyOf(bad)).errors.map((e: Loose) => e.path)).toEqual(["dias.0.dia", "dias.1.folio_final"]);
+    expect((await post("/api/v1/sii/rcv/ventas/set_boletas_diarias/76192083-9/202402/33", { auth, dias: [dia(1, 100)] })).status).toBe(400);
+  });
+});
+
+describe("RCV purchases transaction type", () => {
+  it("sets it for documents of the register and refuses unknown documents with the SII's text", async () => {
+    const { post } = await setup();
+    const doc = rcvDocuments("76192083-9", 202405, "COMPRA").find((d) => d.tipo === 33);
+    const body = (folio: number) => ({ auth, documentos: [{ tipo_documento: 33, rut_emisor: doc?.rut, folio, tipo_transaccion: 4 }] });
+    expect((await post("/api/v1/sii/rcv/compras/set_tipo_transaccion/76192083-9/202405", body(doc?.folio ?? 0))).status).toBe(200);
+    const unknown = await post("/api/v1/sii/rcv/compras/set_tipo_transaccion/76192083-9/202405", body(99_999));
+    expect(unknown.status).toBe(502);
+    expect((await bodyOf(unknown)).details.sii_message).toContain("Documento no encontrado");
+    const missingCode = await post("/api/v1/sii/rcv/compras/set_tipo_transaccion/76192083-9/202405", {
+      auth,
+      documentos: [{ tipo_documento: 33, rut_emisor: doc?.rut, folio: doc?.folio, tipo_transaccion: 6 }],
+    });
+    expect((await bodyOf(missingCode)).errors[0].path).toBe("documentos.0.codigo_iva_no_recuperable");
+  });
+});
