@@ -45,14 +45,23 @@ function seeded(seed: string) {
 }
 
 /** The documents of one taxpayer's side of the register in a period. */
-export function rcvDocuments(rut: string, periodo: number, operacion: "COMPRA" | "VENTA", count = 40): RcvDocument[] {
+/** Periods of the company whose register is large, for the streaming benchmark: 1 k, 10 k, 100 k documents. */
+export const LARGE_PERIODS: Record<number, number> = { 201901: 1_000, 201902: 10_000, 201903: 100_000 };
+
+/** How many documents a taxpayer's side of the register has in a period. */
+export function rcvDocumentCount(rut: string, periodo: number): number {
   // The sandbox's taxpayers started trading in 2018: earlier periods are empty.
-  if (periodo < 201801) return [];
+  if (periodo < 201801) return 0;
+  return (rut === "76192083-9" && LARGE_PERIODS[periodo]) || 40;
+}
+
+/** The documents one by one, generated in order: a large period is never held in memory at once. */
+export function* rcvDocumentStream(rut: string, periodo: number, operacion: "COMPRA" | "VENTA"): Generator<RcvDocument> {
+  const count = rcvDocumentCount(rut, periodo);
   const random = seeded(`${rut}|${periodo}|${operacion}`);
   const year = Math.floor(periodo / 100);
   const month = periodo % 100;
   const types = operacion === "COMPRA" ? [33, 33, 33, 34, 61, 56] : [33, 33, 34, 61, 39];
-  const docs: RcvDocument[] = [];
   for (let i = 0; i < count; i++) {
     const tipo = types[Math.floor(random() * types.length)] ?? 33;
     const base = 10_000 + Math.floor(random() * 990_000);
@@ -60,7 +69,7 @@ export function rcvDocuments(rut: string, periodo: number, operacion: "COMPRA" |
     const neto = tipo === 34 ? 0 : base;
     const iva = Math.round(neto * 0.19);
     const counterpart = 76_000_000 + Math.floor(random() * 999_999);
-    docs.push({
+    yield {
       tipo,
       folio: 1000 + i,
       rut: `${counterpart}-${rutCheckDigit(String(counterpart))}`,
@@ -71,9 +80,13 @@ export function rcvDocuments(rut: string, periodo: number, operacion: "COMPRA" |
       iva,
       total: exento + neto + iva,
       estado: operacion === "VENTA" ? "REGISTRO" : (ESTADOS[Math.floor(random() * 10) < 7 ? 0 : Math.floor(random() * 4)] ?? "REGISTRO"),
-    });
+    };
   }
-  return docs;
+}
+
+/** The documents of one taxpayer's side of the register in a period (deterministic). */
+export function rcvDocuments(rut: string, periodo: number, operacion: "COMPRA" | "VENTA"): RcvDocument[] {
+  return [...rcvDocumentStream(rut, periodo, operacion)];
 }
 
 export function answer(
@@ -225,15 +238,23 @@ const VENTAS_COLUMNS =
   "Nro;Tipo Doc;Tipo Venta;Rut cliente;Razon Social;Folio;Fecha Docto;Fecha Recepcion;Fecha Acuse Recibo;Fecha Reclamo;Monto Exento;Monto Neto;Monto IVA;Monto total;IVA Retenido Total;IVA Retenido Parcial;IVA no retenido;IVA propio;IVA Terceros;RUT Emisor Liquid. Factura;Neto Comision Liquid. Factura;Exento Comision Liquid. Factura;IVA Comision Liquid. Factura;IVA fuera de plazo;Tipo Docto. Referencia;Folio Docto. Referencia;Num. Ident. Receptor Extranjero;Nacionalidad Receptor Extranjero;Credito empresa constructora;Impto. Zona Franca (Ley 18211);Garantia Dep. Envases;Indicador Venta sin Costo;Indicador Servicio Periodico";
 
 /** The detail CSV lines (header first) of one side, type (0 = all) and state, as the exports and async files carry them. */
-function detailCsv(rut: string, periodo: number, operacion: "COMPRA" | "VENTA", tipo: number, estado: string): string[] {
-  const docs = rcvDocuments(rut, periodo, operacion).filter((d) => d.estado === estado && (tipo === 0 || d.tipo === tipo) && d.tipo !== 39);
+function* detailLines(rut: string, periodo: number, operacion: "COMPRA" | "VENTA", tipo: number, estado: string): Generator<string> {
+  yield operacion === "COMPRA" ? COMPRAS_COLUMNS : VENTAS_COLUMNS;
   const blanks = (n: number) => ";".repeat(n);
-  const lines = docs.map((d, i) =>
-    operacion === "COMPRA"
-      ? `${i + 1};${d.tipo};Del Giro;${d.rut};${d.razonSocial};${d.folio};${d.fecha};${d.fecha} 10:15:00;;${d.exento};${d.neto};${d.iva};;;${d.total}${blanks(12)}`
-      : `${i + 1};${d.tipo};Del Giro;${d.rut};${d.razonSocial};${d.folio};${d.fecha};${d.fecha} 10:15:00;;;${d.exento};${d.neto};${d.iva};${d.total}${blanks(19)}`,
-  );
-  return [operacion === "COMPRA" ? COMPRAS_COLUMNS : VENTAS_COLUMNS, ...lines];
+  let i = 0;
+  for (const d of rcvDocumentStream(rut, periodo, operacion)) {
+    if (d.estado !== estado || (tipo !== 0 && d.tipo !== tipo) || d.tipo === 39) continue;
+    i++;
+    yield operacion === "COMPRA"
+      ? `${i};${d.tipo};Del Giro;${d.rut};${d.razonSocial};${d.folio};${d.fecha};${d.fecha} 10:15:00;;${d.exento};${d.neto};${d.iva};;;${d.total}${blanks(12)}`
+      : `${i};${d.tipo};Del Giro;${d.rut};${d.razonSocial};${d.folio};${d.fecha};${d.fecha} 10:15:00;;;${d.exento};${d.neto};${d.iva};${d.total}${blanks(19)}`;
+  }
+}
+
+function countLines(...args: Parameters<typeof detailLines>): number {
+  let n = -1;
+  for (const _ of detailLines(...args)) n++;
+  return n;
 }
 
 /** How long a sandbox download request takes to move through CREADO → EN PROCESO → TERMINADO. */
@@ -272,7 +293,7 @@ export async function getCtrlAsync(c: Context, state: SandboxState, now: number)
         caTipoDoc: j.tipo,
         caProceso: `RCV_${operacion === "COMPRA" ? "C" : "V"}_${j.estado}`,
         caEstado,
-        caNumLineas: done ? detailCsv(j.rut, j.periodo, j.operacion, j.tipo, j.estado).length - 1 : 0,
+        caNumLineas: done ? countLines(j.rut, j.periodo, j.operacion, j.tipo, j.estado) : 0,
         caTmstCreado: stamp(j.created),
         caTmstEnProceso: caEstado === "CREADO" ? null : stamp(j.created + ASYNC_STEP_MS),
         caTmstTerminado: done ? stamp(j.created + 2 * ASYNC_STEP_MS) : null,
@@ -289,9 +310,21 @@ export async function obtenerArchivoBlob(c: Context, state: SandboxState, now: n
   const caId = Number(c.req.param("caId"));
   const job = state.rcvJobs.find((j) => j.caId === caId && `BLOB${j.caId}` === c.req.param("blob") && j.rut === session.rut);
   if (!job || jobState(job.created, now) !== "TERMINADO") return claveLoginWall();
-  const csv = detailCsv(job.rut, job.periodo, job.operacion, job.tipo, job.estado).join("\n");
-  const gzipped = new Response(new Blob([encodeLatin1(csv)]).stream().pipeThrough(new CompressionStream("gzip")));
-  return new Response(await gzipped.arrayBuffer(), { headers: { "content-type": "application/octet-stream" } });
+  // Streamed: a 100 k-document file is produced and compressed a chunk at a time.
+  const lines = detailLines(job.rut, job.periodo, job.operacion, job.tipo, job.estado);
+  const csv = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const chunk: string[] = [];
+      for (let k = 0; k < 500; k++) {
+        const next = lines.next();
+        if (next.done) break;
+        chunk.push(next.value);
+      }
+      if (!chunk.length) return controller.close();
+      controller.enqueue(encodeLatin1(`${chunk.join("\n")}\n`));
+    },
+  });
+  return new Response(csv.pipeThrough(new CompressionStream("gzip")), { headers: { "content-type": "application/octet-stream" } });
 }
 
 /** getDetalleCompraExport / getDetalleVentaExport: the detail as CSV lines inside JSON; codTipoDoc 0 is every type. */
@@ -301,20 +334,14 @@ export async function getDetalleExport(c: Context, state: SandboxState, now: num
   const { rut, periodo, data, metaData } = request;
   const tipo = Number(data.codTipoDoc);
   const estado = operacion === "COMPRA" ? String(data.estadoContab) : "REGISTRO";
-  const docs = rcvDocuments(rut, periodo, operacion).filter((d) => d.estado === estado && (tipo === 0 || d.tipo === tipo) && d.tipo !== 39);
-  const columns = operacion === "COMPRA" ? COMPRAS_COLUMNS : VENTAS_COLUMNS;
-  const blanks = (n: number) => ";".repeat(n);
-  const lines = docs.map((d, i) =>
-    operacion === "COMPRA"
-      ? `${i + 1};${d.tipo};Del Giro;${d.rut};${d.razonSocial};${d.folio};${d.fecha};${d.fecha} 10:15:00;;${d.exento};${d.neto};${d.iva};;;${d.total}${blanks(12)}`
-      : `${i + 1};${d.tipo};Del Giro;${d.rut};${d.razonSocial};${d.folio};${d.fecha};${d.fecha} 10:15:00;;;${d.exento};${d.neto};${d.iva};${d.total}${blanks(19)}`,
-  );
+  const lines = [...detailLines(rut, periodo, operacion, tipo, estado)];
+  const found = lines.length > 1;
   const nombreArchivo = `RCV_${operacion}_${estado}_${rut}_${periodo}.csv`;
   return answer(
     c,
-    { data: [columns, ...lines], nombreArchivo },
+    { data: lines, nombreArchivo },
     metaData,
-    docs.length ? 0 : 3,
-    docs.length ? null : "No existen documentos para el periodo consultado",
+    found ? 0 : 3,
+    found ? null : "No existen documentos para el periodo consultado",
   );
 }

@@ -3,7 +3,7 @@
 import { decodeLatin1 } from "../lib/latin1.ts";
 import { ApiError } from "../platform/errors.ts";
 import type { CookieJar } from "./cookies.ts";
-import { pageText, type SiiContext, siiFetch } from "./http.ts";
+import { checkSiiPage, pageText, type SiiContext, siiFetch } from "./http.ts";
 import { SessionExpired } from "./sessions.ts";
 
 const FACADE = "https://www4.sii.cl/consdcvinternetui/services/data/facadeService";
@@ -207,31 +207,60 @@ export async function asyncJob(ctx: SiiContext, jar: CookieJar, q: AsyncQuery, i
   return job;
 }
 
-/** Step 3: the finished file, gunzipped and decoded (ISO-8859-1): its CSV lines, header first. */
-export async function asyncFile(ctx: SiiContext, jar: CookieJar, q: AsyncQuery, job: AsyncJob): Promise<string[]> {
+/** What is left of a body, as latin1 text (an error page: small). */
+async function readRest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  let text = "";
+  for (let next = await reader.read(); !next.done; next = await reader.read()) text += decodeLatin1(next.value);
+  return text;
+}
+
+/**
+ * Step 3: the finished file as a stream of CSV lines (header first), gunzipped and decoded
+ * (ISO-8859-1) as it arrives: a period of any size is never held in memory whole.
+ */
+export async function asyncFileLines(ctx: SiiContext, jar: CookieJar, q: AsyncQuery, job: AsyncJob): Promise<ReadableStream<string>> {
   const user = `${jar.get("RUT_NS")}-${jar.get("DV_NS")}`;
   const url = `${FACADE}/obtenerArchivoBLOB/${encodeURIComponent(job.blob)}/${user}/${q.rut}/${job.solicitud_id}`;
   const res = await ctx.transport.fetch(new Request(url, { headers: { cookie: jar.header(url), accept: "*/*" } }), { proxy: ctx.proxy });
-  const bytes = new Uint8Array(await res.arrayBuffer());
+  const reader = res.body?.getReader();
+  const first = reader ? await reader.read() : { done: true as const, value: undefined };
+  const head = first.value ?? new Uint8Array(0);
   // Anything but gzip (1f 8b) is the SII's error or login page.
-  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) {
+  if (!reader || head[0] !== 0x1f || head[1] !== 0x8b) {
+    const text = decodeLatin1(head) + (reader && !first.done ? await readRest(reader) : "");
+    checkSiiPage("rcv_obtenerArchivoBLOB", { status: res.status, headers: res.headers, text });
     throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII did not hand over the file", {
-      details: {
-        service: "rcv_obtenerArchivoBLOB",
-        sii_status: res.status,
-        sii_message: pageText(new TextDecoder("latin1").decode(bytes)),
-      },
+      details: { service: "rcv_obtenerArchivoBLOB", sii_status: res.status, sii_message: pageText(text) },
     });
   }
-  const plain = new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).arrayBuffer());
-  return decodeLatin1(plain)
-    .split(/\r?\n/)
-    .filter((line) => line.trim() !== "");
+  const gzip = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(head);
+    },
+    async pull(controller) {
+      const next = await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  let rest = "";
+  const lines = new TransformStream<Uint8Array, string>({
+    transform(chunk, controller) {
+      // latin1 is one byte per character, so chunks split anywhere decode correctly.
+      const parts = (rest + decodeLatin1(chunk)).split(/\r?\n/);
+      rest = parts.pop() ?? "";
+      for (const line of parts) if (line.trim() !== "") controller.enqueue(line);
+    },
+    flush(controller) {
+      if (rest.trim() !== "") controller.enqueue(rest);
+    },
+  });
+  return gzip.pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>).pipeThrough(lines);
 }
 
-/** A detail CSV (header first) as documents, by the header's column names. */
-export function csvDocuments(lines: string[], estado: string): DetalleRow[] {
-  const [header = "", ...rows] = lines;
+/** Reads CSV lines as documents by the header's column names: `row(line)` once the header is known. */
+export function csvReader(header: string, estado: string): (line: string) => DetalleRow {
   const columns = header.split(";").map((c) => c.trim().toLowerCase());
   const at = (row: string[], ...names: string[]) => {
     for (const name of names) {
@@ -240,7 +269,7 @@ export function csvDocuments(lines: string[], estado: string): DetalleRow[] {
     }
     return "";
   };
-  return rows.map((line) => {
+  return (line) => {
     const row = line.split(";");
     const tipo = n(at(row, "Tipo Doc"));
     return {
@@ -257,5 +286,5 @@ export function csvDocuments(lines: string[], estado: string): DetalleRow[] {
       estado,
       nota_credito: CREDIT_NOTES.has(tipo),
     };
-  });
+  };
 }

@@ -9,7 +9,7 @@ import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, Periodo, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
-import { type AsyncQuery, asyncFile, asyncJob, csvDocuments, requestAsync } from "../../sii/rcv.ts";
+import { type AsyncQuery, asyncFileLines, asyncJob, csvReader, requestAsync } from "../../sii/rcv.ts";
 import { siiContext } from "../sii-context.ts";
 import { checkPeriodo, Document, Dte, Estado, RcvAuthBody, withRcvSession } from "./shared.ts";
 
@@ -37,6 +37,44 @@ const SolicitudId = z.coerce
   .openapi({ param: { name: "solicitud_id", in: "path" }, type: "integer", example: 800001 });
 
 type Step = "solicitar" | "estado" | "detalle";
+
+/**
+ * The success envelope written as the file arrives, a document at a time, so a period of any size
+ * passes through in flat memory. `registros` comes after `documentos`: it is known only at the end.
+ */
+function documentsJson(id: number, lines: ReadableStream<string>, estado: string): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const reader = lines.getReader();
+  let row: ((line: string) => unknown) | undefined;
+  let count = 0;
+  let started = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!started) {
+        started = true;
+        controller.enqueue(encoder.encode(`{"success":true,"message":"OK","data":{"solicitud_id":${id},"documentos":[`));
+      }
+      const parts: string[] = [];
+      while (parts.length < 200) {
+        const next = await reader.read();
+        if (next.done) {
+          controller.enqueue(
+            encoder.encode(`${parts.join("")}],"registros":${count}},"timestamp":${JSON.stringify(new Date().toISOString())}}`),
+          );
+          controller.close();
+          return;
+        }
+        if (!row) {
+          row = csvReader(next.value, estado);
+          continue;
+        }
+        parts.push(`${count++ ? "," : ""}${JSON.stringify(row(next.value))}`);
+      }
+      controller.enqueue(encoder.encode(parts.join("")));
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+}
 
 function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas", step: Step): void {
   const compras = side === "compras";
@@ -92,8 +130,8 @@ function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas", step: St
             details: { estado: job.estado },
           });
         }
-        const documentos = csvDocuments(await asyncFile(ctx, jar, query, job), query.estado);
-        return ok(c, { solicitud_id: job.solicitud_id, registros: documentos.length, documentos });
+        const lines = await asyncFileLines(ctx, jar, query, job);
+        return c.body(documentsJson(job.solicitud_id, lines, query.estado), 200, { "content-type": "application/json; charset=utf-8" });
       });
     },
   );
