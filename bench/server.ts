@@ -101,5 +101,6 @@ process.on("message", (message) => {
     const { user, system } = process.cpuUsage();
     process.send?.({ cpu: user + system });
   }
+  if (message === "mem") process.send?.({ mem: process.memoryUsage().rss });
   if (message === "stop") started.server.close(() => process.exit(0));
 });
