@@ -71,7 +71,7 @@ function decryptPkcs8(encrypted: Asn1, passphrase: string): Asn1 {
   return info;
 }
 
-/** `-----BEGIN RSA PRIVATE KEY-----` with `Proc-Type: 4,ENCRYPTED` and `DEK-Info` headers. */
+/** A traditional OpenSSL `RSA PRIVATE KEY` block with `Proc-Type: 4,ENCRYPTED` and `DEK-Info` headers. */
 function decryptLegacyPem(block: DerBlock, passphrase: string): RsaPrivateKey {
   let key: forge.pki.rsa.PrivateKey | null;
   try {

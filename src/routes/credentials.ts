@@ -32,7 +32,7 @@ export const CertAuth = z
   .openapi("CertificateCredential");
 
 export const CertAuthBody = z.object({ auth: z.object({ cert: CertAuth }) }).openapi("CertificateAuth", {
-  example: { auth: { cert: { "cert-data": "-----BEGIN CERTIFICATE-----\n…", "pkey-data": "-----BEGIN PRIVATE KEY-----\n…" } } },
+  example: { auth: { cert: { "cert-data": "<the certificate, PEM text>", "pkey-data": "<its private key, PEM text>" } } },
 });
 
 export const PassAuth = z

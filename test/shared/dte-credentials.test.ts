@@ -2,10 +2,10 @@
 // taxpayers, each failure with its own message (never echoing secrets), and the per-isolate cache.
 import forge from "node-forge";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { base64ToBytes, bytesToBase64 } from "../lib/encoding.ts";
-import { ApiError } from "../platform/errors.ts";
-import { EXPIRED_CERT, SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../sandbox/credentials/index.ts";
-import { type CertInput, clearCredentialCache, parseCertificateCredential, type SigningCredential } from "./credentials.ts";
+import { type CertInput, clearCredentialCache, parseCertificateCredential, type SigningCredential } from "../../src/dte/credentials.ts";
+import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
+import { ApiError } from "../../src/platform/errors.ts";
+import { EXPIRED_CERT, SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
 const PASSPHRASE = "sandbox";
