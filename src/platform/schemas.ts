@@ -57,3 +57,15 @@ export function envelope<T extends z.ZodType>(data: T, name?: string) {
 export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { "application/json": { schema } } };
 }
+
+/** A required JSON request body. */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { required: true, content: { "application/json": { schema } } };
+}
+
+/** Path parameters: each schema is documented as the path parameter named by its key. */
+export function pathParams<T extends Record<string, z.ZodType>>(shape: T) {
+  return z.object(
+    Object.fromEntries(Object.entries(shape).map(([name, schema]) => [name, schema.openapi({ param: { name, in: "path" } })])) as T,
+  );
+}

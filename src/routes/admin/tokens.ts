@@ -7,7 +7,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { usageView } from "../../platform/rate-headers.ts";
-import { errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { issueToken, publicToken } from "../../platform/tokens.ts";
 import type { TokenRecord } from "../../ports.ts";
 import { CreatedTokenEnvelope, TokenEnvelope, TokenId, TokenInput, TokenListEnvelope, TokenWithUsageEnvelope } from "./schema.ts";
@@ -42,7 +42,7 @@ export function registerAdminTokens(app: OpenAPIHono<AppEnv>): void {
       path: base,
       operationId: "admin_tokens_create",
       summary: "Issue an API token (the secret is shown only in this answer)",
-      request: { body: { required: true, content: { "application/json": { schema: TokenInput } } } },
+      request: { body: jsonBody(TokenInput) },
       responses: { 201: jsonContent(CreatedTokenEnvelope, "Token issued"), ...errorResponses([401, 404, 422]) },
     }),
     async (c) => {

@@ -5,7 +5,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
-import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { resendBhe } from "../../sii/bhe.ts";
 import { PassAuth, withClaveSession } from "../credentials.ts";
 import { siiContext } from "../sii-context.ts";
@@ -51,7 +51,7 @@ export function registerBheEmail(app: OpenAPIHono<AppEnv>): void {
       tags: ["BHE"],
       summary: "Resend an issued BHE by e-mail",
       description: "The SII sends the mail; its delivery is not controlled by the gateway. Every call counts, resends included.",
-      request: { params: Params, body: { required: true, content: { "application/json": { schema: Body } } } },
+      request: { params: Params, body: jsonBody(Body) },
       responses: { 200: jsonContent(Resent, "The SII's confirmation"), ...errorResponses([400, 404, 422, 502]) },
     }),
     async (c) => {

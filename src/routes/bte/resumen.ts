@@ -6,7 +6,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Formato } from "../../platform/params.ts";
-import { envelope, errorResponses } from "../../platform/schemas.ts";
+import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import { annualBte } from "../../sii/bte.ts";
 import { PassAuth, withClaveSession } from "../credentials.ts";
 import { siiContext } from "../sii-context.ts";
@@ -71,7 +71,7 @@ export function registerBteResumen(app: OpenAPIHono<AppEnv>): void {
       summary: "Annual summary of issued BTEs",
       description:
         "`formato=html` returns the SII's page as received and `formato=csv` its summary table (the SII offers no CSV of its own), both ISO-8859-1.",
-      request: { params: Params, query: Query, body: { required: true, content: { "application/json": { schema: Body } } } },
+      request: { params: Params, query: Query, body: jsonBody(Body) },
       responses: {
         200: {
           description: "The summary (JSON), or the SII's output (`text/csv` / `text/html`, ISO-8859-1)",

@@ -7,12 +7,12 @@ import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, Formato, Rut } from "../../platform/params.ts";
-import { envelope, errorResponses } from "../../platform/schemas.ts";
+import { envelope, errorResponses, jsonBody, pathParams } from "../../platform/schemas.ts";
 import { taxpayerData, taxpayerPage } from "../../sii/misii.ts";
 import { CertAuthBody, parseCertificate, withCertificateSession } from "../credentials.ts";
 import { siiContext } from "../sii-context.ts";
 
-const Params = z.object({ contribuyente: Rut.openapi({ param: { name: "contribuyente", in: "path" } }) });
+const Params = pathParams({ contribuyente: Rut });
 const Query = z.object({ ambiente: Ambiente, formato: Formato(["json", "html"]) });
 
 const Data = envelope(
@@ -38,7 +38,7 @@ export function registerDatosContribuyente(app: OpenAPIHono<AppEnv>): void {
       summary: "Private data of a taxpayer",
       description:
         "With the taxpayer's certificate, or its electronic representative's (403 `AUTH_ERROR` otherwise). `formato=html` returns the SII's page as received (ISO-8859-1).",
-      request: { params: Params, query: Query, body: { required: true, content: { "application/json": { schema: CertAuthBody } } } },
+      request: { params: Params, query: Query, body: jsonBody(CertAuthBody) },
       responses: {
         200: {
           description: "The taxpayer's data, or the SII's page (`text/html`, ISO-8859-1)",

@@ -8,7 +8,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
-import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 
 const Body = z
   .object({
@@ -65,7 +65,7 @@ export function registerFormatosJson(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/formatos/json",
       tags: ["Documents"],
       summary: "Normalize a document to the standard format",
-      request: { body: { required: true, content: { "application/json": { schema: Body } } } },
+      request: { body: jsonBody(Body) },
       responses: { 200: jsonContent(Normalized, "The normalized document"), ...errorResponses([400, 422]) },
     }),
     async (c) => {

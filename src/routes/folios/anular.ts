@@ -6,17 +6,17 @@ import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
-import { errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { annulFolios } from "../../sii/caf.ts";
 import { CertAuthBody, parseCertificate, withCertificateSession } from "../credentials.ts";
 import { siiContext } from "../sii-context.ts";
 import { DocumentType, Folio, FolioAnnulmentEnvelope } from "./schema.ts";
 
-const Params = z.object({
-  emisor: Rut.openapi({ param: { name: "emisor", in: "path" } }),
-  dte: DocumentType.openapi({ param: { name: "dte", in: "path" } }),
-  folio_inicial: Folio.openapi({ param: { name: "folio_inicial", in: "path" } }),
-  folio_final: Folio.openapi({ param: { name: "folio_final", in: "path" } }),
+const Params = pathParams({
+  emisor: Rut,
+  dte: DocumentType,
+  folio_inicial: Folio,
+  folio_final: Folio,
 });
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 
@@ -30,7 +30,7 @@ export function registerAnularFolios(app: OpenAPIHono<AppEnv>): void {
       summary: "Annul a range of unused folios",
       description:
         "Only folios not yet used can be annulled (a used one must be annulled as a document). Irreversible: send an `Idempotency-Key`. An unknown range is a 404.",
-      request: { params: Params, query: Query, body: { required: true, content: { "application/json": { schema: CertAuthBody } } } },
+      request: { params: Params, query: Query, body: jsonBody(CertAuthBody) },
       responses: { 200: jsonContent(FolioAnnulmentEnvelope, "The annulment receipt"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
     async (c) => {

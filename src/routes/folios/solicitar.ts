@@ -7,15 +7,15 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
-import { errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { requestFolios } from "../../sii/caf.ts";
 import { CertAuthBody, parseCertificate, withCertificateSession } from "../credentials.ts";
 import { siiContext } from "../sii-context.ts";
 import { DocumentType, FolioRangeEnvelope, MAX_FOLIOS_PER_REQUEST } from "./schema.ts";
 
-const Params = z.object({
-  emisor: Rut.openapi({ param: { name: "emisor", in: "path" } }),
-  dte: DocumentType.openapi({ param: { name: "dte", in: "path" } }),
+const Params = pathParams({
+  emisor: Rut,
+  dte: DocumentType,
   cantidad: z.coerce
     .number({ error: "must be a number" })
     .int({ error: "must be a whole number" })
@@ -35,7 +35,7 @@ export function registerSolicitarFolios(app: OpenAPIHono<AppEnv>): void {
       summary: "Request a folio range (CAF)",
       description:
         "Logs in with the certificate, stamps `cantidad` folios of type `dte` for `emisor` and returns the range with its CAF file. Irreversible: send an `Idempotency-Key`. `dry_run` checks everything (the certificate too) without contacting the SII.",
-      request: { params: Params, query: Query, body: { required: true, content: { "application/json": { schema: CertAuthBody } } } },
+      request: { params: Params, query: Query, body: jsonBody(CertAuthBody) },
       responses: { 200: jsonContent(FolioRangeEnvelope, "The folios granted"), ...errorResponses([400, 422, 502, 503]) },
     }),
     async (c) => {

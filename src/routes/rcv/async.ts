@@ -8,7 +8,7 @@ import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, Periodo, Rut } from "../../platform/params.ts";
-import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { type AsyncQuery, asyncFileLines, asyncJob, csvReader, requestAsync } from "../../sii/rcv.ts";
 import { siiContext } from "../sii-context.ts";
 import { checkPeriodo, Document, Dte, Estado, RcvAuthBody, withRcvSession } from "./shared.ts";
@@ -80,13 +80,13 @@ function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas", step: St
   const compras = side === "compras";
   const rutName = compras ? "receptor" : "emisor";
   const shape: Record<string, z.ZodType> = {
-    [rutName]: Rut.openapi({ param: { name: rutName, in: "path" } }),
-    periodo: Periodo.openapi({ param: { name: "periodo", in: "path" } }),
+    [rutName]: Rut,
+    periodo: Periodo,
     ...(step === "solicitar" ? {} : { solicitud_id: SolicitudId }),
     dte: Dte,
-    ...(compras ? { estado: Estado.openapi({ param: { name: "estado", in: "path" } }) } : {}),
+    ...(compras ? { estado: Estado } : {}),
   };
-  const Params = z.object(shape);
+  const Params = pathParams(shape);
   const path = `/api/v1/sii/rcv/${side}/async/${step}/{${rutName}}/{periodo}${step === "solicitar" ? "" : "/{solicitud_id}"}/{dte}${compras ? "/{estado}" : ""}`;
   registerOperation(
     app,
@@ -95,7 +95,7 @@ function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas", step: St
       path,
       tags: ["RCV"],
       summary: `${compras ? "Purchases" : "Sales"} download, step ${step === "solicitar" ? "1: request" : step === "estado" ? "2: state" : "3: documents"}`,
-      request: { params: Params, query: Query, body: { required: true, content: { "application/json": { schema: RcvAuthBody } } } },
+      request: { params: Params, query: Query, body: jsonBody(RcvAuthBody) },
       responses: {
         200: jsonContent(
           step === "detalle" ? FileEnvelope : JobEnvelope,

@@ -9,7 +9,7 @@ import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, Formato, Periodo, Rut } from "../../platform/params.ts";
-import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { detalleRows, rcvCall } from "../../sii/rcv.ts";
 import { siiContext } from "../sii-context.ts";
 import { checkPeriodo, Document, Dte, ESTADOS, Estado, RcvAuthBody, withRcvSession } from "./shared.ts";
@@ -38,11 +38,9 @@ const Query = z.object({ ambiente: Ambiente, formato: Formato(["json", "csv"]) }
 function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas"): void {
   const compras = side === "compras";
   const rutName = compras ? "receptor" : "emisor";
-  const rut = Rut.openapi({ param: { name: rutName, in: "path" } });
-  const periodo = Periodo.openapi({ param: { name: "periodo", in: "path" } });
   const Params = compras
-    ? z.object({ receptor: rut, periodo, dte: Dte, estado: Estado.openapi({ param: { name: "estado", in: "path" } }) })
-    : z.object({ emisor: rut, periodo, dte: Dte });
+    ? pathParams({ receptor: Rut, periodo: Periodo, dte: Dte, estado: Estado })
+    : pathParams({ emisor: Rut, periodo: Periodo, dte: Dte });
   registerOperation(
     app,
     createRoute({
@@ -52,7 +50,7 @@ function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas"): void {
         : "/api/v1/sii/rcv/ventas/detalle/{emisor}/{periodo}/{dte}",
       tags: ["RCV"],
       summary: compras ? "Purchases detail of a period" : "Sales detail of a period",
-      request: { params: Params, query: Query, body: { required: true, content: { "application/json": { schema: RcvAuthBody } } } },
+      request: { params: Params, query: Query, body: jsonBody(RcvAuthBody) },
       responses: {
         200: {
           description: "The documents, or with `formato=csv` the SII's export (ISO-8859-1) as received",
@@ -148,9 +146,9 @@ export function registerRcvDetalle(app: OpenAPIHono<AppEnv>): void {
  * documents of a type with that folio (suppliers may share folio numbers), in whatever state.
  */
 export function registerRcvDocumento(app: OpenAPIHono<AppEnv>): void {
-  const Params = z.object({
-    receptor: Rut.openapi({ param: { name: "receptor", in: "path" } }),
-    periodo: Periodo.openapi({ param: { name: "periodo", in: "path" } }),
+  const Params = pathParams({
+    receptor: Rut,
+    periodo: Periodo,
     dte: Dte,
     folio: z.coerce
       .number({ error: "must be a number" })
@@ -168,7 +166,7 @@ export function registerRcvDocumento(app: OpenAPIHono<AppEnv>): void {
       request: {
         params: Params,
         query: z.object({ ambiente: Ambiente }),
-        body: { required: true, content: { "application/json": { schema: RcvAuthBody } } },
+        body: jsonBody(RcvAuthBody),
       },
       responses: {
         200: jsonContent(

@@ -6,7 +6,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, Periodo, Rut } from "../../platform/params.ts";
-import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { rcvCall, resumenRows } from "../../sii/rcv.ts";
 import { siiContext } from "../sii-context.ts";
 import { checkPeriodo, Estado, RcvAuthBody, withRcvSession } from "./shared.ts";
@@ -49,14 +49,14 @@ function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas"): void {
   const compras = side === "compras";
   const rutName = compras ? "receptor" : "emisor";
   const Params = compras
-    ? z.object({
-        receptor: Rut.openapi({ param: { name: "receptor", in: "path" } }),
-        periodo: Periodo.openapi({ param: { name: "periodo", in: "path" } }),
-        estado: Estado.openapi({ param: { name: "estado", in: "path" } }),
+    ? pathParams({
+        receptor: Rut,
+        periodo: Periodo,
+        estado: Estado,
       })
-    : z.object({
-        emisor: Rut.openapi({ param: { name: "emisor", in: "path" } }),
-        periodo: Periodo.openapi({ param: { name: "periodo", in: "path" } }),
+    : pathParams({
+        emisor: Rut,
+        periodo: Periodo,
       });
   registerOperation(
     app,
@@ -65,7 +65,7 @@ function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas"): void {
       path: compras ? "/api/v1/sii/rcv/compras/resumen/{receptor}/{periodo}/{estado}" : "/api/v1/sii/rcv/ventas/resumen/{emisor}/{periodo}",
       tags: ["RCV"],
       summary: compras ? "Purchases summary of a period" : "Sales summary of a period",
-      request: { params: Params, query: Query, body: { required: true, content: { "application/json": { schema: RcvAuthBody } } } },
+      request: { params: Params, query: Query, body: jsonBody(RcvAuthBody) },
       responses: {
         200: jsonContent(Summary, "The summary (empty when the period has no documents)"),
         ...errorResponses([400, 422, 502, 503]),

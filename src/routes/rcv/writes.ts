@@ -12,7 +12,7 @@ import { ok } from "../../platform/envelope.ts";
 import { ApiError, type FieldError } from "../../platform/errors.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, DryRun, Periodo, Rut } from "../../platform/params.ts";
-import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import type { CookieJar } from "../../sii/cookies.ts";
 import type { SiiContext } from "../../sii/http.ts";
 import { deleteResumen, getDetalleResumen, setBoletasDiarias, setResumen, setTipoTransaccion } from "../../sii/rcv-inferred.ts";
@@ -60,7 +60,7 @@ interface WriteSpec<B extends z.ZodType> {
   summary: string;
   side: "receptor" | "emisor";
   body: B;
-  extraParams?: z.ZodRawShape;
+  extraParams?: Record<string, z.ZodType>;
   check?: (c: Context<AppEnv>, body: z.output<B>, params: Record<string, unknown>) => FieldError[];
   send: (
     ctx: SiiContext,
@@ -73,9 +73,9 @@ interface WriteSpec<B extends z.ZodType> {
 }
 
 function registerWrite<B extends z.ZodType>(app: OpenAPIHono<AppEnv>, spec: WriteSpec<B>): void {
-  const Params = z.object({
-    [spec.side]: Rut.openapi({ param: { name: spec.side, in: "path" } }),
-    periodo: Periodo.openapi({ param: { name: "periodo", in: "path" } }),
+  const Params = pathParams({
+    [spec.side]: Rut,
+    periodo: Periodo,
     ...spec.extraParams,
   });
   registerOperation(
@@ -87,7 +87,7 @@ function registerWrite<B extends z.ZodType>(app: OpenAPIHono<AppEnv>, spec: Writ
       summary: spec.summary,
       description:
         "The SII-side call of this operation is inferred (not public); `dry_run` validates everything without contacting the SII.",
-      request: { params: Params, query: Query, body: { required: true, content: { "application/json": { schema: spec.body } } } },
+      request: { params: Params, query: Query, body: jsonBody(spec.body) },
       responses: { 200: jsonContent(Written, "The SII's confirmation"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
     async (c) => {
@@ -252,9 +252,9 @@ export function registerRcvWrites(app: OpenAPIHono<AppEnv>): void {
   });
 
   // The summaries' detail: a read (no dry_run), with the same credentials.
-  const Params = z.object({
-    emisor: Rut.openapi({ param: { name: "emisor", in: "path" } }),
-    periodo: Periodo.openapi({ param: { name: "periodo", in: "path" } }),
+  const Params = pathParams({
+    emisor: Rut,
+    periodo: Periodo,
   });
   registerOperation(
     app,
@@ -267,7 +267,7 @@ export function registerRcvWrites(app: OpenAPIHono<AppEnv>): void {
       request: {
         params: Params,
         query: z.object({ ambiente: Ambiente }),
-        body: { required: true, content: { "application/json": { schema: RcvAuthBody } } },
+        body: jsonBody(RcvAuthBody),
       },
       responses: {
         200: jsonContent(

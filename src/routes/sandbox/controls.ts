@@ -5,7 +5,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
-import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import type { Sandbox } from "../../sandbox/app.ts";
 import { FAULT_KINDS } from "../../sandbox/state.ts";
 
@@ -47,7 +47,7 @@ export function registerSandboxControls(app: OpenAPIHono<AppEnv>): void {
       operationId: "sandbox_faults_add",
       tags,
       summary: "Make the simulated SII fail the next calls of a service",
-      request: { body: { required: true, content: { "application/json": { schema: FaultInput } } } },
+      request: { body: jsonBody(FaultInput) },
       responses: { 200: jsonContent(Faults, "Faults now switched on"), ...errorResponses([404, 422]) },
     }),
     (c) => {

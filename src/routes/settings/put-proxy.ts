@@ -4,7 +4,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError, type FieldError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
-import { errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { proxyUrlProblem, proxyView, readProxy, sealPassword, writeProxy } from "./proxy.ts";
 import { ProxySettingsEnvelope, ProxySettingsInput } from "./schema.ts";
 
@@ -16,7 +16,7 @@ export function registerPutProxy(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/settings/proxy",
       tags: ["Settings"],
       summary: "Set the proxy configuration for SII traffic",
-      request: { body: { required: true, content: { "application/json": { schema: ProxySettingsInput } } } },
+      request: { body: jsonBody(ProxySettingsInput) },
       responses: { 200: jsonContent(ProxySettingsEnvelope, "The stored configuration"), ...errorResponses([422]) },
     }),
     async (c) => {
