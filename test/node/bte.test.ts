@@ -2,19 +2,14 @@
 import { describe, expect, it } from "vitest";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
 import { retentionRate, sandboxBte } from "../../src/sandbox/bte.ts";
-import { bodyOf, type Loose, probeApp, tokenFor } from "../support/app.ts";
+import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { rut: "76192083-9", clave: "sandbox76" };
 
 async function setup() {
   const t = probeApp();
   const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
-  const post = (path: string, body: unknown = { auth: { pass: company } }, secret = token.secret) =>
-    t.app.request(path, {
-      method: "POST",
-      headers: { "x-api-token": secret, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
+  const post = (path: string, body: unknown = { auth: { pass: company } }, secret = token.secret) => postJson(t.app, secret, path, body);
   return { ...t, post, sandbox: t.deps.sii.sandbox! };
 }
 

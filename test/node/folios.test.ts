@@ -5,7 +5,7 @@ import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { elementText } from "../../src/lib/xml.ts";
 import type { Scope } from "../../src/ports.ts";
 import { SANDBOX_CAF_SIGNER, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
-import { bodyOf, type Loose, probeApp, tokenFor } from "../support/app.ts";
+import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
 const pedro = SANDBOX_TAXPAYER_CERTS["22222222-2"];
@@ -15,12 +15,7 @@ const pedroPfx = { auth: { cert: { "pfx-data": pedro.modernPfxBase64, passphrase
 async function setup(scopes?: Scope[]) {
   const t = probeApp();
   const token = await tokenFor(t.deps, { scopes, plan: { daily_units: 10_000, monthly_units: 100_000 } });
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    t.app.request(path, {
-      method: "POST",
-      headers: { "x-api-token": token.secret, "content-type": "application/json", ...headers },
-      body: JSON.stringify(body),
-    });
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(t.app, token.secret, path, body, headers);
   const sandbox = t.deps.sii.sandbox!;
   return { ...t, token, post, sandbox, calls: (service: string) => sandbox.state.calls.get(service) ?? 0 };
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { ASYNC_STEP_MS, rcvDocuments } from "../../src/sandbox/rcv.ts";
 import { sandboxTransport } from "../../src/sii/transport.ts";
-import { bodyOf, type Loose, probeApp, tokenFor } from "../support/app.ts";
+import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
 
@@ -13,12 +13,7 @@ async function setup() {
   t.deps.clock = { now: () => clock.at };
   t.deps.sii = sandboxTransport(createDefaultSandbox({ now: () => clock.at.getTime() }));
   const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
-  const post = (path: string, body: unknown = company) =>
-    t.app.request(path, {
-      method: "POST",
-      headers: { "x-api-token": token.secret, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
+  const post = (path: string, body: unknown = company) => postJson(t.app, token.secret, path, body);
   const later = (ms: number) => {
     clock.at = new Date(clock.at.getTime() + ms);
   };

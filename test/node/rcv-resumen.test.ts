@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
-import { bodyOf, type Loose, probeApp, tokenFor } from "../support/app.ts";
+import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
 const juanaCert = {
@@ -13,12 +13,7 @@ async function setup() {
   const t = probeApp();
   t.deps.clock = { now: () => new Date("2026-11-22T15:00:00Z") };
   const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
-  const post = (path: string, body: unknown) =>
-    t.app.request(path, {
-      method: "POST",
-      headers: { "x-api-token": token.secret, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
+  const post = (path: string, body: unknown) => postJson(t.app, token.secret, path, body);
   return { ...t, post, sandbox: t.deps.sii.sandbox! };
 }
 

@@ -1,7 +1,7 @@
 // The RCV writes and the summary detail against the sandbox (inferred SII contract).
 import { describe, expect, it } from "vitest";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
-import { bodyOf, type Loose, probeApp, tokenFor } from "../support/app.ts";
+import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const auth = { pass: { rut: "76192083-9", clave: "sandbox76" } };
 
@@ -9,12 +9,7 @@ async function setup(scopes: ("sii:read" | "sii:write")[] = ["sii:read", "sii:wr
   const t = probeApp();
   t.deps.clock = { now: () => new Date("2026-11-22T15:00:00Z") };
   const token = await tokenFor(t.deps, { scopes });
-  const post = (path: string, body: unknown) =>
-    t.app.request(path, {
-      method: "POST",
-      headers: { "x-api-token": token.secret, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
+  const post = (path: string, body: unknown) => postJson(t.app, token.secret, path, body);
   return { ...t, post, sandbox: t.deps.sii.sandbox! };
 }
 

@@ -149,3 +149,18 @@ export type Loose = any;
 export async function bodyOf(res: Response): Promise<Loose> {
   return res.json();
 }
+
+/** POSTs a JSON body to the app with an API token (and any extra headers). */
+export async function postJson(
+  app: { request: (path: string, init: RequestInit) => Response | Promise<Response> },
+  secret: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return app.request(path, {
+    method: "POST",
+    headers: { "x-api-token": secret, "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+}
