@@ -55,11 +55,7 @@ export async function claveLogin(
       details: { service: "clave_login", sii_message: pageText(page.text) },
     });
   }
-  if (!jar.get("TOKEN")) {
-    throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII login did not open a session", {
-      details: { service: "clave_login", sii_status: page.status, sii_message: pageText(page.text) },
-    });
-  }
+  requireSession(jar, page, "clave_login", "The SII login did not open a session");
   return jar;
 }
 
@@ -110,11 +106,7 @@ export async function certificateLogin(
       details: { service: "cert_login", sii_message: pageText(page.text) },
     });
   }
-  if (!jar.get("TOKEN")) {
-    throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII certificate login did not open a session", {
-      details: { service: "cert_login", sii_status: page.status, sii_message: pageText(page.text) },
-    });
-  }
+  requireSession(jar, page, "cert_login", "The SII certificate login did not open a session");
   const entered = `${jar.get("RUT_NS")}-${jar.get("DV_NS")}`;
   if (actingFor && entered !== actingFor) {
     throw new ApiError(403, "AUTH_ERROR", `The certificate's holder ${entered} is not an electronic representative of ${actingFor}`, {
@@ -129,4 +121,13 @@ export async function logout(ctx: SiiContext, jar: CookieJar, kind: "clave" | "c
   const hosts = siiHosts("0");
   const host = kind === "cert" ? hosts.certLogin : hosts.claveLogin;
   await browse(ctx, jar, `https://${host}/cgi_AUT2000/autTermino.cgi`, { service: "logout", read: false });
+}
+
+/** A login that ends without the SII's TOKEN cookie opened no session, whatever the page says. */
+function requireSession(jar: CookieJar, page: { status: number; text: string }, service: string, message: string): void {
+  if (!jar.get("TOKEN")) {
+    throw new ApiError(502, "SII_GATEWAY_ERROR", message, {
+      details: { service, sii_status: page.status, sii_message: pageText(page.text) },
+    });
+  }
 }
