@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { unsafeXmlReason, XML_LIMITS } from "./guard.ts";
+
+describe("unsafeXmlReason", () => {
+  it("lets an ordinary signed document through", () => {
+    const xml = `<?xml version="1.0" encoding="ISO-8859-1"?>\n<DTE version="1.0"><Documento ID="F1T33"><!-- c --><![CDATA[<x>]]><TED/></Documento></DTE>`;
+    expect(unsafeXmlReason(xml)).toBeNull();
+  });
+
+  it("refuses a DOCTYPE, which entity expansion and external entities need", () => {
+    const bomb = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;">]><a>&lol2;</a>`;
+    expect(unsafeXmlReason(bomb)).toMatch(/DOCTYPE declarations are not accepted/);
+    expect(unsafeXmlReason(`<a><!doctype x SYSTEM "file:///etc/passwd"></a>`)).toMatch(/DOCTYPE/);
+  });
+
+  it("refuses nesting deeper than the limit, and counts self-closing elements as leaves", () => {
+    const deep = (n: number) => "<a>".repeat(n) + "</a>".repeat(n);
+    expect(unsafeXmlReason(deep(XML_LIMITS.maxDepth))).toBeNull();
+    expect(unsafeXmlReason(deep(XML_LIMITS.maxDepth + 1))).toMatch(/nested deeper than 64/);
+    expect(unsafeXmlReason(`<a>${"<b/>".repeat(1000)}</a>`)).toBeNull();
+  });
+
+  it("refuses huge attribute values and names the element", () => {
+    const huge = "x".repeat(XML_LIMITS.maxAttributeLength + 1);
+    expect(unsafeXmlReason(`<DTE><Documento ID="${huge}"/></DTE>`)).toMatch(/attribute of <Documento> is longer than 4096/);
+    expect(unsafeXmlReason(`<DTE ID='${"y".repeat(100)}'/>`)).toBeNull();
+  });
+
+  it("does not treat markup inside CDATA or comments as elements", () => {
+    expect(unsafeXmlReason(`<a><![CDATA[<!DOCTYPE x>]]><!-- <!DOCTYPE y> --></a>`)).toBeNull();
+  });
+});
