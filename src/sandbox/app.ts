@@ -24,6 +24,7 @@ import { cViewCarta, siiHome } from "./misii.ts";
 import { latin1Html, MAINTENANCE_TEXT, SESSION_LIMIT_TEXT, THROTTLE_TEXT } from "./pages.ts";
 import { getCtrlAsync, getDetalle, getDetalleExport, getResumen, obtenerArchivoBlob } from "./rcv.ts";
 import { actualizarTipoTransaccion, eliminarResumen, getDetalleResumen, ingresarBoletasDiarias, ingresarResumen } from "./rcv-writes.ts";
+import { registroReclamo, seedReceivedDocuments } from "./reclamos.ts";
 import { type CertificateCheck, issueSeed, issueToken, soapFault, soapOperation } from "./soap.ts";
 import { type FaultKind, SandboxState } from "./state.ts";
 
@@ -77,6 +78,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   state.bhe.push(...SANDBOX_BHE.map((slip) => ({ ...slip })));
   state.bte.push(...sandboxBte());
   const now = options.now ?? Date.now;
+  seedReceivedDocuments(state, now());
   const hangMs = options.hangMs ?? 120_000;
   const app = new Hono<Env>();
 
@@ -226,6 +228,16 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   app.post(
     "/:host{www4\\.sii\\.cl}/consdcvinternetui/services/data/facadeService/getDetalleVentaExport",
     service("rcv_export", (c) => getDetalleExport(c, state, now(), "VENTA")),
+  );
+
+  // Acceptance and claims of received documents (ws1 production, ws2 certification).
+  app.post(
+    "/:host{ws1\\.sii\\.cl}/WSREGISTRORECLAMODTE/registroreclamodteservice",
+    service("reclamos", (c) => registroReclamo(c, state, now(), "0")),
+  );
+  app.post(
+    "/:host{ws2\\.sii\\.cl}/WSREGISTRORECLAMODTECERT/registroreclamodteservice",
+    service("reclamos", (c) => registroReclamo(c, state, now(), "1")),
   );
 
   // Public indicator pages (www).

@@ -52,6 +52,8 @@ export class SandboxState {
     estado: string;
     created: number;
   }[] = [];
+  /** Documents the SII has received, with their acceptance/claim events (see reclamos.ts). */
+  readonly received = new Map<string, import("./reclamos.ts").ReceivedDocument>();
   /** Issued BTE slips. */
   readonly bte: import("./bte.ts").BteSlip[] = [];
   faults: Fault[] = [];
