@@ -21,6 +21,8 @@ import { registerSolicitarFolios } from "./routes/folios/solicitar.ts";
 import { registerCorreccionMonetaria } from "./routes/indicadores/correccion.ts";
 import { registerSegundaCategoria } from "./routes/indicadores/segunda-categoria.ts";
 import { registerUf } from "./routes/indicadores/uf.ts";
+import { registerIntercambiosConsultas } from "./routes/intercambios/consultas.ts";
+import { registerRespuestaSii } from "./routes/intercambios/respuesta.ts";
 import { registerOpenApi } from "./routes/openapi.ts";
 import { registerRcvAsync } from "./routes/rcv/async.ts";
 import { registerRcvDetalle, registerRcvDocumento } from "./routes/rcv/detalle.ts";
@@ -67,6 +69,8 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerRcvWrites(app);
   registerCorreccionMonetaria(app);
   registerSegundaCategoria(app);
+  registerIntercambiosConsultas(app);
+  registerRespuestaSii(app);
   registerGetProxy(app);
   registerPutProxy(app);
   registerTestProxy(app);

@@ -1,5 +1,6 @@
 // Taxpayer credentials in request bodies (`auth.cert`, `auth.pass`) and the SII sessions opened
 // with them. Credentials live in memory for the request; only sealed sessions are cached.
+
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type CertInput, parseCertificateCredential, type SigningCredential } from "../dte/credentials.ts";
@@ -10,6 +11,7 @@ import type { Ambiente } from "../sii/hosts.ts";
 import type { SiiContext } from "../sii/http.ts";
 import { certificateLogin, claveLogin } from "../sii/login.ts";
 import { type SessionEnv, withWebSession } from "../sii/sessions.ts";
+import { withSoapToken } from "../sii/token.ts";
 
 export const CertAuth = z
   .object({
@@ -100,4 +102,16 @@ export function withCertificateSession<T>(
       actingFor: actingFor === credential.rut ? undefined : actingFor,
     });
   return withWebSession(sessionEnv(c, ctx), owner, login, use);
+}
+
+/** Runs `use` with the SII's SOAP token for this certificate and account (cached; renewed once when refused). */
+export function withDteToken<T>(
+  c: Context<AppEnv>,
+  ctx: SiiContext,
+  credential: SigningCredential,
+  ambiente: Ambiente,
+  use: (token: string) => Promise<T>,
+): Promise<T> {
+  const owner = { account: account(c), fingerprint: credential.fingerprint, signer: credential };
+  return withSoapToken(ctx, owner, ambiente, () => c.var.deps.clock.now().getTime(), use);
 }

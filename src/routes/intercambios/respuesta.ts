@@ -1,0 +1,158 @@
+// POST /api/v1/platform/dte/intercambios/respuesta_sii: register the receiver's acceptance or
+// claim of documents at the SII (ingresarAceptacionReclamoDoc), one or a batch. Writes are never
+// retried; a batch stops at the first upstream failure and says which documents were not sent.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { ApiError } from "../../platform/errors.ts";
+import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
+import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
+import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { CertAuth, parseCertificate } from "../credentials.ts";
+import { ACTIONABLE_TYPES, callReclamos, DteType, FolioNumber } from "./shared.ts";
+
+export const MAX_DOCUMENTS = 50;
+const ACCIONES = ["ERM", "ACD", "RCD", "RFP", "RFT"] as const;
+const CLAIMS = new Set(["RCD", "RFP", "RFT"]);
+
+const Documento = z.object({
+  emisor: Rut.openapi({ description: "Issuer of the received document" }),
+  dte: DteType.openapi({ description: "33, 34 or 43 (the types that take acceptance or claim)" }),
+  folio: FolioNumber,
+  accion: z.enum(ACCIONES, { error: `must be one of ${ACCIONES.join(", ")}` }).openapi({
+    description:
+      "`ERM` receipt of goods or services (Ley 19.983), `ACD` accept contents, `RCD` claim contents, `RFP` claim partial lack of goods, `RFT` claim total lack of goods",
+  }),
+});
+
+const Body = z
+  .object({
+    auth: z.object({ cert: CertAuth }),
+    documentos: z
+      .preprocess(
+        (value) => (value && typeof value === "object" && !Array.isArray(value) ? [value] : value),
+        z
+          .array(Documento)
+          .min(1, { error: "must list at least one document" })
+          .max(MAX_DOCUMENTS, { error: `at most ${MAX_DOCUMENTS} documents per call` }),
+      )
+      .openapi({ description: `One document or a list of up to ${MAX_DOCUMENTS}` }),
+  })
+  .openapi("ReceiverResponseRequest", {
+    example: {
+      auth: { cert: { "pfx-data": "<base64 PKCS#12>", passphrase: "<passphrase>" } },
+      documentos: [{ emisor: "77123456-2", dte: 33, folio: 1001, accion: "ACD" }],
+    },
+  });
+
+const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
+
+const RESULTADOS = ["registrado", "ya_registrado", "rechazado", "error", "no_enviado"] as const;
+type Resultado = (typeof RESULTADOS)[number];
+
+const Result = envelope(
+  z
+    .object({
+      documentos: z.array(
+        Documento.extend({
+          emisor: z.string(),
+          dte: z.number().int(),
+          resultado: z.enum(RESULTADOS).openapi({
+            description:
+              "`registrado` now; `ya_registrado` the SII already had it (codes 7, 5 for a claim, 19); `rechazado` the SII refused it (its code and text say why); `error` the SII failed on it (retry later); `no_enviado` not sent (dry_run, or an earlier document hit an upstream failure)",
+          }),
+          codigo: z.number().int().nullable().openapi({ description: "The SII's `codResp`" }),
+          glosa: z.string().nullable().openapi({ description: "The SII's `descResp`, or the failure" }),
+        }),
+      ),
+      registrados: z.number().int(),
+      ya_registrados: z.number().int(),
+      rechazados: z.number().int(),
+      errores: z.number().int(),
+      no_enviados: z.number().int(),
+    })
+    .openapi("ReceiverResponseResult"),
+);
+
+function outcome(codResp: number, accion: string): Resultado {
+  if (codResp === 0) return "registrado";
+  if (codResp === 7 || codResp === 19 || (codResp === 5 && CLAIMS.has(accion))) return "ya_registrado";
+  if (codResp === -1 || Number.isNaN(codResp)) return "error";
+  return "rechazado";
+}
+
+export function registerRespuestaSii(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/platform/dte/intercambios/respuesta_sii",
+      tags: ["Exchanges"],
+      summary: "Register acceptance or claim of received documents",
+      description:
+        "With the receiver's certificate, registers each document's action at the SII, in order. The SII allows it within eight days of its reception and only for types 33, 34 and 43. Not retried; send an `Idempotency-Key`. A batch stops at the first upstream failure (that document is `error`, the rest `no_enviado`); if the very first call fails, the whole call fails with that status. `dry_run` checks the input and the certificate only.",
+      request: { query: Query, body: jsonBody(Body) },
+      responses: { 200: jsonContent(Result, "What the SII did with each document"), ...errorResponses([400, 422, 502, 503]) },
+    }),
+    async (c) => {
+      const { ambiente } = valid(c, "query", Query);
+      const body = valid(c, "json", Body);
+      const errors = body.documentos.flatMap((d, i) =>
+        (ACTIONABLE_TYPES as readonly number[]).includes(d.dte)
+          ? []
+          : [
+              {
+                path: `documentos[${i}].dte`,
+                location: "body" as const,
+                message: `type ${d.dte} takes no acceptance or claim; only ${ACTIONABLE_TYPES.join(", ")}`,
+              },
+            ],
+      );
+      if (errors.length) throw new ApiError(400, "VALIDATION_ERROR", errors.map((e) => `${e.path}: ${e.message}`).join("; "), { errors });
+      const credential = await parseCertificate(c, body.auth.cert);
+
+      const results: z.output<typeof Result>["data"]["documentos"] = [];
+      let stopped = isDryRun(c);
+      for (const doc of body.documentos) {
+        if (stopped) {
+          results.push({ ...doc, resultado: "no_enviado", codigo: null, glosa: null });
+          continue;
+        }
+        try {
+          const answer = await callReclamos(
+            c,
+            credential,
+            ambiente,
+            "ingresarAceptacionReclamoDoc",
+            { emisor: doc.emisor, tipo: doc.dte, folio: doc.folio },
+            doc.accion,
+          );
+          results.push({
+            ...doc,
+            resultado: outcome(answer.codResp, doc.accion),
+            codigo: Number.isNaN(answer.codResp) ? null : answer.codResp,
+            glosa: answer.descResp,
+          });
+        } catch (err) {
+          // Nothing was registered yet: the caller gets the upstream failure itself.
+          if (!(err instanceof ApiError) || results.length === 0) throw err;
+          results.push({ ...doc, resultado: "error", codigo: null, glosa: err.message });
+          stopped = true;
+        }
+      }
+      const count = (r: Resultado) => results.filter((d) => d.resultado === r).length;
+      const data = {
+        documentos: results,
+        registrados: count("registrado"),
+        ya_registrados: count("ya_registrado"),
+        rechazados: count("rechazado"),
+        errores: count("error"),
+        no_enviados: count("no_enviado"),
+      };
+      if (isDryRun(c)) {
+        return ok(c, data, `Preview only (dry_run): the certificate of ${credential.rut} is valid; nothing was sent to the SII`);
+      }
+      return ok(c, data);
+    },
+  );
+}
