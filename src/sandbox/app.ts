@@ -7,6 +7,7 @@ import { responseText } from "../lib/latin1.ts";
 import { certificateLogin, chooseRepresentation, claveLogin, loginPage, logout } from "./auth.ts";
 import { consultaBoletaPdf, presentaDatosEnvio, SANDBOX_BHE } from "./bhe.ts";
 import { bteAnnual, bteMenu, sandboxBte } from "./bte.ts";
+import { queryEstUp, seedEnvios } from "./envios.ts";
 import {
   anular,
   anular1,
@@ -79,6 +80,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   state.bte.push(...sandboxBte());
   const now = options.now ?? Date.now;
   seedReceivedDocuments(state, now());
+  seedEnvios(state, now());
   const hangMs = options.hangMs ?? 120_000;
   const app = new Hono<Env>();
 
@@ -119,6 +121,15 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       const xml = await responseText(c.req.raw);
       if (soapOperation(xml) !== "getToken") return soapFault(`No such operation '${soapOperation(xml) ?? ""}'`);
       return issueToken(state, ambienteOf(c), xml, now(), options.checkCertificate);
+    }),
+  );
+
+  app.post(
+    `/:host${soapHosts}/DTEWS/QueryEstUp.jws`,
+    service("envio_status", async (c) => {
+      const xml = await responseText(c.req.raw);
+      if (soapOperation(xml) !== "getEstUp") return soapFault(`No such operation '${soapOperation(xml) ?? ""}'`);
+      return queryEstUp(state, xml, ambienteOf(c), now());
     }),
   );
 

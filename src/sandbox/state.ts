@@ -54,6 +54,8 @@ export class SandboxState {
   }[] = [];
   /** Documents the SII has received, with their acceptance/claim events (see reclamos.ts). */
   readonly received = new Map<string, import("./reclamos.ts").ReceivedDocument>();
+  /** Envelopes received by upload, by track id (see envios.ts). */
+  readonly envios = new Map<string, import("./envios.ts").Envio>();
   /** Issued BTE slips. */
   readonly bte: import("./bte.ts").BteSlip[] = [];
   faults: Fault[] = [];
