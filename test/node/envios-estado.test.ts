@@ -1,0 +1,149 @@
+// The status of an uploaded envelope through the gateway against the sandbox's QueryEstUp.
+import { describe, expect, it } from "vitest";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { ENVIO_STEP_MS, envioEstado } from "../../src/sandbox/envios.ts";
+import { resultadoOf } from "../../src/sii/envios.ts";
+import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+
+const juana = {
+  auth: { cert: { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem } },
+};
+const pedro = { auth: { cert: { "pfx-data": SANDBOX_TAXPAYER_CERTS["22222222-2"].legacyPfxBase64, passphrase: "sandbox" } } };
+const path = (emisor: string, trackId: string, query = "") => `/api/v1/platform/dte/envios/estado/${emisor}/${trackId}${query}`;
+
+async function setup() {
+  const t = probeApp();
+  const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
+  const post = (url: string, body: unknown) => postJson(t.app, token.secret, url, body);
+  return { ...t, post, sandbox: t.deps.sii.sandbox! };
+}
+const answer = async (res: Response) => [res.status, (await bodyOf(res)).error_code];
+
+describe("envelope status (envios/estado)", () => {
+  it("reports a processed envelope with its counts per type and a plain result", async () => {
+    const { post } = await setup();
+    const res = await post(path("76192083-9", "0260000001"), juana);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-quota-units")).toBe("1");
+    expect((await bodyOf(res)).data).toMatchObject({
+      track_id: "0260000001",
+      estado: "EPR",
+      glosa: "Envio Procesado",
+      resultado: "aceptado",
+      documentos: [{ tipo: 33, informados: 3, aceptados: 3, rechazados: 0, reparos: 0 }],
+    });
+  });
+
+  it("says plainly that EPR with rejections is not a clean acceptance, and reports refused envelopes", async () => {
+    const { post } = await setup();
+    const mixed = (await bodyOf(await post(path("76192083-9", "0260000002"), juana))).data;
+    expect(mixed).toMatchObject({
+      estado: "EPR",
+      resultado: "aceptado_con_reparos",
+      documentos: [
+        { tipo: 33, informados: 2, aceptados: 1, rechazados: 1, reparos: 0 },
+        { tipo: 61, informados: 1, aceptados: 0, rechazados: 0, reparos: 1 },
+      ],
+    });
+    const refused = (await bodyOf(await post(path("76192083-9", "260000003"), juana))).data;
+    expect(refused).toMatchObject({ estado: "RFR", glosa: "Rechazado por Error en Firma", resultado: "rechazado", documentos: [] });
+  });
+
+  it("shows an envelope still being processed, in the certification ambiente too", async () => {
+    const { post, sandbox } = await setup();
+    sandbox.state.envios.set("1260000099", {
+      trackId: "1260000099",
+      ambiente: "1",
+      emisor: "76192083-9",
+      sender: "11111111-1",
+      file: "envio.xml",
+      received: Date.now() + 60_000,
+      documents: [{ tipo: 33, folio: 20, estado: "DOK" }],
+    });
+    const { data } = await bodyOf(await post(path("76192083-9", "1260000099", "?ambiente=1"), juana));
+    expect(data).toMatchObject({ estado: "REC", resultado: "procesando", documentos: [] });
+    expect(await answer(await post(path("76192083-9", "1260000099"), juana))).toEqual([404, "HTTP_404"]);
+  });
+
+  it("answers 404 for an unknown track id and 403 when the certificate does not act for the issuer", async () => {
+    const { post } = await setup();
+    const missing = await post(path("76192083-9", "9999999999"), juana);
+    expect(await answer(missing)).toEqual([404, "HTTP_404"]);
+    expect((await bodyOf(await post(path("76192083-9", "9999999999"), juana))).details).toMatchObject({ sii_estado: "-11" });
+    expect(await answer(await post(path("76192083-9", "0260000001"), pedro))).toEqual([403, "AUTH_ERROR"]);
+  });
+
+  it("validates the path, naming the parameter", async () => {
+    const { post } = await setup();
+    for (const [url, field] of [
+      [path("76192083-0", "1"), "emisor"],
+      [path("76192083-9", "12ab"), "track_id"],
+      [path("76192083-9", "1234567890123456"), "track_id"],
+    ] as const) {
+      const res = await post(url, juana);
+      const body = await bodyOf(res);
+      expect([res.status, body.error_code], url).toEqual([400, "VALIDATION_ERROR"]);
+      expect(body.errors.map((e: { path: string }) => e.path)).toContain(field);
+    }
+  });
+
+  it("gets a new token once when the SII has forgotten it", async () => {
+    const { post, sandbox } = await setup();
+    await post(path("76192083-9", "0260000001"), juana);
+    sandbox.state.forgetTokens();
+    const res = await post(path("76192083-9", "0260000001"), juana);
+    expect(res.status).toBe(200);
+    expect(sandbox.state.calls.get("token")).toBe(2);
+  });
+
+  it("maps maintenance to 503 with the SII's text", async () => {
+    const { post, sandbox } = await setup();
+    sandbox.state.faults.push({ service: "envio_status", fault: "maintenance", remaining: 2 });
+    const res = await post(path("76192083-9", "0260000001"), juana);
+    const body = await bodyOf(res);
+    expect([res.status, body.error_code]).toEqual([503, "SII_UNAVAILABLE"]);
+    expect(body.details.sii_message).toBeTruthy();
+  });
+
+  it("needs a token with sii:read", async () => {
+    const { app, deps } = await setup();
+    const none = await app.request(path("76192083-9", "0260000001"), { method: "POST", body: JSON.stringify(juana) });
+    expect(await answer(none)).toEqual([401, "HTTP_401"]);
+    const settings = await tokenFor(deps, { scopes: ["settings:read"] });
+    expect(await answer(await postJson(app, settings.secret, path("76192083-9", "0260000001"), juana))).toEqual([
+      403,
+      "INSUFFICIENT_SCOPE",
+    ]);
+  });
+});
+
+describe("envelope states", () => {
+  const envio = {
+    trackId: "1",
+    ambiente: "0" as const,
+    emisor: "76192083-9",
+    sender: "11111111-1",
+    file: "e.xml",
+    received: 0,
+    documents: [],
+  };
+
+  it("moves REC → SOK → FOK → PDR → EPR one step at a time, or halts at its rejection", () => {
+    expect([0, 1, 2, 3, 4, 9].map((s) => envioEstado(envio, s * ENVIO_STEP_MS))).toEqual(["REC", "SOK", "FOK", "PDR", "EPR", "EPR"]);
+    expect([0, 1, 5].map((s) => envioEstado({ ...envio, rejection: "RSC" }, s * ENVIO_STEP_MS))).toEqual(["REC", "RSC", "RSC"]);
+    expect(envioEstado({ ...envio, rejection: "RFR" }, 5 * ENVIO_STEP_MS)).toBe("RFR");
+  });
+
+  it("turns codes and counts into a plain result", () => {
+    const counts = (aceptados: number, rechazados: number, reparos: number) => [
+      { tipo: 33, informados: aceptados + rechazados + reparos, aceptados, rechazados, reparos },
+    ];
+    expect(resultadoOf("PDR", [])).toBe("procesando");
+    expect(resultadoOf("EPR", counts(2, 0, 0))).toBe("aceptado");
+    expect(resultadoOf("EPR", counts(1, 0, 1))).toBe("aceptado_con_reparos");
+    expect(resultadoOf("EPR", counts(1, 1, 0))).toBe("aceptado_con_reparos");
+    expect(resultadoOf("EPR", counts(0, 2, 0))).toBe("rechazado");
+    expect(resultadoOf("RCT", [])).toBe("rechazado");
+    expect(resultadoOf("RLV", [])).toBe("aceptado_con_reparos");
+  });
+});
