@@ -1,0 +1,156 @@
+// The strict XML parser: the tree it builds, the encodings it reads, and what it refuses (with a position).
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { encodeLatin1 } from "../../lib/latin1.ts";
+import { childElements, decodeXmlBytes, localName, parseXml, textContent, type XmlElement, XmlParseError } from "./parse.ts";
+
+const refusal = (xml: string): XmlParseError => {
+  try {
+    parseXml(xml);
+  } catch (error) {
+    if (error instanceof XmlParseError) return error;
+    throw error;
+  }
+  throw new Error(`parsed without complaint: ${xml}`);
+};
+
+describe("XML parser: the tree", () => {
+  it("keeps names with their prefix, attributes in order (namespace declarations included) and exact text", () => {
+    const { declaration, root } = parseXml(
+      '<?xml version="1.0" encoding="ISO-8859-1"?>\n<DTE xmlns="http://www.sii.cl/SiiDte" version="1.0"><a:X xmlns:a="urn:a" b=\'2\' a:c="3">  two  words\n</a:X><E/></DTE>\n',
+    );
+    expect(declaration).toEqual({ version: "1.0", encoding: "ISO-8859-1", standalone: undefined });
+    expect(root).toEqual({
+      type: "element",
+      name: "DTE",
+      attributes: [
+        { name: "xmlns", value: "http://www.sii.cl/SiiDte" },
+        { name: "version", value: "1.0" },
+      ],
+      children: [
+        {
+          type: "element",
+          name: "a:X",
+          attributes: [
+            { name: "xmlns:a", value: "urn:a" },
+            { name: "b", value: "2" },
+            { name: "a:c", value: "3" },
+          ],
+          children: [{ type: "text", text: "  two  words\n" }],
+        },
+        { type: "element", name: "E", attributes: [], children: [] },
+      ],
+    });
+    expect(localName("a:X")).toBe("X");
+  });
+
+  it("decodes the five predefined entities and character references, in text and attributes", () => {
+    const { root } = parseXml('<r t="&quot;a&amp;b&#x41;&#10;">&lt;&gt;&amp;&apos;&quot; &#241;&#xF1; &#128512;</r>');
+    expect(root.attributes[0]?.value).toBe('"a&bA\n');
+    expect(textContent(root)).toBe("<>&'\" ññ 😀");
+  });
+
+  it("reads CDATA as text joined to its neighbours, and skips comments and processing instructions", () => {
+    const { root } = parseXml("<!-- before --><?pi x?><r>a<![CDATA[<b>&amp;</b>]]>c<!-- inside --><?pi y?>d</r><!-- after -->");
+    expect(root.children).toEqual([{ type: "text", text: "a<b>&amp;</b>cd" }]);
+  });
+
+  it("turns CRLF and CR into LF, and literal whitespace in attributes into spaces (XML 1.0 §2.11, §3.3.3)", () => {
+    const { root } = parseXml('<r a="x\r\ny\tz">1\r\n2\r3</r>');
+    expect(root.attributes[0]?.value).toBe("x y z");
+    expect(textContent(root)).toBe("1\n2\n3");
+  });
+
+  it("nests 10 000 levels without running out of stack (it does not recurse)", () => {
+    const depth = 10_000;
+    const { root } = parseXml(`${"<a>".repeat(depth)}x${"</a>".repeat(depth)}`);
+    let level = 1;
+    let current: XmlElement = root;
+    while (childElements(current).length) {
+      current = childElements(current)[0] as XmlElement;
+      level++;
+    }
+    expect(level).toBe(depth);
+  });
+});
+
+describe("XML parser: refusals name the problem and where it is", () => {
+  const cases: [string, string, RegExp, number, number][] = [
+    ["DOCTYPE", '<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY x "y">]><r/>', /DOCTYPE/, 2, 1],
+    ["DOCTYPE inside", "<r><!DOCTYPE r></r>", /DOCTYPE/, 1, 4],
+    ["unknown entity", "<r>\n  &nbsp;</r>", /"&nbsp;" is not one of the five predefined/, 2, 3],
+    ["bare ampersand", "<r>a & b</r>", /must start an entity/, 1, 6],
+    ["mismatched tags", "<r><a></b></r>", /end tag <\/b> does not match the open <a>/, 1, 7],
+    ["unclosed element", "<r><a></a>", /<r> is not closed/, 1, 11],
+    ["two roots", "<r/><s/>", /second root/, 1, 5],
+    ["text after the root", "<r/>x", /text after the root/, 1, 5],
+    ["no root", "<!-- only -->", /no root element/, 1, 14],
+    ["duplicate attribute", '<r a="1" a="2"/>', /"a" appears twice/, 1, 10],
+    ["unquoted attribute", "<r a=1/>", /quoted attribute value/, 1, 6],
+    ["< in an attribute", '<r a="<"/>', /"<" is not allowed in an attribute/, 1, 7],
+    ["control character", "<r>a\u0001</r>", /U\+0001 is not allowed/, 1, 5],
+    ["forbidden character reference", "<r>&#0;</r>", /names a character XML does not allow/, 1, 4],
+    ["-- in a comment", "<r><!-- a -- b --></r>", /"--" is not allowed inside a comment/, 1, 11],
+    ["late XML declaration", '<r><?xml version="1.0"?></r>', /only allowed at the very start/, 1, 4],
+    ["]]> in text", "<r>a]]>b</r>", /"]]>" is not allowed in text/, 1, 5],
+    ["unterminated CDATA", "<r><![CDATA[x</r>", /unterminated CDATA/, 1, 4],
+    ["attributes without a space", '<r a="1"b="2"/>', /expected whitespace/, 1, 9],
+    ["XML 2.0", '<?xml version="2.0"?><r/>', /version 2.0 is not supported/, 1, 1],
+  ];
+  for (const [name, xml, message, line, column] of cases) {
+    it(name, () => {
+      const error = refusal(xml);
+      expect(error.message).toMatch(message);
+      expect([error.line, error.column], error.message).toEqual([line, column]);
+    });
+  }
+});
+
+describe("XML bytes and their declared encoding", () => {
+  const latin1 = (text: string) => encodeLatin1(text);
+  it("reads ISO-8859-1 byte for byte, UTF-8 by default, and windows-1252's smart quotes", () => {
+    expect(decodeXmlBytes(latin1('<?xml version="1.0" encoding="ISO-8859-1"?><r>Ñuñoa €</r>'))).toContain("Ñuñoa ?");
+    expect(decodeXmlBytes(new TextEncoder().encode("<r>Ñuñoa</r>"))).toBe("<r>Ñuñoa</r>");
+    expect(decodeXmlBytes(new TextEncoder().encode('\uFEFF<?xml version="1.0" encoding="UTF-8"?><r>ñ</r>'))).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><r>ñ</r>',
+    );
+    const cp1252 = new Uint8Array([...latin1('<?xml version="1.0" encoding="windows-1252"?><r>'), 0x93, 0x80, 0x94, ...latin1("</r>")]);
+    expect(decodeXmlBytes(cp1252)).toContain("<r>“€”</r>");
+  });
+
+  it("refuses latin1 bytes declared (or defaulted) as UTF-8, UTF-16 and unknown encodings", () => {
+    expect(() => decodeXmlBytes(latin1("<r>Ñuñoa</r>"))).toThrow(/not valid UTF-8/);
+    expect(() => decodeXmlBytes(new Uint8Array([0xff, 0xfe, 0x3c, 0]))).toThrow(/UTF-16/);
+    expect(() => decodeXmlBytes(latin1('<?xml version="1.0" encoding="EBCDIC"?><r/>'))).toThrow(/"ebcdic" is not supported/);
+  });
+});
+
+const realDocuments = join(import.meta.dirname, "..", "..", "..", "..", "shared", "fixtures", "real-documents");
+const realAvailable = existsSync(realDocuments);
+
+describe.skipIf(!realAvailable)(
+  `real SII documents (${realAvailable ? "../shared/fixtures/real-documents" : "skipped: ../shared/fixtures/real-documents is absent"})`,
+  () => {
+    const files = realAvailable
+      ? ["sii-example", "sii-dte", "sii-rtc"].flatMap((dir) => readdirSync(join(realDocuments, dir)).map((f) => join(dir, f)))
+      : [];
+    for (const file of files.filter((f) => f.endsWith(".xml"))) {
+      it(`parses ${file}`, () => {
+        const { root } = parseXml(decodeXmlBytes(readFileSync(join(realDocuments, file))));
+        expect(["DTE", "EnvioDTE", "AEC", "Documento", "Signature", "SignedInfo", "DocumentoAEC", "DTECedido", "Cesion"]).toContain(
+          localName(root.name),
+        );
+      });
+    }
+    it("keeps the official example's attributes in order and reads its CRLF lines as LF", () => {
+      const text = decodeXmlBytes(readFileSync(join(realDocuments, "sii-example", "F60T33-ejemplo-oficial-SII.xml")));
+      expect(text).toMatch(/\r\n/);
+      const { root } = parseXml(text);
+      expect(root.attributes.map((a) => a.name)).toEqual(["xmlns", "xmlns:xsi", "xsi:schemaLocation", "version"]);
+      const setDte = childElements(root)[0] as XmlElement;
+      expect(setDte.children[0]).toEqual({ type: "text", text: "\n " });
+      expect(JSON.stringify(root)).not.toMatch(/\\r/);
+    });
+  },
+);
