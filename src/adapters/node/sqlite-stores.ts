@@ -1,6 +1,6 @@
 // Node state in one SQLite file (node:sqlite). Every method is synchronous inside an IMMEDIATE
 // transaction, so it is atomic within the process and against other processes on the same file.
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { CacheStore, IdempotencyStore, QuotaStore, SettingsStore, StoredResponse, TokenRecord, TokenStore } from "../../ports.ts";
 import { fits, quotaState, windowKeys } from "../quota-windows.ts";
 
@@ -22,14 +22,22 @@ export function openDatabase(path: string): DatabaseSync {
   return db;
 }
 
+/** BEGIN/COMMIT/ROLLBACK prepared once per database: they run on every quota charge. */
+const transactionStatements = new WeakMap<DatabaseSync, { begin: StatementSync; commit: StatementSync; rollback: StatementSync }>();
+
 function transaction<T>(db: DatabaseSync, work: () => T): T {
-  db.exec("BEGIN IMMEDIATE");
+  let tx = transactionStatements.get(db);
+  if (!tx) {
+    tx = { begin: db.prepare("BEGIN IMMEDIATE"), commit: db.prepare("COMMIT"), rollback: db.prepare("ROLLBACK") };
+    transactionStatements.set(db, tx);
+  }
+  tx.begin.run();
   try {
     const result = work();
-    db.exec("COMMIT");
+    tx.commit.run();
     return result;
   } catch (err) {
-    db.exec("ROLLBACK");
+    tx.rollback.run();
     throw err;
   }
 }
@@ -39,6 +47,10 @@ function transaction<T>(db: DatabaseSync, work: () => T): T {
 // process writing the same file would be seen only after a restart: run one process per file.
 export function sqliteTokenStore(db: DatabaseSync): TokenStore {
   const parse = (row: unknown) => (row ? (JSON.parse((row as { record: string }).record) as TokenRecord) : null);
+  const selectByHash = db.prepare("SELECT record FROM tokens WHERE token_hash = ?");
+  // Memoized records are shared by every request: frozen, so no caller can change another's.
+  const frozen = (record: TokenRecord | null) =>
+    record && (Object.freeze({ ...record, scopes: Object.freeze(record.scopes), plan: Object.freeze(record.plan) }) as TokenRecord);
   const byHash = new Map<string, TokenRecord | null>();
   return {
     async put(record) {
@@ -53,10 +65,9 @@ export function sqliteTokenStore(db: DatabaseSync): TokenStore {
     async getByHash(hash) {
       if (!byHash.has(hash)) {
         if (byHash.size > 10_000) byHash.clear();
-        byHash.set(hash, parse(db.prepare("SELECT record FROM tokens WHERE token_hash = ?").get(hash)));
+        byHash.set(hash, frozen(parse(selectByHash.get(hash))));
       }
-      const record = byHash.get(hash) ?? null;
-      return record && structuredClone(record);
+      return byHash.get(hash) ?? null;
     },
     async list() {
       return db
@@ -178,19 +189,15 @@ export function sqliteIdempotencyStore(db: DatabaseSync): IdempotencyStore {
 }
 
 export function sqliteCacheStore(db: DatabaseSync): CacheStore {
+  const select = db.prepare("SELECT value FROM cache WHERE key = ? AND (until IS NULL OR until > ?)");
+  const upsert = db.prepare("INSERT OR REPLACE INTO cache (key, value, until) VALUES (?, ?, ?)");
   return {
     async get(key, now) {
-      const row = db.prepare("SELECT value FROM cache WHERE key = ? AND (until IS NULL OR until > ?)").get(key, now.getTime()) as
-        | { value: string }
-        | undefined;
+      const row = select.get(key, now.getTime()) as { value: string } | undefined;
       return row?.value ?? null;
     },
     async put(key, value, now, ttlMs) {
-      db.prepare("INSERT OR REPLACE INTO cache (key, value, until) VALUES (?, ?, ?)").run(
-        key,
-        value,
-        ttlMs === undefined ? null : now.getTime() + ttlMs,
-      );
+      upsert.run(key, value, ttlMs === undefined ? null : now.getTime() + ttlMs);
     },
   };
 }

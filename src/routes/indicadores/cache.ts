@@ -3,8 +3,13 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../platform/context.ts";
+import type { CacheStore } from "../../ports.ts";
 
 export const REREAD_MS = 60 * 60 * 1000;
+
+/** Parsed years per cache store, in this isolate: the store is read and parsed once per year, not per request. */
+const parsed = new WeakMap<CacheStore, Map<string, { value: unknown; until: number }>>();
+const MEMO_LIMIT = 256;
 
 export async function cachedYear<T>(
   c: Context<AppEnv>,
@@ -12,11 +17,23 @@ export async function cachedYear<T>(
   load: () => Promise<T | null>,
   complete: (value: T) => boolean,
 ): Promise<T | null> {
-  const { cache, clock } = c.var.deps;
-  const hit = await cache.get(key, clock.now());
-  if (hit !== null) return JSON.parse(hit) as T | null;
-  const value = await load();
-  await cache.put(key, JSON.stringify(value), clock.now(), value !== null && complete(value) ? undefined : REREAD_MS);
+  const { cache, clock } = c.get("deps");
+  const now = clock.now();
+  let memo = parsed.get(cache);
+  if (!memo) {
+    memo = new Map();
+    parsed.set(cache, memo);
+  }
+  const remembered = memo.get(key);
+  if (remembered && remembered.until > now.getTime()) return remembered.value as T | null;
+
+  const hit = await cache.get(key, now);
+  const value = hit !== null ? (JSON.parse(hit) as T | null) : await load();
+  const final = value !== null && complete(value);
+  if (hit === null) await cache.put(key, JSON.stringify(value), now, final ? undefined : REREAD_MS);
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  // A complete year never changes; one still being published is looked at again within the hour.
+  memo.set(key, { value, until: final ? Number.POSITIVE_INFINITY : now.getTime() + REREAD_MS });
   return value;
 }
 
