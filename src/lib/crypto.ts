@@ -1,11 +1,13 @@
-// Hashing, random identifiers and constant-time comparison on WebCrypto (every runtime has it).
+// Hashing, random identifiers and constant-time comparison. SHA-256 comes from `node:crypto`
+// (Node, Lambda, and Workers with nodejs_compat): hashing an API token on every request through
+// WebCrypto's asynchronous digest cost Node a thread-pool round trip each time.
+import { createHash } from "node:crypto";
 import { bytesToBase64Url, bytesToHex } from "./encoding.ts";
 
 const encoder = new TextEncoder();
 
 export async function sha256Hex(data: string | Uint8Array<ArrayBuffer>): Promise<string> {
-  const bytes = typeof data === "string" ? encoder.encode(data) : data;
-  return bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
+  return createHash("sha256").update(data).digest("hex");
 }
 
 export function randomBytes(length: number): Uint8Array<ArrayBuffer> {

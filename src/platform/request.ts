@@ -1,7 +1,6 @@
 // First middleware: request id, timing and one access-log line per request (no bodies, no
 // query strings, no headers: those can carry taxpayer data).
 import type { MiddlewareHandler } from "hono";
-import { randomHex } from "../lib/crypto.ts";
 import type { AppEnv } from "./context.ts";
 
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -9,13 +8,13 @@ const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = performance.now();
   const incoming = c.req.header("x-request-id");
-  const requestId = incoming && CLIENT_ID.test(incoming) ? incoming : `req_${randomHex(12)}`;
+  const requestId = incoming && CLIENT_ID.test(incoming) ? incoming : `req_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
   c.set("requestId", requestId);
   await next();
   const ms = performance.now() - started;
   c.header("X-Request-Id", requestId);
   c.header("Server-Timing", `total;dur=${ms.toFixed(1)}`);
-  c.var.deps.log.log({
+  c.get("deps").log.log({
     level: c.res.status >= 500 ? "error" : "info",
     msg: "request",
     request_id: requestId,
@@ -23,7 +22,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     path: new URL(c.req.url).pathname,
     status: c.res.status,
     ms: Math.round(ms * 10) / 10,
-    account: c.var.principal?.account,
-    units: c.var.quota?.units ?? 0,
+    account: c.get("principal")?.account,
+    units: c.get("quota")?.units ?? 0,
   });
 };
