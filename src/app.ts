@@ -48,9 +48,12 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   app.use(requestContext);
   app.use(async (c, next) =>
     bodyLimit({
-      maxSize: c.var.deps.config.maxBodyBytes,
+      maxSize: c.get("deps").config.maxBodyBytes,
       onError: (c) =>
-        errorResponse(c, new ApiError(413, "PAYLOAD_TOO_LARGE", `The request body is larger than ${c.var.deps.config.maxBodyBytes} bytes`)),
+        errorResponse(
+          c,
+          new ApiError(413, "PAYLOAD_TOO_LARGE", `The request body is larger than ${c.get("deps").config.maxBodyBytes} bytes`),
+        ),
     })(c, next),
   );
   app.use("/api/*", rateHeaders, authenticate);

@@ -16,7 +16,7 @@ export function presentedToken(c: Context): string | null {
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = presentedToken(c);
   if (!token) throw new ApiError(401, "HTTP_401", "API token missing: send it in the X-API-Token header");
-  const record = await c.var.deps.tokens.getByHash(await sha256Hex(token));
+  const record = await c.get("deps").tokens.getByHash(await sha256Hex(token));
   if (!record) throw new ApiError(401, "HTTP_401", "API token invalid or revoked");
   c.set("principal", { tokenId: record.id, account: record.account, scopes: record.scopes, plan: record.plan });
   if (record.blocked) throw new ApiError(403, "ACCOUNT_BLOCKED", "This API token is blocked; contact the gateway operator");
@@ -25,7 +25,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 export function requireScope(scope: Scope | null): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const principal = c.var.principal;
+    const principal = c.get("principal");
     if (!principal) throw new ApiError(401, "HTTP_401", "API token missing: send it in the X-API-Token header");
     if (scope && !principal.scopes.includes(scope)) {
       throw new ApiError(403, "INSUFFICIENT_SCOPE", `This operation needs the scope ${scope}`, {

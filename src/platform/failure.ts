@@ -25,17 +25,17 @@ export function failureResponse(c: Context<AppEnv>, err: unknown): Response {
   const known = toApiError(err);
   if (known) return errorResponse(c, known);
   const error = err instanceof Error ? err : new Error(String(err));
-  c.var.deps?.log.log({
+  c.get("deps")?.log.log({
     level: "error",
     msg: "unhandled exception",
-    request_id: c.var.requestId,
+    request_id: c.get("requestId"),
     error: error.name,
     stack: error.stack?.split("\n").slice(1, 6).join("\n"),
   });
   return errorResponse(
     c,
     new ApiError(500, "INTERNAL_ERROR", "Internal error; quote the request_id when reporting it", {
-      details: { request_id: c.var.requestId },
+      details: { request_id: c.get("requestId") },
     }),
   );
 }

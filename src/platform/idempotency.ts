@@ -45,14 +45,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function withIdempotency(c: Context<AppEnv>, run: () => Promise<Response>): Promise<Response> {
   const key = c.req.header("idempotency-key");
-  const principal = c.var.principal;
+  const principal = c.get("principal");
   if (key === undefined || !principal) return run();
   if (!KEY.test(key)) {
     throw new ApiError(400, "VALIDATION_ERROR", "Idempotency-Key must be 1 to 255 visible ASCII characters", {
       errors: [{ path: "Idempotency-Key", location: "header", message: "1 to 255 visible ASCII characters" }],
     });
   }
-  const { idempotency, clock } = c.var.deps;
+  const { idempotency, clock } = c.get("deps");
   const print = await fingerprint(c);
   const deadline = Date.now() + WAIT_MS;
   for (let pause = 25; ; pause = Math.min(pause * 2, 250)) {

@@ -64,9 +64,9 @@ async function runOperation(c: Context<AppEnv>, spec: OperationSpec, handler: Op
 
 /** Runs the handler under quota; answers that cost the SII nothing give their units back. */
 async function charged(c: Context<AppEnv>, spec: OperationSpec, handler: OperationHandler): Promise<Response> {
-  const principal = c.var.principal;
+  const principal = c.get("principal");
   if (!principal || spec.weight === 0 || isDryRun(c)) return (await settle(c, handler)).res;
-  const { quota, clock } = c.var.deps;
+  const { quota, clock } = c.get("deps");
   const at = clock.now();
   const decision = await quota.consume(principal.tokenId, spec.weight, principal.plan, at);
   if (!decision.allowed) {

@@ -14,7 +14,7 @@ export const rateHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   try {
     await next();
   } finally {
-    const principal = c.var.principal;
+    const principal = c.get("principal");
     if (principal) {
       const { deps, quota } = c.var;
       const state = quota?.decision ?? (await deps.quota.peek(principal.tokenId, principal.plan, deps.clock.now()));

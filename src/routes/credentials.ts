@@ -50,12 +50,12 @@ export function certInput(cert: z.output<typeof CertAuth>): CertInput {
 }
 
 export function parseCertificate(c: Context<AppEnv>, cert: z.output<typeof CertAuth>): Promise<SigningCredential> {
-  return parseCertificateCredential(certInput(cert), c.var.deps.clock.now());
+  return parseCertificateCredential(certInput(cert), c.get("deps").clock.now());
 }
 
 /** Least time between two SII calls for one taxpayer (the SII bans bursts); short against the sandbox. */
 export function pacingMs(c: Context<AppEnv>): number {
-  return c.var.deps.sii.mode === "live" ? 1200 : 0;
+  return c.get("deps").sii.mode === "live" ? 1200 : 0;
 }
 
 function sessionEnv(c: Context<AppEnv>, ctx: SiiContext): SessionEnv {
@@ -64,7 +64,7 @@ function sessionEnv(c: Context<AppEnv>, ctx: SiiContext): SessionEnv {
 }
 
 function account(c: Context<AppEnv>): string {
-  const principal = c.var.principal;
+  const principal = c.get("principal");
   if (!principal) throw new Error("a session needs a principal");
   return principal.account;
 }
@@ -78,7 +78,7 @@ export function withClaveSession<T>(
   referencia?: string,
 ): Promise<T> {
   const owner = { account: account(c), rut: credential.rut, ambiente: "0" as const, kind: "clave" as const, proof: credential.clave };
-  const login = () => claveLogin(ctx, credential, referencia, () => c.var.deps.clock.now().getTime());
+  const login = () => claveLogin(ctx, credential, referencia, () => c.get("deps").clock.now().getTime());
   return withWebSession(sessionEnv(c, ctx), owner, login, use);
 }
 
@@ -113,5 +113,5 @@ export function withDteToken<T>(
   use: (token: string) => Promise<T>,
 ): Promise<T> {
   const owner = { account: account(c), fingerprint: credential.fingerprint, signer: credential };
-  return withSoapToken(ctx, owner, ambiente, () => c.var.deps.clock.now().getTime(), use);
+  return withSoapToken(ctx, owner, ambiente, () => c.get("deps").clock.now().getTime(), use);
 }

@@ -9,5 +9,5 @@ import { activeProxy } from "./settings/proxy.ts";
 export const SII_TIMEOUT_MS = 30_000;
 
 export async function siiContext(c: Context<AppEnv>): Promise<SiiContext> {
-  return { transport: c.var.deps.sii, timeoutMs: SII_TIMEOUT_MS, proxy: await activeProxy(c) };
+  return { transport: c.get("deps").sii, timeoutMs: SII_TIMEOUT_MS, proxy: await activeProxy(c) };
 }
