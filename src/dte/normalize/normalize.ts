@@ -1,14 +1,21 @@
 // A DTE as JSON with the SII's tag names, completed and computed the way the reference normalizer
 // (LibreDTE) does (dte-engine §4): defaults, line amounts, discounts and surcharges, additional
 // taxes and retentions, IVA (boletas: net from gross), totals, other currency. Pure: no I/O.
+import { ApiError } from "../../platform/errors.ts";
+import { type FieldProblem, sanitizeDte } from "./sanitize.ts";
 import { ADDITIONAL_TAXES } from "./taxes.ts";
 
 export type Node = Record<string, unknown>;
 
 export interface Normalized {
   dte: Node;
-  /** What was filled in or computed, one line each, naming the field. */
+  /** What was filled in, computed, cleaned or cut, one line each, naming the field. */
   warnings: string[];
+}
+
+export interface NormalizeOptions {
+  /** Where the document sits in the request, for error paths (default `dte`; e.g. `dte[2]`). */
+  at?: string;
 }
 
 const BOLETAS = new Set([39, 41]);
@@ -57,9 +64,21 @@ export const round = (value: number, decimals = 0): number => {
   return (Math.sign(value) * Math.round(Math.abs(value) * factor)) / factor;
 };
 
-export function normalizeDte(input: Node, today: string): Normalized {
+/** 400 VALIDATION_ERROR naming each field that cannot be fixed. */
+export function invalidDocument(problems: FieldProblem[], at: string): ApiError {
+  const errors = problems.map((p) => ({ path: `${at}.${p.path}`, location: "body" as const, message: p.message }));
+  const first = errors[0] as { path: string; message: string };
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
+  return new ApiError(400, "VALIDATION_ERROR", `${first.path} ${first.message}${more}`, { errors });
+}
+
+/**
+ * Normalizes a document; throws `ApiError` 400 VALIDATION_ERROR (naming `at`-prefixed paths) when a
+ * value cannot be fixed: a RUT with a wrong check digit, an impossible date, a negative quantity.
+ */
+export function normalizeDte(input: Node, today: string, options: NormalizeOptions = {}): Normalized {
   const dte = structuredClone(input);
-  const warnings: string[] = [];
+  const at = options.at ?? "dte";
   const set = (parent: Node, key: string, value: unknown, path: string) => {
     parent[key] = value;
     warnings.push(`${path} = ${JSON.stringify(value)}`);
@@ -69,6 +88,10 @@ export function normalizeDte(input: Node, today: string): Normalized {
   const idDoc = node(encabezado, "IdDoc");
   const tipo = num(idDoc.TipoDTE) ?? 0;
   idDoc.TipoDTE = tipo;
+  // 0. Sanitize first, so arithmetic sees numbers and invalid values stop the document here.
+  const clean = sanitizeDte(dte, tipo);
+  if (clean.problems.length) throw invalidDocument(clean.problems, at);
+  const warnings = clean.warnings;
   const boleta = BOLETAS.has(tipo);
   const exportacion = EXPORTS.has(tipo);
 
@@ -78,9 +101,18 @@ export function normalizeDte(input: Node, today: string): Normalized {
   if (!NO_SALE_TYPE.has(tipo) && idDoc.TpoTranVenta === undefined && [33, 34, 46, 56, 61].includes(tipo)) {
     set(idDoc, "TpoTranVenta", 1, "Encabezado.IdDoc.TpoTranVenta");
   }
+  if (tipo === 52 && num(idDoc.IndTraslado) === 5) copyIssuerAsReceiver(encabezado, warnings);
   const lines = list(dte, "Detalle");
   const globals = list(dte, "DscRcgGlobal");
   const referencias = list(dte, "Referencia");
+  const receptor = encabezado.Receptor;
+  if (boleta && isNode(receptor) && typeof receptor.CorreoRecep === "string") {
+    // Boletas have no CorreoRecep; the reference keeps the address as a reference line.
+    referencias.push({ RazonRef: `Email receptor: ${receptor.CorreoRecep}` });
+    dte.Referencia = referencias;
+    delete receptor.CorreoRecep;
+    warnings.push(`Encabezado.Receptor.CorreoRecep moved to Referencia[${referencias.length - 1}].RazonRef (boletas have no CorreoRecep)`);
+  }
   lines.forEach((line, i) => {
     line.NroLinDet = i + 1;
   });
@@ -189,11 +221,13 @@ export function normalizeDte(input: Node, today: string): Normalized {
     } else if (given("MntNeto") && !given("IVA")) {
       set(totales, "IVA", round((amount("MntNeto") * (num(totales.TasaIVA) ?? TASA_IVA)) / 100), "Encabezado.Totales.IVA");
     }
-    if (!given("MntTotal")) {
+    // A total the document brings already has its taxes, retentions and credits in it.
+    const computeTotal = !given("MntTotal");
+    if (computeTotal) {
       const total = given("MntNeto") ? amount("MntNeto") + amount("IVA") + amount("MntExe") : amount("MntExe");
       set(totales, "MntTotal", round(total, decimals), "Encabezado.Totales.MntTotal");
     }
-    for (const r of retenciones) {
+    for (const r of computeTotal ? retenciones : []) {
       const montoImp = num(r.MontoImp) ?? 0;
       if (ADDITIONAL_TAXES[num(r.TipoImp) ?? 0]?.kind === "R") {
         totales.MntTotal = round(amount("MntTotal") - montoImp, decimals);
@@ -202,9 +236,17 @@ export function normalizeDte(input: Node, today: string): Normalized {
         totales.MntTotal = round(amount("MntTotal") + montoImp, decimals);
       }
     }
-    if (given("MontoNF")) set(totales, "MontoPeriodo", amount("MntTotal") + amount("MontoNF"), "Encabezado.Totales.MontoPeriodo");
+    if (totales.CredEC === true) {
+      // Construction companies' special credit: 65% of the IVA, taken off the total.
+      const credito = round(amount("IVA") * 0.65);
+      set(totales, "CredEC", credito, "Encabezado.Totales.CredEC");
+      if (computeTotal) set(totales, "MntTotal", amount("MntTotal") - credito, "Encabezado.Totales.MntTotal");
+    }
+    if (given("MontoNF") && totales.MontoPeriodo === undefined)
+      set(totales, "MontoPeriodo", amount("MntTotal") + amount("MontoNF"), "Encabezado.Totales.MontoPeriodo");
   }
   if ((tipo === 56 || tipo === 61) && !given("MntNeto")) delete totales.TasaIVA;
+  if (exportacion) exportTweaks(encabezado, warnings);
 
   // 7. Other currency (exports).
   const otra = encabezado.OtraMoneda;
@@ -223,5 +265,63 @@ export function normalizeDte(input: Node, today: string): Normalized {
     }
     if (otra.MntTotOtrMnda === undefined) otra.MntTotOtrMnda = otra.TpoMoneda === "PESO CL" ? round(sum) : round(sum, 4);
   }
+
+  // 8. Payments without an amount are for the total.
+  list(idDoc, "MntPagos").forEach((pago, i) => {
+    if (pago.MntPago === undefined) set(pago, "MntPago", totales.MntTotal, `Encabezado.IdDoc.MntPagos[${i}].MntPago`);
+  });
+
+  // 9. Values this normalizer wrote (copied names, reference texts) obey the same limits.
+  const final = sanitizeDte(dte, tipo);
+  if (final.problems.length) throw invalidDocument(final.problems, at);
+  warnings.push(...final.warnings);
   return { dte, warnings };
+}
+
+/** Traslado interno (52 with IndTraslado 5): the receiver is the issuer itself (§1.3). */
+function copyIssuerAsReceiver(encabezado: Node, warnings: string[]): void {
+  const emisor = isNode(encabezado.Emisor) ? encabezado.Emisor : {};
+  const receptor = encabezado.Receptor;
+  if (isNode(receptor) && receptor.RUTRecep !== undefined && receptor.RUTRecep === emisor.RUTEmisor) return;
+  const copy: Node = {};
+  const pairs = [
+    ["RUTEmisor", "RUTRecep"],
+    ["RznSoc", "RznSocRecep"],
+    ["GiroEmis", "GiroRecep"],
+    ["Telefono", "Contacto"],
+    ["CorreoEmisor", "CorreoRecep"],
+    ["DirOrigen", "DirRecep"],
+    ["CmnaOrigen", "CmnaRecep"],
+  ] as const;
+  for (const [from, to] of pairs) {
+    const value = Array.isArray(emisor[from]) ? (emisor[from] as unknown[])[0] : emisor[from];
+    if (value !== undefined && value !== "") copy[to] = value;
+  }
+  encabezado.Receptor = copy;
+  warnings.push("Encabezado.Receptor copied from Encabezado.Emisor (IndTraslado 5: traslado interno)");
+}
+
+/** Exports (110-112): payment form as FmaPagExp, no CmnaRecep, sale modality 1 for goods (§1.3). */
+function exportTweaks(encabezado: Node, warnings: string[]): void {
+  const idDoc = node(encabezado, "IdDoc");
+  if (idDoc.FmaPago !== undefined) {
+    if (num(idDoc.FmaPago) === 3 && idDoc.FmaPagExp === undefined) {
+      idDoc.FmaPagExp = 21;
+      warnings.push("Encabezado.IdDoc.FmaPagExp = 21 (FmaPago 3, sin costo)");
+    }
+    delete idDoc.FmaPago;
+    warnings.push("Encabezado.IdDoc.FmaPago removed (exports use FmaPagExp)");
+  }
+  const receptor = encabezado.Receptor;
+  if (isNode(receptor) && receptor.CmnaRecep !== undefined) {
+    delete receptor.CmnaRecep;
+    warnings.push("Encabezado.Receptor.CmnaRecep removed (exports have no comuna)");
+  }
+  if (![3, 4, 5].includes(num(idDoc.IndServicio) ?? 0)) {
+    const aduana = node(node(encabezado, "Transporte"), "Aduana");
+    if (aduana.CodModVenta === undefined) {
+      aduana.CodModVenta = 1;
+      warnings.push("Encabezado.Transporte.Aduana.CodModVenta = 1 (a firm sale of goods)");
+    }
+  }
 }

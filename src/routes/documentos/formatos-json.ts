@@ -1,9 +1,14 @@
-// POST /api/v1/platform/dte/formatos/json: a document given as JSON with the SII's tag names,
-// returned normalized (defaults, line amounts, discounts, taxes, IVA, totals) with the list of
-// what was filled in or computed. Nothing is sent anywhere.
+// POST /api/v1/platform/dte/formatos/json: a document given as JSON with the SII's tag names, or
+// an existing DTE XML (a lone DTE or an EnvioDTE/EnvioBOLETA, base64), returned normalized
+// (defaults, line amounts, discounts, taxes, IVA, totals, sanitized text, canonical RUTs) with
+// the list of what was filled in or changed. Nothing is sent anywhere.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { DteXmlError, dteDocumentsFromXml, type Envelope } from "../../dte/normalize/from-xml.ts";
 import { type Node, normalizeDte, SUPPORTED_TYPES } from "../../dte/normalize/normalize.ts";
+import { unsafeXmlReason } from "../../dte/xml/guard.ts";
+import { decodeXmlBytes, XmlParseError } from "../../dte/xml/parse.ts";
 import { santiagoDate } from "../../lib/dates.ts";
+import { base64ToBytes } from "../../lib/encoding.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
@@ -17,10 +22,16 @@ const Body = z
         Encabezado: z.object({ IdDoc: z.object({ TipoDTE: z.coerce.number().int() }).passthrough() }).passthrough(),
       })
       .passthrough()
+      .optional()
       .openapi({
         description:
-          "The document with the SII's tag names (`Encabezado`, `Detalle`, `DscRcgGlobal`, `Referencia`, …); single objects are accepted where lists are expected",
+          "The document with the SII's tag names (`Encabezado`, `Detalle`, `DscRcgGlobal`, `Referencia`, …); single objects are accepted where lists are expected. Give this or `xml`, not both.",
       }),
+    xml: z.string().optional().openapi({
+      description:
+        "Instead of `dte`: an existing DTE XML, base64 of its bytes (ISO-8859-1 or UTF-8, as its declaration says): a `DTE`, or an `EnvioDTE`/`EnvioBOLETA` with one or more. Its `TED`, `TmstFirma` and signature are dropped. The answer is then a list (`data.documentos`).",
+      example: "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iSVNPLTg4NTktMSI/Pg==",
+    }),
   })
   .openapi("NormalizeRequest", {
     example: {
@@ -48,14 +59,57 @@ const Body = z
     },
   });
 
-const Normalized = envelope(
-  z
-    .object({
-      dte: z.record(z.string(), z.unknown()).openapi({ description: "The normalized document (lists always as arrays)" }),
-      warnings: z.array(z.string()).openapi({ description: "Each field filled in or computed, as `path = value`" }),
-    })
-    .openapi("NormalizedDte"),
-);
+const NormalizedDte = z.record(z.string(), z.unknown()).openapi({ description: "The normalized document (lists always as arrays)" });
+const Warnings = z.array(z.string()).openapi({
+  description: "Each field filled in, computed, cleaned, cut or removed, as `path = value` or a sentence naming the path",
+});
+
+const FromJson = z.object({ dte: NormalizedDte, warnings: Warnings }).openapi("NormalizedDte", { description: "Answer to a `dte` input" });
+
+const FromXml = z
+  .object({
+    sobre: z.enum(["DTE", "EnvioDTE", "EnvioBOLETA"]).openapi({ description: "What the XML was: a lone DTE or an envelope" }),
+    documentos: z
+      .array(
+        z.object({
+          tipo: z.number().int().openapi({ example: 33 }),
+          folio: z.number().int().nullable().openapi({ example: 60 }),
+          dte: NormalizedDte,
+          warnings: Warnings,
+        }),
+      )
+      .openapi({ description: "One entry per DTE, in document order; error paths name them as `xml.documentos[i]`" }),
+  })
+  .openapi("NormalizedDteList", { description: "Answer to an `xml` input: always a list, one entry for a lone DTE" });
+
+const Normalized = envelope(z.union([FromJson, FromXml]));
+
+const fieldError = (path: string, message: string) =>
+  new ApiError(400, "VALIDATION_ERROR", `${path}: ${message}`, { errors: [{ path, location: "body", message }] });
+
+function unsupportedType(tipo: number, path: string): ApiError {
+  return fieldError(path, `document type ${tipo} is not one this gateway normalizes (one of ${SUPPORTED_TYPES.join(", ")})`);
+}
+
+/** The documents in a base64 XML upload, screened before parsing. */
+function documentsOfXml(base64: string): { envelope: Envelope; documents: Node[] } {
+  let bytes: Uint8Array;
+  try {
+    bytes = base64ToBytes(base64.replace(/\s+/g, ""));
+  } catch {
+    throw fieldError("xml", "is not base64 (send the XML file's bytes in base64)");
+  }
+  if (bytes.length === 0) throw fieldError("xml", "is empty");
+  try {
+    const text = decodeXmlBytes(bytes);
+    const unsafe = unsafeXmlReason(text);
+    if (unsafe) throw fieldError("xml", unsafe);
+    return dteDocumentsFromXml(text);
+  } catch (error) {
+    if (error instanceof XmlParseError || error instanceof DteXmlError) throw fieldError("xml", error.message);
+    throw error;
+  }
+}
 
 export function registerFormatosJson(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
@@ -64,19 +118,41 @@ export function registerFormatosJson(app: OpenAPIHono<AppEnv>): void {
       method: "post",
       path: "/api/v1/platform/dte/formatos/json",
       tags: ["Documents"],
-      summary: "Normalize a document to the standard format",
+      summary: "Normalize a document (JSON or an existing XML) to the standard format",
       request: { body: jsonBody(Body) },
-      responses: { 200: jsonContent(Normalized, "The normalized document"), ...errorResponses([400, 422]) },
+      responses: {
+        200: jsonContent(Normalized, "The normalized document (`dte` input) or documents (`xml` input)"),
+        ...errorResponses([400, 422]),
+      },
     }),
     async (c) => {
-      const { dte } = valid(c, "json", Body);
-      const tipo = dte.Encabezado.IdDoc.TipoDTE;
-      if (!SUPPORTED_TYPES.includes(tipo)) {
-        throw new ApiError(400, "VALIDATION_ERROR", `Document type ${tipo} is not one this gateway normalizes`, {
-          errors: [{ path: "dte.Encabezado.IdDoc.TipoDTE", location: "body", message: `must be one of ${SUPPORTED_TYPES.join(", ")}` }],
+      const body = valid(c, "json", Body);
+      if ((body.dte === undefined) === (body.xml === undefined)) {
+        const message = body.dte === undefined ? "give one of dte or xml" : "give only one of dte or xml, not both";
+        throw new ApiError(400, "VALIDATION_ERROR", message, {
+          errors: [
+            { path: "dte", location: "body", message },
+            { path: "xml", location: "body", message },
+          ],
         });
       }
-      return ok(c, normalizeDte(dte as Node, santiagoDate(c.var.deps.clock.now())));
+      const today = santiagoDate(c.var.deps.clock.now());
+      if (body.dte !== undefined) {
+        const tipo = body.dte.Encabezado.IdDoc.TipoDTE;
+        if (!SUPPORTED_TYPES.includes(tipo)) throw unsupportedType(tipo, "dte.Encabezado.IdDoc.TipoDTE");
+        return ok(c, normalizeDte(body.dte as Node, today));
+      }
+      const { envelope: sobre, documents } = documentsOfXml(body.xml as string);
+      const documentos = documents.map((document, i) => {
+        const at = `xml.documentos[${i}]`;
+        const idDoc = ((document.Encabezado as Node | undefined)?.IdDoc ?? {}) as Node;
+        const tipo = Number(idDoc.TipoDTE);
+        if (!SUPPORTED_TYPES.includes(tipo)) throw unsupportedType(tipo, `${at}.Encabezado.IdDoc.TipoDTE`);
+        const { dte, warnings } = normalizeDte(document, today, { at });
+        const folio = Number(((dte.Encabezado as Node).IdDoc as Node).Folio);
+        return { tipo, folio: Number.isInteger(folio) ? folio : null, dte, warnings };
+      });
+      return ok(c, { sobre, documentos });
     },
   );
 }

@@ -1,0 +1,213 @@
+// Sanitizing of a DTE given as JSON with the SII's tag names (dte-engine §1.2, §1.5, §4.1): text
+// that ISO-8859-1 can carry and within the schema's lengths, canonical RUTs, real dates, numbers
+// where the schema has numbers. What can be fixed is fixed and reported as a warning; what cannot
+// (a RUT with a wrong check digit, 2025-02-30, a negative quantity) is reported as a problem at
+// its path, and the caller refuses the document. Pure: no I/O; idempotent.
+import { santiagoDate } from "../../lib/dates.ts";
+import { parseRut } from "../../lib/rut.ts";
+import {
+  BOLETA_TEXT_LIMITS,
+  DATE_FIELDS,
+  DATE_RANGE,
+  NON_NEGATIVE_FIELDS,
+  NUMERIC_FIELDS,
+  PERCENT_FIELDS,
+  RUT_FIELDS,
+  TEXT_LIMITS,
+} from "./fields.ts";
+
+type Node = Record<string, unknown>;
+
+export interface FieldProblem {
+  /** Dotted path inside the document, e.g. `Encabezado.Emisor.RUTEmisor` or `Detalle[2].QtyItem`. */
+  path: string;
+  message: string;
+}
+
+export interface Sanitized {
+  warnings: string[];
+  problems: FieldProblem[];
+}
+
+// Characters above U+00FF people paste from word processors, and what ISO-8859-1 can say instead.
+const TRANSLITERATIONS: Record<string, string> = {
+  "\u2018": "'",
+  "\u2019": "'",
+  "\u201A": "'",
+  "\u201B": "'",
+  "\u2032": "'",
+  "\u201C": '"',
+  "\u201D": '"',
+  "\u201E": '"',
+  "\u201F": '"',
+  "\u2033": '"',
+  "\u2010": "-",
+  "\u2011": "-",
+  "\u2012": "-",
+  "\u2013": "-",
+  "\u2014": "-",
+  "\u2015": "-",
+  "\u2212": "-",
+  "\u2022": "-",
+  "\u2026": "...",
+  "\u20AC": "EUR",
+  "\u2122": "TM",
+  "\u0152": "OE",
+  "\u0153": "oe",
+  "\u2039": "<",
+  "\u203A": ">",
+  "\u02C6": "^",
+  "\u02DC": "~",
+};
+
+/** Text ISO-8859-1 can carry: common look-alikes transliterated, accents kept, anything else removed. */
+export function toLatin1Text(text: string): string {
+  let out = "";
+  for (const ch of text.normalize("NFC")) {
+    const code = ch.codePointAt(0) as number;
+    if (code <= 0xff) out += ch;
+    else if (TRANSLITERATIONS[ch] !== undefined) out += TRANSLITERATIONS[ch];
+    else if ((code >= 0x2000 && code <= 0x200a) || code === 0x202f || code === 0x205f || code === 0x3000) out += " ";
+    else {
+      // Letters with marks ISO-8859-1 lacks (ă, ő, ž) keep their base letter when it has one.
+      const base = ch.normalize("NFD").replace(/\p{M}/gu, "");
+      if (base.length === 1 && (base.codePointAt(0) as number) <= 0xff) out += base;
+    }
+  }
+  return out;
+}
+
+/** Control characters out (C0, DEL, C1); a whitespace run holding a tab or line break becomes one space; ends trimmed. */
+export function cleanControls(text: string): string {
+  let out = "";
+  for (const ch of text) {
+    const code = ch.charCodeAt(0);
+    if (code === 0x09 || code === 0x0a || code === 0x0b || code === 0x0c || code === 0x0d) out += "\n";
+    else if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) continue;
+    else out += ch;
+  }
+  return out.replace(/[ \u00A0]*\n[\s\u00A0]*/g, " ").trim();
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+function validDate(value: string): boolean {
+  const match = DATE.exec(value);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)$/;
+
+/** Sanitizes `dte` in place (see the file comment); `tipo` selects the boleta limits and the signed amounts of 43. */
+export function sanitizeDte(dte: Node, tipo: number): Sanitized {
+  const warnings: string[] = [];
+  const problems: FieldProblem[] = [];
+  const boleta = tipo === 39 || tipo === 41;
+  const limitOf = (key: string) => (boleta ? (BOLETA_TEXT_LIMITS[key] ?? TEXT_LIMITS[key]) : TEXT_LIMITS[key]);
+  const REMOVE = Symbol("remove");
+
+  const scalar = (key: string, value: unknown, path: string): unknown => {
+    if (typeof value === "string") {
+      const latin1 = toLatin1Text(value);
+      const cleaned = cleanControls(latin1);
+      if (cleaned === "") {
+        warnings.push(`${path} removed (empty)`);
+        return REMOVE;
+      }
+      if (cleaned !== value) {
+        const reasons = [
+          latin1 !== value.normalize("NFC") ? "characters outside ISO-8859-1 replaced or removed" : "",
+          cleaned !== latin1 ? "control characters and surrounding whitespace removed" : "",
+        ];
+        warnings.push(`${path} = ${JSON.stringify(cleaned)} (${reasons.filter(Boolean).join("; ") || "composed to single characters"})`);
+      }
+      value = cleaned;
+    }
+
+    if (RUT_FIELDS.has(key)) {
+      const text = String(value).replace(/\s+/g, "");
+      const rut = parseRut(text);
+      if (!rut.ok) {
+        problems.push({ path, message: `${JSON.stringify(String(value))} is not a valid RUT: it ${rut.reason}` });
+        return value;
+      }
+      if (rut.rut !== value) warnings.push(`${path} = ${JSON.stringify(rut.rut)} (RUT written as digits, hyphen and check digit)`);
+      return rut.rut;
+    }
+
+    if (DATE_FIELDS.has(key)) {
+      if (typeof value === "number" && Number.isInteger(value) && value > 0) {
+        // The reference accepts Unix timestamps (seconds) where a date goes.
+        const date = santiagoDate(new Date(value * 1000));
+        warnings.push(`${path} = ${JSON.stringify(date)} (from the timestamp ${value})`);
+        value = date;
+      }
+      if (typeof value !== "string" || !validDate(value)) {
+        problems.push({ path, message: `${JSON.stringify(value)} is not a date (YYYY-MM-DD)` });
+      } else if (value < DATE_RANGE.min || value > DATE_RANGE.max) {
+        problems.push({ path, message: `${value} is outside the range the SII accepts (${DATE_RANGE.min} to ${DATE_RANGE.max})` });
+      }
+      return value;
+    }
+
+    // The reference pads five-digit activity codes (they predate the six-digit table); keep the padding.
+    if (key === "Acteco" && typeof value === "string" && /^0\d{5}$/.test(value)) return value;
+    if (key === "CredEC" && typeof value === "boolean") return value; // `true`: the reference computes it
+    if (NUMERIC_FIELDS.has(key) && !(boleta && key === "CodRef")) {
+      let number = value;
+      if (typeof value === "string" && NUMBER.test(value)) number = Number(value);
+      if (typeof number !== "number" || !Number.isFinite(number)) {
+        problems.push({ path, message: `${JSON.stringify(value)} is not a number` });
+        return value;
+      }
+      const signedLiquidacion = tipo === 43 && !["Folio", "TipoDTE", "QtyItem", "NroLinDet", "NroLinDR", "NroLinRef"].includes(key);
+      if (number < 0 && NON_NEGATIVE_FIELDS.has(key) && !signedLiquidacion)
+        problems.push({ path, message: `must not be negative (${number})` });
+      if (PERCENT_FIELDS.has(key) && number > 100) problems.push({ path, message: `is a percentage and cannot exceed 100 (${number})` });
+      if (key === "Acteco" && Number.isInteger(number) && String(number).length === 5) {
+        warnings.push(`${path} = "0${number}" (five-digit activity code padded to six)`);
+        return `0${number}`;
+      }
+      return number;
+    }
+
+    const limit = limitOf(key);
+    if (limit !== undefined && typeof value === "string" && value.length > limit) {
+      warnings.push(`${path} truncated to ${limit} characters (the schema's maximum)`);
+      return value.slice(0, limit).trimEnd();
+    }
+    return value;
+  };
+
+  const walk = (node: Node, prefix: string) => {
+    for (const [key, value] of Object.entries(node)) {
+      const path = prefix ? `${prefix}.${key}` : key;
+      if (Array.isArray(value)) {
+        const kept: unknown[] = [];
+        value.forEach((item, i) => {
+          if (isNode(item)) {
+            walk(item, `${path}[${i}]`);
+            kept.push(item);
+          } else {
+            const result = scalar(key, item, `${path}[${i}]`);
+            if (result !== REMOVE) kept.push(result);
+          }
+        });
+        node[key] = kept;
+      } else if (isNode(value)) {
+        walk(value, path);
+      } else if (value !== undefined && value !== null) {
+        const result = scalar(key, value, path);
+        if (result === REMOVE) delete node[key];
+        else node[key] = result;
+      }
+    }
+  };
+  walk(dte, "");
+  return { warnings, problems };
+}
+
+const isNode = (value: unknown): value is Node => typeof value === "object" && value !== null && !Array.isArray(value);
