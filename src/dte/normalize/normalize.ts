@@ -213,7 +213,8 @@ export function normalizeDte(input: Node, today: string, options: NormalizeOptio
       set(totales, "IVA", total - netoBoleta, "Encabezado.Totales.IVA");
     }
   } else {
-    if (num(totales.MntBruto) === 1 && given("MntNeto")) {
+    // MntBruto is an IdDoc flag in the schema (line amounts include IVA); Totales is accepted too.
+    if ((num(idDoc.MntBruto) === 1 || num(totales.MntBruto) === 1) && given("MntNeto") && !given("IVA")) {
       const total = amount("MntNeto");
       const netoBruto = round(total / (1 + TASA_IVA / 100));
       set(totales, "MntNeto", netoBruto, "Encabezado.Totales.MntNeto");
