@@ -1,20 +1,33 @@
-// POST /api/v1/platform/dte/formatos/json through the gateway.
+// POST /api/v1/platform/dte/formatos/json through the gateway: JSON or XML input, sanitizing,
+// refusals naming the field, and security.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { bodyOf, probeApp, tokenFor } from "../support/app.ts";
+import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import { encodeLatin1 } from "../../src/lib/latin1.ts";
+import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+
+const PATH = "/api/v1/platform/dte/formatos/json";
 
 async function setup() {
   const t = probeApp();
   const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
-  const post = (body: unknown) =>
-    t.app.request("/api/v1/platform/dte/formatos/json", {
-      method: "POST",
-      headers: { "x-api-token": token.secret, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
+  const post = (body: unknown) => postJson(t.app, token.secret, PATH, body);
   return { ...t, post };
 }
 
-describe("normalize to the standard format", () => {
+const latin1Base64 = (xml: string) => bytesToBase64(encodeLatin1(xml));
+
+const dteXml = (folio: number, rut = "76192083-9") => `<DTE version="1.0"><Documento ID="F${folio}T33">
+<Encabezado><IdDoc><TipoDTE>33</TipoDTE><Folio>${folio}</Folio><FchEmis>2026-11-20</FchEmis></IdDoc>
+<Emisor><RUTEmisor>${rut}</RUTEmisor><RznSoc>Ñandú &#8220;Sur&#8221; Ltda</RznSoc><GiroEmis>Comercio</GiroEmis><Acteco>479100</Acteco></Emisor>
+<Receptor><RUTRecep>60803000-K</RUTRecep><RznSocRecep>Servicio de Impuestos Internos</RznSocRecep></Receptor>
+<Totales><MntNeto>0</MntNeto></Totales></Encabezado>
+<Detalle><NroLinDet>1</NroLinDet><NmbItem>Conectores RJ45</NmbItem><QtyItem>450</QtyItem><PrcItem>70</PrcItem></Detalle>
+<TED version="1.0"><DD><F>${folio}</F></DD></TED><TmstFirma>2026-11-20T10:00:00</TmstFirma>
+</Documento></DTE>`;
+
+describe("normalize to the standard format: JSON input", () => {
   it("returns the normalized document and what changed, charging 1 unit and contacting no one", async () => {
     const { post, deps } = await setup();
     const res = await post({
@@ -29,6 +42,30 @@ describe("normalize to the standard format", () => {
     expect(deps.sii.sandbox!.state.calls.size).toBe(0);
   });
 
+  it("sanitizes text and RUTs and says so", async () => {
+    const { post } = await setup();
+    const res = await post({
+      dte: {
+        Encabezado: {
+          IdDoc: { TipoDTE: 33 },
+          Emisor: { RUTEmisor: "76.192.083-9", RznSoc: "A\tB" },
+          Receptor: { GiroRecep: "g".repeat(50) },
+        },
+        Detalle: { NmbItem: "Café ☕", PrcItem: 100 },
+      },
+    });
+    const { data } = await bodyOf(res);
+    expect(data.dte.Encabezado.Emisor).toEqual({ RUTEmisor: "76192083-9", RznSoc: "A B" });
+    expect(data.dte.Encabezado.Receptor.GiroRecep).toBe("g".repeat(40));
+    expect(data.dte.Detalle[0].NmbItem).toBe("Café");
+    expect(data.warnings).toEqual(
+      expect.arrayContaining([
+        'Encabezado.Emisor.RUTEmisor = "76192083-9" (RUT written as digits, hyphen and check digit)',
+        "Encabezado.Receptor.GiroRecep truncated to 40 characters (the schema's maximum)",
+      ]),
+    );
+  });
+
   it("answers 400 for a type it does not normalize and 422 for a body without a type", async () => {
     const { post } = await setup();
     const unknown = await post({ dte: { Encabezado: { IdDoc: { TipoDTE: 99 } } } });
@@ -37,5 +74,124 @@ describe("normalize to the standard format", () => {
     const missing = await post({ dte: { Encabezado: {} } });
     expect(missing.status).toBe(422);
     expect((await bodyOf(missing)).errors[0].path).toBe("dte.Encabezado.IdDoc");
+  });
+
+  it("answers 400 VALIDATION_ERROR naming each value that cannot be fixed", async () => {
+    const { post } = await setup();
+    const res = await post({
+      dte: {
+        Encabezado: { IdDoc: { TipoDTE: 33, FchEmis: "2026-02-30" }, Emisor: { RUTEmisor: "76192083-1" } },
+        Detalle: { NmbItem: "A", QtyItem: -2, PrcItem: 1 },
+      },
+    });
+    expect(res.status).toBe(400);
+    const body = await bodyOf(res);
+    expect(body.error_code).toBe("VALIDATION_ERROR");
+    expect(body.errors.map((e: { path: string }) => e.path)).toEqual([
+      "dte.Encabezado.IdDoc.FchEmis",
+      "dte.Encabezado.Emisor.RUTEmisor",
+      "dte.Detalle[0].QtyItem",
+    ]);
+  });
+});
+
+describe("normalize to the standard format: XML input", () => {
+  it("reads a lone ISO-8859-1 DTE into a one-entry list, dropping TED and TmstFirma", async () => {
+    const { post } = await setup();
+    const res = await post({ xml: latin1Base64(`<?xml version="1.0" encoding="ISO-8859-1"?>\n${dteXml(60)}`) });
+    expect(res.status).toBe(200);
+    const { data } = await bodyOf(res);
+    expect(data.sobre).toBe("DTE");
+    expect(data.documentos).toHaveLength(1);
+    const [first] = data.documentos;
+    expect([first.tipo, first.folio]).toEqual([33, 60]);
+    expect(first.dte.Encabezado.Emisor.RznSoc).toBe('Ñandú "Sur" Ltda');
+    expect(first.dte.Encabezado.Totales).toEqual({ MntNeto: 31500, TasaIVA: 19, IVA: 5985, MntTotal: 37485 });
+    expect(first.dte).not.toHaveProperty("TED");
+    expect(first.dte).not.toHaveProperty("TmstFirma");
+    expect(first.warnings).toContain("Detalle[0].MontoItem = 31500");
+  });
+
+  it("answers each DTE of an envelope, in order; UTF-8 without a declaration is read as UTF-8", async () => {
+    const { post } = await setup();
+    const envio = `<EnvioDTE xmlns="http://www.sii.cl/SiiDte" version="1.0"><SetDTE ID="SetDoc"><Caratula version="1.0"/>${dteXml(1)}${dteXml(2)}</SetDTE></EnvioDTE>`;
+    const { data } = await bodyOf(await post({ xml: bytesToBase64(new TextEncoder().encode(envio)) }));
+    expect(data.sobre).toBe("EnvioDTE");
+    expect(data.documentos.map((d: { folio: number }) => d.folio)).toEqual([1, 2]);
+    expect(data.documentos[1].dte.Encabezado.Emisor.RznSoc).toBe('Ñandú "Sur" Ltda');
+  });
+
+  it("names the document and field of a value that cannot be fixed", async () => {
+    const { post } = await setup();
+    const envio = `<?xml version="1.0" encoding="ISO-8859-1"?><EnvioDTE><SetDTE>${dteXml(1)}${dteXml(2, "76192083-0")}</SetDTE></EnvioDTE>`;
+    const res = await post({ xml: latin1Base64(envio) });
+    expect(res.status).toBe(400);
+    const body = await bodyOf(res);
+    expect(body.errors[0].path, body.message).toBe("xml.documentos[1].Encabezado.Emisor.RUTEmisor");
+  });
+
+  it("refuses malformed XML with its position, a DOCTYPE, non-base64 and a root that is not a DTE, naming xml", async () => {
+    const { post } = await setup();
+    const cases: [unknown, RegExp][] = [
+      [latin1Base64("<DTE><Documento></DTE>"), /end tag <\/DTE> does not match the open <Documento> \(line 1, column 17\)/],
+      [latin1Base64('<!DOCTYPE DTE [<!ENTITY a "aaaa">]><DTE>&a;</DTE>'), /DOCTYPE/],
+      [latin1Base64("<DTE>&nbsp;</DTE>"), /"&nbsp;" is not one of the five predefined/],
+      ["%%% not base64 %%%", /is not base64/],
+      [latin1Base64("<Factura/>"), /root element is <Factura>/],
+      [latin1Base64('<?xml version="1.0" encoding="UTF-8"?><DTE>Ñ</DTE>'), /not valid UTF-8/],
+    ];
+    for (const [xml, message] of cases) {
+      const res = await post({ xml });
+      const body = await bodyOf(res);
+      expect([res.status, body.error_code, body.errors[0].path], String(xml)).toEqual([400, "VALIDATION_ERROR", "xml"]);
+      expect(body.errors[0].message).toMatch(message);
+    }
+  });
+
+  it("answers 400 naming dte and xml when both or neither are given", async () => {
+    const { post } = await setup();
+    for (const body of [{}, { dte: { Encabezado: { IdDoc: { TipoDTE: 33 } } }, xml: latin1Base64(dteXml(1)) }]) {
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      expect((await bodyOf(res)).errors.map((e: { path: string }) => e.path)).toEqual(["dte", "xml"]);
+    }
+  });
+
+  const example = join(
+    import.meta.dirname,
+    "..",
+    "..",
+    "..",
+    "shared",
+    "fixtures",
+    "real-documents",
+    "sii-example",
+    "F60T33-ejemplo-oficial-SII.xml",
+  );
+  it.skipIf(!existsSync(example))(
+    `normalizes the SII's official EnvioDTE example to its own totals (${existsSync(example) ? "../shared/fixtures/real-documents/sii-example" : "skipped: ../shared/fixtures/real-documents/sii-example is absent"})`,
+    async () => {
+      const { post } = await setup();
+      const { data } = await bodyOf(await post({ xml: bytesToBase64(readFileSync(example)) }));
+      expect(data.sobre).toBe("EnvioDTE");
+      expect(data.documentos[0].dte.Encabezado.Totales).toEqual({ MntNeto: 100000, TasaIVA: 19, IVA: 19000, MntTotal: 119000 });
+      expect(data.documentos[0].dte.Encabezado.Receptor.RznSocRecep).toBe("EMPRESA  LTDA");
+    },
+  );
+});
+
+describe("normalize to the standard format: security", () => {
+  it("needs a token (401) with sii:read (403)", async () => {
+    const { app, deps } = await setup();
+    const body = { dte: { Encabezado: { IdDoc: { TipoDTE: 33 } } } };
+    const anonymous = await app.request(PATH, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(anonymous.status).toBe(401);
+    const settingsOnly = await tokenFor(deps, { scopes: ["settings:read"] });
+    const forbidden = await postJson(app, settingsOnly.secret, PATH, body);
+    expect([forbidden.status, (await bodyOf(forbidden)).error_code]).toEqual([403, "INSUFFICIENT_SCOPE"]);
   });
 });

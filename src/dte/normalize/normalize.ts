@@ -88,6 +88,8 @@ export function normalizeDte(input: Node, today: string, options: NormalizeOptio
   const idDoc = node(encabezado, "IdDoc");
   const tipo = num(idDoc.TipoDTE) ?? 0;
   idDoc.TipoDTE = tipo;
+  // Single objects become lists first, so every path names its line (`Detalle[0].QtyItem`).
+  for (const key of ["Detalle", "DscRcgGlobal", "Referencia"]) list(dte, key);
   // 0. Sanitize first, so arithmetic sees numbers and invalid values stop the document here.
   const clean = sanitizeDte(dte, tipo);
   if (clean.problems.length) throw invalidDocument(clean.problems, at);
