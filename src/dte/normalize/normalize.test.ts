@@ -212,13 +212,13 @@ describe("normalization rules (dte-engine §4), one at a time", () => {
     expect(totalsOf(dte)).toEqual({ MntNeto: 0, TasaIVA: 19, IVA: 0, MntTotal: 0 });
   });
 
-  it("moves a boleta's CorreoRecep (the boleta has none) into a reference line", () => {
+  it("moves a boleta's CorreoRecep (the boleta has none) into a reference line, without the FchRef boletas lack", () => {
     const { dte } = normalizeDte(
       { ...doc(39, [{ NmbItem: "A", PrcItem: 1190 }]), Encabezado: { IdDoc: { TipoDTE: 39 }, Receptor: { CorreoRecep: "a@b.cl" } } },
       "2026-11-22",
     );
     expect((dte.Encabezado as Node).Receptor).toEqual({});
-    expect(dte.Referencia).toEqual([{ RazonRef: "Email receptor: a@b.cl", NroLinRef: 1, FchRef: "2026-11-22" }]);
+    expect(dte.Referencia).toEqual([{ RazonRef: "Email receptor: a@b.cl", NroLinRef: 1 }]);
     expect(totalsOf(dte)).toEqual({ MntTotal: 1190, MntNeto: 1000, IVA: 190 });
   });
 

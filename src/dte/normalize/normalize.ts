@@ -123,7 +123,8 @@ export function normalizeDte(input: Node, today: string, options: NormalizeOptio
   });
   referencias.forEach((r, i) => {
     r.NroLinRef = i + 1;
-    if (r.FchRef === undefined) set(r, "FchRef", today, `Referencia[${i}].FchRef`);
+    // The boleta schema's Referencia has no FchRef (§1.4).
+    if (r.FchRef === undefined && !boleta) set(r, "FchRef", today, `Referencia[${i}].FchRef`);
   });
 
   // 2. Totals the type starts with.
