@@ -1,6 +1,7 @@
 // The strict XML parser: the tree it builds, the encodings it reads, and what it refuses (with a position).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import { childElements, decodeXmlBytes, localName, parseXml, textContent, type XmlElement, XmlParseError } from "./parse.ts";
@@ -154,3 +155,69 @@ describe.skipIf(!realAvailable)(
     });
   },
 );
+
+describe("XML parser: properties", () => {
+  const name = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_.-]{0,8}$/);
+  const text = fc.string({ unit: fc.constantFrom("a", "ñ", " ", "\n", "\t", "<", ">", "&", '"', "'", "]", "😀", "é"), maxLength: 12 });
+  type Tree = { name: string; attributes: [string, string][]; children: (Tree | string)[] };
+  const tree: fc.Arbitrary<Tree> = fc.letrec<{ node: Tree }>((tie) => ({
+    node: fc.record({
+      name,
+      attributes: fc.uniqueArray(fc.tuple(name, text), { selector: ([n]) => n, maxLength: 3 }),
+      children: fc.array(
+        fc.oneof(
+          { depthSize: "small" },
+          text.filter((t) => t !== ""),
+          tie("node"),
+        ),
+        { maxLength: 4 },
+      ),
+    }),
+  })).node;
+  const escapeText = (t: string, attribute: boolean) =>
+    t
+      .replace(/&/g, "&amp;")
+      .replace(/</g, "&lt;")
+      .replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;")
+      .replace(/\n/g, attribute ? "&#10;" : "\n")
+      .replace(/\t/g, attribute ? "&#9;" : "\t");
+  const write = (t: Tree): string =>
+    `<${t.name}${t.attributes.map(([n, v]) => ` ${n}="${escapeText(v, true)}"`).join("")}>${t.children.map((c) => (typeof c === "string" ? escapeText(c, false) : write(c))).join("")}</${t.name}>`;
+  const expected = (t: Tree): XmlElement => {
+    const children: XmlElement["children"] = [];
+    for (const c of t.children) {
+      const last = children[children.length - 1];
+      if (typeof c !== "string") children.push(expected(c));
+      else if (last?.type === "text") last.text += c;
+      else children.push({ type: "text", text: c });
+    }
+    return { type: "element", name: t.name, attributes: t.attributes.map(([n, v]) => ({ name: n, value: v })), children };
+  };
+
+  it("reads back exactly the tree that was written (escaped text, attributes in order)", () => {
+    fc.assert(
+      fc.property(tree, (t) => {
+        expect(parseXml(write(t)).root).toEqual(expected(t));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("either parses or throws XmlParseError on any input, never anything else", () => {
+    const markup = fc.string({
+      unit: fc.constantFrom("<", ">", "/", "a", "b", "=", '"', "&", ";", "!", "-", "?", "[", "]", " ", "#", "x", "1"),
+      maxLength: 40,
+    });
+    fc.assert(
+      fc.property(markup, (input) => {
+        try {
+          parseXml(input);
+        } catch (error) {
+          expect(error).toBeInstanceOf(XmlParseError);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
