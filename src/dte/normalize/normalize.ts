@@ -1,6 +1,7 @@
 // A DTE as JSON with the SII's tag names, completed and computed the way the reference normalizer
 // (LibreDTE) does (dte-engine §4): defaults, line amounts, discounts and surcharges, additional
-// taxes and retentions, IVA (boletas: net from gross), totals, other currency. Pure: no I/O.
+// taxes and retentions, IVA (boletas: net from gross), totals, other currency; text, RUTs, dates
+// and numbers sanitized before and after (sanitize.ts). Pure: no I/O.
 import { ApiError } from "../../platform/errors.ts";
 import { type FieldProblem, sanitizeDte } from "./sanitize.ts";
 import { ADDITIONAL_TAXES } from "./taxes.ts";
@@ -79,10 +80,6 @@ export function invalidDocument(problems: FieldProblem[], at: string): ApiError 
 export function normalizeDte(input: Node, today: string, options: NormalizeOptions = {}): Normalized {
   const dte = structuredClone(input);
   const at = options.at ?? "dte";
-  const set = (parent: Node, key: string, value: unknown, path: string) => {
-    parent[key] = value;
-    warnings.push(`${path} = ${JSON.stringify(value)}`);
-  };
 
   const encabezado = node(dte, "Encabezado");
   const idDoc = node(encabezado, "IdDoc");
@@ -94,6 +91,10 @@ export function normalizeDte(input: Node, today: string, options: NormalizeOptio
   const clean = sanitizeDte(dte, tipo);
   if (clean.problems.length) throw invalidDocument(clean.problems, at);
   const warnings = clean.warnings;
+  const set = (parent: Node, key: string, value: unknown, path: string) => {
+    parent[key] = value;
+    warnings.push(`${path} = ${JSON.stringify(value)}`);
+  };
   const boleta = BOLETAS.has(tipo);
   const exportacion = EXPORTS.has(tipo);
 
