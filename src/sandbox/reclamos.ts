@@ -3,6 +3,7 @@
 // the documents the simulated SII has received, with the code tables of the SII's manual: actions
 // only for 33/34/43, eight days to act after reception, claims and acceptances exclusive.
 import type { Context } from "hono";
+import { santiagoDateTime } from "../lib/dates.ts";
 import { responseText } from "../lib/latin1.ts";
 import { rutCheckDigit } from "../lib/rut.ts";
 import { elementText, escapeXml } from "../lib/xml.ts";
@@ -73,21 +74,8 @@ export function seedReceivedDocuments(state: SandboxState, now: number): void {
 
 /** `DD-MM-YYYY HH:MM:SS` in Chile's time, as the service writes dates. */
 function siiDateTime(at: number): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-GB", {
-      timeZone: "America/Santiago",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-      hourCycle: "h23",
-    })
-      .formatToParts(new Date(at))
-      .map((p) => [p.type, p.value]),
-  );
-  return `${parts.day}-${parts.month}-${parts.year} ${parts.hour}:${parts.minute}:${parts.second}`;
+  const [date = "", time = ""] = santiagoDateTime(new Date(at)).split(" ");
+  return `${date.split("-").reverse().join("-")} ${time}`;
 }
 
 function envelope(operation: string, inner: string): Response {

@@ -1,6 +1,7 @@
 // The SII's acceptance/claim web service (sii-upstream §9): JAX-WS rpc/literal with the DTE
 // token as a `TOKEN` cookie. Answers carry `codResp`/`descResp` (and events); the date query
 // answers a bare string. An invalid token comes back as a SOAP fault, which is a TokenRejected.
+import { santiagoIso } from "../lib/dates.ts";
 import { elementInner, elementsInner, elementText, escapeXml } from "../lib/xml.ts";
 import { ApiError } from "../platform/errors.ts";
 import type { Ambiente } from "./hosts.ts";
@@ -102,15 +103,8 @@ export function parseEvents(xml: string): SiiEvent[] {
   }));
 }
 
-const OFFSET = new Intl.DateTimeFormat("en-US", { timeZone: "America/Santiago", timeZoneName: "longOffset" });
-
 /** `DD-MM-YYYY HH:MM:SS` (Chile time) → ISO 8601 with Chile's offset then, or null when it is not that. */
 export function isoFromSii(value: string): string | null {
   const m = /^(\d{2})-(\d{2})-(\d{4}) (\d{2}):(\d{2}):(\d{2})$/.exec(value.trim());
-  if (!m) return null;
-  const local = `${m[3]}-${m[2]}-${m[1]}T${m[4]}:${m[5]}:${m[6]}`;
-  // Chile is 3 or 4 hours behind UTC: the offset at local time + 4 h is the one in force.
-  const instant = new Date(`${local}Z`).getTime() + 4 * 60 * 60 * 1000;
-  const zone = OFFSET.formatToParts(new Date(instant)).find((p) => p.type === "timeZoneName")?.value ?? "GMT";
-  return `${local}${zone === "GMT" ? "Z" : zone.slice(3)}`;
+  return m ? santiagoIso(`${m[3]}-${m[2]}-${m[1]}T${m[4]}:${m[5]}:${m[6]}`) : null;
 }
