@@ -7,7 +7,7 @@ import { responseText } from "../lib/latin1.ts";
 import { certificateLogin, chooseRepresentation, claveLogin, loginPage, logout } from "./auth.ts";
 import { consultaBoletaPdf, presentaDatosEnvio, SANDBOX_BHE } from "./bhe.ts";
 import { bteAnnual, bteMenu, sandboxBte } from "./bte.ts";
-import { queryEstUp, seedEnvios } from "./envios.ts";
+import { dteUpload, queryEstUp, seedEnvios } from "./envios.ts";
 import {
   anular,
   anular1,
@@ -131,6 +131,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (soapOperation(xml) !== "getEstUp") return soapFault(`No such operation '${soapOperation(xml) ?? ""}'`);
       return queryEstUp(state, xml, ambienteOf(c), now());
     }),
+  );
+
+  app.post(
+    `/:host${soapHosts}/cgi_dte/UPL/DTEUpload`,
+    service("dte_upload", (c) => dteUpload(c, state, ambienteOf(c), now())),
   );
 
   app.get("/:host{zeusr\\.sii\\.cl}/AUT2000/InicioAutenticacion/IngresoRutClave.html", service("login_page", loginPage));

@@ -2,11 +2,19 @@
 // REC → SOK → FOK → PDR → EPR one step at a time, or stops at its rejection (RSC schema, RFR
 // signature, RCT carátula); once processed, each document is accepted, accepted with objections
 // or rejected. QueryEstUp reports the envelope's state and the counts per document type.
+import type { Context } from "hono";
+import { type DocumentSummary, EnvelopeUnreadable, inspectEnvelope } from "../dte/verify/envelope.ts";
+import { santiagoDateTime } from "../lib/dates.ts";
+import { bytesToHex } from "../lib/encoding.ts";
+import { encodeLatin1 } from "../lib/latin1.ts";
 import { rutCheckDigit } from "../lib/rut.ts";
 import { elementText, escapeXml } from "../lib/xml.ts";
+import { folioBook } from "./folios.ts";
+import { latin1Html } from "./pages.ts";
+import { receivedKey } from "./reclamos.ts";
 import { soapReturn } from "./soap.ts";
 import type { SandboxState } from "./state.ts";
-import { mayActFor } from "./taxpayers.ts";
+import { mayActFor, sandboxTaxpayer } from "./taxpayers.ts";
 
 /** How long each processing step takes in the sandbox. */
 export const ENVIO_STEP_MS = 1000;
@@ -42,6 +50,8 @@ export interface Envio {
   /** Where processing stops when the envelope itself is refused. */
   rejection?: "RSC" | "RFR" | "RCT";
   detail?: string;
+  /** SHA-256 of the file, to refuse the same file twice. */
+  digest?: string;
   documents: EnvioDocument[];
 }
 
@@ -133,4 +143,108 @@ export function queryEstUp(state: SandboxState, requestXml: string, ambiente: "0
   const atencion = `<NUM_ATENCION>${(now % 100000).toString().padStart(5, "0")}</NUM_ATENCION>`;
   const hdr = `<TRACKID>${envio.trackId}</TRACKID><ESTADO>${estado}</ESTADO><GLOSA>${escapeXml(ENVIO_GLOSAS[estado] ?? "")}</GLOSA>${atencion}`;
   return statusAnswer(estado === "EPR" ? countsByType(envio) : "", hdr);
+}
+
+const UPLOAD_ERROR_PAGE =
+  "<html><head><title>Error</title></head><body><h3>HA OCURRIDO UN ERROR EN EL UPLOAD DEL ARCHIVO DE DOCUMENTOS TRIBUTARIOS ELECTRONICOS</h3></body></html>";
+const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+
+function recepcion(fields: Record<string, string>, detail?: string): Response {
+  const body = Object.entries(fields)
+    .map(([name, value]) => `<${name}>${escapeXml(value)}</${name}>`)
+    .join("");
+  const error = detail === undefined ? "" : `<DETAIL><ERROR>${escapeXml(detail)}</ERROR></DETAIL>`;
+  return new Response(encodeLatin1(`<?xml version="1.0"?>\n<RECEPCIONDTE>${body}${error}</RECEPCIONDTE>`), {
+    headers: { "content-type": "text/xml; charset=ISO-8859-1" },
+  });
+}
+
+/** The verdict on one document of an accepted envelope: signature, then its folio at this SII. */
+function judge(state: SandboxState, ambiente: "0" | "1", doc: DocumentSummary): EnvioDocument {
+  const verdict = (estado: EnvioDocument["estado"], motivo?: string) => ({ tipo: doc.tipo, folio: doc.folio, estado, motivo });
+  if (!doc.firma?.valido) return verdict("RCH", "DTE-3-505 Firma DTE Incorrecta");
+  const book = folioBook(state, ambiente, doc.emisor, doc.tipo);
+  if (!book.ranges.some((r) => doc.folio >= r.desde && doc.folio <= r.hasta))
+    return verdict("RCH", "CAF-3-517 Folio no autorizado para el emisor");
+  if (book.annulled.has(doc.folio)) return verdict("RCH", "CAF-3-519 Folio anulado");
+  if (book.used.has(doc.folio)) return verdict("RCH", "DTE-3-101 Documento ya recibido (folio repetido)");
+  return verdict("DOK");
+}
+
+/** DTEUpload: multipart rutSender, dvSender, rutCompany, dvCompany, archivo; the TOKEN cookie. */
+export async function dteUpload(c: Context, state: SandboxState, ambiente: "0" | "1", now: number): Promise<Response> {
+  if (!/PROG 1\.0/.test(c.req.header("user-agent") ?? "")) return latin1Html(UPLOAD_ERROR_PAGE);
+  const form = await c.req.parseBody();
+  const sender = `${form.rutSender ?? ""}-${String(form.dvSender ?? "").toUpperCase()}`;
+  const company = `${form.rutCompany ?? ""}-${String(form.dvCompany ?? "").toUpperCase()}`;
+  const archivo = form.archivo;
+  const timestamp = santiagoDateTime(new Date(now));
+  const base = { RUTSENDER: sender, RUTCOMPANY: company, FILE: archivo instanceof File ? archivo.name : "", TIMESTAMP: timestamp };
+
+  const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
+  const issued = token ? state.tokens.get(token) : undefined;
+  if (!issued || issued.expiresAt < now || issued.ambiente !== ambiente) return recepcion({ ...base, STATUS: "5" });
+  if (!(archivo instanceof File)) return recepcion({ ...base, STATUS: "7" }, "SCH-00001: no se recibio el archivo");
+  if (issued.rut !== sender) return recepcion({ ...base, STATUS: "1" });
+  if (!mayActFor(sender, company)) return recepcion({ ...base, STATUS: "1" });
+  if (!sandboxTaxpayer(company)?.dte_issuer) return recepcion({ ...base, STATUS: "6" });
+  const bytes = new Uint8Array(await archivo.arrayBuffer());
+  if (bytes.length > MAX_UPLOAD_BYTES) return recepcion({ ...base, STATUS: "2" });
+
+  let report: Awaited<ReturnType<typeof inspectEnvelope>>;
+  try {
+    report = await inspectEnvelope(bytes);
+  } catch (err) {
+    if (!(err instanceof EnvelopeUnreadable)) throw err;
+    return recepcion({ ...base, STATUS: "7" }, `SCH-00001: ${err.message}`);
+  }
+  if (report.kind !== "EnvioDTE") return recepcion({ ...base, STATUS: "7" }, "SCH-00001: Invalid Schema Name");
+
+  const digest = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
+  const earlier = [...state.envios.values()].find((e) => e.ambiente === ambiente && e.digest === digest);
+  if (earlier) {
+    return recepcion(
+      { ...base, STATUS: "99" },
+      `Archivo ya fue enviado con Trackid ${Number(earlier.trackId)}. Debe esperar 900 segundos antes de reintentar`,
+    );
+  }
+
+  const trackId = String(ambiente === "0" ? 260_100_000 + state.envios.size : 1_260_100_000 + state.envios.size).padStart(10, "0");
+  const envelopeProblem = report.problems.find((p) => !p.path.startsWith("SetDTE/DTE[") || !p.path.endsWith("/Signature"));
+  const rejection = !report.firma?.valido
+    ? "RFR"
+    : envelopeProblem?.path.includes("Caratula") || envelopeProblem?.path.includes("RUTEmisor")
+      ? "RCT"
+      : envelopeProblem
+        ? "RSC"
+        : undefined;
+  const documents = report.documentos.map((doc) =>
+    rejection ? { tipo: doc.tipo, folio: doc.folio, estado: "RCH" as const } : judge(state, ambiente, doc),
+  );
+  state.envios.set(trackId, {
+    trackId,
+    ambiente,
+    emisor: company,
+    sender,
+    file: base.FILE,
+    received: now,
+    rejection,
+    detail: envelopeProblem ? `${envelopeProblem.path}: ${envelopeProblem.message}` : undefined,
+    digest,
+    documents,
+  });
+  // What the SII accepted is now received: its folios are used and its receiver may act on it.
+  report.documentos.forEach((doc, i) => {
+    if (documents[i]?.estado !== "DOK") return;
+    folioBook(state, ambiente, doc.emisor, doc.tipo).used.add(doc.folio);
+    state.received.set(receivedKey(ambiente, doc.emisor, doc.tipo, doc.folio), {
+      emisor: doc.emisor,
+      receptor: doc.receptor,
+      tipo: doc.tipo,
+      folio: doc.folio,
+      recibido: now,
+      events: [],
+    });
+  });
+  return recepcion({ ...base, STATUS: "0", TRACKID: trackId });
 }

@@ -1,0 +1,191 @@
+// What an uploaded EnvioDTE / EnvioBOLETA (or a lone DTE) holds, and what is wrong with it before
+// it goes to the SII: well-formed ISO-8859-1 XML, a carátula that agrees with its documents, the
+// SII's limits per envelope, and valid signatures (the envelope's and each document's).
+import { unsafeXmlReason } from "../xml/guard.ts";
+import {
+  childElements,
+  decodeXmlBytes,
+  localName,
+  parseXml,
+  textContent,
+  type XmlDocument,
+  type XmlElement,
+  XmlParseError,
+} from "../xml/parse.ts";
+import { type SignatureCheck, verifySignatures } from "./xmldsig.ts";
+
+/** Documents per envelope the SII takes: DTEUpload (LibreDTE's limit) and the boleta service. */
+export const MAX_DOCUMENTS = { EnvioDTE: 2000, EnvioBOLETA: 500 } as const;
+
+export interface DocumentSummary {
+  /** The Documento's ID (what its signature refers to). */
+  id: string;
+  tipo: number;
+  folio: number;
+  emisor: string;
+  receptor: string;
+  fecha_emision: string;
+  monto_total: number;
+  /** The DTE element (with its TED and signature). */
+  element: XmlElement;
+  firma: SignatureCheck | null;
+}
+
+export interface Caratula {
+  rut_emisor: string;
+  rut_envia: string;
+  rut_receptor: string;
+  fecha_resolucion: string;
+  numero_resolucion: number;
+  subtotales: { tipo: number; cantidad: number }[];
+}
+
+export interface EnvelopeReport {
+  kind: "EnvioDTE" | "EnvioBOLETA" | "DTE";
+  doc: XmlDocument;
+  /** The decoded text (ISO-8859-1 or UTF-8, as declared). */
+  text: string;
+  encoding: string;
+  caratula: Caratula | null;
+  firma: SignatureCheck | null;
+  documentos: DocumentSummary[];
+  /** Each problem as `{path, message}`, the path inside the XML. */
+  problems: { path: string; message: string }[];
+}
+
+/** Thrown when the bytes are not an XML document this gateway can read. */
+export class EnvelopeUnreadable extends Error {}
+
+function child(element: XmlElement | undefined, ...path: string[]): XmlElement | undefined {
+  let current = element;
+  for (const name of path) current = current && childElements(current).find((c) => localName(c.name) === name);
+  return current;
+}
+
+function text(element: XmlElement | undefined, ...path: string[]): string {
+  const found = child(element, ...path);
+  return found ? textContent(found).trim() : "";
+}
+
+function summarize(dte: XmlElement): Omit<DocumentSummary, "firma"> {
+  const documento = childElements(dte).find((c) => ["Documento", "Liquidacion", "Exportaciones"].includes(localName(c.name)));
+  const encabezado = child(documento, "Encabezado");
+  return {
+    id: documento?.attributes.find((a) => a.name === "ID")?.value ?? "",
+    tipo: Number(text(encabezado, "IdDoc", "TipoDTE")),
+    folio: Number(text(encabezado, "IdDoc", "Folio")),
+    emisor: text(encabezado, "Emisor", "RUTEmisor").toUpperCase(),
+    receptor: text(encabezado, "Receptor", "RUTRecep").toUpperCase(),
+    fecha_emision: text(encabezado, "IdDoc", "FchEmis"),
+    monto_total: Number(text(encabezado, "Totales", "MntTotal") || 0),
+    element: dte,
+  };
+}
+
+function readCaratula(caratula: XmlElement | undefined): Caratula | null {
+  if (!caratula) return null;
+  return {
+    rut_emisor: text(caratula, "RutEmisor").toUpperCase(),
+    rut_envia: text(caratula, "RutEnvia").toUpperCase(),
+    rut_receptor: text(caratula, "RutReceptor").toUpperCase(),
+    fecha_resolucion: text(caratula, "FchResol"),
+    numero_resolucion: Number(text(caratula, "NroResol")),
+    subtotales: childElements(caratula)
+      .filter((c) => localName(c.name) === "SubTotDTE")
+      .map((s) => ({ tipo: Number(text(s, "TpoDTE")), cantidad: Number(text(s, "NroDTE")) })),
+  };
+}
+
+/** Reads and checks an envelope or a lone DTE. Throws EnvelopeUnreadable when it is not readable XML. */
+export async function inspectEnvelope(bytes: Uint8Array): Promise<EnvelopeReport> {
+  let text: string;
+  let doc: XmlDocument;
+  try {
+    text = decodeXmlBytes(bytes);
+    const unsafe = unsafeXmlReason(text);
+    if (unsafe) throw new EnvelopeUnreadable(unsafe);
+    doc = parseXml(text);
+  } catch (err) {
+    if (err instanceof XmlParseError) throw new EnvelopeUnreadable(`not well-formed XML: ${err.message}`);
+    throw err;
+  }
+  const encoding = (doc.declaration?.encoding ?? "UTF-8").toUpperCase();
+  const rootName = localName(doc.root.name);
+  if (rootName !== "EnvioDTE" && rootName !== "EnvioBOLETA" && rootName !== "DTE") {
+    throw new EnvelopeUnreadable(`the root element is <${rootName}>, not EnvioDTE, EnvioBOLETA or DTE`);
+  }
+  const kind = rootName as EnvelopeReport["kind"];
+  const problems: EnvelopeReport["problems"] = [];
+  const signatures = await verifySignatures(doc);
+  const signatureFor = (id: string) => signatures.find((s) => s.referencia === `#${id}`) ?? null;
+
+  const setDte = kind === "DTE" ? undefined : child(doc.root, "SetDTE");
+  const dtes = kind === "DTE" ? [doc.root] : setDte ? childElements(setDte).filter((c) => localName(c.name) === "DTE") : [];
+  const documentos = dtes.map((dte) => {
+    const summary = summarize(dte);
+    return { ...summary, firma: signatureFor(summary.id) };
+  });
+  documentos.forEach((d, i) => {
+    const path = kind === "DTE" ? "DTE" : `SetDTE/DTE[${i + 1}]`;
+    if (!d.id) problems.push({ path: `${path}/Documento`, message: "has no ID" });
+    if (!Number.isInteger(d.tipo) || d.tipo <= 0)
+      problems.push({ path: `${path}/Documento/Encabezado/IdDoc/TipoDTE`, message: "is missing or not a number" });
+    if (!Number.isInteger(d.folio) || d.folio <= 0)
+      problems.push({ path: `${path}/Documento/Encabezado/IdDoc/Folio`, message: "is missing or not a number" });
+    if (!d.firma) problems.push({ path: `${path}/Signature`, message: "the document is not signed" });
+    else if (!d.firma.valido)
+      problems.push({ path: `${path}/Signature`, message: `the document's signature is not valid: ${d.firma.motivo}` });
+  });
+
+  if (kind === "DTE") return { kind, doc, text, encoding, caratula: null, firma: null, documentos, problems };
+
+  if (encoding !== "ISO-8859-1") problems.push({ path: "<?xml?>", message: `the SII takes ISO-8859-1 files; this one is ${encoding}` });
+  const setId = setDte?.attributes.find((a) => a.name === "ID")?.value ?? "";
+  if (!setDte) problems.push({ path: "SetDTE", message: "is missing" });
+  else if (!setId) problems.push({ path: "SetDTE/@ID", message: "is missing (the envelope's signature refers to it)" });
+  const firma = setId ? signatureFor(setId) : null;
+  if (setDte && !firma) problems.push({ path: "Signature", message: "the envelope is not signed" });
+  else if (firma && !firma.valido) problems.push({ path: "Signature", message: `the envelope's signature is not valid: ${firma.motivo}` });
+
+  const caratula = readCaratula(child(setDte, "Caratula"));
+  if (!caratula) problems.push({ path: "SetDTE/Caratula", message: "is missing" });
+  if (documentos.length === 0) problems.push({ path: "SetDTE/DTE", message: "the envelope holds no documents" });
+  if (documentos.length > MAX_DOCUMENTS[kind]) {
+    problems.push({
+      path: "SetDTE/DTE",
+      message: `${documentos.length} documents; the SII takes at most ${MAX_DOCUMENTS[kind]} per ${kind}`,
+    });
+  }
+  if (caratula) {
+    const counts = new Map<number, number>();
+    for (const d of documentos) counts.set(d.tipo, (counts.get(d.tipo) ?? 0) + 1);
+    const declared = new Map(caratula.subtotales.map((s) => [s.tipo, s.cantidad]));
+    for (const [tipo, count] of counts) {
+      if (declared.get(tipo) !== count) {
+        problems.push({
+          path: "SetDTE/Caratula/SubTotDTE",
+          message: `says ${declared.get(tipo) ?? 0} documents of type ${tipo}; the envelope has ${count}`,
+        });
+      }
+    }
+    for (const [tipo, cantidad] of declared) {
+      if (!counts.has(tipo))
+        problems.push({ path: "SetDTE/Caratula/SubTotDTE", message: `says ${cantidad} documents of type ${tipo}; the envelope has none` });
+    }
+    documentos.forEach((d, i) => {
+      if (d.emisor !== caratula.rut_emisor) {
+        problems.push({
+          path: `SetDTE/DTE[${i + 1}]/Documento/Encabezado/Emisor/RUTEmisor`,
+          message: `is ${d.emisor}; the carátula's RutEmisor is ${caratula.rut_emisor}`,
+        });
+      }
+    });
+    if (firma?.valido && firma.firmante?.rut && firma.firmante.rut !== caratula.rut_envia) {
+      problems.push({
+        path: "SetDTE/Caratula/RutEnvia",
+        message: `is ${caratula.rut_envia}, but the envelope was signed by ${firma.firmante.rut}`,
+      });
+    }
+  }
+  return { kind, doc, text, encoding, caratula, firma, documentos, problems };
+}
