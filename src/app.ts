@@ -16,6 +16,7 @@ import { registerBheEmail } from "./routes/bhe/email.ts";
 import { registerBteResumen } from "./routes/bte/resumen.ts";
 import { registerDatosContribuyente } from "./routes/contribuyentes/datos.ts";
 import { registerFormatosJson } from "./routes/documentos/formatos-json.ts";
+import { registerEnviar } from "./routes/envios/enviar.ts";
 import { registerEnvioEstado } from "./routes/envios/estado.ts";
 import { registerAnularFolios } from "./routes/folios/anular.ts";
 import { registerSolicitarFolios } from "./routes/folios/solicitar.ts";
@@ -73,6 +74,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerRcvWrites(app);
   registerCorreccionMonetaria(app);
   registerSegundaCategoria(app);
+  registerEnviar(app);
   registerEnvioEstado(app);
   registerIntercambiosConsultas(app);
   registerRespuestaSii(app);

@@ -26,7 +26,7 @@ const errorDescriptions: Record<number, string> = {
   401: "API token absent or invalid (`HTTP_401`)",
   403: "Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`)",
   404: "Not found (`HTTP_404`)",
-  409: "Idempotency-Key reused with another body (`IDEMPOTENCY_CONFLICT`) or still running (`IDEMPOTENCY_IN_PROGRESS`)",
+  409: "Idempotency-Key reused with another body (`IDEMPOTENCY_CONFLICT`) or still running (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`)",
   413: "Body larger than the gateway accepts (`PAYLOAD_TOO_LARGE`)",
   422: "Body of the wrong shape (`VALIDATION_ERROR`, `errors[]` names each field)",
   429: "Quota exceeded (`QUOTA_EXCEEDED`) or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After`",

@@ -1,0 +1,126 @@
+// POST /api/v1/platform/dte/envios/enviar: send a signed envelope to the SII. Everything the SII
+// would refuse is checked first (readable ISO-8859-1 XML, signatures, carátula against its
+// documents, the SII's limits) and answered with 400 before anything leaves. Irreversible: never
+// retried; Idempotency-Key honoured; dry_run stops right before the upload.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { EnvelopeUnreadable, inspectEnvelope } from "../../dte/verify/envelope.ts";
+import { santiagoIso } from "../../lib/dates.ts";
+import { base64ToBytes } from "../../lib/encoding.ts";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { ApiError } from "../../platform/errors.ts";
+import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
+import { Ambiente, DryRun } from "../../platform/params.ts";
+import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { uploadEnvelope } from "../../sii/upload.ts";
+import { CertAuth, parseCertificate, withDteToken } from "../credentials.ts";
+import { siiContext } from "../sii-context.ts";
+
+const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
+
+const Body = z
+  .object({
+    auth: z.object({ cert: CertAuth }),
+    xml: z
+      .string()
+      .min(1, { error: "is required" })
+      .openapi({ description: "The signed EnvioDTE, base64 (as `documentos/generar` returns it)" }),
+    archivo: z
+      .string()
+      .regex(/^[\w.-]{1,100}\.xml$/, { error: "must be a file name ending in .xml (letters, digits, . _ -)" })
+      .optional()
+      .openapi({ description: "The file name the SII records; default `EnvioDTE_<emisor>_<first folio>.xml`" }),
+  })
+  .openapi("SendEnvelopeRequest");
+
+const Sent = envelope(
+  z
+    .object({
+      track_id: z.string().nullable().openapi({ description: "The SII's track id (null in dry_run)", example: "0260003916" }),
+      estado: z.string().nullable().openapi({ description: "`REC`: received; follow it with `envios/estado`", example: "REC" }),
+      fecha_recepcion: z.string().nullable().openapi({ format: "date-time" }),
+      archivo: z.string(),
+      emisor: z.string(),
+      documentos: z.array(z.object({ tipo: z.number().int(), folio: z.number().int() })),
+    })
+    .openapi("SentEnvelope"),
+);
+
+function refused(message: string, problems: { path: string; message: string }[]): ApiError {
+  return new ApiError(400, "VALIDATION_ERROR", message, {
+    errors: problems.map((p) => ({ path: `xml:${p.path}`, location: "body" as const, message: p.message })),
+  });
+}
+
+export function registerEnviar(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/platform/dte/envios/enviar",
+      tags: ["Submissions"],
+      summary: "Send an envelope to the SII",
+      description:
+        "Uploads an EnvioDTE with the sender's certificate (DTEUpload). The envelope is checked first: readable ISO-8859-1 XML, valid envelope and document signatures, a carátula that agrees with its documents and with the certificate, at most 2000 documents; each problem is a 400 naming its place in the XML (`errors[].path` = `xml:<path>`). Never retried: send an `Idempotency-Key`. The SII's STATUS 99 (the same file again) is 409 `ALREADY_SUBMITTED` with the earlier track id. EnvioBOLETA goes through the SII's boleta service, not yet supported (501).",
+      request: { query: Query, body: jsonBody(Body) },
+      responses: { 200: jsonContent(Sent, "The SII received the envelope"), ...errorResponses([400, 422, 501, 502, 503]) },
+    }),
+    async (c) => {
+      const { ambiente } = valid(c, "query", Query);
+      const body = valid(c, "json", Body);
+      let bytes: Uint8Array<ArrayBuffer>;
+      try {
+        bytes = base64ToBytes(body.xml.replace(/\s+/g, ""));
+      } catch {
+        throw refused("xml is not base64", [{ path: "", message: "is not base64" }]);
+      }
+      let report: Awaited<ReturnType<typeof inspectEnvelope>>;
+      try {
+        report = await inspectEnvelope(bytes);
+      } catch (err) {
+        if (err instanceof EnvelopeUnreadable) throw refused(`xml cannot be read: ${err.message}`, [{ path: "", message: err.message }]);
+        throw err;
+      }
+      if (report.kind === "DTE") {
+        throw refused("xml is a lone DTE: send it inside an EnvioDTE (documentos/generar returns one as envio_xml)", [
+          { path: "DTE", message: "is not an envelope" },
+        ]);
+      }
+      if (report.kind === "EnvioBOLETA") {
+        throw new ApiError(
+          501,
+          "NOT_IMPLEMENTED",
+          "Sending EnvioBOLETA through the SII's boleta service is not supported yet; EnvioDTE is",
+        );
+      }
+      if (report.problems.length) {
+        throw refused(`The envelope would be refused: ${report.problems.map((p) => `${p.path} ${p.message}`).join("; ")}`, report.problems);
+      }
+      const credential = await parseCertificate(c, body.auth.cert);
+      const caratula = report.caratula!;
+      if (caratula.rut_envia !== credential.rut) {
+        throw refused(`The envelope says it is sent by ${caratula.rut_envia}; the certificate is ${credential.rut}'s`, [
+          { path: "SetDTE/Caratula/RutEnvia", message: `is ${caratula.rut_envia}, not the certificate's ${credential.rut}` },
+        ]);
+      }
+      const documentos = report.documentos.map((d) => ({ tipo: d.tipo, folio: d.folio }));
+      const archivo = body.archivo ?? `EnvioDTE_${caratula.rut_emisor}_${documentos[0]?.folio ?? 0}.xml`;
+      if (isDryRun(c)) {
+        const data = { track_id: null, estado: null, fecha_recepcion: null, archivo, emisor: caratula.rut_emisor, documentos };
+        return ok(c, data, `Preview only (dry_run): the envelope passed every check; nothing was sent to the SII`);
+      }
+      const ctx = await siiContext(c);
+      const upload = { sender: credential.rut, company: caratula.rut_emisor, fileName: archivo, file: bytes };
+      const received = await withDteToken(c, ctx, credential, ambiente, (token) => uploadEnvelope(ctx, ambiente, token, upload));
+      const stamp = received.timestamp?.trim().replace(" ", "T");
+      return ok(c, {
+        track_id: received.track_id,
+        estado: "REC",
+        fecha_recepcion: stamp && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(stamp) ? santiagoIso(stamp) : null,
+        archivo: received.archivo,
+        emisor: caratula.rut_emisor,
+        documentos,
+      });
+    },
+  );
+}

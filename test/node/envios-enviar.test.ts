@@ -1,0 +1,195 @@
+// Sending an envelope through the gateway to the sandbox's DTEUpload, then following it to its
+// final state and acting on its documents as their receiver.
+import { describe, expect, it } from "vitest";
+import { parseCertificateCredential } from "../../src/dte/credentials.ts";
+import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
+import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { signedEnvelope, type TestDocument } from "../support/envelope.ts";
+
+const juanaCert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
+const pedroCert = { "pfx-data": SANDBOX_TAXPAYER_CERTS["22222222-2"].legacyPfxBase64, passphrase: "sandbox" };
+const COMPANY = "76192083-9";
+const ENVIAR = "/api/v1/platform/dte/envios/enviar";
+const invoice = (folio: number, receptor = "22222222-2"): TestDocument => ({ tipo: 33, folio, receptor, total: 11_900 });
+
+async function setup() {
+  const t = probeApp();
+  const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(t.app, token.secret, path, body, headers);
+  const juana = await parseCertificateCredential(juanaCert, new Date());
+  return { ...t, post, juana, sandbox: t.deps.sii.sandbox! };
+}
+const send = (xml: Uint8Array, extra: Record<string, unknown> = {}) => ({ auth: { cert: juanaCert }, xml: bytesToBase64(xml), ...extra });
+const answer = async (res: Response) => [res.status, (await bodyOf(res)).error_code];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("sending an envelope (envios/enviar)", () => {
+  it("uploads it, gets a track id, and the envelope ends accepted; its receiver can then act on it", async () => {
+    const { post, juana, sandbox } = await setup();
+    const xml = await signedEnvelope(juana, COMPANY, [invoice(11), invoice(12, "60803000-K")]);
+    const res = await post(ENVIAR, send(xml), { "idempotency-key": "envio-1" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-quota-units")).toBe("5");
+    const { data } = await bodyOf(res);
+    expect(data).toMatchObject({
+      estado: "REC",
+      emisor: COMPANY,
+      archivo: "EnvioDTE_76192083-9_11.xml",
+      documentos: [
+        { tipo: 33, folio: 11 },
+        { tipo: 33, folio: 12 },
+      ],
+    });
+    expect(data.track_id).toMatch(/^\d{10}$/);
+    expect(data.fecha_recepcion).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}-0[34]:00$/);
+    expect(sandbox.state.calls.get("dte_upload")).toBe(1);
+
+    const estado = `/api/v1/platform/dte/envios/estado/${COMPANY}/${data.track_id}`;
+    expect((await bodyOf(await post(estado, { auth: { cert: juanaCert } }))).data).toMatchObject({
+      estado: "REC",
+      resultado: "procesando",
+    });
+    await sleep(4 * ENVIO_STEP_MS + 100);
+    const done = (await bodyOf(await post(estado, { auth: { cert: juanaCert } }))).data;
+    expect(done).toMatchObject({
+      estado: "EPR",
+      resultado: "aceptado",
+      documentos: [{ tipo: 33, informados: 2, aceptados: 2, rechazados: 0 }],
+    });
+
+    // Pedro received folio 11: he can accept it now.
+    const respuesta = await post("/api/v1/platform/dte/intercambios/respuesta_sii", {
+      auth: { cert: pedroCert },
+      documentos: { emisor: COMPANY, dte: 33, folio: 11, accion: "ACD" },
+    });
+    expect((await bodyOf(respuesta)).data.documentos[0]).toMatchObject({ resultado: "registrado", codigo: 0 });
+  }, 15_000);
+
+  it("rejects at the SII a document whose folio was never stamped, and a folio sent twice", async () => {
+    const { post, juana } = await setup();
+    const first = await bodyOf(await post(ENVIAR, send(await signedEnvelope(juana, COMPANY, [invoice(13), invoice(500)]))));
+    const second = await bodyOf(await post(ENVIAR, send(await signedEnvelope(juana, COMPANY, [invoice(13, "60803000-K")]))));
+    await sleep(4 * ENVIO_STEP_MS + 100);
+    const estado = (id: string) => post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${id}`, { auth: { cert: juanaCert } });
+    expect((await bodyOf(await estado(first.data.track_id))).data).toMatchObject({
+      resultado: "aceptado_con_reparos",
+      documentos: [{ tipo: 33, informados: 2, aceptados: 1, rechazados: 1 }],
+    });
+    expect((await bodyOf(await estado(second.data.track_id))).data).toMatchObject({ resultado: "rechazado" });
+  }, 15_000);
+
+  it("answers 409 ALREADY_SUBMITTED with the earlier track id when the same file is sent again", async () => {
+    const { post, juana } = await setup();
+    const xml = await signedEnvelope(juana, COMPANY, [invoice(14)]);
+    const first = await bodyOf(await post(ENVIAR, send(xml)));
+    const again = await post(ENVIAR, send(xml));
+    const body = await bodyOf(again);
+    expect([again.status, body.error_code]).toEqual([409, "ALREADY_SUBMITTED"]);
+    expect(String(Number(first.data.track_id))).toBe(body.details.track_id);
+  });
+
+  it("replays an Idempotency-Key without uploading twice", async () => {
+    const { post, juana, sandbox } = await setup();
+    const xml = await signedEnvelope(juana, COMPANY, [invoice(15)]);
+    const first = await bodyOf(await post(ENVIAR, send(xml), { "idempotency-key": "k-15" }));
+    const replay = await bodyOf(await post(ENVIAR, send(xml), { "idempotency-key": "k-15" }));
+    expect(replay.data).toEqual(first.data);
+    expect(sandbox.state.calls.get("dte_upload")).toBe(1);
+  });
+
+  it("checks everything in dry_run and stops before the upload, at no cost", async () => {
+    const { post, juana, sandbox } = await setup();
+    const res = await post(
+      `${ENVIAR}?dry_run=true`,
+      send(await signedEnvelope(juana, COMPANY, [invoice(16)]), { archivo: "mi_envio.xml" }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-quota-units")).toBe("0");
+    expect((await bodyOf(res)).data).toMatchObject({ track_id: null, archivo: "mi_envio.xml", documentos: [{ tipo: 33, folio: 16 }] });
+    expect(sandbox.state.calls.get("dte_upload") ?? 0).toBe(0);
+    expect(sandbox.state.calls.get("seed") ?? 0).toBe(0);
+  });
+
+  it("gets a new token once when the SII answers STATUS 5, and the upload goes through", async () => {
+    const { post, juana, sandbox } = await setup();
+    await post(`/api/v1/platform/dte/envios/estado/${COMPANY}/0260000001`, { auth: { cert: juanaCert } });
+    sandbox.state.forgetTokens();
+    const res = await post(ENVIAR, send(await signedEnvelope(juana, COMPANY, [invoice(17)])));
+    expect(res.status).toBe(200);
+    expect(sandbox.state.calls.get("dte_upload")).toBe(2);
+    expect(sandbox.state.calls.get("token")).toBe(2);
+  });
+
+  it("never retries the upload when the SII fails, and maps maintenance to 503", async () => {
+    const { post, juana, sandbox } = await setup();
+    sandbox.state.faults.push({ service: "dte_upload", fault: "http_5xx", remaining: 1 });
+    const failed = await post(ENVIAR, send(await signedEnvelope(juana, COMPANY, [invoice(18)])));
+    expect(await answer(failed)).toEqual([502, "SII_GATEWAY_ERROR"]);
+    expect(sandbox.state.calls.get("dte_upload")).toBe(1);
+    sandbox.state.faults.push({ service: "dte_upload", fault: "maintenance", remaining: 1 });
+    expect(await answer(await post(ENVIAR, send(await signedEnvelope(juana, COMPANY, [invoice(19)]))))).toEqual([503, "SII_UNAVAILABLE"]);
+  });
+
+  it("answers 403 AUTH_ERROR when the sender does not act for the issuer", async () => {
+    const { post } = await setup();
+    const pedro = await parseCertificateCredential(pedroCert, new Date());
+    const res = await post(ENVIAR, { auth: { cert: pedroCert }, xml: bytesToBase64(await signedEnvelope(pedro, COMPANY, [invoice(20)])) });
+    const body = await bodyOf(res);
+    expect([res.status, body.error_code]).toEqual([403, "AUTH_ERROR"]);
+    expect(body.details.sii_status_code).toBe("1");
+  });
+});
+
+describe("envelope checks before sending", () => {
+  const refusedAt = async (res: Response, path: RegExp) => {
+    const body = await bodyOf(res);
+    expect([res.status, body.error_code]).toEqual([400, "VALIDATION_ERROR"]);
+    expect(body.errors.map((e: { path: string }) => e.path).join(" ")).toMatch(path);
+  };
+
+  it("refuses a document changed after signing, naming its signature", async () => {
+    const { post, juana, sandbox } = await setup();
+    const xml = await signedEnvelope(juana, COMPANY, [invoice(21)], { tamper: (x) => x.replace("<MntTotal>11900<", "<MntTotal>1190<") });
+    await refusedAt(await post(ENVIAR, send(xml)), /xml:SetDTE\/DTE\[1\]\/Signature/);
+    expect(sandbox.state.calls.get("dte_upload") ?? 0).toBe(0);
+  });
+
+  it("refuses a carátula that does not match its documents, or names another sender", async () => {
+    const { post, juana } = await setup();
+    const counts = await signedEnvelope(juana, COMPANY, [invoice(22)], { subtotales: [{ tipo: 33, cantidad: 2 }] });
+    await refusedAt(await post(ENVIAR, send(counts)), /SubTotDTE/);
+    const sender = await signedEnvelope(juana, COMPANY, [invoice(23)], { rutEnvia: "22222222-2" });
+    await refusedAt(await post(ENVIAR, send(sender)), /RutEnvia/);
+  });
+
+  it("refuses what is not a readable ISO-8859-1 envelope", async () => {
+    const { post, juana } = await setup();
+    await refusedAt(await post(ENVIAR, { auth: { cert: juanaCert }, xml: "not base64!" }), /^xml:$/);
+    await refusedAt(await post(ENVIAR, send(encodeLatin1("<EnvioDTE><SetDTE>"))), /^xml:$/);
+    await refusedAt(await post(ENVIAR, send(encodeLatin1('<!DOCTYPE x [<!ENTITY a "b">]><EnvioDTE/>'))), /^xml:$/);
+    const latin1 = decodeLatin1(await signedEnvelope(juana, COMPANY, [invoice(24)]));
+    const utf8 = new TextEncoder().encode(latin1.replace('encoding="ISO-8859-1"', 'encoding="UTF-8"'));
+    await refusedAt(await post(ENVIAR, send(utf8)), /xml:<\?xml\?>/);
+    const lone = encodeLatin1('<DTE xmlns="http://www.sii.cl/SiiDte" version="1.0"><Documento ID="x"/></DTE>');
+    await refusedAt(await post(ENVIAR, send(lone)), /xml:DTE/);
+  });
+
+  it("answers 501 for an EnvioBOLETA, 422 for a missing field, 401 and 403 without the right token", async () => {
+    const { post, app, deps } = await setup();
+    const boleta = encodeLatin1(
+      '<?xml version="1.0" encoding="ISO-8859-1"?><EnvioBOLETA xmlns="http://www.sii.cl/SiiDte" version="1.0"><SetDTE ID="S"/></EnvioBOLETA>',
+    );
+    expect(await answer(await post(ENVIAR, send(boleta)))).toEqual([501, "NOT_IMPLEMENTED"]);
+    const missing = await post(ENVIAR, { auth: { cert: juanaCert } });
+    expect(await answer(missing)).toEqual([422, "VALIDATION_ERROR"]);
+    expect(await answer(await app.request(ENVIAR, { method: "POST", body: "{}" }))).toEqual([401, "HTTP_401"]);
+    const reader = await tokenFor(deps, { scopes: ["sii:read"] });
+    expect(await answer(await postJson(app, reader.secret, ENVIAR, { auth: { cert: juanaCert }, xml: "AA==" }))).toEqual([
+      403,
+      "INSUFFICIENT_SCOPE",
+    ]);
+  });
+});

@@ -1,0 +1,60 @@
+// A signed EnvioDTE for tests of the submission path, built independently of the DTE engine's
+// generator: the documents are minimal (no TED), signed the way the SII's profile says.
+
+import type { SigningCredential } from "../../src/dte/credentials.ts";
+import { ENVELOPED, sha1Base64, signatureElement, signedInfo } from "../../src/dte/sign/xmldsig.ts";
+import { canonicalize } from "../../src/dte/verify/c14n.ts";
+import { childElements, parseXml } from "../../src/dte/xml/parse.ts";
+import { encodeLatin1 } from "../../src/lib/latin1.ts";
+
+const SII = "http://www.sii.cl/SiiDte";
+const XSI = "http://www.w3.org/2001/XMLSchema-instance";
+
+export interface TestDocument {
+  tipo: number;
+  folio: number;
+  receptor: string;
+  total: number;
+}
+
+export async function signedDte(credential: SigningCredential, emisor: string, doc: TestDocument): Promise<string> {
+  const id = `T${doc.tipo}F${doc.folio}`;
+  const documento =
+    `<Documento ID="${id}"><Encabezado><IdDoc><TipoDTE>${doc.tipo}</TipoDTE><Folio>${doc.folio}</Folio><FchEmis>2026-11-20</FchEmis></IdDoc>` +
+    `<Emisor><RUTEmisor>${emisor}</RUTEmisor><RznSoc>Comercial Sandbox SpA</RznSoc></Emisor>` +
+    `<Receptor><RUTRecep>${doc.receptor}</RUTRecep><RznSocRecep>Compañía Receptora</RznSocRecep></Receptor>` +
+    `<Totales><MntTotal>${doc.total}</MntTotal></Totales></Encabezado><TmstFirma>2026-11-20T10:00:00</TmstFirma></Documento>`;
+  const unsigned = `<DTE xmlns="${SII}" version="1.0">${documento}</DTE>`;
+  const apex = childElements(parseXml(unsigned).root)[0]!;
+  const digest = await sha1Base64(canonicalize(apex, { mode: "inclusive", inherited: new Map([["", SII]]) }));
+  const signature = await signatureElement(credential, signedInfo(`#${id}`, digest));
+  return unsigned.replace("</DTE>", `${signature}</DTE>`);
+}
+
+/** The envelope as ISO-8859-1 bytes; `tamper` edits the text after signing. */
+export async function signedEnvelope(
+  credential: SigningCredential,
+  emisor: string,
+  docs: TestDocument[],
+  options: { subtotales?: { tipo: number; cantidad: number }[]; rutEnvia?: string; tamper?: (xml: string) => string } = {},
+): Promise<Uint8Array<ArrayBuffer>> {
+  const dtes = await Promise.all(docs.map((d) => signedDte(credential, emisor, d)));
+  const counts =
+    options.subtotales ??
+    [...new Set(docs.map((d) => d.tipo))].map((tipo) => ({ tipo, cantidad: docs.filter((d) => d.tipo === tipo).length }));
+  const caratula =
+    `<Caratula version="1.0"><RutEmisor>${emisor}</RutEmisor><RutEnvia>${options.rutEnvia ?? credential.rut}</RutEnvia><RutReceptor>60803000-K</RutReceptor>` +
+    `<FchResol>2014-08-22</FchResol><NroResol>80</NroResol><TmstFirmaEnv>2026-11-20T10:00:01</TmstFirmaEnv>` +
+    counts.map((s) => `<SubTotDTE><TpoDTE>${s.tipo}</TpoDTE><NroDTE>${s.cantidad}</NroDTE></SubTotDTE>`).join("") +
+    "</Caratula>";
+  const unsigned = `<EnvioDTE xmlns="${SII}" xmlns:xsi="${XSI}" version="1.0"><SetDTE ID="SetDoc">${caratula}${dtes.join("")}</SetDTE></EnvioDTE>`;
+  const setDte = childElements(parseXml(unsigned).root)[0]!;
+  const inherited = new Map([
+    ["", SII],
+    ["xsi", XSI],
+  ]);
+  const digest = await sha1Base64(canonicalize(setDte, { mode: "inclusive", inherited }));
+  const signature = await signatureElement(credential, signedInfo("#SetDoc", digest, ENVELOPED, ` xmlns:xsi="${XSI}"`));
+  const xml = `<?xml version="1.0" encoding="ISO-8859-1"?>\n${unsigned.replace("</EnvioDTE>", `${signature}</EnvioDTE>`)}`;
+  return encodeLatin1((options.tamper ?? ((x) => x))(xml));
+}
