@@ -136,7 +136,7 @@ export function registerFormatosJson(app: OpenAPIHono<AppEnv>): void {
           ],
         });
       }
-      const today = santiagoDate(c.var.deps.clock.now());
+      const today = santiagoDate(c.get("deps").clock.now());
       if (body.dte !== undefined) {
         const tipo = body.dte.Encabezado.IdDoc.TipoDTE;
         if (!SUPPORTED_TYPES.includes(tipo)) throw unsupportedType(tipo, "dte.Encabezado.IdDoc.TipoDTE");
