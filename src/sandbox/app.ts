@@ -6,6 +6,7 @@ import { Hono } from "hono";
 import { responseText } from "../lib/latin1.ts";
 import { certificateLogin, chooseRepresentation, claveLogin, loginPage, logout } from "./auth.ts";
 import { consultaBoletaPdf, presentaDatosEnvio, SANDBOX_BHE } from "./bhe.ts";
+import { boletaEnvio, boletaEstado, boletaSeed, boletaToken } from "./boletas.ts";
 import { bteAnnual, bteMenu, sandboxBte } from "./bte.ts";
 import { dteUpload, queryEstUp, seedEnvios } from "./envios.ts";
 import {
@@ -136,6 +137,26 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   app.post(
     `/:host${soapHosts}/cgi_dte/UPL/DTEUpload`,
     service("dte_upload", (c) => dteUpload(c, state, ambienteOf(c), now())),
+  );
+
+  // The boleta REST service: seed, token and status on api/apicert, the upload on rahue/pangal.
+  const boletaApi = "/:host{api\\.sii\\.cl|apicert\\.sii\\.cl}/recursos/v1";
+  const boletaAmbiente = (c: Context<Env>) => (["apicert.sii.cl", "pangal.sii.cl"].includes(c.req.param("host") ?? "") ? "1" : "0");
+  app.get(
+    `${boletaApi}/boleta.electronica.semilla`,
+    service("boleta_seed", (c) => boletaSeed(state, boletaAmbiente(c), now())),
+  );
+  app.post(
+    `${boletaApi}/boleta.electronica.token`,
+    service("boleta_token", (c) => boletaToken(c, state, boletaAmbiente(c), now(), options.checkCertificate)),
+  );
+  app.get(
+    `${boletaApi}/boleta.electronica.envio/:ref`,
+    service("boleta_status", (c) => boletaEstado(c, state, boletaAmbiente(c), now())),
+  );
+  app.post(
+    "/:host{rahue\\.sii\\.cl|pangal\\.sii\\.cl}/recursos/v1/boleta.electronica.envio",
+    service("boleta_upload", (c) => boletaEnvio(c, state, boletaAmbiente(c), now())),
   );
 
   app.get("/:host{zeusr\\.sii\\.cl}/AUT2000/InicioAutenticacion/IngresoRutClave.html", service("login_page", loginPage));

@@ -3,7 +3,7 @@
 // signature, RCT carátula); once processed, each document is accepted, accepted with objections
 // or rejected. QueryEstUp reports the envelope's state and the counts per document type.
 import type { Context } from "hono";
-import { type DocumentSummary, EnvelopeUnreadable, inspectEnvelope } from "../dte/verify/envelope.ts";
+import { type DocumentSummary, type EnvelopeReport, EnvelopeUnreadable, inspectEnvelope } from "../dte/verify/envelope.ts";
 import { santiagoDateTime } from "../lib/dates.ts";
 import { bytesToHex } from "../lib/encoding.ts";
 import { encodeLatin1 } from "../lib/latin1.ts";
@@ -52,6 +52,8 @@ export interface Envio {
   detail?: string;
   /** SHA-256 of the file, to refuse the same file twice. */
   digest?: string;
+  /** Taken by the boleta service (its track ids are unknown to QueryEstUp, and the other way round). */
+  boleta?: boolean;
   documents: EnvioDocument[];
 }
 
@@ -131,7 +133,7 @@ export function queryEstUp(state: SandboxState, requestXml: string, ambiente: "0
   const company = `${rut}-${dv}`;
   if (!mayActFor(token.rut, company)) return statusAnswer("", "<ESTADO>-6</ESTADO><GLOSA>Usuario no autorizado</GLOSA>");
   const envio = [...state.envios.values()].find(
-    (e) => e.ambiente === ambiente && e.emisor === company && Number(e.trackId) === Number(trackId),
+    (e) => !e.boleta && e.ambiente === ambiente && e.emisor === company && Number(e.trackId) === Number(trackId),
   );
   if (!envio) {
     return statusAnswer(
@@ -171,6 +173,70 @@ function judge(state: SandboxState, ambiente: "0" | "1", doc: DocumentSummary): 
   return verdict("DOK");
 }
 
+export interface Arrival {
+  ambiente: "0" | "1";
+  report: EnvelopeReport;
+  bytes: Uint8Array;
+  sender: string;
+  company: string;
+  file: string;
+  now: number;
+  /** Boleta track ids come from their own series. */
+  boleta?: boolean;
+}
+
+/**
+ * Records an envelope the SII took: refused as a whole (signature RFR, carátula RCT, schema RSC)
+ * or judged document by document; accepted documents' folios become used and their receivers
+ * may act on them. The same file twice is not recorded again.
+ */
+export async function receiveEnvelope(state: SandboxState, arrival: Arrival): Promise<{ trackId: string } | { duplicateOf: string }> {
+  const { ambiente, report, now } = arrival;
+  const digest = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", arrival.bytes)));
+  const earlier = [...state.envios.values()].find((e) => e.ambiente === ambiente && e.digest === digest);
+  if (earlier) return { duplicateOf: earlier.trackId };
+
+  const series = (arrival.boleta ? 9_100_000 : 260_100_000) + (ambiente === "0" ? 0 : 1_000_000_000);
+  const trackId = String(series + state.envios.size).padStart(10, "0");
+  const envelopeProblem = report.problems.find((p) => !p.path.startsWith("SetDTE/DTE[") || !p.path.endsWith("/Signature"));
+  const rejection = !report.firma?.valido
+    ? "RFR"
+    : envelopeProblem?.path.includes("Caratula") || envelopeProblem?.path.includes("RUTEmisor")
+      ? "RCT"
+      : envelopeProblem
+        ? "RSC"
+        : undefined;
+  const documents = report.documentos.map((doc) =>
+    rejection ? { tipo: doc.tipo, folio: doc.folio, estado: "RCH" as const } : judge(state, ambiente, doc),
+  );
+  state.envios.set(trackId, {
+    trackId,
+    ambiente,
+    emisor: arrival.company,
+    sender: arrival.sender,
+    file: arrival.file,
+    received: now,
+    rejection,
+    detail: envelopeProblem ? `${envelopeProblem.path}: ${envelopeProblem.message}` : undefined,
+    digest,
+    boleta: arrival.boleta,
+    documents,
+  });
+  report.documentos.forEach((doc, i) => {
+    if (documents[i]?.estado !== "DOK") return;
+    folioBook(state, ambiente, doc.emisor, doc.tipo).used.add(doc.folio);
+    state.received.set(receivedKey(ambiente, doc.emisor, doc.tipo, doc.folio), {
+      emisor: doc.emisor,
+      receptor: doc.receptor,
+      tipo: doc.tipo,
+      folio: doc.folio,
+      recibido: now,
+      events: [],
+    });
+  });
+  return { trackId };
+}
+
 /** DTEUpload: multipart rutSender, dvSender, rutCompany, dvCompany, archivo; the TOKEN cookie. */
 export async function dteUpload(c: Context, state: SandboxState, ambiente: "0" | "1", now: number): Promise<Response> {
   if (!/PROG 1\.0/.test(c.req.header("user-agent") ?? "")) return latin1Html(UPLOAD_ERROR_PAGE);
@@ -200,51 +266,13 @@ export async function dteUpload(c: Context, state: SandboxState, ambiente: "0" |
   }
   if (report.kind !== "EnvioDTE") return recepcion({ ...base, STATUS: "7" }, "SCH-00001: Invalid Schema Name");
 
-  const digest = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
-  const earlier = [...state.envios.values()].find((e) => e.ambiente === ambiente && e.digest === digest);
-  if (earlier) {
+  const received = await receiveEnvelope(state, { ambiente, report, bytes, sender, company, file: base.FILE, now });
+  if ("duplicateOf" in received) {
     return recepcion(
       { ...base, STATUS: "99" },
-      `Archivo ya fue enviado con Trackid ${Number(earlier.trackId)}. Debe esperar 900 segundos antes de reintentar`,
+      `Archivo ya fue enviado con Trackid ${Number(received.duplicateOf)}. Debe esperar 900 segundos antes de reintentar`,
     );
   }
-
-  const trackId = String(ambiente === "0" ? 260_100_000 + state.envios.size : 1_260_100_000 + state.envios.size).padStart(10, "0");
-  const envelopeProblem = report.problems.find((p) => !p.path.startsWith("SetDTE/DTE[") || !p.path.endsWith("/Signature"));
-  const rejection = !report.firma?.valido
-    ? "RFR"
-    : envelopeProblem?.path.includes("Caratula") || envelopeProblem?.path.includes("RUTEmisor")
-      ? "RCT"
-      : envelopeProblem
-        ? "RSC"
-        : undefined;
-  const documents = report.documentos.map((doc) =>
-    rejection ? { tipo: doc.tipo, folio: doc.folio, estado: "RCH" as const } : judge(state, ambiente, doc),
-  );
-  state.envios.set(trackId, {
-    trackId,
-    ambiente,
-    emisor: company,
-    sender,
-    file: base.FILE,
-    received: now,
-    rejection,
-    detail: envelopeProblem ? `${envelopeProblem.path}: ${envelopeProblem.message}` : undefined,
-    digest,
-    documents,
-  });
-  // What the SII accepted is now received: its folios are used and its receiver may act on it.
-  report.documentos.forEach((doc, i) => {
-    if (documents[i]?.estado !== "DOK") return;
-    folioBook(state, ambiente, doc.emisor, doc.tipo).used.add(doc.folio);
-    state.received.set(receivedKey(ambiente, doc.emisor, doc.tipo, doc.folio), {
-      emisor: doc.emisor,
-      receptor: doc.receptor,
-      tipo: doc.tipo,
-      folio: doc.folio,
-      recibido: now,
-      events: [],
-    });
-  });
+  const trackId = received.trackId;
   return recepcion({ ...base, STATUS: "0", TRACKID: trackId });
 }

@@ -4,7 +4,7 @@
 import { randomBytes } from "../lib/crypto.ts";
 import { base64ToBytes } from "../lib/encoding.ts";
 import { elementInner, elementText, escapeXml, stripXmlDeclaration } from "../lib/xml.ts";
-import type { SandboxState } from "./state.ts";
+import type { IssuedToken, SandboxState } from "./state.ts";
 
 export const SEED_TTL_MS = 2 * 60 * 1000;
 export const TOKEN_TTL_MS = 60 * 60 * 1000;
@@ -35,10 +35,15 @@ function digits(count: number): string {
   return [...randomBytes(count)].map((b) => String(b % 10)).join("");
 }
 
-export function issueSeed(state: SandboxState, ambiente: "0" | "1", now: number): Response {
+/** A fresh seed inside the SII's RESPUESTA (the SOAP service escapes it; the boleta service sends it bare). */
+export function seedRespuesta(state: SandboxState, ambiente: "0" | "1", now: number): string {
   const seed = `${1 + ((randomBytes(1)[0] ?? 0) % 9)}${digits(11)}`;
   state.seeds.set(seed, { ambiente, expiresAt: now + SEED_TTL_MS });
-  return soapReturn("getSeed", respuesta(`<SEMILLA>${seed}</SEMILLA>`, "00"));
+  return respuesta(`<SEMILLA>${seed}</SEMILLA>`, "00");
+}
+
+export function issueSeed(state: SandboxState, ambiente: "0" | "1", now: number): Response {
+  return soapReturn("getSeed", seedRespuesta(state, ambiente, now));
 }
 
 const utf8 = new TextEncoder();
@@ -65,9 +70,24 @@ export async function issueToken(
 ): Promise<Response> {
   const signed = elementText(requestXml, "pszXml");
   if (!signed) return soapFault("No se encontro el parametro pszXml");
+  return soapReturn("getToken", await tokenRespuesta(state, state.tokens, ambiente, signed, now, checkCertificate));
+}
+
+/**
+ * The RESPUESTA to a signed seed: a new token in `tokens` when the seed is this SII's, unexpired,
+ * and signed by a valid certificate (digest and signature really checked).
+ */
+export async function tokenRespuesta(
+  state: SandboxState,
+  tokens: Map<string, IssuedToken>,
+  ambiente: "0" | "1",
+  signed: string,
+  now: number,
+  checkCertificate: (certificateBase64: string) => Promise<CertificateCheck>,
+): Promise<string> {
   const seed = elementText(signed, "Semilla") ?? "";
   const issued = state.seeds.get(seed);
-  const fail = (estado: string, glosa: string) => soapReturn("getToken", respuesta("", estado, glosa));
+  const fail = (estado: string, glosa: string) => respuesta("", estado, glosa);
   if (!issued || issued.ambiente !== ambiente || issued.expiresAt < now) return fail("-07", "Semilla invalida o expirada");
 
   const rawSignedInfo = /<SignedInfo[\s>][\s\S]*?<\/SignedInfo>/.exec(signed)?.[0];
@@ -90,8 +110,8 @@ export async function issueToken(
   state.seeds.delete(seed);
   const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   const token = [...randomBytes(13)].map((b) => alphabet[b % alphabet.length]).join("");
-  state.tokens.set(token, { rut: cert.rut, ambiente, expiresAt: now + TOKEN_TTL_MS });
-  return soapReturn("getToken", respuesta(`<TOKEN>${token}</TOKEN>`, "00", "Token Creado"));
+  tokens.set(token, { rut: cert.rut, ambiente, expiresAt: now + TOKEN_TTL_MS });
+  return respuesta(`<TOKEN>${token}</TOKEN>`, "00", "Token Creado");
 }
 
 /** The operation a SOAP request calls: the first element inside Body, whatever its prefix. */

@@ -30,6 +30,8 @@ export interface WebSession {
 export class SandboxState {
   readonly seeds = new Map<string, { ambiente: "0" | "1"; expiresAt: number }>();
   readonly tokens = new Map<string, IssuedToken>();
+  /** Tokens of the boleta REST service (a separate series: neither kind is accepted by the other). */
+  readonly boletaTokens = new Map<string, IssuedToken>();
   readonly sessions = new Map<string, WebSession>();
   /** Certificate logins waiting at the "ESCOJA COMO DESEA INGRESAR" page. */
   readonly pendingChoices = new Map<string, { holder: string; referencia: string; expiresAt: number }>();
@@ -83,5 +85,6 @@ export class SandboxState {
   /** Test hook: makes every token issued so far unknown, as the SII does at times. */
   forgetTokens(): void {
     this.tokens.clear();
+    this.boletaTokens.clear();
   }
 }
