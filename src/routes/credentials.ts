@@ -104,14 +104,15 @@ export function withCertificateSession<T>(
   return withWebSession(sessionEnv(c, ctx), owner, login, use);
 }
 
-/** Runs `use` with the SII's SOAP token for this certificate and account (cached; renewed once when refused). */
+/** Runs `use` with the SII's token for this certificate and account: DTE (SOAP) or boleta (REST); cached, renewed once when refused. */
 export function withDteToken<T>(
   c: Context<AppEnv>,
   ctx: SiiContext,
   credential: SigningCredential,
   ambiente: Ambiente,
   use: (token: string) => Promise<T>,
+  service: "dte" | "boleta" = "dte",
 ): Promise<T> {
   const owner = { account: account(c), fingerprint: credential.fingerprint, signer: credential };
-  return withSoapToken(ctx, owner, ambiente, () => c.get("deps").clock.now().getTime(), use);
+  return withSoapToken(ctx, owner, ambiente, () => c.get("deps").clock.now().getTime(), use, service);
 }

@@ -10,5 +10,9 @@ export function siiHosts(ambiente: Ambiente) {
     claveLogin: "zeusr.sii.cl",
     /** Web login with the taxpayer's certificate over mutual TLS (same host for both ambientes). */
     certLogin: "herculesr.sii.cl",
+    /** The boleta REST service: seed, token and status. */
+    boletaApi: cert ? "apicert.sii.cl" : "api.sii.cl",
+    /** The boleta REST service's upload. */
+    boletaUpload: cert ? "pangal.sii.cl" : "rahue.sii.cl",
   };
 }

@@ -3,10 +3,11 @@
 // SII says it no longer knows one; then the call is made once more with a fresh token.
 import { signSeed } from "../dte/sign/seed.ts";
 import type { XmlSigner } from "../dte/sign/xmldsig.ts";
+import { elementText } from "../lib/xml.ts";
 import { ApiError } from "../platform/errors.ts";
 import type { SiiTransport } from "../ports.ts";
 import { type Ambiente, siiHosts } from "./hosts.ts";
-import type { SiiContext } from "./http.ts";
+import { pageText, type SiiContext, siiFetch } from "./http.ts";
 import { soapCall } from "./soap.ts";
 
 /** The SII keeps a token about an hour; reuse ours for less. */
@@ -71,18 +72,47 @@ export async function requestToken(ctx: SiiContext, signer: XmlSigner, ambiente:
   return token;
 }
 
-/** Runs `use` with a cached or fresh token; when the SII rejects the token, once more with a new one. */
+/** The boleta service's own token (sii-upstream §2.2): the same signed seed, over plain REST. */
+export async function requestBoletaToken(ctx: SiiContext, signer: XmlSigner, ambiente: Ambiente): Promise<string> {
+  const base = `https://${siiHosts(ambiente).boletaApi}/recursos/v1`;
+  const read = (text: string) => ({ estado: elementText(text, "ESTADO") ?? "", glosa: elementText(text, "GLOSA"), text });
+  const seed = read(
+    (
+      await siiFetch(ctx, new Request(`${base}/boleta.electronica.semilla`, { headers: { accept: "application/xml" } }), {
+        service: "boleta_seed",
+        read: true,
+      })
+    ).text,
+  );
+  const semilla = /<SEMILLA>(\d+)<\/SEMILLA>/.exec(seed.text)?.[1];
+  if (seed.estado !== "00" || !semilla) throw refused("boleta_seed", seed.estado, seed.glosa ?? pageText(seed.text));
+  const request = new Request(`${base}/boleta.electronica.token`, {
+    method: "POST",
+    headers: { "content-type": "application/xml", accept: "application/xml" },
+    body: await signSeed(semilla, signer),
+  });
+  const answer = read((await siiFetch(ctx, request, { service: "boleta_token", read: false })).text);
+  const token = /<TOKEN>([^<]+)<\/TOKEN>/.exec(answer.text)?.[1];
+  if (answer.estado !== "00" || !token) throw refused("boleta_token", answer.estado, answer.glosa ?? pageText(answer.text));
+  return token;
+}
+
+/**
+ * Runs `use` with a cached or fresh token of the DTE (SOAP) or the boleta (REST) service; when the
+ * SII rejects the token, once more with a new one.
+ */
 export async function withSoapToken<T>(
   ctx: SiiContext,
   owner: TokenOwner,
   ambiente: Ambiente,
   now: () => number,
   use: (token: string) => Promise<T>,
+  service: "dte" | "boleta" = "dte",
 ): Promise<T> {
   const cache = cacheFor(ctx.transport);
-  const key = `${owner.account}\u0000${owner.fingerprint}\u0000${ambiente}`;
+  const key = `${owner.account}\u0000${owner.fingerprint}\u0000${ambiente}\u0000${service}`;
   const fresh = async () => {
-    const token = await requestToken(ctx, owner.signer, ambiente);
+    const token = await (service === "boleta" ? requestBoletaToken : requestToken)(ctx, owner.signer, ambiente);
     cache.set(key, { token, until: now() + TOKEN_REUSE_MS });
     return token;
   };

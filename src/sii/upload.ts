@@ -26,7 +26,7 @@ export interface Received {
 }
 
 /** The multipart body, parts in the order the SII reads them. */
-function multipart(upload: Upload, boundary: string): Uint8Array<ArrayBuffer> {
+export function multipart(upload: Upload, boundary: string): Uint8Array<ArrayBuffer> {
   const [rutSender = "", dvSender = ""] = upload.sender.split("-");
   const [rutCompany = "", dvCompany = ""] = upload.company.split("-");
   const field = (name: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;

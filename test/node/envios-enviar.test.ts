@@ -6,6 +6,7 @@ import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
+import { folioBook } from "../../src/sandbox/folios.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedEnvelope, type TestDocument } from "../support/envelope.ts";
 
@@ -143,6 +144,40 @@ describe("sending an envelope (envios/enviar)", () => {
   });
 });
 
+describe("sending boletas (EnvioBOLETA through the boleta service)", () => {
+  it("uploads with the boleta service's own token and reports each rejected boleta's reasons", async () => {
+    const { post, juana, sandbox } = await setup();
+    folioBook(sandbox.state, "0", COMPANY, 39).ranges.push({ desde: 1, hasta: 50, fecha: "2026-01-05", mandatario: "11111111-1" });
+    const boletas = [1, 2, 99].map((folio) => ({ tipo: 39, folio, receptor: "66666666-6", total: 2_990 }));
+    const res = await post(ENVIAR, send(await signedEnvelope(juana, COMPANY, boletas, { kind: "EnvioBOLETA" })));
+    expect(res.status).toBe(200);
+    const { data } = await bodyOf(res);
+    expect(data).toMatchObject({ servicio: "boleta", estado: "REC", archivo: "EnvioBOLETA_76192083-9_1.xml" });
+    expect(sandbox.state.calls.get("boleta_upload")).toBe(1);
+    expect(sandbox.state.calls.get("boleta_token")).toBe(1);
+    expect(sandbox.state.calls.get("token") ?? 0).toBe(0);
+
+    const estado = `/api/v1/platform/dte/envios/estado/${COMPANY}/${data.track_id}?servicio=boleta`;
+    await sleep(4 * ENVIO_STEP_MS + 100);
+    const status = (await bodyOf(await post(estado, { auth: { cert: juanaCert } }))).data;
+    expect(status).toMatchObject({
+      estado: "EPR",
+      resultado: "aceptado_con_reparos",
+      documentos: [{ tipo: 39, informados: 3, aceptados: 2, rechazados: 1, reparos: 0 }],
+      detalle: [{ tipo: 39, folio: 99, estado: "RCH", errores: [{ seccion: "CAF", codigo: 517 }] }],
+    });
+    expect(sandbox.state.calls.get("boleta_token")).toBe(1);
+  }, 15_000);
+
+  it("asks the right service: a DTE track id is unknown to the boleta service", async () => {
+    const { post } = await setup();
+    const res = await post(`/api/v1/platform/dte/envios/estado/${COMPANY}/0260000001?servicio=boleta`, { auth: { cert: juanaCert } });
+    expect(await answer(res)).toEqual([404, "HTTP_404"]);
+    const wrong = await post(`/api/v1/platform/dte/envios/estado/${COMPANY}/0260000001?servicio=sobre`, { auth: { cert: juanaCert } });
+    expect(await answer(wrong)).toEqual([400, "VALIDATION_ERROR"]);
+  });
+});
+
 describe("envelope checks before sending", () => {
   const refusedAt = async (res: Response, path: RegExp) => {
     const body = await bodyOf(res);
@@ -177,12 +212,8 @@ describe("envelope checks before sending", () => {
     await refusedAt(await post(ENVIAR, send(lone)), /xml:DTE/);
   });
 
-  it("answers 501 for an EnvioBOLETA, 422 for a missing field, 401 and 403 without the right token", async () => {
+  it("answers 422 for a missing field, 401 and 403 without the right token", async () => {
     const { post, app, deps } = await setup();
-    const boleta = encodeLatin1(
-      '<?xml version="1.0" encoding="ISO-8859-1"?><EnvioBOLETA xmlns="http://www.sii.cl/SiiDte" version="1.0"><SetDTE ID="S"/></EnvioBOLETA>',
-    );
-    expect(await answer(await post(ENVIAR, send(boleta)))).toEqual([501, "NOT_IMPLEMENTED"]);
     const missing = await post(ENVIAR, { auth: { cert: juanaCert } });
     expect(await answer(missing)).toEqual([422, "VALIDATION_ERROR"]);
     expect(await answer(await app.request(ENVIAR, { method: "POST", body: "{}" }))).toEqual([401, "HTTP_401"]);

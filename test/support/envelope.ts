@@ -1,4 +1,4 @@
-// A signed EnvioDTE for tests of the submission path, built independently of the DTE engine's
+// A signed EnvioDTE or EnvioBOLETA for tests of the submission path, built independently of the DTE engine's
 // generator: the documents are minimal (no TED), signed the way the SII's profile says.
 
 import type { SigningCredential } from "../../src/dte/credentials.ts";
@@ -36,7 +36,12 @@ export async function signedEnvelope(
   credential: SigningCredential,
   emisor: string,
   docs: TestDocument[],
-  options: { subtotales?: { tipo: number; cantidad: number }[]; rutEnvia?: string; tamper?: (xml: string) => string } = {},
+  options: {
+    kind?: "EnvioDTE" | "EnvioBOLETA";
+    subtotales?: { tipo: number; cantidad: number }[];
+    rutEnvia?: string;
+    tamper?: (xml: string) => string;
+  } = {},
 ): Promise<Uint8Array<ArrayBuffer>> {
   const dtes = await Promise.all(docs.map((d) => signedDte(credential, emisor, d)));
   const counts =
@@ -47,7 +52,8 @@ export async function signedEnvelope(
     `<FchResol>2014-08-22</FchResol><NroResol>80</NroResol><TmstFirmaEnv>2026-11-20T10:00:01</TmstFirmaEnv>` +
     counts.map((s) => `<SubTotDTE><TpoDTE>${s.tipo}</TpoDTE><NroDTE>${s.cantidad}</NroDTE></SubTotDTE>`).join("") +
     "</Caratula>";
-  const unsigned = `<EnvioDTE xmlns="${SII}" xmlns:xsi="${XSI}" version="1.0"><SetDTE ID="SetDoc">${caratula}${dtes.join("")}</SetDTE></EnvioDTE>`;
+  const kind = options.kind ?? "EnvioDTE";
+  const unsigned = `<${kind} xmlns="${SII}" xmlns:xsi="${XSI}" version="1.0"><SetDTE ID="SetDoc">${caratula}${dtes.join("")}</SetDTE></${kind}>`;
   const setDte = childElements(parseXml(unsigned).root)[0]!;
   const inherited = new Map([
     ["", SII],
@@ -55,6 +61,6 @@ export async function signedEnvelope(
   ]);
   const digest = await sha1Base64(canonicalize(setDte, { mode: "inclusive", inherited }));
   const signature = await signatureElement(credential, signedInfo("#SetDoc", digest, ENVELOPED, ` xmlns:xsi="${XSI}"`));
-  const xml = `<?xml version="1.0" encoding="ISO-8859-1"?>\n${unsigned.replace("</EnvioDTE>", `${signature}</EnvioDTE>`)}`;
+  const xml = `<?xml version="1.0" encoding="ISO-8859-1"?>\n${unsigned.replace(`</${kind}>`, `${signature}</${kind}>`)}`;
   return encodeLatin1((options.tamper ?? ((x) => x))(xml));
 }

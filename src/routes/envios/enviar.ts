@@ -12,6 +12,7 @@ import { ApiError } from "../../platform/errors.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, DryRun } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { uploadBoletas } from "../../sii/boleta.ts";
 import { uploadEnvelope } from "../../sii/upload.ts";
 import { CertAuth, parseCertificate, withDteToken } from "../credentials.ts";
 import { siiContext } from "../sii-context.ts";
@@ -24,7 +25,7 @@ const Body = z
     xml: z
       .string()
       .min(1, { error: "is required" })
-      .openapi({ description: "The signed EnvioDTE, base64 (as `documentos/generar` returns it)" }),
+      .openapi({ description: "The signed EnvioDTE or EnvioBOLETA, base64 (as `documentos/generar` returns it)" }),
     archivo: z
       .string()
       .regex(/^[\w.-]{1,100}\.xml$/, { error: "must be a file name ending in .xml (letters, digits, . _ -)" })
@@ -39,6 +40,9 @@ const Sent = envelope(
       track_id: z.string().nullable().openapi({ description: "The SII's track id (null in dry_run)", example: "0260003916" }),
       estado: z.string().nullable().openapi({ description: "`REC`: received; follow it with `envios/estado`", example: "REC" }),
       fecha_recepcion: z.string().nullable().openapi({ format: "date-time" }),
+      servicio: z.enum(["dte", "boleta"]).openapi({
+        description: "Which SII service took it: DTEUpload, or the boleta service (EnvioBOLETA); pass it to `envios/estado`",
+      }),
       archivo: z.string(),
       emisor: z.string(),
       documentos: z.array(z.object({ tipo: z.number().int(), folio: z.number().int() })),
@@ -61,9 +65,9 @@ export function registerEnviar(app: OpenAPIHono<AppEnv>): void {
       tags: ["Submissions"],
       summary: "Send an envelope to the SII",
       description:
-        "Uploads an EnvioDTE with the sender's certificate (DTEUpload). The envelope is checked first: readable ISO-8859-1 XML, valid envelope and document signatures, a carátula that agrees with its documents and with the certificate, at most 2000 documents; each problem is a 400 naming its place in the XML (`errors[].path` = `xml:<path>`). Never retried: send an `Idempotency-Key`. The SII's STATUS 99 (the same file again) is 409 `ALREADY_SUBMITTED` with the earlier track id. EnvioBOLETA goes through the SII's boleta service, not yet supported (501).",
+        "Uploads an EnvioDTE (DTEUpload, with the DTE token) or an EnvioBOLETA (the boleta REST service, with its own token) with the sender's certificate. The envelope is checked first: readable ISO-8859-1 XML, valid envelope and document signatures, a carátula that agrees with its documents and with the certificate, at most 2000 documents (500 boletas); each problem is a 400 naming its place in the XML (`errors[].path` = `xml:<path>`). Never retried: send an `Idempotency-Key`. The same file again is 409 `ALREADY_SUBMITTED` with the earlier track id.",
       request: { query: Query, body: jsonBody(Body) },
-      responses: { 200: jsonContent(Sent, "The SII received the envelope"), ...errorResponses([400, 422, 501, 502, 503]) },
+      responses: { 200: jsonContent(Sent, "The SII received the envelope"), ...errorResponses([400, 422, 502, 503]) },
     }),
     async (c) => {
       const { ambiente } = valid(c, "query", Query);
@@ -86,13 +90,6 @@ export function registerEnviar(app: OpenAPIHono<AppEnv>): void {
           { path: "DTE", message: "is not an envelope" },
         ]);
       }
-      if (report.kind === "EnvioBOLETA") {
-        throw new ApiError(
-          501,
-          "NOT_IMPLEMENTED",
-          "Sending EnvioBOLETA through the SII's boleta service is not supported yet; EnvioDTE is",
-        );
-      }
       if (report.problems.length) {
         throw refused(`The envelope would be refused: ${report.problems.map((p) => `${p.path} ${p.message}`).join("; ")}`, report.problems);
       }
@@ -104,19 +101,22 @@ export function registerEnviar(app: OpenAPIHono<AppEnv>): void {
         ]);
       }
       const documentos = report.documentos.map((d) => ({ tipo: d.tipo, folio: d.folio }));
-      const archivo = body.archivo ?? `EnvioDTE_${caratula.rut_emisor}_${documentos[0]?.folio ?? 0}.xml`;
+      const archivo = body.archivo ?? `${report.kind}_${caratula.rut_emisor}_${documentos[0]?.folio ?? 0}.xml`;
+      const servicio = report.kind === "EnvioBOLETA" ? ("boleta" as const) : ("dte" as const);
       if (isDryRun(c)) {
-        const data = { track_id: null, estado: null, fecha_recepcion: null, archivo, emisor: caratula.rut_emisor, documentos };
+        const data = { track_id: null, estado: null, fecha_recepcion: null, servicio, archivo, emisor: caratula.rut_emisor, documentos };
         return ok(c, data, `Preview only (dry_run): the envelope passed every check; nothing was sent to the SII`);
       }
       const ctx = await siiContext(c);
       const upload = { sender: credential.rut, company: caratula.rut_emisor, fileName: archivo, file: bytes };
-      const received = await withDteToken(c, ctx, credential, ambiente, (token) => uploadEnvelope(ctx, ambiente, token, upload));
+      const send = servicio === "boleta" ? uploadBoletas : uploadEnvelope;
+      const received = await withDteToken(c, ctx, credential, ambiente, (token) => send(ctx, ambiente, token, upload), servicio);
       const stamp = received.timestamp?.trim().replace(" ", "T");
       return ok(c, {
         track_id: received.track_id,
         estado: "REC",
         fecha_recepcion: stamp && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(stamp) ? santiagoIso(stamp) : null,
+        servicio,
         archivo: received.archivo,
         emisor: caratula.rut_emisor,
         documentos,

@@ -6,6 +6,7 @@ import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
+import { boletaUploadStatus } from "../../sii/boleta.ts";
 import { queryUploadStatus } from "../../sii/envios.ts";
 import { CertAuthBody, parseCertificate, withDteToken } from "../credentials.ts";
 import { siiContext } from "../sii-context.ts";
@@ -17,7 +18,13 @@ const Params = pathParams({
     .regex(/^\d{1,15}$/, { error: "must be the SII's track id: up to 15 digits" })
     .openapi({ type: "string", example: "0260003916" }),
 });
-const Query = z.object({ ambiente: Ambiente });
+const Query = z.object({
+  ambiente: Ambiente,
+  servicio: z
+    .enum(["dte", "boleta"], { error: "must be dte or boleta" })
+    .default("dte")
+    .openapi({ description: "`dte` for envelopes sent through DTEUpload, `boleta` for EnvioBOLETA (as `envios/enviar` says)" }),
+});
 
 const Status = envelope(
   z
@@ -45,6 +52,28 @@ const Status = envelope(
         )
         .openapi({ description: "Counts per document type once processed (`EPR`); empty before" }),
       num_atencion: z.string().nullable().openapi({ description: "The SII's attention number" }),
+      detalle: z
+        .array(
+          z.object({
+            tipo: z.number().int(),
+            folio: z.number().int(),
+            estado: z.string().openapi({ description: "`RCH` rejected, `RPR`/`RLV` objections" }),
+            descripcion: z.string().nullable(),
+            errores: z.array(
+              z.object({
+                seccion: z.string().nullable(),
+                codigo: z.union([z.number(), z.string()]).nullable(),
+                descripcion: z.string().nullable(),
+                detalle: z.string().nullable(),
+              }),
+            ),
+          }),
+        )
+        .nullable()
+        .openapi({
+          description:
+            "Each rejected or objected document with the SII's reasons: boleta envelopes once processed; null for DTE envelopes (the SII e-mails those)",
+        }),
     })
     .openapi("UploadStatus"),
 );
@@ -58,16 +87,26 @@ export function registerEnvioEstado(app: OpenAPIHono<AppEnv>): void {
       tags: ["Submissions"],
       summary: "Processing status of a sent envelope",
       description:
-        "Asks the SII (QueryEstUp) with the certificate of the issuer or its representative. Per-document rejection reasons are sent by the SII only by e-mail for DTE envelopes.",
+        "Asks the SII with the certificate of the issuer or its representative: QueryEstUp for DTE envelopes, the boleta service for `servicio=boleta` (which also gives each rejected boleta's reasons; for DTE envelopes the SII sends those only by e-mail).",
       request: { params: Params, query: Query, body: jsonBody(CertAuthBody) },
       responses: { 200: jsonContent(Status, "The envelope's state"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
     async (c) => {
       const { emisor, track_id } = valid(c, "param", Params);
-      const { ambiente } = valid(c, "query", Query);
+      const { ambiente, servicio } = valid(c, "query", Query);
       const credential = await parseCertificate(c, valid(c, "json", CertAuthBody).auth.cert);
       const ctx = await siiContext(c);
-      const status = await withDteToken(c, ctx, credential, ambiente, (token) => queryUploadStatus(ctx, ambiente, token, emisor, track_id));
+      const status = await withDteToken(
+        c,
+        ctx,
+        credential,
+        ambiente,
+        async (token) =>
+          servicio === "boleta"
+            ? boletaUploadStatus(ctx, ambiente, token, emisor, track_id)
+            : { ...(await queryUploadStatus(ctx, ambiente, token, emisor, track_id)), detalle: null },
+        servicio,
+      );
       return ok(c, status);
     },
   );
