@@ -28,6 +28,10 @@ export interface DocumentSummary {
   monto_total: number;
   /** The DTE element (with its TED and signature). */
   element: XmlElement;
+  /** The DTE's text exactly as in the file (the stamp's signed bytes are checked on it). */
+  raw: string;
+  /** The document's SignatureValue (what the SII's advanced status query compares). */
+  signatureValue: string | null;
   firma: SignatureCheck | null;
 }
 
@@ -67,7 +71,7 @@ function text(element: XmlElement | undefined, ...path: string[]): string {
   return found ? textContent(found).trim() : "";
 }
 
-function summarize(dte: XmlElement): Omit<DocumentSummary, "firma"> {
+function summarize(dte: XmlElement, raw: string): Omit<DocumentSummary, "firma"> {
   const documento = childElements(dte).find((c) => ["Documento", "Liquidacion", "Exportaciones"].includes(localName(c.name)));
   const encabezado = child(documento, "Encabezado");
   return {
@@ -79,6 +83,12 @@ function summarize(dte: XmlElement): Omit<DocumentSummary, "firma"> {
     fecha_emision: text(encabezado, "IdDoc", "FchEmis"),
     monto_total: Number(text(encabezado, "Totales", "MntTotal") || 0),
     element: dte,
+    raw,
+    signatureValue:
+      text(
+        childElements(dte).find((c) => localName(c.name) === "Signature"),
+        "SignatureValue",
+      ).replace(/\s+/g, "") || null,
   };
 }
 
@@ -121,8 +131,10 @@ export async function inspectEnvelope(bytes: Uint8Array): Promise<EnvelopeReport
 
   const setDte = kind === "DTE" ? undefined : child(doc.root, "SetDTE");
   const dtes = kind === "DTE" ? [doc.root] : setDte ? childElements(setDte).filter((c) => localName(c.name) === "DTE") : [];
-  const documentos = dtes.map((dte) => {
-    const summary = summarize(dte);
+  // DTE elements never nest, so their texts are found in document order.
+  const raws = [...text.matchAll(/<(?:[\w.-]+:)?DTE[\s>][\s\S]*?<\/(?:[\w.-]+:)?DTE>/g)].map((m) => m[0]);
+  const documentos = dtes.map((dte, i) => {
+    const summary = summarize(dte, raws[i] ?? "");
     return { ...summary, firma: signatureFor(summary.id) };
   });
   documentos.forEach((d, i) => {
