@@ -8,7 +8,7 @@ import { certificateLogin, chooseRepresentation, claveLogin, loginPage, logout }
 import { consultaBoletaPdf, presentaDatosEnvio, SANDBOX_BHE } from "./bhe.ts";
 import { boletaEnvio, boletaEstado, boletaSeed, boletaToken } from "./boletas.ts";
 import { bteAnnual, bteMenu, sandboxBte } from "./bte.ts";
-import { dteUpload, queryEstUp, seedEnvios } from "./envios.ts";
+import { dteUpload, queryEstDteAv, queryEstUp, seedEnvios } from "./envios.ts";
 import {
   anular,
   anular1,
@@ -134,6 +134,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     }),
   );
 
+  app.post(
+    `/:host${soapHosts}/DTEWS/services/QueryEstDteAv`,
+    service("document_status", async (c) => {
+      const xml = await responseText(c.req.raw);
+      if (soapOperation(xml) !== "getEstDteAv") return soapFault(`No such operation '${soapOperation(xml) ?? ""}'`);
+      return queryEstDteAv(state, xml, ambienteOf(c), now());
+    }),
+  );
   app.post(
     `/:host${soapHosts}/cgi_dte/UPL/DTEUpload`,
     service("dte_upload", (c) => dteUpload(c, state, ambienteOf(c), now())),

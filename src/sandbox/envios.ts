@@ -232,6 +232,10 @@ export async function receiveEnvelope(state: SandboxState, arrival: Arrival): Pr
       folio: doc.folio,
       recibido: now,
       events: [],
+      fecha: doc.fecha_emision,
+      monto: doc.monto_total,
+      firma: doc.signatureValue ?? undefined,
+      trackId,
     });
   });
   return { trackId };
@@ -275,4 +279,39 @@ export async function dteUpload(c: Context, state: SandboxState, ambiente: "0" |
   }
   const trackId = received.trackId;
   return recepcion({ ...base, STATUS: "0", TRACKID: trackId });
+}
+
+/** QueryEstDteAv getEstDteAv: whether the SII received this document with these data and this signature. */
+export function queryEstDteAv(state: SandboxState, requestXml: string, ambiente: "0" | "1", now: number): Response {
+  const field = (name: string) => (elementText(requestXml, name) ?? "").trim();
+  const answer = (body: string, estado: string, glosa: string) =>
+    soapReturn(
+      "getEstDteAv",
+      `<?xml version="1.0" encoding="UTF-8"?><SII:RESPUESTA xmlns:SII="http://www.sii.cl/XMLSchema"><SII:RESP_BODY>${body}</SII:RESP_BODY><SII:RESP_HDR><ESTADO>${estado}</ESTADO><GLOSA>${escapeXml(glosa)}</GLOSA></SII:RESP_HDR></SII:RESPUESTA>`,
+    );
+  const token = state.tokens.get(field("Token"));
+  if (!token || token.expiresAt < now || token.ambiente !== ambiente) return answer("", "2", "TOKEN NO EXISTE");
+  const emisor = `${field("RutEmpresa")}-${field("DvEmpresa").toUpperCase()}`;
+  const receptor = `${field("RutReceptor")}-${field("DvReceptor").toUpperCase()}`;
+  if (!mayActFor(token.rut, emisor) && !mayActFor(token.rut, receptor)) return answer("", "9", "Usuario no autorizado en la empresa");
+  const tipo = Number(field("TipoDte"));
+  const folio = Number(field("FolioDte"));
+  const body = (recibido: boolean, estado: string, glosa: string, trackId = "") =>
+    answer(
+      `<RECIBIDO>${recibido ? "SI" : "NO"}</RECIBIDO><ESTADO>${estado}</ESTADO><GLOSA>${escapeXml(glosa)}</GLOSA><TRACKID>${trackId}</TRACKID>`,
+      "0",
+      "OK",
+    );
+  if (folioBook(state, ambiente, emisor, tipo).annulled.has(folio)) return body(false, "FAN", "Folio Anulado");
+  const document = state.received.get(receivedKey(ambiente, emisor, tipo, folio));
+  if (!document) return body(false, "FAU", "DTE No Recibido");
+  const fecha = field("FechaEmisionDte"); // DDMMYYYY
+  const matches =
+    document.receptor === receptor &&
+    (document.fecha === undefined || document.fecha === `${fecha.slice(4)}-${fecha.slice(2, 4)}-${fecha.slice(0, 2)}`) &&
+    (document.monto === undefined || document.monto === Number(field("MontoDte"))) &&
+    (document.firma === undefined || document.firma === field("FirmaDte").replace(/\s+/g, ""));
+  return matches
+    ? body(true, "DOK", "Documento Recibido por el SII. Datos Coinciden con los Registrados", document.trackId)
+    : body(true, "DNK", "Documento Recibido por el SII pero Datos NO Coinciden con los registrados", document.trackId);
 }

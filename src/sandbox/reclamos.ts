@@ -38,6 +38,11 @@ export interface ReceivedDocument {
   folio: number;
   recibido: number;
   events: DocumentEvent[];
+  /** What the SII recorded of an uploaded document (checked by QueryEstDteAv). */
+  fecha?: string;
+  monto?: number;
+  firma?: string;
+  trackId?: string;
 }
 
 export function receivedKey(ambiente: string, emisor: string, tipo: number, folio: number): string {
