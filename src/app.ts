@@ -18,6 +18,7 @@ import { registerDatosContribuyente } from "./routes/contribuyentes/datos.ts";
 import { registerFormatosJson } from "./routes/documentos/formatos-json.ts";
 import { registerEnviar } from "./routes/envios/enviar.ts";
 import { registerEnvioEstado } from "./routes/envios/estado.ts";
+import { registerVerificar } from "./routes/envios/verificar.ts";
 import { registerAnularFolios } from "./routes/folios/anular.ts";
 import { registerSolicitarFolios } from "./routes/folios/solicitar.ts";
 import { registerCorreccionMonetaria } from "./routes/indicadores/correccion.ts";
@@ -76,6 +77,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerSegundaCategoria(app);
   registerEnviar(app);
   registerEnvioEstado(app);
+  registerVerificar(app);
   registerIntercambiosConsultas(app);
   registerRespuestaSii(app);
   registerGetProxy(app);

@@ -95,3 +95,62 @@ export async function queryUploadStatus(
     num_atencion: elementText(answer.xml, "NUM_ATENCION"),
   };
 }
+
+export interface DocumentAtSii {
+  emisor: string;
+  receptor: string;
+  tipo: number;
+  folio: number;
+  /** YYYY-MM-DD */
+  fecha: string;
+  monto: number;
+  /** The document's SignatureValue, base64. */
+  firma: string;
+}
+
+export interface SiiDocumentStatus {
+  recibido: boolean;
+  /** `DOK` received and matching; `DNK` received, data differ; `FAU` not received; `FAN` annulled; … */
+  estado: string;
+  glosa: string | null;
+  track_id: string | null;
+}
+
+/** QueryEstDteAv (sii-upstream §8.4): the SII's own check of a document, its signature included. */
+export async function advancedDocumentStatus(ctx: SiiContext, ambiente: Ambiente, token: string, doc: DocumentAtSii): Promise<SiiDocumentStatus> {
+  const [rutEmisor = "", dvEmisor = ""] = doc.emisor.split("-");
+  const [rutReceptor = "", dvReceptor = ""] = doc.receptor.split("-");
+  const [y = "", m = "", d = ""] = doc.fecha.split("-");
+  const answer = await soapCall(ctx, {
+    url: `https://${siiHosts(ambiente).dte}/DTEWS/services/QueryEstDteAv`,
+    operation: "getEstDteAv",
+    params: [
+      ["RutEmpresa", rutEmisor],
+      ["DvEmpresa", dvEmisor],
+      ["RutReceptor", rutReceptor],
+      ["DvReceptor", dvReceptor],
+      ["TipoDte", String(doc.tipo)],
+      ["FolioDte", String(doc.folio)],
+      ["FechaEmisionDte", `${d}${m}${y}`],
+      ["MontoDte", String(doc.monto)],
+      ["FirmaDte", doc.firma],
+      ["Token", token],
+    ],
+    service: "document_status",
+    read: true,
+  });
+  const header = elementInner(answer.xml, "RESP_HDR") ?? "";
+  const body = elementInner(answer.xml, "RESP_BODY") ?? "";
+  const estado = elementText(header, "ESTADO")?.trim() ?? "";
+  const glosa = elementText(header, "GLOSA");
+  if (["1", "2", "001", "002", "003"].includes(estado)) throw new TokenRejected(glosa ?? estado);
+  const details = { service: "document_status", sii_estado: estado, sii_message: glosa };
+  if (estado === "9") throw new ApiError(403, "AUTH_ERROR", `The certificate's holder may not query documents of ${doc.emisor}`, { details });
+  if (estado !== "0" && estado !== "00") throw new ApiError(502, "SII_GATEWAY_ERROR", `The SII refused the document query: ${glosa ?? estado}`, { details });
+  return {
+    recibido: elementText(body, "RECIBIDO")?.trim().toUpperCase() === "SI",
+    estado: elementText(body, "ESTADO")?.trim() ?? "",
+    glosa: elementText(body, "GLOSA"),
+    track_id: elementText(body, "TRACKID")?.trim() || null,
+  };
+}

@@ -1,6 +1,7 @@
 // A signed EnvioDTE or EnvioBOLETA for tests of the submission path, built independently of the DTE engine's
 // generator: the documents are minimal (no TED), signed the way the SII's profile says.
 
+import { createSign } from "node:crypto";
 import type { SigningCredential } from "../../src/dte/credentials.ts";
 import { ENVELOPED, sha1Base64, signatureElement, signedInfo } from "../../src/dte/sign/xmldsig.ts";
 import { canonicalize } from "../../src/dte/verify/c14n.ts";
@@ -15,6 +16,19 @@ export interface TestDocument {
   folio: number;
   receptor: string;
   total: number;
+  /** A CAF file (as the sandbox grants them) to stamp the document with a TED. */
+  caf?: string;
+}
+
+/** The TED over the document's data, signed with the CAF's private key (node:crypto reads its PKCS#1 PEM). */
+function stamp(emisor: string, doc: TestDocument & { caf: string }): string {
+  const cafElement = /<CAF[\s>][\s\S]*?<\/CAF>/.exec(doc.caf)?.[0]?.replace(/>\s+</g, "><") ?? "";
+  const privateKey = /<RSASK>([\s\S]*?)<\/RSASK>/.exec(doc.caf)?.[1]?.trim() ?? "";
+  const dd =
+    `<DD><RE>${emisor}</RE><TD>${doc.tipo}</TD><F>${doc.folio}</F><FE>2026-11-20</FE><RR>${doc.receptor}</RR>` +
+    `<RSR>Compañía Receptora</RSR><MNT>${doc.total}</MNT><IT1>Servicio de prueba</IT1>${cafElement}<TSTED>2026-11-20T09:59:00</TSTED></DD>`;
+  const frmt = createSign("RSA-SHA1").update(Buffer.from(dd, "latin1")).sign(privateKey, "base64");
+  return `<TED version="1.0">${dd}<FRMT algoritmo="SHA1withRSA">${frmt}</FRMT></TED>`;
 }
 
 export async function signedDte(credential: SigningCredential, emisor: string, doc: TestDocument): Promise<string> {
@@ -23,7 +37,9 @@ export async function signedDte(credential: SigningCredential, emisor: string, d
     `<Documento ID="${id}"><Encabezado><IdDoc><TipoDTE>${doc.tipo}</TipoDTE><Folio>${doc.folio}</Folio><FchEmis>2026-11-20</FchEmis></IdDoc>` +
     `<Emisor><RUTEmisor>${emisor}</RUTEmisor><RznSoc>Comercial Sandbox SpA</RznSoc></Emisor>` +
     `<Receptor><RUTRecep>${doc.receptor}</RUTRecep><RznSocRecep>Compañía Receptora</RznSocRecep></Receptor>` +
-    `<Totales><MntTotal>${doc.total}</MntTotal></Totales></Encabezado><TmstFirma>2026-11-20T10:00:00</TmstFirma></Documento>`;
+    `<Totales><MntTotal>${doc.total}</MntTotal></Totales></Encabezado>` +
+    `<Detalle><NroLinDet>1</NroLinDet><NmbItem>Servicio de prueba</NmbItem><MontoItem>${doc.total}</MontoItem></Detalle>` +
+    `${doc.caf ? stamp(emisor, { ...doc, caf: doc.caf }) : ""}<TmstFirma>2026-11-20T10:00:00</TmstFirma></Documento>`;
   const unsigned = `<DTE xmlns="${SII}" version="1.0">${documento}</DTE>`;
   const apex = childElements(parseXml(unsigned).root)[0]!;
   const digest = await sha1Base64(canonicalize(apex, { mode: "inclusive", inherited: new Map([["", SII]]) }));
