@@ -56,10 +56,14 @@ export async function signedEnvelope(
     kind?: "EnvioDTE" | "EnvioBOLETA";
     subtotales?: { tipo: number; cantidad: number }[];
     rutEnvia?: string;
+    /** Edits each signed DTE before the envelope is signed (the envelope's signature stays valid). */
+    tamperDocument?: (dte: string, index: number) => string;
+    /** Edits the whole signed envelope. */
     tamper?: (xml: string) => string;
   } = {},
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const dtes = await Promise.all(docs.map((d) => signedDte(credential, emisor, d)));
+  const signed = await Promise.all(docs.map((d) => signedDte(credential, emisor, d)));
+  const dtes = signed.map((dte, i) => (options.tamperDocument ? options.tamperDocument(dte, i) : dte));
   const counts =
     options.subtotales ??
     [...new Set(docs.map((d) => d.tipo))].map((tipo) => ({ tipo, cantidad: docs.filter((d) => d.tipo === tipo).length }));
