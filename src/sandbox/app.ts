@@ -57,8 +57,13 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     });
   });
 
-async function faultResponse(fault: FaultKind, hangMs: number, signal: AbortSignal): Promise<Response> {
+/** Marks a response the sandbox's fetch turns into a dropped connection. */
+const RESET = "x-sandbox-connection-reset";
+
+async function faultResponse(fault: Exclude<FaultKind, "truncated">, hangMs: number, signal: AbortSignal): Promise<Response> {
   switch (fault) {
+    case "reset":
+      return new Response(null, { headers: { [RESET]: "1" } });
     case "maintenance":
       return latin1Html(`<p>${MAINTENANCE_TEXT}</p>`);
     case "throttle":
@@ -89,6 +94,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const service = (name: string, handler: ServiceHandler) => async (c: Context<Env>) => {
     state.count(name);
     const fault = state.takeFault(name, c.req.param("host") ?? "");
+    if (fault === "truncated") {
+      // The real answer, cut in the middle (a connection that closed early).
+      const res = await handler(c);
+      const bytes = await res.arrayBuffer();
+      const headers = new Headers(res.headers);
+      headers.delete("content-length");
+      return new Response(bytes.slice(0, Math.floor(bytes.byteLength / 2)), { status: res.status, headers });
+    }
     if (fault) return faultResponse(fault, hangMs, c.req.raw.signal);
     return handler(c);
   };
@@ -309,7 +322,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       // Route on host + path: `https://palena.sii.cl/DTEWS/CrSeed.jws` → `/palena.sii.cl/DTEWS/CrSeed.jws`.
       const url = new URL(request.url);
       const routed = new Request(`http://sandbox/${url.hostname}${url.pathname}${url.search}`, request);
-      return app.fetch(routed, { clientCertificatePem: tls?.clientCertificatePem });
+      const res = await app.fetch(routed, { clientCertificatePem: tls?.clientCertificatePem });
+      if (res.headers.has(RESET)) throw new TypeError("fetch failed", { cause: new Error("read ECONNRESET") });
+      return res;
     },
   };
 }

@@ -1,8 +1,17 @@
 // What the simulated SII remembers, per process (per isolate on Workers): seeds and tokens it
 // issued, web sessions, switched-on faults, and how many requests each service received.
 
-export type FaultKind = "maintenance" | "throttle" | "session_limit" | "html" | "timeout" | "http_5xx";
-export const FAULT_KINDS: readonly FaultKind[] = ["maintenance", "throttle", "session_limit", "html", "timeout", "http_5xx"];
+export type FaultKind = "maintenance" | "throttle" | "session_limit" | "html" | "timeout" | "http_5xx" | "reset" | "truncated";
+export const FAULT_KINDS: readonly FaultKind[] = [
+  "maintenance",
+  "throttle",
+  "session_limit",
+  "html",
+  "timeout",
+  "http_5xx",
+  "reset",
+  "truncated",
+];
 
 export interface Fault {
   /** A service name (`seed`, `token`, `clave_login`, …) or an SII host (`palena.sii.cl`). */
