@@ -21,6 +21,10 @@ export function configFromEnv(env: EnvVars): Config {
   const egressSecret = text(env, "EGRESS_SECRET");
   if (egressSecret !== undefined && egressSecret.length < 32) throw new Error("EGRESS_SECRET must be at least 32 characters");
   const secretKey = text(env, "SECRET_KEY") ?? (upstream === "sandbox" ? SANDBOX_SECRET_KEY : undefined);
+  const timeout = text(env, "SII_TIMEOUT_MS");
+  const siiTimeoutMs = timeout === undefined ? undefined : Number(timeout);
+  if (siiTimeoutMs !== undefined && (!Number.isSafeInteger(siiTimeoutMs) || siiTimeoutMs < 100))
+    throw new Error("SII_TIMEOUT_MS must be a whole number of milliseconds, at least 100");
   if (!secretKey || secretKey.length < 32) throw new Error("SECRET_KEY must be set to at least 32 characters when SII_UPSTREAM=live");
   return {
     upstream,
@@ -32,6 +36,7 @@ export function configFromEnv(env: EnvVars): Config {
     egressUrl: text(env, "EGRESS_URL"),
     egressSecret: text(env, "EGRESS_SECRET"),
     allowPrivateProxy: upstream === "sandbox" || text(env, "ALLOW_PRIVATE_PROXY") === "true",
+    siiTimeoutMs,
   };
 }
 

@@ -170,6 +170,8 @@ export interface Config {
   egressSecret?: string;
   /** Server secret for encrypting stored secrets and keying credential fingerprints. */
   secretKey: string;
+  /** How long one SII call may take before it is reported as failed (default 30 s). */
+  siiTimeoutMs?: number;
 }
 
 export interface Deps {

@@ -5,9 +5,10 @@ import type { AppEnv } from "../platform/context.ts";
 import type { SiiContext } from "../sii/http.ts";
 import { activeProxy } from "./settings/proxy.ts";
 
-/** The SII can be slow; past this a call is reported as failed (502) rather than left hanging. */
+/** The SII can be slow; past this a call is reported as failed (502) rather than left hanging (`SII_TIMEOUT_MS`). */
 export const SII_TIMEOUT_MS = 30_000;
 
 export async function siiContext(c: Context<AppEnv>): Promise<SiiContext> {
-  return { transport: c.get("deps").sii, timeoutMs: SII_TIMEOUT_MS, proxy: await activeProxy(c) };
+  const { sii, config } = c.get("deps");
+  return { transport: sii, timeoutMs: config.siiTimeoutMs ?? SII_TIMEOUT_MS, proxy: await activeProxy(c) };
 }
