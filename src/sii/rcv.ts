@@ -37,7 +37,7 @@ export async function rcvCall(ctx: SiiContext, jar: CookieJar, method: string, d
     json = JSON.parse(answer.text) as FacadeAnswer;
   } catch {
     // The facade answers its login page as HTML when the session is not (or no longer) valid.
-    throw new SessionExpired();
+    throw new SessionExpired(pageText(answer.text) || answer.text.slice(0, 300));
   }
   if (typeof json.errorMsg === "string") {
     throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII's RCV refused the request", {

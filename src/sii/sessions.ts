@@ -2,6 +2,7 @@
 // sealed at rest; calls for one RUT are serialized in this process and paced across processes;
 // a session found expired is logged out, and one the SII has dropped is re-established once.
 import { keyedHash, open, seal } from "../lib/secret-box.ts";
+import { ApiError } from "../platform/errors.ts";
 import type { SessionStore } from "../ports.ts";
 import { CookieJar } from "./cookies.ts";
 import type { Ambiente } from "./hosts.ts";
@@ -33,8 +34,12 @@ export interface SessionOwner {
 
 /** Thrown by a session's user when the SII shows its login wall instead of the page asked for. */
 export class SessionExpired extends Error {
-  constructor() {
+  /** What the SII showed instead (for `details` when a fresh session meets it too). */
+  readonly siiText: string | null;
+
+  constructor(siiText: string | null = null) {
     super("The SII session has expired");
+    this.siiText = siiText;
   }
 }
 
@@ -127,7 +132,21 @@ export function withWebSession<T>(
     } catch (err) {
       if (!(err instanceof SessionExpired)) throw err;
       await env.sessions.delete(key);
-      return attempt(await fresh());
+    }
+    try {
+      return await attempt(await fresh());
+    } catch (err) {
+      if (!(err instanceof SessionExpired)) throw err;
+      // A session opened a moment ago is not expired: the SII is answering something else.
+      await env.sessions.delete(key);
+      throw new ApiError(
+        502,
+        "SII_GATEWAY_ERROR",
+        "The SII did not answer the request in a fresh session (it showed a login page or an unexpected answer)",
+        {
+          details: { sii_message: err.siiText ?? "(the login page)" },
+        },
+      );
     }
   });
 }

@@ -43,7 +43,11 @@ export async function soapCall(ctx: SiiContext, call: SoapRequest): Promise<Resp
       "SII_GATEWAY_ERROR",
       fault ? "The SII answered with a SOAP fault" : "The SII answered something that is not its SOAP answer",
       {
-        details: { service: call.service, sii_status: answer.status, sii_message: fault ?? pageText(answer.text) },
+        details: {
+          service: call.service,
+          sii_status: answer.status,
+          sii_message: fault ?? (pageText(answer.text) || answer.text.slice(0, 300)),
+        },
       },
     );
   }

@@ -89,11 +89,12 @@ describe("SII web sessions", () => {
     expect(result).toBe("page");
     expect(seen[0]).toBe(first);
     expect(seen).toHaveLength(2);
+    // A fresh session that meets the login wall again is the SII failing, not an expired session.
     await expect(
       run(env, owner(), async () => {
-        throw new SessionExpired();
+        throw new SessionExpired("Servicio no disponible");
       }),
-    ).rejects.toBeInstanceOf(SessionExpired);
+    ).rejects.toMatchObject({ status: 502, code: "SII_GATEWAY_ERROR", init: { details: { sii_message: "Servicio no disponible" } } });
   });
 
   it("logs out a session older than two hours before opening a new one", async () => {
