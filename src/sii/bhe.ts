@@ -10,6 +10,7 @@ import { SessionExpired } from "./sessions.ts";
 
 const LOA = "https://loa.sii.cl/cgi_IMT";
 export const LOGIN_MARKERS = /IngresoRutClave|Ingresar Clave Tributaria|CAutInicio/i;
+const NO_SUCH_BHE = /No existe la boleta/i;
 const FAILED = /\bno (se|fue|pudo|ha)\b|error|problema|rechaz/i;
 
 export interface BheResent {
@@ -36,9 +37,12 @@ export async function resendBhe(ctx: SiiContext, jar: CookieJar, request: { codi
   const form = checked(await browse(ctx, jar, `${LOA}/TMBCOT_PresentaDatosEnvio.cgi?${query}`, { service: "bhe_email_form", read: true }));
   const fields = formFor(form.text, "TMBCOT_ConsultaBoletaPdf.cgi", { txt_email: request.email });
   if (!fields?.some(([name]) => name === "txt_email")) {
-    throw new ApiError(404, "HTTP_404", `The SII has no issued BHE with code ${request.codigo} for this taxpayer`, {
-      details: { service: "bhe_email_form", sii_message: pageText(form.text) },
-    });
+    // Only the SII's own business page says the slip does not exist; anything else is a failure.
+    const details = { service: "bhe_email_form", sii_message: pageText(form.text) };
+    if (NO_SUCH_BHE.test(form.text)) {
+      throw new ApiError(404, "HTTP_404", `The SII has no issued BHE with code ${request.codigo} for this taxpayer`, { details });
+    }
+    throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII did not answer with the BHE e-mail form", { details });
   }
   const sent = checked(
     await browse(

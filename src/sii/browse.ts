@@ -1,7 +1,9 @@
 // Requests to the SII's web applications the way a browser makes them: the jar's cookies,
 // redirects followed by hand (so every Set-Cookie on the way is kept), a browser User-Agent.
+
+import { ApiError } from "../platform/errors.ts";
 import type { CookieJar } from "./cookies.ts";
-import { type SiiAnswer, type SiiCall, type SiiContext, siiFetch } from "./http.ts";
+import { pageText, type SiiAnswer, type SiiCall, type SiiContext, siiFetch } from "./http.ts";
 
 export const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36";
 const MAX_REDIRECTS = 5;
@@ -9,6 +11,18 @@ const MAX_REDIRECTS = 5;
 export interface Page extends SiiAnswer {
   /** Where the last redirect led. */
   url: string;
+}
+
+/**
+ * An HTML page that starts but does not end was cut short on the way: reading it would mistake a
+ * missing part for an answer (no form, no range), so it is a failure of the SII call.
+ */
+function checkComplete(answer: SiiAnswer, service: string): void {
+  if (/<html[\s>]/i.test(answer.text) && !/<\/html>\s*$/i.test(answer.text)) {
+    throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII's page arrived cut short", {
+      details: { service, sii_status: answer.status, sii_message: pageText(answer.text) || answer.text.slice(-200) },
+    });
+  }
 }
 
 export async function browse(
@@ -31,7 +45,10 @@ export async function browse(
     const location = answer.headers.get("location");
     const next = location ? new URL(location, current) : null;
     const leaves = init.sameHostOnly && next?.hostname !== new URL(current).hostname;
-    if (answer.status < 300 || answer.status >= 400 || !next || leaves || hop >= MAX_REDIRECTS) return { ...answer, url: current };
+    if (answer.status < 300 || answer.status >= 400 || !next || leaves || hop >= MAX_REDIRECTS) {
+      checkComplete(answer, call.service);
+      return { ...answer, url: current };
+    }
     current = next.toString();
     method = "GET";
     body = undefined;

@@ -142,6 +142,11 @@ export async function annulFolios(
   const parent = readForms(list.text)
     .filter((f) => f.action.endsWith("af_anular3"))
     .find((f) => Number(fieldValue(f.fields, "FOLIO_INI")) <= request.desde && Number(fieldValue(f.fields, "FOLIO_FIN")) >= request.hasta);
+  if (!parent && !/ANULACION DE FOLIOS/i.test(list.text)) {
+    throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII did not answer with its list of folio ranges to annul", {
+      details: { service: "caf_annul", sii_message: pageText(list.text) },
+    });
+  }
   if (!parent) {
     throw new ApiError(
       404,

@@ -1,7 +1,8 @@
 // The SII's public indicator pages (sii-upstream §10), read into numbers. No credentials.
 import { MONTHS_ES } from "../lib/dates.ts";
+import { ApiError } from "../platform/errors.ts";
 import { tableRows } from "./html.ts";
-import { type SiiContext, siiFetch } from "./http.ts";
+import { pageText, type SiiContext, siiFetch } from "./http.ts";
 
 const BASE = "https://www.sii.cl/valores_y_fechas";
 
@@ -44,14 +45,33 @@ export function parseDailyYear(html: string): DailyYear {
 
 /** The UF of every published day of a year; null when the SII has no page for that year. */
 export async function ufYear(ctx: SiiContext, anio: number): Promise<DailyYear | null> {
-  const page = await yearPage(ctx, `uf/uf${anio}.htm`);
+  const page = await yearPage(ctx, `uf/uf${anio}.htm`, hasMonthSections);
   return page === null ? null : parseDailyYear(page);
 }
 
-async function yearPage(ctx: SiiContext, path: string): Promise<string | null> {
+/**
+ * A yearly page, or null when the SII has none for that year. A page that is cut short or has no
+ * month in it is not the SII's yearly page: it is a failure (502), never "not published" (404),
+ * which would be cached.
+ */
+async function yearPage(ctx: SiiContext, path: string, hasMonths: (html: string) => boolean): Promise<string | null> {
   const answer = await siiFetch(ctx, new Request(`${BASE}/${path}`), { service: "indicadores", read: true });
-  return answer.status === 404 ? null : answer.text;
+  if (answer.status === 404) return null;
+  const complete = /<\/html>\s*$/i.test(answer.text);
+  if (!complete || !hasMonths(answer.text)) {
+    throw new ApiError(
+      502,
+      "SII_GATEWAY_ERROR",
+      `The SII's page ${path} is ${complete ? "not the yearly table it should be" : "cut short"}`,
+      {
+        details: { service: "indicadores", sii_status: answer.status, sii_message: pageText(answer.text) || answer.text.slice(-200) },
+      },
+    );
+  }
+  return answer.text;
 }
+
+const hasMonthSections = (html: string) => monthSections(html).length > 0;
 
 export interface CorreccionMonth {
   mes: number;
@@ -63,7 +83,9 @@ export interface CorreccionMonth {
 
 /** Corrección monetaria of a year: month, percentage, factor. */
 export async function correccionYear(ctx: SiiContext, anio: number): Promise<CorreccionMonth[] | null> {
-  const page = await yearPage(ctx, `correccion_monetaria/correccion${anio}.htm`);
+  const page = await yearPage(ctx, `correccion_monetaria/correccion${anio}.htm`, (html) =>
+    tableRows(html).some((row) => monthIndex(row[0] ?? "") > 0),
+  );
   if (page === null) return null;
   return tableRows(page)
     .filter((row) => monthIndex(row[0] ?? "") > 0)
@@ -103,7 +125,7 @@ function amount(cell: string): number | null {
 
 /** Impuesto único de segunda categoría: per month (1-12), the brackets of each pay period. */
 export async function segundaCategoriaYear(ctx: SiiContext, anio: number): Promise<Record<number, SegundaCategoriaMonth> | null> {
-  const page = await yearPage(ctx, `impuesto_2da_categoria/impuesto${anio}.htm`);
+  const page = await yearPage(ctx, `impuesto_2da_categoria/impuesto${anio}.htm`, hasMonthSections);
   if (page === null) return null;
   const months: Record<number, SegundaCategoriaMonth> = {};
   for (const [mes, section] of monthSections(page)) {
