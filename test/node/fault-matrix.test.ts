@@ -1,0 +1,213 @@
+// The upstream fault matrix: every operation family against every fault the sandbox can inject
+// (maintenance page, throttling, session limit, HTML where XML/JSON was expected, HTTP 500, a
+// timeout, a dropped connection, a truncated answer). Each must end in the documented status
+// with the error envelope and the SII's text or the failure's reason in `details`, Retry-After
+// where it applies, and no charge when the SII was unavailable.
+import { describe, expect, it } from "vitest";
+import { parseCertificateCredential } from "../../src/dte/credentials.ts";
+import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import type { FaultKind } from "../../src/sandbox/state.ts";
+import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { signedDte } from "../support/envelope.ts";
+
+const cert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
+const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
+const pedro = { auth: { pass: { rut: "22222222-2", clave: "sandbox22" } } };
+const juana = () => parseCertificateCredential(cert, new Date());
+const invoice = { tipo: 33, folio: 7, receptor: "22222222-2", total: 100 };
+
+interface Family {
+  name: string;
+  /** The sandbox service whose answers go wrong. */
+  service: string;
+  method: "GET" | "POST";
+  path: string;
+  /** The JSON body; "verificar" stands for a signed document built at test time. */
+  body?: unknown;
+  /** Faults this service shrugs off: the clave login's answer lives in its cookies, not its body. */
+  survives?: FaultKind[];
+}
+
+const FAMILIES: Family[] = [
+  { name: "indicators", service: "indicadores", method: "GET", path: "/api/v1/sii/indicadores/uf/anual/2024/03/15" },
+  {
+    name: "folio request (certificate session, write)",
+    service: "caf_request",
+    method: "POST",
+    path: "/api/v1/sii/dte/caf/solicitar/76192083-9/33/5",
+    body: { auth: { cert } },
+  },
+  {
+    name: "taxpayer data (Mi SII)",
+    service: "misii_carta",
+    method: "POST",
+    path: "/api/v1/sii/dte/contribuyentes/datos/76192083-9",
+    body: { auth: { cert } },
+  },
+  {
+    name: "BHE e-mail (clave session, write)",
+    service: "bhe_email_form",
+    method: "POST",
+    path: "/api/v1/sii/bhe/emitidas/email/222222220000041F99ED",
+    body: { ...pedro, destinatario: { email: "a@b.cl" } },
+  },
+  { name: "BTE summary", service: "bte_report", method: "POST", path: "/api/v1/sii/bte/emitidas/resumen/2025", body: company },
+  {
+    name: "RCV summary (JSON facade)",
+    service: "rcv_resumen",
+    method: "POST",
+    path: "/api/v1/sii/rcv/compras/resumen/76192083-9/202405/REGISTRO",
+    body: company,
+  },
+  {
+    name: "RCV detail",
+    service: "rcv_detalle",
+    method: "POST",
+    path: "/api/v1/sii/rcv/compras/detalle/76192083-9/202405/33/REGISTRO",
+    body: company,
+  },
+  {
+    name: "DTE token (SOAP seed)",
+    service: "seed",
+    method: "POST",
+    path: "/api/v1/platform/dte/envios/estado/76192083-9/0260000001",
+    body: { auth: { cert } },
+  },
+  {
+    name: "envelope status (SOAP)",
+    service: "envio_status",
+    method: "POST",
+    path: "/api/v1/platform/dte/envios/estado/76192083-9/0260000001",
+    body: { auth: { cert } },
+  },
+  {
+    name: "exchanges (reclamos WS)",
+    service: "reclamos",
+    method: "POST",
+    path: "/api/v1/platform/dte/intercambios/cesion/77123456-9/33/1002",
+    body: { auth: { cert } },
+  },
+  {
+    name: "clave login",
+    service: "clave_login",
+    method: "POST",
+    path: "/api/v1/sii/bte/emitidas/resumen/2025",
+    body: company,
+    survives: ["truncated"],
+  },
+  {
+    name: "certificate login",
+    service: "cert_login",
+    method: "POST",
+    path: "/api/v1/sii/dte/contribuyentes/datos/76192083-9",
+    body: { auth: { cert } },
+  },
+  {
+    name: "folio annulment (write)",
+    service: "caf_annul",
+    method: "POST",
+    path: "/api/v1/sii/dte/caf/anular/76192083-9/33/90/95",
+    body: { auth: { cert } },
+  },
+  {
+    name: "RCV async request",
+    service: "rcv_async",
+    method: "POST",
+    path: "/api/v1/sii/rcv/compras/async/solicitar/76192083-9/202405/33/REGISTRO",
+    body: company,
+  },
+  {
+    name: "RCV CSV export",
+    service: "rcv_export",
+    method: "POST",
+    path: "/api/v1/sii/rcv/compras/detalle/76192083-9/202405/33/REGISTRO?formato=csv",
+    body: company,
+  },
+  {
+    name: "RCV write",
+    service: "rcv_write",
+    method: "POST",
+    path: "/api/v1/sii/rcv/ventas/set_resumen/76192083-9/202401",
+    body: {
+      ...company,
+      resumenes: [{ tipo_documento: 39, documentos: 1, monto_exento: 0, monto_neto: 840, monto_iva: 160, monto_total: 1000 }],
+    },
+  },
+  {
+    name: "acceptance/claim (write)",
+    service: "reclamos",
+    method: "POST",
+    path: "/api/v1/platform/dte/intercambios/respuesta_sii",
+    body: { auth: { cert }, documentos: { emisor: "77123456-9", dte: 33, folio: 1001, accion: "ACD" } },
+  },
+  {
+    name: "document status at the SII (verificar)",
+    service: "document_status",
+    method: "POST",
+    path: "/api/v1/platform/dte/envios/verificar",
+    body: "verificar",
+  },
+];
+
+const EXPECTED: Record<FaultKind, { status: number; code: string; retryAfter?: boolean; free?: boolean }> = {
+  maintenance: { status: 503, code: "SII_UNAVAILABLE", retryAfter: true, free: true },
+  throttle: { status: 429, code: "SII_RATE_LIMIT", retryAfter: true },
+  session_limit: { status: 429, code: "SII_RATE_LIMIT", retryAfter: true },
+  html: { status: 502, code: "SII_GATEWAY_ERROR" },
+  http_5xx: { status: 502, code: "SII_GATEWAY_ERROR" },
+  timeout: { status: 502, code: "SII_GATEWAY_ERROR" },
+  reset: { status: 502, code: "SII_GATEWAY_ERROR" },
+  truncated: { status: 502, code: "SII_GATEWAY_ERROR" },
+};
+
+describe.each(FAMILIES)("$name", (family) => {
+  it.each(Object.keys(EXPECTED) as FaultKind[])("%s", async (fault) => {
+    const t = probeApp(undefined, { siiTimeoutMs: 300 });
+    const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
+    t.deps.sii.sandbox!.state.faults.push({ service: family.service, fault, remaining: 50 });
+    const body =
+      family.body === "verificar"
+        ? { auth: { cert }, xml: bytesToBase64(new TextEncoder().encode(await signedDte(await juana(), "76192083-9", invoice))) }
+        : family.body;
+    const res =
+      family.method === "GET"
+        ? await t.app.request(family.path, { headers: { "x-api-token": token.secret } })
+        : await postJson(t.app, token.secret, family.path, body);
+    const answer = await bodyOf(res);
+    if (family.survives?.includes(fault)) {
+      expect(res.status).toBe(200);
+      return;
+    }
+    const want = EXPECTED[fault];
+    expect([res.status, answer.error_code], JSON.stringify(answer)).toEqual([want.status, want.code]);
+    expect(answer).toMatchObject({ success: false, request_id: expect.any(String) });
+    const explained = answer.details?.sii_message ?? answer.details?.reason ?? answer.details?.sii_status;
+    expect(explained, JSON.stringify(answer.details)).toBeTruthy();
+    if (want.retryAfter) expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    if (want.free) expect(res.headers.get("x-quota-units")).toBe("0");
+  });
+});
+
+describe("irreversible writes under faults", () => {
+  it("sends a folio request to the SII at most once per Idempotency-Key, even when the first attempt timed out", async () => {
+    const t = probeApp(undefined, { siiTimeoutMs: 300 });
+    const token = await tokenFor(t.deps, { scopes: ["sii:write"] });
+    const sandbox = t.deps.sii.sandbox!;
+    sandbox.state.faults.push({ service: "caf_generate", fault: "timeout", remaining: 1 });
+    const request = () =>
+      postJson(
+        t.app,
+        token.secret,
+        "/api/v1/sii/dte/caf/solicitar/76192083-9/33/5",
+        { auth: { cert } },
+        { "idempotency-key": "folios-once" },
+      );
+    const first = await request();
+    expect([first.status, (await bodyOf(first)).details?.reason]).toEqual([502, "timeout"]);
+    const again = await request();
+    expect(again.status).toBe(502);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(sandbox.state.calls.get("caf_generate")).toBe(1);
+  });
+});
