@@ -117,7 +117,12 @@ export interface SiiDocumentStatus {
 }
 
 /** QueryEstDteAv (sii-upstream §8.4): the SII's own check of a document, its signature included. */
-export async function advancedDocumentStatus(ctx: SiiContext, ambiente: Ambiente, token: string, doc: DocumentAtSii): Promise<SiiDocumentStatus> {
+export async function advancedDocumentStatus(
+  ctx: SiiContext,
+  ambiente: Ambiente,
+  token: string,
+  doc: DocumentAtSii,
+): Promise<SiiDocumentStatus> {
   const [rutEmisor = "", dvEmisor = ""] = doc.emisor.split("-");
   const [rutReceptor = "", dvReceptor = ""] = doc.receptor.split("-");
   const [y = "", m = "", d = ""] = doc.fecha.split("-");
@@ -145,8 +150,10 @@ export async function advancedDocumentStatus(ctx: SiiContext, ambiente: Ambiente
   const glosa = elementText(header, "GLOSA");
   if (["1", "2", "001", "002", "003"].includes(estado)) throw new TokenRejected(glosa ?? estado);
   const details = { service: "document_status", sii_estado: estado, sii_message: glosa };
-  if (estado === "9") throw new ApiError(403, "AUTH_ERROR", `The certificate's holder may not query documents of ${doc.emisor}`, { details });
-  if (estado !== "0" && estado !== "00") throw new ApiError(502, "SII_GATEWAY_ERROR", `The SII refused the document query: ${glosa ?? estado}`, { details });
+  if (estado === "9")
+    throw new ApiError(403, "AUTH_ERROR", `The certificate's holder may not query documents of ${doc.emisor}`, { details });
+  if (estado !== "0" && estado !== "00")
+    throw new ApiError(502, "SII_GATEWAY_ERROR", `The SII refused the document query: ${glosa ?? estado}`, { details });
   return {
     recibido: elementText(body, "RECIBIDO")?.trim().toUpperCase() === "SI",
     estado: elementText(body, "ESTADO")?.trim() ?? "",
