@@ -21,12 +21,9 @@ const Query = z.object({ ambiente: Ambiente });
 const Body = z
   .object({
     xml: z.string().min(1, { error: "is required" }).openapi({ description: "A DTE, EnvioDTE or EnvioBOLETA, base64" }),
-    auth: z
-      .object({ cert: CertAuth })
-      .optional()
-      .openapi({
-        description: "Optional: with a certificate (of the issuer, the receiver or their representative) the SII checks each document too",
-      }),
+    auth: z.object({ cert: CertAuth }).optional().openapi({
+      description: "Optional: with a certificate (of the issuer, the receiver or their representative) the SII checks each document too",
+    }),
   })
   .openapi("VerifyRequest");
 
