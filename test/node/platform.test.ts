@@ -1,7 +1,7 @@
 // Platform behaviour through the real app (memory stores): envelope, errors, auth, scopes,
 // quota, idempotency, dry_run, parameters.
 import { describe, expect, it } from "vitest";
-import { ADMIN, bodyOf, probeApp, tokenFor, writeBody, writePath } from "../support/app.ts";
+import { ADMIN, bodyOf, probeApp, readPath, tokenFor, writeBody, writePath } from "../support/app.ts";
 
 const json = { "content-type": "application/json" };
 
@@ -63,7 +63,7 @@ describe("envelope and errors", () => {
 
   it("answers bad path and query parameters with 400 naming each one", async () => {
     const { call } = await setup();
-    const res = await call("/api/v1/sii/certificacion/facturas/postular/76192083-9?ambiente=2&dry_run=maybe", {
+    const res = await call(`${writePath}?ambiente=2&dry_run=maybe`, {
       method: "POST",
       headers: json,
       body: writeBody,
@@ -77,7 +77,7 @@ describe("envelope and errors", () => {
 
   it("reports a RUT with a wrong check digit by name", async () => {
     const { call } = await setup();
-    const res = await call("/api/v1/sii/certificacion/facturas/postular/76192083-1", { method: "POST", headers: json, body: writeBody });
+    const res = await call("/api/v1/test/probes/write/76192083-1", { method: "POST", headers: json, body: writeBody });
     expect(res.status).toBe(400);
     const body = await bodyOf(res);
     expect(body.errors[0]).toMatchObject({ path: "contribuyente", location: "path" });
@@ -194,7 +194,7 @@ describe("quota", () => {
 
   it("shows the token's own state at /api/v1/usage at no cost", async () => {
     const { call, token } = await setup({ plan: { daily_units: 50, monthly_units: 60 } });
-    await call("/api/v1/sii/vehiculos/categorias/marcas/livianos");
+    await call(readPath);
     const res = await call("/api/v1/usage");
     const body = await bodyOf(res);
     expect(res.headers.get("x-quota-units")).toBe("0");

@@ -65,17 +65,21 @@ export interface ProbeState {
 }
 
 /**
- * Stand-ins for SII operations: a state-changing POST (weight 5) and a GET read (weight 1), on
- * paths of the operations table that the app does not serve yet. When one of them lands, move
- * the probe to another unserved entry.
+ * Stand-ins for SII operations on test-only paths: a state-changing POST (`sii:write`, weight 5,
+ * idempotent) and a GET read (`sii:read`, weight 1), with behaviour the tests control.
  */
+const PROBE_WRITE = "/api/v1/test/probes/write/{contribuyente}";
+const PROBE_READ = "/api/v1/test/probes/read/{categoria}";
+/** The read probe's path with a parameter. */
+export const readPath = "/api/v1/test/probes/read/livianos";
+
 export function registerProbes(app: OpenAPIHono<AppEnv>): ProbeState {
   const state: ProbeState = { calls: { write: 0, read: 0 }, behaviour: {} };
   registerOperation(
     app,
     createRoute({
       method: "post",
-      path: "/api/v1/sii/certificacion/facturas/postular/{contribuyente}",
+      path: PROBE_WRITE,
       request: {
         params: z.object({ contribuyente: Rut }),
         query: z.object({ ambiente: Ambiente, dry_run: DryRun }),
@@ -97,16 +101,18 @@ export function registerProbes(app: OpenAPIHono<AppEnv>): ProbeState {
       if (fail === 500) throw new Error("boom with secret clave=hunter2");
       return ok(c, { n });
     },
+    { method: "POST", path: PROBE_WRITE, scope: "sii:write", weight: 5, changesState: true },
   );
   registerOperation(
     app,
     createRoute({
       method: "get",
-      path: "/api/v1/sii/vehiculos/categorias/marcas/{categoria}",
+      path: PROBE_READ,
       request: { params: z.object({ categoria: z.string() }) },
       responses: { 200: jsonContent(envelope(z.object({ n: z.number() })), "ok") },
     }),
     async (c) => ok(c, { n: ++state.calls.read }),
+    { method: "GET", path: PROBE_READ, scope: "sii:read", weight: 1, changesState: false },
   );
   return state;
 }
@@ -135,8 +141,8 @@ export async function tokenFor(
   return { secret, id: record.id };
 }
 
-/** The write probe's path (a write of the operations table, not served by the app yet). */
-export const writePath = "/api/v1/sii/certificacion/facturas/postular/76192083-9";
+/** The write probe's path with a taxpayer. */
+export const writePath = "/api/v1/test/probes/write/76192083-9";
 export const writeBody = JSON.stringify({ auth: { cert: { "cert-data": "-----BEGIN CERTIFICATE-----" } } });
 
 /**
