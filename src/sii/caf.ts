@@ -1,15 +1,15 @@
 // Folio ranges (CAF) at the SII, inside a certificate session (sii-upstream §3.1, §3.4): the
 // timbraje forms posted back with every hidden field, and the annulment forms. The stamping step
 // is irreversible, so no request here is ever retried.
-import { encodeLatin1, formEncodeLatin1 } from "../lib/latin1.ts";
+import { encodeLatin1 } from "../lib/latin1.ts";
 import { elementText } from "../lib/xml.ts";
 import { ApiError } from "../platform/errors.ts";
-import { browse, type Page } from "./browse.ts";
+import type { Page } from "./browse.ts";
+import { cgiStep, cgiUrl } from "./cgi.ts";
 import type { CookieJar } from "./cookies.ts";
 import { fieldValue, formFor, readForms } from "./forms.ts";
-import { type Ambiente, siiHosts } from "./hosts.ts";
+import type { Ambiente } from "./hosts.ts";
 import { pageText, type SiiContext } from "./http.ts";
-import { SessionExpired } from "./sessions.ts";
 
 export interface GrantedFolios {
   folio_inicial: number;
@@ -25,38 +25,7 @@ export interface AnnulledFolios {
   folios_anulados: number;
 }
 
-const NOT_AUTHORIZED = /no autorizado para operar/i;
 const REFUSED = /no se autoriza/i;
-
-function sii(ambiente: Ambiente, path: string): string {
-  return `https://${siiHosts(ambiente).dte}/cvc_cgi/dte/${path}`;
-}
-
-/** One step of a CGI flow: a redirect to the login means the session is gone. */
-async function step(
-  ctx: SiiContext,
-  jar: CookieJar,
-  url: string,
-  service: string,
-  form?: [string, string][],
-  referer?: string,
-): Promise<Page> {
-  const page = await browse(
-    ctx,
-    jar,
-    url,
-    { service, read: form === undefined },
-    { method: form ? "POST" : "GET", form: form && formEncodeLatin1(form), sameHostOnly: true, headers: referer ? { referer } : {} },
-  );
-  if (page.status >= 300 && page.status < 400 && /CAutInicio|autInicio/i.test(page.headers.get("location") ?? ""))
-    throw new SessionExpired();
-  if (NOT_AUTHORIZED.test(page.text)) {
-    throw new ApiError(403, "AUTH_ERROR", "The certificate has no permission over this taxpayer at the SII", {
-      details: { service, sii_message: pageText(page.text) },
-    });
-  }
-  return page;
-}
 
 function rejected(service: string, page: Page, message: string): ApiError {
   return new ApiError(502, "SII_GATEWAY_ERROR", message, {
@@ -74,8 +43,8 @@ export async function requestFolios(
     new ApiError(400, "VALIDATION_ERROR", "The SII does not authorize these folios (NO SE AUTORIZA)", {
       details: { service: "caf_request", sii_message: pageText(page.text) },
     });
-  await step(ctx, jar, sii(request.ambiente, "of_solicita_folios"), "caf_request");
-  const first = await step(ctx, jar, sii(request.ambiente, "of_solicita_folios_dcto"), "caf_request", [
+  await cgiStep(ctx, jar, cgiUrl(request.ambiente, "of_solicita_folios"), "caf_request");
+  const first = await cgiStep(ctx, jar, cgiUrl(request.ambiente, "of_solicita_folios_dcto"), "caf_request", [
     ["RUT_EMP", rut],
     ["DV_EMP", dv],
     ["FOLIO_INICIAL", "0"],
@@ -92,22 +61,22 @@ export async function requestFolios(
       details: { max_autor: max, folios_disponibles: Number(fieldValue(fields, "FOLIOS_DISP") ?? Number.NaN) },
     });
   }
-  let confirm = await step(ctx, jar, sii(request.ambiente, "of_confirma_folio"), "caf_request", fields);
+  let confirm = await cgiStep(ctx, jar, cgiUrl(request.ambiente, "of_confirma_folio"), "caf_request", fields);
   // Boletas (and at times invoices) first ask to confirm the initial folio.
   const again = formFor(confirm.text, "of_confirma_folio", { ACEPTAR: "Confirmar" });
   if (again && !formFor(confirm.text, "of_genera_folio"))
-    confirm = await step(ctx, jar, sii(request.ambiente, "of_confirma_folio"), "caf_request", again);
+    confirm = await cgiStep(ctx, jar, cgiUrl(request.ambiente, "of_confirma_folio"), "caf_request", again);
   if (REFUSED.test(confirm.text)) throw refuse(confirm);
   fields = formFor(confirm.text, "of_genera_folio", { ACEPTAR: "Obtener Folios" });
   if (!fields) throw rejected("caf_request", confirm, "The SII did not confirm the stamping request");
 
   // Irreversible from here: the SII stamps the folios.
-  const granted = await step(ctx, jar, sii(request.ambiente, "of_genera_folio"), "caf_generate", fields);
+  const granted = await cgiStep(ctx, jar, cgiUrl(request.ambiente, "of_genera_folio"), "caf_generate", fields);
   if (REFUSED.test(granted.text)) throw refuse(granted);
   const download = formFor(granted.text, "of_genera_archivo", { ACEPTAR: "AQUI" });
   if (!download) throw rejected("caf_generate", granted, "The SII did not grant the folios");
   const range = `${fieldValue(download, "FOLIO_INI")}-${fieldValue(download, "FOLIO_FIN")}`;
-  const file = await step(ctx, jar, sii(request.ambiente, "of_genera_archivo"), "caf_download", download, granted.url);
+  const file = await cgiStep(ctx, jar, cgiUrl(request.ambiente, "of_genera_archivo"), "caf_download", download, granted.url);
   const caf = encodeLatin1(file.text);
   const desde = Number(elementText(file.text, "D"));
   const hasta = Number(elementText(file.text, "H"));
@@ -131,8 +100,8 @@ export async function annulFolios(
   request: { emisor: string; tipo: number; desde: number; hasta: number; ambiente: Ambiente },
 ): Promise<AnnulledFolios> {
   const [rut = "", dv = ""] = request.emisor.split("-");
-  await step(ctx, jar, sii(request.ambiente, "af_anular1"), "caf_annul");
-  const list = await step(ctx, jar, sii(request.ambiente, "af_anular2"), "caf_annul", [
+  await cgiStep(ctx, jar, cgiUrl(request.ambiente, "af_anular1"), "caf_annul");
+  const list = await cgiStep(ctx, jar, cgiUrl(request.ambiente, "af_anular2"), "caf_annul", [
     ["RUT_EMP", rut],
     ["DV_EMP", dv],
     ["PAGINA", "1"],
@@ -157,7 +126,7 @@ export async function annulFolios(
       },
     );
   }
-  const confirm = await step(ctx, jar, sii(request.ambiente, "af_anular3"), "caf_annul", [...parent.fields, ["ACEPTAR", "Anular"]]);
+  const confirm = await cgiStep(ctx, jar, cgiUrl(request.ambiente, "af_anular3"), "caf_annul", [...parent.fields, ["ACEPTAR", "Anular"]]);
   const fields = formFor(confirm.text, "af_anular", {
     FOLIO_INI_A: String(request.desde),
     FOLIO_FIN_A: String(request.hasta),
@@ -165,7 +134,7 @@ export async function annulFolios(
     ACEPTAR: "Anular Folios",
   });
   if (!fields) throw rejected("caf_annul", confirm, "The SII did not offer the annulment form");
-  const done = await step(ctx, jar, sii(request.ambiente, "af_anular"), "caf_annul_confirm", fields);
+  const done = await cgiStep(ctx, jar, cgiUrl(request.ambiente, "af_anular"), "caf_annul_confirm", fields);
   const text = pageText(done.text);
   if (/recepcionad/i.test(done.text)) {
     throw new ApiError(
