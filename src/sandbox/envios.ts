@@ -9,6 +9,7 @@ import { bytesToHex } from "../lib/encoding.ts";
 import { encodeLatin1 } from "../lib/latin1.ts";
 import { rutCheckDigit } from "../lib/rut.ts";
 import { elementText, escapeXml } from "../lib/xml.ts";
+import { noteCertificationEnvelope } from "./certificacion.ts";
 import { folioBook } from "./folios.ts";
 import { latin1Html } from "./pages.ts";
 import { receivedKey } from "./reclamos.ts";
@@ -222,6 +223,12 @@ export async function receiveEnvelope(state: SandboxState, arrival: Arrival): Pr
     boleta: arrival.boleta,
     documents,
   });
+  if (ambiente === "1") {
+    const cases = report.documentos.flatMap((d) =>
+      d.razonesReferencia.flatMap((r) => [...r.matchAll(/CASO\s+(\d+-\d+)/gi)].map((m) => m[1] ?? "")),
+    );
+    noteCertificationEnvelope(state, arrival.company, trackId, cases);
+  }
   report.documentos.forEach((doc, i) => {
     if (documents[i]?.estado !== "DOK") return;
     folioBook(state, ambiente, doc.emisor, doc.tipo).used.add(doc.folio);

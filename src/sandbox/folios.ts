@@ -65,13 +65,13 @@ function unused(book: FolioBook): number {
 
 const nextFolio = (book: FolioBook) => Math.max(0, ...book.ranges.map((r) => r.hasta)) + 1;
 
-function hidden(fields: Record<string, string | number>): string {
+export function hidden(fields: Record<string, string | number>): string {
   return Object.entries(fields)
     .map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeXml(String(value))}">`)
     .join("\n");
 }
 
-function page(title: string, body: string): Response {
+export function page(title: string, body: string): Response {
   return latin1Html(`<h2>${title}</h2>${body}`);
 }
 
@@ -93,12 +93,12 @@ export interface FolioContext {
   ambiente: "0" | "1";
 }
 
-async function form(c: Context): Promise<Map<string, string>> {
+export async function form(c: Context): Promise<Map<string, string>> {
   return formDecodeLatin1(await responseText(c.req.raw));
 }
 
 /** Checks the session and that its holder may act for RUT_EMP; answers the SII's refusal otherwise. */
-function authorize(ctx: FolioContext, fields: Map<string, string>): { rut: string; holder: string } | Response {
+export function authorize(ctx: FolioContext, fields: Map<string, string>): { rut: string; holder: string } | Response {
   const who = holder(ctx.c, ctx.state, ctx.now);
   if (!who) return loginWall(ctx.c);
   const rut = `${fields.get("RUT_EMP") ?? ""}-${(fields.get("DV_EMP") ?? "").toUpperCase()}`;

@@ -67,6 +67,8 @@ export class SandboxState {
   readonly received = new Map<string, import("./reclamos.ts").ReceivedDocument>();
   /** Envelopes received by upload, by track id (see envios.ts). */
   readonly envios = new Map<string, import("./envios.ts").Envio>();
+  /** Companies in the certification process, by RUT (see certificacion.ts). */
+  readonly certifications = new Map<string, import("./certificacion.ts").Certification>();
   /** Issued BTE slips. */
   readonly bte: import("./bte.ts").BteSlip[] = [];
   faults: Fault[] = [];

@@ -32,6 +32,8 @@ export interface DocumentSummary {
   raw: string;
   /** The document's SignatureValue (what the SII's advanced status query compares). */
   signatureValue: string | null;
+  /** The RazonRef of each Referencia (certification cases are named there: `CASO 4943173-1`). */
+  razonesReferencia: string[];
   firma: SignatureCheck | null;
 }
 
@@ -89,6 +91,11 @@ function summarize(dte: XmlElement, raw: string): Omit<DocumentSummary, "firma">
         childElements(dte).find((c) => localName(c.name) === "Signature"),
         "SignatureValue",
       ).replace(/\s+/g, "") || null,
+    razonesReferencia: documento
+      ? childElements(documento)
+          .filter((c) => localName(c.name) === "Referencia")
+          .map((r) => text(r, "RazonRef"))
+      : [],
   };
 }
 
