@@ -14,6 +14,7 @@ import type { Deps } from "./ports.ts";
 import { registerAdminTokens } from "./routes/admin/tokens.ts";
 import { registerBheEmail } from "./routes/bhe/email.ts";
 import { registerBteResumen } from "./routes/bte/resumen.ts";
+import { registerCertificacion } from "./routes/certificacion/operations.ts";
 import { registerDatosContribuyente } from "./routes/contribuyentes/datos.ts";
 import { registerFormatosJson } from "./routes/documentos/formatos-json.ts";
 import { registerEnviar } from "./routes/envios/enviar.ts";
@@ -75,6 +76,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerRcvWrites(app);
   registerCorreccionMonetaria(app);
   registerSegundaCategoria(app);
+  registerCertificacion(app);
   registerEnviar(app);
   registerEnvioEstado(app);
   registerVerificar(app);

@@ -18,6 +18,8 @@ export interface TestDocument {
   total: number;
   /** A CAF file (as the sandbox grants them) to stamp the document with a TED. */
   caf?: string;
+  /** A Referencia line's RazonRef (certification cases are named there). */
+  razonRef?: string;
 }
 
 /** The TED over the document's data, signed with the CAF's private key (node:crypto reads its PKCS#1 PEM). */
@@ -39,6 +41,9 @@ export async function signedDte(credential: SigningCredential, emisor: string, d
     `<Receptor><RUTRecep>${doc.receptor}</RUTRecep><RznSocRecep>Compañía Receptora</RznSocRecep></Receptor>` +
     `<Totales><MntTotal>${doc.total}</MntTotal></Totales></Encabezado>` +
     `<Detalle><NroLinDet>1</NroLinDet><NmbItem>Servicio de prueba</NmbItem><MontoItem>${doc.total}</MontoItem></Detalle>` +
+    (doc.razonRef
+      ? `<Referencia><NroLinRef>1</NroLinRef><TpoDocRef>SET</TpoDocRef><FolioRef>0</FolioRef><FchRef>2026-11-20</FchRef><RazonRef>${doc.razonRef}</RazonRef></Referencia>`
+      : "") +
     `${doc.caf ? stamp(emisor, { ...doc, caf: doc.caf }) : ""}<TmstFirma>2026-11-20T10:00:00</TmstFirma></Documento>`;
   const unsigned = `<DTE xmlns="${SII}" version="1.0">${documento}</DTE>`;
   const apex = childElements(parseXml(unsigned).root)[0]!;

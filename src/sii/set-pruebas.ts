@@ -1,0 +1,139 @@
+// The SII's test set (set de pruebas) as text, read into cases a client can turn into documents:
+// each CASO with its document type, items (quantity, unit price, line discount, exempt or not),
+// a global discount, and the reference to an earlier case. Sets without cases (the sales and
+// purchase books) keep their instructions as text.
+
+export const DOCUMENT_TYPES: Record<string, number> = {
+  "FACTURA ELECTRONICA": 33,
+  "FACTURA NO AFECTA O EXENTA ELECTRONICA": 34,
+  "FACTURA DE COMPRA ELECTRONICA": 46,
+  "GUIA DE DESPACHO ELECTRONICA": 52,
+  "NOTA DE DEBITO ELECTRONICA": 56,
+  "NOTA DE CREDITO ELECTRONICA": 61,
+  "BOLETA ELECTRONICA": 39,
+  "BOLETA EXENTA ELECTRONICA": 41,
+  "BOLETA NO AFECTA O EXENTA ELECTRONICA": 41,
+};
+
+export interface CaseItem {
+  nombre: string;
+  cantidad: number | null;
+  unidad: string | null;
+  precio_unitario: number | null;
+  descuento_porcentaje: number | null;
+  /** The set marks exempt lines with EXENTO in their name. */
+  exento: boolean;
+}
+
+export interface TestCase {
+  /** `4943173-1` */
+  caso: string;
+  documento: string;
+  /** The SII document type code, or null when the name is not one this gateway knows. */
+  tipo: number | null;
+  items: CaseItem[];
+  descuento_global_porcentaje: number | null;
+  referencia: { documento: string; tipo: number | null; caso: string } | null;
+  razon_referencia: string | null;
+}
+
+export interface TestSet {
+  nombre: string;
+  numero_atencion: string;
+  casos: TestCase[];
+  /** The set's text as the SII wrote it (instructions for sets without cases). */
+  texto: string;
+}
+
+const normalize = (text: string) =>
+  text
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/\s+/g, " ")
+    .trim()
+    .toUpperCase();
+
+const typeOf = (name: string) => DOCUMENT_TYPES[normalize(name)] ?? null;
+const number = (text: string | undefined) => (text === undefined || text === "" ? null : Number(text.replace(/\./g, "").replace(",", ".")));
+
+/** Columns of an item table, from its header line (ITEM, CANTIDAD, UNIDAD MEDIDA, PRECIO/VALOR UNITARIO, DESCUENTO ITEM). */
+function columnsOf(header: string): string[] {
+  return header
+    .split(/\t+/)
+    .map((c) => normalize(c))
+    .filter(Boolean);
+}
+
+function parseItem(line: string, columns: string[]): CaseItem {
+  const cells = line.split(/\t+/).map((c) => c.trim());
+  const name = cells[0] ?? "";
+  const value = (column: string) => {
+    const index = columns.indexOf(column);
+    return index > 0 ? cells[index] : undefined;
+  };
+  const price = value("PRECIO UNITARIO") ?? value("VALOR UNITARIO");
+  const discount = value("DESCUENTO ITEM");
+  return {
+    nombre: name,
+    cantidad: number(value("CANTIDAD")),
+    unidad: value("UNIDAD MEDIDA") ?? null,
+    precio_unitario: number(price),
+    descuento_porcentaje: discount ? number(discount.replace("%", "")) : null,
+    exento: /\bEXENTO\b/i.test(name),
+  };
+}
+
+function parseCase(caso: string, body: string): TestCase {
+  const lines = body.split(/\r?\n/);
+  const field = (label: string) => {
+    const line = lines.find((l) => normalize(l.split(/\t+/)[0] ?? "") === label);
+    return line ? line.split(/\t+/).slice(1).join(" ").trim() : null;
+  };
+  const documento = field("DOCUMENTO") ?? "";
+  const referenced = field("REFERENCIA");
+  const refMatch = referenced ? /^(.*?)\s+CORRESPONDIENTE A CASO\s+([\d-]+)/i.exec(referenced) : null;
+  const items: CaseItem[] = [];
+  let columns: string[] | null = null;
+  for (const line of lines) {
+    if (/^ITEM\b/i.test(line.trim()) && line.includes("\t")) {
+      columns = columnsOf(line);
+      continue;
+    }
+    if (/^[-=]{3,}$/.test(line.trim())) {
+      columns = null; // a separator ends the table
+      continue;
+    }
+    if (!columns) continue;
+    if (!line.trim() || /^DESCUENTO GLOBAL/i.test(line.trim())) {
+      if (!line.trim() && items.length) columns = null;
+      continue;
+    }
+    items.push(parseItem(line, columns));
+  }
+  const global = lines.map((l) => /DESCUENTO GLOBAL[^\d]*(\d+(?:,\d+)?)\s*%/i.exec(l)?.[1]).find(Boolean);
+  return {
+    caso,
+    documento: normalize(documento),
+    tipo: typeOf(documento),
+    items,
+    descuento_global_porcentaje: number(global),
+    referencia: refMatch ? { documento: normalize(refMatch[1] ?? ""), tipo: typeOf(refMatch[1] ?? ""), caso: refMatch[2] ?? "" } : null,
+    razon_referencia: field("RAZON REFERENCIA"),
+  };
+}
+
+/** Every SET of the text with its cases. */
+export function parseTestSets(text: string): TestSet[] {
+  const heads = [...text.matchAll(/^SET ([^\n]*?)\s*-\s*N[UÚ]MERO DE ATENCI[OÓ]N:\s*(\d+)/gim)];
+  return heads.map((head, i) => {
+    const start = (head.index ?? 0) + head[0].length;
+    const section = text.slice(start, heads[i + 1]?.index ?? text.length);
+    const cases = [...section.matchAll(/^CASO\s+([\d-]+)\s*$/gm)];
+    return {
+      nombre: normalize(`SET ${head[1] ?? ""}`),
+      numero_atencion: head[2] ?? "",
+      casos: cases.map((c, j) => parseCase(c[1] ?? "", section.slice((c.index ?? 0) + c[0].length, cases[j + 1]?.index ?? section.length))),
+      texto: section.replace(/^-+$/gm, "").trim(),
+    };
+  });
+}
