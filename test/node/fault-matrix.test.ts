@@ -148,6 +148,13 @@ const FAMILIES: Family[] = [
     path: "/api/v1/platform/dte/envios/verificar",
     body: "verificar",
   },
+  {
+    name: "certification (maullin CGIs)",
+    service: "certification_progress",
+    method: "POST",
+    path: "/api/v1/sii/certificacion/postulacion/avance/76192083-9",
+    body: { auth: { cert } },
+  },
 ];
 
 const EXPECTED: Record<FaultKind, { status: number; code: string; retryAfter?: boolean; free?: boolean }> = {
