@@ -16,6 +16,7 @@ import { registerBheEmail } from "./routes/bhe/email.ts";
 import { registerBteResumen } from "./routes/bte/resumen.ts";
 import { registerCertificacion } from "./routes/certificacion/operations.ts";
 import { registerDatosContribuyente } from "./routes/contribuyentes/datos.ts";
+import { registerEscpos } from "./routes/documentos/escpos.ts";
 import { registerFormatosJson } from "./routes/documentos/formatos-json.ts";
 import { registerEnviar } from "./routes/envios/enviar.ts";
 import { registerEnvioEstado } from "./routes/envios/estado.ts";
@@ -69,6 +70,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerBteResumen(app);
   registerUf(app);
   registerFormatosJson(app);
+  registerEscpos(app);
   registerRcvResumen(app);
   registerRcvDetalle(app);
   registerRcvDocumento(app);

@@ -113,8 +113,20 @@ function readCaratula(caratula: XmlElement | undefined): Caratula | null {
   };
 }
 
-/** Reads and checks an envelope or a lone DTE. Throws EnvelopeUnreadable when it is not readable XML. */
-export async function inspectEnvelope(bytes: Uint8Array): Promise<EnvelopeReport> {
+export interface EnvelopeContents {
+  kind: EnvelopeReport["kind"];
+  doc: XmlDocument;
+  text: string;
+  encoding: string;
+  /** The SetDTE element (undefined for a lone DTE, or an envelope without one). */
+  setDte: XmlElement | undefined;
+  /** Each DTE with its text exactly as in the file. */
+  dtes: { element: XmlElement; raw: string }[];
+  caratula: Caratula | null;
+}
+
+/** Reads an envelope or a lone DTE without checking it. Throws EnvelopeUnreadable when it is not readable XML. */
+export function readEnvelope(bytes: Uint8Array): EnvelopeContents {
   let text: string;
   let doc: XmlDocument;
   try {
@@ -132,16 +144,23 @@ export async function inspectEnvelope(bytes: Uint8Array): Promise<EnvelopeReport
     throw new EnvelopeUnreadable(`the root element is <${rootName}>, not EnvioDTE, EnvioBOLETA or DTE`);
   }
   const kind = rootName as EnvelopeReport["kind"];
+  const setDte = kind === "DTE" ? undefined : child(doc.root, "SetDTE");
+  const elements = kind === "DTE" ? [doc.root] : setDte ? childElements(setDte).filter((c) => localName(c.name) === "DTE") : [];
+  // DTE elements never nest, so their texts are found in document order.
+  const raws = [...text.matchAll(/<(?:[\w.-]+:)?DTE[\s>][\s\S]*?<\/(?:[\w.-]+:)?DTE>/g)].map((m) => m[0]);
+  const dtes = elements.map((element, i) => ({ element, raw: raws[i] ?? "" }));
+  return { kind, doc, text, encoding, setDte, dtes, caratula: readCaratula(child(setDte, "Caratula")) };
+}
+
+/** Reads and checks an envelope or a lone DTE. Throws EnvelopeUnreadable when it is not readable XML. */
+export async function inspectEnvelope(bytes: Uint8Array): Promise<EnvelopeReport> {
+  const { kind, doc, text, encoding, setDte, dtes, caratula } = readEnvelope(bytes);
   const problems: EnvelopeReport["problems"] = [];
   const signatures = await verifySignatures(doc);
   const signatureFor = (id: string) => signatures.find((s) => s.referencia === `#${id}`) ?? null;
 
-  const setDte = kind === "DTE" ? undefined : child(doc.root, "SetDTE");
-  const dtes = kind === "DTE" ? [doc.root] : setDte ? childElements(setDte).filter((c) => localName(c.name) === "DTE") : [];
-  // DTE elements never nest, so their texts are found in document order.
-  const raws = [...text.matchAll(/<(?:[\w.-]+:)?DTE[\s>][\s\S]*?<\/(?:[\w.-]+:)?DTE>/g)].map((m) => m[0]);
-  const documentos = dtes.map((dte, i) => {
-    const summary = summarize(dte, raws[i] ?? "");
+  const documentos = dtes.map(({ element, raw }) => {
+    const summary = summarize(element, raw);
     return { ...summary, firma: signatureFor(summary.id) };
   });
   documentos.forEach((d, i) => {
@@ -166,7 +185,6 @@ export async function inspectEnvelope(bytes: Uint8Array): Promise<EnvelopeReport
   if (setDte && !firma) problems.push({ path: "Signature", message: "the envelope is not signed" });
   else if (firma && !firma.valido) problems.push({ path: "Signature", message: `the envelope's signature is not valid: ${firma.motivo}` });
 
-  const caratula = readCaratula(child(setDte, "Caratula"));
   if (!caratula) problems.push({ path: "SetDTE/Caratula", message: "is missing" });
   if (documentos.length === 0) problems.push({ path: "SetDTE/DTE", message: "the envelope holds no documents" });
   if (documentos.length > MAX_DOCUMENTS[kind]) {

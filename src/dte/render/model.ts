@@ -1,0 +1,144 @@
+// What a printed representation shows of a signed DTE, read from its XML: the issuer, the
+// receiver, the lines, the totals, the references, and the TED bytes for the PDF417 (the
+// flattened `<TED>` exactly as the file has it, in ISO-8859-1: research dte-engine §2.4).
+import { encodeLatin1 } from "../../lib/latin1.ts";
+import { childElements, localName, textContent, type XmlElement } from "../xml/parse.ts";
+
+export const DOCUMENT_NAMES: Record<number, string> = {
+  33: "FACTURA ELECTRÓNICA",
+  34: "FACTURA NO AFECTA O EXENTA ELECTRÓNICA",
+  39: "BOLETA ELECTRÓNICA",
+  41: "BOLETA NO AFECTA O EXENTA ELECTRÓNICA",
+  43: "LIQUIDACIÓN FACTURA ELECTRÓNICA",
+  46: "FACTURA DE COMPRA ELECTRÓNICA",
+  52: "GUÍA DE DESPACHO ELECTRÓNICA",
+  56: "NOTA DE DÉBITO ELECTRÓNICA",
+  61: "NOTA DE CRÉDITO ELECTRÓNICA",
+  110: "FACTURA DE EXPORTACIÓN ELECTRÓNICA",
+  111: "NOTA DE DÉBITO DE EXPORTACIÓN ELECTRÓNICA",
+  112: "NOTA DE CRÉDITO DE EXPORTACIÓN ELECTRÓNICA",
+};
+
+export interface Party {
+  rut: string;
+  nombre: string;
+  giro: string;
+  direccion: string;
+  comuna: string;
+}
+
+export interface Line {
+  nombre: string;
+  descripcion: string;
+  cantidad: number | null;
+  unidad: string;
+  precio: number | null;
+  descuento: number | null;
+  monto: number;
+  exento: boolean;
+}
+
+export interface PrintedDocument {
+  tipo: number;
+  nombre_tipo: string;
+  folio: number;
+  fecha: string;
+  emisor: Party;
+  receptor: Party | null;
+  lineas: Line[];
+  totales: { neto: number | null; exento: number | null; iva: number | null; tasa_iva: number | null; total: number };
+  referencias: { tipo: string; folio: string; fecha: string; razon: string }[];
+  /** The flattened TED in ISO-8859-1: the PDF417's exact payload; null when the document has none. */
+  ted: Uint8Array | null;
+}
+
+function child(element: XmlElement | undefined, ...path: string[]): XmlElement | undefined {
+  let current = element;
+  for (const name of path) current = current && childElements(current).find((c) => localName(c.name) === name);
+  return current;
+}
+const text = (element: XmlElement | undefined, ...path: string[]) => {
+  const found = child(element, ...path);
+  return found ? textContent(found).trim() : "";
+};
+const num = (value: string) => (value === "" ? null : Number(value));
+const children = (element: XmlElement | undefined, name: string) =>
+  element ? childElements(element).filter((c) => localName(c.name) === name) : [];
+
+/** The printed content of one DTE; `raw` is its text exactly as in the file (for the TED bytes). */
+export function printedDocument(dte: XmlElement, raw: string): PrintedDocument {
+  const documento = childElements(dte).find((c) => ["Documento", "Liquidacion", "Exportaciones"].includes(localName(c.name)));
+  const encabezado = child(documento, "Encabezado");
+  const tipo = Number(text(encabezado, "IdDoc", "TipoDTE"));
+  const emisor = child(encabezado, "Emisor");
+  const receptor = child(encabezado, "Receptor");
+  const totales = child(encabezado, "Totales");
+  const ted = /<TED[\s>][\s\S]*?<\/TED>/.exec(raw)?.[0];
+  return {
+    tipo,
+    nombre_tipo: DOCUMENT_NAMES[tipo] ?? `DOCUMENTO TRIBUTARIO ELECTRÓNICO ${tipo}`,
+    folio: Number(text(encabezado, "IdDoc", "Folio")),
+    fecha: text(encabezado, "IdDoc", "FchEmis"),
+    emisor: {
+      rut: text(emisor, "RUTEmisor"),
+      nombre: text(emisor, "RznSoc") || text(emisor, "RznSocEmisor"),
+      giro: text(emisor, "GiroEmis") || text(emisor, "GiroEmisor"),
+      direccion: text(emisor, "DirOrigen"),
+      comuna: text(emisor, "CmnaOrigen"),
+    },
+    receptor: receptor
+      ? {
+          rut: text(receptor, "RUTRecep"),
+          nombre: text(receptor, "RznSocRecep"),
+          giro: text(receptor, "GiroRecep"),
+          direccion: text(receptor, "DirRecep"),
+          comuna: text(receptor, "CmnaRecep"),
+        }
+      : null,
+    lineas: children(documento, "Detalle").map((d) => ({
+      nombre: text(d, "NmbItem"),
+      descripcion: text(d, "DscItem"),
+      cantidad: num(text(d, "QtyItem")),
+      unidad: text(d, "UnmdItem"),
+      precio: num(text(d, "PrcItem")),
+      descuento: num(text(d, "DescuentoMonto")),
+      monto: Number(text(d, "MontoItem") || 0),
+      exento: text(d, "IndExe") !== "",
+    })),
+    totales: {
+      neto: num(text(totales, "MntNeto")),
+      exento: num(text(totales, "MntExe")),
+      iva: num(text(totales, "IVA")),
+      tasa_iva: num(text(totales, "TasaIVA")),
+      total: Number(text(totales, "MntTotal") || 0),
+    },
+    referencias: children(documento, "Referencia").map((r) => ({
+      tipo: text(r, "TpoDocRef"),
+      folio: text(r, "FolioRef"),
+      fecha: text(r, "FchRef"),
+      razon: text(r, "RazonRef"),
+    })),
+    ted: ted ? encodeLatin1(flattenTed(ted)) : null,
+  };
+}
+
+/**
+ * The TED as the barcode carries it: no whitespace between tags, and none inside the FRMT's
+ * base64 (a line break there is layout, not signature). The DD stays exactly as signed.
+ */
+export function flattenTed(ted: string): string {
+  return ted
+    .replace(/\r\n?/g, "\n")
+    .replace(/>\s+</g, "><")
+    .replace(
+      /(<FRMT[^>]*>)([^<]*)(<\/FRMT>)/,
+      (_, open: string, value: string, close: string) => `${open}${value.replace(/\s+/g, "")}${close}`,
+    );
+}
+
+/** `1234567` → `1.234.567` (Chilean thousands separator). */
+export function pesos(value: number): string {
+  const sign = value < 0 ? "-" : "";
+  const [whole = "0", decimals] = Math.abs(value).toString().split(".");
+  return `${sign}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ".")}${decimals ? `,${decimals}` : ""}`;
+}

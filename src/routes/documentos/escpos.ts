@@ -1,0 +1,100 @@
+// POST /api/v1/platform/dte/documentos/escpos: a signed DTE (or every DTE of an envelope) as an
+// ESC/POS receipt for thermal printers: bytes, or base64 in the envelope on Accept: application/json.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type CodePage, escposReceipt, type Paper } from "../../dte/render/escpos.ts";
+import { printedDocument } from "../../dte/render/model.ts";
+import { EnvelopeUnreadable, readEnvelope } from "../../dte/verify/envelope.ts";
+import { base64ToBytes, bytesToBase64 } from "../../lib/encoding.ts";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { ApiError } from "../../platform/errors.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
+
+const Body = z
+  .object({
+    xml: z.string().min(1, { error: "is required" }).openapi({ description: "A signed DTE, EnvioDTE or EnvioBOLETA, base64" }),
+    papel: z.enum(["80mm", "58mm"], { error: "must be 80mm or 58mm" }).default("80mm"),
+    codepage: z
+      .enum(["WPC1252", "PC850", "PC858"], { error: "must be WPC1252, PC850 or PC858" })
+      .default("WPC1252")
+      .openapi({ description: "The printer's code page for text (ESC t 16, 2 or 19)" }),
+    resolucion: z
+      .object({
+        numero: z.number().int().min(0),
+        fecha: z.iso.date({ error: "must be a date YYYY-MM-DD" }),
+      })
+      .optional()
+      .openapi({ description: "The SII resolution printed under the stamp; by default the envelope's carátula's" }),
+  })
+  .openapi("EscposRequest");
+
+const Receipt = envelope(
+  z
+    .object({
+      escpos: z.string().openapi({ description: "The ESC/POS bytes, base64" }),
+      documentos: z.array(z.object({ tipo: z.number().int(), folio: z.number().int() })),
+    })
+    .openapi("EscposReceipt"),
+);
+
+export function registerEscpos(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/platform/dte/documentos/escpos",
+      tags: ["Documents"],
+      summary: "A document as an ESC/POS receipt",
+      description:
+        "Text in the chosen code page, the SII's box, lines, totals and references, and the TED as a PDF417 the printer draws (GS ( k, error correction level 5, the TED's exact ISO-8859-1 bytes); then feed and cut. An envelope gives one receipt per document, each cut.",
+      request: { body: jsonBody(Body) },
+      responses: {
+        200: {
+          description: "The receipt: ESC/POS bytes, or the envelope with base64 on `Accept: application/json`",
+          content: {
+            "application/octet-stream": { schema: { type: "string", format: "binary" } },
+            "application/json": { schema: Receipt },
+          },
+        },
+        ...errorResponses([400, 422]),
+      },
+    }),
+    async (c) => {
+      const body = valid(c, "json", Body);
+      const invalid = (message: string) =>
+        new ApiError(400, "VALIDATION_ERROR", `xml ${message}`, { errors: [{ path: "xml", location: "body", message }] });
+      let bytes: Uint8Array<ArrayBuffer>;
+      try {
+        bytes = base64ToBytes(body.xml.replace(/\s+/g, ""));
+      } catch {
+        throw invalid("is not base64");
+      }
+      let contents: ReturnType<typeof readEnvelope>;
+      try {
+        contents = readEnvelope(bytes);
+      } catch (err) {
+        if (err instanceof EnvelopeUnreadable) throw invalid(`cannot be read: ${err.message}`);
+        throw err;
+      }
+      if (!contents.dtes.length) throw invalid("holds no documents");
+      const caratula = contents.caratula;
+      const resolucion =
+        body.resolucion ?? (caratula?.fecha_resolucion ? { numero: caratula.numero_resolucion, fecha: caratula.fecha_resolucion } : null);
+      const printed = contents.dtes.map(({ element, raw }) => printedDocument(element, raw));
+      const receipts = printed.map((doc) =>
+        escposReceipt(doc, { papel: body.papel as Paper, codepage: body.codepage as CodePage, resolucion }),
+      );
+      const all = new Uint8Array(receipts.reduce((n, r) => n + r.length, 0));
+      let offset = 0;
+      for (const receipt of receipts) {
+        all.set(receipt, offset);
+        offset += receipt.length;
+      }
+      if (/application\/json/i.test(c.req.header("accept") ?? "")) {
+        return ok(c, { escpos: bytesToBase64(all), documentos: printed.map((d) => ({ tipo: d.tipo, folio: d.folio })) });
+      }
+      return c.body(all, 200, { "content-type": "application/octet-stream" });
+    },
+  );
+}
