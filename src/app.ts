@@ -5,10 +5,12 @@ import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { authenticate } from "./platform/auth.ts";
 import type { AppEnv } from "./platform/context.ts";
+import { cors } from "./platform/cors.ts";
 import { ApiError, errorResponse } from "./platform/errors.ts";
 import { failureResponse } from "./platform/failure.ts";
 import { rateHeaders } from "./platform/rate-headers.ts";
 import { requestContext } from "./platform/request.ts";
+import { securityHeaders } from "./platform/security-headers.ts";
 import { validationHook } from "./platform/validation.ts";
 import type { Deps } from "./ports.ts";
 import { registerAdminTokens } from "./routes/admin/tokens.ts";
@@ -45,11 +47,13 @@ export type DepsResolver = (c: Context) => Deps | Promise<Deps>;
 export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
+  app.use(securityHeaders);
   app.use(async (c, next) => {
     c.set("deps", await resolveDeps(c));
     await next();
   });
   app.use(requestContext);
+  app.use(cors);
   app.use(async (c, next) =>
     bodyLimit({
       maxSize: c.get("deps").config.maxBodyBytes,

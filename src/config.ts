@@ -1,4 +1,5 @@
 // Settings every entry reads from its environment (Worker vars/secrets, process.env on Node and Lambda).
+import { parseCorsOrigins } from "./platform/cors.ts";
 import type { Clock, Config, Logger } from "./ports.ts";
 import { parseUpstream } from "./sii/transport.ts";
 
@@ -37,6 +38,7 @@ export function configFromEnv(env: EnvVars): Config {
     egressSecret: text(env, "EGRESS_SECRET"),
     allowPrivateProxy: upstream === "sandbox" || text(env, "ALLOW_PRIVATE_PROXY") === "true",
     siiTimeoutMs,
+    corsOrigins: parseCorsOrigins(text(env, "CORS_ORIGINS")),
   };
 }
 

@@ -172,6 +172,8 @@ export interface Config {
   secretKey: string;
   /** How long one SII call may take before it is reported as failed (default 30 s). */
   siiTimeoutMs?: number;
+  /** Origins that get CORS headers and preflight answers; none when unset (CORS off). */
+  corsOrigins?: readonly string[];
 }
 
 export interface Deps {

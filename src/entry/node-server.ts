@@ -8,6 +8,7 @@ import { sqliteStores } from "../adapters/node/sqlite-stores.ts";
 import { nodeTransport } from "../adapters/node/transport.ts";
 import { createApp } from "../app.ts";
 import { configFromEnv, consoleLogger, systemClock } from "../config.ts";
+import { securityHeaders } from "../platform/security-headers.ts";
 import { seedDevToken } from "../platform/tokens.ts";
 import type { Deps, Logger } from "../ports.ts";
 import { EGRESS_PATH, openEgressRequest, sealEgressAnswer } from "../sii/egress.ts";
@@ -70,6 +71,7 @@ export function nodeFront(
   egress?: (req: Request) => Promise<Response>,
 ) {
   const root = new Hono();
+  root.use(securityHeaders);
   if (egress) root.post(EGRESS_PATH, (c) => egress(c.req.raw));
   root.get("/docs", (c) => c.redirect("/docs/", 307));
   root.get("/docs/*", async (c, next) => {
