@@ -20,6 +20,7 @@ import { registerCertificacion } from "./routes/certificacion/operations.ts";
 import { registerDatosContribuyente } from "./routes/contribuyentes/datos.ts";
 import { registerEscpos } from "./routes/documentos/escpos.ts";
 import { registerFormatosJson } from "./routes/documentos/formatos-json.ts";
+import { registerPdf } from "./routes/documentos/pdf.ts";
 import { registerEnviar } from "./routes/envios/enviar.ts";
 import { registerEnvioEstado } from "./routes/envios/estado.ts";
 import { registerVerificar } from "./routes/envios/verificar.ts";
@@ -75,6 +76,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerUf(app);
   registerFormatosJson(app);
   registerEscpos(app);
+  registerPdf(app);
   registerRcvResumen(app);
   registerRcvDetalle(app);
   registerRcvDocumento(app);

@@ -21,6 +21,7 @@ const OPERATIONS: [string, (xml: string) => unknown][] = [
   ["/api/v1/platform/dte/envios/verificar", (xml) => ({ xml: b64(xml) })],
   ["/api/v1/platform/dte/formatos/json", (xml) => ({ xml: b64(xml) })],
   ["/api/v1/platform/dte/documentos/escpos", (xml) => ({ xml: b64(xml) })],
+  ["/api/v1/platform/dte/documentos/pdf", (xml) => ({ xml: b64(xml) })],
 ];
 
 describe.each(OPERATIONS)("%s", (path, body) => {

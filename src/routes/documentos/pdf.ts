@@ -1,0 +1,110 @@
+// POST /api/v1/platform/dte/documentos/pdf: the printed representation of a signed DTE (or of
+// every DTE of an envelope): PDF bytes, or base64 in the envelope on Accept: application/json.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { ImageRefused, readImage } from "../../dte/render/image.ts";
+import { printedDocument } from "../../dte/render/model.ts";
+import { type PdfPaper, pdfDocument } from "../../dte/render/pdf.ts";
+import { EnvelopeUnreadable, readEnvelope } from "../../dte/verify/envelope.ts";
+import { base64ToBytes, bytesToBase64 } from "../../lib/encoding.ts";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { ApiError } from "../../platform/errors.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
+
+const Body = z
+  .object({
+    xml: z.string().min(1, { error: "is required" }).openapi({ description: "A signed DTE, EnvioDTE or EnvioBOLETA, base64" }),
+    papel: z.enum(["carta", "80mm"], { error: "must be carta or 80mm" }).default("carta"),
+    cedible: z
+      .boolean()
+      .default(false)
+      .openapi({ description: "Add the cedible copy with the receipt box of Ley 19.983 (types that may be assigned)" }),
+    copias: z.number().int().min(1).max(5).default(1).openapi({ description: "Tax copies of each document" }),
+    logo: z.string().optional().openapi({ description: "A JPEG or PNG (without transparency), base64" }),
+    oficina_sii: z.string().max(60).optional().openapi({ description: "The SII office under the box (`S.I.I. - <oficina>`)" }),
+    resolucion: z
+      .object({ numero: z.number().int().min(0), fecha: z.iso.date({ error: "must be a date YYYY-MM-DD" }) })
+      .optional()
+      .openapi({ description: "The SII resolution under the stamp; by default the envelope's carátula's" }),
+  })
+  .openapi("PdfRequest");
+
+const Rendered = envelope(
+  z
+    .object({
+      pdf: z.string().openapi({ description: "The PDF, base64" }),
+      documentos: z.array(z.object({ tipo: z.number().int(), folio: z.number().int() })),
+    })
+    .openapi("RenderedPdf"),
+);
+
+function refused(path: string, message: string): ApiError {
+  return new ApiError(400, "VALIDATION_ERROR", `${path} ${message}`, { errors: [{ path, location: "body", message }] });
+}
+
+function decode(path: string, base64: string): Uint8Array<ArrayBuffer> {
+  try {
+    return base64ToBytes(base64.replace(/\s+/g, ""));
+  } catch {
+    throw refused(path, "is not base64");
+  }
+}
+
+export function registerPdf(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/platform/dte/documentos/pdf",
+      tags: ["Documents"],
+      summary: "A document's printed representation as PDF",
+      description:
+        "Issuer and receiver, the SII's red box (RUT, type, folio, office), lines, totals, references, the TED as a PDF417 (error correction level 5) with its legend and resolution, and the cedible copy when asked. Letter paper or an 80 mm roll.",
+      request: { body: jsonBody(Body) },
+      responses: {
+        200: {
+          description: "The PDF, or the envelope with base64 on `Accept: application/json`",
+          content: { "application/pdf": { schema: { type: "string", format: "binary" } }, "application/json": { schema: Rendered } },
+        },
+        ...errorResponses([400, 422]),
+      },
+    }),
+    async (c) => {
+      const body = valid(c, "json", Body);
+      let contents: ReturnType<typeof readEnvelope>;
+      try {
+        contents = readEnvelope(decode("xml", body.xml));
+      } catch (err) {
+        if (err instanceof EnvelopeUnreadable) throw refused("xml", `cannot be read: ${err.message}`);
+        throw err;
+      }
+      if (!contents.dtes.length) throw refused("xml", "holds no documents");
+      let logo = null;
+      if (body.logo) {
+        try {
+          logo = readImage(decode("logo", body.logo));
+        } catch (err) {
+          if (err instanceof ImageRefused) throw refused("logo", err.message);
+          throw err;
+        }
+      }
+      const caratula = contents.caratula;
+      const resolucion =
+        body.resolucion ?? (caratula?.fecha_resolucion ? { numero: caratula.numero_resolucion, fecha: caratula.fecha_resolucion } : null);
+      const docs = contents.dtes.map(({ element, raw }) => printedDocument(element, raw));
+      const pdf = pdfDocument(docs, {
+        papel: body.papel as PdfPaper,
+        cedible: body.cedible,
+        copias: body.copias,
+        resolucion,
+        oficina_sii: body.oficina_sii ?? null,
+        logo,
+      });
+      if (/application\/json/i.test(c.req.header("accept") ?? "")) {
+        return ok(c, { pdf: bytesToBase64(pdf), documentos: docs.map((d) => ({ tipo: d.tipo, folio: d.folio })) });
+      }
+      return c.body(pdf as Uint8Array<ArrayBuffer>, 200, { "content-type": "application/pdf" });
+    },
+  );
+}

@@ -1,0 +1,191 @@
+// PDF representations of signed documents: pages, copies and the cedible copy, the text as the
+// PDF draws it (accents included), a logo, and the PDF417 read back from the drawn geometry with
+// a barcode reader, byte for byte the TED.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { deflateSync } from "node:zlib";
+import { beforeAll, describe, expect, it } from "vitest";
+import { prepareZXingModule, readBarcodes } from "zxing-wasm/reader";
+import { parseCertificateCredential } from "../../src/dte/credentials.ts";
+import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import { buildCaf } from "../../src/sandbox/caf.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { signedEnvelope, type TestDocument } from "../support/envelope.ts";
+
+const PDF = "/api/v1/platform/dte/documentos/pdf";
+const COMPANY = "76192083-9";
+const juanaCert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
+
+beforeAll(() => {
+  const wasm = readFileSync(join(import.meta.dirname, "..", "..", "node_modules", "zxing-wasm", "dist", "reader", "zxing_reader.wasm"));
+  prepareZXingModule({
+    overrides: { wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) },
+    fireImmediately: true,
+  });
+});
+
+async function setup(docs: Omit<TestDocument, "caf">[] = [{ tipo: 33, folio: 42, receptor: "22222222-2", total: 11_900 }]) {
+  const t = probeApp();
+  const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
+  const juana = await parseCertificateCredential(juanaCert, new Date());
+  const caf = await buildCaf({ rut: COMPANY, razonSocial: "COMERCIAL SANDBOX SPA", tipo: 33, desde: 1, hasta: 100, fecha: "2026-11-01" });
+  const xml = await signedEnvelope(
+    juana,
+    COMPANY,
+    docs.map((d) => ({ ...d, caf })),
+  );
+  const post = (body: object, headers: Record<string, string> = {}) =>
+    postJson(t.app, token.secret, PDF, { xml: bytesToBase64(xml), ...body }, headers);
+  return { ...t, post, xml };
+}
+
+const pdfText = async (res: Response) => Buffer.from(await res.arrayBuffer()).toString("latin1");
+const pageCount = (pdf: string) => Number(/\/Type \/Pages \/Kids \[[^\]]*\] \/Count (\d+)/.exec(pdf)?.[1]);
+
+/** Rasterizes the barcode paths of the first page (`q 0 g … f* Q`), even-odd, 4 pixels a point, with a quiet zone. */
+function barcodeImage(pdf: string): Parameters<typeof readBarcodes>[0] {
+  const block = /q 0 g ([\s\S]*?) f\* Q/.exec(pdf)?.[1] ?? "";
+  const polygons = block
+    .split(" h")
+    .map((p) => [...p.matchAll(/([\d.]+) ([\d.]+) [ml]/g)].map((m) => [Number(m[1]), Number(m[2])] as [number, number]))
+    .filter((p) => p.length);
+  const xs = polygons.flat().map(([x]) => x);
+  const ys = polygons.flat().map(([, y]) => y);
+  const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  const scale = 4;
+  const pad = 40;
+  const width = Math.ceil((maxX - minX) * scale) + 2 * pad;
+  const height = Math.ceil((maxY - minY) * scale) + 2 * pad;
+  const data = new Uint8ClampedArray(width * height * 4).fill(255);
+  for (let py = 0; py < height - 2 * pad; py++) {
+    const y = maxY - (py + 0.5) / scale;
+    const crossings: number[] = [];
+    for (const polygon of polygons) {
+      polygon.forEach(([x1, y1], i) => {
+        const [x2, y2] = polygon[(i + 1) % polygon.length] as [number, number];
+        if (x1 === x2 && y > Math.min(y1, y2) && y < Math.max(y1, y2)) crossings.push(x1);
+      });
+    }
+    crossings.sort((a, b) => a - b);
+    for (let i = 0; i + 1 < crossings.length; i += 2) {
+      const from = Math.round(((crossings[i] as number) - minX) * scale);
+      const to = Math.round(((crossings[i + 1] as number) - minX) * scale);
+      for (let px = from; px < to; px++) data.fill(0, ((py + pad) * width + px + pad) * 4, ((py + pad) * width + px + pad) * 4 + 3);
+    }
+  }
+  return { data, width, height, colorSpace: "srgb" } as unknown as Parameters<typeof readBarcodes>[0];
+}
+
+/** A PNG of solid color, RGB or RGBA, 8 bits. */
+function png(width: number, height: number, alpha = false): Uint8Array {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (bytes: Buffer) => {
+    let c = 0xffffffff;
+    for (const b of bytes) c = (crcTable[(c ^ b) & 0xff] as number) ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, body: Buffer) => {
+    const head = Buffer.alloc(4);
+    head.writeUInt32BE(body.length);
+    const tail = Buffer.alloc(4);
+    tail.writeUInt32BE(crc(Buffer.concat([Buffer.from(type), body])));
+    return Buffer.concat([head, Buffer.from(type), body, tail]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, alpha ? 6 : 2, 0, 0, 0], 8);
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * (alpha ? 4 : 3), 0x80)]);
+  const raw = Buffer.concat(Array.from({ length: height }, () => row));
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(raw)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+describe("PDF representations (documentos/pdf)", () => {
+  it("draws the document with its SII box, accents and the stamp, whose PDF417 reads back as the TED", async () => {
+    const { post, xml } = await setup();
+    const res = await post({ oficina_sii: "PROVIDENCIA" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/pdf");
+    expect(res.headers.get("x-quota-units")).toBe("2");
+    const pdf = await pdfText(res);
+    expect(pdf.startsWith("%PDF-1.4")).toBe(true);
+    expect(pdf.trimEnd().endsWith("%%EOF")).toBe(true);
+    expect(pageCount(pdf)).toBe(1);
+    for (const text of [
+      "(R.U.T.: 76192083-9) Tj",
+      "(FACTURA ELECTR\u00d3NICA) Tj",
+      "(N\u00b0 42) Tj",
+      "(S.I.I. - PROVIDENCIA) Tj",
+      "(Compa\u00f1\u00eda Receptora) Tj",
+      "(Timbre Electr\u00f3nico S.I.I.) Tj",
+      "(Resoluci\u00f3n N\u00b0 80 de 2014) Tj",
+      "(11.900) Tj",
+    ]) {
+      expect(pdf, text).toContain(text);
+    }
+    expect(pdf).toContain("/BaseFont /Helvetica /Encoding /WinAnsiEncoding");
+
+    const [read] = await readBarcodes(barcodeImage(pdf), { formats: ["PDF417"] });
+    const ted = Buffer.from(/<TED[\s\S]*?<\/TED>/.exec(Buffer.from(xml).toString("latin1"))?.[0] ?? "", "latin1");
+    expect(read?.format).toBe("PDF417");
+    expect(read && Buffer.from(read.bytes).equals(ted)).toBe(true);
+  });
+
+  it("adds copies and the cedible copy (with the Ley 19.983 receipt box), never for a credit note", async () => {
+    const invoice = await setup();
+    const pdf = await pdfText(await invoice.post({ copias: 2, cedible: true }));
+    expect(pageCount(pdf)).toBe(3);
+    expect(pdf).toContain("(CEDIBLE) Tj");
+    expect(pdf).toContain("(ACUSE DE RECIBO) Tj");
+    const note = await setup([{ tipo: 61, folio: 5, receptor: "22222222-2", total: 1_190 }]);
+    const notePdf = await pdfText(await note.post({ cedible: true }));
+    expect(pageCount(notePdf)).toBe(1);
+    expect(notePdf).not.toContain("(CEDIBLE) Tj");
+  });
+
+  it("prints on an 80 mm roll whose height fits the document, and answers JSON on request", async () => {
+    const { post } = await setup();
+    const pdf = await pdfText(await post({ papel: "80mm" }));
+    const box = /\/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]/.exec(pdf);
+    expect(Number(box?.[1])).toBeCloseTo(226.77, 1);
+    expect(Number(box?.[2])).toBeGreaterThan(300);
+    expect(Number(box?.[2])).toBeLessThan(792);
+    const json = await bodyOf(await post({}, { accept: "application/json" }));
+    expect(json.data.documentos).toEqual([{ tipo: 33, folio: 42 }]);
+    expect(Buffer.from(json.data.pdf, "base64").toString("latin1").startsWith("%PDF-1.4")).toBe(true);
+  });
+
+  it("embeds a PNG logo as it is, and refuses one with transparency naming logo", async () => {
+    const { post } = await setup();
+    const pdf = await pdfText(await post({ logo: bytesToBase64(png(40, 20)) }));
+    expect(pdf).toContain("/Subtype /Image /Width 40 /Height 20 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode");
+    expect(pdf).toContain("/Logo Do");
+    for (const logo of [bytesToBase64(png(4, 4, true)), bytesToBase64(new TextEncoder().encode("GIF89a"))]) {
+      const res = await post({ logo });
+      const body = await bodyOf(res);
+      expect([res.status, body.errors[0].path]).toEqual([400, "logo"]);
+    }
+  });
+
+  it("refuses unreadable XML (400 naming xml), bad options (422), and needs a token with sii:read", async () => {
+    const { app, deps, post } = await setup();
+    const res = await postJson(app, (await tokenFor(deps, { scopes: ["sii:read"] })).secret, PDF, { xml: "%%%" });
+    expect([res.status, (await bodyOf(res)).errors[0].path]).toEqual([400, "xml"]);
+    const bad = await bodyOf(await post({ papel: "A4", copias: 9 }));
+    expect(bad.error_code).toBe("VALIDATION_ERROR");
+    expect(bad.errors.map((e: { path: string }) => e.path).sort()).toEqual(["copias", "papel"]);
+    expect((await app.request(PDF, { method: "POST", body: "{}" })).status).toBe(401);
+    const other = await tokenFor(deps, { scopes: ["settings:read"] });
+    expect((await postJson(app, other.secret, PDF, { xml: "AA==" })).status).toBe(403);
+  });
+});
