@@ -2,7 +2,7 @@
 // receiver, the lines, the totals, the references, and the TED bytes for the PDF417 (the
 // flattened `<TED>` exactly as the file has it, in ISO-8859-1: research dte-engine §2.4).
 import { encodeLatin1 } from "../../lib/latin1.ts";
-import { childElements, localName, textContent, type XmlElement } from "../xml/parse.ts";
+import { childElements, childText, findChild, localName, type XmlElement } from "../xml/parse.ts";
 
 export const DOCUMENT_NAMES: Record<number, string> = {
   33: "FACTURA ELECTRÓNICA",
@@ -52,15 +52,6 @@ export interface PrintedDocument {
   ted: Uint8Array | null;
 }
 
-function child(element: XmlElement | undefined, ...path: string[]): XmlElement | undefined {
-  let current = element;
-  for (const name of path) current = current && childElements(current).find((c) => localName(c.name) === name);
-  return current;
-}
-const text = (element: XmlElement | undefined, ...path: string[]) => {
-  const found = child(element, ...path);
-  return found ? textContent(found).trim() : "";
-};
 const num = (value: string) => (value === "" ? null : Number(value));
 const children = (element: XmlElement | undefined, name: string) =>
   element ? childElements(element).filter((c) => localName(c.name) === name) : [];
@@ -68,55 +59,55 @@ const children = (element: XmlElement | undefined, name: string) =>
 /** The printed content of one DTE; `raw` is its text exactly as in the file (for the TED bytes). */
 export function printedDocument(dte: XmlElement, raw: string): PrintedDocument {
   const documento = childElements(dte).find((c) => ["Documento", "Liquidacion", "Exportaciones"].includes(localName(c.name)));
-  const encabezado = child(documento, "Encabezado");
-  const tipo = Number(text(encabezado, "IdDoc", "TipoDTE"));
-  const emisor = child(encabezado, "Emisor");
-  const receptor = child(encabezado, "Receptor");
-  const totales = child(encabezado, "Totales");
+  const encabezado = findChild(documento, "Encabezado");
+  const tipo = Number(childText(encabezado, "IdDoc", "TipoDTE"));
+  const emisor = findChild(encabezado, "Emisor");
+  const receptor = findChild(encabezado, "Receptor");
+  const totales = findChild(encabezado, "Totales");
   const ted = /<TED[\s>][\s\S]*?<\/TED>/.exec(raw)?.[0];
   return {
     tipo,
     nombre_tipo: DOCUMENT_NAMES[tipo] ?? `DOCUMENTO TRIBUTARIO ELECTRÓNICO ${tipo}`,
-    folio: Number(text(encabezado, "IdDoc", "Folio")),
-    fecha: text(encabezado, "IdDoc", "FchEmis"),
+    folio: Number(childText(encabezado, "IdDoc", "Folio")),
+    fecha: childText(encabezado, "IdDoc", "FchEmis"),
     emisor: {
-      rut: text(emisor, "RUTEmisor"),
-      nombre: text(emisor, "RznSoc") || text(emisor, "RznSocEmisor"),
-      giro: text(emisor, "GiroEmis") || text(emisor, "GiroEmisor"),
-      direccion: text(emisor, "DirOrigen"),
-      comuna: text(emisor, "CmnaOrigen"),
+      rut: childText(emisor, "RUTEmisor"),
+      nombre: childText(emisor, "RznSoc") || childText(emisor, "RznSocEmisor"),
+      giro: childText(emisor, "GiroEmis") || childText(emisor, "GiroEmisor"),
+      direccion: childText(emisor, "DirOrigen"),
+      comuna: childText(emisor, "CmnaOrigen"),
     },
     receptor: receptor
       ? {
-          rut: text(receptor, "RUTRecep"),
-          nombre: text(receptor, "RznSocRecep"),
-          giro: text(receptor, "GiroRecep"),
-          direccion: text(receptor, "DirRecep"),
-          comuna: text(receptor, "CmnaRecep"),
+          rut: childText(receptor, "RUTRecep"),
+          nombre: childText(receptor, "RznSocRecep"),
+          giro: childText(receptor, "GiroRecep"),
+          direccion: childText(receptor, "DirRecep"),
+          comuna: childText(receptor, "CmnaRecep"),
         }
       : null,
     lineas: children(documento, "Detalle").map((d) => ({
-      nombre: text(d, "NmbItem"),
-      descripcion: text(d, "DscItem"),
-      cantidad: num(text(d, "QtyItem")),
-      unidad: text(d, "UnmdItem"),
-      precio: num(text(d, "PrcItem")),
-      descuento: num(text(d, "DescuentoMonto")),
-      monto: Number(text(d, "MontoItem") || 0),
-      exento: text(d, "IndExe") !== "",
+      nombre: childText(d, "NmbItem"),
+      descripcion: childText(d, "DscItem"),
+      cantidad: num(childText(d, "QtyItem")),
+      unidad: childText(d, "UnmdItem"),
+      precio: num(childText(d, "PrcItem")),
+      descuento: num(childText(d, "DescuentoMonto")),
+      monto: Number(childText(d, "MontoItem") || 0),
+      exento: childText(d, "IndExe") !== "",
     })),
     totales: {
-      neto: num(text(totales, "MntNeto")),
-      exento: num(text(totales, "MntExe")),
-      iva: num(text(totales, "IVA")),
-      tasa_iva: num(text(totales, "TasaIVA")),
-      total: Number(text(totales, "MntTotal") || 0),
+      neto: num(childText(totales, "MntNeto")),
+      exento: num(childText(totales, "MntExe")),
+      iva: num(childText(totales, "IVA")),
+      tasa_iva: num(childText(totales, "TasaIVA")),
+      total: Number(childText(totales, "MntTotal") || 0),
     },
     referencias: children(documento, "Referencia").map((r) => ({
-      tipo: text(r, "TpoDocRef"),
-      folio: text(r, "FolioRef"),
-      fecha: text(r, "FchRef"),
-      razon: text(r, "RazonRef"),
+      tipo: childText(r, "TpoDocRef"),
+      folio: childText(r, "FolioRef"),
+      fecha: childText(r, "FchRef"),
+      razon: childText(r, "RazonRef"),
     })),
     ted: ted ? encodeLatin1(flattenTed(ted)) : null,
   };

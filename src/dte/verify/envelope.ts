@@ -4,10 +4,11 @@
 import { unsafeXmlReason } from "../xml/guard.ts";
 import {
   childElements,
+  childText,
   decodeXmlBytes,
+  findChild,
   localName,
   parseXml,
-  textContent,
   type XmlDocument,
   type XmlElement,
   XmlParseError,
@@ -62,54 +63,37 @@ export interface EnvelopeReport {
 /** Thrown when the bytes are not an XML document this gateway can read. */
 export class EnvelopeUnreadable extends Error {}
 
-function child(element: XmlElement | undefined, ...path: string[]): XmlElement | undefined {
-  let current = element;
-  for (const name of path) current = current && childElements(current).find((c) => localName(c.name) === name);
-  return current;
-}
-
-function text(element: XmlElement | undefined, ...path: string[]): string {
-  const found = child(element, ...path);
-  return found ? textContent(found).trim() : "";
-}
-
 function summarize(dte: XmlElement, raw: string): Omit<DocumentSummary, "firma"> {
   const documento = childElements(dte).find((c) => ["Documento", "Liquidacion", "Exportaciones"].includes(localName(c.name)));
-  const encabezado = child(documento, "Encabezado");
+  const encabezado = findChild(documento, "Encabezado");
   return {
     id: documento?.attributes.find((a) => a.name === "ID")?.value ?? "",
-    tipo: Number(text(encabezado, "IdDoc", "TipoDTE")),
-    folio: Number(text(encabezado, "IdDoc", "Folio")),
-    emisor: text(encabezado, "Emisor", "RUTEmisor").toUpperCase(),
-    receptor: text(encabezado, "Receptor", "RUTRecep").toUpperCase(),
-    fecha_emision: text(encabezado, "IdDoc", "FchEmis"),
-    monto_total: Number(text(encabezado, "Totales", "MntTotal") || 0),
+    tipo: Number(childText(encabezado, "IdDoc", "TipoDTE")),
+    folio: Number(childText(encabezado, "IdDoc", "Folio")),
+    emisor: childText(encabezado, "Emisor", "RUTEmisor").toUpperCase(),
+    receptor: childText(encabezado, "Receptor", "RUTRecep").toUpperCase(),
+    fecha_emision: childText(encabezado, "IdDoc", "FchEmis"),
+    monto_total: Number(childText(encabezado, "Totales", "MntTotal") || 0),
     element: dte,
     raw,
-    signatureValue:
-      text(
-        childElements(dte).find((c) => localName(c.name) === "Signature"),
-        "SignatureValue",
-      ).replace(/\s+/g, "") || null,
-    razonesReferencia: documento
-      ? childElements(documento)
-          .filter((c) => localName(c.name) === "Referencia")
-          .map((r) => text(r, "RazonRef"))
-      : [],
+    signatureValue: childText(dte, "Signature", "SignatureValue").replace(/\s+/g, "") || null,
+    razonesReferencia: (documento ? childElements(documento) : [])
+      .filter((c) => localName(c.name) === "Referencia")
+      .map((r) => childText(r, "RazonRef")),
   };
 }
 
 function readCaratula(caratula: XmlElement | undefined): Caratula | null {
   if (!caratula) return null;
   return {
-    rut_emisor: text(caratula, "RutEmisor").toUpperCase(),
-    rut_envia: text(caratula, "RutEnvia").toUpperCase(),
-    rut_receptor: text(caratula, "RutReceptor").toUpperCase(),
-    fecha_resolucion: text(caratula, "FchResol"),
-    numero_resolucion: Number(text(caratula, "NroResol")),
+    rut_emisor: childText(caratula, "RutEmisor").toUpperCase(),
+    rut_envia: childText(caratula, "RutEnvia").toUpperCase(),
+    rut_receptor: childText(caratula, "RutReceptor").toUpperCase(),
+    fecha_resolucion: childText(caratula, "FchResol"),
+    numero_resolucion: Number(childText(caratula, "NroResol")),
     subtotales: childElements(caratula)
       .filter((c) => localName(c.name) === "SubTotDTE")
-      .map((s) => ({ tipo: Number(text(s, "TpoDTE")), cantidad: Number(text(s, "NroDTE")) })),
+      .map((s) => ({ tipo: Number(childText(s, "TpoDTE")), cantidad: Number(childText(s, "NroDTE")) })),
   };
 }
 
@@ -144,12 +128,12 @@ export function readEnvelope(bytes: Uint8Array): EnvelopeContents {
     throw new EnvelopeUnreadable(`the root element is <${rootName}>, not EnvioDTE, EnvioBOLETA or DTE`);
   }
   const kind = rootName as EnvelopeReport["kind"];
-  const setDte = kind === "DTE" ? undefined : child(doc.root, "SetDTE");
+  const setDte = kind === "DTE" ? undefined : findChild(doc.root, "SetDTE");
   const elements = kind === "DTE" ? [doc.root] : setDte ? childElements(setDte).filter((c) => localName(c.name) === "DTE") : [];
   // DTE elements never nest, so their texts are found in document order.
   const raws = [...text.matchAll(/<(?:[\w.-]+:)?DTE[\s>][\s\S]*?<\/(?:[\w.-]+:)?DTE>/g)].map((m) => m[0]);
   const dtes = elements.map((element, i) => ({ element, raw: raws[i] ?? "" }));
-  return { kind, doc, text, encoding, setDte, dtes, caratula: readCaratula(child(setDte, "Caratula")) };
+  return { kind, doc, text, encoding, setDte, dtes, caratula: readCaratula(findChild(setDte, "Caratula")) };
 }
 
 /** Reads and checks an envelope or a lone DTE. Throws EnvelopeUnreadable when it is not readable XML. */

@@ -5,7 +5,7 @@
 // signers sign), and over the canonical form as a second reading.
 import { base64ToBytes, bytesToBase64Url } from "../../lib/encoding.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
-import { childElements, localName, textContent, type XmlElement } from "../xml/parse.ts";
+import { childElements, childText, findChild, localName, type XmlElement } from "../xml/parse.ts";
 import { canonicalize } from "./c14n.ts";
 
 export interface Check {
@@ -50,16 +50,6 @@ export const SII_CAF_KEYS: ReadonlyMap<string, RsaPublicKey> = new Map([
 const pass: Check = { valido: true, motivo: null };
 const fail = (motivo: string): Check => ({ valido: false, motivo });
 
-function child(element: XmlElement | undefined, ...path: string[]): XmlElement | undefined {
-  let current = element;
-  for (const name of path) current = current && childElements(current).find((c) => localName(c.name) === name);
-  return current;
-}
-const text = (element: XmlElement | undefined, ...path: string[]) => {
-  const found = child(element, ...path);
-  return found ? textContent(found).trim() : "";
-};
-
 /** `<name …>…</name>` as it appears in `raw`, whitespace between tags removed. */
 function flattenedRaw(raw: string, name: string): string | null {
   const found = new RegExp(`<${name}[\\s>][\\s\\S]*?</${name}>`).exec(raw)?.[0];
@@ -99,13 +89,13 @@ export interface StampChecks {
  */
 export async function verifyStamp(dte: XmlElement, raw: string, cafKeys: ReadonlyMap<string, RsaPublicKey>): Promise<StampChecks> {
   const documento = childElements(dte).find((c) => ["Documento", "Liquidacion", "Exportaciones"].includes(localName(c.name)));
-  const ted = child(documento, "TED");
+  const ted = findChild(documento, "TED");
   if (!ted) {
     const missing = fail("the document has no TED (timbre electrónico)");
     return { timbre: missing, caf: missing, coherencia: missing };
   }
-  const dd = child(ted, "DD");
-  const da = child(dd, "CAF", "DA");
+  const dd = findChild(ted, "DD");
+  const da = findChild(dd, "CAF", "DA");
   const tedRaw = /<TED[\s>][\s\S]*?<\/TED>/.exec(raw)?.[0] ?? "";
   const readings = (element: XmlElement | undefined, name: string) => [
     flattenedRaw(tedRaw, name),
@@ -114,16 +104,16 @@ export async function verifyStamp(dte: XmlElement, raw: string, cafKeys: Readonl
 
   const caf = await (async (): Promise<Check> => {
     if (!da) return fail("the TED carries no CAF");
-    const idk = text(da, "IDK");
+    const idk = childText(da, "IDK");
     const key = cafKeys.get(idk);
     if (!key) return fail(`the CAF was signed with IDK ${idk || "(none)"}, not a key of the SII`);
-    const ok = await verifyRsaSha1(key, text(dd, "CAF", "FRMA"), readings(da, "DA"));
+    const ok = await verifyRsaSha1(key, childText(dd, "CAF", "FRMA"), readings(da, "DA"));
     return ok ? pass : fail(`the CAF's signature (FRMA) does not verify with the SII's key ${idk}`);
   })();
 
   const timbre = await (async (): Promise<Check> => {
-    const modulus = text(da, "RSAPK", "M");
-    const exponent = text(da, "RSAPK", "E");
+    const modulus = childText(da, "RSAPK", "M");
+    const exponent = childText(da, "RSAPK", "E");
     if (!dd || !modulus || !exponent) return fail("the TED has no DD or its CAF no public key (RSAPK)");
     let key: RsaPublicKey;
     try {
@@ -131,7 +121,7 @@ export async function verifyStamp(dte: XmlElement, raw: string, cafKeys: Readonl
     } catch {
       return fail("the CAF's public key is not base64");
     }
-    const ok = await verifyRsaSha1(key, text(ted, "FRMT"), readings(dd, "DD"));
+    const ok = await verifyRsaSha1(key, childText(ted, "FRMT"), readings(dd, "DD"));
     return ok
       ? pass
       : fail("the TED's signature (FRMT) does not verify with the CAF's key: the stamp was altered or not made with this CAF");
@@ -142,27 +132,27 @@ export async function verifyStamp(dte: XmlElement, raw: string, cafKeys: Readonl
 
 /** The DD and the CAF must say what the document says. */
 function coherence(documento: XmlElement | undefined, dd: XmlElement | undefined, da: XmlElement | undefined): Check {
-  const encabezado = child(documento, "Encabezado");
+  const encabezado = findChild(documento, "Encabezado");
   const firstItem = documento && childElements(documento).find((c) => localName(c.name) === "Detalle");
   const same = (a: string, b: string) => a.toUpperCase() === b.toUpperCase();
   const pairs: [string, string, string][] = [
-    ["RE", text(dd, "RE"), text(encabezado, "Emisor", "RUTEmisor")],
-    ["TD", text(dd, "TD"), text(encabezado, "IdDoc", "TipoDTE")],
-    ["F", text(dd, "F"), text(encabezado, "IdDoc", "Folio")],
-    ["FE", text(dd, "FE"), text(encabezado, "IdDoc", "FchEmis")],
-    ["RR", text(dd, "RR"), text(encabezado, "Receptor", "RUTRecep")],
-    ["MNT", text(dd, "MNT"), text(encabezado, "Totales", "MntTotal")],
+    ["RE", childText(dd, "RE"), childText(encabezado, "Emisor", "RUTEmisor")],
+    ["TD", childText(dd, "TD"), childText(encabezado, "IdDoc", "TipoDTE")],
+    ["F", childText(dd, "F"), childText(encabezado, "IdDoc", "Folio")],
+    ["FE", childText(dd, "FE"), childText(encabezado, "IdDoc", "FchEmis")],
+    ["RR", childText(dd, "RR"), childText(encabezado, "Receptor", "RUTRecep")],
+    ["MNT", childText(dd, "MNT"), childText(encabezado, "Totales", "MntTotal")],
   ];
   const wrong = pairs.filter(([, stamped, actual]) => !same(stamped, actual) && Number(stamped) !== Number(actual || Number.NaN));
-  const item = text(firstItem, "NmbItem");
-  if (firstItem && !item.startsWith(text(dd, "IT1").slice(0, 40).trim())) wrong.push(["IT1", text(dd, "IT1"), item.slice(0, 40)]);
-  const folio = Number(text(encabezado, "IdDoc", "Folio"));
-  const desde = Number(text(da, "RNG", "D"));
-  const hasta = Number(text(da, "RNG", "H"));
+  const item = childText(firstItem, "NmbItem");
+  if (firstItem && !item.startsWith(childText(dd, "IT1").slice(0, 40).trim())) wrong.push(["IT1", childText(dd, "IT1"), item.slice(0, 40)]);
+  const folio = Number(childText(encabezado, "IdDoc", "Folio"));
+  const desde = Number(childText(da, "RNG", "D"));
+  const hasta = Number(childText(da, "RNG", "H"));
   const problems = wrong.map(([field, stamped, actual]) => `TED ${field} is "${stamped}", the document says "${actual}"`);
-  if (da && !same(text(da, "RE"), text(encabezado, "Emisor", "RUTEmisor")))
-    problems.push(`the CAF is for ${text(da, "RE")}, not the issuer`);
-  if (da && text(da, "TD") !== text(encabezado, "IdDoc", "TipoDTE")) problems.push(`the CAF is for type ${text(da, "TD")}`);
+  if (da && !same(childText(da, "RE"), childText(encabezado, "Emisor", "RUTEmisor")))
+    problems.push(`the CAF is for ${childText(da, "RE")}, not the issuer`);
+  if (da && childText(da, "TD") !== childText(encabezado, "IdDoc", "TipoDTE")) problems.push(`the CAF is for type ${childText(da, "TD")}`);
   if (da && !(folio >= desde && folio <= hasta)) problems.push(`folio ${folio} is outside the CAF's range ${desde}–${hasta}`);
   return problems.length ? fail(problems.join("; ")) : pass;
 }

@@ -6,7 +6,7 @@
 // (the SII's 2003 example) passes but says so.
 import { base64ToBytes, bytesToBase64, bytesToBase64Url } from "../../lib/encoding.ts";
 import { readCertificate } from "../certificate.ts";
-import { childElements, localName, textContent, type XmlDocument, type XmlElement } from "../xml/parse.ts";
+import { childElements, findChild, localName, textContent, type XmlDocument, type XmlElement } from "../xml/parse.ts";
 import { type C14nOptions, canonicalize, declarations } from "./c14n.ts";
 
 const DSIG_NS = "http://www.w3.org/2000/09/xmldsig#";
@@ -46,14 +46,10 @@ function* walk(element: XmlElement, ancestors: XmlElement[] = []): Generator<Loc
   for (const child of childElements(element)) yield* walk(child, path);
 }
 
-function child(element: XmlElement, name: string): XmlElement | undefined {
-  return childElements(element).find((c) => localName(c.name) === name);
-}
-
+/** The text at `path` with all whitespace removed (base64 values), or null when absent. */
 function descendantText(element: XmlElement | undefined, ...path: string[]): string | null {
-  let current = element;
-  for (const name of path) current = current && child(current, name);
-  return current ? textContent(current).replace(/\s+/g, "") : null;
+  const found = findChild(element, ...path);
+  return found ? textContent(found).replace(/\s+/g, "") : null;
 }
 
 async function sha1Base64(text: string): Promise<string> {
@@ -97,8 +93,8 @@ export async function verifySignatures(doc: XmlDocument): Promise<SignatureCheck
 }
 
 async function checkSignature(signature: Located, byId: Map<string, Located>, root: XmlElement): Promise<SignatureCheck> {
-  const signedInfo = child(signature.element, "SignedInfo");
-  const reference = signedInfo && child(signedInfo, "Reference");
+  const signedInfo = findChild(signature.element, "SignedInfo");
+  const reference = signedInfo && findChild(signedInfo, "Reference");
   const uri = reference?.attributes.find((a) => a.name === "URI")?.value ?? "";
   const fail = (motivo: string, extra: Partial<SignatureCheck> = {}): SignatureCheck => ({
     referencia: uri,
@@ -112,7 +108,7 @@ async function checkSignature(signature: Located, byId: Map<string, Located>, ro
 
   const target = uri === "" ? { element: root, ancestors: [] } : uri.startsWith("#") ? byId.get(uri.slice(1)) : undefined;
   if (!target) return fail(`the signature refers to ${uri}, which is not in the document`);
-  const transforms = reference && child(reference, "Transforms");
+  const transforms = reference && findChild(reference, "Transforms");
   const transformList = transforms ? childElements(transforms).map((t) => t.attributes.find((a) => a.name === "Algorithm")?.value) : [];
   const inside = signature.ancestors.includes(target.element) || target.element === signature.element;
   const omit = inside && (transformList.includes(ENVELOPED) || transformList.length === 0 || uri === "") ? signature.element : undefined;
@@ -135,7 +131,7 @@ async function checkSignature(signature: Located, byId: Map<string, Located>, ro
   }
 
   // The key: the certificate's; RSAKeyValue only as a reported fallback.
-  const keyInfo = child(signature.element, "KeyInfo");
+  const keyInfo = findChild(signature.element, "KeyInfo");
   const certificateText = descendantText(keyInfo, "X509Data", "X509Certificate");
   const modulus = descendantText(keyInfo, "KeyValue", "RSAKeyValue", "Modulus");
   const exponent = descendantText(keyInfo, "KeyValue", "RSAKeyValue", "Exponent");

@@ -346,3 +346,16 @@ export function childElements(element: XmlElement): XmlElement[] {
 export function textContent(element: XmlElement): string {
   return element.children.map((child) => (child.type === "text" ? child.text : textContent(child))).join("");
 }
+
+/** The element at `path` below `element` (each step the first child with that local name). */
+export function findChild(element: XmlElement | undefined, ...path: string[]): XmlElement | undefined {
+  let current = element;
+  for (const name of path) current = current && childElements(current).find((c) => localName(c.name) === name);
+  return current;
+}
+
+/** The trimmed text of the element at `path`, or "" when there is none. */
+export function childText(element: XmlElement | undefined, ...path: string[]): string {
+  const found = findChild(element, ...path);
+  return found ? textContent(found).trim() : "";
+}
