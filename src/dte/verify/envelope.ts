@@ -49,6 +49,8 @@ export interface Caratula {
 
 export interface EnvelopeReport {
   kind: "EnvioDTE" | "EnvioBOLETA" | "DTE";
+  /** The file as uploaded (what is sent on, never re-serialized). */
+  bytes: Uint8Array<ArrayBuffer>;
   doc: XmlDocument;
   /** The decoded text (ISO-8859-1 or UTF-8, as declared). */
   text: string;
@@ -99,6 +101,8 @@ function readCaratula(caratula: XmlElement | undefined): Caratula | null {
 
 export interface EnvelopeContents {
   kind: EnvelopeReport["kind"];
+  /** The file as uploaded (what is sent on, never re-serialized). */
+  bytes: Uint8Array<ArrayBuffer>;
   doc: XmlDocument;
   text: string;
   encoding: string;
@@ -110,7 +114,7 @@ export interface EnvelopeContents {
 }
 
 /** Reads an envelope or a lone DTE without checking it. Throws EnvelopeUnreadable when it is not readable XML. */
-export function readEnvelope(bytes: Uint8Array): EnvelopeContents {
+export function readEnvelope(bytes: Uint8Array<ArrayBuffer>): EnvelopeContents {
   let text: string;
   let doc: XmlDocument;
   try {
@@ -133,11 +137,11 @@ export function readEnvelope(bytes: Uint8Array): EnvelopeContents {
   // DTE elements never nest, so their texts are found in document order.
   const raws = [...text.matchAll(/<(?:[\w.-]+:)?DTE[\s>][\s\S]*?<\/(?:[\w.-]+:)?DTE>/g)].map((m) => m[0]);
   const dtes = elements.map((element, i) => ({ element, raw: raws[i] ?? "" }));
-  return { kind, doc, text, encoding, setDte, dtes, caratula: readCaratula(findChild(setDte, "Caratula")) };
+  return { kind, bytes, doc, text, encoding, setDte, dtes, caratula: readCaratula(findChild(setDte, "Caratula")) };
 }
 
 /** Reads and checks an envelope or a lone DTE. Throws EnvelopeUnreadable when it is not readable XML. */
-export async function inspectEnvelope(bytes: Uint8Array): Promise<EnvelopeReport> {
+export async function inspectEnvelope(bytes: Uint8Array<ArrayBuffer>): Promise<EnvelopeReport> {
   const { kind, doc, text, encoding, setDte, dtes, caratula } = readEnvelope(bytes);
   const problems: EnvelopeReport["problems"] = [];
   const signatures = await verifySignatures(doc);
@@ -159,7 +163,7 @@ export async function inspectEnvelope(bytes: Uint8Array): Promise<EnvelopeReport
       problems.push({ path: `${path}/Signature`, message: `the document's signature is not valid: ${d.firma.motivo}` });
   });
 
-  if (kind === "DTE") return { kind, doc, text, encoding, caratula: null, firma: null, documentos, problems };
+  if (kind === "DTE") return { kind, bytes, doc, text, encoding, caratula: null, firma: null, documentos, problems };
 
   if (encoding !== "ISO-8859-1") problems.push({ path: "<?xml?>", message: `the SII takes ISO-8859-1 files; this one is ${encoding}` });
   const setId = setDte?.attributes.find((a) => a.name === "ID")?.value ?? "";
@@ -208,5 +212,5 @@ export async function inspectEnvelope(bytes: Uint8Array): Promise<EnvelopeReport
       });
     }
   }
-  return { kind, doc, text, encoding, caratula, firma, documentos, problems };
+  return { kind, bytes, doc, text, encoding, caratula, firma, documentos, problems };
 }

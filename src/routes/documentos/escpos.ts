@@ -3,29 +3,22 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { type CodePage, escposReceipt, type Paper } from "../../dte/render/escpos.ts";
 import { printedDocument } from "../../dte/render/model.ts";
-import { EnvelopeUnreadable, readEnvelope } from "../../dte/verify/envelope.ts";
-import { base64ToBytes, bytesToBase64 } from "../../lib/encoding.ts";
+import { bytesToBase64, concatBytes } from "../../lib/encoding.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
+import { fieldError, ResolucionField, readXmlField, resolucionOf, XmlField } from "./xml-input.ts";
 
 const Body = z
   .object({
-    xml: z.string().min(1, { error: "is required" }).openapi({ description: "A signed DTE, EnvioDTE or EnvioBOLETA, base64" }),
+    xml: XmlField,
     papel: z.enum(["80mm", "58mm"], { error: "must be 80mm or 58mm" }).default("80mm"),
     codepage: z
       .enum(["WPC1252", "PC850", "PC858"], { error: "must be WPC1252, PC850 or PC858" })
       .default("WPC1252")
       .openapi({ description: "The printer's code page for text (ESC t 16, 2 or 19)" }),
-    resolucion: z
-      .object({
-        numero: z.number().int().min(0),
-        fecha: z.iso.date({ error: "must be a date YYYY-MM-DD" }),
-      })
-      .optional()
-      .openapi({ description: "The SII resolution printed under the stamp; by default the envelope's carátula's" }),
+    resolucion: ResolucionField,
   })
   .openapi("EscposRequest");
 
@@ -62,35 +55,14 @@ export function registerEscpos(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const body = valid(c, "json", Body);
-      const invalid = (message: string) =>
-        new ApiError(400, "VALIDATION_ERROR", `xml ${message}`, { errors: [{ path: "xml", location: "body", message }] });
-      let bytes: Uint8Array<ArrayBuffer>;
-      try {
-        bytes = base64ToBytes(body.xml.replace(/\s+/g, ""));
-      } catch {
-        throw invalid("is not base64");
-      }
-      let contents: ReturnType<typeof readEnvelope>;
-      try {
-        contents = readEnvelope(bytes);
-      } catch (err) {
-        if (err instanceof EnvelopeUnreadable) throw invalid(`cannot be read: ${err.message}`);
-        throw err;
-      }
-      if (!contents.dtes.length) throw invalid("holds no documents");
-      const caratula = contents.caratula;
-      const resolucion =
-        body.resolucion ?? (caratula?.fecha_resolucion ? { numero: caratula.numero_resolucion, fecha: caratula.fecha_resolucion } : null);
+      const contents = await readXmlField(body.xml);
+      if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
+      const resolucion = resolucionOf(body.resolucion, contents);
       const printed = contents.dtes.map(({ element, raw }) => printedDocument(element, raw));
       const receipts = printed.map((doc) =>
         escposReceipt(doc, { papel: body.papel as Paper, codepage: body.codepage as CodePage, resolucion }),
       );
-      const all = new Uint8Array(receipts.reduce((n, r) => n + r.length, 0));
-      let offset = 0;
-      for (const receipt of receipts) {
-        all.set(receipt, offset);
-        offset += receipt.length;
-      }
+      const all = concatBytes(receipts);
       if (/application\/json/i.test(c.req.header("accept") ?? "")) {
         return ok(c, { escpos: bytesToBase64(all), documentos: printed.map((d) => ({ tipo: d.tipo, folio: d.folio })) });
       }

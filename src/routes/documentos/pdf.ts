@@ -4,17 +4,16 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ImageRefused, readImage } from "../../dte/render/image.ts";
 import { printedDocument } from "../../dte/render/model.ts";
 import { type PdfPaper, pdfDocument } from "../../dte/render/pdf.ts";
-import { EnvelopeUnreadable, readEnvelope } from "../../dte/verify/envelope.ts";
-import { base64ToBytes, bytesToBase64 } from "../../lib/encoding.ts";
+import { bytesToBase64 } from "../../lib/encoding.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
+import { base64Field, fieldError, ResolucionField, readXmlField, resolucionOf, XmlField } from "./xml-input.ts";
 
 const Body = z
   .object({
-    xml: z.string().min(1, { error: "is required" }).openapi({ description: "A signed DTE, EnvioDTE or EnvioBOLETA, base64" }),
+    xml: XmlField,
     papel: z.enum(["carta", "80mm"], { error: "must be carta or 80mm" }).default("carta"),
     cedible: z
       .boolean()
@@ -23,10 +22,7 @@ const Body = z
     copias: z.number().int().min(1).max(5).default(1).openapi({ description: "Tax copies of each document" }),
     logo: z.string().optional().openapi({ description: "A JPEG or PNG (without transparency), base64" }),
     oficina_sii: z.string().max(60).optional().openapi({ description: "The SII office under the box (`S.I.I. - <oficina>`)" }),
-    resolucion: z
-      .object({ numero: z.number().int().min(0), fecha: z.iso.date({ error: "must be a date YYYY-MM-DD" }) })
-      .optional()
-      .openapi({ description: "The SII resolution under the stamp; by default the envelope's carátula's" }),
+    resolucion: ResolucionField,
   })
   .openapi("PdfRequest");
 
@@ -38,18 +34,6 @@ const Rendered = envelope(
     })
     .openapi("RenderedPdf"),
 );
-
-function refused(path: string, message: string): ApiError {
-  return new ApiError(400, "VALIDATION_ERROR", `${path} ${message}`, { errors: [{ path, location: "body", message }] });
-}
-
-function decode(path: string, base64: string): Uint8Array<ArrayBuffer> {
-  try {
-    return base64ToBytes(base64.replace(/\s+/g, ""));
-  } catch {
-    throw refused(path, "is not base64");
-  }
-}
 
 export function registerPdf(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
@@ -72,26 +56,18 @@ export function registerPdf(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const body = valid(c, "json", Body);
-      let contents: ReturnType<typeof readEnvelope>;
-      try {
-        contents = readEnvelope(decode("xml", body.xml));
-      } catch (err) {
-        if (err instanceof EnvelopeUnreadable) throw refused("xml", `cannot be read: ${err.message}`);
-        throw err;
-      }
-      if (!contents.dtes.length) throw refused("xml", "holds no documents");
+      const contents = await readXmlField(body.xml);
+      if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
       let logo = null;
       if (body.logo) {
         try {
-          logo = readImage(decode("logo", body.logo));
+          logo = readImage(base64Field("logo", body.logo));
         } catch (err) {
-          if (err instanceof ImageRefused) throw refused("logo", err.message);
+          if (err instanceof ImageRefused) throw fieldError("logo", err.message);
           throw err;
         }
       }
-      const caratula = contents.caratula;
-      const resolucion =
-        body.resolucion ?? (caratula?.fecha_resolucion ? { numero: caratula.numero_resolucion, fecha: caratula.fecha_resolucion } : null);
+      const resolucion = resolucionOf(body.resolucion, contents);
       const docs = contents.dtes.map(({ element, raw }) => printedDocument(element, raw));
       const pdf = pdfDocument(docs, {
         papel: body.papel as PdfPaper,

@@ -3,9 +3,7 @@
 // documents, the SII's limits) and answered with 400 before anything leaves. Irreversible: never
 // retried; Idempotency-Key honoured; dry_run stops right before the upload.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { EnvelopeUnreadable, inspectEnvelope } from "../../dte/verify/envelope.ts";
 import { santiagoIso } from "../../lib/dates.ts";
-import { base64ToBytes } from "../../lib/encoding.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
@@ -15,6 +13,7 @@ import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/
 import { uploadBoletas } from "../../sii/boleta.ts";
 import { uploadEnvelope } from "../../sii/upload.ts";
 import { CertAuth, parseCertificate, withDteToken } from "../credentials.ts";
+import { inspectXmlField } from "../documentos/xml-input.ts";
 import { siiContext } from "../sii-context.ts";
 
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
@@ -72,19 +71,7 @@ export function registerEnviar(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { ambiente } = valid(c, "query", Query);
       const body = valid(c, "json", Body);
-      let bytes: Uint8Array<ArrayBuffer>;
-      try {
-        bytes = base64ToBytes(body.xml.replace(/\s+/g, ""));
-      } catch {
-        throw refused("xml is not base64", [{ path: "", message: "is not base64" }]);
-      }
-      let report: Awaited<ReturnType<typeof inspectEnvelope>>;
-      try {
-        report = await inspectEnvelope(bytes);
-      } catch (err) {
-        if (err instanceof EnvelopeUnreadable) throw refused(`xml cannot be read: ${err.message}`, [{ path: "", message: err.message }]);
-        throw err;
-      }
+      const report = await inspectXmlField(body.xml);
       if (report.kind === "DTE") {
         throw refused("xml is a lone DTE: send it inside an EnvioDTE (documentos/generar returns one as envio_xml)", [
           { path: "DTE", message: "is not an envelope" },
@@ -108,7 +95,7 @@ export function registerEnviar(app: OpenAPIHono<AppEnv>): void {
         return ok(c, data, `Preview only (dry_run): the envelope passed every check; nothing was sent to the SII`);
       }
       const ctx = await siiContext(c);
-      const upload = { sender: credential.rut, company: caratula.rut_emisor, fileName: archivo, file: bytes };
+      const upload = { sender: credential.rut, company: caratula.rut_emisor, fileName: archivo, file: report.bytes };
       const send = servicio === "boleta" ? uploadBoletas : uploadEnvelope;
       const received = await withDteToken(c, ctx, credential, ambiente, (token) => send(ctx, ambiente, token, upload), servicio);
       const stamp = received.timestamp?.trim().replace(" ", "T");

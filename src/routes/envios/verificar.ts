@@ -3,24 +3,23 @@
 // other software verify), its stamp with the CAF's key, the CAF with the SII's key, and that the
 // stamp says what the document says. With a certificate, also the SII's own check (QueryEstDteAv).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { type DocumentSummary, EnvelopeUnreadable, inspectEnvelope } from "../../dte/verify/envelope.ts";
+import type { DocumentSummary } from "../../dte/verify/envelope.ts";
 import { type Check, type RsaPublicKey, SII_CAF_KEYS, verifyStamp } from "../../dte/verify/timbre.ts";
-import { base64ToBytes } from "../../lib/encoding.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { sandboxCafPublicKey } from "../../sandbox/caf.ts";
 import { advancedDocumentStatus, type SiiDocumentStatus } from "../../sii/envios.ts";
 import { CertAuth, parseCertificate, withDteToken } from "../credentials.ts";
+import { fieldError, inspectXmlField, XmlField } from "../documentos/xml-input.ts";
 import { siiContext } from "../sii-context.ts";
 
 const Query = z.object({ ambiente: Ambiente });
 const Body = z
   .object({
-    xml: z.string().min(1, { error: "is required" }).openapi({ description: "A DTE, EnvioDTE or EnvioBOLETA, base64" }),
+    xml: XmlField,
     auth: z.object({ cert: CertAuth }).optional().openapi({
       description: "Optional: with a certificate (of the issuer, the receiver or their representative) the SII checks each document too",
     }),
@@ -76,22 +75,8 @@ export function registerVerificar(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { ambiente } = valid(c, "query", Query);
       const body = valid(c, "json", Body);
-      const invalid = (message: string) =>
-        new ApiError(400, "VALIDATION_ERROR", `xml ${message}`, { errors: [{ path: "xml", location: "body", message }] });
-      let bytes: Uint8Array<ArrayBuffer>;
-      try {
-        bytes = base64ToBytes(body.xml.replace(/\s+/g, ""));
-      } catch {
-        throw invalid("is not base64");
-      }
-      let report: Awaited<ReturnType<typeof inspectEnvelope>>;
-      try {
-        report = await inspectEnvelope(bytes);
-      } catch (err) {
-        if (err instanceof EnvelopeUnreadable) throw invalid(`cannot be read: ${err.message}`);
-        throw err;
-      }
-      if (report.documentos.length === 0) throw invalid("holds no documents");
+      const report = await inspectXmlField(body.xml);
+      if (report.documentos.length === 0) throw fieldError("xml", "holds no documents");
 
       const cafKeys = new Map<string, RsaPublicKey>(SII_CAF_KEYS);
       if (c.get("deps").sii.mode === "sandbox") {
