@@ -1,6 +1,7 @@
 // DTEUpload (sii-upstream §8.1): the envelope as a multipart form in the SII's field order, the
 // DTE token as a cookie and a User-Agent with `PROG 1.0` (without it the SII answers an HTML error).
 // Irreversible: never retried. The answer's STATUS becomes the gateway's error or the track id.
+import { concatBytes } from "../lib/encoding.ts";
 import { encodeLatin1 } from "../lib/latin1.ts";
 import { elementText } from "../lib/xml.ts";
 import { ApiError } from "../platform/errors.ts";
@@ -37,14 +38,7 @@ export function multipart(upload: Upload, boundary: string): Uint8Array<ArrayBuf
     field("dvCompany", dvCompany) +
     `--${boundary}\r\nContent-Disposition: form-data; name="archivo"; filename="${upload.fileName}"\r\nContent-Type: text/xml\r\n\r\n`;
   const tail = `\r\n--${boundary}--\r\n`;
-  const parts = [encodeLatin1(head), upload.file, encodeLatin1(tail)];
-  const body = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    body.set(part, offset);
-    offset += part.length;
-  }
-  return body;
+  return concatBytes([encodeLatin1(head), upload.file, encodeLatin1(tail)]);
 }
 
 const STATUS_TEXT: Record<string, string> = {

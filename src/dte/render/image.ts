@@ -1,6 +1,7 @@
 // A logo for the PDF, embedded without decoding it: a JPEG as it is (DCTDecode), a PNG's
 // compressed data as it is (FlateDecode with the PNG predictors). PNGs with transparency or
 // interlacing are refused: the PDF would need them decoded.
+import { concatBytes } from "../../lib/encoding.ts";
 import type { Image } from "./pdf.ts";
 
 export class ImageRefused extends Error {}
@@ -62,17 +63,11 @@ function png(bytes: Uint8Array): Image {
           ? "/DeviceRGB"
           : null;
   if (!space || !width || !height || !data.length) throw new ImageRefused("the PNG is damaged or of an unsupported kind");
-  const joined = new Uint8Array(data.reduce((n, d) => n + d.length, 0));
-  let at = 0;
-  for (const d of data) {
-    joined.set(d, at);
-    at += d.length;
-  }
   return {
     width,
     height,
     dictionary: `/ColorSpace ${space} /BitsPerComponent 8 /Filter /FlateDecode /DecodeParms << /Predictor 15 /Colors ${colors} /BitsPerComponent 8 /Columns ${width} >>`,
-    data: joined,
+    data: concatBytes(data),
   };
 }
 

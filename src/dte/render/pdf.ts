@@ -2,6 +2,7 @@
 // standard Helvetica fonts in WinAnsi (accents and ñ print as they are), vector rectangles, the
 // TED's PDF417 as vector outlines, a JPEG or PNG logo. Letter paper, or an 80 mm roll whose
 // height fits the document. A cedible copy adds the receipt box of Ley 19.983.
+import { concatBytes } from "../../lib/encoding.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import { type PrintedDocument, pesos } from "./model.ts";
 import { pdf417Outline } from "./pdf417.ts";
@@ -142,13 +143,7 @@ function writePdf(pages: { width: number; height: number; content: string }[], i
   });
   const xref = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("")}`;
   chunks.push(encodeLatin1(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${offset}\n%%EOF\n`));
-  const out = new Uint8Array(chunks.reduce((sum, c) => sum + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return concatBytes(chunks);
 }
 
 const RED: [number, number, number] = [0.8, 0, 0];
