@@ -5,25 +5,19 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import bwipjs from "bwip-js/node";
 import { beforeAll, describe, expect, it } from "vitest";
-import { prepareZXingModule, readBarcodes } from "zxing-wasm/reader";
 import { parseCertificateCredential } from "../../src/dte/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { prepareBarcodeReader, readBarcodes } from "../support/barcode.ts";
 import { signedEnvelope } from "../support/envelope.ts";
 
 const ESCPOS = "/api/v1/platform/dte/documentos/escpos";
 const COMPANY = "76192083-9";
 const juanaCert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
 
-beforeAll(() => {
-  const wasm = readFileSync(join(import.meta.dirname, "..", "..", "node_modules", "zxing-wasm", "dist", "reader", "zxing_reader.wasm"));
-  prepareZXingModule({
-    overrides: { wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) },
-    fireImmediately: true,
-  });
-});
+beforeAll(prepareBarcodeReader);
 
 async function setup() {
   const t = probeApp();

@@ -1,29 +1,18 @@
-// PDF representations of signed documents: pages, copies and the cedible copy, the text as the
-// PDF draws it (accents included), a logo, and the PDF417 read back from the drawn geometry with
-// a barcode reader, byte for byte the TED.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
-import { prepareZXingModule, readBarcodes } from "zxing-wasm/reader";
 import { parseCertificateCredential } from "../../src/dte/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { prepareBarcodeReader, readBarcodes } from "../support/barcode.ts";
 import { signedEnvelope, type TestDocument } from "../support/envelope.ts";
 
 const PDF = "/api/v1/platform/dte/documentos/pdf";
 const COMPANY = "76192083-9";
 const juanaCert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
 
-beforeAll(() => {
-  const wasm = readFileSync(join(import.meta.dirname, "..", "..", "node_modules", "zxing-wasm", "dist", "reader", "zxing_reader.wasm"));
-  prepareZXingModule({
-    overrides: { wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) },
-    fireImmediately: true,
-  });
-});
+beforeAll(prepareBarcodeReader);
 
 async function setup(docs: Omit<TestDocument, "caf">[] = [{ tipo: 33, folio: 42, receptor: "22222222-2", total: 11_900 }]) {
   const t = probeApp();

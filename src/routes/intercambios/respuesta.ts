@@ -9,7 +9,8 @@ import { isDryRun, registerOperation, valid } from "../../platform/operation.ts"
 import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { CertAuth, parseCertificate } from "../credentials.ts";
-import { ACTIONABLE_TYPES, callReclamos, DteType, FolioNumber } from "./shared.ts";
+import { Folio } from "../folios/schema.ts";
+import { ACTIONABLE_TYPES, callReclamos, DteType } from "./shared.ts";
 
 export const MAX_DOCUMENTS = 50;
 const ACCIONES = ["ERM", "ACD", "RCD", "RFP", "RFT"] as const;
@@ -18,7 +19,7 @@ const CLAIMS = new Set(["RCD", "RFP", "RFT"]);
 const Documento = z.object({
   emisor: Rut.openapi({ description: "Issuer of the received document" }),
   dte: DteType.openapi({ description: "33, 34 or 43 (the types that take acceptance or claim)" }),
-  folio: FolioNumber,
+  folio: Folio,
   accion: z.enum(ACCIONES, { error: `must be one of ${ACCIONES.join(", ")}` }).openapi({
     description:
       "`ERM` receipt of goods or services (Ley 19.983), `ACD` accept contents, `RCD` claim contents, `RFP` claim partial lack of goods, `RFT` claim total lack of goods",

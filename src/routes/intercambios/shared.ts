@@ -10,6 +10,7 @@ import { pathParams } from "../../platform/schemas.ts";
 import type { Ambiente } from "../../sii/hosts.ts";
 import { type DocumentRef, type ReclamosAnswer, type ReclamosOperation, reclamosCall } from "../../sii/reclamos.ts";
 import { withDteToken } from "../credentials.ts";
+import { Folio } from "../folios/schema.ts";
 import { siiContext } from "../sii-context.ts";
 
 /** Electronic document types (DTE). */
@@ -23,14 +24,7 @@ export const DteType = z.coerce
   .refine((n) => (DTE_TYPES as readonly number[]).includes(n), { error: `must be one of ${DTE_TYPES.join(", ")}` })
   .openapi({ type: "integer", enum: [...DTE_TYPES], example: 33 });
 
-export const FolioNumber = z.coerce
-  .number({ error: "must be a folio number" })
-  .int({ error: "must be a whole number" })
-  .positive({ error: "must be positive" })
-  .max(9_999_999_999)
-  .openapi({ type: "integer", example: 1001 });
-
-export const DocumentParams = pathParams({ emisor: Rut, dte: DteType, folio: FolioNumber });
+export const DocumentParams = pathParams({ emisor: Rut, dte: DteType, folio: Folio });
 
 /** Runs one service operation for a document with the certificate's token (renewed once if refused). */
 export async function callReclamos(
