@@ -15,6 +15,11 @@ export function toApiError(err: unknown): ApiError | null {
       });
     }
     if (err.status === 413) return new ApiError(413, "PAYLOAD_TOO_LARGE", "The request body is too large");
+    if (err.status === 415) {
+      return new ApiError(415, "HTTP_415", "The request body must be JSON: send Content-Type: application/json", {
+        errors: [{ path: "content-type", location: "header", message: "must be application/json" }],
+      });
+    }
     const status = err.status as ContentfulStatusCode;
     return new ApiError(status, `HTTP_${status}` as ErrorCode, err.message || `HTTP ${status}`);
   }

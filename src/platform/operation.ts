@@ -25,7 +25,8 @@ export function registerOperation(
   handler: OperationHandler,
   spec: OperationSpec = operationSpec(route.method.toUpperCase(), route.path),
 ): void {
-  const extraErrors = spec.changesState ? [409] : [];
+  // A JSON body can be refused for its Content-Type before its fields are read.
+  const extraErrors = [...(spec.changesState ? [409] : []), ...(route.request?.body ? [415] : [])];
   const config = {
     operationId: operationId(spec),
     ...route,

@@ -28,6 +28,7 @@ const errorDescriptions: Record<number, string> = {
   404: "Not found (`HTTP_404`)",
   409: "Idempotency-Key reused with another body (`IDEMPOTENCY_CONFLICT`) or still running (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`)",
   413: "Body larger than the gateway accepts (`PAYLOAD_TOO_LARGE`)",
+  415: "Body not sent as JSON (`HTTP_415`); `errors[]` names the `content-type` header",
   422: "Body of the wrong shape (`VALIDATION_ERROR`, `errors[]` names each field)",
   429: "Quota exceeded (`QUOTA_EXCEEDED`) or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After`",
   500: "Unexpected error (`INTERNAL_ERROR`), with a request id",

@@ -1,0 +1,387 @@
+// Fuzzing helpers driven by the OpenAPI document: every operation it lists, a valid-looking
+// request built from its schemas, and mutations of one part at a time (a field, a parameter, the
+// body as a whole, a header). The invariants live in `checkAnswer`.
+import fc from "fast-check";
+
+// biome-ignore lint/suspicious/noExplicitAny: OpenAPI documents are read loosely, by field name.
+type Json = any;
+
+export interface Operation {
+  method: string;
+  path: string;
+  operationId: string;
+  op: Json;
+  params: { name: string; in: "path" | "query"; required: boolean; schema: Json }[];
+  bodySchema?: Json;
+  auth: "api" | "admin" | "none";
+}
+
+export interface FuzzRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: [string, string][];
+  /** Raw body text, or undefined for none. */
+  body?: string;
+}
+
+/** What a case changed, so a validation answer can be checked for naming it. */
+export interface Mutation {
+  kind: string;
+  /** `path`/`query` parameter name, or the dotted body field; undefined for whole-body and header cases. */
+  field?: string;
+  location: "path" | "query" | "body" | "header";
+  value?: unknown;
+}
+
+export function operationsOf(doc: Json): Operation[] {
+  const ops: Operation[] = [];
+  for (const [path, item] of Object.entries<Json>(doc.paths)) {
+    for (const [method, op] of Object.entries<Json>(item)) {
+      const params = (op.parameters ?? []).map((p: Json) => deref(doc, p)).filter((p: Json) => p.in === "path" || p.in === "query");
+      const security = JSON.stringify(op.security ?? []);
+      ops.push({
+        method: method.toUpperCase(),
+        path,
+        operationId: op.operationId ?? `${method} ${path}`,
+        op,
+        params: params.map((p: Json) => ({ name: p.name, in: p.in, required: p.required === true, schema: deref(doc, p.schema ?? {}) })),
+        bodySchema: op.requestBody?.content?.["application/json"]?.schema,
+        auth: security.includes("AdminToken") ? "admin" : security.includes("ApiToken") ? "api" : "none",
+      });
+    }
+  }
+  return ops;
+}
+
+function deref(doc: Json, schema: Json): Json {
+  let s = schema;
+  for (let i = 0; s?.$ref && i < 20; i++)
+    s = s.$ref
+      .replace(/^#\//, "")
+      .split("/")
+      .reduce((node: Json, key: string) => node?.[key], doc);
+  return s ?? {};
+}
+
+/** A value the schema accepts, from its examples where it has them. */
+export function sampleOf(doc: Json, schema: Json, depth = 0): unknown {
+  const s = deref(doc, schema);
+  if (s.example !== undefined) return s.example;
+  if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
+  if (s.default !== undefined) return s.default;
+  if (s.const !== undefined) return s.const;
+  if (Array.isArray(s.enum)) return s.enum[0];
+  const choices = s.oneOf ?? s.anyOf;
+  if (Array.isArray(choices)) return sampleOf(doc, choices.find((c: Json) => deref(doc, c).type !== "null") ?? choices[0], depth + 1);
+  if (Array.isArray(s.allOf)) {
+    return Object.assign({}, ...s.allOf.map((part: Json) => sampleOf(doc, part, depth + 1)));
+  }
+  const type = Array.isArray(s.type) ? s.type.find((t: string) => t !== "null") : s.type;
+  if (type === "object" || s.properties) {
+    const out: Record<string, unknown> = {};
+    if (depth > 8) return out;
+    for (const name of s.required ?? []) out[name] = sampleOf(doc, s.properties?.[name] ?? {}, depth + 1);
+    return out;
+  }
+  if (type === "array") return Array.from({ length: Math.max(1, s.minItems ?? 1) }, () => sampleOf(doc, s.items ?? {}, depth + 1));
+  if (type === "integer" || type === "number") return s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + 1 : 1);
+  if (type === "boolean") return true;
+  if (s.format === "date") return "2024-05-01";
+  if (s.format === "date-time") return "2024-05-01T10:00:00Z";
+  if (s.format === "email") return "contacto@example.cl";
+  if (s.format === "uri" || s.format === "url") return "http://127.0.0.1:3128";
+  return "x".repeat(Math.max(1, s.minLength ?? 5));
+}
+
+/** Dotted paths of every field in a sample (objects and leaves), deepest last. */
+export function fieldPaths(value: unknown, prefix = ""): string[] {
+  if (value === null || typeof value !== "object") return prefix ? [prefix] : [];
+  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+  const here = prefix ? [prefix] : [];
+  return [...here, ...entries.flatMap(([key, v]) => fieldPaths(v, prefix ? `${prefix}.${key}` : key))];
+}
+
+const MISSING = Symbol("missing");
+
+function setPath(root: unknown, path: string, value: unknown): unknown {
+  const copy = structuredClone(root);
+  const keys = path.split(".");
+  let node: Json = copy;
+  for (const key of keys.slice(0, -1)) node = node[key];
+  const last = keys[keys.length - 1] as string;
+  if (value === MISSING) {
+    if (Array.isArray(node)) node.splice(Number(last), 1);
+    else delete node[last];
+  } else node[last] = value;
+  return copy;
+}
+
+/** Hostile values by kind; each kind is what the issue lists. */
+const VALUES: Record<string, unknown[]> = {
+  wrong_type: [12345, true, null, [], {}, "texto", [1, "a"], { a: 1 }],
+  empty: ["", [], {}],
+  huge: ["A".repeat(20_000), "9".repeat(5_000), Array.from({ length: 2_000 }, () => "x")],
+  unicode: ["漢字テスト", "😀💥", "\u{10FFFF}\u{E000}", "Ωmega ≈ ç√", "\uFEFF\u202Etexto"],
+  control: ["\u0000", "a\u0000b", "\u0007\u001b[31m", "line\r\nX-Injected: 1", "\t\v\f"],
+  numbers: [-1, -2_147_483_649, 2 ** 53 + 1, 1e308, -1e308, 0.5, -0, "99999999999999999999", "1e400", "NaN", "-1"],
+  bad_rut: ["76192083-0", "76192083-K", "76.192.083-9", "0-0", "-9", "761920839", "99999999999-9"],
+  bad_date: ["2024-02-30", "2024-13-01", "202413", "200000", "0000-00-00", "2024-5-1", "31/12/2024", "99999999"],
+};
+
+const KINDS = Object.keys(VALUES);
+
+export interface Case {
+  target:
+    | { location: "path" | "query" | "body"; index: number }
+    | { location: "whole-body"; variant: number }
+    | { location: "header"; variant: number };
+  kind: string;
+  pick: number;
+  missing: boolean;
+}
+
+export const caseArbitrary: fc.Arbitrary<Case> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      target: fc.record({ location: fc.constantFrom("path" as const, "query" as const, "body" as const), index: fc.nat(1000) }),
+      kind: fc.constantFrom(...KINDS),
+      pick: fc.nat(1000),
+      missing: fc.nat(4).map((n) => n === 0),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      target: fc.record({ location: fc.constant("whole-body" as const), variant: fc.nat(1000) }),
+      kind: fc.constant("body"),
+      pick: fc.nat(1000),
+      missing: fc.constant(false),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      target: fc.record({ location: fc.constant("header" as const), variant: fc.nat(1000) }),
+      kind: fc.constant("header"),
+      pick: fc.nat(1000),
+      missing: fc.constant(false),
+    }),
+  },
+);
+
+export interface Baseline {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body: unknown;
+}
+
+export function baselineOf(doc: Json, operation: Operation): Baseline {
+  const params: Record<string, string> = {};
+  const query: Record<string, string> = {};
+  for (const p of operation.params) {
+    const value = String(sampleOf(doc, p.schema));
+    if (p.in === "path") params[p.name] = value;
+    else if (p.required) query[p.name] = value;
+  }
+  return { params, query, body: operation.bodySchema ? sampleOf(doc, operation.bodySchema) : undefined };
+}
+
+const WRONG_CONTENT_TYPES = ["text/plain", "application/xml", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""];
+
+/** The request a case describes, and what it changed. */
+export function buildCase(
+  operation: Operation,
+  base: Baseline,
+  c: Case,
+  credentials: [string, string][],
+): { request: FuzzRequest; mutation: Mutation } {
+  const params = { ...base.params };
+  const query = { ...base.query };
+  let body = base.body;
+  let contentType: string | undefined = base.body === undefined ? undefined : "application/json";
+  let rawBody: string | undefined;
+  const headers: [string, string][] = [...credentials];
+  let mutation: Mutation;
+  const values = VALUES[c.kind] ?? [];
+  const value = values[c.pick % Math.max(1, values.length)];
+
+  if (c.target.location === "path" || c.target.location === "query") {
+    const list = operation.params.filter((p) => p.in === c.target.location);
+    if (list.length === 0) return buildCase(operation, base, { ...c, target: { location: "body", index: c.target.index } }, credentials);
+    const param = list[c.target.index % list.length]!;
+    const target = param.in === "path" ? params : query;
+    if (c.missing && param.in === "query") delete target[param.name];
+    else target[param.name] = typeof value === "string" ? value : JSON.stringify(value ?? "");
+    mutation = { kind: c.missing ? "missing" : c.kind, field: param.name, location: param.in, value: target[param.name] };
+  } else if (c.target.location === "body") {
+    const fields = body === undefined ? [] : fieldPaths(body);
+    if (fields.length === 0) {
+      return buildCase(operation, base, { ...c, target: { location: "whole-body", variant: c.pick } }, credentials);
+    }
+    const field = fields[c.target.index % fields.length]!;
+    body = setPath(body, field, c.missing ? MISSING : value);
+    mutation = { kind: c.missing ? "missing" : c.kind, field, location: "body", value: c.missing ? undefined : value };
+  } else if (c.target.location === "whole-body") {
+    const text = JSON.stringify(base.body ?? {});
+    const variants: (() => void)[] = [
+      () => (rawBody = text.slice(0, Math.max(1, c.pick % Math.max(2, text.length)))),
+      () => (rawBody = "{"),
+      () => (rawBody = '{"a":}'),
+      () => (rawBody = `\uFEFF${text}`),
+      () => (rawBody = "null"),
+      () => (rawBody = "[]"),
+      () => (rawBody = "123"),
+      () => (rawBody = '"texto"'),
+      () => (rawBody = ""),
+      () => {
+        rawBody = text;
+        contentType = WRONG_CONTENT_TYPES[c.pick % WRONG_CONTENT_TYPES.length];
+      },
+      () => {
+        rawBody = text;
+        contentType = "application/json; charset=utf-16";
+      },
+      () => {
+        rawBody = undefined;
+        contentType = undefined;
+      },
+      () => (rawBody = `${text.slice(0, -1)},"extra":${JSON.stringify("x".repeat(30_000))}}`),
+      () => (rawBody = "[".repeat(5_000)),
+    ];
+    const variant = c.target.variant % variants.length;
+    variants[variant]!();
+    mutation = { kind: `body#${variant}`, location: "body", value: rawBody?.slice(0, 80) };
+  } else {
+    const variants: (() => void)[] = [
+      () => headers.push(...credentials),
+      () => headers.push(["x-request-id", "r".repeat(16_000)]),
+      () => headers.push(["idempotency-key", "k".repeat(16_000)]),
+      () => headers.push(["idempotency-key", "\u00e9\u00e8"]),
+      () => headers.push(["x-api-token", "x".repeat(8_000)]),
+      () => {
+        contentType = "application/json";
+        headers.push(["content-type", "text/plain"]);
+      },
+      () => headers.push(["content-length", "999999999"]),
+      () => headers.push(["x-request-id", "a,b"], ["x-request-id", "c"]),
+    ];
+    const variant = (c.target as { variant: number }).variant % variants.length;
+    variants[variant]!();
+    mutation = { kind: `header#${variant}`, location: "header" };
+  }
+
+  let path = operation.path;
+  for (const [name, v] of Object.entries(params)) path = path.replace(`{${name}}`, encodeURIComponent(v));
+  if (contentType) headers.push(["content-type", contentType]);
+  const text = c.target.location === "whole-body" ? rawBody : body === undefined ? undefined : JSON.stringify(body);
+  return { request: { method: operation.method, path, query, headers, body: operation.method === "GET" ? undefined : text }, mutation };
+}
+
+export function toRequest(base: string, r: FuzzRequest): Request {
+  const url = new URL(r.path, base);
+  for (const [k, v] of Object.entries(r.query)) url.searchParams.set(k, v);
+  const headers = new Headers();
+  for (const [k, v] of r.headers) {
+    // Headers refuse some bytes outright; a client could still send them, the app never sees them.
+    try {
+      headers.append(k, v);
+    } catch {
+      headers.append(k, encodeURIComponent(v));
+    }
+  }
+  return new Request(url, { method: r.method, headers, body: r.body });
+}
+
+/** `CODE` names in backticks in a response description: the codes the document promises for that status. */
+export function documentedCodes(operation: Operation, status: number): string[] {
+  const description: string = operation.op.responses?.[String(status)]?.description ?? "";
+  return [...description.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1] as string);
+}
+
+/** Answers the router gives before any operation runs; valid for every path. */
+const ROUTE_LEVEL: Record<number, string[]> = { 404: ["HTTP_404"], 405: ["HTTP_405"], 413: ["PAYLOAD_TOO_LARGE"] };
+
+/** What the platform answers by status when an operation documents nothing itself. */
+const PLATFORM: Record<number, string[]> = {
+  400: ["VALIDATION_ERROR"],
+  401: ["HTTP_401", "AUTH_ERROR"],
+  403: ["INSUFFICIENT_SCOPE", "ACCOUNT_BLOCKED"],
+  404: ["HTTP_404"],
+  409: ["IDEMPOTENCY_CONFLICT", "IDEMPOTENCY_IN_PROGRESS"],
+  415: ["HTTP_415"],
+  422: ["VALIDATION_ERROR"],
+};
+
+/** Codes that say the request never reached work worth charging: such answers must cost nothing. */
+export const UNCHARGED = new Set(["VALIDATION_ERROR", "HTTP_401", "HTTP_405", "HTTP_415", "PAYLOAD_TOO_LARGE", "INSUFFICIENT_SCOPE"]);
+
+/** The unchanged request, so each case can be judged against what the baseline already got wrong. */
+export function plainRequest(operation: Operation, base: Baseline, credentials: [string, string][]): FuzzRequest {
+  let path = operation.path;
+  for (const [name, v] of Object.entries(base.params)) path = path.replace(`{${name}}`, encodeURIComponent(v));
+  const headers: [string, string][] = [...credentials];
+  if (base.body !== undefined) headers.push(["content-type", "application/json"]);
+  const body = base.body === undefined || operation.method === "GET" ? undefined : JSON.stringify(base.body);
+  return { method: operation.method, path, query: { ...base.query }, headers, body };
+}
+
+/** `location:path` of each field error in an answer. */
+export function errorKeys(body: Json): Set<string> {
+  return new Set((Array.isArray(body?.errors) ? body.errors : []).map((e: Json) => `${e.location}:${e.path}`));
+}
+
+/** Every invariant for one answer; returns the problems found (empty when it holds). */
+export function checkAnswer(
+  operation: Operation,
+  mutation: Mutation,
+  status: number,
+  contentType: string,
+  body: Json,
+  baselineErrors: Set<string> = new Set(),
+  baselineMessage?: string,
+): string[] {
+  const problems: string[] = [];
+  if (status >= 500 && status !== 502 && status !== 503 && status !== 501) problems.push(`status ${status}`);
+  if (status < 400) return problems;
+  if (!contentType.includes("application/json")) return [...problems, `error answer of type ${contentType}`];
+  if (
+    body?.success !== false ||
+    typeof body.error_code !== "string" ||
+    typeof body.message !== "string" ||
+    typeof body.request_id !== "string"
+  )
+    return [...problems, "not the error envelope"];
+  // Operations outside the API (admin, sandbox) document few error answers; for them the
+  // platform's own codes per status count too. API operations must document each one.
+  const platform = operation.auth === "api" ? [] : (PLATFORM[status] ?? []);
+  const allowed = [...documentedCodes(operation, status), ...platform, ...(ROUTE_LEVEL[status] ?? [])];
+  if (!allowed.includes(body.error_code))
+    problems.push(`${status} ${body.error_code} is not documented for this operation (documented: ${allowed.join(", ") || "none"})`);
+  // The same refusal the unchanged request got: the mutation did not cause it.
+  if (body.message === baselineMessage) return problems;
+  if (body.error_code === "VALIDATION_ERROR" && mutation.field !== undefined) {
+    // Only errors the unchanged request did not have are this mutation's doing.
+    const errors: Json[] = (Array.isArray(body.errors) ? body.errors : []).filter(
+      (e: Json) => !baselineErrors.has(`${e.location}:${e.path}`),
+    );
+    const field = mutation.field;
+    const leaf =
+      field
+        .split(".")
+        .filter((part) => !/^\d+$/.test(part))
+        .pop() ?? field;
+    const names = errors.some(
+      (e) =>
+        e.location === mutation.location &&
+        (e.path === field || field.startsWith(`${e.path}.`) || String(e.path).startsWith(`${field}.`) || String(e.message).includes(leaf)),
+    );
+    const onlyOld = errors.length === 0 && baselineErrors.size > 0;
+    if (!names && !onlyOld && !String(body.message).includes(leaf))
+      problems.push(`validation answer does not name ${mutation.location} field ${field}`);
+  }
+  if (body.error_code === "VALIDATION_ERROR" && mutation.field === undefined && !Array.isArray(body.errors) && mutation.location === "body")
+    problems.push("validation answer without errors[]");
+  return problems;
+}
