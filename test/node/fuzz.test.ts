@@ -48,7 +48,7 @@ async function fuzzOperation(operation: Operation) {
   const plain = await t.app.request(toRequest("http://gateway.test", plainRequest(operation, base, credentials)));
   const plainBody: Loose = await plain.json().catch(() => undefined);
   const baselineErrors = errorKeys(plainBody);
-  baselines.set(operation.operationId, baselineErrors.size === 0);
+  baselines.set(operation.operationId, plainBody?.error_code !== "VALIDATION_ERROR");
 
   await fc.assert(
     fc.asyncProperty(caseArbitrary, async (c) => {
@@ -87,6 +87,26 @@ describe(`fuzzing ${operations.length} operations of /openapi.json, ${RUNS} case
   it("covers every operation of the document", () => {
     expect(operations.length).toBeGreaterThan(40);
     expect(operations.map((o) => o.operationId)).toContain("post_sii_dte_caf_solicitar");
+  });
+
+  it("a body sent as anything but JSON is 415, documented, naming the content-type header, and costs nothing", async () => {
+    const t = probeApp();
+    const { secret } = await tokenFor(t.deps, { plan });
+    const withBody = operations.filter((o) => o.bodySchema && o.auth === "api");
+    expect(withBody.length).toBeGreaterThan(20);
+    for (const operation of withBody) {
+      expect(Object.keys(operation.op.responses), operation.path).toContain("415");
+      const request = plainRequest(operation, baselineOf(doc, operation), [["x-api-token", secret]]);
+      request.headers = request.headers.map(([k, v]) => (k === "content-type" ? [k, "text/plain"] : [k, v]));
+      const res = await t.app.request(toRequest("http://gateway.test", request));
+      const body: Loose = await res.json();
+      expect([res.status, body.error_code, body.errors?.[0]?.path, res.headers.get("x-quota-units")], operation.path).toEqual([
+        415,
+        "HTTP_415",
+        "content-type",
+        "0",
+      ]);
+    }
   });
 
   it.each(operations.map((o) => [`${o.method} ${o.path}`, o] as const))("%s", async (_name, operation) => {

@@ -67,6 +67,11 @@ function deref(doc: Json, schema: Json): Json {
 /** A value the schema accepts, from its examples where it has them. */
 export function sampleOf(doc: Json, schema: Json, depth = 0): unknown {
   const s = deref(doc, schema);
+  if (isPlainObject(s.example) && (s.properties || s.allOf)) {
+    // An object's example may leave out required fields; those come from their own schemas.
+    const generated = sampleOf(doc, { ...s, example: undefined }, depth + 1);
+    return { ...(isPlainObject(generated) ? generated : {}), ...s.example };
+  }
   if (s.example !== undefined) return s.example;
   if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
   if (s.default !== undefined) return s.default;
@@ -92,6 +97,10 @@ export function sampleOf(doc: Json, schema: Json, depth = 0): unknown {
   if (s.format === "email") return "contacto@example.cl";
   if (s.format === "uri" || s.format === "url") return "http://127.0.0.1:3128";
   return "x".repeat(Math.max(1, s.minLength ?? 5));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Dotted paths of every field in a sample (objects and leaves), deepest last. */
