@@ -13,7 +13,7 @@ import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/
 import { uploadBoletas } from "../../sii/boleta.ts";
 import { uploadEnvelope } from "../../sii/upload.ts";
 import { CertAuth, parseCertificate, withDteToken } from "../credentials.ts";
-import { inspectXmlField } from "../documentos/xml-input.ts";
+import { inspectXmlField, XmlField } from "../documentos/xml-input.ts";
 import { siiContext } from "../sii-context.ts";
 
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
@@ -21,10 +21,7 @@ const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 const Body = z
   .object({
     auth: z.object({ cert: CertAuth }),
-    xml: z
-      .string()
-      .min(1, { error: "is required" })
-      .openapi({ description: "The signed EnvioDTE or EnvioBOLETA, base64 (as `documentos/generar` returns it)" }),
+    xml: XmlField.openapi({ description: "The signed EnvioDTE or EnvioBOLETA, base64 (as `documentos/generar` returns it)" }),
     archivo: z
       .string()
       .regex(/^[\w.-]{1,100}\.xml$/, { error: "must be a file name ending in .xml (letters, digits, . _ -)" })

@@ -16,7 +16,7 @@ const Query = z.object({ ambiente: Ambiente });
 const ERRORS = errorResponses([400, 404, 422, 502, 503]);
 
 const DocumentFields = {
-  emisor: z.string().openapi({ example: "77123456-2" }),
+  emisor: z.string().openapi({ example: "77123456-9" }),
   dte: z.number().int().openapi({ example: 33 }),
   folio: z.number().int().openapi({ example: 1001 }),
 };

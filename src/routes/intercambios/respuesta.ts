@@ -42,7 +42,7 @@ const Body = z
   .openapi("ReceiverResponseRequest", {
     example: {
       auth: { cert: { "pfx-data": "<base64 PKCS#12>", passphrase: "<passphrase>" } },
-      documentos: [{ emisor: "77123456-2", dte: 33, folio: 1001, accion: "ACD" }],
+      documentos: [{ emisor: "77123456-9", dte: 33, folio: 1001, accion: "ACD" }],
     },
   });
 
