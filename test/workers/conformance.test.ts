@@ -13,6 +13,8 @@ import type { WorkerEnv } from "../../src/entry/worker.ts";
 import { cacheConformanceCases, conformanceCases, sessionConformanceCases } from "../conformance/cases.ts";
 
 const bindings = env as unknown as WorkerEnv;
+/** Concurrency cases make many Durable Object round trips: on a busy 2-core machine they take seconds. */
+const SLOW_MS = 30_000;
 
 describe("cloudflare stores", () => {
   for (const c of conformanceCases({
@@ -21,12 +23,12 @@ describe("cloudflare stores", () => {
     settings: () => kvSettingsStore(bindings.SETTINGS),
     idempotency: () => durableIdempotencyStore(bindings.IDEMPOTENCY),
   })) {
-    it(c.name, c.run);
+    it(c.name, c.run, SLOW_MS);
   }
 });
 
 describe("durable object session store", () => {
-  for (const c of sessionConformanceCases(() => durableSessionStore(bindings.SESSIONS))) it(c.name, c.run);
+  for (const c of sessionConformanceCases(() => durableSessionStore(bindings.SESSIONS))) it(c.name, c.run, SLOW_MS);
 });
 
 describe("kv cache store", () => {
