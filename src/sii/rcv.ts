@@ -207,6 +207,11 @@ export async function asyncJob(ctx: SiiContext, jar: CookieJar, q: AsyncQuery, i
   return job;
 }
 
+/** Unpacked size past which a download is cut (a 100 000-document period is about 20 MB). */
+export const MAX_ASYNC_FILE_BYTES = 512 * 1024 * 1024;
+/** A CSV line of the register is a few hundred characters; past this the file is not one. */
+export const MAX_CSV_LINE = 64 * 1024;
+
 /** What is left of a body, as latin1 text (an error page: small). */
 async function readRest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
   let text = "";
@@ -245,11 +250,16 @@ export async function asyncFileLines(ctx: SiiContext, jar: CookieJar, q: AsyncQu
     cancel: (reason) => reader.cancel(reason),
   });
   let rest = "";
+  let total = 0;
   const lines = new TransformStream<Uint8Array, string>({
     transform(chunk, controller) {
+      // A gzip bomb (or a broken file) is cut: no period's export is near these sizes.
+      total += chunk.length;
+      if (total > MAX_ASYNC_FILE_BYTES) throw new Error(`the SII's file unpacks to more than ${MAX_ASYNC_FILE_BYTES} bytes`);
       // latin1 is one byte per character, so chunks split anywhere decode correctly.
       const parts = (rest + decodeLatin1(chunk)).split(/\r?\n/);
       rest = parts.pop() ?? "";
+      if (rest.length > MAX_CSV_LINE) throw new Error(`the SII's file has a line longer than ${MAX_CSV_LINE} characters`);
       for (const line of parts) if (line.trim() !== "") controller.enqueue(line);
     },
     flush(controller) {

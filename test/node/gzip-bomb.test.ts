@@ -1,0 +1,44 @@
+// Files the SII hands over gzipped are unpacked as they stream; a gzip bomb or a file that is not
+// line-shaped is cut at documented limits instead of filling memory.
+import { gzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import type { SiiTransport } from "../../src/ports.ts";
+import { CookieJar } from "../../src/sii/cookies.ts";
+import type { SiiContext } from "../../src/sii/http.ts";
+import { asyncFileLines, MAX_CSV_LINE } from "../../src/sii/rcv.ts";
+
+function answering(body: Uint8Array): SiiContext {
+  const transport = { mode: "sandbox", fetch: async () => new Response(body) } as unknown as SiiTransport;
+  return { transport, timeoutMs: 5_000 };
+}
+
+const query = { rut: "76192083-9", periodo: "202401", tipo: 33, operacion: "COMPRA" as const, estado: "REGISTRO" };
+const job = {
+  solicitud_id: 1,
+  estado: "TERMINADO",
+  tipo_documento: 33,
+  registros: 1,
+  creado: null,
+  terminado: null,
+  error: null,
+  blob: "b",
+};
+
+async function drain(stream: ReadableStream<string>): Promise<string[]> {
+  const lines: string[] = [];
+  for await (const line of stream as unknown as AsyncIterable<string>) lines.push(line);
+  return lines;
+}
+
+describe("gzipped downloads", () => {
+  it("reads an ordinary file line by line", async () => {
+    const file = gzipSync(Buffer.from("Nro;Tipo Doc\n1;33\n2;33\n", "latin1"));
+    expect(await drain(await asyncFileLines(answering(file), new CookieJar(), query, job))).toEqual(["Nro;Tipo Doc", "1;33", "2;33"]);
+  });
+
+  it("cuts a file whose unpacked line has no end (a bomb of one endless line)", async () => {
+    const bomb = gzipSync(Buffer.alloc(MAX_CSV_LINE * 4, 0x41));
+    expect(bomb.length).toBeLessThan(2_000);
+    await expect(drain(await asyncFileLines(answering(bomb), new CookieJar(), query, job))).rejects.toThrow(/line longer than 65536/);
+  });
+});
