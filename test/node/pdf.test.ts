@@ -1,4 +1,4 @@
-import { deflateSync } from "node:zlib";
+import { deflateSync, inflateSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/dte/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
@@ -29,7 +29,14 @@ async function setup(docs: Omit<TestDocument, "caf">[] = [{ tipo: 33, folio: 42,
   return { ...t, post, xml };
 }
 
-const pdfText = async (res: Response) => Buffer.from(await res.arrayBuffer()).toString("latin1");
+/** The PDF as latin1 text with each compressed content stream inflated in place (to read what it draws). */
+const pdfText = async (res: Response) => {
+  const raw = Buffer.from(await res.arrayBuffer()).toString("latin1");
+  return raw.replace(/\/Filter \/FlateDecode \/Length (\d+) >>\nstream\n/g, (head, length: string, offset: number) => {
+    const start = offset + head.length;
+    return `${head}${inflateSync(Buffer.from(raw.slice(start, start + Number(length)), "latin1")).toString("latin1")}\nendstream-inflated\n`;
+  });
+};
 const pageCount = (pdf: string) => Number(/\/Type \/Pages \/Kids \[[^\]]*\] \/Count (\d+)/.exec(pdf)?.[1]);
 
 /** Rasterizes the barcode paths of the first page (`q 0 g … f* Q`), even-odd, 4 pixels a point, with a quiet zone. */

@@ -5,7 +5,7 @@
 import { concatBytes } from "../../lib/encoding.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import { type PrintedDocument, pesos } from "./model.ts";
-import { pdf417Outline } from "./pdf417.ts";
+import { type Pdf417Outline, pdf417Outline } from "./pdf417.ts";
 
 export type PdfPaper = "carta" | "80mm";
 
@@ -87,8 +87,7 @@ class Canvas {
   }
 
   /** The PDF417 at (x, top), each module `module` points wide and tall. */
-  barcode(ted: Uint8Array, columns: number, x: number, top: number, module: number): { width: number; height: number } {
-    const outline = pdf417Outline(ted, columns);
+  barcode(outline: Pdf417Outline, x: number, top: number, module: number): { width: number; height: number } {
     this.ops.push((h) => {
       const paths = outline.polygons.map(
         (points) =>
@@ -105,7 +104,15 @@ class Canvas {
 }
 
 /** Assembles the PDF file: catalog, pages, fonts, images, one content stream per page. */
-function writePdf(pages: { width: number; height: number; content: string }[], images: Map<string, Image>): Uint8Array {
+/** zlib (RFC 1950), which is what PDF's FlateDecode reads; CompressionStream exists on every runtime. */
+async function deflate(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("deflate"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+type Page = { width: number; height: number; content: Uint8Array };
+
+function writePdf(pages: Page[], images: Map<string, Image>): Uint8Array {
   const objects: (string | Uint8Array)[][] = [];
   const add = (...parts: (string | Uint8Array)[]) => objects.push(parts) && objects.length;
   const stream = (dictionary: string, data: Uint8Array) => add(`<< ${dictionary} /Length ${data.length} >>\nstream\n`, data, "\nendstream");
@@ -119,7 +126,7 @@ function writePdf(pages: { width: number; height: number; content: string }[], i
   );
   const resources = `<< /Font << /F1 ${regular} 0 R /F2 ${bold} 0 R >> /XObject << ${xobjects.join(" ")} >> >>`;
   const kids = pages.map((page) => {
-    const content = stream("", encodeLatin1(page.content));
+    const content = stream("/Filter /FlateDecode", page.content);
     return add(
       `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${n(page.width)} ${n(page.height)}] /Resources ${resources} /Contents ${content} 0 R >>`,
     );
@@ -150,7 +157,14 @@ const RED: [number, number, number] = [0.8, 0, 0];
 const NO_CEDIBLE = new Set([39, 41, 56, 61, 110, 111, 112]);
 
 /** One copy of the document on a canvas of the given width; returns the height used. */
-function drawDocument(canvas: Canvas, doc: PrintedDocument, options: PdfOptions, width: number, cedible: boolean): number {
+function drawDocument(
+  canvas: Canvas,
+  doc: PrintedDocument,
+  stamp: Pdf417Outline | null,
+  options: PdfOptions,
+  width: number,
+  cedible: boolean,
+): number {
   const roll = options.papel === "80mm";
   const margin = roll ? 8 : 36;
   const inner = width - 2 * margin;
@@ -272,11 +286,10 @@ function drawDocument(canvas: Canvas, doc: PrintedDocument, options: PdfOptions,
   total(`IVA ${doc.totales.tasa_iva ?? 19}%`, doc.totales.iva);
   total("TOTAL", doc.totales.total, "bold");
   let stampBottom = y;
-  if (doc.ted) {
+  if (stamp) {
     const module = roll ? 0.72 : 0.75;
-    const columns = roll ? 12 : 12;
     const stampTop = roll ? y + 8 : totalsTop;
-    const size = canvas.barcode(doc.ted, columns, roll ? margin + (inner - (17 * 16 + 1) * module) / 2 : margin, stampTop, module);
+    const size = canvas.barcode(stamp, roll ? margin + (inner - stamp.width * module) / 2 : margin, stampTop, module);
     const stampCenter = roll ? width / 2 : margin + size.width / 2;
     let legend = stampTop + size.height + 4;
     const legends = [
@@ -317,17 +330,20 @@ function drawDocument(canvas: Canvas, doc: PrintedDocument, options: PdfOptions,
 }
 
 /** The PDF: one page per copy (and the cedible copy after them when asked and the type allows it). */
-export function pdfDocument(docs: PrintedDocument[], options: PdfOptions): Uint8Array {
+export async function pdfDocument(docs: PrintedDocument[], options: PdfOptions): Promise<Uint8Array> {
   const width = options.papel === "carta" ? 612 : (80 / 25.4) * 72;
-  const pages: { width: number; height: number; content: string }[] = [];
+  const pages: Page[] = [];
   for (const doc of docs) {
     const copies: boolean[] = [...Array.from({ length: options.copias }, () => false)];
     if (options.cedible && !NO_CEDIBLE.has(doc.tipo)) copies.push(true);
+    // Drawing a PDF417 is the slow part (tens of milliseconds): once per document, for every copy.
+    const stamp = doc.ted ? pdf417Outline(doc.ted, 12) : null;
     for (const cedible of copies) {
       const canvas = new Canvas();
-      const used = drawDocument(canvas, doc, options, width, cedible);
+      const used = drawDocument(canvas, doc, stamp, options, width, cedible);
       const height = options.papel === "carta" ? 792 : used;
-      pages.push({ width, height, content: canvas.content(height) });
+      // The barcode's outlines make most of a page: compressed, a page is tens of kilobytes.
+      pages.push({ width, height, content: await deflate(encodeLatin1(canvas.content(height))) });
     }
   }
   return writePdf(pages, options.logo ? new Map([["Logo", options.logo]]) : new Map());

@@ -69,7 +69,7 @@ export function registerPdf(app: OpenAPIHono<AppEnv>): void {
       }
       const resolucion = resolucionOf(body.resolucion, contents);
       const docs = contents.dtes.map(({ element, raw }) => printedDocument(element, raw));
-      const pdf = pdfDocument(docs, {
+      const pdf = await pdfDocument(docs, {
         papel: body.papel as PdfPaper,
         cedible: body.cedible,
         copias: body.copias,
