@@ -12,14 +12,11 @@ import {
 import { base64ToBytes } from "../../lib/encoding.ts";
 import { ApiError } from "../../platform/errors.ts";
 
-export const XmlField = z
-  .string()
-  .min(1, { error: "is required" })
-  .openapi({
-    description: "A DTE, EnvioDTE or EnvioBOLETA, base64",
-    example:
-      "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iSVNPLTg4NTktMSI/PjxFbnZpb0RURSB4bWxucz0iaHR0cDovL3d3dy5zaWkuY2wvU2lpRHRlIiB2ZXJzaW9uPSIxLjAiPjxTZXREVEUgSUQ9IlNldERvYyI+Li4uPC9TZXREVEU+PC9FbnZpb0RURT4=",
-  });
+export const XmlField = z.string().min(1, { error: "is required" }).openapi({
+  description: "A DTE, EnvioDTE or EnvioBOLETA, base64",
+  example:
+    "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iSVNPLTg4NTktMSI/PjxFbnZpb0RURSB4bWxucz0iaHR0cDovL3d3dy5zaWkuY2wvU2lpRHRlIiB2ZXJzaW9uPSIxLjAiPjxTZXREVEUgSUQ9IlNldERvYyI+Li4uPC9TZXREVEU+PC9FbnZpb0RURT4=",
+});
 
 export const ResolucionField = z
   .object({ numero: z.number().int().min(0), fecha: z.iso.date({ error: "must be a date YYYY-MM-DD" }) })
