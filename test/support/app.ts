@@ -23,6 +23,8 @@ import type {
   SettingsStore,
   TokenStore,
 } from "../../src/ports.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { SANDBOX_TAXPAYERS } from "../../src/sandbox/taxpayers.ts";
 import { createTransport } from "../../src/sii/transport.ts";
 
 export const ADMIN = "test-admin-secret";
@@ -36,6 +38,27 @@ export interface Stores {
   cache?: CacheStore;
 }
 
+/**
+ * The sandbox taxpayers' secrets: every test that runs through this harness fails the moment one
+ * of them reaches a log line (claves, and a piece of each private key and PFX).
+ */
+const SECRETS: string[] = [
+  ...SANDBOX_TAXPAYERS.map((t) => t.clave),
+  ...Object.values(SANDBOX_TAXPAYER_CERTS).flatMap((c) => [
+    c.keyPem.replace(/-----[^-]+-----|\s+/g, "").slice(100, 160),
+    c.legacyPfxBase64.slice(200, 260),
+  ]),
+];
+
+function guardedLog(logs: LogRecord[]): (record: LogRecord) => void {
+  return (record) => {
+    const line = JSON.stringify(record);
+    const leaked = SECRETS.find((secret) => line.includes(secret));
+    if (leaked) throw new Error(`a taxpayer secret reached the log: ${line.slice(0, 200)}`);
+    logs.push(record);
+  };
+}
+
 export function testDeps(stores: Stores = memoryStores(), config: Partial<Deps["config"]> = {}) {
   const logs: LogRecord[] = [];
   const deps: Deps = {
@@ -44,7 +67,7 @@ export function testDeps(stores: Stores = memoryStores(), config: Partial<Deps["
     ...stores,
     sii: createTransport("sandbox"),
     clock: { now: () => new Date() },
-    log: { log: (record) => logs.push(record) },
+    log: { log: guardedLog(logs) },
     config: {
       upstream: "sandbox",
       adminToken: ADMIN,
