@@ -24,3 +24,17 @@ describe("latin1", () => {
     expect(await responseText(new Response('"ñ"', { headers: { "content-type": "application/json" } }))).toBe('"ñ"');
   });
 });
+
+describe("bodies whose charset is declared wrong", () => {
+  const body = (bytes: Uint8Array, type: string) => ({
+    headers: new Headers({ "content-type": type }),
+    arrayBuffer: async () => bytes.slice().buffer,
+  });
+
+  it("reads latin1 bytes declared as UTF-8 as latin1, and UTF-8 bytes declared as latin1 as UTF-8", async () => {
+    expect(await responseText(body(encodeLatin1("Compañía"), "text/html; charset=utf-8"))).toBe("Compañía");
+    expect(await responseText(body(new TextEncoder().encode("Compañía"), "text/html; charset=ISO-8859-1"))).toBe("Compañía");
+    expect(await responseText(body(encodeLatin1("Compañía"), "text/html; charset=ISO-8859-1"))).toBe("Compañía");
+    expect(await responseText(body(encodeLatin1("plain"), "text/html"))).toBe("plain");
+  });
+});

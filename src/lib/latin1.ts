@@ -48,12 +48,31 @@ export function formDecodeLatin1(body: string): Map<string, string> {
   return fields;
 }
 
-/** Reads a body (of a response, or a request to the sandbox) as the SII sends it: declared charset if any, JSON as UTF-8, else latin1. */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+function utf8OrNull(bytes: Uint8Array): string | null {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Reads a body (of a response, or a request to the sandbox) as the SII sends it: the declared
+ * charset, JSON as UTF-8, else latin1. The SII's servers sometimes declare one and send the other:
+ * bytes that are not UTF-8 are read as latin1, and a "latin1" body that is valid UTF-8 with
+ * non-ASCII characters is read as UTF-8 (latin1 Spanish text is practically never valid UTF-8).
+ */
 export async function responseText(res: { headers: Headers; arrayBuffer(): Promise<ArrayBuffer> }): Promise<string> {
   const bytes = new Uint8Array(await res.arrayBuffer());
   const type = res.headers.get("content-type") ?? "";
   const charset = /charset=([^;\s]+)/i.exec(type)?.[1]?.toLowerCase();
-  // JSON without a charset is UTF-8 by its own definition; the SII's pages without one are latin1.
-  if (charset === "utf-8" || charset === "utf8" || (!charset && /json/i.test(type))) return new TextDecoder().decode(bytes);
+  const declaredUtf8 = charset === "utf-8" || charset === "utf8" || (!charset && /json/i.test(type));
+  if (declaredUtf8) return utf8OrNull(bytes) ?? decodeLatin1(bytes);
+  if (bytes.some((b) => b >= 0x80)) {
+    const utf8 = utf8OrNull(bytes);
+    if (utf8 !== null) return utf8;
+  }
   return decodeLatin1(bytes);
 }

@@ -3,7 +3,7 @@
 
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { responseText } from "../lib/latin1.ts";
+import { decodeLatin1, encodeLatin1, responseText } from "../lib/latin1.ts";
 import { certificateLogin, chooseRepresentation, claveLogin, loginPage, logout } from "./auth.ts";
 import { consultaBoletaPdf, presentaDatosEnvio, SANDBOX_BHE } from "./bhe.ts";
 import { boletaEnvio, boletaEstado, boletaSeed, boletaToken } from "./boletas.ts";
@@ -61,7 +61,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 /** Marks a response the sandbox's fetch turns into a dropped connection. */
 const RESET = "x-sandbox-connection-reset";
 
-async function faultResponse(fault: Exclude<FaultKind, "truncated">, hangMs: number, signal: AbortSignal): Promise<Response> {
+async function faultResponse(fault: Exclude<FaultKind, "truncated" | "charset">, hangMs: number, signal: AbortSignal): Promise<Response> {
   switch (fault) {
     case "reset":
       return new Response(null, { headers: { [RESET]: "1" } });
@@ -102,6 +102,16 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       const headers = new Headers(res.headers);
       headers.delete("content-length");
       return new Response(bytes.slice(0, Math.floor(bytes.byteLength / 2)), { status: res.status, headers });
+    }
+    if (fault === "charset") {
+      // The real answer with the other charset than the one it declares (latin1 ⇄ UTF-8).
+      const res = await handler(c);
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      const declaredUtf8 = /utf-8|json/i.test(res.headers.get("content-type") ?? "");
+      const swapped = declaredUtf8 ? encodeLatin1(new TextDecoder().decode(bytes)) : new TextEncoder().encode(decodeLatin1(bytes));
+      const headers = new Headers(res.headers);
+      headers.delete("content-length");
+      return new Response(swapped, { status: res.status, headers });
     }
     if (fault) return faultResponse(fault, hangMs, c.req.raw.signal);
     return handler(c);

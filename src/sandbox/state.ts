@@ -1,7 +1,7 @@
 // What the simulated SII remembers, per process (per isolate on Workers): seeds and tokens it
 // issued, web sessions, switched-on faults, and how many requests each service received.
 
-export type FaultKind = "maintenance" | "throttle" | "session_limit" | "html" | "timeout" | "http_5xx" | "reset" | "truncated";
+export type FaultKind = "maintenance" | "throttle" | "session_limit" | "html" | "timeout" | "http_5xx" | "reset" | "truncated" | "charset";
 export const FAULT_KINDS: readonly FaultKind[] = [
   "maintenance",
   "throttle",
@@ -11,6 +11,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   "http_5xx",
   "reset",
   "truncated",
+  "charset",
 ];
 
 export interface Fault {

@@ -157,7 +157,7 @@ const FAMILIES: Family[] = [
   },
 ];
 
-const EXPECTED: Record<FaultKind, { status: number; code: string; retryAfter?: boolean; free?: boolean }> = {
+const EXPECTED: Record<Exclude<FaultKind, "charset">, { status: number; code: string; retryAfter?: boolean; free?: boolean }> = {
   maintenance: { status: 503, code: "SII_UNAVAILABLE", retryAfter: true, free: true },
   throttle: { status: 429, code: "SII_RATE_LIMIT", retryAfter: true },
   session_limit: { status: 429, code: "SII_RATE_LIMIT", retryAfter: true },
@@ -168,20 +168,29 @@ const EXPECTED: Record<FaultKind, { status: number; code: string; retryAfter?: b
   truncated: { status: 502, code: "SII_GATEWAY_ERROR" },
 };
 
+/** One call of the family's operation on a fresh gateway, with `fault` switched on for its service. */
+async function call(family: Family, fault: FaultKind | null) {
+  const t = probeApp(undefined, { siiTimeoutMs: 300 });
+  const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
+  if (fault) t.deps.sii.sandbox!.state.faults.push({ service: family.service, fault, remaining: 50 });
+  const body =
+    family.body === "verificar"
+      ? { auth: { cert }, xml: bytesToBase64(new TextEncoder().encode(await signedDte(await juana(), "76192083-9", invoice))) }
+      : family.body;
+  const res =
+    family.method === "GET"
+      ? await t.app.request(family.path, { headers: { "x-api-token": token.secret } })
+      : await postJson(t.app, token.secret, family.path, body);
+  const json = /json/.test(res.headers.get("content-type") ?? "");
+  return { res, answer: json ? await bodyOf(res) : { text: await res.text() } };
+}
+
+/** What must read the same whatever charset the SII declared: all but values made fresh per call. */
+const stable = (data: unknown) => JSON.stringify(data, (key, value) => (["caf_xml", "num_atencion"].includes(key) ? undefined : value));
+
 describe.each(FAMILIES)("$name", (family) => {
-  it.each(Object.keys(EXPECTED) as FaultKind[])("%s", async (fault) => {
-    const t = probeApp(undefined, { siiTimeoutMs: 300 });
-    const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
-    t.deps.sii.sandbox!.state.faults.push({ service: family.service, fault, remaining: 50 });
-    const body =
-      family.body === "verificar"
-        ? { auth: { cert }, xml: bytesToBase64(new TextEncoder().encode(await signedDte(await juana(), "76192083-9", invoice))) }
-        : family.body;
-    const res =
-      family.method === "GET"
-        ? await t.app.request(family.path, { headers: { "x-api-token": token.secret } })
-        : await postJson(t.app, token.secret, family.path, body);
-    const answer = await bodyOf(res);
+  it.each(Object.keys(EXPECTED) as (keyof typeof EXPECTED)[])("%s", async (fault) => {
+    const { res, answer } = await call(family, fault);
     if (family.survives?.includes(fault)) {
       expect(res.status).toBe(200);
       return;
@@ -193,6 +202,14 @@ describe.each(FAMILIES)("$name", (family) => {
     expect(explained, JSON.stringify(answer.details)).toBeTruthy();
     if (want.retryAfter) expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     if (want.free) expect(res.headers.get("x-quota-units")).toBe("0");
+  });
+
+  it("charset (the answer in the other charset than declared): read through, same outcome as without the fault", async () => {
+    const plain = await call(family, null);
+    const swapped = await call(family, "charset");
+    expect([swapped.res.status, swapped.answer.error_code]).toEqual([plain.res.status, plain.answer.error_code]);
+    if (plain.res.status === 200)
+      expect(stable(swapped.answer.data ?? swapped.answer.text)).toBe(stable(plain.answer.data ?? plain.answer.text));
   });
 });
 
