@@ -10,6 +10,7 @@ import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedDte, signedEnvelope } from "../support/envelope.ts";
+import { fixturePath } from "../support/fixtures.ts";
 
 const VERIFICAR = "/api/v1/platform/dte/envios/verificar";
 const COMPANY = "76192083-9";
@@ -115,7 +116,7 @@ describe("verifying documents made here", () => {
   });
 });
 
-const realDocuments = join(import.meta.dirname, "..", "..", "..", "shared", "fixtures", "real-documents");
+const realDocuments = fixturePath("real-documents");
 const available = existsSync(join(realDocuments, "sii-dte"));
 const fixture = (dir: string, name: string) => readFileSync(join(realDocuments, dir, name));
 

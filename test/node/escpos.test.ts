@@ -2,7 +2,6 @@
 // TED as the printer's own PDF417 with the TED's exact bytes. A printer is emulated by drawing
 // the stored PDF417 with the receipt's parameters and reading it back with a barcode reader.
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import bwipjs from "bwip-js/node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/dte/credentials.ts";
@@ -12,6 +11,7 @@ import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { prepareBarcodeReader, readBarcodes } from "../support/barcode.ts";
 import { signedEnvelope } from "../support/envelope.ts";
+import { fixturePath } from "../support/fixtures.ts";
 
 const ESCPOS = "/api/v1/platform/dte/documentos/escpos";
 const COMPANY = "76192083-9";
@@ -117,17 +117,7 @@ describe("ESC/POS receipts (documentos/escpos)", () => {
   });
 });
 
-const example = join(
-  import.meta.dirname,
-  "..",
-  "..",
-  "..",
-  "shared",
-  "fixtures",
-  "real-documents",
-  "sii-example",
-  "F60T33-ejemplo-oficial-SII.xml",
-);
+const example = fixturePath("real-documents", "sii-example", "F60T33-ejemplo-oficial-SII.xml");
 describe.skipIf(!existsSync(example))(
   `the SII's official example (${existsSync(example) ? "shared fixtures" : "skipped: ../shared/fixtures is absent"})`,
   () => {

@@ -1,11 +1,11 @@
 // POST /api/v1/platform/dte/formatos/json through the gateway: JSON or XML input, sanitizing,
 // refusals naming the field, and security.
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { encodeLatin1 } from "../../src/lib/latin1.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { fixturePath } from "../support/fixtures.ts";
 
 const PATH = "/api/v1/platform/dte/formatos/json";
 
@@ -157,17 +157,7 @@ describe("normalize to the standard format: XML input", () => {
     }
   });
 
-  const example = join(
-    import.meta.dirname,
-    "..",
-    "..",
-    "..",
-    "shared",
-    "fixtures",
-    "real-documents",
-    "sii-example",
-    "F60T33-ejemplo-oficial-SII.xml",
-  );
+  const example = fixturePath("real-documents", "sii-example", "F60T33-ejemplo-oficial-SII.xml");
   it.skipIf(!existsSync(example))(
     `normalizes the SII's official EnvioDTE example to its own totals (${existsSync(example) ? "../shared/fixtures/real-documents/sii-example" : "skipped: ../shared/fixtures/real-documents/sii-example is absent"})`,
     async () => {
