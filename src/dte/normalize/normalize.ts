@@ -65,9 +65,9 @@ export const round = (value: number, decimals = 0): number => {
   return (Math.sign(value) * Math.round(Math.abs(value) * factor)) / factor;
 };
 
-/** 400 VALIDATION_ERROR naming each field that cannot be fixed. */
+/** 400 VALIDATION_ERROR naming each field that cannot be fixed (paths prefixed with `at` unless it is empty). */
 export function invalidDocument(problems: FieldProblem[], at: string): ApiError {
-  const errors = problems.map((p) => ({ path: `${at}.${p.path}`, location: "body" as const, message: p.message }));
+  const errors = problems.map((p) => ({ path: at ? `${at}.${p.path}` : p.path, location: "body" as const, message: p.message }));
   const first = errors[0] as { path: string; message: string };
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
   return new ApiError(400, "VALIDATION_ERROR", `${first.path} ${first.message}${more}`, { errors });

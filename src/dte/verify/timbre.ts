@@ -51,12 +51,12 @@ const pass: Check = { valido: true, motivo: null };
 const fail = (motivo: string): Check => ({ valido: false, motivo });
 
 /** `<name …>…</name>` as it appears in `raw`, whitespace between tags removed. */
-function flattenedRaw(raw: string, name: string): string | null {
+export function flattenedRaw(raw: string, name: string): string | null {
   const found = new RegExp(`<${name}[\\s>][\\s\\S]*?</${name}>`).exec(raw)?.[0];
   return found ? found.replace(/>\s+</g, "><") : null;
 }
 
-async function verifyRsaSha1(key: RsaPublicKey, signatureBase64: string, texts: (string | null)[]): Promise<boolean> {
+export async function verifyRsaSha1(key: RsaPublicKey, signatureBase64: string, texts: (string | null)[]): Promise<boolean> {
   let signature: Uint8Array<ArrayBuffer>;
   let cryptoKey: CryptoKey;
   try {

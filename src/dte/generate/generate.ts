@@ -1,0 +1,231 @@
+// Documents as JSON → signed DTEs and the envelope that carries them to the SII (research:
+// dte-engine §1–§3, §5): normalize, fit to the type's schema, check each against its CAF, stamp the
+// TED, sign each DTE, then sign the envelope. Everything is checked before anything is signed, and
+// every problem is reported at once, naming its field. Pure: no I/O; the caller passes the time,
+// the signer and the keys trusted to sign CAFs.
+import { santiagoDate, santiagoDateTime } from "../../lib/dates.ts";
+import { bytesToBase64 } from "../../lib/encoding.ts";
+import { encodeLatin1 } from "../../lib/latin1.ts";
+import { ApiError } from "../../platform/errors.ts";
+import { invalidDocument, type Node, normalizeDte, SUPPORTED_TYPES } from "../normalize/normalize.ts";
+import type { FieldProblem } from "../normalize/sanitize.ts";
+import type { XmlSigner } from "../sign/xmldsig.ts";
+import type { RsaPublicKey } from "../verify/timbre.ts";
+import { type Caf, CafError, cafProblems, readCaf } from "./caf.ts";
+import { DOCUMENTO_ORDER } from "./schema-order.ts";
+import { containerOf, serializeChildren } from "./serialize.ts";
+import { signDte, signEnvelope } from "./sign.ts";
+import { stampTed } from "./ted.ts";
+
+export interface GenerateRequest {
+  /** Documents as given (one or more). */
+  documents: Node[];
+  /** CAF files, raw XML or base64, one per document type used. */
+  cafs: string[];
+  resolucion: { fecha: string; numero: number };
+  normalizar: boolean;
+  /** RutReceptor of the envelope: the SII by default, the buyer for an exchange. */
+  receptorEnvio?: string;
+}
+
+export interface GenerateContext {
+  signer: XmlSigner & { rut: string };
+  now: Date;
+  /** Keys trusted to sign CAFs, by IDK. */
+  cafKeys: ReadonlyMap<string, RsaPublicKey>;
+}
+
+export interface GeneratedDocument {
+  tipo: number;
+  folio: number;
+  /** The signed DTE, ISO-8859-1 with its declaration, base64. */
+  dte_xml: string;
+  /** The flattened TED: the PDF417's payload. */
+  ted: string;
+  warnings: string[];
+}
+
+export interface Generated {
+  sobre: "EnvioDTE" | "EnvioBOLETA";
+  documentos: GeneratedDocument[];
+  envio_xml: string;
+}
+
+/** The SII, which receives every upload (research §5). */
+export const SII_RUT = "60803000-K";
+const BOLETAS = new Set([39, 41]);
+/** Documents per envelope (EnvioDTE_v10.xsd / EnvioBOLETA_v11.xsd). */
+const MAX_DOCUMENTS = { EnvioDTE: 2000, EnvioBOLETA: 500 } as const;
+const XML_DECLARATION = '<?xml version="1.0" encoding="ISO-8859-1"?>\n';
+
+const isNode = (value: unknown): value is Node => typeof value === "object" && value !== null && !Array.isArray(value);
+const child = (parent: Node, key: string): Node => (isNode(parent[key]) ? (parent[key] as Node) : {});
+
+/**
+ * Boletas have their own schema (§1.4): issuer names are `RznSocEmisor`/`GiroEmisor`, and fields of
+ * the other types' header that it lacks (e.g. `Acteco`, `GiroRecep`) are removed with a warning.
+ * Names neither schema knows are left for the serializer to refuse.
+ */
+function fitBoleta(dte: Node, warnings: string[]): void {
+  const encabezado = child(dte, "Encabezado");
+  const emisor = child(encabezado, "Emisor");
+  for (const [from, to] of [
+    ["RznSoc", "RznSocEmisor"],
+    ["GiroEmis", "GiroEmisor"],
+  ] as const) {
+    if (emisor[from] !== undefined && emisor[to] === undefined) {
+      emisor[to] = emisor[from];
+      delete emisor[from];
+      warnings.push(`Encabezado.Emisor.${from} written as ${to} (the boleta schema's name)`);
+    }
+  }
+  const boletaOrder = containerOf(39).order;
+  for (const part of ["IdDoc", "Emisor", "Receptor", "Totales"]) {
+    const section = child(encabezado, part);
+    for (const key of Object.keys(section)) {
+      const path = `Encabezado/${part}`;
+      if (!boletaOrder[path]?.includes(key) && DOCUMENTO_ORDER[path]?.includes(key)) {
+        delete section[key];
+        warnings.push(`Encabezado.${part}.${key} removed (boletas have no ${key})`);
+      }
+    }
+  }
+}
+
+/** Fields the TED and the envelope need, when the document is taken as given (`normalizar: false`). */
+const REQUIRED = [
+  ["IdDoc", "TipoDTE"],
+  ["IdDoc", "Folio"],
+  ["IdDoc", "FchEmis"],
+  ["Emisor", "RUTEmisor"],
+  ["Receptor", "RUTRecep"],
+  ["Totales", "MntTotal"],
+] as const;
+
+interface Prepared {
+  at: string;
+  dte: Node;
+  tipo: number;
+  folio: number;
+  emisor: string;
+  body: string;
+  warnings: string[];
+}
+
+function prepare(input: Node, at: string, request: GenerateRequest, today: string, problems: FieldProblem[]): Prepared | null {
+  const { dte, warnings } = request.normalizar ? normalizeDte(input, today, { at }) : { dte: structuredClone(input), warnings: [] };
+  const encabezado = child(dte, "Encabezado");
+  const missing = REQUIRED.filter(([part, key]) => child(encabezado, part)[key] === undefined);
+  for (const [part, key] of missing) problems.push({ path: `${at}.Encabezado.${part}.${key}`, message: "is required" });
+  const tipo = Number(child(encabezado, "IdDoc").TipoDTE);
+  const folio = Number(child(encabezado, "IdDoc").Folio);
+  if (!SUPPORTED_TYPES.includes(tipo)) {
+    problems.push({ path: `${at}.Encabezado.IdDoc.TipoDTE`, message: `must be one of ${SUPPORTED_TYPES.join(", ")}` });
+    return null;
+  }
+  if (!(Number.isInteger(folio) && folio > 0))
+    problems.push({ path: `${at}.Encabezado.IdDoc.Folio`, message: "must be a positive integer" });
+  if (missing.length) return null;
+  if (BOLETAS.has(tipo)) fitBoleta(dte, warnings);
+  const local: FieldProblem[] = [];
+  const body = serializeChildren(dte, containerOf(tipo).order, "", local);
+  problems.push(...local.map((p) => ({ path: `${at}.${p.path}`, message: p.message })));
+  return { at, dte, tipo, folio, emisor: String(child(encabezado, "Emisor").RUTEmisor).toUpperCase(), body, warnings };
+}
+
+async function readCafs(
+  request: GenerateRequest,
+  context: GenerateContext,
+  problems: FieldProblem[],
+): Promise<Map<number, { caf: Caf; path: string }>> {
+  const byType = new Map<number, { caf: Caf; path: string }>();
+  for (const [i, input] of request.cafs.entries()) {
+    const path = request.cafs.length > 1 ? `caf[${i}]` : "caf";
+    try {
+      const caf = await readCaf(input, path, context.cafKeys);
+      const earlier = byType.get(caf.td);
+      if (earlier)
+        problems.push({ path, message: `is a second CAF for type ${caf.td} (${earlier.path} is one): give one per document type` });
+      else byType.set(caf.td, { caf, path });
+    } catch (error) {
+      if (!(error instanceof CafError)) throw error;
+      problems.push(error.problem);
+    }
+  }
+  return byType;
+}
+
+export async function generateDocuments(request: GenerateRequest, context: GenerateContext): Promise<Generated> {
+  const today = santiagoDate(context.now);
+  const stampTime = santiagoDateTime(context.now).replace(" ", "T");
+  const problems: FieldProblem[] = [];
+  const cafs = await readCafs(request, context, problems);
+  const cafUnreadable = problems.length > 0;
+  const many = request.documents.length > 1;
+  const prepared = request.documents.map((input, i) => prepare(input, many ? `dte[${i}]` : "dte", request, today, problems));
+  const documents = prepared.filter((p): p is Prepared => p !== null);
+
+  const seen = new Map<string, string>();
+  for (const doc of documents) {
+    const entry = cafs.get(doc.tipo);
+    if (entry) problems.push(...cafProblems(entry.caf, entry.path, { folio: doc.folio, emisor: doc.emisor, today }, doc.at));
+    // A CAF that could not be read was already reported, and which type it was for is unknown.
+    else if (!cafUnreadable)
+      problems.push({ path: "caf", message: `has no CAF for type ${doc.tipo} (${doc.at}): give one per document type used` });
+    const key = `${doc.tipo}/${doc.folio}`;
+    const earlier = seen.get(key);
+    if (earlier)
+      problems.push({ path: `${doc.at}.Encabezado.IdDoc.Folio`, message: `repeats type ${doc.tipo} folio ${doc.folio} of ${earlier}` });
+    seen.set(key, doc.at);
+  }
+  const issuers = new Set(documents.map((d) => d.emisor));
+  if (issuers.size > 1)
+    problems.push({
+      path: "dte",
+      message: `has documents of several issuers (${[...issuers].join(", ")}); an envelope carries one issuer's documents`,
+    });
+  const boletas = documents.filter((d) => BOLETAS.has(d.tipo)).length;
+  if (boletas > 0 && boletas < documents.length)
+    problems.push({
+      path: "dte",
+      message: "mixes boletas (39, 41) with other documents; they travel in different envelopes: generate them separately",
+    });
+  const sobre = boletas > 0 ? "EnvioBOLETA" : "EnvioDTE";
+  if (documents.length > MAX_DOCUMENTS[sobre])
+    problems.push({ path: "dte", message: `has ${documents.length} documents; an ${sobre} carries at most ${MAX_DOCUMENTS[sobre]}` });
+  if (problems.length) throw invalidDocument(problems, "");
+  if (documents.length === 0)
+    throw new ApiError(400, "VALIDATION_ERROR", "dte holds no documents", {
+      errors: [{ path: "dte", location: "body", message: "holds no documents" }],
+    });
+
+  const signed: GeneratedDocument[] = [];
+  const dtes: { tipo: number; xml: string }[] = [];
+  for (const doc of documents) {
+    const { caf } = cafs.get(doc.tipo) as { caf: Caf };
+    const ted = await stampTed(doc.dte, caf, stampTime);
+    const xml = await signDte(containerOf(doc.tipo).element, `T${doc.tipo}F${doc.folio}`, doc.body + ted, context.signer, stampTime);
+    dtes.push({ tipo: doc.tipo, xml });
+    signed.push({
+      tipo: doc.tipo,
+      folio: doc.folio,
+      dte_xml: bytesToBase64(encodeLatin1(XML_DECLARATION + xml)),
+      ted,
+      warnings: doc.warnings,
+    });
+  }
+  const envelope = await signEnvelope(
+    sobre,
+    {
+      rutEmisor: documents[0]?.emisor as string,
+      rutEnvia: context.signer.rut,
+      rutReceptor: request.receptorEnvio ?? SII_RUT,
+      fchResol: request.resolucion.fecha,
+      nroResol: request.resolucion.numero,
+      tmstFirmaEnv: stampTime,
+    },
+    dtes,
+    context.signer,
+  );
+  return { sobre, documentos: signed, envio_xml: bytesToBase64(encodeLatin1(XML_DECLARATION + envelope)) };
+}

@@ -1,0 +1,80 @@
+// A document as JSON with the SII's tag names, written as XML in the order the SII's schema demands
+// (schema-order.ts, generated from the XSDs). Text is escaped the way the SII wants it in files
+// (research: dte-engine §1.5: `&apos;` and `&quot;` too); numbers never in exponent notation.
+// Anything the schema has no place for is reported by its path, so the caller can answer 400.
+import { escapeXml } from "../../lib/xml.ts";
+import type { FieldProblem } from "../normalize/sanitize.ts";
+import { BOLETA_ORDER, DOCUMENTO_ORDER, EXPORTACIONES_ORDER, LIQUIDACION_ORDER, type SchemaOrder } from "./schema-order.ts";
+
+export type Container = "Documento" | "Liquidacion" | "Exportaciones";
+
+/** Where a type's document lives in the DTE and which schema orders it (dte-engine §1.1). */
+export function containerOf(tipo: number): { element: Container; order: SchemaOrder } {
+  if (tipo === 39 || tipo === 41) return { element: "Documento", order: BOLETA_ORDER };
+  if (tipo === 43) return { element: "Liquidacion", order: LIQUIDACION_ORDER };
+  if (tipo >= 110 && tipo <= 112) return { element: "Exportaciones", order: EXPORTACIONES_ORDER };
+  return { element: "Documento", order: DOCUMENTO_ORDER };
+}
+
+/** A number as the schema's decimal: plain digits, at most 6 decimals (Dec12_6), no exponent. */
+export function formatNumber(value: number): string {
+  if (Number.isInteger(value)) return value.toLocaleString("en-US", { useGrouping: false, maximumFractionDigits: 0 });
+  return value.toFixed(6).replace(/0+$/, "").replace(/\.$/, "");
+}
+
+function textOf(value: unknown): string | null {
+  if (typeof value === "number" && Number.isFinite(value)) return formatNumber(value);
+  if (typeof value === "string") return value;
+  return null;
+}
+
+/** Why the text cannot be an element's text in the SII's ISO-8859-1 files, or null when it can. */
+function unwritable(text: string): string | null {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code > 0xff) return "has characters ISO-8859-1 cannot write";
+    if (code < 0x20 || code === 0x7f) return "has control characters";
+  }
+  return null;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * The children of `node` (the element at `path` inside the container) as XML, in schema order.
+ * Empty strings and nulls are left out (the schema has no empty elements); TED and TmstFirma are
+ * the signer's, never the input's.
+ */
+export function serializeChildren(node: Record<string, unknown>, order: SchemaOrder, path = "", problems: FieldProblem[] = []): string {
+  const allowed = order[path] ?? [];
+  const where = (name: string) => (path ? `${path.replaceAll("/", ".")}.${name}` : name);
+  for (const name of Object.keys(node)) {
+    if (!allowed.includes(name) || (path === "" && (name === "TED" || name === "TmstFirma")))
+      if (node[name] !== undefined && node[name] !== null)
+        problems.push({ path: where(name), message: `has no place in this document type's schema (allowed here: ${allowed.join(", ")})` });
+  }
+  let xml = "";
+  for (const name of allowed) {
+    if (path === "" && (name === "TED" || name === "TmstFirma")) continue;
+    const value = node[name];
+    const items = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
+    items.forEach((item, i) => {
+      const at = `${path ? `${path}/` : ""}${name}`;
+      const label = items.length > 1 ? `${where(name)}[${i}]` : where(name);
+      if (isObject(item)) {
+        if (!order[at]) problems.push({ path: label, message: "is a value, not an object" });
+        else xml += `<${name}>${serializeChildren(item, order, at, problems)}</${name}>`;
+        return;
+      }
+      if (order[at]) {
+        problems.push({ path: label, message: "must be an object with its own elements" });
+        return;
+      }
+      const text = textOf(item);
+      if (text === null) problems.push({ path: label, message: "must be a string or a number" });
+      else if (unwritable(text)) problems.push({ path: label, message: unwritable(text) as string });
+      else if (text !== "") xml += `<${name}>${escapeXml(text)}</${name}>`;
+    });
+  }
+  return xml;
+}

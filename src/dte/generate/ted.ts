@@ -1,0 +1,30 @@
+// The TED (timbre electrónico, research: dte-engine §2): the DD built from the document and the CAF,
+// flattened with no namespace, signed SHA1withRSA with the CAF's private key over its ISO-8859-1
+// bytes. The flattened TED is also the PDF417 barcode's payload.
+import { bytesToBase64 } from "../../lib/encoding.ts";
+import { encodeLatin1 } from "../../lib/latin1.ts";
+import { escapeXml } from "../../lib/xml.ts";
+import type { Node } from "../normalize/normalize.ts";
+import type { Caf } from "./caf.ts";
+import { formatNumber } from "./serialize.ts";
+
+const node = (value: unknown): Node => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Node) : {});
+const first = (value: unknown): Node => node(Array.isArray(value) ? value[0] : value);
+const text = (value: unknown) => (typeof value === "number" ? formatNumber(value) : typeof value === "string" ? value : "");
+/** The first 40 characters (not bytes), trimmed, escaped as in the file (§2.1). */
+const cut40 = (value: string) => escapeXml(Array.from(value).slice(0, 40).join("").trim());
+
+/** The flattened `<TED version="1.0">…</TED>` for a document; `tsted` is the stamping time (Chile, no zone). */
+export async function stampTed(dte: Node, caf: Caf, tsted: string): Promise<string> {
+  const encabezado = node(dte.Encabezado);
+  const idDoc = node(encabezado.IdDoc);
+  const receptor = node(encabezado.Receptor);
+  const rutRecep = text(receptor.RUTRecep);
+  const dd =
+    `<DD><RE>${escapeXml(text(node(encabezado.Emisor).RUTEmisor))}</RE><TD>${text(idDoc.TipoDTE)}</TD><F>${text(idDoc.Folio)}</F>` +
+    `<FE>${escapeXml(text(idDoc.FchEmis))}</FE><RR>${escapeXml(rutRecep)}</RR><RSR>${cut40(text(receptor.RznSocRecep) || rutRecep)}</RSR>` +
+    `<MNT>${text(node(encabezado.Totales).MntTotal) || "0"}</MNT><IT1>${cut40(text(first(dte.Detalle).NmbItem))}</IT1>` +
+    `${caf.element}<TSTED>${tsted}</TSTED></DD>`;
+  const signature = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", caf.signingKey, encodeLatin1(dd));
+  return `<TED version="1.0">${dd}<FRMT algoritmo="SHA1withRSA">${bytesToBase64(new Uint8Array(signature))}</FRMT></TED>`;
+}
