@@ -44,7 +44,21 @@ export function declarations(element: XmlElement): Map<string, string> {
 /** The canonical form of `apex` and its subtree. */
 export function canonicalize(apex: XmlElement, options: C14nOptions): string {
   const out: string[] = [];
+  const writeChildren = (element: XmlElement, scope: ReadonlyMap<string, string>, rendered: ReadonlyMap<string, string>) => {
+    for (const child of element.children) {
+      if (child.type === "text") out.push(escapeText(child.text));
+      else if (child !== options.omit) write(child, scope, rendered);
+    }
+  };
   const write = (element: XmlElement, scope: ReadonlyMap<string, string>, rendered: ReadonlyMap<string, string>) => {
+    // Most elements have no attributes. Below the apex such an element declares nothing, and
+    // (except in exclusive C14N, which renders prefixes where they are used) has nothing to render.
+    if (element.attributes.length === 0 && element !== apex && options.mode !== "exclusive") {
+      out.push(`<${element.name}>`);
+      writeChildren(element, scope, rendered);
+      out.push(`</${element.name}>`);
+      return;
+    }
     const inScope = new Map(scope);
     for (const [prefix, uri] of declarations(element)) inScope.set(prefix, uri);
 
@@ -80,11 +94,7 @@ export function canonicalize(apex: XmlElement, options: C14nOptions): string {
       .map((a) => ` ${a.name}="${escapeAttribute(a.value)}"`);
 
     out.push(`<${element.name}${namespaceAttrs.join("")}${plainAttrs.join("")}>`);
-    const nextRendered = emitted.size ? new Map([...rendered, ...emitted]) : rendered;
-    for (const child of element.children) {
-      if (child.type === "text") out.push(escapeText(child.text));
-      else if (child !== options.omit) write(child, inScope, nextRendered);
-    }
+    writeChildren(element, inScope, emitted.size ? new Map([...rendered, ...emitted]) : rendered);
     out.push(`</${element.name}>`);
   };
   write(apex, options.inherited ?? new Map(), new Map());
