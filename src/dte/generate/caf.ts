@@ -6,6 +6,7 @@ import { base64ToBytes, bytesToHex } from "../../lib/encoding.ts";
 import { decodeLatin1 } from "../../lib/latin1.ts";
 import type { FieldProblem } from "../normalize/sanitize.ts";
 import { readPrivateKey } from "../private-key.ts";
+import { canonicalize } from "../verify/c14n.ts";
 import { flattenedRaw, type RsaPublicKey, verifyRsaSha1 } from "../verify/timbre.ts";
 import { unsafeXmlReason } from "../xml/guard.ts";
 import { childText, decodeXmlBytes, findChild, localName, parseXml, XmlParseError } from "../xml/parse.ts";
@@ -20,6 +21,8 @@ export interface Caf {
   idk: string;
   /** `<CAF version="1.0">…</CAF>` as the file has it, whitespace between tags removed: what the TED carries. */
   element: string;
+  /** The same element in canonical form (C14N), for the digest of the documents that carry it. */
+  canonical: string;
   /** The range's private key (RSASK), for the TED's FRMT. */
   signingKey: CryptoKey;
 }
@@ -120,7 +123,7 @@ export async function readCaf(input: string, path: string, trustedKeys: Readonly
   }
   const signingKey = await crypto.subtle.importKey("pkcs8", pkcs8, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" }, false, ["sign"]);
   const element = flattenedRaw(text, "CAF") ?? fail("has no CAF element");
-  return { ...caf, element, signingKey };
+  return { ...caf, element, canonical: canonicalize(parseXml(element).root, { mode: "inclusive" }), signingKey };
 }
 
 /** Six calendar months after `fa` (YYYY-MM-DD), clamped to the month's end. */

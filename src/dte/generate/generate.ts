@@ -4,8 +4,6 @@
 // every problem is reported at once, naming its field. Pure: no I/O; the caller passes the time,
 // the signer and the keys trusted to sign CAFs.
 import { santiagoDate, santiagoDateTime } from "../../lib/dates.ts";
-import { bytesToBase64 } from "../../lib/encoding.ts";
-import { encodeLatin1 } from "../../lib/latin1.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { invalidDocument, type Node, normalizeDte, SUPPORTED_TYPES } from "../normalize/normalize.ts";
 import type { FieldProblem } from "../normalize/sanitize.ts";
@@ -14,7 +12,7 @@ import type { RsaPublicKey } from "../verify/timbre.ts";
 import { type Caf, CafError, cafProblems, readCaf } from "./caf.ts";
 import { DOCUMENTO_ORDER } from "./schema-order.ts";
 import { containerOf, serializeChildren } from "./serialize.ts";
-import { signDte, signEnvelope } from "./sign.ts";
+import { canonicalOfOwnText, signDte, signEnvelope } from "./sign.ts";
 import { stampTed } from "./ted.ts";
 
 export interface GenerateRequest {
@@ -57,6 +55,9 @@ const BOLETAS = new Set([39, 41]);
 /** Documents per envelope (EnvioDTE_v10.xsd / EnvioBOLETA_v11.xsd). */
 const MAX_DOCUMENTS = { EnvioDTE: 2000, EnvioBOLETA: 500 } as const;
 const XML_DECLARATION = '<?xml version="1.0" encoding="ISO-8859-1"?>\n';
+
+/** Base64 of ISO-8859-1 text: btoa reads each character as the byte of its code (all are ≤ U+00FF here). */
+const latin1Base64 = (text: string) => btoa(text);
 
 const isNode = (value: unknown): value is Node => typeof value === "object" && value !== null && !Array.isArray(value);
 const child = (parent: Node, key: string): Node => (isNode(parent[key]) ? (parent[key] as Node) : {});
@@ -199,21 +200,20 @@ export async function generateDocuments(request: GenerateRequest, context: Gener
       errors: [{ path: "dte", location: "body", message: "holds no documents" }],
     });
 
-  const signed: GeneratedDocument[] = [];
-  const dtes: { tipo: number; xml: string }[] = [];
-  for (const doc of documents) {
-    const { caf } = cafs.get(doc.tipo) as { caf: Caf };
-    const ted = await stampTed(doc.dte, caf, stampTime);
-    const xml = await signDte(containerOf(doc.tipo).element, `T${doc.tipo}F${doc.folio}`, doc.body + ted, context.signer, stampTime);
-    dtes.push({ tipo: doc.tipo, xml });
-    signed.push({
-      tipo: doc.tipo,
-      folio: doc.folio,
-      dte_xml: bytesToBase64(encodeLatin1(XML_DECLARATION + xml)),
-      ted,
-      warnings: doc.warnings,
-    });
-  }
+  // Signed concurrently: where WebCrypto runs off the main thread (Node), the RSA work overlaps.
+  const dtes = await Promise.all(
+    documents.map(async (doc) => {
+      const { caf } = cafs.get(doc.tipo) as { caf: Caf };
+      const ted = await stampTed(doc.dte, caf, stampTime);
+      const body = { file: doc.body + ted.file, canonical: canonicalOfOwnText(doc.body) + ted.canonical };
+      const signed = await signDte(containerOf(doc.tipo).element, `T${doc.tipo}F${doc.folio}`, body, context.signer, stampTime);
+      return { tipo: doc.tipo, signed, ted: ted.file };
+    }),
+  );
+  const generated: GeneratedDocument[] = documents.map((doc, i) => {
+    const { signed, ted } = dtes[i] as (typeof dtes)[number];
+    return { tipo: doc.tipo, folio: doc.folio, dte_xml: latin1Base64(XML_DECLARATION + signed.xml), ted, warnings: doc.warnings };
+  });
   const envelope = await signEnvelope(
     sobre,
     {
@@ -227,5 +227,5 @@ export async function generateDocuments(request: GenerateRequest, context: Gener
     dtes,
     context.signer,
   );
-  return { sobre, documentos: signed, envio_xml: bytesToBase64(encodeLatin1(XML_DECLARATION + envelope)) };
+  return { sobre, documentos: generated, envio_xml: latin1Base64(XML_DECLARATION + envelope) };
 }

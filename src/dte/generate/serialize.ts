@@ -18,7 +18,8 @@ export function containerOf(tipo: number): { element: Container; order: SchemaOr
 
 /** A number as the schema's decimal: plain digits, at most 6 decimals (Dec12_6), no exponent. */
 export function formatNumber(value: number): string {
-  if (Number.isInteger(value)) return value.toLocaleString("en-US", { useGrouping: false, maximumFractionDigits: 0 });
+  // String() writes integers below 1e21 as plain digits; amounts never come near.
+  if (Number.isInteger(value) && Math.abs(value) < 1e21) return String(value);
   return value.toFixed(6).replace(/0+$/, "").replace(/\.$/, "");
 }
 

@@ -1,25 +1,48 @@
 // Signing a DTE and wrapping signed DTEs in an EnvioDTE / EnvioBOLETA (research: dte-engine §3.2,
-// §3.3, §5). Digests are taken from the exact text being written (parsed, then canonicalized), so
-// what is signed is what the file says. Signed DTEs are joined as strings, never re-serialized.
-
-import { ENVELOPED, sha1Base64, signatureElement, signedInfo, type XmlSigner } from "../sign/xmldsig.ts";
-import { canonicalize } from "../verify/c14n.ts";
-import { childElements, parseXml, type XmlElement } from "../xml/parse.ts";
+// §3.3, §5, A.4). Every piece is written twice as it is built: as the file says it, and in its
+// canonical form (C14N), which is what digests are taken over. The two differ only where this
+// code decides (text escapes, redundant namespace declarations), so no parsing is needed; tests
+// check the digests with an independent XMLDSig implementation. Signed DTEs are joined as
+// strings, never re-serialized.
+import { DSIG_NS, ENVELOPED, sha1Base64, signatureElement, signedInfo, type XmlSigner } from "../sign/xmldsig.ts";
 import type { Container } from "./serialize.ts";
 
 export const SII_NS = "http://www.sii.cl/SiiDte";
 const XSI = "http://www.w3.org/2001/XMLSchema-instance";
 
+/** Text as written in the file and in canonical form. */
+export interface Written {
+  file: string;
+  canonical: string;
+}
+
 /**
- * `<DTE xmlns="…SiiDte" version="1.0">` with the container and its signature. `body` is the
- * container's content up to and including the TED; TmstFirma is added here.
+ * The canonical form of text this engine wrote with `escapeXml`: C14N writes quotes literally in
+ * text, and our elements carry no attributes that need escaping (control characters are refused).
  */
-export async function signDte(container: Container, id: string, body: string, signer: XmlSigner, tmstFirma: string): Promise<string> {
-  const unsigned = `<DTE xmlns="${SII_NS}" version="1.0"><${container} ID="${id}">${body}<TmstFirma>${tmstFirma}</TmstFirma></${container}></DTE>`;
-  const apex = childElements(parseXml(unsigned).root)[0] as XmlElement;
-  const digest = await sha1Base64(canonicalize(apex, { mode: "inclusive", inherited: new Map([["", SII_NS]]) }));
+export const canonicalOfOwnText = (file: string): string => file.replaceAll("&apos;", "'").replaceAll("&quot;", '"');
+
+export interface SignedDte {
+  /** `<DTE xmlns="…SiiDte" version="1.0">…</DTE>`. */
+  xml: string;
+  /** The DTE's canonical form inside an envelope whose SetDTE declares the SiiDte namespace. */
+  canonicalInEnvelope: string;
+}
+
+/** The Signature element's canonical form where its namespace is not yet declared (SignedInfo repeats it). */
+const canonicalSignature = (signature: string) => signature.replace(`<SignedInfo xmlns="${DSIG_NS}">`, "<SignedInfo>");
+
+/** Signs a DTE; `body` is the container's content up to and including the TED; TmstFirma is added here. */
+export async function signDte(container: Container, id: string, body: Written, signer: XmlSigner, tmstFirma: string): Promise<SignedDte> {
+  const close = `<TmstFirma>${tmstFirma}</TmstFirma></${container}>`;
+  const inner = `${body.canonical}${close}`;
+  // Standalone, the default namespace is rendered on the Documento (the apex of the digest).
+  const digest = await sha1Base64(`<${container} xmlns="${SII_NS}" ID="${id}">${inner}`);
   const signature = await signatureElement(signer, signedInfo(`#${id}`, digest));
-  return unsigned.replace(/<\/DTE>$/, `${signature}</DTE>`);
+  return {
+    xml: `<DTE xmlns="${SII_NS}" version="1.0"><${container} ID="${id}">${body.file}${close}${signature}</DTE>`,
+    canonicalInEnvelope: `<DTE version="1.0"><${container} ID="${id}">${inner}${canonicalSignature(signature)}</DTE>`,
+  };
 }
 
 export interface Caratula {
@@ -31,30 +54,29 @@ export interface Caratula {
   tmstFirmaEnv: string;
 }
 
-/** The signed envelope's text (no XML declaration); `documents` are signed DTEs with their types. */
+/** The signed envelope's text (no XML declaration). */
 export async function signEnvelope(
   kind: "EnvioDTE" | "EnvioBOLETA",
   caratula: Caratula,
-  documents: { tipo: number; xml: string }[],
+  documents: { tipo: number; signed: SignedDte }[],
   signer: XmlSigner,
 ): Promise<string> {
   const types = [...new Set(documents.map((d) => d.tipo))].sort((a, b) => a - b);
   const subtotals = types
     .map((tipo) => `<SubTotDTE><TpoDTE>${tipo}</TpoDTE><NroDTE>${documents.filter((d) => d.tipo === tipo).length}</NroDTE></SubTotDTE>`)
     .join("");
-  const schema = kind === "EnvioDTE" ? "EnvioDTE_v10.xsd" : "EnvioBOLETA_v11.xsd";
-  const unsigned =
-    `<${kind} xmlns="${SII_NS}" xmlns:xsi="${XSI}" xsi:schemaLocation="${SII_NS} ${schema}" version="1.0"><SetDTE ID="SetDoc">` +
+  // RUTs, dates and numbers only: the carátula is its own canonical form.
+  const caratulaXml =
     `<Caratula version="1.0"><RutEmisor>${caratula.rutEmisor}</RutEmisor><RutEnvia>${caratula.rutEnvia}</RutEnvia>` +
     `<RutReceptor>${caratula.rutReceptor}</RutReceptor><FchResol>${caratula.fchResol}</FchResol><NroResol>${caratula.nroResol}</NroResol>` +
-    `<TmstFirmaEnv>${caratula.tmstFirmaEnv}</TmstFirmaEnv>${subtotals}</Caratula>` +
-    `${documents.map((d) => d.xml).join("")}</SetDTE></${kind}>`;
-  const setDte = childElements(parseXml(unsigned).root)[0] as XmlElement;
-  const inherited = new Map([
-    ["", SII_NS],
-    ["xsi", XSI],
-  ]);
-  const digest = await sha1Base64(canonicalize(setDte, { mode: "inclusive", inherited }));
+    `<TmstFirmaEnv>${caratula.tmstFirmaEnv}</TmstFirmaEnv>${subtotals}</Caratula>`;
+  // In context: SetDTE renders both declarations of the root; the DTEs' own xmlns is then redundant.
+  const canonical = `<SetDTE xmlns="${SII_NS}" xmlns:xsi="${XSI}" ID="SetDoc">${caratulaXml}${documents.map((d) => d.signed.canonicalInEnvelope).join("")}</SetDTE>`;
+  const digest = await sha1Base64(canonical);
   const signature = await signatureElement(signer, signedInfo("#SetDoc", digest, ENVELOPED, ` xmlns:xsi="${XSI}"`));
-  return unsigned.replace(new RegExp(`</${kind}>$`), `${signature}</${kind}>`);
+  const schema = kind === "EnvioDTE" ? "EnvioDTE_v10.xsd" : "EnvioBOLETA_v11.xsd";
+  return (
+    `<${kind} xmlns="${SII_NS}" xmlns:xsi="${XSI}" xsi:schemaLocation="${SII_NS} ${schema}" version="1.0">` +
+    `<SetDTE ID="SetDoc">${caratulaXml}${documents.map((d) => d.signed.xml).join("")}</SetDTE>${signature}</${kind}>`
+  );
 }

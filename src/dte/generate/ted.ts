@@ -7,6 +7,7 @@ import { escapeXml } from "../../lib/xml.ts";
 import type { Node } from "../normalize/normalize.ts";
 import type { Caf } from "./caf.ts";
 import { formatNumber } from "./serialize.ts";
+import { canonicalOfOwnText, type Written } from "./sign.ts";
 
 const node = (value: unknown): Node => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Node) : {});
 const first = (value: unknown): Node => node(Array.isArray(value) ? value[0] : value);
@@ -14,17 +15,26 @@ const text = (value: unknown) => (typeof value === "number" ? formatNumber(value
 /** The first 40 characters (not bytes), trimmed, escaped as in the file (§2.1). */
 const cut40 = (value: string) => escapeXml(Array.from(value).slice(0, 40).join("").trim());
 
-/** The flattened `<TED version="1.0">…</TED>` for a document; `tsted` is the stamping time (Chile, no zone). */
-export async function stampTed(dte: Node, caf: Caf, tsted: string): Promise<string> {
+/**
+ * The flattened `<TED version="1.0">…</TED>` for a document, as the file has it (also the barcode's
+ * content) and in canonical form; `tsted` is the stamping time (Chile, no zone).
+ */
+export async function stampTed(dte: Node, caf: Caf, tsted: string): Promise<Written> {
   const encabezado = node(dte.Encabezado);
   const idDoc = node(encabezado.IdDoc);
   const receptor = node(encabezado.Receptor);
   const rutRecep = text(receptor.RUTRecep);
-  const dd =
+  const before =
     `<DD><RE>${escapeXml(text(node(encabezado.Emisor).RUTEmisor))}</RE><TD>${text(idDoc.TipoDTE)}</TD><F>${text(idDoc.Folio)}</F>` +
     `<FE>${escapeXml(text(idDoc.FchEmis))}</FE><RR>${escapeXml(rutRecep)}</RR><RSR>${cut40(text(receptor.RznSocRecep) || rutRecep)}</RSR>` +
-    `<MNT>${text(node(encabezado.Totales).MntTotal) || "0"}</MNT><IT1>${cut40(text(first(dte.Detalle).NmbItem))}</IT1>` +
-    `${caf.element}<TSTED>${tsted}</TSTED></DD>`;
+    `<MNT>${text(node(encabezado.Totales).MntTotal) || "0"}</MNT><IT1>${cut40(text(first(dte.Detalle).NmbItem))}</IT1>`;
+  const after = `<TSTED>${tsted}</TSTED></DD>`;
+  // FRMT signs the DD exactly as the file writes it (§2.2), in ISO-8859-1.
+  const dd = `${before}${caf.element}${after}`;
   const signature = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", caf.signingKey, encodeLatin1(dd));
-  return `<TED version="1.0">${dd}<FRMT algoritmo="SHA1withRSA">${bytesToBase64(new Uint8Array(signature))}</FRMT></TED>`;
+  const frmt = `<FRMT algoritmo="SHA1withRSA">${bytesToBase64(new Uint8Array(signature))}</FRMT></TED>`;
+  return {
+    file: `<TED version="1.0">${dd}${frmt}`,
+    canonical: `<TED version="1.0">${canonicalOfOwnText(before)}${caf.canonical}${after}${frmt}`,
+  };
 }
