@@ -20,6 +20,7 @@ import { registerCertificacion } from "./routes/certificacion/operations.ts";
 import { registerDatosContribuyente } from "./routes/contribuyentes/datos.ts";
 import { registerEscpos } from "./routes/documentos/escpos.ts";
 import { registerFormatosJson } from "./routes/documentos/formatos-json.ts";
+import { registerGenerar } from "./routes/documentos/generar.ts";
 import { registerPdf } from "./routes/documentos/pdf.ts";
 import { registerEnviar } from "./routes/envios/enviar.ts";
 import { registerEnvioEstado } from "./routes/envios/estado.ts";
@@ -75,6 +76,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerBteResumen(app);
   registerUf(app);
   registerFormatosJson(app);
+  registerGenerar(app);
   registerEscpos(app);
   registerPdf(app);
   registerRcvResumen(app);

@@ -4,15 +4,15 @@
 // stamp says what the document says. With a certificate, also the SII's own check (QueryEstDteAv).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { DocumentSummary } from "../../dte/verify/envelope.ts";
-import { type Check, type RsaPublicKey, SII_CAF_KEYS, verifyStamp } from "../../dte/verify/timbre.ts";
+import { type Check, verifyStamp } from "../../dte/verify/timbre.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
-import { sandboxCafPublicKey } from "../../sandbox/caf.ts";
 import { advancedDocumentStatus, type SiiDocumentStatus } from "../../sii/envios.ts";
 import { CertAuth, parseCertificate, withDteToken } from "../credentials.ts";
+import { trustedCafKeys } from "../documentos/caf-keys.ts";
 import { fieldError, inspectXmlField, XmlField } from "../documentos/xml-input.ts";
 import { siiContext } from "../sii-context.ts";
 
@@ -78,11 +78,7 @@ export function registerVerificar(app: OpenAPIHono<AppEnv>): void {
       const report = await inspectXmlField(body.xml);
       if (report.documentos.length === 0) throw fieldError("xml", "holds no documents");
 
-      const cafKeys = new Map<string, RsaPublicKey>(SII_CAF_KEYS);
-      if (c.get("deps").sii.mode === "sandbox") {
-        const sandbox = sandboxCafPublicKey();
-        cafKeys.set(sandbox.idk, sandbox);
-      }
+      const cafKeys = trustedCafKeys(c);
       const credential = body.auth ? await parseCertificate(c, body.auth.cert) : null;
       const ctx = credential ? await siiContext(c) : null;
       const askSii = (doc: DocumentSummary): Promise<SiiDocumentStatus> | null =>

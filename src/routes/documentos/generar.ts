@@ -1,0 +1,124 @@
+// POST /api/v1/platform/dte/documentos/generar: documents as JSON (the SII's tag names) → signed DTEs
+// with their TED, and the signed EnvioDTE / EnvioBOLETA that `envios/enviar` sends. Nothing is sent
+// to the SII; the certificate and the CAFs are used for this request only, never stored.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { generateDocuments, SII_RUT } from "../../dte/generate/generate.ts";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { Rut } from "../../platform/params.ts";
+import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { CertAuth, parseCertificate } from "../credentials.ts";
+import { trustedCafKeys } from "./caf-keys.ts";
+
+const Document = z
+  .object({ Encabezado: z.object({ IdDoc: z.object({ TipoDTE: z.coerce.number().int() }).passthrough() }).passthrough() })
+  .passthrough();
+
+const Body = z
+  .object({
+    auth: z.object({ cert: CertAuth }),
+    dte: z.union([Document, z.array(Document).min(1).max(2000)]).openapi({
+      description:
+        "One document or a list (at most 2000; 500 boletas), with the SII's tag names (`Encabezado`, `Detalle`, `DscRcgGlobal`, `Referencia`, …); single objects are accepted where lists are expected. All of one issuer; boletas (39, 41) and other types go in separate requests (separate envelopes).",
+    }),
+    caf: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(20)]).openapi({
+      description:
+        "The CAF file the SII gave for the folios (the whole `AUTORIZACION`, with its private key), raw XML or base64 of the file; a list with one per document type used.",
+    }),
+    resolucion: z
+      .object({
+        fecha: z.iso.date({ error: "must be a date YYYY-MM-DD" }),
+        numero: z.number().int().min(0).max(999_999),
+      })
+      .openapi({ description: "The issuer's SII authorization resolution (`numero` 0 in certification), for the envelope's carátula" }),
+    normalizar: z.boolean().default(true).openapi({
+      description:
+        "Fill in defaults and compute line amounts, taxes and totals first (as `formatos/json` does); `false` takes the document as given",
+    }),
+    receptor_envio: Rut.optional().openapi({
+      description: `RutReceptor of the envelope: the SII (${SII_RUT}, the default) for a submission, or the buyer's RUT for the exchange copy`,
+    }),
+  })
+  .openapi("GenerateRequest", {
+    example: {
+      auth: { cert: { "cert-data": "<the certificate, PEM text>", "pkey-data": "<its private key, PEM text>" } },
+      dte: {
+        Encabezado: {
+          IdDoc: { TipoDTE: 33, Folio: 1 },
+          Emisor: {
+            RUTEmisor: "76192083-9",
+            RznSoc: "Comercial Sandbox SpA",
+            GiroEmis: "Comercio",
+            Acteco: 479100,
+            DirOrigen: "Av. Providencia 1234",
+            CmnaOrigen: "Providencia",
+          },
+          Receptor: {
+            RUTRecep: "60803000-K",
+            RznSocRecep: "Servicio de Impuestos Internos",
+            GiroRecep: "Gobierno",
+            DirRecep: "Teatinos 120",
+            CmnaRecep: "Santiago",
+          },
+        },
+        Detalle: [{ NmbItem: "Conectores RJ45", QtyItem: 450, PrcItem: 70 }],
+      },
+      caf: "<the CAF file, raw XML or base64>",
+      resolucion: { fecha: "2014-08-22", numero: 80 },
+    },
+  });
+
+const Generated = envelope(
+  z
+    .object({
+      sobre: z.enum(["EnvioDTE", "EnvioBOLETA"]).openapi({ description: "The kind of envelope `envio_xml` is" }),
+      documentos: z.array(
+        z.object({
+          tipo: z.number().int().openapi({ example: 33 }),
+          folio: z.number().int().openapi({ example: 1 }),
+          dte_xml: z.string().openapi({ description: "The signed DTE, ISO-8859-1 with its XML declaration, base64" }),
+          ted: z.string().openapi({ description: 'The flattened TED (`<TED version="1.0">…</TED>`): the PDF417 barcode\'s content' }),
+          warnings: z
+            .array(z.string())
+            .openapi({ description: "What normalizing filled in, computed, cleaned, cut or removed, naming each field" }),
+        }),
+      ),
+      envio_xml: z.string().openapi({
+        description:
+          "The signed EnvioDTE (or EnvioBOLETA for boletas) carrying every document, ISO-8859-1, base64: the `xml` of `envios/enviar`",
+      }),
+    })
+    .openapi("GeneratedDocuments"),
+);
+
+export function registerGenerar(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/platform/dte/documentos/generar",
+      tags: ["Documents"],
+      summary: "Generate signed documents and their envelope",
+      description:
+        "Normalizes each document (unless `normalizar` is false), checks its CAF (signed by the SII for its IDK, folio in range, same issuer, not expired: six months for types 33, 43, 46, 56 and 61), stamps the TED with the CAF's key, signs each DTE and the envelope with the certificate. Every problem is a 400 naming its field, before anything is signed. Nothing is sent to the SII and nothing is stored.",
+      request: { body: jsonBody(Body) },
+      responses: { 200: jsonContent(Generated, "The signed documents and envelope"), ...errorResponses([400, 422]) },
+    }),
+    async (c) => {
+      const body = valid(c, "json", Body);
+      const signer = await parseCertificate(c, body.auth.cert);
+      const generated = await generateDocuments(
+        {
+          documents: Array.isArray(body.dte) ? body.dte : [body.dte],
+          cafs: Array.isArray(body.caf) ? body.caf : [body.caf],
+          resolucion: body.resolucion,
+          normalizar: body.normalizar,
+          receptorEnvio: body.receptor_envio,
+        },
+        { signer, now: c.get("deps").clock.now(), cafKeys: trustedCafKeys(c) },
+      );
+      return ok(c, generated);
+    },
+  );
+}
