@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
+import { engineFigures } from "./dte.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const quick = process.argv.includes("--quick");
@@ -209,6 +210,9 @@ try {
 } finally {
   for (const server of servers) server.child.send("stop");
 }
+
+// The DTE engine in this process, without HTTP (absolute figures: reported, not gated).
+for (const f of await engineFigures(quick)) figures.push(figure(f.name, f.unit, f.value, f.budget, f.better, false));
 
 // The Worker: minified bundle size and start-up time (workerd, locally).
 const out = mkdtempSync(join(tmpdir(), "sii-bench-bundle-"));
