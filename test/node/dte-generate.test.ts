@@ -186,6 +186,37 @@ describe("every document type", () => {
     if (!boleta) expect(await schemaErrors(base64ToBytes(out.documentos[0]?.dte_xml as string), "DTE_v10.xsd")).toEqual([]);
   });
 
+  it("type 43 (liquidación-factura) is signed as given, valid for its schema; normalizing it is refused", async () => {
+    const liquidacion: Node = {
+      Encabezado: {
+        IdDoc: { TipoDTE: 43, Folio: 1, FchEmis: "2026-11-20" },
+        Emisor: { ...emisor },
+        Receptor: { ...receptor },
+        Totales: {
+          MntNeto: 100_000,
+          TasaIVA: 19,
+          IVA: 19_000,
+          Comisiones: { ValComNeto: 5_000, ValComExe: 0, ValComIVA: 950 },
+          MntTotal: 113_050,
+        },
+      },
+      Detalle: [
+        { NroLinDet: 1, TpoDocLiq: "33", NmbItem: "Venta por cuenta de terceros", QtyItem: 1, PrcItem: 100_000, MontoItem: 100_000 },
+      ],
+      Comisiones: [
+        { NroLinCom: 1, TipoMovim: "C", Glosa: "Comisión de venta", TasaComision: 5, ValComNeto: 5_000, ValComExe: 0, ValComIVA: 950 },
+      ],
+    };
+    expect(await refusal({ documents: [liquidacion] })).toEqual([expect.objectContaining({ path: "dte.Encabezado.IdDoc.TipoDTE" })]);
+    const out = await generate({ documents: [liquidacion], normalizar: false });
+    const envelope = base64ToBytes(out.envio_xml);
+    expect(decodeLatin1(envelope)).toContain('<Liquidacion ID="T43F1">');
+    expect(await ourVerdict(envelope)).toEqual([]);
+    expect(independentlyVerifies(decodeLatin1(envelope), "#SetDoc")).toBe(true);
+    if (!haveSchemas) return;
+    expect(await schemaErrors(envelope, "EnvioDTE_v10.xsd")).toEqual([]);
+  });
+
   it("a tampered document fails both verifiers", async () => {
     const out = await generate({ documents: [sample(33, 9)] });
     const text = decodeLatin1(base64ToBytes(out.envio_xml)).replace("<QtyItem>3</QtyItem>", "<QtyItem>4</QtyItem>");

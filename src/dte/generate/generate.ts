@@ -113,15 +113,31 @@ interface Prepared {
   warnings: string[];
 }
 
+/**
+ * Types generated here: those the normalizer knows, and the liquidación-factura (43), which the
+ * reference normalizer has no rules for, so it is taken as given (`normalizar: false`).
+ */
+const GENERATED_TYPES = [...SUPPORTED_TYPES, 43].sort((a, b) => a - b);
+const AS_GIVEN_ONLY = 43;
+
 function prepare(input: Node, at: string, request: GenerateRequest, today: string, problems: FieldProblem[]): Prepared | null {
+  const tipoPath = `${at}.Encabezado.IdDoc.TipoDTE`;
+  const given = Number(child(child(input, "Encabezado"), "IdDoc").TipoDTE);
+  if (given === AS_GIVEN_ONLY && request.normalizar) {
+    problems.push({
+      path: tipoPath,
+      message: "43 (liquidación-factura) is signed as given: send it with its totals and `normalizar: false`",
+    });
+    return null;
+  }
   const { dte, warnings } = request.normalizar ? normalizeDte(input, today, { at }) : { dte: structuredClone(input), warnings: [] };
   const encabezado = child(dte, "Encabezado");
   const missing = REQUIRED.filter(([part, key]) => child(encabezado, part)[key] === undefined);
   for (const [part, key] of missing) problems.push({ path: `${at}.Encabezado.${part}.${key}`, message: "is required" });
   const tipo = Number(child(encabezado, "IdDoc").TipoDTE);
   const folio = Number(child(encabezado, "IdDoc").Folio);
-  if (!SUPPORTED_TYPES.includes(tipo)) {
-    problems.push({ path: `${at}.Encabezado.IdDoc.TipoDTE`, message: `must be one of ${SUPPORTED_TYPES.join(", ")}` });
+  if (!GENERATED_TYPES.includes(tipo)) {
+    problems.push({ path: tipoPath, message: `must be one of ${GENERATED_TYPES.join(", ")}` });
     return null;
   }
   if (!(Number.isInteger(folio) && folio > 0))
