@@ -120,6 +120,9 @@ const operations = [
   {
     name: "write in dry_run (folio request)",
     crypto: true,
+    // Neither side calls the SII, so the ratio is the gateway's fixed cost against an empty
+    // handler: reported, not held to the relay budget (which assumes an upstream call).
+    noUpstream: true,
     gateway: {
       path: "/api/v1/sii/dte/caf/solicitar/76192083-9/33/10?dry_run=true",
       method: "POST" as const,
@@ -156,7 +159,10 @@ try {
     const cpuBefore = await gateway.cpu();
     const gw = await load(gatewayUrl, { method: op.gateway.method, headers, body: "body" in op.gateway ? op.gateway.body : undefined });
     const cpuMs = (await gateway.cpu()) - cpuBefore;
-    figures.push(figure(`${op.name}: throughput, gateway / bare relay`, "ratio", gw.rps / bare.rps, 0.7, "higher", true));
+    const relayed = !("noUpstream" in op);
+    figures.push(
+      figure(`${op.name}: throughput, gateway / bare relay`, "ratio", gw.rps / bare.rps, relayed ? 0.7 : null, "higher", relayed),
+    );
     figures.push(figure(`${op.name}: gateway throughput`, "req/s", gw.rps, null, "higher", false, bare.rps));
     figures.push(figure(`${op.name}: p50 gateway (bare ${bare.p50} ms)`, "ms", gw.p50, null, "lower", false, bare.p50));
     figures.push(figure(`${op.name}: p99 added by the gateway`, "ms", gw.p99 - bare.p99, 2, "lower", false));

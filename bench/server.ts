@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAdaptorServer } from "@hono/node-server";
 import { Hono } from "hono";
-import { memoryCacheStore, memorySessionStore } from "../src/adapters/memory/stores.ts";
+import { memorySessionStore } from "../src/adapters/memory/stores.ts";
 import { parseCertificateCredential } from "../src/dte/credentials.ts";
 import { createNodeServer } from "../src/entry/node-server.ts";
 import { issueToken } from "../src/platform/tokens.ts";
@@ -44,18 +44,13 @@ async function gateway() {
 function bare() {
   const transport = sandboxTransport(createDefaultSandbox());
   const ctx = { transport, timeoutMs: 30_000 };
-  const cache = memoryCacheStore();
   const sessions = memorySessionStore();
   const app = new Hono();
+  // The reference relays every request to the SII (here the sandbox): caching is the gateway's.
   app.get("/uf/:anio/:mes/:dia", async (c) => {
     const anio = Number(c.req.param("anio"));
-    const key = `uf:${anio}`;
-    let year = await cache.get(key, new Date());
-    if (year === null) {
-      year = JSON.stringify(await ufYear(ctx, anio));
-      await cache.put(key, year, new Date());
-    }
-    const valor = JSON.parse(year)?.[c.req.param("mes")]?.[c.req.param("dia")];
+    const year = await ufYear(ctx, anio);
+    const valor = year?.[Number(c.req.param("mes"))]?.[Number(c.req.param("dia"))];
     return c.json({ fecha: `${anio}-${c.req.param("mes")}-${c.req.param("dia")}`, valor });
   });
   app.post("/bte/:anio", async (c) => {
