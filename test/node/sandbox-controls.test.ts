@@ -4,7 +4,7 @@ import { createApp } from "../../src/app.ts";
 import { SANDBOX_CAF_SIGNER } from "../../src/sandbox/credentials/index.ts";
 import { claveLogin } from "../../src/sii/login.ts";
 import { createTransport } from "../../src/sii/transport.ts";
-import { bodyOf, testDeps } from "../support/app.ts";
+import { bodyOf, postJson, testDeps, tokenFor } from "../support/app.ts";
 
 function sandboxApp() {
   const { deps } = testDeps();
@@ -24,12 +24,30 @@ describe("sandbox endpoints", () => {
     expect(company).toMatchObject({ rut: "76192083-9", clave: "sandbox76" });
     expect(person.cert["cert-data"]).toContain("BEGIN CERTIFICATE");
     expect(person.cert["pkey-data"]).toContain("PRIVATE KEY");
-    expect(person.cert.passphrase).toBe("sandbox");
+    expect(person.pfx.passphrase).toBe("sandbox");
     expect(data.taxpayers.find((t: { rut: string }) => t.rut === "22222222-2").samples.bhe_codes).toContain("222222220000041F99ED");
     expect(data.ca_certificate).toContain("BEGIN CERTIFICATE");
     expect(data.caf_signing_key.idk).toBe(900);
     expect(data.caf_signing_key.public_key).toContain("BEGIN PUBLIC KEY");
     expect(JSON.stringify(data)).not.toContain(SANDBOX_CAF_SIGNER.keyPem.slice(40, 80));
+  });
+
+  it("gives each certificate form ready to paste as auth.cert: PEM, PFX and legacy PFX all sign in", async () => {
+    const { app, deps } = sandboxApp();
+    const { data } = await bodyOf(await app.request("/sandbox/v1/credentials"));
+    const juana = data.taxpayers.find((t: { rut: string }) => t.rut === "11111111-1");
+    const token = await tokenFor(deps, { scopes: ["sii:write"] });
+    for (const cert of [juana.cert, juana.pfx, juana.pfx_legacy]) {
+      const body = {
+        auth: { cert },
+        dte: { Encabezado: { IdDoc: { TipoDTE: 33 } } },
+        caf: "not a CAF",
+        resolucion: { fecha: "2014-08-22", numero: 80 },
+      };
+      const res = await postJson(app, token.secret, "/api/v1/platform/dte/documentos/generar", body);
+      // The certificate is read first and accepted; the deliberately useless CAF is what the answer is about.
+      expect((await bodyOf(res)).errors?.[0]?.path).toBe("caf");
+    }
   });
 
   it("switches faults on for the next calls, counts calls, and resets both", async () => {

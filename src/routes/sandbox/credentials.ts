@@ -16,13 +16,15 @@ const Taxpayer = z.object({
   kind: z.enum(["company", "person"]),
   clave: z.string().openapi({ description: "For `auth.pass.clave`" }),
   certificate_holder: z.string().openapi({ description: "RUT of the person the certificate belongs to" }),
-  cert: z.object({
-    "cert-data": z.string(),
-    "pkey-data": z.string(),
-    "pfx-data": z.string().openapi({ description: "PKCS#12, base64 (modern PBES2/AES)" }),
-    "pfx-data-legacy": z.string().openapi({ description: "The same as a legacy PKCS#12 (RC2-40/3DES), as older Chilean CA exports" }),
-    passphrase: z.string(),
-  }),
+  cert: z
+    .object({ "cert-data": z.string(), "pkey-data": z.string() })
+    .openapi({ description: "The certificate as PEM: paste as `auth.cert`" }),
+  pfx: z
+    .object({ "pfx-data": z.string(), passphrase: z.string() })
+    .openapi({ description: "The same certificate as a PKCS#12 (modern PBES2/AES), base64: paste as `auth.cert`" }),
+  pfx_legacy: z
+    .object({ "pfx-data": z.string(), passphrase: z.string() })
+    .openapi({ description: "The same as a legacy PKCS#12 (RC2-40/3DES), as older Chilean CAs export: paste as `auth.cert`" }),
   samples: z.object({
     bhe_codes: z.array(z.string()).openapi({ description: "Codes of BHE slips this taxpayer issued (for the BHE operations)" }),
   }),
@@ -60,13 +62,9 @@ export function registerSandboxCredentials(app: OpenAPIHono<AppEnv>): void {
           clave: t.clave,
           certificate_holder: t.certificate_of,
           samples: { bhe_codes: SANDBOX_BHE.filter((slip) => slip.emisor === t.rut).map((slip) => slip.codigo) },
-          cert: {
-            "cert-data": cert.certPem,
-            "pkey-data": cert.keyPem,
-            "pfx-data": cert.modernPfxBase64,
-            "pfx-data-legacy": cert.legacyPfxBase64,
-            passphrase: cert.passphrase,
-          },
+          cert: { "cert-data": cert.certPem, "pkey-data": cert.keyPem },
+          pfx: { "pfx-data": cert.modernPfxBase64, passphrase: cert.passphrase },
+          pfx_legacy: { "pfx-data": cert.legacyPfxBase64, passphrase: cert.passphrase },
         };
       });
       const caf_signing_key = { idk: SANDBOX_CAF_SIGNER.idk, public_key: SANDBOX_CAF_SIGNER.publicKeyPem };
