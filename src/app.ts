@@ -43,6 +43,8 @@ import { registerGetProxy } from "./routes/settings/get-proxy.ts";
 import { registerPutProxy } from "./routes/settings/put-proxy.ts";
 import { registerTestProxy } from "./routes/settings/test-proxy.ts";
 import { registerUsage } from "./routes/usage/get.ts";
+import { registerBuscar } from "./routes/vehiculos/buscar.ts";
+import { registerCategorias } from "./routes/vehiculos/categorias.ts";
 
 export type DepsResolver = (c: Context) => Deps | Promise<Deps>;
 
@@ -75,6 +77,8 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerBheEmail(app);
   registerBteResumen(app);
   registerUf(app);
+  registerCategorias(app);
+  registerBuscar(app);
   registerFormatosJson(app);
   registerGenerar(app);
   registerEscpos(app);

@@ -69,18 +69,21 @@ export function columnLetters(index: number): string {
 }
 
 const CELL = /<c(?=[\s>/])([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g;
-const attribute = (attrs: string, name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(attrs)?.[1];
+const ROW_NUMBER = /\sr="(\d+)"/;
+const CELL_COLUMN = /\sr="([A-Za-z]+)/;
+const CELL_TYPE = /\st="([^"]*)"/;
+const VALUE = /<v>([\s\S]*?)<\/v>/;
 
 function parseRow(xml: string, previous: number, shared: readonly string[]): SheetRow {
   const open = /^<row([^>]*)>/.exec(xml)?.[1] ?? "";
-  const number = Number(attribute(open, "r") ?? previous + 1);
+  const number = Number(ROW_NUMBER.exec(open)?.[1] ?? previous + 1);
   const cells: CellValue[] = [];
   let column = -1;
   for (const [, attrs = "", inner = ""] of xml.matchAll(CELL)) {
-    const ref = attribute(attrs, "r");
-    column = ref ? columnIndex(/^[A-Z]+/i.exec(ref)?.[0] ?? "A") : column + 1;
-    const type = attribute(attrs, "t") ?? "n";
-    const raw = /<v>([\s\S]*?)<\/v>/.exec(inner)?.[1];
+    const letters = CELL_COLUMN.exec(attrs)?.[1];
+    column = letters ? columnIndex(letters) : column + 1;
+    const type = CELL_TYPE.exec(attrs)?.[1] ?? "n";
+    const raw = VALUE.exec(inner)?.[1];
     let value: CellValue = null;
     if (type === "inlineStr") value = itemText(inner);
     else if (raw === undefined || type === "e") value = null;

@@ -30,6 +30,7 @@ import { actualizarTipoTransaccion, eliminarResumen, getDetalleResumen, ingresar
 import { registroReclamo, seedReceivedDocuments } from "./reclamos.ts";
 import { type CertificateCheck, issueSeed, issueToken, soapFault, soapOperation } from "./soap.ts";
 import { type FaultKind, SandboxState } from "./state.ts";
+import { appraisalFile, DEFAULT_VEHICLE_ROWS, type WorkbookKind } from "./vehiculos.ts";
 
 export interface SandboxOptions {
   now?: () => number;
@@ -37,6 +38,8 @@ export interface SandboxOptions {
   checkCertificate: (certificateBase64: string) => Promise<CertificateCheck>;
   /** How long a `timeout` fault keeps a request hanging (the client's timeout should fire first). */
   hangMs?: number;
+  /** Rows of the light-vehicle appraisal workbook (the heavy one has an eighth as many). */
+  vehicleRows?: number;
 }
 
 export interface Sandbox {
@@ -338,6 +341,16 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   app.get(
     `${www}/impuesto_2da_categoria/:page{impuesto\\d{4}\\.htm}`,
     service("indicadores", (c) => impuestoSegundaPage(yearOf(c), new Date(now()))),
+  );
+
+  // The yearly appraisal workbooks of light and heavy vehicles (www).
+  app.get(
+    "/:host{www\\.sii\\.cl}/servicios_online/tasacion_fiscal_vehiculos/:file{(?:liv|pes)\\d{4}\\.xlsx}",
+    service("vehiculos", (c) => {
+      const file = c.req.param("file") ?? "";
+      const kind = file.slice(0, 3) as WorkbookKind;
+      return appraisalFile(kind, Number(file.slice(3, 7)), options.vehicleRows ?? DEFAULT_VEHICLE_ROWS, new Date(now()));
+    }),
   );
 
   app.notFound(() => latin1Html("<h1>Not Found</h1><p>The requested URL was not found on this server.</p>", 404));

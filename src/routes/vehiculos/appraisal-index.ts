@@ -1,0 +1,321 @@
+// The appraisal workbooks as a compact index in the gateway's cache: one ingest per workbook and
+// year, then every search answers from the index. Per category, a catalogue (types, makes,
+// characteristics with numeric ids) and one shard per vehicle type, since `tipo` is required in
+// a search; a shard's text is stored once in a string table and rows are arrays of numbers.
+// Values are cut into parts that every store accepts (DynamoDB: 400 KB an item).
+
+import { ApiError } from "../../platform/errors.ts";
+import type { CacheStore } from "../../ports.ts";
+import type { SiiContext } from "../../sii/http.ts";
+import { type AppraisalField, type AppraisalRow, appraisalRows, downloadWorkbook, type WorkbookKind } from "../../sii/vehiculos.ts";
+
+export type Categoria = 1 | 2 | 3;
+
+/** The categories clients of other gateways use (1 light, 2 heavy, 3 motorcycles) and the workbook each lives in. */
+export const CATEGORIAS: Record<Categoria, { name: string; workbook: WorkbookKind }> = {
+  1: { name: "Livianos", workbook: "liv" },
+  2: { name: "Pesados", workbook: "pes" },
+  3: { name: "Motos", workbook: "liv" },
+};
+
+/** Types of the light workbook that are motorcycles (inferred: the SII's workbook mixes them with cars). */
+const MOTORCYCLE_TYPES = /^(MOTO|MOTOCICLETA|CUATRIMOTO|SCOOTER|TRIMOTO|BICIMOTO)/;
+
+/** Field order of a stored row. */
+export const FIELDS: readonly AppraisalField[] = [
+  "codigo",
+  "anio",
+  "tipo",
+  "marca",
+  "modelo",
+  "version",
+  "puertas",
+  "cilindrada",
+  "potencia",
+  "combustible",
+  "transmision",
+  "marchas",
+  "traccion",
+  "pais",
+  "equipamiento",
+  "carga",
+  "pasajeros",
+  "tasacion",
+  "permiso",
+  "observacion",
+];
+const TEXT = new Set<AppraisalField>([
+  "codigo",
+  "tipo",
+  "marca",
+  "modelo",
+  "version",
+  "combustible",
+  "transmision",
+  "traccion",
+  "pais",
+  "equipamiento",
+  "observacion",
+]);
+
+/** The characteristics listed per category, with ids that do not change between years. */
+export const CHARACTERISTICS: { id: number; name: string; field: AppraisalField }[] = [
+  { id: 1, name: "Combustible", field: "combustible" },
+  { id: 2, name: "Transmisión", field: "transmision" },
+  { id: 3, name: "Tracción", field: "traccion" },
+  { id: 4, name: "País", field: "pais" },
+  { id: 5, name: "Puertas", field: "puertas" },
+];
+
+export interface Named {
+  id: number;
+  name: string;
+}
+
+export interface CategoryCatalog {
+  tipos: (Named & { vehiculos: number; parts: number })[];
+  marcas: Named[];
+  caracteristicas: (Named & { data: Named[] })[];
+}
+
+export interface WorkbookIndex {
+  anio_tasa: number;
+  workbook: WorkbookKind;
+  vehiculos: number;
+  categories: Partial<Record<Categoria, CategoryCatalog>>;
+}
+
+export interface Shard {
+  strings: string[];
+  /** Per row, values in FIELDS order: text as an index into `strings`, numbers as they are. */
+  rows: (number | null)[][];
+}
+
+const VERSION = "v1";
+/** Characters per stored part: at most 3 UTF-8 bytes each, so a part stays under 400 KB. */
+export const PART_CHARS = 120_000;
+/** A year the SII has not published yet is asked again after this. */
+const NOT_PUBLISHED_MS = 60 * 60 * 1000;
+
+const manifestKey = (anio: number, kind: WorkbookKind) => `vehiculos:${VERSION}:${anio}:${kind}`;
+const shardKey = (anio: number, categoria: Categoria, tipo: number) => `vehiculos:${VERSION}:${anio}:${categoria}:${tipo}`;
+
+async function putParts(cache: CacheStore, key: string, json: string, now: Date): Promise<number> {
+  const parts = Math.max(1, Math.ceil(json.length / PART_CHARS));
+  for (let i = 0; i < parts; i++) await cache.put(`${key}:${i}`, json.slice(i * PART_CHARS, (i + 1) * PART_CHARS), now);
+  return parts;
+}
+
+async function getParts(cache: CacheStore, key: string, parts: number, now: Date): Promise<string | null> {
+  const texts = await Promise.all(Array.from({ length: parts }, (_, i) => cache.get(`${key}:${i}`, now)));
+  return texts.some((t) => t === null) ? null : texts.join("");
+}
+
+/** Parsed manifests and shards per cache store, in this isolate, and ingests under way. */
+const memo = new WeakMap<CacheStore, Map<string, unknown>>();
+const MEMO_LIMIT = 48;
+const ingesting = new Map<string, Promise<WorkbookIndex | null>>();
+
+function remembered(cache: CacheStore): Map<string, unknown> {
+  let map = memo.get(cache);
+  if (!map) {
+    map = new Map();
+    memo.set(cache, map);
+  }
+  return map;
+}
+
+function remember(cache: CacheStore, key: string, value: unknown): void {
+  const map = remembered(cache);
+  if (map.size >= MEMO_LIMIT) map.delete(map.keys().next().value as string);
+  map.set(key, value);
+}
+
+/**
+ * The index of a workbook, ingesting it first when the cache does not have it (or, with `again`,
+ * when a part of it went missing); null when the SII has not published that workbook.
+ */
+export async function workbookIndex(
+  ctx: SiiContext,
+  cache: CacheStore,
+  now: Date,
+  kind: WorkbookKind,
+  anio: number,
+  again = false,
+): Promise<WorkbookIndex | null> {
+  const key = manifestKey(anio, kind);
+  const known = again ? undefined : (remembered(cache).get(key) as WorkbookIndex | undefined);
+  if (known) return known;
+  const stored = again ? null : await cache.get(key, now);
+  if (stored !== null) {
+    const index = JSON.parse(stored) as WorkbookIndex | null;
+    if (index) remember(cache, key, index);
+    return index;
+  }
+  let running = ingesting.get(key);
+  if (!running) {
+    running = ingest(ctx, cache, now, kind, anio).finally(() => ingesting.delete(key));
+    ingesting.set(key, running);
+  }
+  return running;
+}
+
+interface ShardBuilder {
+  categoria: Categoria;
+  tipo: string;
+  strings: Map<string, number>;
+  rows: (number | null)[][];
+}
+
+async function ingest(ctx: SiiContext, cache: CacheStore, now: Date, kind: WorkbookKind, anio: number): Promise<WorkbookIndex | null> {
+  const workbook = await downloadWorkbook(ctx, kind, anio);
+  const key = manifestKey(anio, kind);
+  if (workbook === null) {
+    // Past years the SII has not published never will be; this year's may come later.
+    await cache.put(key, "null", now, anio < now.getUTCFullYear() ? undefined : NOT_PUBLISHED_MS);
+    return null;
+  }
+  const shards = new Map<string, ShardBuilder>();
+  const makes = new Map<Categoria, Set<string>>();
+  const traits = new Map<Categoria, Map<AppraisalField, Set<string>>>();
+  let count = 0;
+  try {
+    for await (const row of appraisalRows(workbook)) {
+      const tipo = row.tipo ?? "SIN TIPO";
+      const categoria: Categoria = kind === "pes" ? 2 : MOTORCYCLE_TYPES.test(tipo) ? 3 : 1;
+      const shardId = `${categoria}|${tipo}`;
+      let shard = shards.get(shardId);
+      if (!shard) {
+        shard = { categoria, tipo, strings: new Map(), rows: [] };
+        shards.set(shardId, shard);
+      }
+      shard.rows.push(encodeRow(shard.strings, row));
+      if (row.marca) setOf(makes, categoria).add(row.marca);
+      for (const { field } of CHARACTERISTICS) {
+        const value = row[field];
+        if (value !== null) setOf(mapOf(traits, categoria), field).add(String(value));
+      }
+      count++;
+    }
+  } catch (err) {
+    throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII's appraisal workbook could not be read", {
+      details: { service: "vehiculos", workbook: `${kind}${anio}.xlsx`, reason: err instanceof Error ? err.message : String(err) },
+    });
+  }
+
+  const index: WorkbookIndex = { anio_tasa: anio, workbook: kind, vehiculos: count, categories: {} };
+  for (const categoria of [1, 2, 3] as Categoria[]) {
+    const own = [...shards.values()].filter((s) => s.categoria === categoria).sort((a, b) => compareText(a.tipo, b.tipo));
+    if (own.length === 0) continue;
+    const catalog: CategoryCatalog = {
+      tipos: [],
+      marcas: numbered([...(makes.get(categoria) ?? [])]),
+      caracteristicas: CHARACTERISTICS.flatMap(({ id, name, field }) => {
+        const values = traits.get(categoria)?.get(field);
+        return values ? [{ id, name, data: numbered([...values]) }] : [];
+      }),
+    };
+    for (const [i, builder] of own.entries()) {
+      const shard = sortedShard(builder);
+      const parts = await putParts(cache, shardKey(anio, categoria, i + 1), JSON.stringify(shard), now);
+      catalog.tipos.push({ id: i + 1, name: builder.tipo, vehiculos: shard.rows.length, parts });
+    }
+    index.categories[categoria] = catalog;
+  }
+  // The manifest goes last: a reader that finds it finds every shard it names.
+  await cache.put(key, JSON.stringify(index), now);
+  remember(cache, key, index);
+  return index;
+}
+
+function setOf<K, V>(map: Map<K, Set<V>>, key: K): Set<V> {
+  let set = map.get(key);
+  if (!set) {
+    set = new Set();
+    map.set(key, set);
+  }
+  return set;
+}
+
+function mapOf<K, K2, V>(map: Map<K, Map<K2, V>>, key: K): Map<K2, V> {
+  let inner = map.get(key);
+  if (!inner) {
+    inner = new Map();
+    map.set(key, inner);
+  }
+  return inner;
+}
+
+/** Numbers sort as numbers (doors), text alphabetically; ids follow that order from 1. */
+function numbered(values: string[]): Named[] {
+  const numeric = values.every((v) => /^\d+(\.\d+)?$/.test(v));
+  const sorted = numeric ? values.sort((a, b) => Number(a) - Number(b)) : values.sort(compareText);
+  return sorted.map((name, i) => ({ id: i + 1, name }));
+}
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function encodeRow(strings: Map<string, number>, row: AppraisalRow): (number | null)[] {
+  return FIELDS.map((field) => {
+    const value = row[field];
+    if (value === null || !TEXT.has(field)) return value as number | null;
+    let index = strings.get(value as string);
+    if (index === undefined) {
+      index = strings.size;
+      strings.set(value as string, index);
+    }
+    return index;
+  });
+}
+
+const at = (field: AppraisalField) => FIELDS.indexOf(field);
+/** Search results come in this order: make, model, version, year, code. */
+const ORDER: { index: number; text: boolean }[] = (["marca", "modelo", "version", "anio", "codigo"] as const).map((field) => ({
+  index: at(field),
+  text: TEXT.has(field),
+}));
+
+function sortedShard(builder: ShardBuilder): Shard {
+  const strings = [...builder.strings.keys()];
+  const rows = builder.rows.sort((a, b) => {
+    for (const { index, text } of ORDER) {
+      const x = a[index] ?? null;
+      const y = b[index] ?? null;
+      if (x === y) continue;
+      if (x === null) return 1;
+      if (y === null) return -1;
+      const order = text ? compareText(strings[x] ?? "", strings[y] ?? "") : x - y;
+      if (order !== 0) return order;
+    }
+    return 0;
+  });
+  return { strings, rows };
+}
+
+/** One type's vehicles of a category, sorted; null when the store no longer has all of it. */
+export async function loadShard(
+  cache: CacheStore,
+  now: Date,
+  anio: number,
+  categoria: Categoria,
+  tipo: CategoryCatalog["tipos"][number],
+): Promise<Shard | null> {
+  const key = shardKey(anio, categoria, tipo.id);
+  const known = remembered(cache).get(key) as Shard | undefined;
+  if (known) return known;
+  const json = await getParts(cache, key, tipo.parts, now);
+  if (json === null) return null;
+  const shard = JSON.parse(json) as Shard;
+  remember(cache, key, shard);
+  return shard;
+}
+
+/** A stored row as the vehicle it describes. */
+export function decodeRow(shard: Shard, row: (number | null)[]): Record<AppraisalField, string | number | null> {
+  const vehicle = {} as Record<AppraisalField, string | number | null>;
+  FIELDS.forEach((field, i) => {
+    const value = row[i] ?? null;
+    vehicle[field] = value === null ? null : TEXT.has(field) ? (shard.strings[value] ?? null) : value;
+  });
+  return vehicle;
+}

@@ -1,0 +1,202 @@
+// POST /api/v1/sii/vehiculos/tasacion/buscar: the SII's fiscal appraisal of vehicles, searched in
+// the index of its yearly workbook (never downloaded again for a search). `categoria` and `tipo`
+// are required, with the messages clients of other gateways know; results are sorted by make,
+// model, version, year and code, and paginated.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { ApiError, type FieldError } from "../../platform/errors.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { FIRST_APPRAISAL_YEAR } from "../../sii/vehiculos.ts";
+import { CATEGORIAS, type Categoria, decodeRow, FIELDS, loadShard, type Shard } from "./appraisal-index.ts";
+import { CATEGORIA_TEXT, categoryCatalog, isCategoria, LAST_APPRAISAL_YEAR, Named, TAGS } from "./schema.ts";
+
+export const MAX_POR_PAGINA = 500;
+const DEFAULT_POR_PAGINA = 50;
+
+const IdOrName = z.union([z.number().int(), z.string().min(1)]);
+
+const Body = z
+  .object({
+    categoria: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: `Required. ${CATEGORIA_TEXT}`, minimum: 1, maximum: 3, example: 1 }),
+    tipo: IdOrName.optional().openapi({
+      description: "Required. A type's id from `categorias/tipos/{categoria}`, or its name (`CAMIONETA`)",
+      example: 3,
+    }),
+    anio: z.number().int().optional().openapi({ description: "Model year", example: 2017 }),
+    anio_tasa: z.number().int().optional().openapi({
+      description: "Year of the appraisal. Default: this year's, or last year's while this year's is not published",
+      minimum: FIRST_APPRAISAL_YEAR,
+      example: 2026,
+    }),
+    marca: IdOrName.optional().openapi({ description: "A make's id from `categorias/marcas/{categoria}`, or its name", example: "SUZUKI" }),
+    modelo: z.string().optional().openapi({ description: "Part of the model's name (case and accents ignored)", example: "VITARA" }),
+    version: z.string().optional().openapi({ description: "Part of the version's name (case and accents ignored)", example: "AT" }),
+    pagina: z.number().int().optional().openapi({ description: "Page, from 1", minimum: 1, example: 1 }),
+    por_pagina: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: `Vehicles per page (default ${DEFAULT_POR_PAGINA})`, minimum: 1, maximum: MAX_POR_PAGINA, example: 50 }),
+  })
+  .openapi("VehiculoTasacionBuscar");
+
+const nullableText = z.string().nullable();
+const nullableNumber = z.number().nullable();
+
+const Vehicle = z
+  .object({
+    codigo: z.string().openapi({ description: "Código SII", example: "SU2290241" }),
+    anio: z.number().int().openapi({ description: "Model year" }),
+    tipo: z.string(),
+    marca: z.string(),
+    modelo: z.string(),
+    version: nullableText,
+    puertas: nullableNumber,
+    cilindrada: nullableNumber.openapi({ description: "cc" }),
+    potencia: nullableNumber.openapi({ description: "hp (light vehicles only)" }),
+    combustible: nullableText,
+    transmision: nullableText,
+    marchas: nullableNumber,
+    traccion: nullableText,
+    pais: nullableText,
+    equipamiento: nullableText.openapi({ description: "Abbreviations, explained in the workbook's Siglas sheet" }),
+    carga: nullableNumber.openapi({ description: "kg" }),
+    pasajeros: nullableNumber,
+    tasacion: nullableNumber.openapi({ description: "Fiscal appraisal, CLP" }),
+    permiso: nullableNumber.openapi({ description: "Circulation permit, CLP (light vehicles only)" }),
+    observacion: nullableText,
+  })
+  .openapi("VehiculoTasacion");
+
+const Result = envelope(
+  z
+    .object({
+      anio_tasa: z.number().int(),
+      categoria: Named,
+      tipo: Named,
+      total: z.number().int().openapi({ description: "Vehicles matching the filters" }),
+      pagina: z.number().int(),
+      por_pagina: z.number().int(),
+      paginas: z.number().int(),
+      vehiculos: z.array(Vehicle),
+    })
+    .openapi("VehiculoTasacionResultado"),
+);
+
+type Filters = z.output<typeof Body>;
+
+/** Upper case, no accents, single spaces: how names are compared. */
+const fold = (text: string) =>
+  text
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toUpperCase()
+    .replace(/\s+/g, " ")
+    .trim();
+
+const problem = (path: string, message: string): FieldError => ({ path, location: "body", message });
+
+/** The rules a body of the right shape must still meet: 400, each field named. */
+function checkRules(body: Filters): { categoria: Categoria; tipo: number | string } {
+  const errors: FieldError[] = [];
+  if (body.categoria === undefined) errors.push(problem("categoria", "Debe especificar la categoría del vehículo."));
+  else if (!isCategoria(body.categoria)) errors.push(problem("categoria", `must be 1, 2 or 3: ${CATEGORIA_TEXT}`));
+  if (body.tipo === undefined) errors.push(problem("tipo", "Debe especificar el tipo de vehículo."));
+  if (body.anio_tasa !== undefined && (body.anio_tasa < FIRST_APPRAISAL_YEAR || body.anio_tasa > LAST_APPRAISAL_YEAR))
+    errors.push(problem("anio_tasa", `must be ${FIRST_APPRAISAL_YEAR} to ${LAST_APPRAISAL_YEAR} (earlier workbooks are not XLSX)`));
+  if (body.anio !== undefined && (body.anio < 1900 || body.anio > LAST_APPRAISAL_YEAR))
+    errors.push(problem("anio", `must be 1900 to ${LAST_APPRAISAL_YEAR}`));
+  if (body.pagina !== undefined && body.pagina < 1) errors.push(problem("pagina", "must be 1 or more"));
+  if (body.por_pagina !== undefined && (body.por_pagina < 1 || body.por_pagina > MAX_POR_PAGINA))
+    errors.push(problem("por_pagina", `must be 1 to ${MAX_POR_PAGINA}`));
+  const [first] = errors;
+  if (first)
+    throw new ApiError(400, "VALIDATION_ERROR", errors.length === 1 ? first.message : `Invalid ${errors.map((e) => e.path).join(", ")}`, {
+      errors,
+    });
+  return { categoria: body.categoria as Categoria, tipo: body.tipo as number | string };
+}
+
+/** The row positions matching the filters, in the shard's (sorted) order. */
+function matching(shard: Shard, body: Filters, marca: string | null): (number | null)[][] {
+  // Folding every string once is cheaper than folding per row.
+  const folded = shard.strings.map(fold);
+  const contains = (field: "modelo" | "version", wanted: string | undefined) => {
+    if (wanted === undefined || wanted.trim() === "") return null;
+    const needle = fold(wanted);
+    const index = FIELDS.indexOf(field);
+    return (row: (number | null)[]) => {
+      const value = row[index];
+      return value !== null && value !== undefined && (folded[value] ?? "").includes(needle);
+    };
+  };
+  const tests: ((row: (number | null)[]) => boolean)[] = [];
+  if (body.anio !== undefined) tests.push((row) => row[FIELDS.indexOf("anio")] === body.anio);
+  const marcaAt = FIELDS.indexOf("marca");
+  if (marca !== null) tests.push((row) => folded[row[marcaAt] ?? -1] === marca);
+  for (const test of [contains("modelo", body.modelo), contains("version", body.version)]) if (test) tests.push(test);
+  return shard.rows.filter((row) => tests.every((test) => test(row)));
+}
+
+export function registerBuscar(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/vehiculos/tasacion/buscar",
+      tags: TAGS,
+      summary: "Search the fiscal appraisal of vehicles",
+      description:
+        "From the SII's yearly appraisal workbooks (light and heavy vehicles), read once per year into the gateway's storage: the first search of a year may take a few seconds, later ones answer from the index. `categoria` and `tipo` are required. Sorted by make, model, version, year and code.",
+      request: { body: jsonBody(Body) },
+      responses: { 200: jsonContent(Result, "The matching vehicles, one page"), ...errorResponses([400, 404, 422, 502, 503]) },
+    }),
+    async (c) => {
+      const body = valid(c, "json", Body);
+      const { categoria, tipo } = checkRules(body);
+      let view = await categoryCatalog(c, categoria, body.anio_tasa);
+      const findTipo = () => view.catalog.tipos.find((t) => (typeof tipo === "number" ? t.id === tipo : fold(t.name) === fold(tipo)));
+      let found = findTipo();
+      if (!found) {
+        throw new ApiError(400, "VALIDATION_ERROR", `tipo ${tipo} is not a type of categoria ${categoria} in ${view.anio}`, {
+          errors: [problem("tipo", `see GET /api/v1/sii/vehiculos/categorias/tipos/${categoria} for the types of ${view.anio}`)],
+        });
+      }
+      const { cache, clock } = c.get("deps");
+      let stored = await loadShard(cache, clock.now(), view.anio, categoria, found);
+      if (!stored) {
+        // Part of the index went missing from storage: read the workbook again, once.
+        view = await categoryCatalog(c, categoria, view.anio, true);
+        found = findTipo();
+        stored = found ? await loadShard(cache, clock.now(), view.anio, categoria, found) : null;
+        if (!found || !stored)
+          throw new ApiError(502, "SII_GATEWAY_ERROR", "The appraisal index could not be rebuilt", { details: { service: "vehiculos" } });
+      }
+      const shard = stored;
+      const marca =
+        body.marca === undefined
+          ? null
+          : fold(typeof body.marca === "number" ? (view.catalog.marcas.find((m) => m.id === body.marca)?.name ?? "\u0000") : body.marca);
+      const rows = matching(shard, body, marca);
+      const porPagina = body.por_pagina ?? DEFAULT_POR_PAGINA;
+      const pagina = body.pagina ?? 1;
+      const page = rows.slice((pagina - 1) * porPagina, pagina * porPagina).map((row) => decodeRow(shard, row));
+      return ok(c, {
+        anio_tasa: view.anio,
+        categoria: { id: categoria, name: CATEGORIAS[categoria].name },
+        tipo: { id: found.id, name: found.name },
+        total: rows.length,
+        pagina,
+        por_pagina: porPagina,
+        paginas: Math.ceil(rows.length / porPagina),
+        vehiculos: page,
+      });
+    },
+  );
+}

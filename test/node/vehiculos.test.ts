@@ -1,0 +1,260 @@
+// Vehicle appraisals: the lists per category and the search, answered from the index of the
+// sandbox SII's generated workbooks. Expected answers come from the generator's own vehicles,
+// not from the gateway's reader.
+import { describe, expect, it } from "vitest";
+import { memoryCacheStore } from "../../src/adapters/memory/stores.ts";
+import type { CacheStore } from "../../src/ports.ts";
+import { PART_CHARS } from "../../src/routes/vehiculos/appraisal-index.ts";
+import { createDefaultSandbox } from "../../src/sandbox/index.ts";
+import { type SandboxVehicle, sandboxVehicles } from "../../src/sandbox/vehiculos.ts";
+import { sandboxTransport } from "../../src/sii/transport.ts";
+import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
+
+const ROWS = 1500;
+const NOW = new Date("2026-03-20T12:00:00Z");
+const BUSCAR = "/api/v1/sii/vehiculos/tasacion/buscar";
+const MOTOS = new Set(["MOTO", "CUATRIMOTO", "SCOOTER"]);
+
+async function setup(options: { rows?: number; cache?: CacheStore } = {}) {
+  const t = probeApp();
+  t.deps.clock = { now: () => NOW };
+  t.deps.sii = sandboxTransport(createDefaultSandbox({ now: () => NOW.getTime(), vehicleRows: options.rows ?? ROWS }));
+  if (options.cache) t.deps.cache = options.cache;
+  const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
+  const get = (path: string) => t.app.request(path, { headers: { "x-api-token": token.secret } });
+  const search = (body: unknown) => postJson(t.app, token.secret, BUSCAR, body);
+  const sandbox = t.deps.sii.sandbox!;
+  return { ...t, get, search, token, sandbox, downloads: () => sandbox.state.calls.get("vehiculos") ?? 0 };
+}
+
+const light = (rows = ROWS) => sandboxVehicles("liv", 2026, rows);
+const sorted = (names: Iterable<string>) => [...new Set(names)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+const byOrder = (a: SandboxVehicle, b: SandboxVehicle) => {
+  for (const key of ["marca", "modelo", "version", "anio", "codigo"] as const) {
+    if (a[key] < b[key]) return -1;
+    if (a[key] > b[key]) return 1;
+  }
+  return 0;
+};
+
+describe("vehicle lists per category", () => {
+  it("lists the types, makes and characteristics the workbook has, numbered alphabetically", async () => {
+    const { get, downloads } = await setup();
+    const cars = light().filter((v) => !MOTOS.has(v.tipo));
+    const res = await get("/api/v1/sii/vehiculos/categorias/tipos/1");
+    expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "1"]);
+    const tipos = (await bodyOf(res)).data;
+    expect(tipos).toEqual(sorted(cars.map((v) => v.tipo)).map((name, i) => ({ id: i + 1, name })));
+
+    const marcas = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/marcas/1"))).data;
+    expect(marcas.map((m: Loose) => m.name)).toEqual(sorted(cars.map((v) => v.marca)));
+
+    const traits = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/caracteristicas/1"))).data;
+    expect(traits.map((t: Loose) => t.name)).toEqual(["Combustible", "Transmisión", "Tracción", "País", "Puertas"]);
+    expect(traits[0].data.map((d: Loose) => d.name)).toEqual(sorted(cars.flatMap((v) => (v.combustible ? [v.combustible] : []))));
+    expect(traits[4].data.map((d: Loose) => d.name)).toEqual(
+      [...new Set(cars.flatMap((v) => (v.puertas ? [String(v.puertas)] : [])))].sort((a, b) => Number(a) - Number(b)),
+    );
+    expect(downloads()).toBe(1);
+  });
+
+  it("keeps motorcycles and heavy vehicles apart: heavy ones have no fuel or doors", async () => {
+    const { get, downloads } = await setup();
+    const motos = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/tipos/3"))).data;
+    expect(motos.map((t: Loose) => t.name)).toEqual(sorted(light().flatMap((v) => (MOTOS.has(v.tipo) ? [v.tipo] : []))));
+    const heavy = sandboxVehicles("pes", 2026, ROWS);
+    const pesados = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/tipos/2"))).data;
+    expect(pesados.map((t: Loose) => t.name)).toEqual(sorted(heavy.map((v) => v.tipo)));
+    const traits = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/caracteristicas/2"))).data;
+    expect(traits.map((t: Loose) => t.name)).toEqual(["Transmisión", "Tracción", "País"]);
+    expect(downloads()).toBe(2); // one light workbook (categories 1 and 3), one heavy
+  });
+
+  it("answers 400 for a category that is not 1 to 3 or a year before 2020, 404 for a year not published", async () => {
+    const { get } = await setup();
+    for (const path of ["tipos/4", "marcas/0", "caracteristicas/livianos"]) {
+      const res = await get(`/api/v1/sii/vehiculos/categorias/${path}`);
+      expect([res.status, (await bodyOf(res)).errors[0].path], path).toEqual([400, "categoria"]);
+    }
+    const old = await get("/api/v1/sii/vehiculos/categorias/tipos/1?anio_tasa=2019");
+    expect([old.status, (await bodyOf(old)).errors[0].path]).toEqual([400, "anio_tasa"]);
+    const future = await get("/api/v1/sii/vehiculos/categorias/tipos/1?anio_tasa=2027");
+    expect([future.status, (await bodyOf(future)).error_code]).toEqual([404, "HTTP_404"]);
+    expect((await get("/api/v1/sii/vehiculos/categorias/tipos/1?anio_tasa=2024")).status).toBe(200);
+  });
+});
+
+describe("appraisal search", () => {
+  it("finds every vehicle of a type with all the workbook's columns, sorted, and downloads the workbook once", async () => {
+    const { get, search, downloads } = await setup();
+    const tipos = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/tipos/1"))).data;
+    const camioneta = tipos.find((t: Loose) => t.name === "CAMIONETA");
+    const expected = light()
+      .filter((v) => v.tipo === "CAMIONETA")
+      .sort(byOrder);
+    const res = await search({ categoria: 1, tipo: camioneta.id, por_pagina: 500 });
+    expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "2"]);
+    const { data } = await bodyOf(res);
+    expect(data).toMatchObject({
+      anio_tasa: 2026,
+      categoria: { id: 1, name: "Livianos" },
+      tipo: camioneta,
+      total: expected.length,
+      pagina: 1,
+    });
+    expect(data.vehiculos).toEqual(expected.slice(0, 500));
+    expect(data.vehiculos[0]).toMatchObject({ tasacion: expect.any(Number), permiso: expect.any(Number), cilindrada: expect.any(Number) });
+
+    // The same search by the type's name, and more searches: still one download.
+    const again = (await bodyOf(await search({ categoria: 1, tipo: "camioneta", por_pagina: 500 }))).data;
+    expect(again.vehiculos).toEqual(data.vehiculos);
+    await search({ categoria: 1, tipo: "AUTOMOVIL", marca: "TOYOTA" });
+    expect(downloads()).toBe(1);
+  });
+
+  it("filters by make (id or name), model, version and model year", async () => {
+    const { get, search } = await setup();
+    const cars = light().filter((v) => v.tipo === "STATION WAGON");
+    const marcas = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/marcas/1"))).data;
+    const toyota = marcas.find((m: Loose) => m.name === "TOYOTA");
+    const toyotas = cars.filter((v) => v.marca === "TOYOTA").sort(byOrder);
+    const byId = (await bodyOf(await search({ categoria: 1, tipo: "STATION WAGON", marca: toyota.id, por_pagina: 500 }))).data;
+    expect(byId.vehiculos.map((v: Loose) => v.codigo)).toEqual(toyotas.map((v) => v.codigo));
+    const byName = (await bodyOf(await search({ categoria: 1, tipo: "STATION WAGON", marca: "toyota", por_pagina: 500 }))).data;
+    expect(byName.total).toBe(toyotas.length);
+
+    const year = toyotas[0]!.anio;
+    const narrow = (await bodyOf(await search({ categoria: 1, tipo: "STATION WAGON", modelo: "rav", version: " at", anio: year }))).data;
+    const wanted = cars.filter((v) => v.modelo.includes("RAV") && v.version.includes(" AT") && v.anio === year).sort(byOrder);
+    expect(wanted.length).toBeGreaterThan(0);
+    expect(narrow.vehiculos.map((v: Loose) => v.codigo)).toEqual(wanted.map((v) => v.codigo).slice(0, 50));
+
+    const none = (await bodyOf(await search({ categoria: 1, tipo: "STATION WAGON", marca: "NO EXISTE" }))).data;
+    expect([none.total, none.paginas, none.vehiculos]).toEqual([0, 0, []]);
+  });
+
+  it("pages through the results without gaps or repeats", async () => {
+    const { search } = await setup();
+    const all = light()
+      .filter((v) => v.tipo === "AUTOMOVIL")
+      .sort(byOrder);
+    const first = (await bodyOf(await search({ categoria: 1, tipo: "AUTOMOVIL", por_pagina: 40 }))).data;
+    expect([first.total, first.paginas, first.por_pagina]).toEqual([all.length, Math.ceil(all.length / 40), 40]);
+    const codes: string[] = [];
+    for (let pagina = 1; pagina <= first.paginas; pagina++) {
+      const page = (await bodyOf(await search({ categoria: 1, tipo: "AUTOMOVIL", por_pagina: 40, pagina }))).data;
+      codes.push(...page.vehiculos.map((v: Loose) => v.codigo));
+    }
+    expect(codes).toEqual(all.map((v) => v.codigo));
+    const past = (await bodyOf(await search({ categoria: 1, tipo: "AUTOMOVIL", pagina: first.paginas + 1 }))).data;
+    expect(past.vehiculos).toEqual([]);
+  });
+
+  it("searches heavy vehicles, whose workbook has no doors, power, fuel or permit", async () => {
+    const { search } = await setup();
+    const buses = sandboxVehicles("pes", 2026, ROWS)
+      .filter((v) => v.tipo === "BUS")
+      .sort(byOrder);
+    const { data } = await bodyOf(await search({ categoria: 2, tipo: "BUS", por_pagina: 500 }));
+    expect(data.vehiculos).toEqual(buses);
+    expect(data.vehiculos[0]).toMatchObject({ puertas: null, potencia: null, combustible: null, permiso: null });
+  });
+
+  it("says which of categoria and tipo is missing, in the words other gateways use", async () => {
+    const { search, downloads } = await setup();
+    const cases: [unknown, string[], string][] = [
+      [{ tipo: 1 }, ["categoria"], "Debe especificar la categoría del vehículo."],
+      [{ categoria: 1 }, ["tipo"], "Debe especificar el tipo de vehículo."],
+      [{}, ["categoria", "tipo"], "Invalid categoria, tipo"],
+      [{ categoria: 4, tipo: 1 }, ["categoria"], "must be 1, 2 or 3"],
+      [{ categoria: 1, tipo: 1, anio_tasa: 2019 }, ["anio_tasa"], "must be 2020"],
+      [{ categoria: 1, tipo: 1, anio: 1800 }, ["anio"], "must be 1900"],
+      [{ categoria: 1, tipo: 1, pagina: 0 }, ["pagina"], "must be 1 or more"],
+      [{ categoria: 1, tipo: 1, por_pagina: 501 }, ["por_pagina"], "must be 1 to 500"],
+    ];
+    for (const [body, paths, message] of cases) {
+      const res = await search(body);
+      const answer = await bodyOf(res);
+      expect([res.status, answer.error_code], JSON.stringify(body)).toEqual([400, "VALIDATION_ERROR"]);
+      expect(answer.errors.map((e: Loose) => e.path)).toEqual(paths);
+      expect(answer.message).toContain(message);
+    }
+    expect(downloads()).toBe(0);
+    const unknownType = await search({ categoria: 1, tipo: 99 });
+    expect([unknownType.status, (await bodyOf(unknownType)).errors[0].path]).toEqual([400, "tipo"]);
+    const wrongShape = await search({ categoria: "uno", tipo: 1 });
+    expect([wrongShape.status, (await bodyOf(wrongShape)).errors[0].path]).toEqual([422, "categoria"]);
+  });
+
+  it("answers 404 for an appraisal year the SII has not published", async () => {
+    const { search } = await setup();
+    const res = await search({ categoria: 1, tipo: 1, anio_tasa: 2027 });
+    expect([res.status, (await bodyOf(res)).message]).toEqual([
+      404,
+      "The SII has not published the light vehicle appraisal workbook of 2027",
+    ]);
+  });
+});
+
+describe("the index in storage", () => {
+  it("is cut into parts every store accepts, and a new isolate answers from it without downloading", async () => {
+    const rows = 9000;
+    const store = memoryCacheStore();
+    const sizes: number[] = [];
+    const recording: CacheStore = {
+      get: (key, now) => store.get(key, now),
+      put: (key, value, now, ttl) => {
+        sizes.push(value.length);
+        return store.put(key, value, now, ttl);
+      },
+    };
+    const first = await setup({ rows, cache: recording });
+    const a = (await bodyOf(await first.search({ categoria: 1, tipo: "AUTOMOVIL", marca: "KIA", por_pagina: 500 }))).data;
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(PART_CHARS);
+    expect(sizes.filter((size) => size === PART_CHARS).length).toBeGreaterThan(0); // some shard took several parts
+
+    // Another isolate: same storage, nothing remembered in memory, its own (counting) sandbox.
+    const second = await setup({ rows, cache: { get: (k, n) => store.get(k, n), put: (k, v, n, t) => store.put(k, v, n, t) } });
+    const b = (await bodyOf(await second.search({ categoria: 1, tipo: "AUTOMOVIL", marca: "KIA", por_pagina: 500 }))).data;
+    expect(b).toEqual(a);
+    expect(a.total).toBe(light(rows).filter((v) => v.tipo === "AUTOMOVIL" && v.marca === "KIA").length);
+    expect(second.downloads()).toBe(0);
+  });
+});
+
+describe("upstream failures and access", () => {
+  it("passes the SII's maintenance page on as 503 and a server error as 502, then recovers", async () => {
+    const { search, sandbox } = await setup();
+    sandbox.state.faults.push({ service: "vehiculos", fault: "maintenance", remaining: 1 });
+    const down = await search({ categoria: 1, tipo: 1 });
+    const body = await bodyOf(down);
+    expect([down.status, body.error_code, down.headers.get("retry-after"), down.headers.get("x-quota-units")]).toEqual([
+      503,
+      "SII_UNAVAILABLE",
+      "300",
+      "0",
+    ]);
+    expect(body.details.sii_message).toContain("no se puede responder a sus requerimientos");
+
+    sandbox.state.faults.push({ service: "vehiculos", fault: "http_5xx", remaining: 2 });
+    const failed = await search({ categoria: 1, tipo: 1 });
+    expect([failed.status, (await bodyOf(failed)).details.sii_status]).toEqual([502, 500]);
+
+    sandbox.state.faults.push({ service: "vehiculos", fault: "truncated", remaining: 1 });
+    const cut = await search({ categoria: 1, tipo: 1 });
+    expect([cut.status, (await bodyOf(cut)).details.service]).toEqual([502, "vehiculos"]);
+
+    expect((await search({ categoria: 1, tipo: 1 })).status).toBe(200);
+  });
+
+  it("needs a token (401) with the sii:read scope (403)", async () => {
+    const { app, deps } = await setup();
+    expect((await app.request("/api/v1/sii/vehiculos/categorias/tipos/1")).status).toBe(401);
+    expect((await app.request(BUSCAR, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).status).toBe(401);
+    const writer = await tokenFor(deps, { scopes: ["sii:write"] });
+    const res = await app.request("/api/v1/sii/vehiculos/categorias/marcas/1", { headers: { "x-api-token": writer.secret } });
+    expect([res.status, (await bodyOf(res)).error_code]).toEqual([403, "INSUFFICIENT_SCOPE"]);
+    const post = await postJson(app, writer.secret, BUSCAR, { categoria: 1, tipo: 1 });
+    expect([post.status, (await bodyOf(post)).error_code]).toEqual([403, "INSUFFICIENT_SCOPE"]);
+  });
+});
