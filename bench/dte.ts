@@ -9,6 +9,7 @@ import { pdfDocument } from "../src/dte/render/pdf.ts";
 import { parseXml } from "../src/dte/xml/parse.ts";
 import { base64ToBytes } from "../src/lib/encoding.ts";
 import { decodeLatin1 } from "../src/lib/latin1.ts";
+import { EXAMPLE_ISSUER } from "../src/routes/documentos/examples.ts";
 import { buildCaf, sandboxCafPublicKey } from "../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
 
@@ -26,14 +27,7 @@ const BATCH = 50;
 const invoice = (folio: number): Node => ({
   Encabezado: {
     IdDoc: { TipoDTE: 33, Folio: folio },
-    Emisor: {
-      RUTEmisor: COMPANY,
-      RznSoc: "Comercial Sandbox SpA",
-      GiroEmis: "Comercio",
-      Acteco: 479100,
-      DirOrigen: "Av. Providencia 1234",
-      CmnaOrigen: "Providencia",
-    },
+    Emisor: EXAMPLE_ISSUER,
     Receptor: { RUTRecep: "22222222-2", RznSocRecep: "Pedro Pérez", GiroRecep: "Servicios", DirRecep: "Calle Uno 1", CmnaRecep: "Ñuñoa" },
   },
   Detalle: [

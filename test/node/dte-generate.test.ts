@@ -16,6 +16,7 @@ import { type RsaPublicKey, SII_CAF_KEYS, verifyStamp } from "../../src/dte/veri
 import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { ApiError } from "../../src/platform/errors.ts";
+import { EXAMPLE_ISSUER, EXAMPLE_RECEIVER } from "../../src/routes/documentos/examples.ts";
 import { buildCaf, sandboxCafPublicKey } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { fixturePath } from "../support/fixtures.ts";
@@ -48,21 +49,8 @@ async function cafFor(tipo: number, options: { rut?: string; fecha?: string } = 
   return caf;
 }
 
-const emisor = {
-  RUTEmisor: COMPANY,
-  RznSoc: "Comercial Sandbox SpA",
-  GiroEmis: "Comercio",
-  Acteco: 479100,
-  DirOrigen: "Av. Providencia 1234",
-  CmnaOrigen: "Providencia",
-};
-const receptor = {
-  RUTRecep: "60803000-K",
-  RznSocRecep: "Servicio de Impuestos Internos",
-  GiroRecep: "Gobierno",
-  DirRecep: "Teatinos 120",
-  CmnaRecep: "Santiago",
-};
+const emisor = EXAMPLE_ISSUER;
+const receptor = EXAMPLE_RECEIVER;
 
 /** A plausible document of each type. */
 function sample(tipo: number, folio = 1): Node {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
 import type { Scope } from "../../src/ports.ts";
+import { EXAMPLE_ISSUER } from "../../src/routes/documentos/examples.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
@@ -32,14 +33,7 @@ async function setup(scopes: Scope[] = ["sii:read", "sii:write"]) {
 const factura = (folio: number, tipo = 33, receptor = "22222222-2") => ({
   Encabezado: {
     IdDoc: { TipoDTE: tipo, Folio: folio },
-    Emisor: {
-      RUTEmisor: COMPANY,
-      RznSoc: "Comercial Sandbox SpA",
-      GiroEmis: "Comercio",
-      Acteco: 479100,
-      DirOrigen: "Av. Providencia 1234",
-      CmnaOrigen: "Providencia",
-    },
+    Emisor: EXAMPLE_ISSUER,
     Receptor: { RUTRecep: receptor, RznSocRecep: "Pedro Pérez", GiroRecep: "Servicios", DirRecep: "Calle Uno 1", CmnaRecep: "Ñuñoa" },
   },
   Detalle: { NmbItem: "Asesoría contable", QtyItem: 2, PrcItem: 50_000 },

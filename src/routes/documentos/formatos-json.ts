@@ -14,6 +14,7 @@ import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { EXAMPLE_INVOICE } from "./examples.ts";
 
 const Body = z
   .object({
@@ -33,31 +34,7 @@ const Body = z
       example: "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iSVNPLTg4NTktMSI/Pg==",
     }),
   })
-  .openapi("NormalizeRequest", {
-    example: {
-      dte: {
-        Encabezado: {
-          IdDoc: { TipoDTE: 33, Folio: 1 },
-          Emisor: {
-            RUTEmisor: "76192083-9",
-            RznSoc: "Comercial Sandbox SpA",
-            GiroEmis: "Comercio",
-            Acteco: 479100,
-            DirOrigen: "Av. Providencia 1234",
-            CmnaOrigen: "Providencia",
-          },
-          Receptor: {
-            RUTRecep: "60803000-K",
-            RznSocRecep: "Servicio de Impuestos Internos",
-            GiroRecep: "Gobierno",
-            DirRecep: "Teatinos 120",
-            CmnaRecep: "Santiago",
-          },
-        },
-        Detalle: [{ NmbItem: "Conectores RJ45", QtyItem: 450, PrcItem: 70 }],
-      },
-    },
-  });
+  .openapi("NormalizeRequest", { example: { dte: EXAMPLE_INVOICE } });
 
 const NormalizedDte = z.record(z.string(), z.unknown()).openapi({ description: "The normalized document (lists always as arrays)" });
 const Warnings = z.array(z.string()).openapi({

@@ -10,6 +10,7 @@ import { Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { CertAuth, parseCertificate } from "../credentials.ts";
 import { trustedCafKeys } from "./caf-keys.ts";
+import { EXAMPLE_INVOICE } from "./examples.ts";
 
 const Document = z
   .object({ Encabezado: z.object({ IdDoc: z.object({ TipoDTE: z.coerce.number().int() }).passthrough() }).passthrough() })
@@ -43,27 +44,7 @@ const Body = z
   .openapi("GenerateRequest", {
     example: {
       auth: { cert: { "cert-data": "<the certificate, PEM text>", "pkey-data": "<its private key, PEM text>" } },
-      dte: {
-        Encabezado: {
-          IdDoc: { TipoDTE: 33, Folio: 1 },
-          Emisor: {
-            RUTEmisor: "76192083-9",
-            RznSoc: "Comercial Sandbox SpA",
-            GiroEmis: "Comercio",
-            Acteco: 479100,
-            DirOrigen: "Av. Providencia 1234",
-            CmnaOrigen: "Providencia",
-          },
-          Receptor: {
-            RUTRecep: "60803000-K",
-            RznSocRecep: "Servicio de Impuestos Internos",
-            GiroRecep: "Gobierno",
-            DirRecep: "Teatinos 120",
-            CmnaRecep: "Santiago",
-          },
-        },
-        Detalle: [{ NmbItem: "Conectores RJ45", QtyItem: 450, PrcItem: 70 }],
-      },
+      dte: EXAMPLE_INVOICE,
       caf: "<the CAF file, raw XML or base64>",
       resolucion: { fecha: "2014-08-22", numero: 80 },
     },

@@ -1,0 +1,24 @@
+// One invoice of the sandbox company, used as the example of every operation that takes a
+// document as JSON (the OpenAPI document shows it; tests and the benchmark build on it).
+
+export const EXAMPLE_ISSUER = {
+  RUTEmisor: "76192083-9",
+  RznSoc: "Comercial Sandbox SpA",
+  GiroEmis: "Comercio",
+  Acteco: 479100,
+  DirOrigen: "Av. Providencia 1234",
+  CmnaOrigen: "Providencia",
+};
+
+export const EXAMPLE_RECEIVER = {
+  RUTRecep: "60803000-K",
+  RznSocRecep: "Servicio de Impuestos Internos",
+  GiroRecep: "Gobierno",
+  DirRecep: "Teatinos 120",
+  CmnaRecep: "Santiago",
+};
+
+export const EXAMPLE_INVOICE = {
+  Encabezado: { IdDoc: { TipoDTE: 33, Folio: 1 }, Emisor: EXAMPLE_ISSUER, Receptor: EXAMPLE_RECEIVER },
+  Detalle: [{ NmbItem: "Conectores RJ45", QtyItem: 450, PrcItem: 70 }],
+};
