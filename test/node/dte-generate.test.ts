@@ -308,6 +308,31 @@ describe("refusals name the field", () => {
     expect(normalized.map((e) => e.path)).toEqual(expect.arrayContaining(["dte.Encabezado.Emisor.Colour", "dte.Detalle.NmbItem"]));
   });
 
+  it("taken as given, a wrong RUT check digit or a text over the schema's length is still refused", async () => {
+    const doc = {
+      ...sample(33),
+      Encabezado: {
+        IdDoc: { TipoDTE: 33, Folio: 1, FchEmis: "2026-11-20" },
+        Emisor: { ...emisor, RznSoc: "x".repeat(101) },
+        Receptor: { ...receptor, RUTRecep: "60803000-1" },
+        Totales: { MntTotal: 1 },
+      },
+    };
+    const errors = await refusal({ documents: [doc], normalizar: false });
+    expect(errors.map((e) => e.path).sort()).toEqual(["dte.Encabezado.Emisor.RznSoc", "dte.Encabezado.Receptor.RUTRecep"]);
+  });
+
+  it("lists every document's problems in one answer", async () => {
+    const bad = (folio: number) => ({
+      ...sample(33, folio),
+      Encabezado: { ...(sample(33, folio).Encabezado as Node), Receptor: { ...receptor, RUTRecep: "60803000-1" } },
+    });
+    const errors = await refusal({ documents: [bad(1), sample(34, 2), bad(3)] });
+    expect(errors.map((e) => e.path)).toEqual(
+      expect.arrayContaining(["dte[0].Encabezado.Receptor.RUTRecep", "dte[2].Encabezado.Receptor.RUTRecep"]),
+    );
+  });
+
   it("repeated folios, several issuers, boletas mixed with facturas", async () => {
     const twice = await refusal({ documents: [sample(33, 5), sample(33, 5)] });
     expect(twice).toEqual([

@@ -6,7 +6,7 @@
 import { santiagoDate, santiagoDateTime } from "../../lib/dates.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { invalidDocument, type Node, normalizeDte, SUPPORTED_TYPES } from "../normalize/normalize.ts";
-import type { FieldProblem } from "../normalize/sanitize.ts";
+import { type FieldProblem, sanitizeDte } from "../normalize/sanitize.ts";
 import type { XmlSigner } from "../sign/xmldsig.ts";
 import type { RsaPublicKey } from "../verify/timbre.ts";
 import { type Caf, CafError, cafProblems, readCaf } from "./caf.ts";
@@ -123,6 +123,10 @@ const AS_GIVEN_ONLY = 43;
 function prepare(input: Node, at: string, request: GenerateRequest, today: string, problems: FieldProblem[]): Prepared | null {
   const tipoPath = `${at}.Encabezado.IdDoc.TipoDTE`;
   const given = Number(child(child(input, "Encabezado"), "IdDoc").TipoDTE);
+  if (!GENERATED_TYPES.includes(given)) {
+    problems.push({ path: tipoPath, message: `must be one of ${GENERATED_TYPES.join(", ")}` });
+    return null;
+  }
   if (given === AS_GIVEN_ONLY && request.normalizar) {
     problems.push({
       path: tipoPath,
@@ -130,22 +134,34 @@ function prepare(input: Node, at: string, request: GenerateRequest, today: strin
     });
     return null;
   }
-  const { dte, warnings } = request.normalizar ? normalizeDte(input, today, { at }) : { dte: structuredClone(input), warnings: [] };
+  let dte: Node;
+  let warnings: string[] = [];
+  if (request.normalizar) {
+    try {
+      ({ dte, warnings } = normalizeDte(input, today, { at }));
+    } catch (error) {
+      // Its problems join the others', so one answer lists every document's.
+      if (!(error instanceof ApiError) || !error.init.errors) throw error;
+      problems.push(...error.init.errors.map(({ path, message }) => ({ path, message })));
+      return null;
+    }
+  } else {
+    dte = structuredClone(input);
+    // Taken as given, yet values the SII would refuse (RUT check digits, dates) are still refused here.
+    problems.push(...sanitizeDte(structuredClone(input), given).problems.map((p) => ({ path: `${at}.${p.path}`, message: p.message })));
+  }
   const encabezado = child(dte, "Encabezado");
   const missing = REQUIRED.filter(([part, key]) => child(encabezado, part)[key] === undefined);
   for (const [part, key] of missing) problems.push({ path: `${at}.Encabezado.${part}.${key}`, message: "is required" });
-  const tipo = Number(child(encabezado, "IdDoc").TipoDTE);
+  const tipo = given;
   const folio = Number(child(encabezado, "IdDoc").Folio);
-  if (!GENERATED_TYPES.includes(tipo)) {
-    problems.push({ path: tipoPath, message: `must be one of ${GENERATED_TYPES.join(", ")}` });
-    return null;
-  }
   if (!(Number.isInteger(folio) && folio > 0))
     problems.push({ path: `${at}.Encabezado.IdDoc.Folio`, message: "must be a positive integer" });
   if (missing.length) return null;
   if (BOLETAS.has(tipo)) fitBoleta(dte, warnings);
   const local: FieldProblem[] = [];
-  const body = serializeChildren(dte, containerOf(tipo).order, "", local);
+  const { order, limits } = containerOf(tipo);
+  const body = serializeChildren(dte, order, "", local, limits);
   problems.push(...local.map((p) => ({ path: `${at}.${p.path}`, message: p.message })));
   return { at, dte, tipo, folio, emisor: String(child(encabezado, "Emisor").RUTEmisor).toUpperCase(), body, warnings };
 }

@@ -3,17 +3,18 @@
 // (research: dte-engine §1.5: `&apos;` and `&quot;` too); numbers never in exponent notation.
 // Anything the schema has no place for is reported by its path, so the caller can answer 400.
 import { escapeXml } from "../../lib/xml.ts";
+import { BOLETA_TEXT_LIMITS, TEXT_LIMITS } from "../normalize/fields.ts";
 import type { FieldProblem } from "../normalize/sanitize.ts";
 import { BOLETA_ORDER, DOCUMENTO_ORDER, EXPORTACIONES_ORDER, LIQUIDACION_ORDER, type SchemaOrder } from "./schema-order.ts";
 
 export type Container = "Documento" | "Liquidacion" | "Exportaciones";
 
 /** Where a type's document lives in the DTE and which schema orders it (dte-engine §1.1). */
-export function containerOf(tipo: number): { element: Container; order: SchemaOrder } {
-  if (tipo === 39 || tipo === 41) return { element: "Documento", order: BOLETA_ORDER };
-  if (tipo === 43) return { element: "Liquidacion", order: LIQUIDACION_ORDER };
-  if (tipo >= 110 && tipo <= 112) return { element: "Exportaciones", order: EXPORTACIONES_ORDER };
-  return { element: "Documento", order: DOCUMENTO_ORDER };
+export function containerOf(tipo: number): { element: Container; order: SchemaOrder; limits: Readonly<Record<string, number>> } {
+  if (tipo === 39 || tipo === 41) return { element: "Documento", order: BOLETA_ORDER, limits: { ...TEXT_LIMITS, ...BOLETA_TEXT_LIMITS } };
+  if (tipo === 43) return { element: "Liquidacion", order: LIQUIDACION_ORDER, limits: TEXT_LIMITS };
+  if (tipo >= 110 && tipo <= 112) return { element: "Exportaciones", order: EXPORTACIONES_ORDER, limits: TEXT_LIMITS };
+  return { element: "Documento", order: DOCUMENTO_ORDER, limits: TEXT_LIMITS };
 }
 
 /** A number as the schema's decimal: plain digits, at most 6 decimals (Dec12_6), no exponent. */
@@ -46,7 +47,13 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * Empty strings and nulls are left out (the schema has no empty elements); TED and TmstFirma are
  * the signer's, never the input's.
  */
-export function serializeChildren(node: Record<string, unknown>, order: SchemaOrder, path = "", problems: FieldProblem[] = []): string {
+export function serializeChildren(
+  node: Record<string, unknown>,
+  order: SchemaOrder,
+  path = "",
+  problems: FieldProblem[] = [],
+  limits: Readonly<Record<string, number>> = TEXT_LIMITS,
+): string {
   const allowed = order[path] ?? [];
   const where = (name: string) => (path ? `${path.replaceAll("/", ".")}.${name}` : name);
   for (const name of Object.keys(node)) {
@@ -64,7 +71,7 @@ export function serializeChildren(node: Record<string, unknown>, order: SchemaOr
       const label = items.length > 1 ? `${where(name)}[${i}]` : where(name);
       if (isObject(item)) {
         if (!order[at]) problems.push({ path: label, message: "is a value, not an object" });
-        else xml += `<${name}>${serializeChildren(item, order, at, problems)}</${name}>`;
+        else xml += `<${name}>${serializeChildren(item, order, at, problems, limits)}</${name}>`;
         return;
       }
       if (order[at]) {
@@ -74,6 +81,8 @@ export function serializeChildren(node: Record<string, unknown>, order: SchemaOr
       const text = textOf(item);
       if (text === null) problems.push({ path: label, message: "must be a string or a number" });
       else if (unwritable(text)) problems.push({ path: label, message: unwritable(text) as string });
+      else if (text.length > (limits[name] ?? Number.POSITIVE_INFINITY))
+        problems.push({ path: label, message: `is longer than the schema's ${limits[name]} characters` });
       else if (text !== "") xml += `<${name}>${escapeXml(text)}</${name}>`;
     });
   }
