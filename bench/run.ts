@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
 import { engineFigures } from "./dte.ts";
+import { vehicleFigures } from "./vehiculos.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const quick = process.argv.includes("--quick");
@@ -219,6 +220,7 @@ try {
 
 // The DTE engine in this process, without HTTP (absolute figures: reported, not gated).
 for (const f of await engineFigures(quick)) figures.push(figure(f.name, f.unit, f.value, f.budget, f.better, false));
+for (const f of await vehicleFigures(quick)) figures.push(figure(f.name, f.unit, f.value, null, "lower", false));
 
 // The Worker: minified bundle size and start-up time (workerd, locally).
 const out = mkdtempSync(join(tmpdir(), "sii-bench-bundle-"));

@@ -123,10 +123,21 @@ function checkRules(body: Filters): { categoria: Categoria; tipo: number | strin
   return { categoria: body.categoria as Categoria, tipo: body.tipo as number | string };
 }
 
+/** Each shard's strings folded once, for every later search of this isolate. */
+const foldedByShard = new WeakMap<Shard, string[]>();
+
+function foldedStrings(shard: Shard): string[] {
+  let folded = foldedByShard.get(shard);
+  if (!folded) {
+    folded = shard.strings.map(fold);
+    foldedByShard.set(shard, folded);
+  }
+  return folded;
+}
+
 /** The row positions matching the filters, in the shard's (sorted) order. */
 function matching(shard: Shard, body: Filters, marca: string | null): (number | null)[][] {
-  // Folding every string once is cheaper than folding per row.
-  const folded = shard.strings.map(fold);
+  const folded = foldedStrings(shard);
   const contains = (field: "modelo" | "version", wanted: string | undefined) => {
     if (wanted === undefined || wanted.trim() === "") return null;
     const needle = fold(wanted);
