@@ -107,8 +107,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       return new Response(bytes.slice(0, Math.floor(bytes.byteLength / 2)), { status: res.status, headers });
     }
     if (fault === "charset") {
-      // The real answer with the other charset than the one it declares (latin1 ⇄ UTF-8).
+      // The real answer with the other charset than the one it declares (latin1 ⇄ UTF-8); a
+      // binary file (a workbook) has no charset to get wrong.
       const res = await handler(c);
+      if (!/^text\/|json|[/+]xml(;|$)/i.test(res.headers.get("content-type") ?? "")) return res;
       const bytes = new Uint8Array(await res.arrayBuffer());
       const declaredUtf8 = /utf-8|json/i.test(res.headers.get("content-type") ?? "");
       const swapped = declaredUtf8 ? encodeLatin1(new TextDecoder().decode(bytes)) : new TextEncoder().encode(decodeLatin1(bytes));

@@ -149,6 +149,13 @@ const FAMILIES: Family[] = [
     body: "verificar",
   },
   {
+    name: "vehicle appraisal search (yearly workbook)",
+    service: "vehiculos",
+    method: "POST",
+    path: "/api/v1/sii/vehiculos/tasacion/buscar",
+    body: { categoria: 1, tipo: 1 },
+  },
+  {
     name: "certification (maullin CGIs)",
     service: "certification_progress",
     method: "POST",
