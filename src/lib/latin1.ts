@@ -65,8 +65,11 @@ function utf8OrNull(bytes: Uint8Array): string | null {
  * non-ASCII characters is read as UTF-8 (latin1 Spanish text is practically never valid UTF-8).
  */
 export async function responseText(res: { headers: Headers; arrayBuffer(): Promise<ArrayBuffer> }): Promise<string> {
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  const type = res.headers.get("content-type") ?? "";
+  return decodeAs(new Uint8Array(await res.arrayBuffer()), res.headers.get("content-type") ?? "");
+}
+
+/** Bytes of an SII answer (or a piece of one) as text, by the rule of `responseText`. */
+export function decodeAs(bytes: Uint8Array, type: string): string {
   const charset = /charset=([^;\s]+)/i.exec(type)?.[1]?.toLowerCase();
   const declaredUtf8 = charset === "utf-8" || charset === "utf8" || (!charset && /json/i.test(type));
   if (declaredUtf8) return utf8OrNull(bytes) ?? decodeLatin1(bytes);

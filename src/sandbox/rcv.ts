@@ -123,22 +123,26 @@ export async function facadeRequest(c: Context, state: SandboxState, now: number
   return { rut, periodo, data, metaData };
 }
 
-/** getDetalleCompra / getDetalleVenta: the documents of one type. */
+/** getDetalleCompra / getDetalleVenta: the documents of one type, streamed (a period may hold 100 k). */
 export async function getDetalle(c: Context, state: SandboxState, now: number, operacion: "COMPRA" | "VENTA"): Promise<Response> {
   const request = await facadeRequest(c, state, now);
   if (request instanceof Response) return request;
   const { rut, periodo, data, metaData } = request;
   const tipo = Number(data.codTipoDoc);
   const estado = operacion === "COMPRA" ? String(data.estadoContab) : "REGISTRO";
-  const docs = rcvDocuments(rut, periodo, operacion).filter((d) => d.estado === estado && d.tipo === tipo);
-  if (!docs.length) return answer(c, { data: [] }, metaData, 3, "No existen documentos para el periodo consultado");
-  const rows = docs.map((d, i) => {
+  const docs = (function* () {
+    for (const d of rcvDocumentStream(rut, periodo, operacion)) if (d.estado === estado && d.tipo === tipo) yield d;
+  })();
+  const first = docs.next();
+  if (first.done) return answer(c, { data: [] }, metaData, 3, "No existen documentos para el periodo consultado");
+  let i = 0;
+  const row = (d: RcvDocument) => {
     const [rutDoc, dvDoc] = d.rut.split("-");
     return {
       dhdrCodigo: 5_000_000 + i,
       dcvCodigo: 100_000 + (periodo % 1000),
       dcvEstadoContab: estado,
-      detCodigo: 7_000_000 + i,
+      detCodigo: 7_000_000 + i++,
       detTipoDoc: d.tipo,
       detRutDoc: Number(rutDoc),
       detDvDoc: dvDoc,
@@ -155,8 +159,33 @@ export async function getDetalle(c: Context, state: SandboxState, now: number, o
       detTipoTransaccion: 1,
       descTipoTransaccion: "Del Giro",
     };
+  };
+  // The same bytes as `answer` would write, the rows a few hundred at a time.
+  const rest = JSON.stringify({
+    esDocPapel: false,
+    metaData: { ...metaData, info: null, errors: null },
+    respEstado: { codRespuesta: 0, msgeRespuesta: null, codError: null },
   });
-  return answer(c, { data: rows, esDocPapel: false }, metaData, 0);
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode(`{"data":[${JSON.stringify(row(first.value))}`));
+    },
+    pull(controller) {
+      const chunk: string[] = [];
+      for (let k = 0; k < 500; k++) {
+        const next = docs.next();
+        if (next.done) {
+          controller.enqueue(encoder.encode(`${chunk.join("")}],${rest.slice(1)}`));
+          controller.close();
+          return;
+        }
+        chunk.push(`,${JSON.stringify(row(next.value))}`);
+      }
+      controller.enqueue(encoder.encode(chunk.join("")));
+    },
+  });
+  return new Response(body, { headers: { "content-type": "application/json" } });
 }
 
 /** getResumen: per document type, counts and amounts of one side of the register. */
@@ -166,12 +195,23 @@ export async function getResumen(c: Context, state: SandboxState, now: number): 
   const { rut, periodo, data, metaData } = request;
   const operacion = data.operacion === "VENTA" ? "VENTA" : "COMPRA";
   const estado = operacion === "COMPRA" ? String(data.estadoContab) : "REGISTRO";
-  const docs = rcvDocuments(rut, periodo, operacion).filter((d) => d.estado === estado);
-  if (!docs.length) return answer(c, { data: [], totDocRes: 0 }, metaData, 3, "No existen documentos para el periodo consultado");
-  const types = [...new Set(docs.map((d) => d.tipo))].sort((a, b) => a - b);
+  // Totals per type, summed as the documents are generated (a period may hold 100 k).
+  const totals = new Map<number, { documentos: number; exento: number; neto: number; iva: number; total: number }>();
+  for (const d of rcvDocumentStream(rut, periodo, operacion)) {
+    if (d.estado !== estado) continue;
+    const t = totals.get(d.tipo) ?? { documentos: 0, exento: 0, neto: 0, iva: 0, total: 0 };
+    t.documentos++;
+    t.exento += d.exento;
+    t.neto += d.neto;
+    t.iva += d.iva;
+    t.total += d.total;
+    totals.set(d.tipo, t);
+  }
+  if (!totals.size) return answer(c, { data: [], totDocRes: 0 }, metaData, 3, "No existen documentos para el periodo consultado");
+  const types = [...totals.keys()].sort((a, b) => a - b);
   const generated = types.map((tipo) => {
-    const of = docs.filter((d) => d.tipo === tipo);
-    const sum = (key: "exento" | "neto" | "iva" | "total") => of.reduce((s, d) => s + d[key], 0);
+    const of = totals.get(tipo) ?? { documentos: 0, exento: 0, neto: 0, iva: 0, total: 0 };
+    const sum = (key: "exento" | "neto" | "iva" | "total") => of[key];
     return {
       dcvCodigo: 100_000 + (periodo % 1000),
       rsmnCodigo: 900_000 + tipo,
@@ -187,7 +227,7 @@ export async function getResumen(c: Context, state: SandboxState, now: number): 
       dcvOperacion: null,
       rsmnMntTotal: sum("total"),
       rsmnEstadoContab: null,
-      rsmnTotDoc: of.length,
+      rsmnTotDoc: of.documentos,
       rsmnTotalRutEmisor: null,
     };
   });

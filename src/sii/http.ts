@@ -80,7 +80,8 @@ export function checkSiiPage(service: string, answer: SiiAnswer): void {
   }
 }
 
-async function once(ctx: SiiContext, request: Request, call: SiiCall): Promise<SiiAnswer> {
+/** One attempt: the answer's headers, then `read` of it, both within the time limit. */
+async function once<T>(ctx: SiiContext, request: Request, call: SiiCall, read: (res: Response) => Promise<T>): Promise<T> {
   const service = call.service;
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -100,7 +101,7 @@ async function once(ctx: SiiContext, request: Request, call: SiiCall): Promise<S
       proxy: ctx.proxy,
     });
     const res = await Promise.race([sent, timedOut]);
-    return { status: res.status, headers: res.headers, text: await Promise.race([responseText(res), timedOut]) };
+    return await Promise.race([read(res), timedOut]);
   } catch (err) {
     if (err instanceof ApiError) throw err;
     if (err instanceof NotConfigured)
@@ -125,15 +126,75 @@ export async function siiFetch(ctx: SiiContext, request: Request, call: SiiCall)
   // The body is read once per attempt, so keep a copy for the retry.
   const body = request.body ? await request.arrayBuffer() : undefined;
   const attempt = async () => {
-    const answer = await once(ctx, new Request(request, { body }), call);
+    const answer = await once(ctx, new Request(request, { body }), call, wholeAnswer);
     checkSiiPage(call.service, answer);
     return answer;
   };
+  return withRetry(call, attempt);
+}
+
+async function wholeAnswer(res: Response): Promise<SiiAnswer> {
+  return { status: res.status, headers: res.headers, text: await responseText(res) };
+}
+
+/** Reads may be retried once when the SII failed; writes never are. */
+async function withRetry<T>(call: SiiCall, attempt: () => Promise<T>): Promise<T> {
   try {
     return await attempt();
   } catch (err) {
     const retryable = err instanceof ApiError && err.code === "SII_GATEWAY_ERROR";
     if (!call.read || !retryable) throw err;
     return attempt();
+  }
+}
+
+export interface SiiStreamAnswer {
+  status: number;
+  headers: Headers;
+  body: ReadableStream<Uint8Array>;
+}
+
+/**
+ * Like `siiFetch`, for answers too large to hold: resolves when the headers arrive, the body unread.
+ * An error status (5xx, 429) is read whole (a small page) and checked as `siiFetch` checks it; the
+ * caller checks what a 200 carries (a maintenance page comes as one) with `checkSiiPage`, and
+ * limits the wait for each piece of the body with `readWithin`.
+ */
+export async function siiOpen(ctx: SiiContext, request: Request, call: SiiCall): Promise<SiiStreamAnswer> {
+  const body = request.body ? await request.arrayBuffer() : undefined;
+  const attempt = () =>
+    once(ctx, new Request(request, { body }), call, async (res) => {
+      if (res.status >= 500 || res.status === 429) {
+        checkSiiPage(call.service, await wholeAnswer(res));
+      }
+      return { status: res.status, headers: res.headers, body: res.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() }) };
+    });
+  return withRetry(call, attempt);
+}
+
+/** The next piece of an answer's body, or 502 when the SII stops sending for the time limit. */
+export async function readWithin(
+  ctx: SiiContext,
+  service: string,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): Promise<ReadableStreamReadResult<Uint8Array>> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reader.cancel().catch(() => undefined);
+      reject(
+        new ApiError(502, "SII_GATEWAY_ERROR", `The SII stopped sending for ${ctx.timeoutMs} ms`, {
+          details: { service, reason: "timeout" },
+        }),
+      );
+    }, ctx.timeoutMs);
+  });
+  try {
+    return await Promise.race([reader.read(), stalled]);
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII's answer broke off", { details: { service, reason: describeFailure(err) } });
+  } finally {
+    clearTimeout(timer);
   }
 }

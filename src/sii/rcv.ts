@@ -1,9 +1,10 @@
 // The RCV's JSON facade at www4.sii.cl (sii-upstream §7): an envelope whose conversationId is the
 // session TOKEN, answers whose respEstado says how it went, HTML when the session is gone.
-import { decodeLatin1 } from "../lib/latin1.ts";
+import { JsonObjectReader, JsonStreamError } from "../lib/json-object-reader.ts";
+import { decodeAs, decodeLatin1 } from "../lib/latin1.ts";
 import { ApiError } from "../platform/errors.ts";
 import type { CookieJar } from "./cookies.ts";
-import { checkSiiPage, pageText, type SiiContext, siiFetch } from "./http.ts";
+import { checkSiiPage, pageText, readWithin, type SiiContext, siiFetch, siiOpen } from "./http.ts";
 import { SessionExpired } from "./sessions.ts";
 
 const FACADE = "https://www4.sii.cl/consdcvinternetui/services/data/facadeService";
@@ -11,8 +12,8 @@ const NAMESPACE = "cl.sii.sdi.lob.diii.consdcv.data.api.interfaces.FacadeService
 
 export type FacadeAnswer = Record<string, unknown> & { respEstado?: { codRespuesta?: number; msgeRespuesta?: string | null } };
 
-/** Calls a facade method; codRespuesta 0, 1 and 3 (no documents) are answers, the rest errors. */
-export async function rcvCall(ctx: SiiContext, jar: CookieJar, method: string, data: Record<string, unknown>): Promise<FacadeAnswer> {
+/** The facade's envelope around `data`: the session TOKEN as conversationId. */
+function facadeRequest(jar: CookieJar, method: string, data: Record<string, unknown>): Request {
   const url = `${FACADE}/${method}`;
   const body = JSON.stringify({
     metaData: {
@@ -30,8 +31,14 @@ export async function rcvCall(ctx: SiiContext, jar: CookieJar, method: string, d
     referer: "https://www4.sii.cl/consdcvinternetui/",
     cookie: jar.header(url),
   };
-  const answer = await siiFetch(ctx, new Request(url, { method: "POST", headers, body }), { service: `rcv_${method}`, read: true });
-  jar.store(url, answer.headers);
+  return new Request(url, { method: "POST", headers, body });
+}
+
+/** Calls a facade method; codRespuesta 0, 1 and 3 (no documents) are answers, the rest errors. */
+export async function rcvCall(ctx: SiiContext, jar: CookieJar, method: string, data: Record<string, unknown>): Promise<FacadeAnswer> {
+  const request = facadeRequest(jar, method, data);
+  const answer = await siiFetch(ctx, request, { service: `rcv_${method}`, read: true });
+  jar.store(request.url, answer.headers);
   let json: FacadeAnswer;
   try {
     json = JSON.parse(answer.text) as FacadeAnswer;
@@ -39,6 +46,11 @@ export async function rcvCall(ctx: SiiContext, jar: CookieJar, method: string, d
     // The facade answers its login page as HTML when the session is not (or no longer) valid.
     throw new SessionExpired(pageText(answer.text) || answer.text.slice(0, 300));
   }
+  return checkFacadeAnswer(json, method, answer.text);
+}
+
+/** The facade's verdict on a call: its answer, or the error it means. */
+function checkFacadeAnswer(json: FacadeAnswer, method: string, text: string): FacadeAnswer {
   if (typeof json.errorMsg === "string") {
     throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII's RCV refused the request", {
       details: { service: `rcv_${method}`, sii_message: json.errorMsg },
@@ -54,8 +66,73 @@ export async function rcvCall(ctx: SiiContext, jar: CookieJar, method: string, d
     });
   }
   throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII's RCV answered with an error", {
-    details: { service: `rcv_${method}`, sii_code: code ?? null, sii_message: message ?? pageText(answer.text) },
+    details: { service: `rcv_${method}`, sii_code: code ?? null, sii_message: message ?? pageText(text) },
   });
+}
+
+/** A row of a facade answer larger than this is not one (a row is a few hundred bytes). */
+export const MAX_FACADE_ROW_BYTES = 1024 * 1024;
+/** How much of an answer's beginning is kept to quote the SII when it turns out not to be JSON. */
+const HEAD_BYTES = 64 * 1024;
+
+/**
+ * `rcvCall` for answers of any size: yields each row of `data` as it arrives, so a period's rows
+ * are never held at once. The same rules decide the outcome, but the facade sends `respEstado`
+ * after `data`, so the verdict comes once the rows have passed (the SII sends its error codes with
+ * `data: null`, so no row precedes an error). An answer that is not JSON, or not whole, is the
+ * session wall as in `rcvCall` (SessionExpired, after the SII page checks).
+ */
+export async function* rcvRows(
+  ctx: SiiContext,
+  jar: CookieJar,
+  method: string,
+  data: Record<string, unknown>,
+): AsyncGenerator<Record<string, unknown>, void, undefined> {
+  const service = `rcv_${method}`;
+  const request = facadeRequest(jar, method, data);
+  const answer = await siiOpen(ctx, request, { service, read: true });
+  jar.store(request.url, answer.headers);
+  const type = answer.headers.get("content-type") ?? "";
+  const json = new JsonObjectReader("data", (bytes) => decodeAs(bytes, type), MAX_FACADE_ROW_BYTES);
+  const reader = answer.body.getReader();
+  const members: FacadeAnswer = {};
+  let head = "";
+  let done = false;
+  const keepHead = (bytes: Uint8Array) => {
+    if (head.length < HEAD_BYTES) head += decodeAs(bytes.subarray(0, HEAD_BYTES - head.length), type);
+  };
+  try {
+    try {
+      for (;;) {
+        const next = await readWithin(ctx, service, reader);
+        if (next.done) {
+          done = true;
+          json.end();
+          break;
+        }
+        keepHead(next.value);
+        for (const part of json.push(next.value)) {
+          if (part.item) yield part.value as Record<string, unknown>;
+          else members[part.key] = part.value;
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof JsonStreamError)) throw err;
+      // Not the facade's JSON: read the rest of a (small) page to tell which SII page it is.
+      while (!done && head.length < HEAD_BYTES) {
+        const next = await readWithin(ctx, service, reader);
+        if (next.done) done = true;
+        else keepHead(next.value);
+      }
+      checkSiiPage(service, { status: answer.status, headers: answer.headers, text: head });
+      throw new SessionExpired(pageText(head) || head.slice(0, 300));
+    }
+    done = true;
+    checkFacadeAnswer(members, method, head);
+  } finally {
+    // The consumer stopped early, or the answer was refused: let the SII's connection go.
+    if (!done) reader.cancel().catch(() => undefined);
+  }
 }
 
 export interface ResumenRow {
@@ -118,7 +195,11 @@ export function isoDate(text: unknown): string | null {
 }
 
 export function detalleRows(rows: Record<string, unknown>[]): DetalleRow[] {
-  return rows.map((row) => ({
+  return rows.map(detalleRow);
+}
+
+export function detalleRow(row: Record<string, unknown>): DetalleRow {
+  return {
     tipo_documento: n(row.detTipoDoc),
     folio: n(row.detNroDoc),
     rut: `${row.detRutDoc}-${String(row.detDvDoc ?? "").toUpperCase()}`,
@@ -131,7 +212,7 @@ export function detalleRows(rows: Record<string, unknown>[]): DetalleRow[] {
     monto_total: n(row.detMntTotal),
     estado: String(row.dcvEstadoContab ?? ""),
     nota_credito: CREDIT_NOTES.has(n(row.detTipoDoc)),
-  }));
+  };
 }
 
 // Asynchronous downloads (sii-upstream §7.6): request, poll, then fetch the gzipped CSV.

@@ -12,6 +12,7 @@ import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../
 import { type AsyncQuery, asyncFileLines, asyncJob, csvReader, requestAsync } from "../../sii/rcv.ts";
 import { siiContext } from "../sii-context.ts";
 import { checkPeriodo, Document, Dte, Estado, RcvAuthBody, withRcvSession } from "./shared.ts";
+import { streamJson } from "./stream.ts";
 
 const Job = z
   .object({
@@ -42,38 +43,22 @@ type Step = "solicitar" | "estado" | "detalle";
  * The success envelope written as the file arrives, a document at a time, so a period of any size
  * passes through in flat memory. `registros` comes after `documentos`: it is known only at the end.
  */
-function documentsJson(id: number, lines: ReadableStream<string>, estado: string): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
+async function* documentsJson(id: number, lines: ReadableStream<string>, estado: string): AsyncGenerator<string> {
   const reader = lines.getReader();
-  let row: ((line: string) => unknown) | undefined;
-  let count = 0;
-  let started = false;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (!started) {
-        started = true;
-        controller.enqueue(encoder.encode(`{"success":true,"message":"OK","data":{"solicitud_id":${id},"documentos":[`));
-      }
-      const parts: string[] = [];
-      while (parts.length < 200) {
-        const next = await reader.read();
-        if (next.done) {
-          controller.enqueue(
-            encoder.encode(`${parts.join("")}],"registros":${count}},"timestamp":${JSON.stringify(new Date().toISOString())}}`),
-          );
-          controller.close();
-          return;
-        }
-        if (!row) {
-          row = csvReader(next.value, estado);
-          continue;
-        }
-        parts.push(`${count++ ? "," : ""}${JSON.stringify(row(next.value))}`);
-      }
-      controller.enqueue(encoder.encode(parts.join("")));
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
+  let finished = false;
+  try {
+    yield `{"success":true,"message":"OK","data":{"solicitud_id":${id},"documentos":[`;
+    let row: ((line: string) => unknown) | undefined;
+    let count = 0;
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      if (!row) row = csvReader(next.value, estado);
+      else yield `${count++ ? "," : ""}${JSON.stringify(row(next.value))}`;
+    }
+    finished = true;
+    yield `],"registros":${count}},"timestamp":${JSON.stringify(new Date().toISOString())}}`;
+  } finally {
+    if (!finished) await reader.cancel().catch(() => undefined);
+  }
 }
 
 function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas", step: Step): void {
@@ -131,7 +116,7 @@ function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas", step: St
           });
         }
         const lines = await asyncFileLines(ctx, jar, query, job);
-        return c.body(documentsJson(job.solicitud_id, lines, query.estado), 200, { "content-type": "application/json; charset=utf-8" });
+        return streamJson(c, documentsJson(job.solicitud_id, lines, query.estado));
       });
     },
   );

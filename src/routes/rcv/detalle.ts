@@ -10,9 +10,12 @@ import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, Formato, Periodo, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { detalleRows, rcvCall } from "../../sii/rcv.ts";
+import type { CookieJar } from "../../sii/cookies.ts";
+import type { SiiContext } from "../../sii/http.ts";
+import { type DetalleRow, detalleRow, detalleRows, rcvCall, rcvRows } from "../../sii/rcv.ts";
 import { siiContext } from "../sii-context.ts";
 import { checkPeriodo, Document, Dte, ESTADOS, Estado, RcvAuthBody, withRcvSession } from "./shared.ts";
+import { answerInSession, COMMIT_CHARS } from "./stream.ts";
 
 const Detail = envelope(
   z
@@ -88,52 +91,117 @@ function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas"): void {
           "content-disposition": `attachment; filename="${name.replace(/"/g, "")}"`,
         });
       }
-      const result = await withRcvSession(c, ctx, taxpayer, auth, async (jar) => {
-        let types = [params.dte];
-        const withoutDetail: number[] = [];
-        if (params.dte === 0) {
-          const summary = await rcvCall(ctx, jar, "getResumen", { ...base, estadoContab: estado, operacion, busquedaInicial: true });
-          const rows = Array.isArray(summary.data) ? (summary.data as Record<string, unknown>[]) : [];
-          types = rows.filter((r) => r.rsmnLink !== false).map((r) => Number(r.rsmnTipoDocInteger));
-          withoutDetail.push(...rows.filter((r) => r.rsmnLink === false).map((r) => Number(r.rsmnTipoDocInteger)));
-        }
-        const raw: Record<string, unknown>[] = [];
-        for (const tipo of types) {
-          const data = compras
-            ? {
-                ...base,
-                codTipoDoc: String(tipo),
-                operacion: "COMPRA",
-                estadoContab: estado,
-                accionRecaptcha: "RCV_DETC",
-                tokenRecaptcha: "t-o-k-e-n-web",
-              }
-            : {
-                ...base,
-                codTipoDoc: String(tipo),
-                operacion: "",
-                estadoContab: "",
-                accionRecaptcha: "RCV_DETV",
-                tokenRecaptcha: "t-o-k-e-n-web",
-              };
-          const answer = await rcvCall(ctx, jar, compras ? "getDetalleCompra" : "getDetalleVenta", data);
-          if (Array.isArray(answer.data)) raw.push(...(answer.data as Record<string, unknown>[]));
-        }
-        return { raw, withoutDetail };
-      });
-      const documentos = detalleRows(result.raw);
-      return ok(c, {
-        rut: taxpayer,
-        periodo: params.periodo,
-        operacion,
-        estado,
-        registros: documentos.length,
-        documentos,
-        sin_detalle: result.withoutDetail,
-        sii: { data: result.raw },
-      });
+      const query: DetailQuery = { compras, taxpayer, periodo: params.periodo, dte: params.dte, estado, base };
+      return answerInSession(c, ctx, taxpayer, auth, (jar) => detailJson(ctx, jar, query));
     },
   );
+}
+
+interface DetailQuery {
+  compras: boolean;
+  taxpayer: string;
+  periodo: string;
+  dte: number;
+  estado: string;
+  base: { rutEmisor?: string; dvEmisor?: string; ptributario: string };
+}
+
+/** The types to read (with `dte` 0: every type the summary lists with detail), and those kept only as totals. */
+async function detailTypes(ctx: SiiContext, jar: CookieJar, q: DetailQuery): Promise<{ types: number[]; withoutDetail: number[] }> {
+  if (q.dte !== 0) return { types: [q.dte], withoutDetail: [] };
+  const operacion = q.compras ? "COMPRA" : "VENTA";
+  const summary = await rcvCall(ctx, jar, "getResumen", { ...q.base, estadoContab: q.estado, operacion, busquedaInicial: true });
+  const rows = Array.isArray(summary.data) ? (summary.data as Record<string, unknown>[]) : [];
+  return {
+    types: rows.filter((r) => r.rsmnLink !== false).map((r) => Number(r.rsmnTipoDocInteger)),
+    withoutDetail: rows.filter((r) => r.rsmnLink === false).map((r) => Number(r.rsmnTipoDocInteger)),
+  };
+}
+
+/** The SII's rows of every type asked for, in order, as they arrive. */
+async function* siiRows(ctx: SiiContext, jar: CookieJar, q: DetailQuery, types: number[]): AsyncGenerator<Record<string, unknown>> {
+  for (const tipo of types) {
+    const data = q.compras
+      ? {
+          ...q.base,
+          codTipoDoc: String(tipo),
+          operacion: "COMPRA",
+          estadoContab: q.estado,
+          accionRecaptcha: "RCV_DETC",
+          tokenRecaptcha: "t-o-k-e-n-web",
+        }
+      : {
+          ...q.base,
+          codTipoDoc: String(tipo),
+          operacion: "",
+          estadoContab: "",
+          accionRecaptcha: "RCV_DETV",
+          tokenRecaptcha: "t-o-k-e-n-web",
+        };
+    yield* rcvRows(ctx, jar, q.compras ? "getDetalleCompra" : "getDetalleVenta", data);
+  }
+}
+
+/** The SII's rows kept to answer `sii.data` from the same read; past this a second read streams them. */
+export const KEEP_RAW_CHARS = COMMIT_CHARS / 4;
+
+/** What identifies a document: the second read must bring the same documents in the same order. */
+const documentKey = (d: DetalleRow) => `${d.tipo_documento}|${d.folio}|${d.rut}|${d.monto_total}`;
+
+/** FNV-1a over the documents' keys, in order. */
+function fingerprint(hash: number, text: string): number {
+  let h = hash;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+/**
+ * The detail's envelope, written as the SII's rows arrive: the normalized `documentos`, then the
+ * SII's own rows in `sii.data` (documented as kept so nothing is lost). JSON cannot interleave two
+ * arrays, so a period too large to hold is read from the SII twice: once for `documentos`, once for
+ * `sii.data`. The second read must bring the same documents (count and fingerprint); if the
+ * register changed in between, the answer is aborted rather than contradict itself.
+ * `registros` follows `documentos`: it is known only at the end.
+ */
+async function* detailJson(ctx: SiiContext, jar: CookieJar, q: DetailQuery): AsyncGenerator<string> {
+  const { types, withoutDetail } = await detailTypes(ctx, jar, q);
+  const head = {
+    rut: q.taxpayer,
+    periodo: q.periodo,
+    operacion: q.compras ? "COMPRA" : "VENTA",
+    estado: q.estado,
+    sin_detalle: withoutDetail,
+  };
+  yield `{"success":true,"message":"OK","data":${JSON.stringify(head).slice(0, -1)},"documentos":[`;
+  let count = 0;
+  let print = 2166136261;
+  let kept: string[] | null = [];
+  let keptChars = 0;
+  for await (const raw of siiRows(ctx, jar, q, types)) {
+    const doc = detalleRow(raw);
+    print = fingerprint(print, documentKey(doc));
+    yield `${count++ ? "," : ""}${JSON.stringify(doc)}`;
+    if (kept) {
+      const text = JSON.stringify(raw);
+      keptChars += text.length;
+      if (keptChars > KEEP_RAW_CHARS) kept = null;
+      else kept.push(text);
+    }
+  }
+  yield `],"registros":${count},"sii":{"data":[`;
+  if (kept) yield kept.join(",");
+  else {
+    let again = 0;
+    let reprint = 2166136261;
+    for await (const raw of siiRows(ctx, jar, q, types)) {
+      reprint = fingerprint(reprint, documentKey(detalleRow(raw)));
+      yield `${again++ ? "," : ""}${JSON.stringify(raw)}`;
+    }
+    if (again !== count || reprint !== print) {
+      throw new Error(`the SII's register changed while it was read twice (${count} documents, then ${again})`);
+    }
+  }
+  yield `]}},"timestamp":${JSON.stringify(new Date().toISOString())}}`;
 }
 
 export function registerRcvDetalle(app: OpenAPIHono<AppEnv>): void {

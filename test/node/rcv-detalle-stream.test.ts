@@ -1,0 +1,119 @@
+// The synchronous RCV detail of a large period streams: rows reach the client while the SII is
+// still sending, the SII's own rows come from a second read, and a failure once the answer has
+// begun aborts it instead of closing a JSON that would look whole.
+import { describe, expect, it } from "vitest";
+import type { SiiTransport } from "../../src/ports.ts";
+import { createDefaultSandbox } from "../../src/sandbox/index.ts";
+import { rcvDocuments } from "../../src/sandbox/rcv.ts";
+import { sandboxTransport } from "../../src/sii/transport.ts";
+import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
+
+const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
+/** 10 k sales documents, about 4 k of type 33: far more than the gateway holds before answering. */
+const LARGE = "/api/v1/sii/rcv/ventas/detalle/76192083-9/201902/33";
+const expected = () => rcvDocuments("76192083-9", 201902, "VENTA").filter((d) => d.tipo === 33);
+
+/**
+ * The sandbox behind a valve: each detail answer is sent in 16 KiB pieces, and the first one stops
+ * halfway until the test opens the valve. `rewrite` may change a detail answer before it is sent.
+ */
+function valvedSii(rewrite: (text: string, call: number) => string = (text) => text) {
+  const sandbox = sandboxTransport(createDefaultSandbox());
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  const sent = { bytes: 0, total: 0, calls: 0 };
+  const transport: SiiTransport = {
+    ...sandbox,
+    fetch: async (request, options) => {
+      const res = await sandbox.fetch(request, options);
+      if (!/getDetalleVenta$/.test(new URL(request.url).pathname)) return res;
+      const call = ++sent.calls;
+      const bytes = new TextEncoder().encode(rewrite(await res.text(), call));
+      if (call === 1) sent.total = bytes.length;
+      let at = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (call === 1 && at >= bytes.length / 2) await opened;
+          const piece = bytes.subarray(at, at + 16 * 1024);
+          at += piece.length;
+          if (call === 1) sent.bytes = at;
+          if (piece.length) controller.enqueue(piece);
+          else controller.close();
+        },
+      });
+      return new Response(body, { status: res.status, headers: res.headers });
+    },
+  };
+  return { transport, open, sent };
+}
+
+async function setup(sii: SiiTransport) {
+  const t = probeApp();
+  t.deps.clock = { now: () => new Date("2026-11-22T15:00:00Z") };
+  t.deps.sii = sii;
+  const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
+  return { post: (path: string) => postJson(t.app, token.secret, path, company) };
+}
+
+/** Reads the answer until `enough` holds for the text so far. */
+async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, enough: (text: string) => boolean): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!enough(text)) {
+    const next = await reader.read();
+    if (next.done) break;
+    text += decoder.decode(next.value, { stream: true });
+  }
+  return text;
+}
+
+describe("RCV detail of a large period", () => {
+  it("sends the first documents while the SII is still sending, then the whole answer", async () => {
+    const sii = valvedSii();
+    const { post } = await setup(sii.transport);
+    const res = await post(LARGE);
+    expect([res.status, res.headers.get("content-type")]).toEqual([200, "application/json; charset=utf-8"]);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const want = expected();
+    // The first 1 000 documents arrive while the SII's answer is stopped halfway.
+    const early = await readUntil(reader, (text) => (text.match(/"folio":/g) ?? []).length >= 1000);
+    expect(early).toContain(`"folio":${want[999]?.folio}`);
+    expect(sii.sent.bytes).toBeLessThan(sii.sent.total);
+    sii.open();
+    const rest = await readUntil(reader, () => false);
+    const { data } = JSON.parse(early + rest) as Loose;
+    expect(data.registros).toBe(want.length);
+    expect(data.documentos.map((d: Loose) => d.folio)).toEqual(want.map((d) => d.folio));
+    expect(data.documentos[0]).toMatchObject({ rut: want[0]?.rut, monto_total: want[0]?.total, estado: "REGISTRO" });
+    // The SII's own rows, kept as documented, came from a second read of the same documents.
+    expect(data.sii.data.map((r: Loose) => r.detNroDoc)).toEqual(want.map((d) => d.folio));
+    expect(sii.sent.calls).toBe(2);
+  });
+
+  it("aborts the answer when the second read brings other documents than the first", async () => {
+    // The second read lacks the last document, as if the register changed in between.
+    const sii = valvedSii((text, call) => (call === 2 ? text.replace(/,\{[^{}]*\}\],"esDocPapel"/, '],"esDocPapel"') : text));
+    sii.open();
+    const { post } = await setup(sii.transport);
+    const res = await post(LARGE);
+    expect(res.status).toBe(200);
+    await expect(res.text()).rejects.toThrow(/changed while it was read twice/);
+  });
+
+  it("answers a small period from one read, whole, and an SII error in it as an error envelope", async () => {
+    const small = valvedSii();
+    small.open();
+    const { post } = await setup(small.transport);
+    const ok = await bodyOf(await post("/api/v1/sii/rcv/ventas/detalle/76192083-9/202401/33"));
+    expect(ok.data.sii.data).toHaveLength(ok.data.registros);
+    expect(small.sent.calls).toBe(1);
+
+    const failing = valvedSii((text) => text.replace('"codRespuesta":0', '"codRespuesta":2'));
+    failing.open();
+    const res = await (await setup(failing.transport)).post("/api/v1/sii/rcv/ventas/detalle/76192083-9/202401/33");
+    const body = await bodyOf(res);
+    expect([res.status, body.error_code, body.details.sii_code]).toEqual([502, "SII_GATEWAY_ERROR", 2]);
+  });
+});
