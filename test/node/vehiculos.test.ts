@@ -186,6 +186,24 @@ describe("appraisal search", () => {
     expect([wrongShape.status, (await bodyOf(wrongShape)).errors[0].path]).toEqual([422, "categoria"]);
   });
 
+  it("uses last year's workbook while this year's is not published, and does not ask again within the hour", async () => {
+    const t = probeApp();
+    const newYear = new Date("2027-01-03T12:00:00Z");
+    t.deps.clock = { now: () => newYear };
+    // The SII's clock is still in 2026: it has not published the 2027 workbook.
+    t.deps.sii = sandboxTransport(createDefaultSandbox({ now: () => NOW.getTime(), vehicleRows: ROWS }));
+    const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
+    const res = await postJson(t.app, token.secret, BUSCAR, { categoria: 1, tipo: "AUTOMOVIL" });
+    const { data } = await bodyOf(res);
+    expect([res.status, data.anio_tasa]).toEqual([200, 2026]);
+    const asked = t.deps.sii.sandbox!.state.calls.get("vehiculos");
+    expect(asked).toBe(2); // 2027 (not found), then 2026
+    await postJson(t.app, token.secret, BUSCAR, { categoria: 1, tipo: "AUTOMOVIL" });
+    const explicit = await postJson(t.app, token.secret, BUSCAR, { categoria: 1, tipo: "AUTOMOVIL", anio_tasa: 2027 });
+    expect(explicit.status).toBe(404);
+    expect(t.deps.sii.sandbox!.state.calls.get("vehiculos")).toBe(2);
+  });
+
   it("answers 404 for an appraisal year the SII has not published", async () => {
     const { search } = await setup();
     const res = await search({ categoria: 1, tipo: 1, anio_tasa: 2027 });
