@@ -136,6 +136,20 @@ describe("xlsx", () => {
     ]);
   });
 
+  it("reads cells whatever the order and spacing of their attributes, and skips other elements in a row", async () => {
+    const sheet = [
+      "<worksheet><sheetData>",
+      '<row r="1" spans="1:4"><c t="s" s="3" r="A1"><v>0</v></c><c\n r="C1"\tt="n"><f>A1*2</f><v>4</v></c><c r="D1" s="1"/>',
+      '<c r="E1" t="e"><v>#N/A</v></c><c r="F1" t="inlineStr"><is><t>x</t></is></c><extLst/></row>',
+      "</sheetData></worksheet>",
+    ].join("");
+    const zip = await zipArchive([
+      { name: "xl/worksheets/sheet1.xml", text: () => [sheet] },
+      { name: "xl/sharedStrings.xml", text: () => ["<sst><si><t>uno</t></si></sst>"] },
+    ]);
+    expect(await rowsOf(zip)).toEqual([{ number: 1, cells: ["uno", null, 4, null, null, "x"] }]);
+  });
+
   it("scans elements split across chunks of any size", async () => {
     const xml = `<sheetData>${Array.from({ length: 50 }, (_, i) => `<row r="${i + 1}"><c><v>${i}</v></c></row>`).join("")}<row r="51"/></sheetData>`;
     const bytes = new TextEncoder().encode(xml);

@@ -68,22 +68,54 @@ export function columnLetters(index: number): string {
   return letters;
 }
 
-const CELL = /<c(?=[\s>/])([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g;
 const ROW_NUMBER = /\sr="(\d+)"/;
 const CELL_COLUMN = /\sr="([A-Za-z]+)/;
 const CELL_TYPE = /\st="([^"]*)"/;
-const VALUE = /<v>([\s\S]*?)<\/v>/;
+const VALUE = /<v(?:\s[^>]*)?>([\s\S]*?)<\/v>/;
 
+/** Column letters seen so far → index (a sheet has a few dozen). */
+const columnsByLetters = new Map<string, number>();
+
+function cellColumn(letters: string): number {
+  let index = columnsByLetters.get(letters);
+  if (index === undefined) {
+    index = columnIndex(letters);
+    if (columnsByLetters.size < 4096) columnsByLetters.set(letters, index);
+  }
+  return index;
+}
+
+/** Whether the character after `<c` ends the name (so `<c …>`, not `<col …>`). */
+const endsName = (code: number) => code === 32 || code === 62 || code === 47 || code === 9 || code === 10 || code === 13;
+
+// Cells are found with indexOf rather than one regular expression: a sheet has over a million.
 function parseRow(xml: string, previous: number, shared: readonly string[]): SheetRow {
-  const open = /^<row([^>]*)>/.exec(xml)?.[1] ?? "";
-  const number = Number(ROW_NUMBER.exec(open)?.[1] ?? previous + 1);
+  const openEnd = xml.indexOf(">");
+  const number = Number(ROW_NUMBER.exec(xml.slice(0, openEnd))?.[1] ?? previous + 1);
   const cells: CellValue[] = [];
   let column = -1;
-  for (const [, attrs = "", inner = ""] of xml.matchAll(CELL)) {
+  let at = openEnd;
+  for (let start = xml.indexOf("<c", at); start !== -1; start = xml.indexOf("<c", at)) {
+    if (!endsName(xml.charCodeAt(start + 2))) {
+      at = start + 2;
+      continue;
+    }
+    const tagEnd = xml.indexOf(">", start);
+    if (tagEnd === -1) break;
+    const empty = xml.charCodeAt(tagEnd - 1) === 47; // `<c r="B2"/>`
+    const attrs = xml.slice(start + 2, empty ? tagEnd - 1 : tagEnd);
+    let inner = "";
+    if (empty) at = tagEnd + 1;
+    else {
+      const close = xml.indexOf("</c>", tagEnd);
+      if (close === -1) throw new XlsxError(`row ${number} has a cell that is not closed`);
+      inner = xml.slice(tagEnd + 1, close);
+      at = close + 4;
+    }
     const letters = CELL_COLUMN.exec(attrs)?.[1];
-    column = letters ? columnIndex(letters) : column + 1;
+    column = letters ? cellColumn(letters.toUpperCase()) : column + 1;
     const type = CELL_TYPE.exec(attrs)?.[1] ?? "n";
-    const raw = VALUE.exec(inner)?.[1];
+    const raw = inner === "" ? undefined : VALUE.exec(inner)?.[1];
     let value: CellValue = null;
     if (type === "inlineStr") value = itemText(inner);
     else if (raw === undefined || type === "e") value = null;
