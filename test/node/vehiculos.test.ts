@@ -112,6 +112,13 @@ describe("appraisal search", () => {
     expect(downloads()).toBe(1);
   });
 
+  it("reads the workbook once when the first searches of the year arrive together", async () => {
+    const { search, downloads } = await setup();
+    const answers = await Promise.all(["AUTOMOVIL", "CAMIONETA", "JEEP", "FURGON"].map((tipo) => search({ categoria: 1, tipo })));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    expect(downloads()).toBe(1);
+  });
+
   it("filters by make (id or name), model, version and model year", async () => {
     const { get, search } = await setup();
     const cars = light().filter((v) => v.tipo === "STATION WAGON");

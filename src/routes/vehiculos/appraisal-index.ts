@@ -111,24 +111,42 @@ async function getParts(cache: CacheStore, key: string, parts: number, now: Date
   return texts.some((t) => t === null) ? null : texts.join("");
 }
 
-/** Parsed manifests and shards per cache store, in this isolate, and ingests under way. */
-const memo = new WeakMap<CacheStore, Map<string, unknown>>();
-const MEMO_LIMIT = 48;
-const ingesting = new Map<string, Promise<WorkbookIndex | null>>();
+/**
+ * Parsed manifests and shards per cache store, in this isolate, with their weight in rows: at most
+ * about one workbook's worth is kept, so an isolate's memory stays well under Workers' 128 MB.
+ */
+interface Memo {
+  entries: Map<string, { value: unknown; weight: number }>;
+  weight: number;
+  /** Ingests under way, so concurrent first searches read the workbook once. */
+  ingesting: Map<string, Promise<WorkbookIndex | null>>;
+}
+const memos = new WeakMap<CacheStore, Memo>();
+export const MEMO_ROWS = 100_000;
 
-function remembered(cache: CacheStore): Map<string, unknown> {
-  let map = memo.get(cache);
-  if (!map) {
-    map = new Map();
-    memo.set(cache, map);
+function memoOf(cache: CacheStore): Memo {
+  let memo = memos.get(cache);
+  if (!memo) {
+    memo = { entries: new Map(), weight: 0, ingesting: new Map() };
+    memos.set(cache, memo);
   }
-  return map;
+  return memo;
 }
 
-function remember(cache: CacheStore, key: string, value: unknown): void {
-  const map = remembered(cache);
-  if (map.size >= MEMO_LIMIT) map.delete(map.keys().next().value as string);
-  map.set(key, value);
+const remembered = (cache: CacheStore, key: string): unknown => memoOf(cache).entries.get(key)?.value;
+
+function remember(cache: CacheStore, key: string, value: unknown, weight = 1): void {
+  const memo = memoOf(cache);
+  memo.weight -= memo.entries.get(key)?.weight ?? 0;
+  memo.entries.delete(key);
+  memo.entries.set(key, { value, weight });
+  memo.weight += weight;
+  // Oldest first: a Map keeps insertion order.
+  for (const [oldKey, old] of memo.entries) {
+    if (memo.weight <= MEMO_ROWS || oldKey === key) break;
+    memo.entries.delete(oldKey);
+    memo.weight -= old.weight;
+  }
 }
 
 /**
@@ -144,7 +162,7 @@ export async function workbookIndex(
   again = false,
 ): Promise<WorkbookIndex | null> {
   const key = manifestKey(anio, kind);
-  const known = again ? undefined : (remembered(cache).get(key) as WorkbookIndex | undefined);
+  const known = again ? undefined : (remembered(cache, key) as WorkbookIndex | undefined);
   if (known) return known;
   const stored = again ? null : await cache.get(key, now);
   if (stored !== null) {
@@ -152,6 +170,7 @@ export async function workbookIndex(
     if (index) remember(cache, key, index);
     return index;
   }
+  const { ingesting } = memoOf(cache);
   let running = ingesting.get(key);
   if (!running) {
     running = ingest(ctx, cache, now, kind, anio).finally(() => ingesting.delete(key));
@@ -301,12 +320,12 @@ export async function loadShard(
   tipo: CategoryCatalog["tipos"][number],
 ): Promise<Shard | null> {
   const key = shardKey(anio, categoria, tipo.id);
-  const known = remembered(cache).get(key) as Shard | undefined;
+  const known = remembered(cache, key) as Shard | undefined;
   if (known) return known;
   const json = await getParts(cache, key, tipo.parts, now);
   if (json === null) return null;
   const shard = JSON.parse(json) as Shard;
-  remember(cache, key, shard);
+  remember(cache, key, shard, shard.rows.length);
   return shard;
 }
 
