@@ -236,9 +236,7 @@ async function ingest(ctx: SiiContext, cache: CacheStore, now: Date, kind: Workb
     };
     for (const [i, builder] of own.entries()) {
       const shard = sortedShard(builder);
-      const stored = shardKey(anio, categoria, i + 1);
-      const parts = await putParts(cache, stored, JSON.stringify(shard), now);
-      remember(cache, stored, shard, shard.rows.length);
+      const parts = await putParts(cache, shardKey(anio, categoria, i + 1), JSON.stringify(shard), now);
       catalog.tipos.push({ id: i + 1, name: builder.tipo, vehiculos: shard.rows.length, parts });
     }
     index.categories[categoria] = catalog;
