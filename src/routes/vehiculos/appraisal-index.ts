@@ -236,6 +236,7 @@ async function ingest(ctx: SiiContext, cache: CacheStore, now: Date, kind: Workb
     };
     for (const [i, builder] of own.entries()) {
       const shard = sortedShard(builder);
+      // Not kept in memory from here: rows parsed back from JSON scan 3-4 times faster than these.
       const parts = await putParts(cache, shardKey(anio, categoria, i + 1), JSON.stringify(shard), now);
       catalog.tipos.push({ id: i + 1, name: builder.tipo, vehiculos: shard.rows.length, parts });
     }
