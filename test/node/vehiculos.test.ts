@@ -189,8 +189,18 @@ describe("appraisal search", () => {
     expect(downloads()).toBe(0);
     const unknownType = await search({ categoria: 1, tipo: 99 });
     expect([unknownType.status, (await bodyOf(unknownType)).errors[0].path]).toEqual([400, "tipo"]);
-    const wrongShape = await search({ categoria: "uno", tipo: 1 });
-    expect([wrongShape.status, (await bodyOf(wrongShape)).errors[0].path]).toEqual([422, "categoria"]);
+    for (const [body, path] of [
+      [{ categoria: "uno", tipo: 1 }, "categoria"],
+      [{ categoria: 1, tipo: true }, "tipo"],
+      [{ categoria: 1, tipo: 1, marca: [] }, "marca"],
+      [{ categoria: 1, tipo: 1, modelo: 5 }, "modelo"],
+      [{ categoria: 1, tipo: 1, version: null }, "version"],
+      [{ categoria: 1, tipo: 1, anio: 2017.5 }, "anio"],
+      [{ categoria: 1, tipo: 1, pagina: "2" }, "pagina"],
+    ] as const) {
+      const wrongShape = await search(body);
+      expect([wrongShape.status, (await bodyOf(wrongShape)).errors[0].path], JSON.stringify(body)).toEqual([422, path]);
+    }
   });
 
   it("uses last year's workbook while this year's is not published, and does not ask again within the hour", async () => {
