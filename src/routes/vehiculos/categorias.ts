@@ -10,7 +10,7 @@ import { int } from "../indicadores/cache.ts";
 import type { Categoria, CategoryCatalog } from "./appraisal-index.ts";
 import { AnioTasaQuery, CATEGORIA_TEXT, type CatalogView, categoryCatalog, Named, TAGS } from "./schema.ts";
 
-const Params = z.object({ categoria: int("categoria", 1, 3, 1).openapi({ description: CATEGORIA_TEXT }) });
+const Params = z.object({ categoria: int("categoria", 1, 3, 1).openapi({ description: CATEGORIA_TEXT, minimum: 1, maximum: 3 }) });
 
 const Characteristic = Named.extend({ data: z.array(Named).openapi({ description: "The values the workbook has, numbered from 1" }) });
 
