@@ -5,6 +5,7 @@
 import type { Context } from "hono";
 import { encodeLatin1 } from "../lib/latin1.ts";
 import { rutCheckDigit } from "../lib/rut.ts";
+import { throughOnDemand } from "../lib/streams.ts";
 import { claveLoginWall } from "./pages.ts";
 import type { SandboxState } from "./state.ts";
 
@@ -352,19 +353,19 @@ export async function obtenerArchivoBlob(c: Context, state: SandboxState, now: n
   if (!job || jobState(job.created, now) !== "TERMINADO") return claveLoginWall();
   // Streamed: a 100 k-document file is produced and compressed a chunk at a time.
   const lines = detailLines(job.rut, job.periodo, job.operacion, job.tipo, job.estado);
-  const csv = new ReadableStream<Uint8Array>({
-    pull(controller) {
+  const csv = (function* () {
+    for (;;) {
       const chunk: string[] = [];
       for (let k = 0; k < 500; k++) {
         const next = lines.next();
         if (next.done) break;
         chunk.push(next.value);
       }
-      if (!chunk.length) return controller.close();
-      controller.enqueue(encodeLatin1(`${chunk.join("\n")}\n`));
-    },
-  });
-  return new Response(csv.pipeThrough(new CompressionStream("gzip")), { headers: { "content-type": "application/octet-stream" } });
+      if (!chunk.length) return;
+      yield encodeLatin1(`${chunk.join("\n")}\n`);
+    }
+  })();
+  return new Response(throughOnDemand(csv, new CompressionStream("gzip")), { headers: { "content-type": "application/octet-stream" } });
 }
 
 /** getDetalleCompraExport / getDetalleVentaExport: the detail as CSV lines inside JSON; codTipoDoc 0 is every type. */

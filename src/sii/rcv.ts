@@ -2,6 +2,7 @@
 // session TOKEN, answers whose respEstado says how it went, HTML when the session is gone.
 import { JsonObjectReader, JsonStreamError } from "../lib/json-object-reader.ts";
 import { decodeAs, decodeLatin1 } from "../lib/latin1.ts";
+import { throughOnDemand } from "../lib/streams.ts";
 import { ApiError } from "../platform/errors.ts";
 import type { CookieJar } from "./cookies.ts";
 import { checkSiiPage, pageText, readWithin, type SiiContext, siiFetch, siiOpen } from "./http.ts";
@@ -319,17 +320,17 @@ export async function asyncFileLines(ctx: SiiContext, jar: CookieJar, q: AsyncQu
       details: { service: "rcv_obtenerArchivoBLOB", sii_status: res.status, sii_message: pageText(text) },
     });
   }
-  const gzip = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(head);
+  let pending: Uint8Array | null = head;
+  const compressed = {
+    next: async (): Promise<ReadableStreamReadResult<Uint8Array>> => {
+      if (!pending) return reader.read();
+      const value = pending;
+      pending = null;
+      return { done: false, value };
     },
-    async pull(controller) {
-      const next = await reader.read();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
+    return: () => reader.cancel(),
+  };
+  const unpacked = throughOnDemand(compressed, new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
   let rest = "";
   let total = 0;
   const lines = new TransformStream<Uint8Array, string>({
@@ -347,7 +348,7 @@ export async function asyncFileLines(ctx: SiiContext, jar: CookieJar, q: AsyncQu
       if (rest.trim() !== "") controller.enqueue(rest);
     },
   });
-  return gzip.pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>).pipeThrough(lines);
+  return unpacked.pipeThrough(lines);
 }
 
 /** Reads CSV lines as documents by the header's column names: `row(line)` once the header is known. */
