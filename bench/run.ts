@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
 import { engineFigures } from "./dte.ts";
+import { rcvFigures } from "./rcv.ts";
 import { vehicleFigures } from "./vehiculos.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -35,7 +36,6 @@ interface Server {
   port: number;
   token: string;
   cpu(): Promise<number>;
-  rss(): Promise<number>;
 }
 
 async function start(mode: string): Promise<Server> {
@@ -53,12 +53,7 @@ async function start(mode: string): Promise<Server> {
       child.once("message", (m) => resolve((m as { cpu: number }).cpu));
       child.send("cpu");
     });
-  const rss = () =>
-    new Promise<number>((resolve) => {
-      child.once("message", (m) => resolve((m as { mem: number }).mem));
-      child.send("mem");
-    });
-  return { child, port: ready.ready, token: ready.token, cpu, rss };
+  return { child, port: ready.ready, token: ready.token, cpu };
 }
 
 interface Load {
@@ -171,55 +166,13 @@ try {
       figure(`${op.name}: CPU per request (gateway process)`, "ms", cpuMs / 1000 / gw.requests, op.crypto ? 10 : 2, "lower", false),
     );
   }
-  // RCV: memory while a period's file streams through, at 1 k, 10 k and 100 k documents. Growth
-  // from 10 k to 100 k shows whether anything holds the period (the young generation's growth
-  // is already there at 10 k).
-  const peaks: number[] = [];
-  const sizes: Record<string, string> = { "201901": "1 k", "201902": "10 k", "201903": "100 k" };
-  for (const periodo of Object.keys(sizes)) {
-    const headers = { "content-type": "application/json", "x-api-token": gateway.token };
-    const body = JSON.stringify({ auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } });
-    const base = `http://127.0.0.1:${gateway.port}/api/v1/sii/rcv/ventas/async`;
-    const job = (await (await fetch(`${base}/solicitar/76192083-9/${periodo}/0`, { method: "POST", headers, body })).json()) as {
-      data: { solicitud_id: number };
-    };
-    await new Promise((r) => setTimeout(r, 2100)); // the sandbox finishes a request in two seconds
-    const before = await gateway.rss();
-    let peak = before;
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        peak = Math.max(peak, await gateway.rss());
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })();
-    const res = await fetch(`${base}/detalle/76192083-9/${periodo}/${job.data.solicitud_id}/0`, { method: "POST", headers, body });
-    let bytes = 0;
-    for await (const chunk of res.body ?? []) bytes += (chunk as Uint8Array).length;
-    sampling = false;
-    await sampler;
-    if (!res.ok) throw new Error(`async detail ${periodo}: ${res.status}`);
-    peaks.push(Math.max(1, peak - before) / 1024 / 1024);
-    figures.push(
-      figure(
-        `RCV async detail, ${sizes[periodo]} documents: gateway RSS growth (answer ${(bytes / 1024 / 1024).toFixed(1)} MiB)`,
-        "MiB",
-        peaks.at(-1) ?? 0,
-        null,
-        "lower",
-        false,
-      ),
-    );
-  }
-  figures.push(
-    figure("RCV async detail: RSS growth 100 k / 10 k documents", "ratio", (peaks[2] ?? 0) / (peaks[1] ?? 1), 2, "lower", false),
-  );
 } finally {
   for (const server of servers) server.child.send("stop");
 }
 
 // The DTE engine in this process, without HTTP (absolute figures: reported, not gated).
 for (const f of await engineFigures(quick)) figures.push(figure(f.name, f.unit, f.value, f.budget, f.better, false));
+for (const f of await rcvFigures()) figures.push(figure(f.name, f.unit, f.value, f.budget, "lower", f.gated));
 for (const f of await vehicleFigures(quick)) figures.push(figure(f.name, f.unit, f.value, null, "lower", false));
 
 // The Worker: minified bundle size and start-up time (workerd, locally).

@@ -2,7 +2,8 @@
 //   gateway  the gateway (Node entry, SQLite state) against the in-process sandbox
 //   bare     the same SII work with no auth, validation, quota or idempotency (the reference)
 //   sandbox  the SII simulator itself over HTTP
-// Prints `ready <port>`; on the IPC message "cpu" it answers its CPU time so far (microseconds).
+// Prints `ready <port>`; on the IPC message "cpu" it answers its CPU time so far (microseconds),
+// on "mem" its RSS, on "heap-start" / "heap-stop" the peak of its live memory in between.
 
 import { mkdtempSync } from "node:fs";
 import { createServer } from "node:http";
@@ -85,6 +86,38 @@ function sandbox() {
   return { server, token: "" };
 }
 
+/**
+ * Live memory (heap + buffers outside it) after a full collection, sampled while a request runs:
+ * what the process holds, not the garbage it has yet to collect (which makes RSS and plain heap
+ * readings noisy). Needs `--expose-gc`.
+ */
+const heapWatch = (() => {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const live = () => {
+    if (!gc) throw new Error("start the bench server with --expose-gc to measure live memory");
+    gc();
+    const { heapUsed, external } = process.memoryUsage();
+    return heapUsed + external;
+  };
+  let base = 0;
+  let peak = 0;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  return {
+    start() {
+      base = live();
+      peak = base;
+      timer = setInterval(() => {
+        peak = Math.max(peak, live());
+      }, 20);
+      return { base, peak };
+    },
+    stop() {
+      clearInterval(timer);
+      return { base, peak };
+    },
+  };
+})();
+
 const started = mode === "gateway" ? await gateway() : mode === "bare" ? bare() : mode === "sandbox" ? sandbox() : null;
 if (!started) throw new Error(`unknown mode ${mode}`);
 started.server.listen(0, "127.0.0.1", () => {
@@ -97,5 +130,7 @@ process.on("message", (message) => {
     process.send?.({ cpu: user + system });
   }
   if (message === "mem") process.send?.({ mem: process.memoryUsage().rss });
+  if (message === "heap-start") process.send?.({ heap: heapWatch.start() });
+  if (message === "heap-stop") process.send?.({ heap: heapWatch.stop() });
   if (message === "stop") started.server.close(() => process.exit(0));
 });
