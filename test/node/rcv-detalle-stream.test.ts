@@ -102,6 +102,19 @@ describe("RCV detail of a large period", () => {
     await expect(res.text()).rejects.toThrow(/changed while it was read twice/);
   });
 
+  it("streams every type of a large purchases period (dte 0) in one state, the SII's rows included", async () => {
+    const { post } = await setup(sandboxTransport(createDefaultSandbox()));
+    const res = await post("/api/v1/sii/rcv/compras/detalle/76192083-9/201902/0/PENDIENTE");
+    const { data } = await bodyOf(res);
+    const docs = rcvDocuments("76192083-9", 201902, "COMPRA").filter((d) => d.estado === "PENDIENTE");
+    const byType = [...new Set(docs.map((d) => d.tipo))].sort((a, b) => a - b).flatMap((tipo) => docs.filter((d) => d.tipo === tipo));
+    expect(data.registros).toBe(docs.length);
+    expect(data.documentos.map((d: Loose) => [d.tipo_documento, d.folio])).toEqual(byType.map((d) => [d.tipo, d.folio]));
+    expect(data.sii.data.map((r: Loose) => r.detNroDoc)).toEqual(byType.map((d) => d.folio));
+    expect(data.documentos.filter((d: Loose) => d.nota_credito).length).toBe(docs.filter((d) => d.tipo === 61).length);
+    expect(data.sin_detalle).toEqual([]);
+  });
+
   it("answers a small period from one read, whole, and an SII error in it as an error envelope", async () => {
     const small = valvedSii();
     small.open();
