@@ -46,7 +46,7 @@ function valvedSii(rewrite: (text: string, call: number) => string = (text) => t
       return new Response(body, { status: res.status, headers: res.headers });
     },
   };
-  return { transport, open, sent };
+  return { transport, open, sent, state: (sandbox.sandbox as NonNullable<typeof sandbox.sandbox>).state };
 }
 
 async function setup(sii: SiiTransport) {
@@ -100,6 +100,31 @@ describe("RCV detail of a large period", () => {
     const res = await post(LARGE);
     expect(res.status).toBe(200);
     await expect(res.text()).rejects.toThrow(/changed while it was read twice/);
+  });
+
+  it("logs in again once when the SII dropped the session before the answer began", async () => {
+    const sii = valvedSii();
+    sii.open();
+    const { post } = await setup(sii.transport);
+    expect((await post("/api/v1/sii/rcv/ventas/detalle/76192083-9/202401/33")).status).toBe(200);
+    sii.state.sessions.clear();
+    const { data } = await bodyOf(await post(LARGE));
+    expect(data.registros).toBe(expected().length);
+    expect(data.sii.data).toHaveLength(expected().length);
+    expect(sii.state.calls.get("clave_login")).toBe(2);
+  });
+
+  it("aborts the answer, without logging in again, when the session is dropped after it began", async () => {
+    const sii = valvedSii();
+    const { post } = await setup(sii.transport);
+    const res = await post(LARGE);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    await readUntil(reader, (text) => (text.match(/"folio":/g) ?? []).length >= 1000);
+    // The second read (for `sii.data`) now meets the login wall.
+    sii.state.sessions.clear();
+    sii.open();
+    await expect(readUntil(reader, () => false)).rejects.toThrow();
+    expect(sii.state.calls.get("clave_login")).toBe(1);
   });
 
   it("streams every type of a large purchases period (dte 0) in one state, the SII's rows included", async () => {
