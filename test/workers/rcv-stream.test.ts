@@ -1,0 +1,32 @@
+// The synchronous RCV detail of a large period streams in workerd too: the Worker entry answers a
+// 10 k-document period's type whole (documents and the SII's rows from a second read).
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { rcvDocuments } from "../../src/sandbox/rcv.ts";
+
+const admin = { authorization: "Bearer test-admin-token", "content-type": "application/json" };
+const fetchWorker = (path: string, init?: RequestInit) => exports.default.fetch(new Request(`https://gateway.test${path}`, init));
+
+describe("RCV detail in workerd", () => {
+  it("streams a large period's documents and the SII's rows", async () => {
+    const created = await fetchWorker("/admin/v1/tokens", {
+      method: "POST",
+      headers: admin,
+      body: JSON.stringify({ name: "rcv", account: "rcv-stream", scopes: ["sii:read"], plan: { daily_units: 10, monthly_units: 10 } }),
+    });
+    const { data: token } = (await created.json()) as { data: { token: string } };
+    const res = await fetchWorker("/api/v1/sii/rcv/ventas/detalle/76192083-9/201902/33", {
+      method: "POST",
+      headers: { "x-api-token": token.token, "content-type": "application/json" },
+      body: JSON.stringify({ auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } }),
+    });
+    expect(res.status).toBe(200);
+    const { data } = (await res.json()) as {
+      data: { registros: number; documentos: { folio: number }[]; sii: { data: { detNroDoc: number }[] } };
+    };
+    const expected = rcvDocuments("76192083-9", 201902, "VENTA").filter((d) => d.tipo === 33);
+    expect(data.registros).toBe(expected.length);
+    expect(data.documentos.map((d) => d.folio)).toEqual(expected.map((d) => d.folio));
+    expect(data.sii.data.map((r) => r.detNroDoc)).toEqual(expected.map((d) => d.folio));
+  }, 30_000); // two reads of 4 k rows, paced per taxpayer: seconds in local workerd, more on a busy machine
+});
