@@ -8,6 +8,7 @@ import { ApiError } from "../../platform/errors.ts";
 import { invalidDocument, type Node, normalizeDte, SUPPORTED_TYPES } from "../normalize/normalize.ts";
 import { type FieldProblem, sanitizeDte } from "../normalize/sanitize.ts";
 import type { XmlSigner } from "../sign/xmldsig.ts";
+import { MAX_DOCUMENTS } from "../verify/envelope.ts";
 import type { RsaPublicKey } from "../verify/timbre.ts";
 import { type Caf, CafError, cafProblems, readCaf } from "./caf.ts";
 import { DOCUMENTO_ORDER } from "./schema-order.ts";
@@ -52,8 +53,6 @@ export interface Generated {
 /** The SII, which receives every upload (research §5). */
 export const SII_RUT = "60803000-K";
 const BOLETAS = new Set([39, 41]);
-/** Documents per envelope (EnvioDTE_v10.xsd / EnvioBOLETA_v11.xsd). */
-const MAX_DOCUMENTS = { EnvioDTE: 2000, EnvioBOLETA: 500 } as const;
 const XML_DECLARATION = '<?xml version="1.0" encoding="ISO-8859-1"?>\n';
 
 /** Base64 of ISO-8859-1 text: btoa reads each character as the byte of its code (all are ≤ U+00FF here). */
