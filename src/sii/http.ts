@@ -181,12 +181,13 @@ export async function readWithin(
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stalled = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      reader.cancel().catch(() => undefined);
+      // Rejected before the cancel: cancelling ends the pending read as if the answer were whole.
       reject(
         new ApiError(502, "SII_GATEWAY_ERROR", `The SII stopped sending for ${ctx.timeoutMs} ms`, {
           details: { service, reason: "timeout" },
         }),
       );
+      reader.cancel().catch(() => undefined);
     }, ctx.timeoutMs);
   });
   try {

@@ -14,7 +14,7 @@ const LARGE = "/api/v1/sii/rcv/ventas/detalle/76192083-9/201902/33";
 const expected = () => rcvDocuments("76192083-9", 201902, "VENTA").filter((d) => d.tipo === 33);
 
 /**
- * The sandbox behind a valve: each detail answer is sent in 16 KiB pieces, and the first one stops
+ * The sandbox behind a valve: each detail answer is sent in 4 KiB pieces, and the first one stops
  * halfway until the test opens the valve. `rewrite` may change a detail answer before it is sent.
  */
 function valvedSii(rewrite: (text: string, call: number) => string = (text) => text) {
@@ -36,7 +36,7 @@ function valvedSii(rewrite: (text: string, call: number) => string = (text) => t
       const body = new ReadableStream<Uint8Array>({
         async pull(controller) {
           if (call === 1 && at >= bytes.length / 2) await opened;
-          const piece = bytes.subarray(at, at + 16 * 1024);
+          const piece = bytes.subarray(at, at + 4 * 1024);
           at += piece.length;
           if (call === 1) sent.bytes = at;
           if (piece.length) controller.enqueue(piece);
@@ -49,8 +49,8 @@ function valvedSii(rewrite: (text: string, call: number) => string = (text) => t
   return { transport, open, sent, state: (sandbox.sandbox as NonNullable<typeof sandbox.sandbox>).state };
 }
 
-async function setup(sii: SiiTransport) {
-  const t = probeApp();
+async function setup(sii: SiiTransport, siiTimeoutMs?: number) {
+  const t = probeApp(undefined, siiTimeoutMs ? { siiTimeoutMs } : {});
   t.deps.clock = { now: () => new Date("2026-11-22T15:00:00Z") };
   t.deps.sii = sii;
   const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
@@ -138,6 +138,16 @@ describe("RCV detail of a large period", () => {
     expect(data.sii.data.map((r: Loose) => r.detNroDoc)).toEqual(byType.map((d) => d.folio));
     expect(data.documentos.filter((d: Loose) => d.nota_credito).length).toBe(docs.filter((d) => d.tipo === 61).length);
     expect(data.sin_detalle).toEqual([]);
+  });
+
+  it("answers 502 (timeout) when the SII stops sending midway, before anything was sent", async () => {
+    const stalled = valvedSii(); // never opened: the answer stops halfway
+    const { post } = await setup(stalled.transport, 300);
+    const res = await post("/api/v1/sii/rcv/ventas/detalle/76192083-9/202401/33");
+    const body = await bodyOf(res);
+    expect([res.status, body.error_code, body.details?.reason]).toEqual([502, "SII_GATEWAY_ERROR", "timeout"]);
+    expect(stalled.sent.bytes).toBeLessThan(stalled.sent.total);
+    expect(stalled.sent.calls).toBe(1); // a stalled answer is not mistaken for a session wall
   });
 
   it("answers a small period from one read, whole, and an SII error in it as an error envelope", async () => {
