@@ -26,7 +26,7 @@ const SIZES: [periodo: string, label: string][] = [
 /** Growth below this is within what the sampling itself moves (GC timing, socket buffers). */
 const FLOOR_MIB = 1;
 /**
- * The 100 k / 10 k ratio's budget, gated: flat memory is ~1 (0.63-1.06 over five runs of both
+ * The 100 k / 10 k ratio's budget, gated: flat memory is ~1 (0.63-1.08 over six runs of both
  * details on a 2-core machine); the sync detail made to hold its answer measured 9.4.
  */
 const RATIO_BUDGET = 2;
