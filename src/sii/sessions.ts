@@ -68,6 +68,7 @@ export async function sessionKey(env: SessionEnv, owner: SessionOwner): Promise<
 }
 
 async function pace(env: SessionEnv, rut: string): Promise<void> {
+  if (env.pacingMs <= 0) return; // nothing to space out (the sandbox): skip the store's round trip
   const wait = await env.sessions.reserve(`${rut}|pace`, env.pacingMs, env.now());
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }
@@ -75,6 +76,8 @@ async function pace(env: SessionEnv, rut: string): Promise<void> {
 interface OpenSession {
   jar: CookieJar;
   created: number;
+  /** The cookies as stored, to store them again only when the SII changed them. */
+  stored: string;
 }
 
 async function load(env: SessionEnv, key: string, kind: SessionOwner["kind"]): Promise<OpenSession | null> {
@@ -83,14 +86,16 @@ async function load(env: SessionEnv, key: string, kind: SessionOwner["kind"]): P
   if (!text) return null;
   const session = JSON.parse(text) as SealedSession;
   const jar = CookieJar.fromJSON(session.cookies, () => env.now().getTime());
-  if (env.now().getTime() - session.created < SESSION_MAX_MS) return { jar, created: session.created };
+  if (env.now().getTime() - session.created < SESSION_MAX_MS)
+    return { jar, created: session.created, stored: JSON.stringify(session.cookies) };
   // Too old to trust: close it at the SII (sessions per RUT are limited) and start again.
   await env.sessions.delete(key);
   await logout(env.ctx, jar, kind).catch(() => undefined);
   return null;
 }
 
-async function save(env: SessionEnv, key: string, jar: CookieJar, created: number): Promise<void> {
+/** Stores the session; returns what was stored of its cookies. */
+async function save(env: SessionEnv, key: string, jar: CookieJar, created: number): Promise<string> {
   const session: SealedSession = { created, cookies: jar.toJSON() };
   const remaining = SESSION_MAX_MS - (env.now().getTime() - created);
   await env.sessions.put(
@@ -99,6 +104,7 @@ async function save(env: SessionEnv, key: string, jar: CookieJar, created: numbe
     Math.max(1, remaining) + LOGOUT_GRACE_MS,
     env.now(),
   );
+  return JSON.stringify(session.cookies);
 }
 
 /**
@@ -111,19 +117,22 @@ export function withWebSession<T>(
   login: () => Promise<CookieJar>,
   use: (jar: CookieJar) => Promise<T>,
 ): Promise<T> {
+  // Computed before queueing: only what touches the session needs to wait its turn.
+  const keyed = sessionKey(env, owner);
+  keyed.catch(() => undefined); // awaited in turn below; not an unhandled rejection meanwhile
   return serialize(owner.rut, async () => {
-    const key = await sessionKey(env, owner);
+    const key = await keyed;
     const fresh = async (): Promise<OpenSession> => {
       await pace(env, owner.rut);
       const jar = await login();
       const created = env.now().getTime();
-      await save(env, key, jar, created);
-      return { jar, created };
+      return { jar, created, stored: await save(env, key, jar, created) };
     };
     const attempt = async (session: OpenSession) => {
       await pace(env, owner.rut);
       const result = await use(session.jar);
-      await save(env, key, session.jar, session.created); // keep cookies the SII changed
+      // Keep cookies the SII changed; an unchanged session needs no new write (its expiry is fixed by `created`).
+      if (JSON.stringify(session.jar.toJSON()) !== session.stored) await save(env, key, session.jar, session.created);
       return result;
     };
     const session = (await load(env, key, owner.kind)) ?? (await fresh());

@@ -67,6 +67,39 @@ describe("SII web sessions", () => {
     expect(stored).not.toContain(first);
   });
 
+  it("stores the session again only when the SII changed its cookies", async () => {
+    const { env, store } = setup();
+    let writes = 0;
+    env.sessions = {
+      ...env.sessions,
+      put: (...args) => {
+        writes++;
+        return store.put(...args);
+      },
+    };
+    await run(env, owner());
+    expect(writes).toBe(1); // the login
+    await run(env, owner());
+    expect(writes).toBe(1); // same cookies: nothing to write
+    const changed = await withWebSession(
+      env,
+      owner(),
+      () => claveLogin(env.ctx, { rut: "76192083-9", clave: "sandbox76" }),
+      async (jar) => {
+        jar.store("https://www4.sii.cl/", new Headers({ "set-cookie": "EXTRA=renewed-by-the-sii; Path=/; Domain=.sii.cl" }));
+        return "ok";
+      },
+    );
+    expect([changed, writes]).toEqual(["ok", 2]);
+    const reused = await withWebSession(
+      env,
+      owner(),
+      () => Promise.reject(new Error("no login expected")),
+      async (jar) => jar.get("EXTRA"),
+    );
+    expect(reused).toBe("renewed-by-the-sii");
+  });
+
   it("never shares a session between accounts, and a wrong clave never rides on a cached one", async () => {
     const { sandbox, env } = setup();
     const acme = await run(env, owner());
