@@ -17,7 +17,7 @@ const expected = () => rcvDocuments("76192083-9", 201902, "VENTA").filter((d) =>
  * The sandbox behind a valve: each detail answer is sent in 4 KiB pieces, and the first one stops
  * halfway until the test opens the valve. `rewrite` may change a detail answer before it is sent.
  */
-function valvedSii(rewrite: (text: string, call: number) => string = (text) => text) {
+function valvedSii(rewrite: (text: string, call: number) => string = (text) => text, service = /getDetalleVenta$/) {
   const sandbox = sandboxTransport(createDefaultSandbox());
   let open!: () => void;
   const opened = new Promise<void>((resolve) => {
@@ -28,7 +28,7 @@ function valvedSii(rewrite: (text: string, call: number) => string = (text) => t
     ...sandbox,
     fetch: async (request, options) => {
       const res = await sandbox.fetch(request, options);
-      if (!/getDetalleVenta$/.test(new URL(request.url).pathname)) return res;
+      if (!service.test(new URL(request.url).pathname)) return res;
       const call = ++sent.calls;
       const bytes = new TextEncoder().encode(rewrite(await res.text(), call));
       if (call === 1) sent.total = bytes.length;
@@ -90,6 +90,31 @@ describe("RCV detail of a large period", () => {
     // The SII's own rows, kept as documented, came from a second read of the same documents.
     expect(data.sii.data.map((r: Loose) => r.detNroDoc)).toEqual(want.map((d) => d.folio));
     expect(sii.sent.calls).toBe(2);
+  });
+
+  it("streams the SII's CSV export too, with the SII's file name, in ISO-8859-1", { timeout: 30_000 }, async () => {
+    const sii = valvedSii(undefined, /getDetalleVentaExport$/);
+    const { post } = await setup(sii.transport);
+    // 100 k documents, about 40 k invoices (4 MiB of lines): half of it is far more than the gateway holds before answering.
+    const res = await post("/api/v1/sii/rcv/ventas/detalle/76192083-9/201903/33?formato=csv");
+    expect([res.status, res.headers.get("content-type")]).toEqual([200, "text/csv; charset=ISO-8859-1"]);
+    expect(res.headers.get("content-disposition")).toBe('attachment; filename="RCV_VENTA_REGISTRO_76192083-9_201903.csv"');
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const want = rcvDocuments("76192083-9", 201903, "VENTA").filter((d) => d.tipo === 33);
+    const latin1 = new TextDecoder("latin1");
+    let text = "";
+    // The first 1 000 lines arrive while the SII's answer is stopped halfway.
+    while (text.split("\n").length <= 1001) {
+      const next = await reader.read();
+      if (next.done) break;
+      text += latin1.decode(next.value, { stream: true });
+    }
+    expect(sii.sent.bytes).toBeLessThan(sii.sent.total);
+    sii.open();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) text += latin1.decode(next.value, { stream: true });
+    const lines = text.trimEnd().split("\n");
+    expect(lines).toHaveLength(want.length + 1); // the header, then one line per document
+    expect(lines.slice(1).map((line) => Number(line.split(";")[5]))).toEqual(want.map((d) => d.folio));
   });
 
   it("aborts the answer when the second read brings other documents than the first", async () => {

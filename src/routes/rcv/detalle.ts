@@ -73,23 +73,31 @@ function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas"): void {
       const base = { rutEmisor: body, dvEmisor: dv, ptributario: params.periodo };
       const ctx = await siiContext(c);
       if (valid(c, "query", Query).formato === "csv") {
-        const exported = await withRcvSession(c, ctx, taxpayer, auth, (jar) =>
-          rcvCall(ctx, jar, compras ? "getDetalleCompraExport" : "getDetalleVentaExport", {
-            ...base,
-            codTipoDoc: String(params.dte),
-            operacion: compras ? "COMPRA" : "",
-            estadoContab: compras ? estado : "",
-            accionRecaptcha: compras ? "RCV_DDETC" : "RCV_DDETV",
-            tokenRecaptcha: "t-o-k-e-n-web",
-          }),
+        const exportData = {
+          ...base,
+          codTipoDoc: String(params.dte),
+          operacion: compras ? "COMPRA" : "",
+          estadoContab: compras ? estado : "",
+          accionRecaptcha: compras ? "RCV_DDETC" : "RCV_DDETV",
+          tokenRecaptcha: "t-o-k-e-n-web",
+        };
+        // The SII's own file name (it sends it after the rows, too late for the header of a streamed answer).
+        const name = `RCV_${operacion}_${estado}_${taxpayer}_${params.periodo}.csv`;
+        return answerInSession(
+          c,
+          ctx,
+          taxpayer,
+          auth,
+          async function* (jar) {
+            for await (const line of rcvRows(ctx, jar, compras ? "getDetalleCompraExport" : "getDetalleVentaExport", exportData)) {
+              yield `${String(line)}\n`;
+            }
+          },
+          {
+            headers: { "content-type": "text/csv; charset=ISO-8859-1", "content-disposition": `attachment; filename="${name}"` },
+            encode: (text) => encodeLatin1(text),
+          },
         );
-        const lines = Array.isArray(exported.data) ? exported.data.map(String) : [];
-        const name =
-          typeof exported.nombreArchivo === "string" ? exported.nombreArchivo : `RCV_${operacion}_${taxpayer}_${params.periodo}.csv`;
-        return c.body(encodeLatin1(lines.length ? `${lines.join("\n")}\n` : ""), 200, {
-          "content-type": "text/csv; charset=ISO-8859-1",
-          "content-disposition": `attachment; filename="${name.replace(/"/g, "")}"`,
-        });
       }
       const query: DetailQuery = { compras, taxpayer, periodo: params.periodo, dte: params.dte, estado, base };
       return answerInSession(c, ctx, taxpayer, auth, (jar) => detailJson(ctx, jar, query));

@@ -15,9 +15,17 @@ const JSON_TYPE = { "content-type": "application/json; charset=utf-8" };
 /** Pieces joined into one chunk: one write per row would cost more than the row. */
 const PIECES_PER_CHUNK = 200;
 
-/** JSON text pieces as a byte stream; `ended` runs once it is finished, failed or cancelled. */
-export function jsonStream(pieces: AsyncIterator<string>, ended: () => void = () => {}): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
+/** How a streamed answer is typed and its text turned into bytes. */
+export interface StreamFormat {
+  headers: Record<string, string>;
+  encode: (text: string) => Uint8Array;
+}
+
+const utf8 = new TextEncoder();
+export const JSON_FORMAT: StreamFormat = { headers: JSON_TYPE, encode: (text) => utf8.encode(text) };
+
+/** Text pieces as a byte stream; `ended` runs once it is finished, failed or cancelled. */
+export function textStream(pieces: AsyncIterator<string>, format: StreamFormat, ended: () => void = () => {}): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const batch: string[] = [];
@@ -25,7 +33,7 @@ export function jsonStream(pieces: AsyncIterator<string>, ended: () => void = ()
         while (batch.length < PIECES_PER_CHUNK) {
           const next = await pieces.next();
           if (next.done) {
-            if (batch.length) controller.enqueue(encoder.encode(batch.join("")));
+            if (batch.length) controller.enqueue(format.encode(batch.join("")));
             controller.close();
             ended();
             return;
@@ -37,7 +45,7 @@ export function jsonStream(pieces: AsyncIterator<string>, ended: () => void = ()
         ended();
         return;
       }
-      controller.enqueue(encoder.encode(batch.join("")));
+      controller.enqueue(format.encode(batch.join("")));
     },
     async cancel() {
       ended();
@@ -50,7 +58,8 @@ export function jsonStream(pieces: AsyncIterator<string>, ended: () => void = ()
 export const COMMIT_CHARS = 512 * 1024;
 
 /**
- * Answers with the JSON `pieces(jar)` writes, made in the taxpayer's SII session. Up to
+ * Answers with the text `pieces(jar)` writes (JSON unless `format` says otherwise), made in the
+ * taxpayer's SII session. Up to
  * COMMIT_CHARS of it is held before anything is sent, so any failure until then is an ordinary
  * error envelope (and a session wall logs in again and starts over). A larger answer then streams,
  * and the session stays held until its body is finished: the SII calls it still makes (more
@@ -62,6 +71,7 @@ export function answerInSession(
   rut: string,
   auth: z.output<typeof RcvAuthBody>["auth"],
   pieces: (jar: CookieJar) => AsyncGenerator<string>,
+  format: StreamFormat = JSON_FORMAT,
 ): Promise<Response> {
   return new Promise<Response>((answer, fail) => {
     withRcvSession(c, ctx, rut, auth, async (jar) => {
@@ -71,14 +81,14 @@ export function answerInSession(
       while (size <= COMMIT_CHARS) {
         const next = await source.next();
         if (next.done) {
-          answer(c.body(held.join(""), 200, JSON_TYPE));
+          answer(c.body(format.encode(held.join("")) as Uint8Array<ArrayBuffer>, 200, format.headers));
           return;
         }
         held.push(next.value);
         size += next.value.length;
       }
       const finished = new Promise<void>((ended) => {
-        answer(c.body(jsonStream(resume(held, source), ended), 200, JSON_TYPE));
+        answer(c.body(textStream(resume(held, source), format, ended), 200, format.headers));
       });
       await finished;
     }).catch(fail);
@@ -93,5 +103,5 @@ async function* resume(held: string[], source: AsyncGenerator<string>): AsyncGen
 
 /** Streams `pieces` as the JSON answer (already inside whatever session it needs). */
 export function streamJson(c: Context<AppEnv>, pieces: AsyncIterator<string>): Response {
-  return c.body(jsonStream(pieces), 200, JSON_TYPE);
+  return c.body(textStream(pieces, JSON_FORMAT), 200, JSON_TYPE);
 }
