@@ -163,14 +163,7 @@ export async function zipArchive(sources: readonly ZipSource[], options: { defla
   view.setUint16(10, packed.length, true);
   view.setUint32(12, directorySize, true);
   view.setUint32(16, offset, true);
-  const all = [...parts, ...directory, end];
-  const out = new Uint8Array(all.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of all) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return concatBytes([...parts, ...directory, end]);
 }
 
 /** A local header (30 bytes) or a central-directory entry (46 bytes) for `entry`. */

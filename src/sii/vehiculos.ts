@@ -17,7 +17,7 @@ export const FIRST_APPRAISAL_YEAR = 2020;
 /** No appraisal workbook is near this; past it the answer is not one. */
 export const MAX_WORKBOOK_BYTES = 64 * 1024 * 1024;
 
-const TEXT_FIELDS = [
+export const TEXT_FIELDS = [
   "codigo",
   "tipo",
   "marca",

@@ -7,7 +7,14 @@
 import { ApiError } from "../../platform/errors.ts";
 import type { CacheStore } from "../../ports.ts";
 import type { SiiContext } from "../../sii/http.ts";
-import { type AppraisalField, type AppraisalRow, appraisalRows, downloadWorkbook, type WorkbookKind } from "../../sii/vehiculos.ts";
+import {
+  type AppraisalField,
+  type AppraisalRow,
+  appraisalRows,
+  downloadWorkbook,
+  TEXT_FIELDS,
+  type WorkbookKind,
+} from "../../sii/vehiculos.ts";
 
 export type Categoria = 1 | 2 | 3;
 
@@ -44,19 +51,7 @@ export const FIELDS: readonly AppraisalField[] = [
   "permiso",
   "observacion",
 ];
-const TEXT = new Set<AppraisalField>([
-  "codigo",
-  "tipo",
-  "marca",
-  "modelo",
-  "version",
-  "combustible",
-  "transmision",
-  "traccion",
-  "pais",
-  "equipamiento",
-  "observacion",
-]);
+const TEXT = new Set<AppraisalField>(TEXT_FIELDS);
 
 /** The characteristics listed per category, with ids that do not change between years. */
 export const CHARACTERISTICS: { id: number; name: string; field: AppraisalField }[] = [
