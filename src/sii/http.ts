@@ -137,6 +137,14 @@ async function wholeAnswer(res: Response): Promise<SiiAnswer> {
   return { status: res.status, headers: res.headers, text: await responseText(res) };
 }
 
+/**
+ * Sends a request and hands the answer to `read` (e.g. a binary file), within the time limit and
+ * with the same retry and error rules as `siiFetch`; `read` checks what the answer carries.
+ */
+export function siiRead<T>(ctx: SiiContext, request: Request, call: SiiCall, read: (res: Response) => Promise<T>): Promise<T> {
+  return withRetry(call, () => once(ctx, request, call, read));
+}
+
 /** Reads may be retried once when the SII failed; writes never are. */
 async function withRetry<T>(call: SiiCall, attempt: () => Promise<T>): Promise<T> {
   try {

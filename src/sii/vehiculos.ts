@@ -7,7 +7,7 @@ import { decodeLatin1 } from "../lib/latin1.ts";
 import { type CellValue, sheetRows } from "../lib/xlsx.ts";
 import { looksLikeZip } from "../lib/zip.ts";
 import { ApiError } from "../platform/errors.ts";
-import { checkSiiPage, pageText, type SiiContext } from "./http.ts";
+import { checkSiiPage, pageText, type SiiContext, siiRead } from "./http.ts";
 
 export type WorkbookKind = "liv" | "pes";
 export const WORKBOOK_KINDS: readonly WorkbookKind[] = ["liv", "pes"];
@@ -128,35 +128,10 @@ export const workbookUrl = (kind: WorkbookKind, anio: number) =>
   `https://www.sii.cl/servicios_online/tasacion_fiscal_vehiculos/${kind}${anio}.xlsx`;
 
 /** A workbook's bytes, or null when the SII has not published it (404). One retry after a failed transfer. */
-export async function downloadWorkbook(ctx: SiiContext, kind: WorkbookKind, anio: number): Promise<Uint8Array | null> {
-  try {
-    return await downloadOnce(ctx, kind, anio);
-  } catch (err) {
-    if (!(err instanceof ApiError) || err.code !== "SII_GATEWAY_ERROR") throw err;
-    return downloadOnce(ctx, kind, anio);
-  }
-}
-
-async function downloadOnce(ctx: SiiContext, kind: WorkbookKind, anio: number): Promise<Uint8Array | null> {
+export function downloadWorkbook(ctx: SiiContext, kind: WorkbookKind, anio: number): Promise<Uint8Array | null> {
   const service = "vehiculos";
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      reject(
-        new ApiError(502, "SII_GATEWAY_ERROR", `The SII did not hand over the workbook within ${ctx.timeoutMs} ms`, {
-          details: { service, reason: "timeout" },
-        }),
-      );
-    }, ctx.timeoutMs);
-  });
-  try {
-    const transfer = (async () => {
-      const res = await ctx.transport.fetch(new Request(workbookUrl(kind, anio), { signal: controller.signal }), { proxy: ctx.proxy });
-      return { res, bytes: await boundedBytes(res) };
-    })();
-    const { res, bytes } = await Promise.race([transfer, timedOut]);
+  return siiRead(ctx, new Request(workbookUrl(kind, anio)), { service, read: true }, async (res) => {
+    const bytes = await boundedBytes(res);
     if (res.status === 404) return null;
     if (res.status === 200 && looksLikeZip(bytes)) return bytes;
     // Anything else is one of the SII's pages: maintenance, throttling, an error.
@@ -165,17 +140,7 @@ async function downloadOnce(ctx: SiiContext, kind: WorkbookKind, anio: number): 
     throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII did not hand over the appraisal workbook", {
       details: { service, sii_status: res.status, sii_message: pageText(page) },
     });
-  } catch (err) {
-    if (err instanceof ApiError) throw err;
-    throw new ApiError(502, "SII_GATEWAY_ERROR", "Could not reach the SII", {
-      details: {
-        service,
-        reason: err instanceof Error ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ""}` : String(err),
-      },
-    });
-  } finally {
-    clearTimeout(timer);
-  }
+  });
 }
 
 async function boundedBytes(res: Response): Promise<Uint8Array> {
