@@ -1,32 +1,25 @@
 // The Lambda handler fed API Gateway v2 events, with its state in DynamoDB (a local
 // DynamoDB-compatible server on loopback).
-import type { AddressInfo } from "node:net";
-import dynalite from "dynalite";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDynamoTable } from "../../src/adapters/lambda/dynamodb-stores.ts";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createLambdaHandler } from "../../src/entry/lambda.ts";
+import { localDynamoDb } from "../support/local-dynamodb.ts";
 
-const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+const local = localDynamoDb("sii-gateway-test");
 let handler: ReturnType<typeof createLambdaHandler>;
 const devToken = "sii_dev_lambda_test";
 
-beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const env = {
-    DYNAMODB_TABLE: "sii-gateway-test",
-    DYNAMODB_ENDPOINT: endpoint,
-    AWS_REGION: "us-east-1",
+beforeAll(() => {
+  handler = createLambdaHandler({
+    DYNAMODB_TABLE: local.config.table,
+    DYNAMODB_ENDPOINT: local.config.endpoint,
+    AWS_REGION: local.config.region,
     AWS_ACCESS_KEY_ID: "local",
     AWS_SECRET_ACCESS_KEY: "local",
     SII_UPSTREAM: "sandbox",
     ADMIN_TOKEN: "lambda-admin",
     DEV_API_TOKEN: devToken,
-  };
-  await createDynamoTable({ table: env.DYNAMODB_TABLE, region: env.AWS_REGION, endpoint, accessKeyId: "local", secretAccessKey: "local" });
-  handler = createLambdaHandler(env);
+  });
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 function event(method: string, path: string, headers: Record<string, string> = {}, body?: string) {
   return {

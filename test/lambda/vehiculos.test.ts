@@ -1,34 +1,20 @@
 // The vehicle appraisal index in DynamoDB (dynalite on loopback): an item holds at most 400 KB,
 // so the index is stored in parts; the largest part the index writes must fit even when every
 // character takes three UTF-8 bytes, and a search must work from the stored index.
-import type { AddressInfo } from "node:net";
-import dynalite from "dynalite";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDynamoStores, createDynamoTable, type DynamoConfig } from "../../src/adapters/lambda/dynamodb-stores.ts";
+import { describe, expect, it } from "vitest";
+import { createDynamoStores } from "../../src/adapters/lambda/dynamodb-stores.ts";
 import { PART_CHARS } from "../../src/routes/vehiculos/appraisal-index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { sandboxVehicles } from "../../src/sandbox/vehiculos.ts";
 import { sandboxTransport } from "../../src/sii/transport.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { localDynamoDb } from "../support/local-dynamodb.ts";
 
-const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-let config: DynamoConfig;
-
-beforeAll(async () => {
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  config = { table: "vehicles", region: "us-east-1", endpoint: `http://127.0.0.1:${port}`, accessKeyId: "local", secretAccessKey: "local" };
-  await createDynamoTable(config);
-});
-
-afterAll(() => new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))));
+const local = localDynamoDb("vehicles");
 
 describe("vehicle appraisal index in DynamoDB", () => {
   it("keeps every part under the item limit, even of three-byte characters (and the limit is real here)", async () => {
-    const { cache } = createDynamoStores(config);
+    const { cache } = createDynamoStores(local.config);
     const now = new Date();
     const widest = "€".repeat(PART_CHARS);
     await cache.put("vehiculos:test:0", widest, now);
@@ -41,7 +27,7 @@ describe("vehicle appraisal index in DynamoDB", () => {
   it("answers a search from the index stored there", async () => {
     const now = new Date("2026-03-20T12:00:00Z");
     const rows = 9000;
-    const t = probeApp({ ...createDynamoStores(config) });
+    const t = probeApp({ ...createDynamoStores(local.config) });
     t.deps.clock = { now: () => now };
     t.deps.sii = sandboxTransport(createDefaultSandbox({ now: () => now.getTime(), vehicleRows: rows }));
     const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
