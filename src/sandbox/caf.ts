@@ -20,11 +20,15 @@ function cafSigningKey(): Promise<CryptoKey> {
   return signingKey;
 }
 
-/** The public half of the sandbox's CAF-signing key (what a verifier trusts for IDK 900 in sandbox mode). */
+let publicKey: { idk: string; modulus: Uint8Array; exponent: Uint8Array } | undefined;
+
+/** The public half of the sandbox's CAF-signing key (what a verifier trusts for IDK 900 in sandbox mode); read once. */
 export function sandboxCafPublicKey(): { idk: string; modulus: Uint8Array; exponent: Uint8Array } {
+  if (publicKey) return publicKey;
   const key = forge.pki.publicKeyFromPem(SANDBOX_CAF_SIGNER.publicKeyPem) as forge.pki.rsa.PublicKey;
   const bytes = (n: forge.jsbn.BigInteger) => base64ToBytes(bigIntBase64(n));
-  return { idk: String(SANDBOX_CAF_SIGNER.idk), modulus: bytes(key.n), exponent: bytes(key.e) };
+  publicKey = { idk: String(SANDBOX_CAF_SIGNER.idk), modulus: bytes(key.n), exponent: bytes(key.e) };
+  return publicKey;
 }
 
 /** Unsigned big-endian base64, as CAFs carry M and E. */

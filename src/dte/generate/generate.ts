@@ -6,7 +6,7 @@
 import { santiagoDate, santiagoDateTime } from "../../lib/dates.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { invalidDocument, type Node, normalizeDte, SUPPORTED_TYPES } from "../normalize/normalize.ts";
-import { type FieldProblem, sanitizeDte } from "../normalize/sanitize.ts";
+import { type FieldProblem, isNode, sanitizeDte } from "../normalize/sanitize.ts";
 import type { XmlSigner } from "../sign/xmldsig.ts";
 import { MAX_DOCUMENTS } from "../verify/envelope.ts";
 import type { RsaPublicKey } from "../verify/timbre.ts";
@@ -58,7 +58,6 @@ const XML_DECLARATION = '<?xml version="1.0" encoding="ISO-8859-1"?>\n';
 /** Base64 of ISO-8859-1 text: btoa reads each character as the byte of its code (all are ≤ U+00FF here). */
 const latin1Base64 = (text: string) => btoa(text);
 
-const isNode = (value: unknown): value is Node => typeof value === "object" && value !== null && !Array.isArray(value);
 const child = (parent: Node, key: string): Node => (isNode(parent[key]) ? (parent[key] as Node) : {});
 
 /**

@@ -4,7 +4,7 @@
 // Anything the schema has no place for is reported by its path, so the caller can answer 400.
 import { escapeXml } from "../../lib/xml.ts";
 import { BOLETA_TEXT_LIMITS, TEXT_LIMITS } from "../normalize/fields.ts";
-import type { FieldProblem } from "../normalize/sanitize.ts";
+import { type FieldProblem, isNode } from "../normalize/sanitize.ts";
 import { BOLETA_ORDER, DOCUMENTO_ORDER, EXPORTACIONES_ORDER, LIQUIDACION_ORDER, type SchemaOrder } from "./schema-order.ts";
 
 export type Container = "Documento" | "Liquidacion" | "Exportaciones";
@@ -40,8 +40,6 @@ function unwritable(text: string): string | null {
   return null;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
 /**
  * The children of `node` (the element at `path` inside the container) as XML, in schema order.
  * Empty strings and nulls are left out (the schema has no empty elements); TED and TmstFirma are
@@ -69,7 +67,7 @@ export function serializeChildren(
     items.forEach((item, i) => {
       const at = `${path ? `${path}/` : ""}${name}`;
       const label = items.length > 1 ? `${where(name)}[${i}]` : where(name);
-      if (isObject(item)) {
+      if (isNode(item)) {
         if (!order[at]) problems.push({ path: label, message: "is a value, not an object" });
         else xml += `<${name}>${serializeChildren(item, order, at, problems, limits)}</${name}>`;
         return;

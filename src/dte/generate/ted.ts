@@ -4,12 +4,12 @@
 import { bytesToBase64 } from "../../lib/encoding.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import { escapeXml } from "../../lib/xml.ts";
-import type { Node } from "../normalize/normalize.ts";
+import { isNode, type Node } from "../normalize/sanitize.ts";
 import type { Caf } from "./caf.ts";
 import { formatNumber } from "./serialize.ts";
 import { canonicalOfOwnText, type Written } from "./sign.ts";
 
-const node = (value: unknown): Node => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Node) : {});
+const node = (value: unknown): Node => (isNode(value) ? value : {});
 const first = (value: unknown): Node => node(Array.isArray(value) ? value[0] : value);
 const text = (value: unknown) => (typeof value === "number" ? formatNumber(value) : typeof value === "string" ? value : "");
 /** The first 40 characters (not bytes), trimmed, escaped as in the file (§2.1). */

@@ -3,10 +3,10 @@
 // taxes and retentions, IVA (boletas: net from gross), totals, other currency; text, RUTs, dates
 // and numbers sanitized before and after (sanitize.ts). Pure: no I/O.
 import { ApiError } from "../../platform/errors.ts";
-import { type FieldProblem, sanitizeDte } from "./sanitize.ts";
+import { type FieldProblem, isNode, type Node, sanitizeDte } from "./sanitize.ts";
 import { ADDITIONAL_TAXES } from "./taxes.ts";
 
-export type Node = Record<string, unknown>;
+export type { Node };
 
 export interface Normalized {
   dte: Node;
@@ -41,7 +41,6 @@ const TOTAL_DEFAULTS: Record<number, Node> = {
 
 export const SUPPORTED_TYPES = Object.keys(TOTAL_DEFAULTS).map(Number);
 
-const isNode = (value: unknown): value is Node => typeof value === "object" && value !== null && !Array.isArray(value);
 const node = (parent: Node, key: string): Node => {
   if (!isNode(parent[key])) parent[key] = {};
   return parent[key] as Node;

@@ -16,7 +16,7 @@ import {
   TEXT_LIMITS,
 } from "./fields.ts";
 
-type Node = Record<string, unknown>;
+export type Node = Record<string, unknown>;
 
 export interface FieldProblem {
   /** Dotted path inside the document, e.g. `Encabezado.Emisor.RUTEmisor` or `Detalle[2].QtyItem`. */
@@ -210,4 +210,5 @@ export function sanitizeDte(dte: Node, tipo: number): Sanitized {
   return { warnings, problems };
 }
 
-const isNode = (value: unknown): value is Node => typeof value === "object" && value !== null && !Array.isArray(value);
+/** A JSON object (not an array, not null). */
+export const isNode = (value: unknown): value is Node => typeof value === "object" && value !== null && !Array.isArray(value);

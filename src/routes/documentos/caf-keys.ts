@@ -5,8 +5,13 @@ import { type RsaPublicKey, SII_CAF_KEYS } from "../../dte/verify/timbre.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { sandboxCafPublicKey } from "../../sandbox/caf.ts";
 
+let withSandbox: ReadonlyMap<string, RsaPublicKey> | undefined;
+
 export function trustedCafKeys(c: Context<AppEnv>): ReadonlyMap<string, RsaPublicKey> {
   if (c.get("deps").sii.mode !== "sandbox") return SII_CAF_KEYS;
-  const sandbox = sandboxCafPublicKey();
-  return new Map([...SII_CAF_KEYS, [sandbox.idk, sandbox]]);
+  if (!withSandbox) {
+    const sandbox = sandboxCafPublicKey();
+    withSandbox = new Map([...SII_CAF_KEYS, [sandbox.idk, sandbox]]);
+  }
+  return withSandbox;
 }

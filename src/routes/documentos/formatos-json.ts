@@ -14,20 +14,14 @@ import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
-import { EXAMPLE_INVOICE } from "./examples.ts";
+import { DteJson, EXAMPLE_INVOICE } from "./examples.ts";
 
 const Body = z
   .object({
-    dte: z
-      .object({
-        Encabezado: z.object({ IdDoc: z.object({ TipoDTE: z.coerce.number().int() }).passthrough() }).passthrough(),
-      })
-      .passthrough()
-      .optional()
-      .openapi({
-        description:
-          "The document with the SII's tag names (`Encabezado`, `Detalle`, `DscRcgGlobal`, `Referencia`, …); single objects are accepted where lists are expected. Give this or `xml`, not both.",
-      }),
+    dte: DteJson.optional().openapi({
+      description:
+        "The document with the SII's tag names (`Encabezado`, `Detalle`, `DscRcgGlobal`, `Referencia`, …); single objects are accepted where lists are expected. Give this or `xml`, not both.",
+    }),
     xml: z.string().optional().openapi({
       description:
         "Instead of `dte`: an existing DTE XML, base64 of its bytes (ISO-8859-1 or UTF-8, as its declaration says): a `DTE`, or an `EnvioDTE`/`EnvioBOLETA` with one or more. Its `TED`, `TmstFirma` and signature are dropped. The answer is then a list (`data.documentos`).",

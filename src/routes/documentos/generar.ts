@@ -10,16 +10,12 @@ import { Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { CertAuth, parseCertificate } from "../credentials.ts";
 import { trustedCafKeys } from "./caf-keys.ts";
-import { EXAMPLE_INVOICE } from "./examples.ts";
-
-const Document = z
-  .object({ Encabezado: z.object({ IdDoc: z.object({ TipoDTE: z.coerce.number().int() }).passthrough() }).passthrough() })
-  .passthrough();
+import { DteJson, EXAMPLE_INVOICE } from "./examples.ts";
 
 const Body = z
   .object({
     auth: z.object({ cert: CertAuth }),
-    dte: z.union([Document, z.array(Document).min(1).max(2000)]).openapi({
+    dte: z.union([DteJson, z.array(DteJson).min(1).max(2000)]).openapi({
       description:
         "One document or a list (at most 2000; 500 boletas), with the SII's tag names (`Encabezado`, `Detalle`, `DscRcgGlobal`, `Referencia`, …); single objects are accepted where lists are expected. All of one issuer; boletas (39, 41) and other types go in separate requests (separate envelopes).",
     }),
