@@ -39,35 +39,24 @@ const pdfText = async (res: Response) => {
 };
 const pageCount = (pdf: string) => Number(/\/Type \/Pages \/Kids \[[^\]]*\] \/Count (\d+)/.exec(pdf)?.[1]);
 
-/** Rasterizes the barcode paths of the first page (`q 0 g … f* Q`), even-odd, 4 pixels a point, with a quiet zone. */
+/**
+ * Rasterizes the first page's barcode (`q 0 g <module> 0 0 -<module> x y cm … re … f Q`): its
+ * rectangles in module units, 4 pixels a module, with a quiet zone.
+ */
 function barcodeImage(pdf: string): Parameters<typeof readBarcodes>[0] {
-  const block = /q 0 g ([\s\S]*?) f\* Q/.exec(pdf)?.[1] ?? "";
-  const polygons = block
-    .split(" h")
-    .map((p) => [...p.matchAll(/([\d.]+) ([\d.]+) [ml]/g)].map((m) => [Number(m[1]), Number(m[2])] as [number, number]))
-    .filter((p) => p.length);
-  const xs = polygons.flat().map(([x]) => x);
-  const ys = polygons.flat().map(([, y]) => y);
-  const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  const block = /q 0 g [\d.]+ 0 0 -[\d.]+ [\d.]+ [\d.]+ cm\n([\s\S]*?)\nf Q/.exec(pdf)?.[1] ?? "";
+  const rects = [...block.matchAll(/(\d+) (\d+) (\d+) (\d+) re/g)].map(
+    (m) => m.slice(1, 5).map(Number) as [number, number, number, number],
+  );
   const scale = 4;
   const pad = 40;
-  const width = Math.ceil((maxX - minX) * scale) + 2 * pad;
-  const height = Math.ceil((maxY - minY) * scale) + 2 * pad;
+  const width = Math.max(...rects.map(([x, , w]) => x + w)) * scale + 2 * pad;
+  const height = Math.max(...rects.map(([, y, , h]) => y + h)) * scale + 2 * pad;
   const data = new Uint8ClampedArray(width * height * 4).fill(255);
-  for (let py = 0; py < height - 2 * pad; py++) {
-    const y = maxY - (py + 0.5) / scale;
-    const crossings: number[] = [];
-    for (const polygon of polygons) {
-      polygon.forEach(([x1, y1], i) => {
-        const [x2, y2] = polygon[(i + 1) % polygon.length] as [number, number];
-        if (x1 === x2 && y > Math.min(y1, y2) && y < Math.max(y1, y2)) crossings.push(x1);
-      });
-    }
-    crossings.sort((a, b) => a - b);
-    for (let i = 0; i + 1 < crossings.length; i += 2) {
-      const from = Math.round(((crossings[i] as number) - minX) * scale);
-      const to = Math.round(((crossings[i + 1] as number) - minX) * scale);
-      for (let px = from; px < to; px++) data.fill(0, ((py + pad) * width + px + pad) * 4, ((py + pad) * width + px + pad) * 4 + 3);
+  for (const [x, y, w, h] of rects) {
+    for (let py = y * scale; py < (y + h) * scale; py++) {
+      const start = ((py + pad) * width + x * scale + pad) * 4;
+      for (let px = 0; px < w * scale; px++) data.fill(0, start + px * 4, start + px * 4 + 3);
     }
   }
   return { data, width, height, colorSpace: "srgb" } as unknown as Parameters<typeof readBarcodes>[0];

@@ -1,11 +1,11 @@
 // A DTE's printed representation as PDF (research: dte-engine §6.1–6.3), written directly: the
-// standard Helvetica fonts in WinAnsi (accents and ñ print as they are), vector rectangles, the
-// TED's PDF417 as vector outlines, a JPEG or PNG logo. Letter paper, or an 80 mm roll whose
+// standard Helvetica fonts in WinAnsi (accents and ñ print as they are), vector rectangles (the
+// TED's PDF417 too), a JPEG or PNG logo. Letter paper, or an 80 mm roll whose
 // height fits the document. A cedible copy adds the receipt box of Ley 19.983.
 import { concatBytes } from "../../lib/encoding.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import { type PrintedDocument, pesos } from "./model.ts";
-import { type Pdf417Outline, pdf417Outline } from "./pdf417.ts";
+import { type Pdf417Symbol, pdf417 } from "./pdf417.ts";
 
 export type PdfPaper = "carta" | "80mm";
 
@@ -60,6 +60,8 @@ function wrap(text: string, size: number, width: number, weight: Weight = "regul
 /** A PDF string literal: `(`, `)` and `\` escaped; the bytes are WinAnsi (ISO-8859-1 here). */
 const literal = (text: string) => `(${text.replace(/[\\()]/g, (c) => `\\${c}`).replace(/[^\x20-\xff]/g, "?")})`;
 const n = (value: number) => (Math.round(value * 100) / 100).toString();
+/** The PDF417's row height in modules. */
+const ROW_HEIGHT = 3;
 
 /** Drawing commands in page coordinates measured from the top, turned into PDF operators at the end. */
 class Canvas {
@@ -86,16 +88,18 @@ class Canvas {
     this.ops.push((h) => `q ${n(width)} 0 0 ${n(height)} ${n(x)} ${n(h - top - height)} cm /${name} Do Q`);
   }
 
-  /** The PDF417 at (x, top), each module `module` points wide and tall. */
-  barcode(outline: Pdf417Outline, x: number, top: number, module: number): { width: number; height: number } {
+  /** The PDF417 at (x, top), each module `module` points wide and each row three modules tall. */
+  barcode(symbol: Pdf417Symbol, x: number, top: number, module: number): { width: number; height: number } {
+    // Drawn in module units (whole numbers, short to write) under a transformation that scales them
+    // and turns y downwards; every bar is a rectangle.
     this.ops.push((h) => {
-      const paths = outline.polygons.map(
-        (points) =>
-          `${points.map(([px, py], i) => `${n(x + px * module)} ${n(h - top - py * module)} ${i === 0 ? "m" : "l"}`).join(" ")} h`,
-      );
-      return `q 0 g ${paths.join(" ")} f* Q`;
+      const rects: string[] = [];
+      symbol.bars.forEach((bars, row) => {
+        for (let i = 0; i < bars.length; i += 2) rects.push(`${bars[i]} ${row * ROW_HEIGHT} ${bars[i + 1]} ${ROW_HEIGHT} re`);
+      });
+      return `q 0 g ${n(module)} 0 0 ${n(-module)} ${n(x)} ${n(h - top)} cm\n${rects.join("\n")}\nf Q`;
     });
-    return { width: outline.width * module, height: outline.height * module };
+    return { width: symbol.width * module, height: symbol.rows * ROW_HEIGHT * module };
   }
 
   content(height: number): string {
@@ -160,7 +164,7 @@ const NO_CEDIBLE = new Set([39, 41, 56, 61, 110, 111, 112]);
 function drawDocument(
   canvas: Canvas,
   doc: PrintedDocument,
-  stamp: Pdf417Outline | null,
+  stamp: Pdf417Symbol | null,
   options: PdfOptions,
   width: number,
   cedible: boolean,
@@ -336,13 +340,11 @@ export async function pdfDocument(docs: PrintedDocument[], options: PdfOptions):
   for (const doc of docs) {
     const copies: boolean[] = [...Array.from({ length: options.copias }, () => false)];
     if (options.cedible && !NO_CEDIBLE.has(doc.tipo)) copies.push(true);
-    // Drawing a PDF417 is the slow part (tens of milliseconds): once per document, for every copy.
-    const stamp = doc.ted ? pdf417Outline(doc.ted, 12) : null;
+    const stamp = doc.ted ? pdf417(doc.ted, 12) : null;
     for (const cedible of copies) {
       const canvas = new Canvas();
       const used = drawDocument(canvas, doc, stamp, options, width, cedible);
       const height = options.papel === "carta" ? 792 : used;
-      // The barcode's outlines make most of a page: compressed, a page is tens of kilobytes.
       pages.push({ width, height, content: await deflate(encodeLatin1(canvas.content(height))) });
     }
   }
