@@ -58,33 +58,59 @@ function generator(count: number): Int32Array {
   return g;
 }
 
+/**
+ * For each generator coefficient g[j], the products factor · g[j] mod 929 of every factor, so the
+ * division below needs no modulo in its inner loop (it runs data × checks times: ~40 000 per TED).
+ */
+const productTables = new Map<number, Uint16Array>();
+function productTable(count: number): Uint16Array {
+  let table = productTables.get(count);
+  if (table) return table;
+  const g = generator(count);
+  table = new Uint16Array((count + 1) * MODULUS);
+  for (let j = 0; j <= count; j++) for (let f = 0; f < MODULUS; f++) table[j * MODULUS + f] = (f * (g[j] as number)) % MODULUS;
+  productTables.set(count, table);
+  return table;
+}
+
 /** The check codewords: the remainder of the data polynomial divided by the generator, negated. */
 export function errorCorrection(data: number[], level: number): number[] {
   const count = 2 ** (level + 1);
-  const g = generator(count);
+  const products = productTable(count);
   const remainder = new Int32Array(count);
   for (const codeword of data) {
     const factor = (codeword + (remainder[count - 1] as number)) % MODULUS;
     for (let j = count - 1; j > 0; j--) {
-      const value = (remainder[j - 1] as number) - ((factor * (g[j] as number)) % MODULUS);
+      const value = (remainder[j - 1] as number) - (products[j * MODULUS + factor] as number);
       remainder[j] = value < 0 ? value + MODULUS : value;
     }
-    remainder[0] = (MODULUS - ((factor * (g[0] as number)) % MODULUS)) % MODULUS;
+    remainder[0] = (MODULUS - (products[factor] as number)) % MODULUS;
   }
   return Array.from(remainder.reverse(), (c) => (c === 0 ? 0 : MODULUS - c));
 }
 
-/** The bars of a pattern `bits` modules long placed at module `x`, appended to `bars`. */
-function addBars(bars: number[], pattern: number, bits: number, x: number): void {
+/** A pattern's bars as [offset, width] pairs, worked out once per pattern. */
+const barsOfPattern = new Map<number, number[]>();
+function patternBars(pattern: number, bits: number): number[] {
+  let bars = barsOfPattern.get(pattern);
+  if (bars) return bars;
+  bars = [];
   let run = 0;
   for (let m = 0; m <= bits; m++) {
-    const dark = m < bits && (pattern >> (bits - 1 - m)) & 1;
-    if (dark) run++;
+    if (m < bits && (pattern >> (bits - 1 - m)) & 1) run++;
     else if (run) {
-      bars.push(x + m - run, run);
+      bars.push(m - run, run);
       run = 0;
     }
   }
+  barsOfPattern.set(pattern, bars);
+  return bars;
+}
+
+/** The bars of a pattern `bits` modules long placed at module `x`, appended to `line`. */
+function addBars(line: number[], pattern: number, bits: number, x: number): void {
+  const bars = patternBars(pattern, bits);
+  for (let i = 0; i < bars.length; i += 2) line.push(x + (bars[i] as number), bars[i + 1] as number);
 }
 
 /**
