@@ -1,3 +1,7 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { deflateSync, inflateSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/dte/credentials.ts";
@@ -37,6 +41,8 @@ const pdfText = async (res: Response) => {
     return `${head}${inflateSync(Buffer.from(raw.slice(start, start + Number(length)), "latin1")).toString("latin1")}\nendstream-inflated\n`;
   });
 };
+const POPPLER = spawnSync("pdftoppm", ["-v"]).status === 0;
+
 const pageCount = (pdf: string) => Number(/\/Type \/Pages \/Kids \[[^\]]*\] \/Count (\d+)/.exec(pdf)?.[1]);
 
 /**
@@ -125,6 +131,23 @@ describe("PDF representations (documentos/pdf)", () => {
     expect(read?.format).toBe("PDF417");
     expect(read && Buffer.from(read.bytes).equals(ted)).toBe(true);
   });
+
+  // A real renderer reads our file (objects, offsets, fonts, the content stream) and draws the
+  // barcode's rectangles itself; zxing then reads the printed page, as a scanner would.
+  it.skipIf(!POPPLER)(
+    "is drawn by a real PDF renderer (poppler's pdftoppm; skipped where it is not installed) with a readable stamp",
+    async () => {
+      const { post, xml } = await setup();
+      const folder = mkdtempSync(join(tmpdir(), "pdf-"));
+      writeFileSync(join(folder, "doc.pdf"), new Uint8Array(await (await post({ papel: "80mm" })).arrayBuffer()));
+      const run = spawnSync("pdftoppm", ["-r", "200", "-png", "-singlefile", join(folder, "doc.pdf"), join(folder, "page")]);
+      expect(run.status, run.stderr.toString()).toBe(0);
+      const [read] = await readBarcodes(new Blob([readFileSync(join(folder, "page.png"))]), { formats: ["PDF417"] });
+      rmSync(folder, { recursive: true });
+      const ted = Buffer.from(/<TED[\s\S]*?<\/TED>/.exec(Buffer.from(xml).toString("latin1"))?.[0] ?? "", "latin1");
+      expect(read && Buffer.from(read.bytes).equals(ted)).toBe(true);
+    },
+  );
 
   it("adds copies and the cedible copy (with the Ley 19.983 receipt box), never for a credit note", async () => {
     const invoice = await setup();
