@@ -64,6 +64,12 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 /** Marks a response the sandbox's fetch turns into a dropped connection. */
 const RESET = "x-sandbox-connection-reset";
 
+/**
+ * An answer that says it is gzip and is not: the gzip header (magic bytes, deflate, no flags),
+ * then a deflate block of the reserved type, which no inflater accepts.
+ */
+const NOT_GZIP = new Uint8Array([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0x03, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+
 async function faultResponse(fault: Exclude<FaultKind, "truncated" | "charset">, hangMs: number, signal: AbortSignal): Promise<Response> {
   switch (fault) {
     case "reset":
@@ -81,6 +87,8 @@ async function faultResponse(fault: Exclude<FaultKind, "truncated" | "charset">,
     case "timeout":
       await sleep(hangMs, signal);
       return latin1Html("<h1>Gateway Timeout</h1>", 504);
+    case "bad_gzip":
+      return new Response(NOT_GZIP, { headers: { "content-type": "application/octet-stream", "content-encoding": "gzip" } });
   }
 }
 

@@ -1,7 +1,17 @@
 // What the simulated SII remembers, per process (per isolate on Workers): seeds and tokens it
 // issued, web sessions, switched-on faults, and how many requests each service received.
 
-export type FaultKind = "maintenance" | "throttle" | "session_limit" | "html" | "timeout" | "http_5xx" | "reset" | "truncated" | "charset";
+export type FaultKind =
+  | "maintenance"
+  | "throttle"
+  | "session_limit"
+  | "html"
+  | "timeout"
+  | "http_5xx"
+  | "reset"
+  | "truncated"
+  | "charset"
+  | "bad_gzip";
 export const FAULT_KINDS: readonly FaultKind[] = [
   "maintenance",
   "throttle",
@@ -12,6 +22,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   "reset",
   "truncated",
   "charset",
+  "bad_gzip",
 ];
 
 export interface Fault {
