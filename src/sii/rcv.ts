@@ -294,36 +294,36 @@ export const MAX_ASYNC_FILE_BYTES = 512 * 1024 * 1024;
 /** A CSV line of the register is a few hundred characters; past this the file is not one. */
 export const MAX_CSV_LINE = 64 * 1024;
 
-/** What is left of a body, as latin1 text (an error page: small). */
-async function readRest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
-  let text = "";
-  for (let next = await reader.read(); !next.done; next = await reader.read()) text += decodeLatin1(next.value);
-  return text;
-}
-
 /**
  * Step 3: the finished file as a stream of CSV lines (header first), gunzipped and decoded
  * (ISO-8859-1) as it arrives: a period of any size is never held in memory whole.
  */
 export async function asyncFileLines(ctx: SiiContext, jar: CookieJar, q: AsyncQuery, job: AsyncJob): Promise<ReadableStream<string>> {
+  const service = "rcv_obtenerArchivoBLOB";
   const user = `${jar.get("RUT_NS")}-${jar.get("DV_NS")}`;
   const url = `${FACADE}/obtenerArchivoBLOB/${encodeURIComponent(job.blob)}/${user}/${q.rut}/${job.solicitud_id}`;
-  const res = await ctx.transport.fetch(new Request(url, { headers: { cookie: jar.header(url), accept: "*/*" } }), { proxy: ctx.proxy });
-  const reader = res.body?.getReader();
-  const first = reader ? await reader.read() : { done: true as const, value: undefined };
+  // Within the SII time limit (for the headers and for each piece), a dropped connection a 502.
+  const res = await siiOpen(ctx, new Request(url, { headers: { cookie: jar.header(url), accept: "*/*" } }), { service, read: true });
+  const reader = res.body.getReader();
+  const first = await readWithin(ctx, service, reader);
   const head = first.value ?? new Uint8Array(0);
   // Anything but gzip (1f 8b) is the SII's error or login page.
-  if (!reader || head[0] !== 0x1f || head[1] !== 0x8b) {
-    const text = decodeLatin1(head) + (reader && !first.done ? await readRest(reader) : "");
-    checkSiiPage("rcv_obtenerArchivoBLOB", { status: res.status, headers: res.headers, text });
+  if (head[0] !== 0x1f || head[1] !== 0x8b) {
+    let text = decodeLatin1(head);
+    for (let next = first; !next.done && text.length < 64 * 1024; ) {
+      next = await readWithin(ctx, service, reader);
+      if (next.value) text += decodeLatin1(next.value);
+    }
+    reader.cancel().catch(() => undefined);
+    checkSiiPage(service, { status: res.status, headers: res.headers, text });
     throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII did not hand over the file", {
-      details: { service: "rcv_obtenerArchivoBLOB", sii_status: res.status, sii_message: pageText(text) },
+      details: { service, sii_status: res.status, sii_message: pageText(text) },
     });
   }
   let pending: Uint8Array | null = head;
   const compressed = {
     next: async (): Promise<ReadableStreamReadResult<Uint8Array>> => {
-      if (!pending) return reader.read();
+      if (!pending) return readWithin(ctx, service, reader);
       const value = pending;
       pending = null;
       return { done: false, value };
@@ -348,7 +348,25 @@ export async function asyncFileLines(ctx: SiiContext, jar: CookieJar, q: AsyncQu
       if (rest.trim() !== "") controller.enqueue(rest);
     },
   });
-  return unpacked.pipeThrough(lines);
+  // A file that is not gzip after all, is cut short, or passes a limit is the SII's failure (502).
+  const piped = unpacked.pipeThrough(lines).getReader();
+  return new ReadableStream<string>({
+    async pull(controller) {
+      try {
+        const next = await piped.read();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      } catch (err) {
+        if (err instanceof ApiError) return controller.error(err);
+        // The inflater's errors say little (often nothing): name what went wrong.
+        const reason = err instanceof Error && err.message ? err.message : "not a whole gzip file (broken or cut short)";
+        controller.error(
+          new ApiError(502, "SII_GATEWAY_ERROR", `The SII's file could not be read: ${reason}`, { details: { service, reason } }),
+        );
+      }
+    },
+    cancel: (reason) => piped.cancel(reason),
+  });
 }
 
 /** Reads CSV lines as documents by the header's column names: `row(line)` once the header is known. */

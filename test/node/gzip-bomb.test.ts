@@ -39,6 +39,27 @@ describe("gzipped downloads", () => {
   it("cuts a file whose unpacked line has no end (a bomb of one endless line)", async () => {
     const bomb = gzipSync(Buffer.alloc(MAX_CSV_LINE * 4, 0x41));
     expect(bomb.length).toBeLessThan(2_000);
-    await expect(drain(await asyncFileLines(answering(bomb), new CookieJar(), query, job))).rejects.toThrow(/line longer than 65536/);
+    const cut = drain(await asyncFileLines(answering(bomb), new CookieJar(), query, job));
+    // The SII's failure, not the gateway's: a 502 envelope with the limit in `details`.
+    await expect(cut).rejects.toMatchObject({
+      status: 502,
+      code: "SII_GATEWAY_ERROR",
+      init: { details: { reason: expect.stringMatching(/line longer than 65536/) } },
+    });
+  });
+
+  it("refuses a file that starts like gzip and is not (a 502, not a 200 that breaks off)", async () => {
+    const fake = new Uint8Array([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 3, 0xff, 0xff, 0xff, 0xff]);
+    await expect(drain(await asyncFileLines(answering(fake), new CookieJar(), query, job))).rejects.toMatchObject({
+      status: 502,
+      code: "SII_GATEWAY_ERROR",
+      init: { details: { service: "rcv_obtenerArchivoBLOB", reason: expect.any(String) } },
+    });
+  });
+
+  it("cuts a file cut short in the middle", async () => {
+    const file = gzipSync(Buffer.from("Nro;Tipo Doc\n1;33\n".repeat(2_000), "latin1"));
+    const half = file.subarray(0, file.length >> 1);
+    await expect(drain(await asyncFileLines(answering(half), new CookieJar(), query, job))).rejects.toMatchObject({ status: 502 });
   });
 });

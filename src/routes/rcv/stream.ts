@@ -2,7 +2,8 @@
 //
 // A failure after the first byte was sent cannot become an error envelope any more (the status
 // and the start of the body are gone): the response is aborted, so its JSON never closes and no
-// client can take a cut answer for a whole one. Both streamed details (async and sync) do this.
+// client can take a cut answer for a whole one. Both streamed details (async and sync) do this,
+// and both hold the first COMMIT_CHARS of the answer so that an early failure is an error envelope.
 
 import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -101,7 +102,19 @@ async function* resume(held: string[], source: AsyncGenerator<string>): AsyncGen
   yield* source;
 }
 
-/** Streams `pieces` as the JSON answer (already inside whatever session it needs). */
-export function streamJson(c: Context<AppEnv>, pieces: AsyncIterator<string>): Response {
-  return c.body(textStream(pieces, JSON_FORMAT), 200, JSON_TYPE);
+/**
+ * Streams `pieces` as the JSON answer (already inside whatever session it needs), holding up to
+ * COMMIT_CHARS first as `answerInSession` does: a failure until then (a file that is not gzip, or
+ * cut short) is an ordinary error envelope, not a 200 that breaks off.
+ */
+export async function streamJson(c: Context<AppEnv>, pieces: AsyncGenerator<string>): Promise<Response> {
+  const held: string[] = [];
+  let size = 0;
+  while (size <= COMMIT_CHARS) {
+    const next = await pieces.next();
+    if (next.done) return c.body(JSON_FORMAT.encode(held.join("")) as Uint8Array<ArrayBuffer>, 200, JSON_TYPE);
+    held.push(next.value);
+    size += next.value.length;
+  }
+  return c.body(textStream(resume(held, pieces), JSON_FORMAT), 200, JSON_TYPE);
 }
