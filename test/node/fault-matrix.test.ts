@@ -1,6 +1,6 @@
 // The upstream fault matrix: every operation family against every fault the sandbox can inject
 // (maintenance page, throttling, session limit, HTML where XML/JSON was expected, HTTP 500, a
-// timeout, a dropped connection, a truncated answer). Each must end in the documented status
+// timeout, a dropped connection, a truncated answer, a gzip blob that is not gzip, the wrong charset). Each must end in the documented status
 // with the error envelope and the SII's text or the failure's reason in `details`, Retry-After
 // where it applies, and no charge when the SII was unavailable.
 import { describe, expect, it } from "vitest";
@@ -8,10 +8,11 @@ import { parseCertificateCredential } from "../../src/dte/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
+import { ASYNC_STEP_MS } from "../../src/sandbox/rcv.ts";
 import type { FaultKind } from "../../src/sandbox/state.ts";
 import { createTransport } from "../../src/sii/transport.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
-import { signedDte } from "../support/envelope.ts";
+import { signedDte, signedEnvelope } from "../support/envelope.ts";
 
 const cert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
 const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
@@ -25,8 +26,13 @@ interface Family {
   service: string;
   method: "GET" | "POST";
   path: string;
-  /** The JSON body; "verificar" stands for a signed document built at test time. */
+  /** The JSON body; "verificar" stands for a signed document and "enviar" for a signed envelope, built at test time. */
   body?: unknown;
+  /**
+   * Calls made before the faulty one, without faults; returns the path of the faulty call.
+   * `later` moves the sandbox's clock.
+   */
+  prepare?: (post: (path: string, body: unknown) => Promise<Response>, later: (ms: number) => void) => Promise<string>;
   /** Faults this service shrugs off: the clave login's answer lives in its cookies, not its body. */
   survives?: FaultKind[];
 }
@@ -151,6 +157,26 @@ const FAMILIES: Family[] = [
     body: "verificar",
   },
   {
+    name: "RCV async download (the gzipped file)",
+    service: "rcv_blob",
+    method: "POST",
+    path: "",
+    body: company,
+    prepare: async (post, later) => {
+      const requested = await post("/api/v1/sii/rcv/compras/async/solicitar/76192083-9/202405/33/REGISTRO", company);
+      const id = (await bodyOf(requested)).data.solicitud_id;
+      later(2 * ASYNC_STEP_MS);
+      return `/api/v1/sii/rcv/compras/async/detalle/76192083-9/202405/${id}/33/REGISTRO`;
+    },
+  },
+  {
+    name: "envelope upload (DTEUpload, write)",
+    service: "dte_upload",
+    method: "POST",
+    path: "/api/v1/platform/dte/envios/enviar",
+    body: "enviar",
+  },
+  {
     name: "vehicle appraisal search (yearly workbook)",
     service: "vehiculos",
     method: "POST",
@@ -175,23 +201,35 @@ const EXPECTED: Record<Exclude<FaultKind, "charset">, { status: number; code: st
   timeout: { status: 502, code: "SII_GATEWAY_ERROR" },
   reset: { status: 502, code: "SII_GATEWAY_ERROR" },
   truncated: { status: 502, code: "SII_GATEWAY_ERROR" },
+  bad_gzip: { status: 502, code: "SII_GATEWAY_ERROR" },
 };
 
 /** One call of the family's operation on a fresh gateway, with `fault` switched on for its service. */
 async function call(family: Family, fault: FaultKind | null) {
   const t = probeApp(undefined, { siiTimeoutMs: 300 });
+  let skew = 0;
   // A small appraisal workbook: the default one takes the sandbox longer than 300 ms to write on a busy machine.
-  t.deps.sii = createTransport("sandbox", fetch, createDefaultSandbox({ vehicleRows: 500 }));
+  t.deps.sii = createTransport("sandbox", fetch, createDefaultSandbox({ vehicleRows: 500, now: () => Date.now() + skew }));
   const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
+  const path = family.prepare
+    ? await family.prepare(
+        (p, b) => postJson(t.app, token.secret, p, b),
+        (ms) => {
+          skew += ms;
+        },
+      )
+    : family.path;
   if (fault) t.deps.sii.sandbox!.state.faults.push({ service: family.service, fault, remaining: 50 });
   const body =
     family.body === "verificar"
       ? { auth: { cert }, xml: bytesToBase64(new TextEncoder().encode(await signedDte(await juana(), "76192083-9", invoice))) }
-      : family.body;
+      : family.body === "enviar"
+        ? { auth: { cert }, xml: bytesToBase64(await signedEnvelope(await juana(), "76192083-9", [{ ...invoice, folio: 11 }])) }
+        : family.body;
   const res =
     family.method === "GET"
-      ? await t.app.request(family.path, { headers: { "x-api-token": token.secret } })
-      : await postJson(t.app, token.secret, family.path, body);
+      ? await t.app.request(path, { headers: { "x-api-token": token.secret } })
+      : await postJson(t.app, token.secret, path, body);
   const json = /json/.test(res.headers.get("content-type") ?? "");
   return { res, answer: json ? await bodyOf(res) : { text: await res.text() } };
 }
