@@ -26,7 +26,7 @@ interface Family {
   service: string;
   method: "GET" | "POST";
   path: string;
-  /** The JSON body; "verificar" stands for a signed document and "enviar" for a signed envelope, built at test time. */
+  /** The JSON body; "verificar", "enviar" and "enviar-boleta" stand for a signed document, DTE envelope and boleta envelope built at test time. */
   body?: unknown;
   /**
    * Calls made before the faulty one, without faults; returns the path of the faulty call.
@@ -35,6 +35,8 @@ interface Family {
   prepare?: (post: (path: string, body: unknown) => Promise<Response>, later: (ms: number) => void) => Promise<string>;
   /** Faults this service shrugs off: the clave login's answer lives in its cookies, not its body. */
   survives?: FaultKind[];
+  /** What the call answers without faults, when not 200 (a well-formed answer of the SII all the same). */
+  plainStatus?: number;
 }
 
 const FAMILIES: Family[] = [
@@ -177,6 +179,13 @@ const FAMILIES: Family[] = [
     body: "enviar",
   },
   {
+    name: "boleta envelope upload (boleta REST service, write)",
+    service: "boleta_upload",
+    method: "POST",
+    path: "/api/v1/platform/dte/envios/enviar",
+    body: "enviar-boleta",
+  },
+  {
     name: "vehicle appraisal search (yearly workbook)",
     service: "vehiculos",
     method: "POST",
@@ -189,6 +198,8 @@ const FAMILIES: Family[] = [
     method: "POST",
     path: "/api/v1/sii/certificacion/postulacion/avance/76192083-9",
     body: { auth: { cert } },
+    // The sandbox's company has not applied: the SII's own "not applied" page, read as such.
+    plainStatus: 404,
   },
 ];
 
@@ -225,7 +236,16 @@ async function call(family: Family, fault: FaultKind | null) {
       ? { auth: { cert }, xml: bytesToBase64(new TextEncoder().encode(await signedDte(await juana(), "76192083-9", invoice))) }
       : family.body === "enviar"
         ? { auth: { cert }, xml: bytesToBase64(await signedEnvelope(await juana(), "76192083-9", [{ ...invoice, folio: 11 }])) }
-        : family.body;
+        : family.body === "enviar-boleta"
+          ? {
+              auth: { cert },
+              xml: bytesToBase64(
+                await signedEnvelope(await juana(), "76192083-9", [{ tipo: 39, folio: 1, receptor: "66666666-6", total: 2_990 }], {
+                  kind: "EnvioBOLETA",
+                }),
+              ),
+            }
+          : family.body;
   const res =
     family.method === "GET"
       ? await t.app.request(path, { headers: { "x-api-token": token.secret } })
@@ -260,6 +280,8 @@ describe.each(FAMILIES)("$name", (family) => {
 
   it("charset (the answer in the other charset than declared): read through, same outcome as without the fault", async () => {
     const plain = await call(family, null);
+    // Without faults every family's call gets its ordinary answer: each fault is the only thing that went wrong.
+    expect(plain.res.status, JSON.stringify(plain.answer).slice(0, 300)).toBe(family.plainStatus ?? 200);
     const swapped = await call(family, "charset");
     expect([swapped.res.status, swapped.answer.error_code]).toEqual([plain.res.status, plain.answer.error_code]);
     if (plain.res.status === 200)
