@@ -7,6 +7,7 @@ import forge from "node-forge";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryCacheStore, memorySessionStore } from "../../src/adapters/memory/stores.ts";
 import { sqliteStores } from "../../src/adapters/node/sqlite-stores.ts";
+import { EXAMPLE_ISSUER } from "../../src/routes/documentos/examples.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { SANDBOX_TAXPAYERS } from "../../src/sandbox/taxpayers.ts";
 import { ADMIN, probeApp, type Stores } from "../support/app.ts";
@@ -36,7 +37,14 @@ function recorded<T extends object>(store: T, sink: string[]): T {
   });
 }
 
+let credentials: ReturnType<typeof makeCredentials> | undefined;
+/** Made once: encrypting a key or a PFX salts it afresh, and the leak check needs the bytes that were sent. */
 function credentialsWithCanaries() {
+  credentials ??= makeCredentials();
+  return credentials;
+}
+
+function makeCredentials() {
   const key = forge.pki.privateKeyFromPem(juana.keyPem);
   const cert = forge.pki.certificateFromPem(juana.certPem);
   const encryptedKey = forge.pki.encryptRsaPrivateKey(key, CANARIES.pemPassphrase, { algorithm: "aes256" });
@@ -47,8 +55,40 @@ function credentialsWithCanaries() {
     pemWrong: { auth: { cert: { "cert-data": juana.certPem, "pkey-data": encryptedKey, passphrase: `${CANARIES.pemPassphrase}-x` } } },
     pfx: { auth: { cert: { "pfx-data": pfxBase64, passphrase: CANARIES.pfxPassphrase } } },
     pfxWrong: { auth: { cert: { "pfx-data": pfxBase64, passphrase: `${CANARIES.pfxPassphrase}-x` } } },
+    /** Pieces of the key material itself: the encrypted PEM key's body and the PFX file. */
+    pemKeyBody: encryptedKey.replace(/-----[^-]+-----|Proc-Type:.*|DEK-Info:.*|\s+/g, "").slice(200, 260),
+    pfxBody: pfxBase64.slice(300, 360),
     clave: { auth: { pass: { rut: "76192083-9", clave: CANARIES.clave } } },
     claveWrong: { auth: { pass: { rut: "76192083-9", clave: `${CANARIES.clave}-x` } } },
+  };
+}
+
+/** documentos/generar with each kind of auth.cert, right and wrong, on a CAF the sandbox grants. */
+async function generar(
+  post: (path: string, body: unknown, headers?: Record<string, string>) => Promise<{ status: number; text: string }>,
+  c: ReturnType<typeof credentialsWithCanaries>,
+) {
+  const granted = await post("/api/v1/sii/dte/caf/solicitar/76192083-9/33/4", c.pem);
+  const { data } = JSON.parse(granted.text.slice(granted.text.indexOf("\n{") + 1));
+  const request = (auth: unknown, folio: number) => ({
+    ...(auth as object),
+    dte: {
+      Encabezado: {
+        IdDoc: { TipoDTE: 33, Folio: data.folio_inicial + folio },
+        Emisor: EXAMPLE_ISSUER,
+        Receptor: { RUTRecep: "22222222-2", RznSocRecep: "Pedro", GiroRecep: "Servicios", DirRecep: "Calle 1", CmnaRecep: "Santiago" },
+      },
+      Detalle: { NmbItem: "Item", QtyItem: 1, PrcItem: 1_000 },
+    },
+    caf: data.caf_xml,
+    resolucion: { fecha: "2014-08-22", numero: 80 },
+  });
+  const path = "/api/v1/platform/dte/documentos/generar";
+  return {
+    generarPem: (await post(path, request(c.pem, 0))).status,
+    generarPemWrong: (await post(path, request(c.pemWrong, 1))).status,
+    generarPfx: (await post(path, request(c.pfx, 2))).status,
+    generarPfxWrong: (await post(path, request(c.pfxWrong, 3))).status,
   };
 }
 
@@ -109,6 +149,8 @@ async function runEverything() {
     folios: (await post("/api/v1/sii/dte/caf/solicitar/76192083-9/33/5", c.pfx, { "idempotency-key": "canary-folios-1" })).status,
     foliosReplay: (await post("/api/v1/sii/dte/caf/solicitar/76192083-9/33/5", c.pfx, { "idempotency-key": "canary-folios-1" })).status,
     foliosConflict: (await post("/api/v1/sii/dte/caf/solicitar/76192083-9/33/5", c.pem, { "idempotency-key": "canary-folios-1" })).status,
+    // documentos/generar signs with auth.cert: a PEM key under a passphrase, and a PFX.
+    ...(await generar(post, c)),
     proxy: (
       await call("/api/v1/settings/proxy", {
         method: "PUT",
@@ -157,6 +199,10 @@ describe("secret canaries", () => {
       folios: 200,
       foliosReplay: 200,
       foliosConflict: 409,
+      generarPem: 200,
+      generarPemWrong: 400,
+      generarPfx: 200,
+      generarPfxWrong: 400,
       proxy: 200,
       proxyRead: 200,
       malformed: 422,
@@ -175,18 +221,26 @@ describe("secret canaries", () => {
     "/openapi.json": run.openapi,
   });
 
-  it("no canary (clave, PEM and PFX passphrases, proxy password, API token) appears anywhere", () => {
-    const secrets = { ...CANARIES, token: run.token };
+  it("no canary (clave, PEM and PFX passphrases, PEM key and PFX bodies, proxy password, API token) appears anywhere", () => {
+    const c = credentialsWithCanaries();
+    const secrets = { ...CANARIES, pemKey: c.pemKeyBody, pfxFile: c.pfxBody, token: run.token };
     const found: string[] = [];
     for (const [where, text] of Object.entries(everywhere())) {
       for (const [name, secret] of Object.entries(secrets)) if (text.includes(secret)) found.push(`${name} in ${where}`);
     }
+    console.info(
+      `canaries: ${Object.keys(secrets).length} secrets looked for in ${run.answers.length} answers, ${run.logs.length} log lines, ${run.handed.length} store calls, ${run.rows.length} SQLite rows and /openapi.json; found ${found.length}`,
+    );
     expect(found).toEqual([]);
   });
 
   it("the check is real: the canaries were sent, and a leak would be found", () => {
-    const sent = JSON.stringify(credentialsWithCanaries());
-    for (const secret of [CANARIES.pemPassphrase, CANARIES.pfxPassphrase, CANARIES.clave]) expect(sent).toContain(secret);
+    const c = credentialsWithCanaries();
+    const sent = JSON.stringify(c);
+    for (const secret of [CANARIES.pemPassphrase, CANARIES.pfxPassphrase, CANARIES.clave, c.pemKeyBody, c.pfxBody]) {
+      expect(secret.length).toBeGreaterThanOrEqual(20);
+      expect(sent).toContain(secret);
+    }
     expect(run.handed.join("\n")).toContain(createHash("sha256").update(run.token).digest("hex"));
   });
 
