@@ -370,6 +370,9 @@ export function checkAnswer(
     problems.push(`${status} ${body.error_code} is not documented for this operation (documented: ${allowed.join(", ") || "none"})`);
   // The same refusal the unchanged request got: the mutation did not cause it.
   if (body.message === baselineMessage) return problems;
+  // The SII's own refusal of a request the gateway let through (say, no more folios for now): it
+  // names the SII's reason in `details`, not a field of the request.
+  if (typeof body.details?.sii_message === "string") return problems;
   if (body.error_code === "VALIDATION_ERROR" && mutation.field !== undefined) {
     // Only errors the unchanged request did not have are this mutation's doing.
     const errors: Json[] = (Array.isArray(body.errors) ? body.errors : []).filter(
