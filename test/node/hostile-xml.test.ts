@@ -1,8 +1,9 @@
-// Hostile XML sent to every operation that reads uploaded XML: entity expansion, external
+// Hostile XML sent to every operation that reads uploaded XML (envelopes, DTEs, CAFs): entity expansion, external
 // entities, deep nesting and huge attributes are refused with 400 naming the field, before any
 // parsing (the screen is one linear pass) and without reaching the SII.
 import { describe, expect, it } from "vitest";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import { EXAMPLE_ISSUER } from "../../src/routes/documentos/examples.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 
@@ -16,22 +17,40 @@ const HOSTILE: Record<string, string> = {
   "huge attribute": `<DTE version="${"1".repeat(1_000_000)}"/>`,
 };
 
-const OPERATIONS: [string, (xml: string) => unknown][] = [
-  ["/api/v1/platform/dte/envios/enviar", (xml) => ({ auth: { cert }, xml: b64(xml) })],
-  ["/api/v1/platform/dte/envios/verificar", (xml) => ({ xml: b64(xml) })],
-  ["/api/v1/platform/dte/formatos/json", (xml) => ({ xml: b64(xml) })],
-  ["/api/v1/platform/dte/documentos/escpos", (xml) => ({ xml: b64(xml) })],
-  ["/api/v1/platform/dte/documentos/pdf", (xml) => ({ xml: b64(xml) })],
+const generar = (caf: string) => ({
+  auth: { cert },
+  dte: {
+    Encabezado: {
+      IdDoc: { TipoDTE: 33, Folio: 1 },
+      Emisor: EXAMPLE_ISSUER,
+      Receptor: { RUTRecep: "22222222-2", RznSocRecep: "Pedro", GiroRecep: "Servicios", DirRecep: "Calle 1", CmnaRecep: "Santiago" },
+    },
+    Detalle: { NmbItem: "Item", QtyItem: 1, PrcItem: 1_000 },
+  },
+  caf,
+  resolucion: { fecha: "2014-08-22", numero: 80 },
+});
+
+/** Each operation that reads uploaded XML, the field that carries it, and a body around it. */
+const OPERATIONS: [string, string, (xml: string) => unknown][] = [
+  ["/api/v1/platform/dte/envios/enviar", "xml", (xml) => ({ auth: { cert }, xml: b64(xml) })],
+  ["/api/v1/platform/dte/envios/verificar", "xml", (xml) => ({ xml: b64(xml) })],
+  ["/api/v1/platform/dte/formatos/json", "xml", (xml) => ({ xml: b64(xml) })],
+  ["/api/v1/platform/dte/documentos/escpos", "xml", (xml) => ({ xml: b64(xml) })],
+  ["/api/v1/platform/dte/documentos/pdf", "xml", (xml) => ({ xml: b64(xml) })],
+  // The CAF goes in as raw XML or base64: both are screened.
+  ["/api/v1/platform/dte/documentos/generar", "caf", (xml) => generar(xml)],
+  ["/api/v1/platform/dte/documentos/generar", "caf", (xml) => generar(b64(xml))],
 ];
 
-describe.each(OPERATIONS)("%s", (path, body) => {
-  it.each(Object.keys(HOSTILE))("refuses %s with 400 naming xml", async (name) => {
+describe.each(OPERATIONS)("%s (%s)", (path, field, body) => {
+  it.each(Object.keys(HOSTILE))("refuses %s with 400 naming the field", async (name) => {
     const t = probeApp(undefined, { maxBodyBytes: 4 * 1024 * 1024 });
     const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
     const res = await postJson(t.app, token.secret, path, body(HOSTILE[name] as string));
     const answer = await bodyOf(res);
     expect([res.status, answer.error_code], JSON.stringify(answer).slice(0, 300)).toEqual([400, "VALIDATION_ERROR"]);
-    expect(answer.errors.map((e: { path: string }) => e.path).join(" ")).toMatch(/^xml/);
+    expect(answer.errors.map((e: { path: string }) => e.path).join(" ")).toMatch(new RegExp(`^${field}`));
     expect([...t.deps.sii.sandbox!.state.calls.values()].reduce((a, b) => a + b, 0)).toBe(0);
   });
 });
