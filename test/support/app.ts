@@ -40,7 +40,8 @@ export interface Stores {
 
 /**
  * The sandbox taxpayers' secrets: every test that runs through this harness fails the moment one
- * of them reaches a log line (claves, and a piece of each private key and PFX).
+ * of them (claves, and a piece of each private key and PFX) reaches a log line, a value handed to
+ * a store, or an error answer.
  */
 const SECRETS: string[] = [
   ...SANDBOX_TAXPAYERS.map((t) => t.clave),
@@ -50,23 +51,56 @@ const SECRETS: string[] = [
   ]),
 ];
 
+/** The taxpayer secret `text` holds, if any. */
+export function secretIn(text: string): string | undefined {
+  // Keys and PFX travel as multi-line base64: compare without line breaks and spaces too.
+  const flat = text.replace(/\\[nr]|\s/g, "");
+  return SECRETS.find((secret) => text.includes(secret) || flat.includes(secret));
+}
+
 function guardedLog(logs: LogRecord[]): (record: LogRecord) => void {
   return (record) => {
     const line = JSON.stringify(record);
-    // Keys and PFX travel as multi-line base64: compare without line breaks and spaces too.
-    const flat = line.replace(/\\[nr]|\s/g, "");
-    const leaked = SECRETS.find((secret) => line.includes(secret) || flat.includes(secret));
-    if (leaked) throw new Error(`a taxpayer secret reached the log: ${line.slice(0, 200)}`);
+    if (secretIn(line)) throw new Error(`a taxpayer secret reached the log: ${line.slice(0, 200)}`);
     logs.push(record);
   };
 }
 
+/** A store that fails the call the moment a taxpayer secret is handed to it (what would be kept at rest). */
+function guardedStore<T extends object>(name: string, store: T): T {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        const text = JSON.stringify(args, (_k, v) => (v instanceof Uint8Array ? new TextDecoder("latin1").decode(v) : v));
+        if (text && secretIn(text)) throw new Error(`a taxpayer secret was handed to the ${name} store: ${String(prop)}`);
+        return value.apply(target, args);
+      };
+    },
+  });
+}
+
+/** Error answers are checked too: none may carry a taxpayer secret (a success may: a CAF holds its own key). */
+function guardedApp<A extends { request: (...args: never[]) => Response | Promise<Response> }>(app: A): A {
+  const request = app.request.bind(app) as (...args: unknown[]) => Response | Promise<Response>;
+  (app as { request: unknown }).request = async (...args: unknown[]) => {
+    const res = await request(...args);
+    if (res.status >= 400 && /json|text/.test(res.headers.get("content-type") ?? "")) {
+      const text = await res.clone().text();
+      if (secretIn(text)) throw new Error(`a taxpayer secret reached an error answer: ${text.slice(0, 200)}`);
+    }
+    return res;
+  };
+  return app;
+}
+
 export function testDeps(stores: Stores = memoryStores(), config: Partial<Deps["config"]> = {}) {
   const logs: LogRecord[] = [];
+  const all = { sessions: memorySessionStore(), cache: memoryCacheStore(), ...stores };
+  const guarded = Object.fromEntries(Object.entries(all).map(([name, store]) => [name, guardedStore(name, store)])) as typeof all;
   const deps: Deps = {
-    sessions: memorySessionStore(),
-    cache: memoryCacheStore(),
-    ...stores,
+    ...guarded,
     sii: createTransport("sandbox"),
     clock: { now: () => new Date() },
     log: { log: guardedLog(logs) },
@@ -144,7 +178,7 @@ export function registerProbes(app: OpenAPIHono<AppEnv>): ProbeState {
 
 export function probeApp(stores?: Stores, config?: Partial<Deps["config"]>) {
   const { deps, logs } = testDeps(stores, config);
-  const app = createApp(() => deps);
+  const app = guardedApp(createApp(() => deps));
   const probes = registerProbes(app);
   return { app, deps, logs, probes };
 }
