@@ -57,10 +57,14 @@ async function invoke(method: string, path: string, headers?: Record<string, str
 
 describe("lambda handler", () => {
   it("serves the development token seeded in DynamoDB", async () => {
-    const res = await invoke("GET", "/api/v1/usage", { "x-api-token": devToken });
+    const res = await invoke("GET", "/api/v1/usage", { "x-api-token": devToken, origin: "https://app.example.cl" });
     expect(res.status).toBe(200);
     expect(res.json.data.account).toBe("development");
     expect(res.headers["x-request-id"]).toMatch(/^req_/);
+    // The security headers on this entry too, no banner, and CORS off without CORS_ORIGINS.
+    const headers = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k.toLowerCase(), v]));
+    expect([headers["x-content-type-options"], headers["cache-control"]]).toEqual(["nosniff", "no-store"]);
+    expect(Object.keys(headers).filter((h) => h === "server" || h === "x-powered-by" || h.startsWith("access-control-"))).toEqual([]);
   });
 
   it("issues a token through the admin API, and answers with the envelope on auth failures and unknown routes", async () => {
