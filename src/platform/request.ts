@@ -12,8 +12,10 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("requestId", requestId);
   await next();
   const ms = performance.now() - started;
-  c.header("X-Request-Id", requestId);
-  c.header("Server-Timing", `total;dur=${ms.toFixed(1)}`);
+  // Set on the answer itself, as the later middleware do: `c.header` would copy the finished
+  // answer into a new one, which on Node turns its body into a stream.
+  c.res.headers.set("X-Request-Id", requestId);
+  c.res.headers.set("Server-Timing", `total;dur=${ms.toFixed(1)}`);
   c.get("deps").log.log({
     level: c.res.status >= 500 ? "error" : "info",
     msg: "request",
