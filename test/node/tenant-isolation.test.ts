@@ -82,4 +82,17 @@ describe("tenant isolation", () => {
     expect(await used(alpha)).toBe(3);
     expect(await used(beta)).toBe(1);
   });
+
+  it("one account running out of quota leaves the other's untouched", async () => {
+    const t = probeApp();
+    const plan = { daily_units: 2, monthly_units: 100 };
+    const alpha = await tokenFor(t.deps, { account: "alpha", plan });
+    const beta = await tokenFor(t.deps, { account: "beta", plan });
+    const read = (token: { secret: string }, day: number) =>
+      t.app.request(`/api/v1/sii/indicadores/uf/anual/2024/03/${10 + day}`, { headers: { "x-api-token": token.secret } });
+    expect([(await read(alpha, 1)).status, (await read(alpha, 2)).status]).toEqual([200, 200]);
+    const refused = await read(alpha, 3);
+    expect([refused.status, (await bodyOf(refused)).error_code]).toEqual([429, "QUOTA_EXCEEDED"]);
+    expect([(await read(beta, 1)).status, (await read(beta, 2)).status]).toEqual([200, 200]);
+  });
 });
