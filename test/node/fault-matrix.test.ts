@@ -3,7 +3,7 @@
 // timeout, a dropped connection, a truncated answer, a gzip blob that is not gzip, the wrong charset). Each must end in the documented status
 // with the error envelope and the SII's text or the failure's reason in `details`, Retry-After
 // where it applies, and no charge when the SII was unavailable.
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/dte/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
@@ -215,6 +215,14 @@ const EXPECTED: Record<Exclude<FaultKind, "charset">, { status: number; code: st
   bad_gzip: { status: 502, code: "SII_GATEWAY_ERROR" },
 };
 
+/** Faults exercised per family: the figures for the closing note. */
+const exercised = new Map<string, Set<string>>();
+afterAll(() => {
+  const faults = new Set([...exercised.values()].flatMap((f) => [...f]));
+  const pairs = [...exercised.values()].reduce((n, f) => n + f.size, 0);
+  console.info(`fault matrix: ${exercised.size} families × ${faults.size} faults (${[...faults].join(", ")}) = ${pairs} pairs exercised`);
+});
+
 /** One call of the family's operation on a fresh gateway, with `fault` switched on for its service. */
 async function call(family: Family, fault: FaultKind | null) {
   const t = probeApp(undefined, { siiTimeoutMs: 300 });
@@ -230,7 +238,10 @@ async function call(family: Family, fault: FaultKind | null) {
         },
       )
     : family.path;
-  if (fault) t.deps.sii.sandbox!.state.faults.push({ service: family.service, fault, remaining: 50 });
+  if (fault) {
+    t.deps.sii.sandbox!.state.faults.push({ service: family.service, fault, remaining: 50 });
+    exercised.set(family.name, (exercised.get(family.name) ?? new Set()).add(fault));
+  }
   const body =
     family.body === "verificar"
       ? { auth: { cert }, xml: bytesToBase64(new TextEncoder().encode(await signedDte(await juana(), "76192083-9", invoice))) }

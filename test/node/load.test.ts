@@ -103,8 +103,10 @@ describe("load held (bounded, loopback)", () => {
     const writes = answers.filter((a) => a.units === 5 && !a.replayed).length;
     expect(started.deps.sii.sandbox!.state.calls.get("reclamos")).toBe(writes);
     expect(writes).toBeLessThanOrEqual(WRITE_KEYS);
+    const byStatus = new Map<number, number>();
+    for (const a of answers) byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
     console.info(
-      `load: ${TOTAL} requests in ${seconds.toFixed(1)} s, ${answers.filter((a) => a.status === 429).length} intended 429s, ${charged} units`,
+      `load: ${TOTAL} requests at ${CONCURRENCY} at a time in ${seconds.toFixed(1)} s; answers ${[...byStatus].map(([s, n]) => `${s}:${n}`).join(" ")} (429s all QUOTA_EXCEEDED); usage ${usage.data.usage.daily.used} = ${charged} units charged; ${writes} writes reached the SII for ${WRITE_KEYS} idempotency keys, ${answers.filter((a) => a.replayed).length} replays`,
     );
   }, 60_000);
 });
