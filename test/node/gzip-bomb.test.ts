@@ -1,7 +1,9 @@
 // Files the SII hands over gzipped are unpacked as they stream; a gzip bomb or a file that is not
-// line-shaped is cut at documented limits instead of filling memory.
+// line-shaped is cut at documented limits instead of filling memory. The same for the ZIP
+// workbooks (vehicle appraisals): an entry is bounded by its declared size, itself bounded.
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { entryStream, MAX_ENTRY_BYTES, zipArchive, zipEntries } from "../../src/lib/zip.ts";
 import type { SiiTransport } from "../../src/ports.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
 import type { SiiContext } from "../../src/sii/http.ts";
@@ -61,5 +63,27 @@ describe("gzipped downloads", () => {
     const file = gzipSync(Buffer.from("Nro;Tipo Doc\n1;33\n".repeat(2_000), "latin1"));
     const half = file.subarray(0, file.length >> 1);
     await expect(drain(await asyncFileLines(answering(half), new CookieJar(), query, job))).rejects.toMatchObject({ status: 502 });
+  });
+});
+
+describe("ZIP bombs (the SII's workbooks)", () => {
+  /** A 4 MiB entry packed to a few KiB, its central directory then claiming `declared` bytes. */
+  async function lyingZip(declared: number): Promise<Uint8Array> {
+    const zip = await zipArchive([{ name: "xl/sheet1.xml", text: () => Array.from({ length: 64 }, () => "A".repeat(64 * 1024)) }]);
+    const view = new DataView(zip.buffer);
+    const directory = view.getUint32(zip.length - 22 + 16, true);
+    view.setUint32(directory + 24, declared, true);
+    return zip;
+  }
+  const unpack = async (zip: Uint8Array) => new Response(entryStream(zip, zipEntries(zip).get("xl/sheet1.xml")!)).arrayBuffer();
+
+  it("cuts an entry that unpacks to more than it declared", async () => {
+    const zip = await lyingZip(1024);
+    expect(zip.length).toBeLessThan(64 * 1024);
+    await expect(unpack(zip)).rejects.toThrow(/unpacks to more than its declared 1024 bytes/);
+  });
+
+  it("refuses, before unpacking, an entry that declares more than the limit", async () => {
+    await expect(unpack(await lyingZip(MAX_ENTRY_BYTES + 1))).rejects.toThrow(/unpacks to more than 536870912 bytes/);
   });
 });
