@@ -162,3 +162,14 @@ describe(`fuzzing ${operations.length} operations of /openapi.json, ${RUNS} case
     Math.max(5_000, RUNS * 60),
   );
 });
+
+describe("fuzzing is reproducible", () => {
+  it("a seed draws the same cases, hence the same requests, every time; another seed draws others", () => {
+    const operation = operations.find((o) => o.bodySchema && o.auth === "api") as Operation;
+    const base = baselineOf(doc, operation);
+    const draw = (seed: number) =>
+      fc.sample(caseArbitrary, { seed, numRuns: 50 }).map((c) => buildCase(operation, base, c, [["x-api-token", "t"]]));
+    expect(draw(SEED)).toEqual(draw(SEED));
+    expect(draw(SEED + 1)).not.toEqual(draw(SEED));
+  });
+});
