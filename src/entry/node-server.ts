@@ -87,7 +87,14 @@ export function nodeFront(
     }
   });
   root.all("*", (c) => app.fetch(c.req.raw));
-  return root;
+  // API calls go straight to the app, which sets the same headers itself: the front's own router
+  // and context would only add their cost to every call.
+  return { fetch: (req: Request, env?: unknown) => (isApiUrl(req.url) ? app.fetch(req) : root.fetch(req, env)) };
+}
+
+/** Whether an absolute URL's path starts with `/api/` (no route of the front can match it). */
+function isApiUrl(url: string): boolean {
+  return url.startsWith("/api/", url.indexOf("/", url.indexOf("://") + 3));
 }
 
 export async function createNodeServer(options: NodeOptions) {
