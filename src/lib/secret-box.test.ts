@@ -18,5 +18,9 @@ describe("secret box", () => {
     expect(await keyedHash(secret, "x")).toMatch(/^[0-9a-f]{64}$/);
     expect(await keyedHash(secret, "x")).toBe(await keyedHash(secret, "x"));
     expect(await keyedHash(`${secret}!`, "x")).not.toBe(await keyedHash(secret, "x"));
+    // RFC 4231, test case 2: the same fingerprints as before, so cached sessions keep their keys.
+    expect(await keyedHash("Jefe", "what do ya want for nothing?")).toBe(
+      "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
+    );
   });
 });

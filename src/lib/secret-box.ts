@@ -1,6 +1,7 @@
 // Secrets at rest (proxy passwords, cached SII sessions): AES-256-GCM under a key derived from
 // the server's SECRET_KEY, so a copy of the store alone reveals nothing.
 
+import { createHmac } from "node:crypto";
 import { randomBytes } from "./crypto.ts";
 import { base64ToBytes, bytesToBase64 } from "./encoding.ts";
 
@@ -49,9 +50,11 @@ export async function open(secret: string, purpose: string, box: string): Promis
   }
 }
 
-/** HMAC-SHA-256 hex: fingerprints of credentials that can be compared but not reversed. */
+/**
+ * HMAC-SHA-256 hex: fingerprints of credentials that can be compared but not reversed. From
+ * `node:crypto`, like sha256Hex: it runs on every session lookup, and WebCrypto imported the key
+ * and went through the thread pool each time.
+ */
 export async function keyedHash(secret: string, data: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(data)));
-  return [...mac].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return createHmac("sha256", secret).update(data).digest("hex");
 }
