@@ -11,8 +11,12 @@ import { SignedXml } from "xml-crypto";
 import { parseCertificateCredential, type SigningCredential } from "../../src/dte/credentials.ts";
 import { type GenerateRequest, generateDocuments } from "../../src/dte/generate/generate.ts";
 import type { Node } from "../../src/dte/normalize/normalize.ts";
+import { escposReceipt } from "../../src/dte/render/escpos.ts";
+import { DOCUMENT_NAMES, printedDocument } from "../../src/dte/render/model.ts";
+import { pdfDocument } from "../../src/dte/render/pdf.ts";
 import { inspectEnvelope } from "../../src/dte/verify/envelope.ts";
 import { type RsaPublicKey, SII_CAF_KEYS, verifyStamp } from "../../src/dte/verify/timbre.ts";
+import { parseXml } from "../../src/dte/xml/parse.ts";
 import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { ApiError } from "../../src/platform/errors.ts";
@@ -139,10 +143,11 @@ function independentlyVerifies(xml: string, uri: string): boolean {
   return verifier.checkSignature(xml);
 }
 
+const PRINT = { papel: "carta", cedible: true, copias: 1, resolucion: null, oficina_sii: null, logo: null } as const;
 const ALL_TYPES = [33, 34, 39, 41, 46, 52, 56, 61, 110, 111, 112];
 
 describe("every document type", () => {
-  it.each(ALL_TYPES)("type %i: signed DTE and envelope, valid for the SII's schema, verified independently", async (tipo) => {
+  it.each(ALL_TYPES)("type %i: signed DTE and envelope, valid for the SII's schema, verified independently, printed", async (tipo) => {
     const out = await generate({ documents: [sample(tipo, 3), sample(tipo, 4)] });
     const boleta = tipo === 39 || tipo === 41;
     expect(out.sobre).toBe(boleta ? "EnvioBOLETA" : "EnvioDTE");
@@ -168,6 +173,16 @@ describe("every document type", () => {
       expect(createVerify("RSA-SHA1").update(Buffer.from(dd, "latin1")).verify(publicKey, frmt, "base64")).toBe(true);
       expect(dte).toContain(doc.ted);
     }
+
+    // Printed: the PDF and the receipt read the signed DTE back; the receipt stores the TED's bytes unchanged.
+    const signed = decodeLatin1(base64ToBytes(out.documentos[0]?.dte_xml as string));
+    const printed = printedDocument(parseXml(signed).root, signed);
+    expect([printed.tipo, printed.folio, printed.nombre_tipo]).toEqual([tipo, 3, DOCUMENT_NAMES[tipo]]);
+    expect(Buffer.from(printed.ted ?? []).equals(Buffer.from(out.documentos[0]?.ted as string, "latin1"))).toBe(true);
+    const pdf = await pdfDocument([printed], PRINT);
+    expect(decodeLatin1(pdf.subarray(0, 8))).toBe("%PDF-1.4");
+    const receipt = Buffer.from(escposReceipt(printed, { papel: "80mm", codepage: "WPC1252" }));
+    expect(receipt.includes(Buffer.from(out.documentos[0]?.ted as string, "latin1"))).toBe(true);
 
     if (!haveSchemas) return console.warn(`schema checks skipped: ${SCHEMAS} is absent`);
     expect(await schemaErrors(envelope, boleta ? "EnvioBOLETA_v11.xsd" : "EnvioDTE_v10.xsd")).toEqual([]);
@@ -201,6 +216,10 @@ describe("every document type", () => {
     expect(decodeLatin1(envelope)).toContain('<Liquidacion ID="T43F1">');
     expect(await ourVerdict(envelope)).toEqual([]);
     expect(independentlyVerifies(decodeLatin1(envelope), "#SetDoc")).toBe(true);
+    const signed = decodeLatin1(base64ToBytes(out.documentos[0]?.dte_xml as string));
+    const printed = printedDocument(parseXml(signed).root, signed);
+    expect([printed.nombre_tipo, printed.totales.total, printed.lineas.length]).toEqual([DOCUMENT_NAMES[43], 113_050, 1]);
+    expect(decodeLatin1((await pdfDocument([printed], PRINT)).subarray(0, 8))).toBe("%PDF-1.4");
     if (!haveSchemas) return;
     expect(await schemaErrors(envelope, "EnvioDTE_v10.xsd")).toEqual([]);
   });
