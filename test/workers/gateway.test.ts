@@ -1,19 +1,18 @@
 // The Worker entry in workerd with real KV and Durable Objects.
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { durableIdempotencyStore, durableQuotaStore, kvSettingsStore, kvTokenStore } from "../../src/adapters/cloudflare/stores.ts";
 import type { WorkerEnv } from "../../src/entry/worker.ts";
 import { probeApp, tokenFor, writeBody, writePath } from "../support/app.ts";
+import { ADMIN_HEADERS, fetchWorker } from "./worker.ts";
 
 const bindings = env as unknown as WorkerEnv;
-const admin = { authorization: "Bearer test-admin-token", "content-type": "application/json" };
-const fetchWorker = (path: string, init?: RequestInit) => exports.default.fetch(new Request(`https://gateway.test${path}`, init));
 
 describe("worker entry", () => {
   it("issues a token through the admin API and serves the envelope, auth and quota headers", async () => {
     const created = await fetchWorker("/admin/v1/tokens", {
       method: "POST",
-      headers: admin,
+      headers: ADMIN_HEADERS,
       body: JSON.stringify({ name: "w", account: "acme", scopes: ["sii:read"], plan: { daily_units: 3, monthly_units: 9 } }),
     });
     expect(created.status).toBe(201);

@@ -1,17 +1,14 @@
 // The synchronous RCV detail of a large period streams in workerd too: the Worker entry answers a
 // 10 k-document period's type whole (documents and the SII's rows from a second read).
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
-
-const admin = { authorization: "Bearer test-admin-token", "content-type": "application/json" };
-const fetchWorker = (path: string, init?: RequestInit) => exports.default.fetch(new Request(`https://gateway.test${path}`, init));
+import { ADMIN_HEADERS, fetchWorker } from "./worker.ts";
 
 describe("RCV detail in workerd", () => {
   it("streams a large period's documents and the SII's rows", async () => {
     const created = await fetchWorker("/admin/v1/tokens", {
       method: "POST",
-      headers: admin,
+      headers: ADMIN_HEADERS,
       body: JSON.stringify({ name: "rcv", account: "rcv-stream", scopes: ["sii:read"], plan: { daily_units: 10, monthly_units: 10 } }),
     });
     const { data: token } = (await created.json()) as { data: { token: string } };
