@@ -59,12 +59,42 @@ export function textStream(pieces: AsyncIterator<string>, format: StreamFormat, 
 export const COMMIT_CHARS = 512 * 1024;
 
 /**
+ * The answer `source` writes: held up to COMMIT_CHARS, so any failure until then is an ordinary
+ * error envelope; whole if it ends by then, streamed from the held part on if not. `ended` runs
+ * once the answer is complete (at once for a whole one).
+ */
+async function heldAnswer(
+  c: Context<AppEnv>,
+  source: AsyncGenerator<string>,
+  format: StreamFormat,
+  ended: () => void = () => {},
+): Promise<Response> {
+  const held: string[] = [];
+  let size = 0;
+  while (size <= COMMIT_CHARS) {
+    const next = await source.next();
+    if (next.done) {
+      ended();
+      return c.body(format.encode(held.join("")) as Uint8Array<ArrayBuffer>, 200, format.headers);
+    }
+    held.push(next.value);
+    size += next.value.length;
+  }
+  return c.body(textStream(resume(held, source), format, ended), 200, format.headers);
+}
+
+/** The held pieces, then the rest of the source. */
+async function* resume(held: string[], source: AsyncGenerator<string>): AsyncGenerator<string> {
+  yield* held;
+  yield* source;
+}
+
+/**
  * Answers with the text `pieces(jar)` writes (JSON unless `format` says otherwise), made in the
- * taxpayer's SII session. Up to
- * COMMIT_CHARS of it is held before anything is sent, so any failure until then is an ordinary
- * error envelope (and a session wall logs in again and starts over). A larger answer then streams,
- * and the session stays held until its body is finished: the SII calls it still makes (more
- * document types, a second read) stay serialized with this taxpayer's other calls.
+ * taxpayer's SII session and held as `heldAnswer` does (a session wall before the first byte logs
+ * in again and starts over). A larger answer streams, and the session stays held until its body
+ * is finished: the SII calls it still makes (more document types, a second read) stay serialized
+ * with this taxpayer's other calls.
  */
 export function answerInSession(
   c: Context<AppEnv>,
@@ -76,45 +106,17 @@ export function answerInSession(
 ): Promise<Response> {
   return new Promise<Response>((answer, fail) => {
     withRcvSession(c, ctx, rut, auth, async (jar) => {
-      const source = pieces(jar);
-      const held: string[] = [];
-      let size = 0;
-      while (size <= COMMIT_CHARS) {
-        const next = await source.next();
-        if (next.done) {
-          answer(c.body(format.encode(held.join("")) as Uint8Array<ArrayBuffer>, 200, format.headers));
-          return;
-        }
-        held.push(next.value);
-        size += next.value.length;
-      }
-      const finished = new Promise<void>((ended) => {
-        answer(c.body(textStream(resume(held, source), format, ended), 200, format.headers));
+      let ended = () => {};
+      const finished = new Promise<void>((resolve) => {
+        ended = resolve;
       });
+      answer(await heldAnswer(c, pieces(jar), format, ended));
       await finished;
     }).catch(fail);
   });
 }
 
-/** The held pieces, then the rest of the source. */
-async function* resume(held: string[], source: AsyncGenerator<string>): AsyncGenerator<string> {
-  yield* held;
-  yield* source;
-}
-
-/**
- * Streams `pieces` as the JSON answer (already inside whatever session it needs), holding up to
- * COMMIT_CHARS first as `answerInSession` does: a failure until then (a file that is not gzip, or
- * cut short) is an ordinary error envelope, not a 200 that breaks off.
- */
-export async function streamJson(c: Context<AppEnv>, pieces: AsyncGenerator<string>): Promise<Response> {
-  const held: string[] = [];
-  let size = 0;
-  while (size <= COMMIT_CHARS) {
-    const next = await pieces.next();
-    if (next.done) return c.body(JSON_FORMAT.encode(held.join("")) as Uint8Array<ArrayBuffer>, 200, JSON_TYPE);
-    held.push(next.value);
-    size += next.value.length;
-  }
-  return c.body(textStream(resume(held, pieces), JSON_FORMAT), 200, JSON_TYPE);
+/** Streams `pieces` as the JSON answer, already inside whatever session it needs, held as `heldAnswer` does. */
+export function streamJson(c: Context<AppEnv>, pieces: AsyncGenerator<string>): Promise<Response> {
+  return heldAnswer(c, pieces, JSON_FORMAT);
 }
