@@ -4,9 +4,8 @@
 // --expose-gc, which samples its heap after a full collection every 20 ms while the answer streams
 // (bench/server.ts): what it holds, not the garbage it has yet to collect. If anything held the
 // period, the growth from 10 k to 100 k documents would be about tenfold.
-import { type ChildProcess, fork } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+
+import { type BenchServer, startServer } from "./processes.ts";
 
 export interface RcvFigure {
   name: string;
@@ -16,7 +15,6 @@ export interface RcvFigure {
   gated: boolean;
 }
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const MiB = 1024 * 1024;
 const SIZES: [periodo: string, label: string][] = [
   ["201901", "1 k"],
@@ -31,33 +29,8 @@ const FLOOR_MIB = 1;
  */
 const RATIO_BUDGET = 2;
 
-interface Gateway {
-  child: ChildProcess;
-  port: number;
-  token: string;
-  ask<T>(message: string, key: string): Promise<T>;
-}
-
-async function startGateway(): Promise<Gateway> {
-  const child = fork(join(root, "bench", "server.ts"), ["gateway"], {
-    execArgv: ["--experimental-strip-types", "--no-warnings", "--expose-gc"],
-    cwd: root,
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const ready = await new Promise<{ ready: number; token: string }>((resolve, reject) => {
-    child.once("message", (m) => resolve(m as { ready: number; token: string }));
-    child.once("exit", (code) => reject(new Error(`gateway exited (${code})`)));
-  });
-  const ask = <T>(message: string, key: string) =>
-    new Promise<T>((resolve) => {
-      child.once("message", (m) => resolve((m as Record<string, T>)[key] as T));
-      child.send(message);
-    });
-  return { child, port: ready.ready, token: ready.token, ask };
-}
-
 /** Peak live-memory growth in MiB while `request` runs and its answer is read to the end. */
-async function growth(gateway: Gateway, request: () => Promise<Response>): Promise<{ mib: number; bytes: number }> {
+async function growth(gateway: BenchServer, request: () => Promise<Response>): Promise<{ mib: number; bytes: number }> {
   await gateway.ask("heap-start", "heap");
   const res = await request();
   let bytes = 0;
@@ -68,7 +41,7 @@ async function growth(gateway: Gateway, request: () => Promise<Response>): Promi
 }
 
 export async function rcvFigures(): Promise<RcvFigure[]> {
-  const gateway = await startGateway();
+  const gateway = await startServer("gateway", ["--expose-gc"]);
   const headers = { "content-type": "application/json", "x-api-token": gateway.token };
   const body = JSON.stringify({ auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } });
   const post = (path: string) => fetch(`http://127.0.0.1:${gateway.port}/api/v1/sii/rcv/ventas${path}`, { method: "POST", headers, body });

@@ -1,7 +1,7 @@
 // `npm run bench` (`-- --quick` for a short run): the gateway against a bare relay doing the same
 // SII work, measured side by side in this run on this machine; plus CPU per request, the Worker
 // bundle and its start-up. Prints a table and writes bench/results.json. Only ratios are gated.
-import { type ChildProcess, fork, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { cpus, tmpdir } from "node:os";
@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
 import { engineFigures } from "./dte.ts";
+import { type BenchServer, startServer } from "./processes.ts";
 import { rcvFigures } from "./rcv.ts";
 import { vehicleFigures } from "./vehiculos.ts";
 
@@ -31,31 +32,6 @@ interface Figure {
   better: "higher" | "lower";
   gated: boolean;
   pass: boolean | null;
-}
-
-interface Server {
-  child: ChildProcess;
-  port: number;
-  token: string;
-  cpu(): Promise<number>;
-}
-
-async function start(mode: string): Promise<Server> {
-  const child = fork(join(root, "bench", "server.ts"), [mode], {
-    execArgv: ["--experimental-strip-types", "--no-warnings"],
-    cwd: root,
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const ready = await new Promise<{ ready: number; token: string }>((resolve, reject) => {
-    child.once("message", (m) => resolve(m as { ready: number; token: string }));
-    child.once("exit", (code) => reject(new Error(`${mode} server exited (${code})`)));
-  });
-  const cpu = () =>
-    new Promise<number>((resolve) => {
-      child.once("message", (m) => resolve((m as { cpu: number }).cpu));
-      child.send("cpu");
-    });
-  return { child, port: ready.ready, token: ready.token, cpu };
 }
 
 interface Load {
@@ -185,8 +161,8 @@ const operations = [
 ];
 
 const figures: Figure[] = [];
-const servers = await Promise.all(["gateway", "bare", "sandbox"].map(start));
-const [gateway, bareRelay, sandbox] = servers as [Server, Server, Server];
+const servers = await Promise.all(["gateway", "bare", "sandbox"].map((mode) => startServer(mode)));
+const [gateway, bareRelay, sandbox] = servers as [BenchServer, BenchServer, BenchServer];
 try {
   const sandboxLoad = await load(`http://127.0.0.1:${sandbox.port}/www.sii.cl/valores_y_fechas/uf/uf2025.htm`);
   figures.push(figure("sandbox called directly (UF page)", "req/s", sandboxLoad.rps, null, "higher", false));
@@ -209,12 +185,12 @@ try {
     // too short for the gateway, whose CPU per request kept falling over the next ten.
     await load(bareUrl, bareInit, WARMUP_S);
     await load(gatewayUrl, gatewayInit, WARMUP_S);
-    const bareCpuBefore = await bareRelay.cpu();
+    const bareCpuBefore = await bareRelay.ask<number>("cpu", "cpu");
     const bare = await load(bareUrl, bareInit);
-    const bareCpuMs = (await bareRelay.cpu()) - bareCpuBefore;
-    const cpuBefore = await gateway.cpu();
+    const bareCpuMs = (await bareRelay.ask<number>("cpu", "cpu")) - bareCpuBefore;
+    const cpuBefore = await gateway.ask<number>("cpu", "cpu");
     const gw = await load(gatewayUrl, gatewayInit);
-    const cpuMs = (await gateway.cpu()) - cpuBefore;
+    const cpuMs = (await gateway.ask<number>("cpu", "cpu")) - cpuBefore;
     const bareLatency = await paced(bareUrl, bareInit, LATENCY_RATE);
     const gwLatency = await paced(gatewayUrl, gatewayInit, LATENCY_RATE);
     const relayed = !("noUpstream" in op);

@@ -3,7 +3,7 @@
 //   bare     the same SII work with no auth, validation, quota or idempotency (the reference)
 //   sandbox  the SII simulator itself over HTTP
 // Prints `ready <port>`; on the IPC message "cpu" it answers its CPU time so far (microseconds),
-// on "mem" its RSS, on "heap-start" / "heap-stop" the peak of its live memory in between.
+// on "heap-start" / "heap-stop" the peak of its live memory in between.
 
 import { mkdtempSync } from "node:fs";
 import { createServer } from "node:http";
@@ -129,7 +129,6 @@ process.on("message", (message) => {
     const { user, system } = process.cpuUsage();
     process.send?.({ cpu: user + system });
   }
-  if (message === "mem") process.send?.({ mem: process.memoryUsage().rss });
   if (message === "heap-start") process.send?.({ heap: heapWatch.start() });
   if (message === "heap-stop") process.send?.({ heap: heapWatch.stop() });
   if (message === "stop") started.server.close(() => process.exit(0));
