@@ -122,15 +122,12 @@ function describeFailure(err: unknown): string {
 }
 
 /** Sends a request to the SII; checks the answer for the SII's failure signals. */
-export async function siiFetch(ctx: SiiContext, request: Request, call: SiiCall): Promise<SiiAnswer> {
-  // The body is read once per attempt, so keep a copy for the retry.
-  const body = request.body ? await request.arrayBuffer() : undefined;
-  const attempt = async () => {
-    const answer = await once(ctx, new Request(request, { body }), call, wholeAnswer);
+export function siiFetch(ctx: SiiContext, request: Request, call: SiiCall): Promise<SiiAnswer> {
+  return siiRead(ctx, request, call, async (res) => {
+    const answer = await wholeAnswer(res);
     checkSiiPage(call.service, answer);
     return answer;
-  };
-  return withRetry(call, attempt);
+  });
 }
 
 async function wholeAnswer(res: Response): Promise<SiiAnswer> {
@@ -138,15 +135,14 @@ async function wholeAnswer(res: Response): Promise<SiiAnswer> {
 }
 
 /**
- * Sends a request and hands the answer to `read` (e.g. a binary file), within the time limit and
- * with the same retry and error rules as `siiFetch`; `read` checks what the answer carries.
+ * Sends a request and hands the answer to `read` (e.g. a binary file), within the time limit;
+ * a read may be retried once when the SII failed, a write never is. `read` checks what the
+ * answer carries.
  */
-export function siiRead<T>(ctx: SiiContext, request: Request, call: SiiCall, read: (res: Response) => Promise<T>): Promise<T> {
-  return withRetry(call, () => once(ctx, request, call, read));
-}
-
-/** Reads may be retried once when the SII failed; writes never are. */
-async function withRetry<T>(call: SiiCall, attempt: () => Promise<T>): Promise<T> {
+export async function siiRead<T>(ctx: SiiContext, request: Request, call: SiiCall, read: (res: Response) => Promise<T>): Promise<T> {
+  // The body is read once per attempt, so keep a copy for the retry.
+  const body = request.body ? await request.arrayBuffer() : undefined;
+  const attempt = () => once(ctx, new Request(request, { body }), call, read);
   try {
     return await attempt();
   } catch (err) {
@@ -168,16 +164,13 @@ export interface SiiStreamAnswer {
  * caller checks what a 200 carries (a maintenance page comes as one) with `checkSiiPage`, and
  * limits the wait for each piece of the body with `readWithin`.
  */
-export async function siiOpen(ctx: SiiContext, request: Request, call: SiiCall): Promise<SiiStreamAnswer> {
-  const body = request.body ? await request.arrayBuffer() : undefined;
-  const attempt = () =>
-    once(ctx, new Request(request, { body }), call, async (res) => {
-      if (res.status >= 500 || res.status === 429) {
-        checkSiiPage(call.service, await wholeAnswer(res));
-      }
-      return { status: res.status, headers: res.headers, body: res.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() }) };
-    });
-  return withRetry(call, attempt);
+export function siiOpen(ctx: SiiContext, request: Request, call: SiiCall): Promise<SiiStreamAnswer> {
+  return siiRead(ctx, request, call, async (res) => {
+    if (res.status >= 500 || res.status === 429) {
+      checkSiiPage(call.service, await wholeAnswer(res));
+    }
+    return { status: res.status, headers: res.headers, body: res.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() }) };
+  });
 }
 
 /** The next piece of an answer's body, or 502 when the SII stops sending for the time limit. */
