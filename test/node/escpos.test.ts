@@ -1,7 +1,7 @@
 // ESC/POS receipts of signed documents: the printer's code page, the SII's box, totals, and the
 // TED as the printer's own PDF417 with the TED's exact bytes. A printer is emulated by drawing
 // the stored PDF417 with the receipt's parameters and reading it back with a barcode reader.
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import bwipjs from "bwip-js/node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/dte/credentials.ts";
@@ -118,18 +118,15 @@ describe("ESC/POS receipts (documentos/escpos)", () => {
 });
 
 const example = fixturePath("real-documents", "sii-example", "F60T33-ejemplo-oficial-SII.xml");
-describe.skipIf(!existsSync(example))(
-  `the SII's official example (${existsSync(example) ? "shared fixtures" : "skipped: ../shared/fixtures is absent"})`,
-  () => {
-    it("prints its TED unchanged (DD as signed, whitespace between tags and inside FRMT's base64 removed)", async () => {
-      const { post } = await setup();
-      const file = readFileSync(example);
-      const bytes = new Uint8Array(await (await post({ xml: bytesToBase64(file) })).arrayBuffer());
-      const ted = storedPdf417(bytes);
-      // The file breaks FRMT's base64 over two lines; the barcode carries it whole.
-      const expected = tedOf(file).toString("latin1").replace(/\r\n/g, "\n").replace(/>\s+</g, "><").replace("Jo8i\nS4HX", "Jo8iS4HX");
-      expect(Buffer.from(ted).toString("latin1")).toBe(expected);
-      expect(ted.length).toBe(742);
-    });
-  },
-);
+describe("the SII's official example", () => {
+  it("prints its TED unchanged (DD as signed, whitespace between tags and inside FRMT's base64 removed)", async () => {
+    const { post } = await setup();
+    const file = readFileSync(example);
+    const bytes = new Uint8Array(await (await post({ xml: bytesToBase64(file) })).arrayBuffer());
+    const ted = storedPdf417(bytes);
+    // The file breaks FRMT's base64 over two lines; the barcode carries it whole.
+    const expected = tedOf(file).toString("latin1").replace(/\r\n/g, "\n").replace(/>\s+</g, "><").replace("Jo8i\nS4HX", "Jo8iS4HX");
+    expect(Buffer.from(ted).toString("latin1")).toBe(expected);
+    expect(ted.length).toBe(742);
+  });
+});

@@ -1,9 +1,8 @@
-// The public test data beside the project (`../shared/fixtures/`). Tests that read it skip with a
-// message naming the folder when it is absent, so a fresh clone still passes.
+// The public test data the tests read (`test/fixtures/`: sources and licences in its README).
 import { join } from "node:path";
 
-export const SHARED_FIXTURES = join(import.meta.dirname, "..", "..", "..", "shared", "fixtures");
+export const FIXTURES = join(import.meta.dirname, "..", "fixtures");
 
 export function fixturePath(...parts: string[]): string {
-  return join(SHARED_FIXTURES, ...parts);
+  return join(FIXTURES, ...parts);
 }

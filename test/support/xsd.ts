@@ -1,11 +1,10 @@
 // Schema validation for tests: xmllint (libxml2 as WebAssembly) against the SII's schemas in the
-// shared fixtures, every schema preloaded so includes and imports resolve.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+// test fixtures, every schema preloaded so includes and imports resolve.
+import { readdirSync, readFileSync } from "node:fs";
 import { validateXML } from "xmllint-wasm";
 import { fixturePath } from "./fixtures.ts";
 
 export const SCHEMAS = fixturePath("sii-schemas");
-export const haveSchemas = existsSync(SCHEMAS);
 
 /** The schema's errors for these bytes (empty when valid); `schema` is a file name in the folder. */
 export async function schemaErrors(xml: Uint8Array, schema: string): Promise<string[]> {

@@ -1,10 +1,8 @@
-// A DTE XML to the normalizer's JSON shape, and real documents normalizing to their own totals.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+// A DTE XML to the normalizer's JSON shape (real documents: test/node/real-documents.test.ts).
 import { describe, expect, it } from "vitest";
-import { decodeXmlBytes, XmlParseError } from "../xml/parse.ts";
+import { XmlParseError } from "../xml/parse.ts";
 import { DteXmlError, dteDocumentsFromXml } from "./from-xml.ts";
-import { type Node, normalizeDte } from "./normalize.ts";
+import type { Node } from "./normalize.ts";
 
 const dteXml = (folio: number, ns = ' xmlns="http://www.sii.cl/SiiDte"') => `<DTE${ns} version="1.0"><Documento ID="F${folio}T33">
   <Encabezado><IdDoc><TipoDTE>33</TipoDTE><Folio>${folio}</Folio><FchEmis>2026-11-20</FchEmis></IdDoc>
@@ -55,39 +53,3 @@ describe("DTE XML to the JSON shape", () => {
     expect(() => dteDocumentsFromXml("<DTE><Documento></DTE>")).toThrow(XmlParseError);
   });
 });
-
-const realDocuments = join(import.meta.dirname, "..", "..", "..", "..", "shared", "fixtures", "real-documents");
-const available = existsSync(realDocuments);
-const files = available
-  ? [
-      "sii-example/F60T33-ejemplo-oficial-SII.xml",
-      ...readdirSync(join(realDocuments, "sii-dte"))
-        .filter((f) => /^DTE--.*(?<!signed_data|signed_xml|signature_xml)\.xml$/.test(f))
-        .map((f) => `sii-dte/${f}`),
-    ]
-  : [];
-const AMOUNTS = ["MntNeto", "MntExe", "TasaIVA", "IVA", "MntTotal"];
-
-describe.skipIf(!available)(
-  `real DTEs normalize to their own totals (${available ? "../shared/fixtures/real-documents" : "skipped: ../shared/fixtures/real-documents is absent"})`,
-  () => {
-    it("finds the official example and the real DTEs", () => {
-      expect(files.length).toBeGreaterThanOrEqual(10);
-    });
-    for (const file of files) {
-      it(file, () => {
-        const { documents } = dteDocumentsFromXml(decodeXmlBytes(readFileSync(join(realDocuments, file))));
-        for (const document of documents) {
-          const own = (document.Encabezado as Node).Totales as Node;
-          const kept = normalizeDte(document, "2026-11-22");
-          expect((kept.dte.Encabezado as Node).Totales).toEqual(own);
-          // Recomputed from the lines alone, the amounts come out the same.
-          const withoutTotals = structuredClone(document);
-          (withoutTotals.Encabezado as Node).Totales = {};
-          const recomputed = (normalizeDte(withoutTotals, "2026-11-22").dte.Encabezado as Node).Totales as Node;
-          for (const key of AMOUNTS) expect(recomputed[key] ?? 0, `${file} ${key}`).toBe(own[key] ?? 0);
-        }
-      });
-    }
-  },
-);

@@ -1,15 +1,12 @@
-// Canonical XML and the signature checks, on hand-made cases, on a seed signed by the gateway's own
-// signer, and on the real documents of the shared fixtures (genuine ones pass, altered ones fail
-// the check their name says).
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+// Canonical XML and the signature checks, on hand-made cases and on a seed signed by the gateway's
+// own signer (the real documents are in test/node/real-documents.test.ts).
 import { describe, expect, it } from "vitest";
 import { SANDBOX_TAXPAYER_CERTS } from "../../sandbox/credentials/index.ts";
 import { parseCertificateCredential } from "../credentials.ts";
 import { signSeed } from "../sign/seed.ts";
-import { childElements, decodeXmlBytes, parseXml, type XmlElement } from "../xml/parse.ts";
+import { childElements, parseXml, type XmlElement } from "../xml/parse.ts";
 import { canonicalize } from "./c14n.ts";
-import { SII_DTE_NS, verifySignatures } from "./xmldsig.ts";
+import { verifySignatures } from "./xmldsig.ts";
 
 const root = (xml: string) => parseXml(xml).root;
 const first = (element: XmlElement) => childElements(element)[0] as XmlElement;
@@ -69,52 +66,3 @@ describe("signatures made by the gateway's own signer", () => {
     expect(forged).toMatchObject({ valido: false, motivo: expect.stringMatching(/does not verify/) });
   });
 });
-
-const realDocuments = join(import.meta.dirname, "..", "..", "..", "..", "shared", "fixtures", "real-documents");
-const available = existsSync(join(realDocuments, "sii-dte"));
-const load = (dir: string, name: string) => parseXml(decodeXmlBytes(readFileSync(join(realDocuments, dir, name))));
-
-describe.skipIf(!available)(
-  `real documents (${available ? "shared fixtures" : "skipped: ../shared/fixtures/real-documents is absent"})`,
-  () => {
-    it("reproduces the exact canonical form of a signed Documento", () => {
-      const doc = load("sii-dte", "DTE--76354771-K--33--170--cleaned.xml");
-      const documento = first(doc.root);
-      const expected = readFileSync(join(realDocuments, "sii-dte", "DTE--76354771-K--33--170--cleaned-signed_data.xml"), "utf8");
-      expect(canonicalize(documento, { mode: "inclusive", inherited: new Map([["", SII_DTE_NS]]) })).toBe(expected);
-    });
-
-    const genuine = available
-      ? readdirSync(join(realDocuments, "sii-dte")).filter((f) => /^DTE--[^-]+-[^-]+--\d+--\d+(--cleaned)?\.xml$/.test(f))
-      : [];
-    it.each(genuine)("%s verifies", async (name) => {
-      const checks = await verifySignatures(load("sii-dte", name));
-      expect(checks).toHaveLength(1);
-      expect(checks[0]).toMatchObject({ valido: true, motivo: null });
-    });
-
-    it("the SII's official example verifies, saying its certificate is not the signing key", async () => {
-      const checks = await verifySignatures(load("sii-example", "F60T33-ejemplo-oficial-SII.xml"));
-      expect(checks.map((c) => [c.referencia, c.valido, c.variante])).toEqual([
-        ["#F60T33", true, "sin_namespaces"],
-        ["#SetDoc", true, "inclusive"],
-      ]);
-      for (const check of checks) expect(check.motivo).toMatch(/RSAKeyValue key, which is not the key of the X509Certificate/);
-    });
-
-    it.each([
-      ["changed-monto", /digest does not match/],
-      ["empty-emails", /digest does not match/],
-      ["replaced-cert", /does not verify with the signer's key/],
-      ["bad-cert", /X509Certificate cannot be read/],
-      ["bad-cert-no-base64", /X509Certificate cannot be read/],
-    ])("the copy altered by %s fails", async (mod, reason) => {
-      const [check] = await verifySignatures(load("sii-dte", `DTE--76354771-K--33--170--cleaned-mod-${mod}.xml`));
-      expect(check).toMatchObject({ valido: false, motivo: expect.stringMatching(reason) });
-    });
-
-    it("finds no signature in the copy whose signature was removed", async () => {
-      expect(await verifySignatures(load("sii-dte", "DTE--76354771-K--33--170--cleaned-mod-removed-signature.xml"))).toEqual([]);
-    });
-  },
-);

@@ -1,6 +1,4 @@
 // The strict XML parser: the tree it builds, the encodings it reads, and what it refuses (with a position).
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeLatin1 } from "../../lib/latin1.ts";
@@ -126,35 +124,6 @@ describe("XML bytes and their declared encoding", () => {
     expect(() => decodeXmlBytes(latin1('<?xml version="1.0" encoding="EBCDIC"?><r/>'))).toThrow(/"ebcdic" is not supported/);
   });
 });
-
-const realDocuments = join(import.meta.dirname, "..", "..", "..", "..", "shared", "fixtures", "real-documents");
-const realAvailable = existsSync(realDocuments);
-
-describe.skipIf(!realAvailable)(
-  `real SII documents (${realAvailable ? "../shared/fixtures/real-documents" : "skipped: ../shared/fixtures/real-documents is absent"})`,
-  () => {
-    const files = realAvailable
-      ? ["sii-example", "sii-dte", "sii-rtc"].flatMap((dir) => readdirSync(join(realDocuments, dir)).map((f) => join(dir, f)))
-      : [];
-    for (const file of files.filter((f) => f.endsWith(".xml"))) {
-      it(`parses ${file}`, () => {
-        const { root } = parseXml(decodeXmlBytes(readFileSync(join(realDocuments, file))));
-        expect(["DTE", "EnvioDTE", "AEC", "Documento", "Signature", "SignedInfo", "DocumentoAEC", "DTECedido", "Cesion"]).toContain(
-          localName(root.name),
-        );
-      });
-    }
-    it("keeps the official example's attributes in order and reads its CRLF lines as LF", () => {
-      const text = decodeXmlBytes(readFileSync(join(realDocuments, "sii-example", "F60T33-ejemplo-oficial-SII.xml")));
-      expect(text).toMatch(/\r\n/);
-      const { root } = parseXml(text);
-      expect(root.attributes.map((a) => a.name)).toEqual(["xmlns", "xmlns:xsi", "xsi:schemaLocation", "version"]);
-      const setDte = childElements(root)[0] as XmlElement;
-      expect(setDte.children[0]).toEqual({ type: "text", text: "\n " });
-      expect(JSON.stringify(root)).not.toMatch(/\\r/);
-    });
-  },
-);
 
 describe("XML parser: properties", () => {
   const name = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_.-]{0,8}$/);
