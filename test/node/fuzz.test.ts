@@ -1,4 +1,4 @@
-// Fuzzing every operation of /openapi.json (issue 11, item 1): from a valid-looking request built
+// Fuzzing every operation of /openapi.json: from a valid-looking request built
 // from each operation's schemas, one part at a time is made hostile. Invariants: never a 500,
 // always the error envelope with a code the document promises for that status, validation answers
 // name the field, a rejected request costs no quota, and every answer carries the security headers.

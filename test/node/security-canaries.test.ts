@@ -1,4 +1,4 @@
-// Secret hygiene (issue 11, item 4): canary credentials (a clave, an encrypted PEM key's
+// Secret hygiene: canary credentials (a clave, an encrypted PEM key's
 // passphrase, a PFX passphrase, a proxy password, an API token) go through successful and failing
 // calls; none may appear in the logs, in any answer, in anything handed to a store, in the raw
 // SQLite rows, or in /openapi.json. API tokens at rest are their SHA-256 only.
