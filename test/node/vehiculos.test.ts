@@ -43,13 +43,14 @@ describe("vehicle lists per category", () => {
     const cars = light().filter((v) => !MOTOS.has(v.tipo));
     const res = await get("/api/v1/sii/vehiculos/categorias/tipos/1");
     expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "1"]);
-    const tipos = (await bodyOf(res)).data;
-    expect(tipos).toEqual(sorted(cars.map((v) => v.tipo)).map((name, i) => ({ id: i + 1, name })));
+    const { data } = await bodyOf(res);
+    expect([data.categoria, data.anio]).toEqual([1, 2026]);
+    expect(data.tipos).toEqual(sorted(cars.map((v) => v.tipo)).map((name, i) => ({ id: i + 1, name })));
 
-    const marcas = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/marcas/1"))).data;
+    const marcas = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/marcas/1"))).data.marcas;
     expect(marcas.map((m: Loose) => m.name)).toEqual(sorted(cars.map((v) => v.marca)));
 
-    const traits = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/caracteristicas/1"))).data;
+    const traits = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/caracteristicas/1"))).data.caracteristicas;
     expect(traits.map((t: Loose) => t.name)).toEqual(["Combustible", "Transmisión", "Tracción", "País", "Puertas"]);
     expect(traits[0].data.map((d: Loose) => d.name)).toEqual(sorted(cars.flatMap((v) => (v.combustible ? [v.combustible] : []))));
     expect(traits[4].data.map((d: Loose) => d.name)).toEqual(
@@ -60,12 +61,12 @@ describe("vehicle lists per category", () => {
 
   it("keeps motorcycles and heavy vehicles apart: heavy ones have no fuel or doors", async () => {
     const { get, downloads } = await setup();
-    const motos = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/tipos/3"))).data;
+    const motos = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/tipos/3"))).data.tipos;
     expect(motos.map((t: Loose) => t.name)).toEqual(sorted(light().flatMap((v) => (MOTOS.has(v.tipo) ? [v.tipo] : []))));
     const heavy = sandboxVehicles("pes", 2026, ROWS);
-    const pesados = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/tipos/2"))).data;
+    const pesados = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/tipos/2"))).data.tipos;
     expect(pesados.map((t: Loose) => t.name)).toEqual(sorted(heavy.map((v) => v.tipo)));
-    const traits = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/caracteristicas/2"))).data;
+    const traits = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/caracteristicas/2"))).data.caracteristicas;
     expect(traits.map((t: Loose) => t.name)).toEqual(["Transmisión", "Tracción", "País"]);
     expect(downloads()).toBe(2); // one light workbook (categories 1 and 3), one heavy
   });
@@ -87,7 +88,7 @@ describe("vehicle lists per category", () => {
 describe("appraisal search", () => {
   it("finds every vehicle of a type with all the workbook's columns, sorted, and downloads the workbook once", async () => {
     const { get, search, downloads } = await setup();
-    const tipos = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/tipos/1"))).data;
+    const tipos = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/tipos/1"))).data.tipos;
     const camioneta = tipos.find((t: Loose) => t.name === "CAMIONETA");
     const expected = light()
       .filter((v) => v.tipo === "CAMIONETA")
@@ -122,7 +123,7 @@ describe("appraisal search", () => {
   it("filters by make (id or name), model, version and model year", async () => {
     const { get, search } = await setup();
     const cars = light().filter((v) => v.tipo === "STATION WAGON");
-    const marcas = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/marcas/1"))).data;
+    const marcas = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/marcas/1"))).data.marcas;
     const toyota = marcas.find((m: Loose) => m.name === "TOYOTA");
     const toyotas = cars.filter((v) => v.marca === "TOYOTA").sort(byOrder);
     const byId = (await bodyOf(await search({ categoria: 1, tipo: "STATION WAGON", marca: toyota.id, por_pagina: 500 }))).data;

@@ -1,6 +1,7 @@
 // GET /api/v1/sii/vehiculos/categorias/{tipos|marcas|caracteristicas}/{categoria}: the lists a
 // search is built from, as other gateways give them (`{id, name}`, characteristics with their
-// values in `data`), from the index of the SII's appraisal workbook.
+// values in `data`), from the index of the SII's appraisal workbook. The list is wrapped in an
+// object with the category and appraisal year, as every success envelope's `data` is an object.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
@@ -18,7 +19,9 @@ interface ListOperation {
   list: "tipos" | "marcas" | "caracteristicas";
   summary: string;
   description: string;
-  schema: z.ZodType;
+  item: z.ZodType;
+  /** The component's name in the OpenAPI document. */
+  component: string;
   pick: (catalog: CategoryCatalog) => unknown;
 }
 
@@ -27,14 +30,16 @@ const LISTS: ListOperation[] = [
     list: "tipos",
     summary: "Vehicle types of a category",
     description: "The types (`AUTOMOVIL`, `CAMIONETA`, …) with the id a search's `tipo` takes. Ids are numbered alphabetically per year.",
-    schema: z.array(Named).openapi("VehiculoTipos"),
+    item: Named,
+    component: "VehiculoTipos",
     pick: (catalog) => catalog.tipos.map(({ id, name }) => ({ id, name })),
   },
   {
     list: "marcas",
     summary: "Makes of a category",
     description: "The makes with the id a search's `marca` takes (the name works too). Ids are numbered alphabetically per year.",
-    schema: z.array(Named).openapi("VehiculoMarcas"),
+    item: Named.extend({ name: z.string().openapi({ example: "TOYOTA" }) }),
+    component: "VehiculoMarcas",
     pick: (catalog) => catalog.marcas,
   },
   {
@@ -42,10 +47,22 @@ const LISTS: ListOperation[] = [
     summary: "Characteristics of a category",
     description:
       "Fuel, transmission, traction, country and doors, each with the values the workbook has (heavy vehicles have no fuel or doors).",
-    schema: z.array(Characteristic).openapi("VehiculoCaracteristicas"),
+    item: Characteristic,
+    component: "VehiculoCaracteristicas",
     pick: (catalog) => catalog.caracteristicas,
   },
 ];
+
+/** `{categoria, anio, <list>: [...]}`: the list with what it is the list of. */
+function listSchema(op: ListOperation): z.ZodType {
+  return z
+    .object({
+      categoria: z.number().int().openapi({ description: CATEGORIA_TEXT }),
+      anio: z.number().int().openapi({ description: "The appraisal year whose workbook the list comes from" }),
+      [op.list]: z.array(op.item),
+    })
+    .openapi(op.component);
+}
 
 export function registerCategorias(app: OpenAPIHono<AppEnv>): void {
   for (const op of LISTS) {
@@ -58,14 +75,15 @@ export function registerCategorias(app: OpenAPIHono<AppEnv>): void {
         summary: op.summary,
         description: `${op.description} From the SII's yearly appraisal workbook, read once per year into the gateway's storage.`,
         request: { params: Params, query: AnioTasaQuery },
-        responses: { 200: jsonContent(envelope(op.schema), "The list"), ...errorResponses([400, 404, 502, 503]) },
+        responses: { 200: jsonContent(envelope(listSchema(op)), "The list"), ...errorResponses([400, 404, 502, 503]) },
       }),
       async (c) => {
         const { categoria } = valid(c, "param", Params);
         const { anio_tasa } = valid(c, "query", AnioTasaQuery);
         // The path schema lets only 1 to 3 through.
         const view: CatalogView = await categoryCatalog(c, categoria as Categoria, anio_tasa);
-        return ok(c, op.pick(view.catalog), `${op.list} of categoria ${categoria}, appraisal year ${view.anio}`);
+        const data = { categoria, anio: view.anio, [op.list]: op.pick(view.catalog) };
+        return ok(c, data, `${op.list} of categoria ${categoria}, appraisal year ${view.anio}`);
       },
     );
   }
