@@ -122,9 +122,12 @@ describe("acceptance and claims (intercambios/respuesta_sii)", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("5");
     const first = (await bodyOf(res)).data;
-    expect(first).toMatchObject({ registrados: 1, documentos: [{ folio: 1001, accion: "ACD", resultado: "registrado", codigo: 0 }] });
+    expect(first).toMatchObject({
+      registrados: 1,
+      documentos: [{ folio: 1001, accion: "ACD", resultado: "registrado", codigo: 0, codResp: 0, descResp: expect.any(String) }],
+    });
     const again = (await bodyOf(await post(RESPUESTA, body))).data;
-    expect(again.documentos[0]).toMatchObject({ resultado: "ya_registrado", codigo: 7 });
+    expect(again.documentos[0]).toMatchObject({ resultado: "ya_registrado", codigo: 7, codResp: 7 });
     const history = (await bodyOf(await post(doc("eventos", SANDBOX_SUPPLIER, 33, 1001), juana))).data;
     expect(history.eventos.map((e: { codigo: string }) => e.codigo)).toEqual(["ACD"]);
     const cesion = (await bodyOf(await post(doc("cesion", SANDBOX_SUPPLIER, 33, 1001), juana))).data;

@@ -51,6 +51,9 @@ const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 const RESULTADOS = ["registrado", "ya_registrado", "rechazado", "error", "no_enviado"] as const;
 type Resultado = (typeof RESULTADOS)[number];
 
+/** A document's answer under the SII's names (`codResp`, `descResp`) and the earlier aliases. */
+const answered = (codResp: number | null, descResp: string | null) => ({ codResp, descResp, codigo: codResp, glosa: descResp });
+
 const Result = envelope(
   z
     .object({
@@ -62,8 +65,10 @@ const Result = envelope(
             description:
               "`registrado` now; `ya_registrado` the SII already had it (codes 7, 5 for a claim, 19); `rechazado` the SII refused it (its code and text say why); `error` the SII failed on it (retry later); `no_enviado` not sent (dry_run, or an earlier document hit an upstream failure)",
           }),
-          codigo: z.number().int().nullable().openapi({ description: "The SII's `codResp`" }),
-          glosa: z.string().nullable().openapi({ description: "The SII's `descResp`, or the failure" }),
+          codResp: z.number().int().nullable().openapi({ description: "The SII's result code for this document" }),
+          descResp: z.string().nullable().openapi({ description: "The SII's text for this document, or the failure" }),
+          codigo: z.number().int().nullable().openapi({ description: "Same as `codResp` (kept for earlier clients)" }),
+          glosa: z.string().nullable().openapi({ description: "Same as `descResp` (kept for earlier clients)" }),
         }),
       ),
       registrados: z.number().int(),
@@ -116,7 +121,7 @@ export function registerRespuestaSii(app: OpenAPIHono<AppEnv>): void {
       let stopped = isDryRun(c);
       for (const doc of body.documentos) {
         if (stopped) {
-          results.push({ ...doc, resultado: "no_enviado", codigo: null, glosa: null });
+          results.push({ ...doc, resultado: "no_enviado", ...answered(null, null) });
           continue;
         }
         try {
@@ -131,13 +136,12 @@ export function registerRespuestaSii(app: OpenAPIHono<AppEnv>): void {
           results.push({
             ...doc,
             resultado: outcome(answer.codResp, doc.accion),
-            codigo: Number.isNaN(answer.codResp) ? null : answer.codResp,
-            glosa: answer.descResp,
+            ...answered(Number.isNaN(answer.codResp) ? null : answer.codResp, answer.descResp),
           });
         } catch (err) {
           // Nothing was registered yet: the caller gets the upstream failure itself.
           if (!(err instanceof ApiError) || results.length === 0) throw err;
-          results.push({ ...doc, resultado: "error", codigo: null, glosa: err.message });
+          results.push({ ...doc, resultado: "error", ...answered(null, err.message) });
           stopped = true;
         }
       }
