@@ -70,7 +70,7 @@ export interface SettingsStore {
 export interface StoredResponse {
   status: number;
   headers: Record<string, string>;
-  /** Response body, base64. */
+  /** Response body, base64; the gateway hands adapters a sealed box here (headers empty), never the answer itself. */
   body: string;
 }
 

@@ -1,9 +1,11 @@
 // Idempotency-Key on POSTs that change state: the first call runs, a repeat with the same body
 // gets the stored answer for 24 h, a repeat with another body is a 409, and a repeat that arrives
-// while the first still runs waits for it.
+// while the first still runs waits for it. Stored answers are sealed with SECRET_KEY (a CAF
+// answer holds its private key) and the request fingerprint is keyed (the body holds the clave),
+// so a copy of the store reveals neither; every store adapter gets only sealed records.
 import type { Context } from "hono";
-import { sha256Hex } from "../lib/crypto.ts";
 import { base64ToBytes, bytesToBase64 } from "../lib/encoding.ts";
+import { keyedHash, open, seal } from "../lib/secret-box.ts";
 import type { StoredResponse } from "../ports.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
@@ -20,25 +22,44 @@ function nothingHappened(res: Response, code: string | null): boolean {
   return res.status === 503 || code === "QUOTA_EXCEEDED" || code === "SII_RATE_LIMIT";
 }
 
-async function fingerprint(c: Context): Promise<string> {
+/** Separates this key from the other uses of SECRET_KEY. */
+const PURPOSE = "idempotency-answer";
+
+/** HMAC under SECRET_KEY: equal requests compare equal, and a copy of the store cannot test guessed claves. */
+async function fingerprint(c: Context<AppEnv>): Promise<string> {
   const url = new URL(c.req.url);
   const body = c.req.method === "GET" ? "" : await c.req.text();
-  return sha256Hex(`${c.req.method} ${url.pathname}?${url.searchParams.toString()}\n${body}`);
+  return keyedHash(c.get("deps").config.secretKey, `idempotency\n${c.req.method} ${url.pathname}?${url.searchParams.toString()}\n${body}`);
 }
 
-async function store(res: Response): Promise<StoredResponse> {
+/** The answer to keep: its status in clear (the adapters read nothing else), headers and body sealed in `body`. */
+async function store(secret: string, res: Response): Promise<StoredResponse> {
   const headers: Record<string, string> = {};
   for (const name of KEPT_HEADERS) {
     const value = res.headers.get(name);
     if (value) headers[name] = value;
   }
-  return { status: res.status, headers, body: bytesToBase64(new Uint8Array(await res.clone().arrayBuffer())) };
+  const body = bytesToBase64(new Uint8Array(await res.clone().arrayBuffer()));
+  return { status: res.status, headers: {}, body: await seal(secret, PURPOSE, JSON.stringify({ headers, body })) };
 }
 
-function replay(stored: StoredResponse): Response {
-  const headers = new Headers(stored.headers);
+/**
+ * The stored answer again. Records kept before answers were sealed hold plain base64 (never a
+ * ".") and expire within 24 h: they are replayed as they are. A sealed record that no longer
+ * opens (SECRET_KEY changed) cannot be replayed, and running the call again could repeat it.
+ */
+async function replay(secret: string, stored: StoredResponse): Promise<Response> {
+  let answer = { headers: stored.headers, body: stored.body };
+  if (stored.body.startsWith("v1.")) {
+    const opened = await open(secret, PURPOSE, stored.body);
+    if (opened === null) {
+      throw new ApiError(409, "IDEMPOTENCY_CONFLICT", "The answer stored for this Idempotency-Key can no longer be read; use a new key");
+    }
+    answer = JSON.parse(opened) as typeof answer;
+  }
+  const headers = new Headers(answer.headers);
   headers.set("Idempotent-Replayed", "true");
-  return new Response(stored.status === 204 ? null : base64ToBytes(stored.body), { status: stored.status, headers });
+  return new Response(stored.status === 204 ? null : base64ToBytes(answer.body), { status: stored.status, headers });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -52,12 +73,12 @@ export async function withIdempotency(c: Context<AppEnv>, run: () => Promise<Res
       errors: [{ path: "Idempotency-Key", location: "header", message: "1 to 255 visible ASCII characters" }],
     });
   }
-  const { idempotency, clock } = c.get("deps");
+  const { idempotency, clock, config } = c.get("deps");
   const print = await fingerprint(c);
   const deadline = Date.now() + WAIT_MS;
   for (let pause = 25; ; pause = Math.min(pause * 2, 250)) {
     const begun = await idempotency.begin(principal.account, key, print, clock.now(), LEASE_MS);
-    if (begun.state === "completed") return replay(begun.response);
+    if (begun.state === "completed") return replay(config.secretKey, begun.response);
     if (begun.state === "conflict") {
       throw new ApiError(409, "IDEMPOTENCY_CONFLICT", "This Idempotency-Key was already used with a different request");
     }
@@ -78,7 +99,7 @@ export async function withIdempotency(c: Context<AppEnv>, run: () => Promise<Res
   }
   const code = res.headers.get("content-type")?.includes("json") ? await errorCode(res) : null;
   if (nothingHappened(res, code)) await idempotency.abandon(principal.account, key, print);
-  else await idempotency.complete(principal.account, key, print, await store(res), clock.now(), IDEMPOTENCY_TTL_MS);
+  else await idempotency.complete(principal.account, key, print, await store(config.secretKey, res), clock.now(), IDEMPOTENCY_TTL_MS);
   return res;
 }
 

@@ -1,8 +1,9 @@
 // Registers one operation of the interface: the scope check runs before validation, then
 // idempotency, then quota, then the handler. Scope and weight come from the operations table.
 import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { z } from "zod";
+import type { SiiTransport } from "../ports.ts";
 import { requireScope } from "./auth.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
@@ -27,19 +28,39 @@ export function registerOperation(
 ): void {
   // A JSON body can be refused for its Content-Type before its fields are read.
   const extraErrors = [...(spec.changesState ? [409] : []), ...(route.request?.body ? [415] : [])];
+  const dryRun = declaresDryRun(route);
   const config = {
     operationId: operationId(spec),
     ...route,
     security: [{ ApiToken: [] }],
-    middleware: [requireScope(spec.scope)],
+    middleware: dryRun ? [requireScope(spec.scope)] : [requireScope(spec.scope), refuseDryRun],
     "x-scope": spec.scope,
     "x-quota-weight": spec.weight,
     responses: { ...errorResponses([...COMMON_ERRORS, ...extraErrors]), ...route.responses },
   } as RouteConfig;
   // The route's typed handler would need each route's own response type; registration is
   // generic here, so the handler is widened on purpose.
-  app.openapi(config, ((c: Context<AppEnv>) => runOperation(c, spec, handler)) as never);
+  app.openapi(config, ((c: Context<AppEnv>) => runOperation(c, spec, handler, dryRun)) as never);
 }
+
+/** Whether the route's query schema has `dry_run`: the OpenAPI document then lists it too. */
+function declaresDryRun(route: RouteConfig): boolean {
+  const query = route.request?.query as { shape?: Record<string, unknown> } | undefined;
+  return query?.shape?.dry_run !== undefined;
+}
+
+/**
+ * `dry_run` on an operation that has no preview is refused rather than ignored: ignored, the
+ * caller would believe nothing happened while the real call ran.
+ */
+const refuseDryRun: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.query("dry_run") !== undefined) {
+    throw new ApiError(400, "VALIDATION_ERROR", "dry_run: this operation has no dry run", {
+      errors: [{ path: "dry_run", location: "query", message: "this operation has no dry run; leave the parameter out" }],
+    });
+  }
+  await next();
+};
 
 /** A stable name for SDKs and the schema files: `post_sii_dte_caf_solicitar`. */
 export function operationId(spec: OperationSpec): string {
@@ -63,15 +84,33 @@ export function isDryRun(c: Context): boolean {
   return parseDryRun(c.req.query("dry_run")) === true;
 }
 
-async function runOperation(c: Context<AppEnv>, spec: OperationSpec, handler: OperationHandler): Promise<Response> {
+async function runOperation(c: Context<AppEnv>, spec: OperationSpec, handler: OperationHandler, dryRun: boolean): Promise<Response> {
+  // A preview is free because it cannot reach the SII: the handler gets a transport that refuses
+  // every call, so an operation that forgot to honour `dry_run` fails instead of acting for free.
+  // It is no attempt either, so it neither takes nor replays an Idempotency-Key.
+  if (dryRun && isDryRun(c)) {
+    const deps = c.get("deps");
+    c.set("deps", { ...deps, sii: offline(deps.sii) });
+    return (await settle(c, handler)).res;
+  }
   const attempt = () => charged(c, spec, handler);
   return spec.changesState && c.req.method === "POST" ? withIdempotency(c, attempt) : attempt();
+}
+
+/** The transport of a dry run: same mode, no calls. */
+function offline(sii: SiiTransport): SiiTransport {
+  return {
+    mode: sii.mode,
+    fetch: async () => {
+      throw new Error("a dry run tried to contact the SII");
+    },
+  };
 }
 
 /** Runs the handler under quota; answers that cost the SII nothing give their units back. */
 async function charged(c: Context<AppEnv>, spec: OperationSpec, handler: OperationHandler): Promise<Response> {
   const principal = c.get("principal");
-  if (!principal || spec.weight === 0 || isDryRun(c)) return (await settle(c, handler)).res;
+  if (!principal || spec.weight === 0) return (await settle(c, handler)).res;
   const { quota, clock } = c.get("deps");
   const at = clock.now();
   const decision = await quota.consume(principal.tokenId, spec.weight, principal.plan, at);
