@@ -5,6 +5,7 @@
 import forge from "node-forge";
 import { encodeDer, parseDer } from "./asn1.ts";
 import { credentialError } from "./credential-error.ts";
+import { isKdfRefusal, withKdfBudget } from "./kdf-limit.ts";
 import { decodeBase64 } from "./pem.ts";
 import { type RsaPrivateKey, rsaKeyFromForge, rsaKeyFromPrivateKeyInfo } from "./private-key.ts";
 
@@ -18,6 +19,7 @@ const notPfx = () => credentialError("pfx-data", "auth.cert.pfx-data is not a PK
 
 /** forge reports everything as plain Errors: sort them by wording (forge 1.4.3; the tests pin it). */
 function openFailure(error: unknown) {
+  if (isKdfRefusal(error)) return error;
   const message = error instanceof Error ? error.message : "";
   if (/MAC could not be verified/.test(message)) {
     return credentialError("passphrase", "wrong passphrase: the integrity check (MAC) of auth.cert.pfx-data failed with it");
@@ -42,7 +44,8 @@ export function readPfx(pfxBase64: string, passphrase: string | undefined): PfxC
   let pfx: forge.pkcs12.Pkcs12Pfx;
   try {
     // strict = false: tolerate BER (Windows exports are not always DER). The MAC is checked anyway.
-    pfx = forge.pkcs12.pkcs12FromAsn1(root, false, passphrase);
+    // Every derivation (MAC, encrypted safes, shrouded keys) is charged to one budget, refused before it runs.
+    pfx = withKdfBudget("pfx-data", () => forge.pkcs12.pkcs12FromAsn1(root, false, passphrase));
   } catch (error) {
     throw openFailure(error);
   }

@@ -4,6 +4,7 @@
 import forge from "node-forge";
 import { type Asn1, children, encodeDer, isType, keyAlgorithmName, oidOf, parseDer, RSA_ENCRYPTION } from "./asn1.ts";
 import { type CertField, credentialError } from "./credential-error.ts";
+import { isKdfRefusal, withKdfBudget } from "./kdf-limit.ts";
 import { type DerBlock, readDerBlocks, toPem } from "./pem.ts";
 
 export interface RsaPrivateKey {
@@ -59,8 +60,9 @@ function decryptPkcs8(encrypted: Asn1, passphrase: string): Asn1 {
   const password = scheme === PBES2 ? forge.util.encodeUtf8(passphrase) : passphrase;
   let info: Asn1 | null;
   try {
-    info = forge.pki.decryptPrivateKeyInfo(encrypted, password);
+    info = withKdfBudget("pkey-data", () => forge.pki.decryptPrivateKeyInfo(encrypted, password));
   } catch (error) {
+    if (isKdfRefusal(error)) throw error;
     // forge tags "unsupported algorithm" errors with the OID; anything else is undecryptable data.
     const oid = error instanceof Error && "oid" in error ? String(error.oid) : null;
     if (oid) throw credentialError("pkey-data", `auth.cert.pkey-data is encrypted with an unsupported algorithm (${oid})`);

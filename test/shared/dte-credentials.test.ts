@@ -283,6 +283,94 @@ describe("errors", () => {
   });
 });
 
+/** `asn` (changed in place) with every INTEGER equal to `from` set to `to`: iteration counts, not salts (OCTET STRINGs). */
+function withCount(asn: forge.asn1.Asn1, from: number, to: number): forge.asn1.Asn1 {
+  const fromBytes = forge.asn1.integerToDer(from).getBytes();
+  const toBytes = forge.asn1.integerToDer(to).getBytes();
+  let replaced = 0;
+  const walk = (node: forge.asn1.Asn1) => {
+    if (node.tagClass === forge.asn1.Class.UNIVERSAL && node.type === forge.asn1.Type.INTEGER && node.value === fromBytes) {
+      node.value = toBytes;
+      replaced++;
+    } else if (Array.isArray(node.value)) node.value.forEach(walk);
+    else if (node.type === forge.asn1.Type.OCTETSTRING && typeof node.value === "string" && node.value.startsWith("0")) {
+      // A PFX's safes are DER inside OCTET STRINGs.
+      const before = replaced;
+      try {
+        const inner = forge.asn1.fromDer(node.value);
+        walk(inner);
+        if (replaced > before) node.value = forge.asn1.toDer(inner).getBytes();
+      } catch {
+        // not DER: data
+      }
+    }
+  };
+  walk(asn);
+  expect(replaced).toBeGreaterThan(0);
+  return asn;
+}
+
+describe("key-derivation limits", () => {
+  const expectJuana = (credential: SigningCredential) => expect(credential.rut).toBe("11111111-1");
+  const key = forge.pki.privateKeyFromPem(juana.keyPem);
+  const info = forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(key));
+  const encryptedPem = (algorithm: "aes256" | "3des", count: number, patched: number) =>
+    forge.pki.encryptedPrivateKeyToPem(withCount(forge.pki.encryptPrivateKeyInfo(info, PASSPHRASE, { algorithm, count }), count, patched));
+  const pfxBase64 = (options: Record<string, unknown>, count: number, patched: number) =>
+    forge.util.encode64(
+      forge.asn1
+        .toDer(
+          withCount(
+            forge.pkcs12.toPkcs12Asn1(key, [forge.pki.certificateFromPem(juana.certPem)], PASSPHRASE, { count, ...options }),
+            count,
+            patched,
+          ),
+        )
+        .getBytes(),
+    );
+
+  /** Refused with the limit named, before any derivation: well under the ~16 s two million iterations take. */
+  async function refused(input: unknown, path: string): Promise<void> {
+    const started = performance.now();
+    expect(await authError(input, path)).toMatch(/at most 100000 iterations/);
+    expect(performance.now() - started).toBeLessThan(1000);
+  }
+
+  it("refuses an encrypted PKCS#8 key asking for 2 000 000 iterations (PBES2 and PKCS#12 PBE)", async () => {
+    for (const algorithm of ["aes256", "3des"] as const) {
+      await refused(
+        { "cert-data": juana.certPem, "pkey-data": encryptedPem(algorithm, 2049, 2_000_000), passphrase: PASSPHRASE },
+        "auth.cert.pkey-data",
+      );
+    }
+  });
+
+  it("refuses a PFX asking for 2 000 000 iterations, before its MAC is derived", async () => {
+    await refused({ "pfx-data": pfxBase64({ algorithm: "3des" }, 2049, 2_000_000), passphrase: PASSPHRASE }, "auth.cert.pfx-data");
+  });
+
+  it("refuses a PFX without MAC whose encrypted parts ask for 2^31-1 iterations (PKCS#12 PBE and PBES2)", async () => {
+    for (const algorithm of ["3des", "aes256"]) {
+      const pfx = pfxBase64({ algorithm, useMac: false }, 2049, 2 ** 31 - 1);
+      await refused({ "pfx-data": pfx, passphrase: PASSPHRASE }, "auth.cert.pfx-data");
+    }
+  });
+
+  it("counts every derivation of a credential: a 3DES key at 60 000 derives its key and IV, 120 000 in all", async () => {
+    await refused(
+      { "cert-data": juana.certPem, "pkey-data": encryptedPem("3des", 2049, 60_000), passphrase: PASSPHRASE },
+      "auth.cert.pkey-data",
+    );
+  });
+
+  it("still opens what real tools write (the sandbox's 2048-iteration files) after a refusal", async () => {
+    await refused({ "pfx-data": pfxBase64({ algorithm: "3des" }, 2049, 2_000_000), passphrase: PASSPHRASE }, "auth.cert.pfx-data");
+    expectJuana(await parseCertificateCredential({ "pfx-data": juana.legacyPfxBase64, passphrase: PASSPHRASE }, NOW));
+    const pem = { "cert-data": juana.certPem, "pkey-data": encryptedPem("3des", 2049, 2049), passphrase: PASSPHRASE };
+    expectJuana(await parseCertificateCredential(pem, NOW));
+  });
+});
+
 describe("cache", () => {
   const pfx = { "pfx-data": juana.legacyPfxBase64, passphrase: PASSPHRASE };
 
