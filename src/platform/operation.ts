@@ -26,9 +26,10 @@ export function registerOperation(
   handler: OperationHandler,
   spec: OperationSpec = operationSpec(route.method.toUpperCase(), route.path),
 ): void {
-  // A JSON body can be refused for its Content-Type before its fields are read.
-  const extraErrors = [...(spec.changesState ? [409] : []), ...(route.request?.body ? [415] : [])];
+  // A JSON body can be refused for its Content-Type before its fields are read; `dry_run` is
+  // refused (400) where the operation has no preview.
   const dryRun = declaresDryRun(route);
+  const extraErrors = [...(dryRun ? [] : [400]), ...(spec.changesState ? [409] : []), ...(route.request?.body ? [415] : [])];
   const config = {
     operationId: operationId(spec),
     ...route,
