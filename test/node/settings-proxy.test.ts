@@ -1,6 +1,11 @@
-// GET and PUT /api/v1/settings/proxy: per account, validated, password write-only and sealed.
-import { describe, expect, it } from "vitest";
-import { bodyOf, probeApp, tokenFor } from "../support/app.ts";
+// GET and PUT /api/v1/settings/proxy: per account, validated, password write-only and sealed;
+// the proxy never reaches inside the gateway's network, however its address is written.
+import { createServer as createHttpServer } from "node:http";
+import { type AddressInfo, createServer as createTcpServer, type Server, type Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nodeTransport, type ResolveAll } from "../../src/adapters/node/transport.ts";
+import { createApp } from "../../src/app.ts";
+import { bodyOf, probeApp, testDeps, tokenFor } from "../support/app.ts";
 
 const path = "/api/v1/settings/proxy";
 
@@ -90,6 +95,39 @@ describe("proxy settings", () => {
     expect((await call(acme, "PUT", { enabled: true, url: "http://203.0.113.7:3128" })).status).toBe(200);
   });
 
+  it("refuses every spelling of an inside address, naming the url field and the class", async () => {
+    const { call, acme } = await setup({ allowPrivateProxy: false });
+    const cases: [string, string][] = [
+      ["http://2130706433:9", "loopback"],
+      ["http://0x7f.0.0.1:9", "loopback"],
+      ["http://0177.0.0.1:9", "loopback"],
+      ["http://127.1:9", "loopback"],
+      ["http://[::ffff:127.0.0.1]:9", "loopback"],
+      ["http://[0:0:0:0:0:0:0:1]:9", "loopback"],
+      ["http://localhost.:9", "loopback"],
+      ["http://2852039166:80", "cloud metadata"],
+      ["http://[fd00:ec2::254]:80", "cloud metadata"],
+      ["http://0.0.0.0:3128", "unspecified"],
+      ["http://[::]:3128", "unspecified"],
+      ["http://172.20.0.1:3128", "private"],
+      ["http://100.64.0.1:3128", "shared (carrier-grade NAT)"],
+      ["http://[fe80::1]:3128", "link-local"],
+      ["http://[fc00::1]:3128", "unique-local"],
+      ["http://224.0.0.1:3128", "multicast"],
+      ["http://255.255.255.255:3128", "broadcast"],
+      ["http://240.0.0.1:3128", "reserved"],
+      ["http://squid:3128", "internal name"],
+    ];
+    for (const [url, cls] of cases) {
+      const res = await call(acme, "PUT", { enabled: true, url });
+      expect(res.status, url).toBe(422);
+      const { errors } = await bodyOf(res);
+      expect(errors, url).toEqual([{ path: "url", location: "body", message: `the proxy address is not allowed: ${cls}` }]);
+    }
+    expect((await call(acme, "GET")).status).toBe(200);
+    expect((await bodyOf(await call(acme, "GET"))).data.url).toBeNull();
+  });
+
   it("needs settings:read to read and settings:write to write", async () => {
     const t = probeApp();
     const reader = await tokenFor(t.deps, { scopes: ["settings:read"] });
@@ -122,5 +160,144 @@ describe("proxy test in sandbox mode", () => {
     });
     const bad = await app.request("/api/v1/settings/proxy/test?ambiente=7", { method: "POST", headers: { "x-api-token": acme } });
     expect(bad.status).toBe(400);
+  });
+});
+
+/** A TCP listener on 127.0.0.1 that records every connection it gets and answers with `answer`. */
+async function listener(answer: (socket: Socket) => void = (socket) => socket.destroy()) {
+  const connections: number[] = [];
+  const server: Server = createTcpServer((socket) => {
+    connections.push(Date.now());
+    socket.on("error", () => {});
+    answer(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, connections, port: (server.address() as AddressInfo).port };
+}
+
+/** Socket text that must never reach a tenant: codes, addresses, ports, parser messages. */
+function expectNoSocketText(text: string, port: number) {
+  for (const leak of [
+    "ECONN",
+    "EHOST",
+    "ENOTFOUND",
+    "127.0.0.1",
+    "::1",
+    String(port),
+    "HTTP/1.1",
+    "protocol",
+    "fetch failed",
+    "socket",
+    "HPE_",
+  ])
+    expect(text, text).not.toContain(leak);
+}
+
+describe("proxy test in live mode: no reach inside", () => {
+  let recorder: Awaited<ReturnType<typeof listener>>;
+  beforeAll(async () => {
+    recorder = await listener();
+  });
+  afterAll(() => recorder.server.close());
+
+  /** A live-mode app whose operator did not allow private proxies, with a stubbable resolver. */
+  async function liveApp(resolveAll?: ResolveAll, allowPrivateProxy = false) {
+    const { deps } = testDeps(undefined, { upstream: "live", allowPrivateProxy });
+    deps.sii = nodeTransport({ allowPrivateProxy, resolveAll });
+    const app = createApp(() => deps);
+    const token = await tokenFor(deps, { account: "acme", scopes: ["settings:read", "settings:write"] });
+    // Stored as an older gateway may have accepted it: the check at connect time must hold alone.
+    const store = (url: string) =>
+      deps.settings.put("acme", "proxy", { enabled: true, url, username: "erp", password_box: null, updated_at: null });
+    const test = async () => {
+      const res = await app.request("/api/v1/settings/proxy/test?ambiente=0", { method: "POST", headers: { "x-api-token": token.secret } });
+      expect(res.status).toBe(200);
+      return (await bodyOf(res)).data as { reachable: boolean; error: string | null };
+    };
+    return { store, test };
+  }
+
+  it("opens no socket to any spelling of a loopback proxy", async () => {
+    const { store, test } = await liveApp();
+    const port = recorder.port;
+    for (const host of [
+      "127.0.0.1",
+      "2130706433",
+      "0x7f.0.0.1",
+      "0177.0.0.1",
+      "127.1",
+      "[::ffff:127.0.0.1]",
+      "[0:0:0:0:0:0:0:1]",
+      "localhost.",
+    ]) {
+      await store(`http://${host}:${port}`);
+      const data = await test();
+      expect(data.reachable, host).toBe(false);
+      expect(data.error, host).toBe("the proxy address is not allowed: loopback");
+    }
+    await store("http://2852039166:80");
+    expect((await test()).error).toBe("the proxy address is not allowed: cloud metadata");
+    expect(recorder.connections).toEqual([]);
+  });
+
+  it("refuses a name that resolves to an inside address, at connect time, without connecting", async () => {
+    const asked: string[] = [];
+    const { store, test } = await liveApp(async (name) => {
+      asked.push(name);
+      // One public and one loopback answer: every address must be allowed, not just the first.
+      return [
+        { address: "203.0.113.10", family: 4 },
+        { address: "127.0.0.1", family: 4 },
+      ];
+    });
+    await store(`http://proxy.example.cl:${recorder.port}`);
+    const data = await test();
+    expect(data).toMatchObject({ reachable: false, error: "the proxy address is not allowed: loopback" });
+    expect(asked).toContain("proxy.example.cl");
+    expect(recorder.connections).toEqual([]);
+  });
+
+  it("connects to the address it checked, without resolving the name again", async () => {
+    let lookups = 0;
+    // Allowed by the operator here, so the checked address (the listener) is used: the name
+    // itself does not exist, so reaching the listener proves no second resolution happened.
+    const { store, test } = await liveApp(async () => {
+      lookups++;
+      return [{ address: "127.0.0.1", family: 4 }];
+    }, true);
+    await store(`http://proxy.invalid-name.example:${recorder.port}`);
+    const before = recorder.connections.length;
+    const data = await test();
+    expect(recorder.connections.length).toBeGreaterThan(before);
+    expect(lookups).toBeGreaterThan(0);
+    expect(data.reachable).toBe(false);
+    recorder.connections.length = 0;
+  });
+
+  it("tells reachable from unreachable in the gateway's words only", async () => {
+    const { store, test } = await liveApp(undefined, true);
+    const closed = await listener();
+    closed.server.close();
+    await store(`http://127.0.0.1:${closed.port}`);
+    const unreachable = await test();
+    expect(unreachable).toMatchObject({ reachable: false, error: "the proxy could not be reached" });
+    expectNoSocketText(unreachable.error ?? "", closed.port);
+
+    const garbage = await listener((socket) => socket.end("SSH-2.0-OpenSSH_9.6\r\n"));
+    await store(`http://127.0.0.1:${garbage.port}`);
+    const notHttp = await test();
+    expect(notHttp).toMatchObject({ reachable: false, error: "the proxy answered something other than HTTP" });
+    expectNoSocketText(notHttp.error ?? "", garbage.port);
+    garbage.server.close();
+
+    const web = createHttpServer((_req, res) => res.end("not a proxy"));
+    web.on("connect", (_req, socket: Socket) => socket.end("HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n"));
+    await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
+    const webPort = (web.address() as AddressInfo).port;
+    await store(`http://127.0.0.1:${webPort}`);
+    const refused = await test();
+    expect(refused).toMatchObject({ reachable: false, error: "the proxy refused the connection" });
+    expectNoSocketText(refused.error ?? "", webPort);
+    web.close();
   });
 });

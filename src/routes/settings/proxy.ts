@@ -1,6 +1,7 @@
 // The account's outbound proxy toward the SII: stored per account, the password sealed at rest
 // and never returned (only whether one is set).
 import type { Context } from "hono";
+import { hostClass, ProxyFailure, parseProxyUrl } from "../../lib/address-policy.ts";
 import { open, seal } from "../../lib/secret-box.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ApiError } from "../../platform/errors.ts";
@@ -63,30 +64,17 @@ export async function activeProxy(c: Context<AppEnv>): Promise<ProxyConfig | nul
   return { url: stored.url, username: stored.username, password };
 }
 
-const PRIVATE_V4 = [
-  /^127\./,
-  /^10\./,
-  /^192\.168\./,
-  /^172\.(1[6-9]|2\d|3[01])\./,
-  /^169\.254\./,
-  /^0\./,
-  /^100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\./,
-];
-
-/** Loopback, private and link-local literal addresses (and `localhost`). */
-export function isPrivateHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  if (host === "localhost" || host.endsWith(".localhost")) return true;
-  if (PRIVATE_V4.some((re) => re.test(host))) return true;
-  return host === "::1" || host === "::" || /^f[cd][0-9a-f]{2}:/.test(host) || /^fe[89ab][0-9a-f]:/.test(host);
-}
-
 /** Why a proxy URL is not acceptable, or null when it is. */
 export function proxyUrlProblem(value: string, allowPrivate: boolean): string | null {
   const match = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})\/?$/.exec(value);
   if (!match) return "must be http://host:port or https://host:port, with no path and no credentials (use username and password)";
   const port = Number(match[2]);
   if (port < 1 || port > 65535) return "has a port outside 1-65535";
-  if (!allowPrivate && isPrivateHost(match[1] ?? "")) return "points to a loopback, private or link-local address, which is not allowed";
+  // Judged as the connecting code will parse it (`2130706433`, `0x7f.0.0.1`, `[::ffff:127.0.0.1]`
+  // are loopback); names are judged again on every connection, after resolution.
+  const parsed = parseProxyUrl(value);
+  if (!parsed) return "must be http://host:port or https://host:port";
+  const refused = allowPrivate ? null : hostClass(parsed.hostname);
+  if (refused) return new ProxyFailure("not_allowed", refused).message;
   return null;
 }

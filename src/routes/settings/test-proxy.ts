@@ -20,7 +20,10 @@ const ProxyTest = envelope(
     proxy: z.string().openapi({ example: "http://proxy.example.cl:3128" }),
     latency_ms: z.number(),
     sii_status: z.number().nullable().openapi({ description: "HTTP status the SII answered through the proxy" }),
-    error: z.string().nullable().openapi({ description: "What failed: the proxy's or the network's answer" }),
+    error: z.string().nullable().openapi({
+      description:
+        "What failed, in the gateway's words (the proxy could not be reached, refused, was not HTTP, or its address is not allowed)",
+    }),
     upstream: z
       .enum(["sandbox", "live"])
       .openapi({ description: "In sandbox mode the simulated SII is reached in-process, without the proxy" }),
@@ -57,7 +60,11 @@ export function registerTestProxy(app: OpenAPIHono<AppEnv>): void {
         if (!(err instanceof ApiError)) throw err;
         const details = err.init.details ?? {};
         status = typeof details.sii_status === "number" ? details.sii_status : null;
-        error = String(details.reason ?? details.sii_message ?? err.message);
+        // Proxy failures arrive in the gateway's fixed words (the transport keeps the socket's text).
+        error =
+          details.reason === "timeout"
+            ? "no answer through the proxy within 15 s"
+            : String(details.reason ?? details.sii_message ?? err.message);
       }
       return ok(c, {
         reachable: error === null,
