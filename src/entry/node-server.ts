@@ -28,7 +28,7 @@ export async function createNodeDeps(options: NodeOptions): Promise<Deps> {
   const deps: Deps = {
     ...stores,
     sessions: memorySessionStore(),
-    sii: config.upstream === "sandbox" ? sandboxTransport() : nodeTransport(),
+    sii: config.upstream === "sandbox" ? sandboxTransport() : nodeTransport({ allowPrivateProxy: config.allowPrivateProxy }),
     clock: systemClock,
     log: options.log ?? consoleLogger,
     config,
