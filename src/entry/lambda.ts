@@ -28,7 +28,7 @@ export async function createLambdaDeps(env: Record<string, string | undefined>):
   const deps: Deps = {
     ...stores,
     sessions: memorySessionStore(),
-    sii: config.upstream === "sandbox" ? sandboxTransport() : nodeTransport(),
+    sii: config.upstream === "sandbox" ? sandboxTransport() : nodeTransport({ allowPrivateProxy: config.allowPrivateProxy }),
     clock: systemClock,
     log: consoleLogger,
     config,
