@@ -1,5 +1,78 @@
-// Reading the SII's HTML pages: entities (latin1 pages use named ones) and table cells.
+// Reading the SII's HTML pages through a DOM (linkedom), never regular expressions over markup:
+// the SII serves HTML 4.01 without </tr> and </td>, upper-case tags and named entities (devlas-cl/dte-sii's
+// portal code notes "HTML 4.01 no exige tags </TR> de cierre"), which a real parser closes and decodes as a
+// browser does. Only the page readers import this module (linkedom stays out of the JSON and XML paths).
+import { parseHTML } from "linkedom";
 import { unescapeXml } from "../lib/xml.ts";
+
+/** The part of a DOM element the page readers use (linkedom's types need the DOM lib, which this project does not load). */
+export interface HtmlElement {
+  readonly tagName: string;
+  readonly textContent: string | null;
+  readonly children: ArrayLike<HtmlElement>;
+  readonly parentElement: HtmlElement | null;
+  readonly nextElementSibling: HtmlElement | null;
+  readonly attributes: ArrayLike<{ readonly name: string; readonly value: string }>;
+  getAttribute(name: string): string | null;
+  hasAttribute(name: string): boolean;
+  setAttribute(name: string, value: string): void;
+  removeAttribute(name: string): void;
+  querySelector(selectors: string): HtmlElement | null;
+  querySelectorAll(selectors: string): ArrayLike<HtmlElement>;
+  closest(selectors: string): HtmlElement | null;
+}
+
+export interface HtmlDocument {
+  readonly documentElement: HtmlElement | null;
+  readonly body: HtmlElement | null;
+  querySelector(selectors: string): HtmlElement | null;
+  querySelectorAll(selectors: string): ArrayLike<HtmlElement>;
+}
+
+/** Something elements can be looked for in. */
+export type HtmlScope = HtmlDocument | HtmlElement;
+
+/**
+ * A page (or a fragment of one) as a document. A fragment is wrapped in <html><body> so that
+ * several top-level elements stay siblings under one root. Attribute names are lower-cased as a
+ * browser does (`<INPUT TYPE=HIDDEN NAME=RUT>` answers getAttribute("name")): linkedom keeps their case.
+ */
+export function parsePage(html: string): HtmlDocument {
+  const whole = /<html[\s>]/i.test(html) ? html : `<html><body>${html}</body></html>`;
+  const document = parseHTML(whole).document as unknown as HtmlDocument;
+  for (const element of Array.from(document.querySelectorAll("*"))) {
+    for (const { name, value } of Array.from(element.attributes)) {
+      const lower = name.toLowerCase();
+      if (lower === name) continue;
+      element.removeAttribute(name);
+      if (!element.hasAttribute(lower)) element.setAttribute(lower, value);
+    }
+  }
+  return document;
+}
+
+/** An element's text as a reader sees it: entities decoded, non-breaking spaces as spaces, runs of white space as one. */
+export function textOf(node: HtmlElement | null | undefined): string {
+  return (node?.textContent ?? "").replace(/[\s\u00a0]+/g, " ").trim();
+}
+
+/** The cells (th and td, in order) of a row. */
+export function cellsOf(row: HtmlElement): HtmlElement[] {
+  return Array.from(row.children).filter((cell) => /^t[dh]$/i.test(cell.tagName));
+}
+
+/**
+ * Every row of the tables in `scope`, in document order, each as its cells' text. A row of a nested
+ * table is listed on its own, not inside its outer cell's text.
+ */
+export function rowsOf(scope: HtmlScope): string[][] {
+  return Array.from(scope.querySelectorAll("tr")).map((row) => cellsOf(row).map(textOf));
+}
+
+/** The rows of the tables in an HTML page or fragment, each as its cells' text. */
+export function tableRows(html: string): string[][] {
+  return rowsOf(parsePage(html));
+}
 
 const NAMED: Record<string, string> = {
   aacute: "á",
@@ -19,13 +92,7 @@ const NAMED: Record<string, string> = {
   nbsp: " ",
 };
 
+/** Entities only, for text that is not markup (an attribute value, a message): no DOM needed. */
 export function decodeHtml(text: string): string {
   return unescapeXml(text.replace(/&([A-Za-z]+);/g, (whole, name: string) => NAMED[name] ?? whole));
-}
-
-/** The rows of the tables in an HTML fragment, each as its cells' text. */
-export function tableRows(html: string): string[][] {
-  return [...html.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/gi)].map(([, row = ""]) =>
-    [...row.matchAll(/<t[dh][^>]*>([\s\S]*?)<\/t[dh]>/gi)].map(([, cell = ""]) => decodeHtml(cell.replace(/<[^>]+>/g, "").trim())),
-  );
 }
