@@ -10,7 +10,6 @@ export interface DerBlock {
   headers: string[];
 }
 
-const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/g;
 const LINE_BREAK = /\r\n|\r|\n|\\r\\n|\\n/;
 const HEADER = /^[A-Za-z-]+:/;
 
@@ -28,7 +27,7 @@ export function decodeBase64(text: string): Uint8Array<ArrayBuffer> | null {
 /** The blocks of a PEM text, or the bytes of bare base64; null when it is neither. */
 export function readDerBlocks(text: string): DerBlock[] | null {
   const blocks: DerBlock[] = [];
-  for (const [, label = "", body = ""] of text.matchAll(BLOCK)) {
+  for (const { label, body } of armoredBlocks(text)) {
     const lines = body.split(LINE_BREAK).map((line) => line.trim());
     const headers = lines.filter((line) => HEADER.test(line));
     const der = decodeBase64(lines.filter((line) => !HEADER.test(line)).join(""));
@@ -40,6 +39,58 @@ export function readDerBlocks(text: string): DerBlock[] | null {
   if (text.includes("-----BEGIN")) return null;
   const der = decodeBase64(text);
   return der ? [{ label: null, der, headers: [] }] : null;
+}
+
+const BEGIN = "-----BEGIN ";
+const END = "-----END ";
+const DASHES = "-----";
+
+/** The label of a `-----BEGIN <label>-----` / `-----END <label>-----` line whose keyword ends at `from`. */
+function labelAt(text: string, from: number): { label: string; end: number } | null {
+  let i = from;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (!((c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 32)) break; // A-Z 0-9 space
+  }
+  if (i === from || !text.startsWith(DASHES, i)) return null;
+  return { label: text.slice(from, i), end: i + DASHES.length };
+}
+
+/**
+ * Each BEGIN paired with the first END of the same label after it, in one pass: the END lines are
+ * indexed first, so a text of many BEGIN lines and no END (which made a backreferencing regular
+ * expression rescan the rest of the text from every BEGIN) costs no more than reading it.
+ */
+function armoredBlocks(text: string): { label: string; body: string }[] {
+  const ends = new Map<string, number[]>();
+  for (let at = text.indexOf(END); at !== -1; at = text.indexOf(END, at + 1)) {
+    const line = labelAt(text, at + END.length);
+    if (!line) continue;
+    const list = ends.get(line.label);
+    if (list) list.push(at);
+    else ends.set(line.label, [at]);
+  }
+  const used = new Map<string, number>(); // per label: how many of its END lines lie behind the scan
+  const blocks: { label: string; body: string }[] = [];
+  for (let at = text.indexOf(BEGIN); at !== -1; ) {
+    const line = labelAt(text, at + BEGIN.length);
+    if (!line) {
+      at = text.indexOf(BEGIN, at + 1);
+      continue;
+    }
+    const list = ends.get(line.label) ?? [];
+    let next = used.get(line.label) ?? 0;
+    while (next < list.length && (list[next] as number) < line.end) next++;
+    used.set(line.label, next);
+    const endAt = list[next];
+    if (endAt === undefined) {
+      at = text.indexOf(BEGIN, at + 1);
+      continue;
+    }
+    blocks.push({ label: line.label, body: text.slice(line.end, endAt) });
+    at = text.indexOf(BEGIN, endAt + END.length + line.label.length + DASHES.length);
+  }
+  return blocks;
 }
 
 export function toPem(label: string, der: Uint8Array, headers: string[] = []): string {

@@ -371,6 +371,28 @@ describe("key-derivation limits", () => {
   });
 });
 
+describe("PEM read in linear time", () => {
+  it("answers cert-data of 40 000 BEGIN lines without END at once (it took 9 s)", async () => {
+    const started = performance.now();
+    const input = { "cert-data": "-----BEGIN A-----".repeat(40_000), "pkey-data": juana.keyPem };
+    expect(await authError(input, "auth.cert.cert-data")).toMatch(/not a PEM certificate/);
+    const distinct = {
+      "cert-data": Array.from({ length: 40_000 }, (_, i) => `-----BEGIN A${i}-----`).join("\n"),
+      "pkey-data": juana.keyPem,
+    };
+    expect(await authError(distinct, "auth.cert.cert-data")).toMatch(/not a PEM certificate/);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it("still pairs each BEGIN with the first END of its own label", async () => {
+    const noise = "-----BEGIN X-----\n-----END Y-----\n";
+    const credential = await parseCertificateCredential({ "cert-data": noise + juana.certPem, "pkey-data": juana.keyPem }, NOW);
+    expect(credential.rut).toBe("11111111-1");
+    const twoCerts = await parseCertificateCredential({ "cert-data": SANDBOX_CA.cert + juana.certPem, "pkey-data": juana.keyPem }, NOW);
+    expect(twoCerts.chainDer).toHaveLength(1);
+  });
+});
+
 describe("cache", () => {
   const pfx = { "pfx-data": juana.legacyPfxBase64, passphrase: PASSPHRASE };
 
