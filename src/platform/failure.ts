@@ -3,6 +3,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { withSiiExcerpt } from "../sii/excerpt.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError, type ErrorCode, errorResponse } from "./errors.ts";
 
@@ -28,7 +29,7 @@ export function toApiError(err: unknown): ApiError | null {
 
 export function failureResponse(c: Context<AppEnv>, err: unknown): Response {
   const known = toApiError(err);
-  if (known) return errorResponse(c, known);
+  if (known) return errorResponse(c, withSiiExcerpt(c, known));
   const error = err instanceof Error ? err : new Error(String(err));
   c.get("deps")?.log.log({
     level: "error",

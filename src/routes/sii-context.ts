@@ -2,6 +2,7 @@
 // calling account's proxy when it has one enabled.
 import type { Context } from "hono";
 import type { AppEnv } from "../platform/context.ts";
+import { answerLogFor } from "../sii/excerpt.ts";
 import type { SiiContext } from "../sii/http.ts";
 import { activeProxy } from "./settings/proxy.ts";
 
@@ -10,5 +11,7 @@ export const SII_TIMEOUT_MS = 30_000;
 
 export async function siiContext(c: Context<AppEnv>): Promise<SiiContext> {
   const { sii, config } = c.get("deps");
-  return { transport: sii, timeoutMs: config.siiTimeoutMs ?? SII_TIMEOUT_MS, proxy: await activeProxy(c) };
+  // Live mode keeps the last SII answer for the excerpt a 502 carries; the sandbox's are known.
+  const answers = sii.mode === "live" ? answerLogFor(c) : undefined;
+  return { transport: sii, timeoutMs: config.siiTimeoutMs ?? SII_TIMEOUT_MS, proxy: await activeProxy(c), answers };
 }

@@ -3,6 +3,7 @@
 import { responseText } from "../lib/latin1.ts";
 import { ApiError } from "../platform/errors.ts";
 import type { ClientCertificate, ProxyRoute, SiiTransport } from "../ports.ts";
+import { type AnswerLog, forgetAnswer, recordAnswer } from "./excerpt.ts";
 
 export interface SiiContext {
   transport: SiiTransport;
@@ -10,6 +11,8 @@ export interface SiiContext {
   timeoutMs: number;
   /** The account's proxy toward the SII, if it set one. */
   proxy?: ProxyRoute | null;
+  /** Live mode: where the last answer read is kept, for the excerpt a 502 carries (excerpt.ts). */
+  answers?: AnswerLog;
 }
 
 export interface SiiCall {
@@ -83,6 +86,7 @@ export function checkSiiPage(service: string, answer: SiiAnswer): void {
 /** One attempt: the answer's headers, then `read` of it, both within the time limit. */
 async function once<T>(ctx: SiiContext, request: Request, call: SiiCall, read: (res: Response) => Promise<T>): Promise<T> {
   const service = call.service;
+  forgetAnswer(ctx.answers);
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<never>((_, reject) => {
@@ -125,6 +129,7 @@ function describeFailure(err: unknown): string {
 export function siiFetch(ctx: SiiContext, request: Request, call: SiiCall): Promise<SiiAnswer> {
   return siiRead(ctx, request, call, async (res) => {
     const answer = await wholeAnswer(res);
+    recordAnswer(ctx.answers, request, answer.text);
     checkSiiPage(call.service, answer);
     return answer;
   });
@@ -167,7 +172,9 @@ export interface SiiStreamAnswer {
 export function siiOpen(ctx: SiiContext, request: Request, call: SiiCall): Promise<SiiStreamAnswer> {
   return siiRead(ctx, request, call, async (res) => {
     if (res.status >= 500 || res.status === 429) {
-      checkSiiPage(call.service, await wholeAnswer(res));
+      const answer = await wholeAnswer(res);
+      recordAnswer(ctx.answers, request, answer.text);
+      checkSiiPage(call.service, answer);
     }
     return { status: res.status, headers: res.headers, body: res.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() }) };
   });

@@ -26,7 +26,8 @@ type Kind = "secret" | "name" | "contact" | "amount" | "dv" | null;
 // Field names are compared lower-case with only letters and digits. The SII's session cookies are
 // TOKEN, CSESSIONID and NETSCAPE_LIVEWIRE.* (devlas-cl/dte-sii SiiPortalAuth.js reads them after a
 // login; the clave form field is `clave`, as login.ts sends it).
-const SECRET_FIELD = /clave|passw|passphrase|contrasen|token|session|cookie|secret|pkey|pfx|privatekey|livewire|^pass$|^pin$|^sid$|^auth/;
+const SECRET_FIELD =
+  /clave|passw|passphrase|contrasen|token|session|cookie|secret|pkey|pfx|privatekey|livewire|conversationid|^pass$|^pin$|^sid$|^auth/;
 const NAME_FIELD = /rznsoc|razonsocial|razon|nombre|nmbrecep|nmbemis|apellido|contacto|^nmb$|^name$|fullname|^titular|^representante/;
 const CONTACT_FIELD = /mail|correo|fono|telefono|celular|direccion|^dir|calle|domicilio|^numero$/;
 // Monetary fields of the DTE and RCV formats (MntTotal, MntNeto, IVA, montoTotal, valorExento…).
@@ -90,7 +91,8 @@ function secretForms(secret: string): string[] {
   return [...forms].filter((form) => form.length >= 4).sort((a, b) => b.length - a.length);
 }
 
-function redactSecrets(text: string, secrets: readonly string[]): string {
+/** `text` with only the given secrets hidden, in every form they travel in. */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
   const forms = new Set<string>();
   for (const secret of secrets) if (secret.length >= 4) for (const form of secretForms(secret)) forms.add(form);
   if (forms.size === 0) return text;

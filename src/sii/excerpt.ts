@@ -1,0 +1,76 @@
+// Live mode only: the last SII answer a request read whole, so a 502 "could not read the SII's
+// answer" carries a short redacted excerpt of it (`details.sii_excerpt`) a user can put in a bug
+// report. Kept per request in memory, never stored or logged.
+import type { Context } from "hono";
+import { ApiError } from "../platform/errors.ts";
+import { REDACT_MAX_CHARS, redactedExcerpt, redactSecrets } from "./redact.ts";
+
+export interface AnswerLog {
+  /** The last answer read whole (at most REDACT_MAX_CHARS), or none when the last call got no answer. */
+  last?: string;
+  /** Session cookies sent to the SII: secrets an answer may echo without a telling name. */
+  secrets: Set<string>;
+}
+
+const logs = new WeakMap<object, AnswerLog>();
+
+/** The answer log of one request (`key`: its context), created on first use. */
+export function answerLogFor(key: object): AnswerLog {
+  let log = logs.get(key);
+  if (!log) {
+    log = { secrets: new Set() };
+    logs.set(key, log);
+  }
+  return log;
+}
+
+/** A call starts: what an earlier call read is no longer what a failure would be about. */
+export function forgetAnswer(log: AnswerLog | undefined): void {
+  if (log) log.last = undefined;
+}
+
+export function recordAnswer(log: AnswerLog | undefined, request: Request, text: string): void {
+  if (!log) return;
+  log.last = text.slice(0, REDACT_MAX_CHARS);
+  for (const pair of (request.headers.get("cookie") ?? "").split(";")) {
+    const value = pair.slice(pair.indexOf("=") + 1).trim();
+    if (value.length >= 8 && log.secrets.size < 64) log.secrets.add(value);
+  }
+}
+
+const RUT_IN_PATH = /\d{1,2}\.?\d{3}\.?\d{3}-[\dkK]/g;
+
+/** The caller's own secrets and RUTs, from the validated JSON body (`auth.pass`, `auth.cert`) and the path. */
+function callerData(c: Context): { secrets: string[]; ownRuts: string[] } {
+  const ownRuts: string[] = [...(c.req.path.match(RUT_IN_PATH) ?? [])];
+  const secrets: string[] = [];
+  let body: unknown;
+  try {
+    body = c.req.valid("json" as never);
+  } catch {
+    body = undefined;
+  }
+  const auth = (body as { auth?: { pass?: Record<string, unknown>; cert?: Record<string, unknown> } } | undefined)?.auth;
+  for (const value of [auth?.pass?.clave, auth?.cert?.passphrase, auth?.cert?.["pkey-data"], auth?.cert?.["pfx-data"]]) {
+    if (typeof value === "string" && value !== "") secrets.push(value);
+  }
+  if (typeof auth?.pass?.rut === "string") ownRuts.push(auth.pass.rut);
+  return { secrets, ownRuts };
+}
+
+/**
+ * A 502 SII_GATEWAY_ERROR raised after an answer was read gets `details.sii_excerpt`: the answer,
+ * redacted, at most 500 characters. The SII's own text in `sii_message` loses the caller's secrets.
+ * Requests without an answer log (sandbox mode) are left as they are.
+ */
+export function withSiiExcerpt(c: Context, err: ApiError): ApiError {
+  if (err.status !== 502 || err.code !== "SII_GATEWAY_ERROR") return err;
+  const log = logs.get(c);
+  if (log?.last === undefined) return err;
+  const caller = callerData(c);
+  const secrets = [...caller.secrets, ...log.secrets];
+  const details: Record<string, unknown> = { ...err.init.details };
+  if (typeof details.sii_message === "string") details.sii_message = redactSecrets(details.sii_message, secrets);
+  details.sii_excerpt = redactedExcerpt(log.last, { secrets, ownRuts: caller.ownRuts });
+  return new ApiError(err.status, err.code, err.message, { ...err.init, details });
+}
