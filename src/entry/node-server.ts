@@ -8,10 +8,20 @@ import { sqliteStores } from "../adapters/node/sqlite-stores.ts";
 import { nodeTransport } from "../adapters/node/transport.ts";
 import { createApp } from "../app.ts";
 import { configFromEnv, consoleLogger, systemClock } from "../config.ts";
+import { ProxyFailure } from "../lib/address-policy.ts";
 import { securityHeaders } from "../platform/security-headers.ts";
 import { seedDevToken } from "../platform/tokens.ts";
 import type { Deps, Logger } from "../ports.ts";
-import { EGRESS_PATH, openEgressRequest, sealEgressAnswer } from "../sii/egress.ts";
+import {
+  EGRESS_AUTH_HEADER,
+  EGRESS_PATH,
+  EGRESS_PROXY_FAILURE_HEADER,
+  egressAuthValid,
+  egressBodyLimit,
+  openEgressRequest,
+  readBodyWithin,
+  sealEgressAnswer,
+} from "../sii/egress.ts";
 import { sandboxTransport } from "../sii/transport.ts";
 
 export interface NodeOptions {
@@ -46,17 +56,35 @@ const TYPES: Record<string, string> = {
   ".map": "application/json",
 };
 
-/** The egress for Workers (certificate logins, proxies): sealed requests in, sealed answers out. */
+/** A refusal that also ends the connection, so an unread body is never drained. */
+function refuse(status: number, text: string, headers: Record<string, string> = {}): Response {
+  return new Response(text, { status, headers: { connection: "close", ...headers } });
+}
+
+/**
+ * The egress for Workers (certificate logins, proxies): sealed requests in, sealed answers out.
+ * The signed header is checked before the body is read, and the body is read against a limit
+ * while it streams: a stranger's body costs nothing, a Worker's is bounded.
+ */
 export function egressHandler(deps: Deps) {
   const seen = new Map<string, number>();
+  const limit = egressBodyLimit(deps.config.maxBodyBytes);
   return async (request: Request): Promise<Response> => {
     const secret = deps.config.egressSecret;
     if (!secret) return new Response("not found", { status: 404 });
-    const opened = await openEgressRequest(secret, await request.text(), Date.now(), seen);
+    if (!(await egressAuthValid(secret, request.headers.get(EGRESS_AUTH_HEADER), Date.now())))
+      return refuse(401, "not signed with this EGRESS_SECRET, or too old");
+    if (Number(request.headers.get("content-length") ?? 0) > limit) return refuse(413, `larger than ${limit} bytes`);
+    const sealed = await readBodyWithin(request.body, limit);
+    if (sealed === null) return refuse(413, `larger than ${limit} bytes`);
+    const opened = await openEgressRequest(secret, sealed, Date.now(), seen);
     if (!opened.ok) return new Response(opened.reason, { status: opened.status });
     try {
       return new Response(await sealEgressAnswer(secret, await deps.sii.fetch(opened.request, opened.options)));
     } catch (err) {
+      // A proxy failure goes back in the gateway's words only; the socket's text stays here.
+      if (err instanceof ProxyFailure)
+        return new Response(err.message, { status: 502, headers: { [EGRESS_PROXY_FAILURE_HEADER]: err.wireCode } });
       return new Response(err instanceof Error ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ""}` : "failed", {
         status: 502,
       });
@@ -97,9 +125,77 @@ function isApiUrl(url: string): boolean {
   return url.startsWith("/api/", url.indexOf("/", url.indexOf("://") + 3));
 }
 
+/**
+ * Limits of the Node HTTP server, each overridable from the environment. They bound what one
+ * client can hold: slow headers (slowloris), slow bodies, idle keep-alive sockets, header floods
+ * and the number of open connections. A TLS proxy in front adds per-IP rates (see README).
+ */
+export interface ServerLimits {
+  /** HTTP_HEADERS_TIMEOUT_MS: the whole header block must arrive within this (Node: 60 s). */
+  headersTimeoutMs: number;
+  /** HTTP_REQUEST_TIMEOUT_MS: the whole request, body included (Node: 300 s). */
+  requestTimeoutMs: number;
+  /** HTTP_KEEP_ALIVE_TIMEOUT_MS: an idle kept-alive socket is closed after this (Node: 5 s). */
+  keepAliveTimeoutMs: number;
+  /** HTTP_MAX_HEADERS: headers read per request (Node: 2000). */
+  maxHeadersCount: number;
+  /** HTTP_MAX_HEADER_BYTES: size of the header block (Node: 16 KiB). */
+  maxHeaderBytes: number;
+  /** HTTP_MAX_CONNECTIONS: open connections; more are closed on arrival (Node: unlimited). */
+  maxConnections: number;
+}
+
+export const DEFAULT_SERVER_LIMITS: ServerLimits = {
+  headersTimeoutMs: 20_000,
+  // 10 MiB (MAX_BODY_BYTES) at 100 KiB/s; the egress's sealed bodies are up to about 18 MiB.
+  requestTimeoutMs: 180_000,
+  keepAliveTimeoutMs: 5_000,
+  maxHeadersCount: 100,
+  maxHeaderBytes: 16 * 1024,
+  maxConnections: 1024,
+};
+
+const LIMIT_ENV: Record<keyof ServerLimits, string> = {
+  headersTimeoutMs: "HTTP_HEADERS_TIMEOUT_MS",
+  requestTimeoutMs: "HTTP_REQUEST_TIMEOUT_MS",
+  keepAliveTimeoutMs: "HTTP_KEEP_ALIVE_TIMEOUT_MS",
+  maxHeadersCount: "HTTP_MAX_HEADERS",
+  maxHeaderBytes: "HTTP_MAX_HEADER_BYTES",
+  maxConnections: "HTTP_MAX_CONNECTIONS",
+};
+
+export function serverLimits(env: Record<string, string | undefined>): ServerLimits {
+  const limits = { ...DEFAULT_SERVER_LIMITS };
+  for (const key of Object.keys(LIMIT_ENV) as (keyof ServerLimits)[]) {
+    const name = LIMIT_ENV[key];
+    const value = env[name];
+    if (value === undefined || value === "") continue;
+    const n = Number(value);
+    if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${name} must be a positive whole number`);
+    limits[key] = n;
+  }
+  return limits;
+}
+
 export async function createNodeServer(options: NodeOptions) {
   const deps = await createNodeDeps(options);
   const app = createApp(() => deps);
-  const server = createAdaptorServer({ fetch: nodeFront(app, options.publicDir, egressHandler(deps)).fetch });
-  return { deps, app, server };
+  const limits = serverLimits(options.env);
+  const server = createAdaptorServer({
+    fetch: nodeFront(app, options.publicDir, egressHandler(deps)).fetch,
+    serverOptions: {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      maxHeaderSize: limits.maxHeaderBytes,
+      // How often Node looks for requests past their time limits (its default is 30 s).
+      connectionsCheckingInterval: Math.min(1_000, Math.ceil(limits.headersTimeoutMs / 2)),
+    },
+  }) as import("node:http").Server;
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxHeadersCount = limits.maxHeadersCount;
+  server.maxConnections = limits.maxConnections;
+  return { deps, app, server, limits };
 }

@@ -1,10 +1,11 @@
 // The egress protocol: a Worker cannot present a per-request TLS client certificate nor use an
 // HTTP proxy, so it hands such SII calls to the Node entry's egress endpoint. Requests and answers
 // are sealed with EGRESS_SECRET (AES-GCM: secret, authenticated), timestamped and single-use, and
-// the egress only ever calls SII hosts.
-import { randomHex } from "../lib/crypto.ts";
+// the egress only ever calls SII hosts. A signed header lets the egress refuse strangers before
+// it reads a byte of the body, and the body is read against a limit while it streams.
+import { constantTimeEqual, randomHex } from "../lib/crypto.ts";
 import { base64ToBytes, bytesToBase64 } from "../lib/encoding.ts";
-import { open, seal } from "../lib/secret-box.ts";
+import { keyedHash, open, seal } from "../lib/secret-box.ts";
 import type { TransportOptions } from "../ports.ts";
 
 export const EGRESS_PATH = "/egress/v1/fetch";
@@ -26,6 +27,51 @@ interface EgressAnswer {
   status: number;
   headers: [string, string][];
   body: string;
+}
+
+/** Carries `<ms timestamp>.<HMAC-SHA-256 of it under EGRESS_SECRET>`: checked before the body is read. */
+export const EGRESS_AUTH_HEADER = "x-egress-auth";
+/** On a 502 from the egress: the proxy failure, in the gateway's words (`ProxyFailure.wireCode`). */
+export const EGRESS_PROXY_FAILURE_HEADER = "x-egress-proxy-failure";
+
+export async function egressAuth(secret: string, now: number): Promise<string> {
+  return `${now}.${await keyedHash(secret, `egress-auth\n${now}`)}`;
+}
+
+/** Whether the header was made with this secret within the freshness window. */
+export async function egressAuthValid(secret: string, header: string | null, now: number): Promise<boolean> {
+  const match = /^(\d{1,15})\.([0-9a-f]{64})$/.exec(header ?? "");
+  if (!match) return false;
+  const ts = Number(match[1]);
+  if (Math.abs(now - ts) > EGRESS_WINDOW_MS) return false;
+  return constantTimeEqual(await keyedHash(secret, `egress-auth\n${ts}`), match[2] ?? "");
+}
+
+/**
+ * The largest sealed request the egress reads: an SII request body of `maxBodyBytes` is base64 in
+ * the JSON (4/3) and the sealed JSON is base64 again (4/3), plus headers, certificate and key.
+ */
+export function egressBodyLimit(maxBodyBytes: number): number {
+  return Math.ceil((maxBodyBytes * 16) / 9) + 256 * 1024;
+}
+
+/** The body as text, or null as soon as it passes `limit` bytes (the rest is never read). */
+export async function readBodyWithin(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string | null> {
+  if (!body) return "";
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let size = 0;
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    text += decoder.decode(value, { stream: true });
+  }
 }
 
 /** Only the SII's own hosts, over HTTPS: the egress is never an open relay. */
