@@ -46,7 +46,10 @@ async function buildDeps(env: WorkerEnv): Promise<Deps> {
     idempotency: durableIdempotencyStore(env.IDEMPOTENCY),
     sessions: durableSessionStore(env.SESSIONS),
     cache: kvCacheStore(env.CACHE),
-    sii: config.upstream === "sandbox" ? sandboxTransport() : workerTransport({ url: config.egressUrl, secret: config.egressSecret }),
+    sii:
+      config.upstream === "sandbox"
+        ? sandboxTransport()
+        : workerTransport({ url: config.egressUrl, secret: config.egressSecret, allowPrivateProxy: config.allowPrivateProxy }),
     clock: systemClock,
     log: consoleLogger,
     config,
