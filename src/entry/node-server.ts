@@ -103,7 +103,13 @@ export function nodeFront(
   if (egress) root.post(EGRESS_PATH, (c) => egress(c.req.raw));
   root.get("/docs", (c) => c.redirect("/docs/", 307));
   root.get("/docs/*", async (c, next) => {
-    let path = normalize(decodeURIComponent(new URL(c.req.url).pathname));
+    // A malformed escape (`/docs/%`) is no file: the app answers it as an unknown path (404).
+    let path: string;
+    try {
+      path = normalize(decodeURIComponent(new URL(c.req.url).pathname));
+    } catch {
+      return next();
+    }
     if (path.endsWith("/")) path += "index.html";
     if (path.includes("..")) return next();
     const ext = path.slice(path.lastIndexOf("."));
