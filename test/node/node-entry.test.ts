@@ -2,12 +2,12 @@
 // public/, the token CLI against it, and quota exactness over real connections.
 import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNodeServer } from "../../src/entry/node-server.ts";
+import { createNodeServer, DEFAULT_SERVER_LIMITS } from "../../src/entry/node-server.ts";
 import { ADMIN, registerProbes, tokenFor, writeBody, writePath } from "../support/app.ts";
 
 const run = promisify(execFile);
@@ -50,7 +50,11 @@ describe("node entry", () => {
     const page = await fetch(`${base}/docs/`);
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toContain("text/html");
-    expect(await page.text()).toContain("/openapi.json");
+    // The page or a script of its own (served from /docs/ too) points Swagger UI at the document.
+    const html = await page.text();
+    const scripts = [...html.matchAll(/<script[^>]*\ssrc="\.\/([^"]+)"/g)].map((m) => m[1]);
+    const own = await Promise.all(scripts.map(async (src) => (await fetch(`${base}/docs/${src}`)).text()));
+    expect([html, ...own].join("\n")).toContain("/openapi.json");
     expect((await fetch(`${base}/docs/../package.json`)).status).toBe(404);
   });
 
@@ -95,6 +99,80 @@ describe("node entry", () => {
     const refused = await cli("list", "--admin-token", "wrong").catch((err: { stderr: string; code: number }) => err);
     expect(refused).toMatchObject({ code: 2 });
     expect((refused as { stderr: string }).stderr).toContain("401");
+  });
+});
+
+/** A raw connection to the server, with what it received and when it was closed. */
+async function rawSocket(port: number) {
+  const socket: Socket = connect(port, "127.0.0.1");
+  const seen = { data: "", closedAt: 0 };
+  socket.on("data", (chunk) => {
+    seen.data += chunk.toString("latin1");
+  });
+  socket.on("error", () => {});
+  const closed = new Promise<void>((resolve) =>
+    socket.on("close", () => {
+      seen.closedAt = performance.now();
+      resolve();
+    }),
+  );
+  await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+  return { socket, seen, closed };
+}
+
+describe("node server limits", () => {
+  it("sets the documented limits by default", () => {
+    const server = started.server;
+    expect(DEFAULT_SERVER_LIMITS).toEqual({
+      headersTimeoutMs: 20_000,
+      requestTimeoutMs: 180_000,
+      keepAliveTimeoutMs: 5_000,
+      maxHeadersCount: 100,
+      maxHeaderBytes: 16_384,
+      maxConnections: 1024,
+    });
+    expect(server.headersTimeout).toBe(20_000);
+    expect(server.requestTimeout).toBe(180_000);
+    expect(server.keepAliveTimeout).toBe(5_000);
+    expect(server.maxHeadersCount).toBe(100);
+    expect(server.maxConnections).toBe(1024);
+  });
+
+  it("closes a connection whose headers trickle in (slowloris) and one over the connection cap", async () => {
+    const limited = await createNodeServer({
+      env: { SII_UPSTREAM: "sandbox", HTTP_HEADERS_TIMEOUT_MS: "400", HTTP_MAX_CONNECTIONS: "2" },
+      database: ":memory:",
+      publicDir: join(root, "public"),
+      log: { log: () => {} },
+    });
+    await new Promise<void>((resolve) => limited.server.listen(0, "127.0.0.1", resolve));
+    const port = (limited.server.address() as AddressInfo).port;
+    try {
+      const slow = await rawSocket(port);
+      const started = performance.now();
+      slow.socket.write("GET /api/v1/usage HTTP/1.1\r\nHost: gateway\r\n");
+      const trickle = setInterval(() => slow.socket.write(`x-slow-${Math.random().toString(36).slice(2, 6)}: 1\r\n`), 100);
+      await Promise.race([slow.closed, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      clearInterval(trickle);
+      expect(slow.seen.closedAt, "closed by the server").toBeGreaterThan(0);
+      expect(slow.seen.closedAt - started).toBeLessThan(3_000);
+      expect(slow.seen.data).toMatch(/^HTTP\/1\.1 408/);
+
+      const open = [await rawSocket(port), await rawSocket(port)];
+      const third = await rawSocket(port);
+      await Promise.race([third.closed, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+      expect(third.seen.closedAt, "the third connection is closed on arrival").toBeGreaterThan(0);
+      expect(third.seen.data).toBe("");
+      for (const c of open) c.socket.destroy();
+    } finally {
+      limited.server.close();
+    }
+  });
+
+  it("refuses a limit that is not a positive whole number", async () => {
+    await expect(
+      createNodeServer({ env: { HTTP_MAX_CONNECTIONS: "0" }, database: ":memory:", publicDir: "public", log: { log: () => {} } }),
+    ).rejects.toThrow("HTTP_MAX_CONNECTIONS");
   });
 });
 
