@@ -26,7 +26,7 @@ import { correccionPage, impuestoSegundaPage, ufYearPage } from "./indicadores.t
 import { cViewCarta, siiHome } from "./misii.ts";
 import { latin1Html, MAINTENANCE_TEXT, SESSION_LIMIT_TEXT, THROTTLE_TEXT } from "./pages.ts";
 import { getCtrlAsync, getDetalle, getDetalleExport, getResumen, obtenerArchivoBlob } from "./rcv.ts";
-import { actualizarTipoTransaccion, eliminarResumen, getDetalleResumen, ingresarBoletasDiarias, ingresarResumen } from "./rcv-writes.ts";
+import { cambiaTipoCompra, eliminarResumen, getDetalleResumen, ingresarBoletasDiarias, ingresarResumen } from "./rcv-writes.ts";
 import { registroReclamo, seedReceivedDocuments } from "./reclamos.ts";
 import { type CertificateCheck, issueSeed, issueToken, soapFault, soapOperation } from "./soap.ts";
 import { type FaultKind, SandboxState } from "./state.ts";
@@ -297,9 +297,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     "/:host{www4\\.sii\\.cl}/consdcvinternetui/services/data/facadeService/getDetalleVenta",
     service("rcv_detalle", (c) => getDetalle(c, state, now(), "VENTA")),
   );
-  // The writes and the summary detail (inferred contract, see src/sii/rcv-inferred.ts).
+  // The purchase type change (public: devlas-cl/dte-sii SiiPortalAuth.js cambiarTipoCompra).
+  app.post(
+    "/:host{www4\\.sii\\.cl}/complementoscvui/services/data/facadeServiceCompCompraService/cambiaTipoCompra",
+    service("rcv_write", (c) => cambiaTipoCompra(c, state, now())),
+  );
+  // The summaries and their detail (inferred contract, see src/sii/rcv-inferred.ts).
   for (const [method, handler] of [
-    ["actualizarTipoTransaccionCompra", actualizarTipoTransaccion],
     ["ingresarResumenVenta", ingresarResumen],
     ["eliminarResumenVenta", eliminarResumen],
     ["ingresarDetalleBoletasDiarias", ingresarBoletasDiarias],

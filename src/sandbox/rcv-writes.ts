@@ -1,7 +1,9 @@
-// The RCV writes and the summary detail, as the gateway's inferred contract has them
-// (src/sii/rcv-inferred.ts): the sandbox answers the same envelope and respEstado codes.
+// The RCV writes and the summary detail. The purchase type change answers as devlas-cl/dte-sii
+// `SiiPortalAuth.js` reads it (`data: "OK"`); the summaries follow the gateway's inferred contract
+// (src/sii/rcv-inferred.ts) with the facade's envelope and respEstado codes.
 import type { Context } from "hono";
-import { answer, facadeRequest, rcvDocuments } from "./rcv.ts";
+import { claveLoginWall } from "./pages.ts";
+import { answer, facadeRequest, rcvDocuments, TIPOS_COMPRA, tipoCompraKey } from "./rcv.ts";
 import type { SandboxState } from "./state.ts";
 
 export interface SummaryEntry {
@@ -34,29 +36,35 @@ const entryOf = (row: Record<string, unknown>): SummaryEntry => ({
 
 type Handler = (c: Context, state: SandboxState, now: number) => Promise<Response>;
 
-export const actualizarTipoTransaccion: Handler = async (c, state, now) => {
-  const request = await facadeRequest(c, state, now);
-  if (request instanceof Response) return request;
-  const { rut, periodo, data, metaData } = request;
-  const purchases = rcvDocuments(rut, periodo, "COMPRA");
-  const docs = Array.isArray(data.documentos) ? (data.documentos as Record<string, unknown>[]) : [];
-  for (const doc of docs) {
-    const found = purchases.find(
-      (p) => p.tipo === Number(doc.detTipoDoc) && p.folio === Number(doc.detNroDoc) && p.rut === `${doc.detRutDoc}-${doc.detDvDoc}`,
-    );
-    if (!found)
-      return answer(
-        c,
-        { data: null },
-        metaData,
-        2,
-        `Documento no encontrado en el registro: tipo ${doc.detTipoDoc} folio ${doc.detNroDoc} emisor ${doc.detRutDoc}-${doc.detDvDoc}`,
-      );
+/**
+ * complementoscvui …/facadeServiceCompCompraService/cambiaTipoCompra: one purchase's type
+ * (fields: devlas-cl/dte-sii `SiiPortalAuth.js` `cambiarTipoCompra`). `data: "OK"` is the public
+ * confirmation; the refusal's shape (respEstado code 2 and a message, `data` null) is inferred.
+ */
+export const cambiaTipoCompra: Handler = async (c, state, now) => {
+  const session = state.sessionOf(c.req.header("cookie"), now);
+  if (!session) return claveLoginWall();
+  const envelope = (await c.req.json().catch(() => null)) as { metaData?: Record<string, unknown>; data?: Record<string, unknown> } | null;
+  const metaData = envelope?.metaData;
+  const data = envelope?.data;
+  if (!metaData?.namespace || !metaData.conversationId || !data) return c.json({ errorMsg: "Acceso no autorizado!" });
+  const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
+  if (metaData.conversationId !== token) return answer(c, { data: null }, metaData, 99, "Sesión no válida");
+  const refuse = (message: string) => answer(c, { data: null }, metaData, 2, message);
+  if (`${data.rut}-${String(data.dv).toUpperCase()}` !== session.rut) return refuse("Usuario no autorizado para el contribuyente");
+  if (data.operacion !== "COMPRA") return refuse("Operación no válida");
+  const periodo = Number(data.periodoTributario);
+  const tipoCompra = Number(data.tipoCompra);
+  if (!TIPOS_COMPRA[tipoCompra]) return refuse(`Tipo de compra no válido: ${data.tipoCompra}`);
+  const emisor = `${data.rutContraparte}-${String(data.dvContraparte).toUpperCase()}`;
+  const found = rcvDocuments(session.rut, periodo, "COMPRA").find(
+    (p) => p.tipo === Number(data.tipoDocumento) && p.folio === Number(data.numeroDocumento) && p.rut === emisor,
+  );
+  if (!found) {
+    return refuse(`Documento no encontrado en el registro: tipo ${data.tipoDocumento} folio ${data.numeroDocumento} emisor ${emisor}`);
   }
-  for (const doc of docs) {
-    state.rcvTransactionTypes.set(`${rut}|${periodo}|${doc.detTipoDoc}|${doc.detRutDoc}|${doc.detNroDoc}`, Number(doc.detTipoTransaccion));
-  }
-  return answer(c, { data: { actualizados: docs.length } }, metaData, 0, "Tipo de transacción actualizado");
+  state.rcvTransactionTypes.set(tipoCompraKey(session.rut, periodo, found.tipo, found.rut, found.folio), tipoCompra);
+  return answer(c, { data: "OK" }, metaData, 0);
 };
 
 export const ingresarResumen: Handler = async (c, state, now) => {

@@ -124,6 +124,29 @@ export async function facadeRequest(c: Context, state: SandboxState, now: number
   return { rut, periodo, data, metaData };
 }
 
+/**
+ * The synchronous detail's ceiling: past it the SII answers no rows instead of an error. Public
+ * clients give about 393 documents and a transport cut at 4 MiB (crilam/mcp-sii
+ * `src/scrapers/rcvAsync.ts` header); the sandbox cuts at 4 MiB of answer, so the sizes at which
+ * the gateway streams (past 512 KiB) stay reachable while a 100 k period is past it.
+ */
+export const SYNC_DETAIL_MAX_BYTES = 4 * 1024 * 1024;
+
+/** The purchase types (tipoCompra) as the portal lists them (devlas-cl/dte-sii `SiiPortalAuth.js` `obtenerTiposTransaccionCompra`). */
+export const TIPOS_COMPRA: Record<number, string> = {
+  1: "Del Giro",
+  2: "Supermercados",
+  3: "Bienes Raíces",
+  4: "Activo Fijo",
+  5: "IVA Uso Común",
+  6: "IVA no Recuperable",
+  7: "No Corresp. Incluir",
+};
+
+/** Where a purchase's changed type is kept: `rut|periodo|tipo|rut del emisor sin DV|folio`. */
+export const tipoCompraKey = (rut: string, periodo: number, tipo: number, emisor: string, folio: number) =>
+  `${rut}|${periodo}|${tipo}|${emisor.split("-")[0]}|${folio}`;
+
 /** getDetalleCompra / getDetalleVenta: the documents of one type, streamed (a period may hold 100 k). */
 export async function getDetalle(c: Context, state: SandboxState, now: number, operacion: "COMPRA" | "VENTA"): Promise<Response> {
   const request = await facadeRequest(c, state, now);
@@ -131,19 +154,18 @@ export async function getDetalle(c: Context, state: SandboxState, now: number, o
   const { rut, periodo, data, metaData } = request;
   const tipo = Number(data.codTipoDoc);
   const estado = operacion === "COMPRA" ? String(data.estadoContab) : "REGISTRO";
-  const docs = (function* () {
+  const matching = function* () {
     for (const d of rcvDocumentStream(rut, periodo, operacion)) if (d.estado === estado && d.tipo === tipo) yield d;
-  })();
-  const first = docs.next();
-  if (first.done) return answer(c, { data: [] }, metaData, 3, "No existen documentos para el periodo consultado");
-  let i = 0;
-  const row = (d: RcvDocument) => {
+  };
+  const row = (d: RcvDocument, i: number) => {
     const [rutDoc, dvDoc] = d.rut.split("-");
+    const tipoCompra =
+      operacion === "COMPRA" ? (state.rcvTransactionTypes.get(tipoCompraKey(rut, periodo, d.tipo, d.rut, d.folio)) ?? 1) : 1;
     return {
       dhdrCodigo: 5_000_000 + i,
       dcvCodigo: 100_000 + (periodo % 1000),
       dcvEstadoContab: estado,
-      detCodigo: 7_000_000 + i++,
+      detCodigo: 7_000_000 + i,
       detTipoDoc: d.tipo,
       detRutDoc: Number(rutDoc),
       detDvDoc: dvDoc,
@@ -157,10 +179,21 @@ export async function getDetalle(c: Context, state: SandboxState, now: number, o
       detMntTotal: d.total,
       detTasaImp: d.neto ? 19 : 0,
       detAnulado: null,
-      detTipoTransaccion: 1,
-      descTipoTransaccion: "Del Giro",
+      detTipoTransaccion: tipoCompra,
+      descTipoTransaccion: TIPOS_COMPRA[tipoCompra] ?? "Del Giro",
     };
   };
+  const docs = matching();
+  const first = docs.next();
+  if (first.done) return answer(c, { data: [] }, metaData, 3, "No existen documentos para el periodo consultado");
+  // Past the ceiling: no rows and no error, as public clients report it (the code is inferred).
+  let bytes = 0;
+  let k = 0;
+  for (const d of matching()) {
+    bytes += JSON.stringify(row(d, k++)).length + 1;
+    if (bytes > SYNC_DETAIL_MAX_BYTES) return answer(c, { data: [], esDocPapel: false }, metaData, 0);
+  }
+  let i = 0;
   // The same bytes as `answer` would write, the rows a few hundred at a time.
   const rest = JSON.stringify({
     esDocPapel: false,
@@ -170,7 +203,7 @@ export async function getDetalle(c: Context, state: SandboxState, now: number, o
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      controller.enqueue(encoder.encode(`{"data":[${JSON.stringify(row(first.value))}`));
+      controller.enqueue(encoder.encode(`{"data":[${JSON.stringify(row(first.value, i++))}`));
     },
     pull(controller) {
       const chunk: string[] = [];
@@ -181,7 +214,7 @@ export async function getDetalle(c: Context, state: SandboxState, now: number, o
           controller.close();
           return;
         }
-        chunk.push(`,${JSON.stringify(row(next.value))}`);
+        chunk.push(`,${JSON.stringify(row(next.value, i++))}`);
       }
       controller.enqueue(encoder.encode(chunk.join("")));
     },
@@ -278,23 +311,67 @@ const COMPRAS_COLUMNS =
 const VENTAS_COLUMNS =
   "Nro;Tipo Doc;Tipo Venta;Rut cliente;Razon Social;Folio;Fecha Docto;Fecha Recepcion;Fecha Acuse Recibo;Fecha Reclamo;Monto Exento;Monto Neto;Monto IVA;Monto total;IVA Retenido Total;IVA Retenido Parcial;IVA no retenido;IVA propio;IVA Terceros;RUT Emisor Liquid. Factura;Neto Comision Liquid. Factura;Exento Comision Liquid. Factura;IVA Comision Liquid. Factura;IVA fuera de plazo;Tipo Docto. Referencia;Folio Docto. Referencia;Num. Ident. Receptor Extranjero;Nacionalidad Receptor Extranjero;Credito empresa constructora;Impto. Zona Franca (Ley 18211);Garantia Dep. Envases;Indicador Venta sin Costo;Indicador Servicio Periodico";
 
+/**
+ * A document's "other taxes": every ninth folio has two, so its CSV record spans two lines, the
+ * second with an empty `Nro` (the shape of cordada/lib-cl-sii-python
+ * `src/tests/test_data/sii-rcv/RCV-venta-extra-empty-impuestos-rows.csv`: codes 27 at 10 % and 271 at 18 %).
+ */
+function otherTaxes(d: RcvDocument): { codigo: number; valor: number; tasa: number }[] {
+  if (d.folio % 9 !== 0 || !d.neto) return [];
+  return [
+    { codigo: 27, valor: Math.round(d.neto * 0.1), tasa: 10 },
+    { codigo: 271, valor: Math.round(d.neto * 0.18), tasa: 18 },
+  ];
+}
+
 /** The detail CSV lines (header first) of one side, type (0 = all) and state, as the exports and async files carry them. */
 function* detailLines(rut: string, periodo: number, operacion: "COMPRA" | "VENTA", tipo: number, estado: string): Generator<string> {
   yield operacion === "COMPRA" ? COMPRAS_COLUMNS : VENTAS_COLUMNS;
-  const blanks = (n: number) => ";".repeat(n);
+  const width = (operacion === "COMPRA" ? COMPRAS_COLUMNS : VENTAS_COLUMNS).split(";").length;
   let i = 0;
   for (const d of rcvDocumentStream(rut, periodo, operacion)) {
     if (d.estado !== estado || (tipo !== 0 && d.tipo !== tipo) || d.tipo === 39) continue;
     i++;
-    yield operacion === "COMPRA"
-      ? `${i};${d.tipo};Del Giro;${d.rut};${d.razonSocial};${d.folio};${d.fecha};${d.fecha} 10:15:00;;${d.exento};${d.neto};${d.iva};;;${d.total}${blanks(12)}`
-      : `${i};${d.tipo};Del Giro;${d.rut};${d.razonSocial};${d.folio};${d.fecha};${d.fecha} 10:15:00;;;${d.exento};${d.neto};${d.iva};${d.total}${blanks(19)}`;
+    const cells =
+      operacion === "COMPRA"
+        ? [
+            i,
+            d.tipo,
+            "Del Giro",
+            d.rut,
+            d.razonSocial,
+            d.folio,
+            d.fecha,
+            `${d.fecha} 10:15:00`,
+            "",
+            d.exento,
+            d.neto,
+            d.iva,
+            "",
+            "",
+            d.total,
+          ]
+        : [i, d.tipo, "Del Giro", d.rut, d.razonSocial, d.folio, d.fecha, `${d.fecha} 10:15:00`, "", "", d.exento, d.neto, d.iva, d.total];
+    const [first, ...more] = otherTaxes(d);
+    // The tax columns are the last three; rows end with a `;` (sii-upstream §7.5).
+    const line = (start: (string | number)[], tax?: { codigo: number; valor: number; tasa: number }) => {
+      const row: (string | number)[] = [...start, ...Array(width - 3 - start.length).fill("")];
+      row.push(tax?.codigo ?? "", tax?.valor ?? "", tax?.tasa ?? "");
+      return `${row.join(";")};`;
+    };
+    yield line(cells, first);
+    for (const tax of more) yield line(["", d.tipo, "Del Giro", d.rut, d.razonSocial, d.folio, d.fecha], tax);
   }
 }
 
-function countLines(...args: Parameters<typeof detailLines>): number {
-  let n = -1;
-  for (const _ of detailLines(...args)) n++;
+/** Documents in a file: lines with a `Nro` (continuation lines are not documents). */
+function countDocuments(...args: Parameters<typeof detailLines>): number {
+  let n = 0;
+  let header = true;
+  for (const line of detailLines(...args)) {
+    if (header) header = false;
+    else if (!line.startsWith(";")) n++;
+  }
   return n;
 }
 
@@ -311,7 +388,14 @@ const stamp = (ms: number) => {
   return `${p(d.getUTCDate())}/${p(d.getUTCMonth() + 1)}/${d.getUTCFullYear()} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
 };
 
-/** getCtrlAsync: `generaCtrl` true creates a download request; false lists the period's requests. */
+/** caProceso: the side as `_C_`/`_V_` (crilam/mcp-sii `src/scrapers/rcvAsync.ts`, `CONSDCV_C_RG` in its tests); the state codes other than RG are inferred. */
+const PROCESS_STATES: Record<string, string> = { REGISTRO: "RG", PENDIENTE: "PD", NO_INCLUIR: "NI", RECLAMADO: "RC" };
+
+/**
+ * getCtrlAsync: `generaCtrl` true creates a download request; either way the answer lists every
+ * request of the taxpayer, whatever its period, side and type (public clients filter them by
+ * caPeriodo, caProceso and caTipoDoc: crilam/mcp-sii `src/scrapers/rcvAsync.ts` `filtrar`).
+ */
 export async function getCtrlAsync(c: Context, state: SandboxState, now: number): Promise<Response> {
   const request = await facadeRequest(c, state, now);
   if (request instanceof Response) return request;
@@ -322,19 +406,23 @@ export async function getCtrlAsync(c: Context, state: SandboxState, now: number)
   if (data.generaCtrl === true) {
     state.rcvJobs.push({ caId: 800_000 + state.rcvJobs.length + 1, rut, periodo, tipo, operacion, estado, created: now });
   }
+  const [rutBody, dv] = rut.split("-");
   const rows = state.rcvJobs
-    .filter((j) => j.rut === rut && j.periodo === periodo && j.operacion === operacion)
+    .filter((j) => j.rut === rut)
     .map((j) => {
       const caEstado = jobState(j.created, now);
       const done = caEstado === "TERMINADO";
       return {
+        caProceso: `CONSDCV_${j.operacion === "COMPRA" ? "C" : "V"}_${PROCESS_STATES[j.estado] ?? "RG"}`,
+        caRutEmisor: Number(rutBody),
+        caDvEmisor: dv,
         caId: j.caId,
         caIdBLOB: done ? `BLOB${j.caId}` : "SIN-BLOB",
         caPeriodo: j.periodo,
         caTipoDoc: j.tipo,
-        caProceso: `RCV_${operacion === "COMPRA" ? "C" : "V"}_${j.estado}`,
         caEstado,
-        caNumLineas: done ? countLines(j.rut, j.periodo, j.operacion, j.tipo, j.estado) : 0,
+        caNumLineas: done ? countDocuments(j.rut, j.periodo, j.operacion, j.tipo, j.estado) : 0,
+        caFileSize: 0,
         caTmstCreado: stamp(j.created),
         caTmstEnProceso: caEstado === "CREADO" ? null : stamp(j.created + ASYNC_STEP_MS),
         caTmstTerminado: done ? stamp(j.created + 2 * ASYNC_STEP_MS) : null,
@@ -344,13 +432,20 @@ export async function getCtrlAsync(c: Context, state: SandboxState, now: number)
   return answer(c, { data: rows }, metaData, 0);
 }
 
-/** obtenerArchivoBLOB/{caIdBLOB}/{rutUsuario}/{rutEmisor}/{caId}: the finished request's gzipped CSV. */
+/**
+ * obtenerArchivoBLOB/{caIdBLOB}/{rutUsuario}/{rutEmisor}/{caId}: the finished request's gzipped
+ * CSV. Both RUTs go without check digit (crilam/mcp-sii `src/scrapers/rcvAsync.ts`, verified live);
+ * anything else is answered with the login page (inferred: what the SII sends then is not public).
+ */
 export async function obtenerArchivoBlob(c: Context, state: SandboxState, now: number): Promise<Response> {
   const session = state.sessionOf(c.req.header("cookie"), now);
   if (!session) return claveLoginWall();
   const caId = Number(c.req.param("caId"));
   const job = state.rcvJobs.find((j) => j.caId === caId && `BLOB${j.caId}` === c.req.param("blob") && j.rut === session.rut);
   if (!job || jobState(job.created, now) !== "TERMINADO") return claveLoginWall();
+  // The user is the session's (its holder, or the RUT_NS the login set).
+  const users = [session.holder.split("-")[0], session.rut.split("-")[0]];
+  if (c.req.param("rutEmisor") !== job.rut.split("-")[0] || !users.includes(c.req.param("rutUsuario") ?? "")) return claveLoginWall();
   // Streamed: a 100 k-document file is produced and compressed a chunk at a time.
   const lines = detailLines(job.rut, job.periodo, job.operacion, job.tipo, job.estado);
   const csv = (function* () {

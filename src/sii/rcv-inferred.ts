@@ -1,5 +1,7 @@
 // INFERRED WIRE FORMAT. The SII-side calls of these RCV operations are not public (sii-upstream
-// §7.2: only the portal's read methods are known). They are written here, and only here, against
+// §7.2: only the portal's read methods are known; the purchase type change is public and lives in
+// rcv.ts as `cambiaTipoCompra`; daily receipts have a public read, obtieneListaBoletasMes, under
+// complementoscvui/services/data/facadeServiceBoletasDiarias, but no public write). They are written here, and only here, against
 // the facade's known conventions (the envelope, respEstado, rut/dv/ptributario fields), with
 // method names and fields modelled on the read methods. The sandbox implements this same contract.
 // When the real calls are observed, this module is the one place to change.
@@ -8,20 +10,11 @@ import type { SiiContext } from "./http.ts";
 import { type FacadeAnswer, rcvCall } from "./rcv.ts";
 
 export const INFERRED_METHODS = {
-  setTipoTransaccion: "actualizarTipoTransaccionCompra",
   setResumen: "ingresarResumenVenta",
   deleteResumen: "eliminarResumenVenta",
   setBoletasDiarias: "ingresarDetalleBoletasDiarias",
   getDetalleResumen: "getDetalleResumenVenta",
 } as const;
-
-export interface TipoTransaccion {
-  tipo_documento: number;
-  rut_emisor: string;
-  folio: number;
-  tipo_transaccion: number;
-  codigo_iva_no_recuperable?: number;
-}
 
 export interface ResumenVenta {
   tipo_documento: number;
@@ -55,29 +48,6 @@ const amounts = (r: Omit<ResumenVenta, "tipo_documento">) => ({
   mntIva: r.monto_iva,
   mntTotal: r.monto_total,
 });
-
-export function setTipoTransaccion(
-  ctx: SiiContext,
-  jar: CookieJar,
-  rut: string,
-  periodo: string,
-  docs: TipoTransaccion[],
-): Promise<FacadeAnswer> {
-  return rcvCall(ctx, jar, INFERRED_METHODS.setTipoTransaccion, {
-    ...taxpayer(rut, periodo),
-    documentos: docs.map((d) => {
-      const [detRutDoc, detDvDoc] = d.rut_emisor.split("-");
-      return {
-        detTipoDoc: d.tipo_documento,
-        detRutDoc,
-        detDvDoc,
-        detNroDoc: d.folio,
-        detTipoTransaccion: d.tipo_transaccion,
-        detCodIVANoRec: d.codigo_iva_no_recuperable ?? null,
-      };
-    }),
-  });
-}
 
 export function setResumen(
   ctx: SiiContext,

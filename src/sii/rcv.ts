@@ -50,6 +50,85 @@ export async function rcvCall(ctx: SiiContext, jar: CookieJar, method: string, d
   return checkFacadeAnswer(json, method, answer.text);
 }
 
+// The purchase complements at www4.sii.cl/complementoscvui: the same envelope, its own service
+// and namespace, the same session TOKEN as conversationId (devlas-cl/dte-sii `SiiPortalAuth.js`
+// `_callComplementoscvui`, from a portal capture: transactionId "1", page {pageSize:1, pageIndex:1}).
+const COMPLEMENTOS = "https://www4.sii.cl/complementoscvui/services/data/facadeServiceCompCompraService";
+const COMPLEMENTOS_NAMESPACE = "cl.sii.sdi.lob.diii.dcv.data.api.interfaces.compcompra.FacadeServiceCompCompra";
+
+export interface CambioTipoCompra {
+  tipo_documento: number;
+  /** The supplier, `XXXXXXXX-K`. */
+  rut_emisor: string;
+  folio: number;
+  tipo_transaccion: number;
+}
+
+/**
+ * Changes a purchase's transaction type ("Cambiar tipo de compra" in the portal): one document per
+ * call, with the fields devlas-cl/dte-sii `SiiPortalAuth.js` `cambiarTipoCompra` sends, accepted
+ * only when the SII answers `data: "OK"` (anything else is its refusal, quoted).
+ */
+export async function cambiaTipoCompra(
+  ctx: SiiContext,
+  jar: CookieJar,
+  rut: string,
+  periodo: string,
+  doc: CambioTipoCompra,
+): Promise<string> {
+  const method = "cambiaTipoCompra";
+  const [body, dv] = rut.split("-");
+  const [rutContraparte, dvContraparte] = doc.rut_emisor.split("-");
+  const url = `${COMPLEMENTOS}/${method}`;
+  const request = new Request(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/plain, */*",
+      origin: "https://www4.sii.cl",
+      referer: "https://www4.sii.cl/complementoscvui/",
+      cookie: jar.header(url),
+    },
+    body: JSON.stringify({
+      metaData: {
+        namespace: `${COMPLEMENTOS_NAMESPACE}/${method}`,
+        conversationId: jar.get("TOKEN") ?? "",
+        transactionId: "1",
+        page: { pageSize: 1, pageIndex: 1 },
+      },
+      data: {
+        rut: body,
+        dv,
+        operacion: "COMPRA",
+        tipoDocumento: String(doc.tipo_documento),
+        numeroDocumento: String(doc.folio),
+        periodoTributario: periodo,
+        tipoCompra: String(doc.tipo_transaccion),
+        rutContraparte,
+        dvContraparte,
+      },
+    }),
+  });
+  const answer = await siiFetch(ctx, request, { service: `rcv_${method}`, read: false });
+  jar.store(url, answer.headers);
+  let json: FacadeAnswer;
+  try {
+    json = JSON.parse(answer.text) as FacadeAnswer;
+  } catch {
+    throw new SessionExpired(pageText(answer.text) || answer.text.slice(0, 300));
+  }
+  if (json.data === "OK") return "OK";
+  if (json.respEstado?.codRespuesta === 98) throw new SessionExpired();
+  throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII did not confirm the change of purchase type", {
+    details: {
+      service: `rcv_${method}`,
+      sii_code: json.respEstado?.codRespuesta ?? null,
+      sii_message:
+        typeof json.errorMsg === "string" ? json.errorMsg : (json.respEstado?.msgeRespuesta ?? JSON.stringify(json.data ?? null)),
+    },
+  });
+}
+
 /** The facade's verdict on a call: its answer, or the error it means. */
 function checkFacadeAnswer(json: FacadeAnswer, method: string, text: string): FacadeAnswer {
   if (typeof json.errorMsg === "string") {
@@ -223,6 +302,7 @@ export interface AsyncJob {
   /** The SII's state: CREADO, EN PROCESO, TERMINADO (or an error state). */
   estado: string;
   tipo_documento: number;
+  /** Documents in the file (caNumLineas: distinct `Nro`, not CSV lines). */
   registros: number;
   creado: string | null;
   terminado: string | null;
@@ -230,7 +310,15 @@ export interface AsyncJob {
   blob: string;
 }
 
-function jobOf(row: Record<string, unknown>): AsyncJob {
+interface Control extends AsyncJob {
+  periodo: number;
+  operacion: "COMPRA" | "VENTA" | null;
+}
+
+/** A getCtrlAsync row (field names: crilam/mcp-sii `src/scrapers/rcvAsync.ts`, verified live there). */
+export function controlOf(row: Record<string, unknown>): Control {
+  // caProceso names the side: `…_C_…` purchases, `…_V_…` sales (same source, `operacionDe`).
+  const side = /_([CV])_/.exec(String(row.caProceso ?? ""))?.[1];
   return {
     solicitud_id: n(row.caId),
     estado: String(row.caEstado ?? ""),
@@ -240,6 +328,8 @@ function jobOf(row: Record<string, unknown>): AsyncJob {
     terminado: typeof row.caTmstTerminado === "string" ? row.caTmstTerminado : null,
     error: typeof row.caDescError === "string" ? row.caDescError : null,
     blob: String(row.caIdBLOB ?? ""),
+    periodo: n(row.caPeriodo),
+    operacion: side === "C" ? "COMPRA" : side === "V" ? "VENTA" : null,
   };
 }
 
@@ -251,13 +341,14 @@ export interface AsyncQuery {
   estado: string;
 }
 
+/** The fields the portal sends (crilam/mcp-sii `src/scrapers/rcvAsync.ts` `dataCtrl`: reCAPTCHA empty, `totDoc` 0). */
 function ctrlData(q: AsyncQuery, generaCtrl: boolean): Record<string, unknown> {
   const [rutEmisor, dvEmisor] = q.rut.split("-");
   return {
     rutEmisor,
     dvEmisor,
     ptributario: q.periodo,
-    codTipoDoc: q.tipo,
+    codTipoDoc: String(q.tipo),
     generaCtrl,
     operacion: q.operacion,
     estadoContab: q.estado,
@@ -267,13 +358,23 @@ function ctrlData(q: AsyncQuery, generaCtrl: boolean): Record<string, unknown> {
   };
 }
 
-/** Step 1: ask the SII to prepare the period's file; the newest request of that type is ours. */
+/**
+ * The SII lists the taxpayer's download requests of every period, side and type together: only
+ * those of this period, side and type are this query's, newest first (crilam/mcp-sii
+ * `src/scrapers/rcvAsync.ts` `filtrar`). A row whose caProceso names no side is taken as ours.
+ */
+export function controlsOf(answer: FacadeAnswer, q: AsyncQuery): AsyncJob[] {
+  const rows = Array.isArray(answer.data) ? (answer.data as Record<string, unknown>[]) : [];
+  return rows
+    .map(controlOf)
+    .filter((c) => c.periodo === Number(q.periodo) && c.tipo_documento === q.tipo && (c.operacion ?? q.operacion) === q.operacion)
+    .sort((a, b) => b.solicitud_id - a.solicitud_id)
+    .map(({ periodo: _p, operacion: _o, ...job }) => job);
+}
+
+/** Step 1: ask the SII to prepare the period's file; the newest request of this period, side and type is ours. */
 export async function requestAsync(ctx: SiiContext, jar: CookieJar, q: AsyncQuery): Promise<AsyncJob> {
-  const answer = await rcvCall(ctx, jar, "getCtrlAsync", ctrlData(q, true));
-  const rows = (Array.isArray(answer.data) ? (answer.data as Record<string, unknown>[]) : [])
-    .map(jobOf)
-    .filter((j) => j.tipo_documento === q.tipo);
-  const job = rows.sort((a, b) => b.solicitud_id - a.solicitud_id)[0];
+  const job = controlsOf(await rcvCall(ctx, jar, "getCtrlAsync", ctrlData(q, true)), q)[0];
   if (!job)
     throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII did not confirm the download request", {
       details: { service: "rcv_getCtrlAsync" },
@@ -281,11 +382,10 @@ export async function requestAsync(ctx: SiiContext, jar: CookieJar, q: AsyncQuer
   return job;
 }
 
-/** Step 2: the request's state; 404 when the SII has no such request for the period. */
+/** Step 2: the request's state; 404 when the SII has no such request for this period, side and type. */
 export async function asyncJob(ctx: SiiContext, jar: CookieJar, q: AsyncQuery, id: number): Promise<AsyncJob> {
-  const answer = await rcvCall(ctx, jar, "getCtrlAsync", ctrlData(q, false));
-  const job = (Array.isArray(answer.data) ? (answer.data as Record<string, unknown>[]) : []).map(jobOf).find((j) => j.solicitud_id === id);
-  if (!job) throw new ApiError(404, "HTTP_404", `The SII has no download request ${id} for ${q.rut} in ${q.periodo}`);
+  const job = controlsOf(await rcvCall(ctx, jar, "getCtrlAsync", ctrlData(q, false)), q).find((j) => j.solicitud_id === id);
+  if (!job) throw new ApiError(404, "HTTP_404", `The SII has no download request ${id} of type ${q.tipo} for ${q.rut} in ${q.periodo}`);
   return job;
 }
 
@@ -300,8 +400,11 @@ export const MAX_CSV_LINE = 64 * 1024;
  */
 export async function asyncFileLines(ctx: SiiContext, jar: CookieJar, q: AsyncQuery, job: AsyncJob): Promise<ReadableStream<string>> {
   const service = "rcv_obtenerArchivoBLOB";
-  const user = `${jar.get("RUT_NS")}-${jar.get("DV_NS")}`;
-  const url = `${FACADE}/obtenerArchivoBLOB/${encodeURIComponent(job.blob)}/${user}/${q.rut}/${job.solicitud_id}`;
+  // Both RUTs without check digit, the session's user first, then the company: crilam/mcp-sii
+  // `src/scrapers/rcvAsync.ts` (verified live; its test expects `/obtenerArchivoBLOB/uuid-1/11111111/22222222/700`).
+  const company = q.rut.split("-")[0] ?? "";
+  const user = jar.get("RUT_NS") ?? company;
+  const url = `${FACADE}/obtenerArchivoBLOB/${encodeURIComponent(job.blob)}/${user}/${company}/${job.solicitud_id}`;
   // Within the SII time limit (for the headers and for each piece), a dropped connection a 502.
   const res = await siiOpen(ctx, new Request(url, { headers: { cookie: jar.header(url), accept: "*/*" } }), { service, read: true });
   const reader = res.body.getReader();
@@ -322,7 +425,7 @@ export async function asyncFileLines(ctx: SiiContext, jar: CookieJar, q: AsyncQu
   }
   let pending: Uint8Array | null = head;
   const compressed = {
-    next: async (): Promise<ReadableStreamReadResult<Uint8Array>> => {
+    next: async (): ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]> => {
       if (!pending) return readWithin(ctx, service, reader);
       const value = pending;
       pending = null;
@@ -369,32 +472,133 @@ export async function asyncFileLines(ctx: SiiContext, jar: CookieJar, q: AsyncQu
   });
 }
 
-/** Reads CSV lines as documents by the header's column names: `row(line)` once the header is known. */
-export function csvReader(header: string, estado: string): (line: string) => DetalleRow {
-  const columns = header.split(";").map((c) => c.trim().toLowerCase());
-  const at = (row: string[], ...names: string[]) => {
+export interface OtroImpuesto {
+  codigo: number;
+  valor: number;
+  tasa: number | null;
+}
+
+export type CsvDocument = DetalleRow & { otros_impuestos: OtroImpuesto[] };
+
+/** A CSV cell as a value: trimmed, unquoted; `null` and `-` are empty (cordada/lib-cl-sii-python `src/tests/test_data/sii-rcv`). */
+function cell(text: string | undefined): string {
+  const value = (text ?? "")
+    .trim()
+    .replace(/^"(.*)"$/, "$1")
+    .trim();
+  return value === "null" || value === "-" ? "" : value;
+}
+
+/**
+ * Reads the register's CSV (header first) as documents. A document with several "other taxes"
+ * spans several lines: the extra ones have an empty `Nro` and belong to the document before them
+ * (cordada/lib-cl-sii-python `src/tests/test_data/sii-rcv/RCV-venta-extra-empty-impuestos-rows.csv`;
+ * crilam/mcp-sii `src/scrapers/rcvAsync.ts` counts documents by distinct `Nro`). `push` answers the
+ * document the line completes, if any; `end` the last one. A document is held only until the next
+ * one starts, so a file of any size passes through in flat memory.
+ */
+export class CsvDocuments {
+  private readonly columns: string[];
+  private pending: CsvDocument | null = null;
+  /** Documents completed so far (continuation lines not counted). */
+  count = 0;
+
+  private readonly estado: string;
+
+  constructor(header: string, estado: string) {
+    this.columns = header.split(";").map((c) => c.trim().toLowerCase());
+    this.estado = estado;
+  }
+
+  private at(row: string[], ...names: string[]): string {
     for (const name of names) {
-      const i = columns.indexOf(name.toLowerCase());
-      if (i >= 0) return row[i] ?? "";
+      const i = this.columns.indexOf(name.toLowerCase());
+      if (i >= 0) return cell(row[i]);
     }
     return "";
-  };
-  return (line) => {
+  }
+
+  /** The line's "other tax" (purchases: `Codigo Otro Impuesto`, sales: `Codigo Otro Imp.`), if it has one. */
+  private tax(row: string[]): OtroImpuesto | null {
+    const codigo = this.at(row, "Codigo Otro Impuesto", "Codigo Otro Imp.");
+    if (!codigo) return null;
+    const tasa = this.at(row, "Tasa Otro Impuesto", "Tasa Otro Imp.");
+    return { codigo: n(codigo), valor: n(this.at(row, "Valor Otro Impuesto", "Valor Otro Imp.")), tasa: tasa === "" ? null : n(tasa) };
+  }
+
+  push(line: string): CsvDocument | null {
     const row = line.split(";");
-    const tipo = n(at(row, "Tipo Doc"));
-    return {
+    const tax = this.tax(row);
+    if (this.at(row, "Nro") === "") {
+      if (!this.pending) {
+        throw new ApiError(
+          502,
+          "SII_GATEWAY_ERROR",
+          "The SII's file starts with a continuation line (empty Nro) that belongs to no document",
+          {
+            details: { service: "rcv_obtenerArchivoBLOB", reason: "continuation line without a document" },
+          },
+        );
+      }
+      if (tax) this.pending.otros_impuestos.push(tax);
+      return null;
+    }
+    const done = this.take();
+    const tipo = n(this.at(row, "Tipo Doc"));
+    this.pending = {
       tipo_documento: tipo,
-      folio: n(at(row, "Folio")),
-      rut: at(row, "RUT Proveedor", "Rut cliente").toUpperCase(),
-      razon_social: at(row, "Razon Social"),
-      fecha: isoDate(at(row, "Fecha Docto")) ?? at(row, "Fecha Docto"),
-      fecha_recepcion: isoDate(at(row, "Fecha Recepcion")),
-      monto_exento: n(at(row, "Monto Exento")),
-      monto_neto: n(at(row, "Monto Neto")),
-      monto_iva: n(at(row, "Monto IVA Recuperable", "Monto IVA")),
-      monto_total: n(at(row, "Monto Total")),
-      estado,
+      folio: n(this.at(row, "Folio")),
+      rut: this.at(row, "RUT Proveedor", "Rut cliente").toUpperCase(),
+      razon_social: this.at(row, "Razon Social"),
+      fecha: isoDate(this.at(row, "Fecha Docto")) ?? this.at(row, "Fecha Docto"),
+      fecha_recepcion: isoDate(this.at(row, "Fecha Recepcion")),
+      monto_exento: n(this.at(row, "Monto Exento")),
+      monto_neto: n(this.at(row, "Monto Neto")),
+      monto_iva: n(this.at(row, "Monto IVA Recuperable", "Monto IVA")),
+      monto_total: n(this.at(row, "Monto Total")),
+      estado: this.estado,
       nota_credito: CREDIT_NOTES.has(tipo),
+      otros_impuestos: tax ? [tax] : [],
     };
-  };
+    return done;
+  }
+
+  end(): CsvDocument | null {
+    return this.take();
+  }
+
+  private take(): CsvDocument | null {
+    const done = this.pending;
+    this.pending = null;
+    if (done) this.count++;
+    return done;
+  }
+}
+
+/** The documents of a CSV (header first, as `asyncFileLines` yields it), one by one. */
+export async function* csvDocuments(lines: Iterable<string> | AsyncIterable<string>, estado: string): AsyncGenerator<CsvDocument> {
+  let reader: CsvDocuments | undefined;
+  for await (const line of lines) {
+    if (!reader) reader = new CsvDocuments(line, estado);
+    else {
+      const done = reader.push(line);
+      if (done) yield done;
+    }
+  }
+  const last = reader?.end();
+  if (last) yield last;
+}
+
+/**
+ * The file must hold as many documents as its request declared (caNumLineas): a file cut short or
+ * read wrong is an error, never a smaller answer (crilam/mcp-sii `src/scrapers/rcvAsync.ts`).
+ */
+export function checkFileCount(job: AsyncJob, documents: number): void {
+  if (documents === job.registros) return;
+  throw new ApiError(
+    502,
+    "SII_GATEWAY_ERROR",
+    `The SII's file holds ${documents} documents but its download request ${job.solicitud_id} declared ${job.registros}`,
+    { details: { service: "rcv_obtenerArchivoBLOB", documentos: documents, declarados: job.registros } },
+  );
 }

@@ -1,4 +1,5 @@
-// The RCV writes and the summary detail against the sandbox (inferred SII contract).
+// The RCV writes and the summary detail against the sandbox (the purchase type change is the
+// portal's public call; the summaries follow the inferred contract).
 import { describe, expect, it } from "vitest";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
 import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
@@ -92,18 +93,47 @@ describe("RCV daily receipts", () => {
 });
 
 describe("RCV purchases transaction type", () => {
-  it("sets it for documents of the register and refuses unknown documents with the SII's text", async () => {
+  it("changes it with the portal's call, one document at a time, and the detail then shows it", async () => {
+    const { post, sandbox } = await setup();
+    const docs = rcvDocuments("76192083-9", 202405, "COMPRA").filter((d) => d.tipo === 33 && d.estado === "REGISTRO");
+    const change = (d: (typeof docs)[number]) => ({ tipo_documento: 33, rut_emisor: d.rut, folio: d.folio, tipo_transaccion: 4 });
+    const res = await post("/api/v1/sii/rcv/compras/set_tipo_transaccion/76192083-9/202405", {
+      auth,
+      documentos: [change(docs[0]!), change(docs[1]!)],
+    });
+    expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "5"]);
+    expect((await bodyOf(res)).data.sii.cambios.map((c: Loose) => [c.folio, c.data])).toEqual([
+      [docs[0]?.folio, "OK"],
+      [docs[1]?.folio, "OK"],
+    ]);
+    expect(sandbox.state.calls.get("rcv_write")).toBe(2);
+    const detail = (await bodyOf(await post("/api/v1/sii/rcv/compras/detalle/76192083-9/202405/33/REGISTRO", { auth }))).data;
+    const row = detail.sii.data.find((r: Loose) => r.detNroDoc === docs[0]?.folio);
+    expect([row.detTipoTransaccion, row.descTipoTransaccion]).toEqual([4, "Activo Fijo"]);
+  });
+
+  it("stops at the first document the SII refuses, quoting it and naming those already changed", async () => {
     const { post } = await setup();
     const doc = rcvDocuments("76192083-9", 202405, "COMPRA").find((d) => d.tipo === 33);
-    const body = (folio: number) => ({ auth, documentos: [{ tipo_documento: 33, rut_emisor: doc?.rut, folio, tipo_transaccion: 4 }] });
-    expect((await post("/api/v1/sii/rcv/compras/set_tipo_transaccion/76192083-9/202405", body(doc?.folio ?? 0))).status).toBe(200);
-    const unknown = await post("/api/v1/sii/rcv/compras/set_tipo_transaccion/76192083-9/202405", body(99_999));
-    expect(unknown.status).toBe(502);
-    expect((await bodyOf(unknown)).details.sii_message).toContain("Documento no encontrado");
-    const missingCode = await post("/api/v1/sii/rcv/compras/set_tipo_transaccion/76192083-9/202405", {
+    const change = (folio: number) => ({ tipo_documento: 33, rut_emisor: doc?.rut, folio, tipo_transaccion: 4 });
+    const res = await post("/api/v1/sii/rcv/compras/set_tipo_transaccion/76192083-9/202405", {
       auth,
-      documentos: [{ tipo_documento: 33, rut_emisor: doc?.rut, folio: doc?.folio, tipo_transaccion: 6 }],
+      documentos: [change(doc?.folio ?? 0), change(99_999), change(doc?.folio ?? 0)],
     });
-    expect((await bodyOf(missingCode)).errors[0].path).toBe("documentos.0.codigo_iva_no_recuperable");
+    const body = await bodyOf(res);
+    expect([res.status, body.error_code]).toEqual([502, "SII_GATEWAY_ERROR"]);
+    expect(body.details.sii_message).toContain("Documento no encontrado");
+    expect([body.details.documento, body.details.cambiados.map((c: Loose) => c.folio)]).toEqual([1, [doc?.folio]]);
+  });
+
+  it("refuses a non-recoverable VAT code, which the SII's call cannot carry, before the SII", async () => {
+    const { post, sandbox } = await setup();
+    const doc = rcvDocuments("76192083-9", 202405, "COMPRA").find((d) => d.tipo === 33);
+    const res = await post("/api/v1/sii/rcv/compras/set_tipo_transaccion/76192083-9/202405", {
+      auth,
+      documentos: [{ tipo_documento: 33, rut_emisor: doc?.rut, folio: doc?.folio, tipo_transaccion: 6, codigo_iva_no_recuperable: 1 }],
+    });
+    expect([res.status, (await bodyOf(res)).errors[0].path]).toEqual([400, "documentos.0.codigo_iva_no_recuperable"]);
+    expect(sandbox.state.calls.size).toBe(0);
   });
 });

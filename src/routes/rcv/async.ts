@@ -1,7 +1,7 @@
 // The RCV's asynchronous download, three steps per side (sii-upstream §7.6):
 //   …/async/solicitar/…  ask the SII to prepare a period's file     → solicitud_id
 //   …/async/estado/…     the request's state (CREADO, EN PROCESO, TERMINADO)
-//   …/async/detalle/…    the finished file's documents (registros = rows returned)
+//   …/async/detalle/…    the finished file's documents (registros = documents, checked against the request's count)
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
@@ -9,7 +9,7 @@ import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, Periodo, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { type AsyncQuery, asyncFileLines, asyncJob, csvReader, requestAsync } from "../../sii/rcv.ts";
+import { type AsyncJob, type AsyncQuery, asyncFileLines, asyncJob, CsvDocuments, checkFileCount, requestAsync } from "../../sii/rcv.ts";
 import { siiContext } from "../sii-context.ts";
 import { checkPeriodo, Document, Dte, Estado, RcvAuthBody, withRcvSession } from "./shared.ts";
 import { streamJson } from "./stream.ts";
@@ -41,20 +41,28 @@ type Step = "solicitar" | "estado" | "detalle";
 
 /**
  * The success envelope written as the file arrives, a document at a time, so a period of any size
- * passes through in flat memory. `registros` comes after `documentos`: it is known only at the end.
+ * passes through in flat memory. `registros` comes after `documentos`: it is known only at the end,
+ * and must be what the request declared (caNumLineas), else the answer is an error (or, once
+ * streaming, aborted) rather than a short list that looks whole.
  */
-async function* documentsJson(id: number, lines: ReadableStream<string>, estado: string): AsyncGenerator<string> {
+async function* documentsJson(job: AsyncJob, lines: ReadableStream<string>, estado: string): AsyncGenerator<string> {
   const reader = lines.getReader();
   let finished = false;
   try {
-    yield `{"success":true,"message":"OK","data":{"solicitud_id":${id},"documentos":[`;
-    let row: ((line: string) => unknown) | undefined;
+    yield `{"success":true,"message":"OK","data":{"solicitud_id":${job.solicitud_id},"documentos":[`;
+    let documents: CsvDocuments | undefined;
     let count = 0;
     for (let next = await reader.read(); !next.done; next = await reader.read()) {
-      if (!row) row = csvReader(next.value, estado);
-      else yield `${count++ ? "," : ""}${JSON.stringify(row(next.value))}`;
+      if (!documents) documents = new CsvDocuments(next.value, estado);
+      else {
+        const done = documents.push(next.value);
+        if (done) yield `${count++ ? "," : ""}${JSON.stringify(done)}`;
+      }
     }
     finished = true;
+    const last = documents?.end();
+    if (last) yield `${count++ ? "," : ""}${JSON.stringify(last)}`;
+    checkFileCount(job, count);
     yield `],"registros":${count}},"timestamp":${JSON.stringify(new Date().toISOString())}}`;
   } finally {
     if (!finished) await reader.cancel().catch(() => undefined);
@@ -116,7 +124,7 @@ function register(app: OpenAPIHono<AppEnv>, side: "compras" | "ventas", step: St
           });
         }
         const lines = await asyncFileLines(ctx, jar, query, job);
-        return streamJson(c, documentsJson(job.solicitud_id, lines, query.estado));
+        return streamJson(c, documentsJson(job, lines, query.estado));
       });
     },
   );

@@ -114,40 +114,79 @@ interface DetailQuery {
   base: { rutEmisor?: string; dvEmisor?: string; ptributario: string };
 }
 
-/** The types to read (with `dte` 0: every type the summary lists with detail), and those kept only as totals. */
-async function detailTypes(ctx: SiiContext, jar: CookieJar, q: DetailQuery): Promise<{ types: number[]; withoutDetail: number[] }> {
-  if (q.dte !== 0) return { types: [q.dte], withoutDetail: [] };
+interface DetailTypes {
+  types: number[];
+  withoutDetail: number[];
+  /** Documents per type as the summary counts them, when the summary was read. */
+  counted: Map<number, number> | null;
+}
+
+/** The summary's rows of this side and state. */
+async function summaryRows(ctx: SiiContext, jar: CookieJar, q: DetailQuery): Promise<Record<string, unknown>[]> {
   const operacion = q.compras ? "COMPRA" : "VENTA";
   const summary = await rcvCall(ctx, jar, "getResumen", { ...q.base, estadoContab: q.estado, operacion, busquedaInicial: true });
-  const rows = Array.isArray(summary.data) ? (summary.data as Record<string, unknown>[]) : [];
+  return Array.isArray(summary.data) ? (summary.data as Record<string, unknown>[]) : [];
+}
+
+const countsOf = (rows: Record<string, unknown>[]) => new Map(rows.map((r) => [Number(r.rsmnTipoDocInteger), Number(r.rsmnTotDoc) || 0]));
+
+/** The types to read (with `dte` 0: every type the summary lists with detail), and those kept only as totals. */
+async function detailTypes(ctx: SiiContext, jar: CookieJar, q: DetailQuery): Promise<DetailTypes> {
+  if (q.dte !== 0) return { types: [q.dte], withoutDetail: [], counted: null };
+  const rows = await summaryRows(ctx, jar, q);
   return {
     types: rows.filter((r) => r.rsmnLink !== false).map((r) => Number(r.rsmnTipoDocInteger)),
     withoutDetail: rows.filter((r) => r.rsmnLink === false).map((r) => Number(r.rsmnTipoDocInteger)),
+    counted: countsOf(rows),
   };
 }
 
-/** The SII's rows of every type asked for, in order, as they arrive. */
-async function* siiRows(ctx: SiiContext, jar: CookieJar, q: DetailQuery, types: number[]): AsyncGenerator<Record<string, unknown>> {
-  for (const tipo of types) {
-    const data = q.compras
-      ? {
-          ...q.base,
-          codTipoDoc: String(tipo),
-          operacion: "COMPRA",
-          estadoContab: q.estado,
-          accionRecaptcha: "RCV_DETC",
-          tokenRecaptcha: "t-o-k-e-n-web",
-        }
-      : {
-          ...q.base,
-          codTipoDoc: String(tipo),
-          operacion: "",
-          estadoContab: "",
-          accionRecaptcha: "RCV_DETV",
-          tokenRecaptcha: "t-o-k-e-n-web",
-        };
-    yield* rcvRows(ctx, jar, q.compras ? "getDetalleCompra" : "getDetalleVenta", data);
-  }
+/**
+ * Past a ceiling the synchronous detail answers no rows instead of an error (public clients: about
+ * 393 documents, the transport cut at 4 MiB; crilam/mcp-sii `src/scrapers/rcvAsync.ts` header). A
+ * type that came back empty is checked against the summary: if the summary counts documents, the
+ * answer is a 502 that points to the asynchronous download, never an empty period.
+ */
+async function checkEmptyType(ctx: SiiContext, jar: CookieJar, q: DetailQuery, tipo: number, known: DetailTypes): Promise<void> {
+  const counted = (known.counted ?? countsOf(await summaryRows(ctx, jar, q))).get(tipo) ?? 0;
+  if (counted === 0) return;
+  const side = q.compras ? "compras" : "ventas";
+  const asyncPath = `/api/v1/sii/rcv/${side}/async/solicitar/${q.taxpayer}/${q.periodo}/${tipo}${q.compras ? `/${q.estado}` : ""}`;
+  throw new ApiError(
+    502,
+    "SII_GATEWAY_ERROR",
+    `The SII's synchronous detail answered no documents of type ${tipo}, but its summary counts ${counted}: the period is past what the synchronous detail serves. Use the asynchronous download (POST ${asyncPath})`,
+    {
+      details: {
+        service: q.compras ? "rcv_getDetalleCompra" : "rcv_getDetalleVenta",
+        tipo_documento: tipo,
+        documentos_resumen: counted,
+        async: asyncPath,
+      },
+    },
+  );
+}
+
+/** The SII's rows of one type, as they arrive. */
+function siiRows(ctx: SiiContext, jar: CookieJar, q: DetailQuery, tipo: number): AsyncGenerator<Record<string, unknown>> {
+  const data = q.compras
+    ? {
+        ...q.base,
+        codTipoDoc: String(tipo),
+        operacion: "COMPRA",
+        estadoContab: q.estado,
+        accionRecaptcha: "RCV_DETC",
+        tokenRecaptcha: "t-o-k-e-n-web",
+      }
+    : {
+        ...q.base,
+        codTipoDoc: String(tipo),
+        operacion: "",
+        estadoContab: "",
+        accionRecaptcha: "RCV_DETV",
+        tokenRecaptcha: "t-o-k-e-n-web",
+      };
+  return rcvRows(ctx, jar, q.compras ? "getDetalleCompra" : "getDetalleVenta", data);
 }
 
 /** The SII's rows kept to answer `sii.data` from the same read; past this a second read streams them. */
@@ -172,38 +211,44 @@ function fingerprint(hash: number, text: string): number {
  * `registros` follows `documentos`: it is known only at the end.
  */
 async function* detailJson(ctx: SiiContext, jar: CookieJar, q: DetailQuery): AsyncGenerator<string> {
-  const { types, withoutDetail } = await detailTypes(ctx, jar, q);
+  const known = await detailTypes(ctx, jar, q);
   const head = {
     rut: q.taxpayer,
     periodo: q.periodo,
     operacion: q.compras ? "COMPRA" : "VENTA",
     estado: q.estado,
-    sin_detalle: withoutDetail,
+    sin_detalle: known.withoutDetail,
   };
   yield `{"success":true,"message":"OK","data":${JSON.stringify(head).slice(0, -1)},"documentos":[`;
   let count = 0;
   let print = 2166136261;
   let kept: string[] | null = [];
   let keptChars = 0;
-  for await (const raw of siiRows(ctx, jar, q, types)) {
-    const doc = detalleRow(raw);
-    print = fingerprint(print, documentKey(doc));
-    yield `${count++ ? "," : ""}${JSON.stringify(doc)}`;
-    if (kept) {
-      const text = JSON.stringify(raw);
-      keptChars += text.length;
-      if (keptChars > KEEP_RAW_CHARS) kept = null;
-      else kept.push(text);
+  for (const tipo of known.types) {
+    const before = count;
+    for await (const raw of siiRows(ctx, jar, q, tipo)) {
+      const doc = detalleRow(raw);
+      print = fingerprint(print, documentKey(doc));
+      yield `${count++ ? "," : ""}${JSON.stringify(doc)}`;
+      if (kept) {
+        const text = JSON.stringify(raw);
+        keptChars += text.length;
+        if (keptChars > KEEP_RAW_CHARS) kept = null;
+        else kept.push(text);
+      }
     }
+    if (count === before) await checkEmptyType(ctx, jar, q, tipo, known);
   }
   yield `],"registros":${count},"sii":{"data":[`;
   if (kept) yield kept.join(",");
   else {
     let again = 0;
     let reprint = 2166136261;
-    for await (const raw of siiRows(ctx, jar, q, types)) {
-      reprint = fingerprint(reprint, documentKey(detalleRow(raw)));
-      yield `${again++ ? "," : ""}${JSON.stringify(raw)}`;
+    for (const tipo of known.types) {
+      for await (const raw of siiRows(ctx, jar, q, tipo)) {
+        reprint = fingerprint(reprint, documentKey(detalleRow(raw)));
+        yield `${again++ ? "," : ""}${JSON.stringify(raw)}`;
+      }
     }
     if (again !== count || reprint !== print) {
       throw new Error(`the SII's register changed while it was read twice (${count} documents, then ${again})`);
@@ -264,6 +309,7 @@ export function registerRcvDocumento(app: OpenAPIHono<AppEnv>): void {
       const ctx = await siiContext(c);
       const raw = await withRcvSession(c, ctx, receptor, auth, async (jar) => {
         const found: Record<string, unknown>[] = [];
+        const empty: string[] = [];
         for (const estado of ESTADOS) {
           const answer = await rcvCall(ctx, jar, "getDetalleCompra", {
             rutEmisor: body,
@@ -275,8 +321,23 @@ export function registerRcvDocumento(app: OpenAPIHono<AppEnv>): void {
             accionRecaptcha: "RCV_DETC",
             tokenRecaptcha: "t-o-k-e-n-web",
           });
-          if (Array.isArray(answer.data))
-            found.push(...(answer.data as Record<string, unknown>[]).filter((r) => Number(r.detNroDoc) === folio));
+          const rows = Array.isArray(answer.data) ? (answer.data as Record<string, unknown>[]) : [];
+          if (!rows.length) empty.push(estado);
+          found.push(...rows.filter((r) => Number(r.detNroDoc) === folio));
+        }
+        // Not found is a 404 only if no state's detail came back empty past its ceiling.
+        if (!found.length) {
+          for (const estado of empty) {
+            const q: DetailQuery = {
+              compras: true,
+              taxpayer: receptor,
+              periodo,
+              dte,
+              estado,
+              base: { rutEmisor: body, dvEmisor: dv, ptributario: periodo },
+            };
+            await checkEmptyType(ctx, jar, q, dte, { types: [dte], withoutDetail: [], counted: null });
+          }
         }
         return found;
       });

@@ -80,4 +80,11 @@ export const Document = z.object({
   monto_total: z.number(),
   estado: z.string(),
   nota_credito: z.boolean(),
+  otros_impuestos: z
+    .array(z.object({ codigo: z.number().int(), valor: z.number(), tasa: z.number().nullable() }))
+    .optional()
+    .openapi({
+      description:
+        "Other taxes of the document (asynchronous download only: the SII's file gives each on a line of its own, joined here to their document)",
+    }),
 });

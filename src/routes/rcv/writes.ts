@@ -1,5 +1,6 @@
-// The RCV writes and the sales summary detail. Their SII-side calls are inferred (see
-// src/sii/rcv-inferred.ts); the payloads are validated strictly here before anything is sent.
+// The RCV writes and the sales summary detail; the payloads are validated strictly here before
+// anything is sent. The purchase type change is the portal's public call (src/sii/rcv.ts
+// `cambiaTipoCompra`); the summaries' SII-side calls are inferred (src/sii/rcv-inferred.ts).
 //   POST …/compras/set_tipo_transaccion/{receptor}/{periodo}
 //   POST …/ventas/set_resumen/{emisor}/{periodo}
 //   POST …/ventas/delete_resumen/{emisor}/{periodo}
@@ -15,7 +16,8 @@ import { Ambiente, DryRun, Periodo, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import type { CookieJar } from "../../sii/cookies.ts";
 import type { SiiContext } from "../../sii/http.ts";
-import { deleteResumen, getDetalleResumen, setBoletasDiarias, setResumen, setTipoTransaccion } from "../../sii/rcv-inferred.ts";
+import { cambiaTipoCompra } from "../../sii/rcv.ts";
+import { deleteResumen, getDetalleResumen, setBoletasDiarias, setResumen } from "../../sii/rcv-inferred.ts";
 import { siiContext } from "../sii-context.ts";
 import { checkPeriodo, RcvAuthBody, withRcvSession } from "./shared.ts";
 
@@ -58,6 +60,8 @@ const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 interface WriteSpec<B extends z.ZodType> {
   path: string;
   summary: string;
+  /** How the SII-side call is known (the operation's description). */
+  description?: string;
   side: "receptor" | "emisor";
   body: B;
   extraParams?: Record<string, z.ZodType>;
@@ -86,6 +90,7 @@ function registerWrite<B extends z.ZodType>(app: OpenAPIHono<AppEnv>, spec: Writ
       tags: ["RCV"],
       summary: spec.summary,
       description:
+        spec.description ??
         "The SII-side call of this operation is inferred (not public); `dry_run` validates everything without contacting the SII.",
       request: { params: Params, query: Query, body: jsonBody(spec.body) },
       responses: { 200: jsonContent(Written, "The SII's confirmation"), ...errorResponses([400, 404, 422, 502, 503]) },
@@ -127,6 +132,8 @@ export function registerRcvWrites(app: OpenAPIHono<AppEnv>): void {
   registerWrite(app, {
     path: "/api/v1/sii/rcv/compras/set_tipo_transaccion/{receptor}/{periodo}",
     summary: "Set the transaction type of purchase documents",
+    description:
+      "The portal's own call (`cambiaTipoCompra`), one document at a time in the order given; a refusal stops there and names the documents already changed. `dry_run` validates everything without contacting the SII.",
     side: "receptor",
     body: withAuth({
       documentos: z
@@ -139,7 +146,9 @@ export function registerRcvWrites(app: OpenAPIHono<AppEnv>): void {
               description:
                 "1 del giro, 2 supermercado, 3 bienes raíces, 4 activo fijo, 5 IVA uso común, 6 IVA no recuperable, 7 no corresponde",
             }),
-            codigo_iva_no_recuperable: z.number().int().min(1).max(9).optional(),
+            codigo_iva_no_recuperable: z.number().int().min(1).max(9).optional().openapi({
+              description: "Not accepted: the SII's call carries no such code (set it in the portal)",
+            }),
           }),
         )
         .min(1)
@@ -156,17 +165,35 @@ export function registerRcvWrites(app: OpenAPIHono<AppEnv>): void {
                 message: `must be a purchase document type (${PURCHASE_TYPES.join(", ")})`,
               },
             ]),
-        ...(d.tipo_transaccion === 6 && d.codigo_iva_no_recuperable === undefined
-          ? [
+        // The public call (devlas-cl/dte-sii SiiPortalAuth.js cambiarTipoCompra) has no field for it:
+        // refused rather than dropped without a word.
+        ...(d.codigo_iva_no_recuperable === undefined
+          ? []
+          : [
               {
                 path: `documentos.${i}.codigo_iva_no_recuperable`,
                 location: "body" as const,
-                message: "is required when tipo_transaccion is 6 (IVA no recuperable)",
+                message: "cannot be sent: the SII's change of purchase type carries no code for non-recoverable VAT",
               },
-            ]
-          : []),
+            ]),
       ]),
-    send: (ctx, jar, rut, periodo, body) => setTipoTransaccion(ctx, jar, rut, periodo, body.documentos),
+    send: async (ctx, jar, rut, periodo, body) => {
+      const cambios: Record<string, unknown>[] = [];
+      for (const [i, d] of body.documentos.entries()) {
+        const doc = { tipo_documento: d.tipo_documento, rut_emisor: d.rut_emisor, folio: d.folio, tipo_transaccion: d.tipo_transaccion };
+        try {
+          cambios.push({ ...doc, data: await cambiaTipoCompra(ctx, jar, rut, periodo, doc) });
+        } catch (err) {
+          if (!(err instanceof ApiError) || !cambios.length) throw err;
+          // Earlier documents were changed: say which, so a retry starts where this one stopped.
+          throw new ApiError(err.status, err.code, `${err.message} (document ${i}); the ${cambios.length} before it were changed`, {
+            ...err.init,
+            details: { ...err.init.details, documento: i, cambiados: cambios },
+          });
+        }
+      }
+      return { data: "OK", cambios };
+    },
   });
 
   registerWrite(app, {
