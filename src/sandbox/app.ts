@@ -4,7 +4,7 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { decodeLatin1, encodeLatin1, responseText } from "../lib/latin1.ts";
-import { certificateLogin, chooseRepresentation, claveLogin, loginPage, logout } from "./auth.ts";
+import { certificateLogin, chooseRepresentation, claveLogin, consdcvToken, loginPage, logout } from "./auth.ts";
 import { consultaBoletaPdf, presentaDatosEnvio, SANDBOX_BHE } from "./bhe.ts";
 import { boletaEnvio, boletaEstado, boletaSeed, boletaToken } from "./boletas.ts";
 import { bteAnnual, bteMenu, sandboxBte } from "./bte.ts";
@@ -216,6 +216,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   app.get(
     "/:host{herculesr\\.sii\\.cl}/cgi_AUT2000/CAutRepresentacion.cgi",
     service("cert_login", (c) => chooseRepresentation(c, state, now())),
+  );
+  // The RCV application's page: where an open certificate session gets its TOKEN.
+  app.get(
+    "/:host{www4\\.sii\\.cl}/consdcvinternetui/",
+    service("session_token", (c) => consdcvToken(c, state, now())),
   );
   app.get(
     "/:host{zeusr\\.sii\\.cl|herculesr\\.sii\\.cl}/cgi_AUT2000/autTermino.cgi",
