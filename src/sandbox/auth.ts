@@ -43,11 +43,63 @@ export function openSession(
   const token = sessionToken();
   state.sessions.set(token, { rut, holder, kind, expiresAt: now + SESSION_TTL_MS });
   const [body, dv] = rut.split("-");
+  const [holderBody, holderDv] = holder.split("-");
   const headers = new Headers({ Location: referencia || "https://misiir.sii.cl/cgi_misii/siihome.cgi" });
-  for (const cookie of [`TOKEN=${token}`, `CSESSIONID=${token}`, `RUT_NS=${body}`, `DV_NS=${dv}`]) {
-    headers.append("Set-Cookie", `${cookie}; Domain=.sii.cl; Path=/`);
-  }
+  // The certificate login answers with the NETSCAPE_LIVEWIRE.* family and RUT_NS/DV_NS only; TOKEN
+  // and CSESSIONID come from consdcvinternetui/ (devlas-cl/dte-sii SiiPortalAuth.js; the names and
+  // the rut/rutm, dv/dvm pairs as a captured portal request shows them). The clave login sets TOKEN
+  // at once, as public clave-login clients read it.
+  const cookies =
+    kind === "cert"
+      ? [
+          `NETSCAPE_LIVEWIRE.rut=${body}`,
+          `NETSCAPE_LIVEWIRE.dv=${dv}`,
+          `NETSCAPE_LIVEWIRE.rutm=${holderBody}`,
+          `NETSCAPE_LIVEWIRE.dvm=${holderDv}`,
+          `NETSCAPE_LIVEWIRE.clave=${livewireKey(state, token)}`,
+          `RUT_NS=${body}`,
+          `DV_NS=${dv}`,
+        ]
+      : [`TOKEN=${token}`, `CSESSIONID=${token}`, `RUT_NS=${body}`, `DV_NS=${dv}`];
+  for (const cookie of cookies) headers.append("Set-Cookie", `${cookie}; Domain=.sii.cl; Path=/`);
   return new Response(null, { status: 302, headers });
+}
+
+/** Certificate sessions waiting for their TOKEN: NETSCAPE_LIVEWIRE.clave → the session's token. */
+const livewire = new WeakMap<SandboxState, Map<string, string>>();
+
+function livewireKey(state: SandboxState, token: string): string {
+  const key = sessionToken();
+  const keys = livewire.get(state) ?? new Map<string, string>();
+  livewire.set(state, keys);
+  keys.set(key, token);
+  return key;
+}
+
+/**
+ * www4 consdcvinternetui/: the RCV application's page, which hands an open session its TOKEN and
+ * CSESSIONID (same value, as captured requests show). Without a live session it is the login wall.
+ */
+export function consdcvToken(c: Context, state: SandboxState, now: number): Response {
+  const cookie = c.req.header("cookie") ?? "";
+  const key = /(?:^|;\s*)NETSCAPE_LIVEWIRE\.clave=([^;]+)/.exec(cookie)?.[1];
+  const token = (key && livewire.get(state)?.get(key)) || /(?:^|;\s*)TOKEN=([^;]+)/.exec(cookie)?.[1];
+  const session = token ? state.sessions.get(token) : undefined;
+  if (!token || !session || session.expiresAt <= now) {
+    const here = "https://www4.sii.cl/consdcvinternetui/";
+    return new Response(null, {
+      status: 302,
+      headers: { Location: `https://zeusr.sii.cl/AUT2000/InicioAutenticacion/IngresoRutClave.html?${here}` },
+    });
+  }
+  const headers = new Headers({ "content-type": "text/html; charset=UTF-8" });
+  for (const name of ["TOKEN", "CSESSIONID"]) headers.append("Set-Cookie", `${name}=${token}; Domain=.sii.cl; Path=/`);
+  return new Response(
+    '<!DOCTYPE html><html><head><title>Registro de Compras y Ventas</title></head><body><div id="app"></div></body></html>',
+    {
+      headers,
+    },
+  );
 }
 
 export async function claveLogin(c: Context, state: SandboxState, now: number): Promise<Response> {

@@ -133,14 +133,14 @@ export function queryEstUp(state: SandboxState, requestXml: string, ambiente: "0
     return statusAnswer("", "<ESTADO>-4</ESTADO><GLOSA>Error en Rut de la Empresa</GLOSA>");
   const company = `${rut}-${dv}`;
   if (!mayActFor(token.rut, company)) return statusAnswer("", "<ESTADO>-6</ESTADO><GLOSA>Usuario no autorizado</GLOSA>");
-  const envio = [...state.envios.values()].find(
-    (e) => !e.boleta && e.ambiente === ambiente && e.emisor === company && Number(e.trackId) === Number(trackId),
-  );
+  const sameTrack = [...state.envios.values()].filter((e) => !e.boleta && e.ambiente === ambiente && Number(e.trackId) === Number(trackId));
+  const envio = sameTrack.find((e) => e.emisor === company);
   if (!envio) {
-    return statusAnswer(
-      "",
-      `<TRACKID>${escapeXml(trackId)}</TRACKID><ESTADO>-11</ESTADO><GLOSA>No existe el TrackId para la empresa</GLOSA>`,
-    );
+    // `-11` carries its reason in ERR_CODE (LibreDTE CheckXmlDocumentSentStatusResponse.php): 1 "El
+    // envío no es de la Empresa" for another company's envelope; 2 "Error de Proceso" for a track id
+    // the SII does not know here (LibreDTE's live test: a production track id asked in certification).
+    const errCode = sameTrack.length ? 1 : 2;
+    return statusAnswer("", `<TRACKID>${escapeXml(trackId)}</TRACKID><ESTADO>-11</ESTADO><ERR_CODE>${errCode}</ERR_CODE>`);
   }
   const estado = envioEstado(envio, now);
   const atencion = `<NUM_ATENCION>${(now % 100000).toString().padStart(5, "0")}</NUM_ATENCION>`;
@@ -288,30 +288,36 @@ export async function dteUpload(c: Context, state: SandboxState, ambiente: "0" |
   return recepcion({ ...base, STATUS: "0", TRACKID: trackId });
 }
 
-/** QueryEstDteAv getEstDteAv: whether the SII received this document with these data and this signature. */
+/**
+ * QueryEstDteAv getEstDteAv: whether the SII received this document with these data and this
+ * signature. The document's state goes in RESP_HDR with ERR_CODE and GLOSA_ERR, RECIBIDO and
+ * TRACKID in RESP_BODY (LibreDTE ValidateDocumentSignatureResponse.php reads ESTADO from the header
+ * first; ERR_CODE 2 "Token no existe", 9 "Usuario no autorizado en empresa"). Glosas inferred.
+ */
 export function queryEstDteAv(state: SandboxState, requestXml: string, ambiente: "0" | "1", now: number): Response {
   const field = (name: string) => (elementText(requestXml, name) ?? "").trim();
-  const answer = (body: string, estado: string, glosa: string) =>
+  const answer = (hdr: string, body = "") =>
     soapReturn(
       "getEstDteAv",
-      `<?xml version="1.0" encoding="UTF-8"?><SII:RESPUESTA xmlns:SII="http://www.sii.cl/XMLSchema"><SII:RESP_BODY>${body}</SII:RESP_BODY><SII:RESP_HDR><ESTADO>${estado}</ESTADO><GLOSA>${escapeXml(glosa)}</GLOSA></SII:RESP_HDR></SII:RESPUESTA>`,
+      `<?xml version="1.0" encoding="UTF-8"?><SII:RESPUESTA xmlns:SII="http://www.sii.cl/XMLSchema"><SII:RESP_BODY>${body}</SII:RESP_BODY><SII:RESP_HDR>${hdr}</SII:RESP_HDR></SII:RESPUESTA>`,
     );
+  const failure = (code: string, glosa: string) => answer(`<ERR_CODE>${code}</ERR_CODE><GLOSA_ERR>${escapeXml(glosa)}</GLOSA_ERR>`);
   const token = state.tokens.get(field("Token"));
-  if (!token || token.expiresAt < now || token.ambiente !== ambiente) return answer("", "2", "TOKEN NO EXISTE");
+  if (!token || token.expiresAt < now || token.ambiente !== ambiente) return failure("2", "Token no existe");
   const emisor = `${field("RutEmpresa")}-${field("DvEmpresa").toUpperCase()}`;
   const receptor = `${field("RutReceptor")}-${field("DvReceptor").toUpperCase()}`;
-  if (!mayActFor(token.rut, emisor) && !mayActFor(token.rut, receptor)) return answer("", "9", "Usuario no autorizado en la empresa");
+  if (!mayActFor(token.rut, emisor) && !mayActFor(token.rut, receptor)) return failure("9", "Usuario no autorizado en empresa");
   const tipo = Number(field("TipoDte"));
   const folio = Number(field("FolioDte"));
-  const body = (recibido: boolean, estado: string, glosa: string, trackId = "") =>
+  const atencion = `<NUM_ATENCION>${(now % 100000).toString().padStart(5, "0")}</NUM_ATENCION>`;
+  const result = (recibido: boolean, estado: string, glosa: string, trackId = "") =>
     answer(
-      `<RECIBIDO>${recibido ? "SI" : "NO"}</RECIBIDO><ESTADO>${estado}</ESTADO><GLOSA>${escapeXml(glosa)}</GLOSA><TRACKID>${trackId}</TRACKID>`,
-      "0",
-      "OK",
+      `<ESTADO>${estado}</ESTADO><GLOSA_ERR>${escapeXml(glosa)}</GLOSA_ERR><ERR_CODE>0</ERR_CODE>${atencion}`,
+      `<RECIBIDO>${recibido ? "SI" : "NO"}</RECIBIDO><TRACKID>${trackId}</TRACKID>`,
     );
-  if (folioBook(state, ambiente, emisor, tipo).annulled.has(folio)) return body(false, "FAN", "Folio Anulado");
+  if (folioBook(state, ambiente, emisor, tipo).annulled.has(folio)) return result(false, "FAN", "Folio Anulado");
   const document = state.received.get(receivedKey(ambiente, emisor, tipo, folio));
-  if (!document) return body(false, "FAU", "DTE No Recibido");
+  if (!document) return result(false, "FAU", "DTE No Recibido");
   const fecha = field("FechaEmisionDte"); // DDMMYYYY
   const matches =
     document.receptor === receptor &&
@@ -319,6 +325,6 @@ export function queryEstDteAv(state: SandboxState, requestXml: string, ambiente:
     (document.monto === undefined || document.monto === Number(field("MontoDte"))) &&
     (document.firma === undefined || document.firma === field("FirmaDte").replace(/\s+/g, ""));
   return matches
-    ? body(true, "DOK", "Documento Recibido por el SII. Datos Coinciden con los Registrados", document.trackId)
-    : body(true, "DNK", "Documento Recibido por el SII pero Datos NO Coinciden con los registrados", document.trackId);
+    ? result(true, "DOK", "Documento Recibido por el SII. Datos Coinciden con los Registrados", document.trackId)
+    : result(true, "DNK", "Documento Recibido por el SII pero Datos NO Coinciden con los registrados", document.trackId);
 }

@@ -142,7 +142,7 @@ export async function solicitaFoliosDcto(ctx: FolioContext): Promise<Response> {
 <input name="RUT_EMP" readonly value="${rut}" type="Text"> - <input name="DV_EMP" readonly value="${dv}" type="Text">
 <input name="FOLIO_INICIAL" type="hidden" value="0">
 <select name="COD_DOCTO">${options}</select>
-${hidden({ AFECTO_IVA: tipo === 34 || tipo === 41 ? "N" : "S", CON_CREDITO: 1, CON_AJUSTE: 0, FACTOR: "1.00", ULT_TIMBRAJE: 1, CON_HISTORIA: book.ranges.length ? 1 : 0, CONTROL: "" })}
+${hidden({ AFECTO_IVA: tipo === 34 || tipo === 41 ? "N" : "S", CON_CREDITO: 0, CON_AJUSTE: 0, FACTOR: "1.00", ULT_TIMBRAJE: 1, CON_HISTORIA: book.ranges.length ? 1 : 0, CONTROL: "" })}
 <input name="MAX_AUTOR" readonly value="${MAX_AUTOR}" type="text">
 <input name="CANT_DOCTOS" type="text" size="8" maxlength="8">
 <input name="ACEPTAR" type="SUBMIT" value="Solicitar Numeración">
@@ -168,11 +168,14 @@ export async function confirmaFolio(ctx: FolioContext): Promise<Response> {
   const book = folioBook(ctx.state, ctx.ambiente, who.rut, tipo);
   const desde = nextFolio(book);
   const [rut, dv] = who.rut.split("-");
-  // Boletas: the SII asks to confirm the first folio before it shows the stamping form.
-  if ((tipo === 39 || tipo === 41) && fields.get("FOLIO_INICIAL") !== String(desde)) {
+  // Boletas: the SII asks to confirm the first folio before it shows the stamping form, and takes
+  // only its own button back (devlas-cl/dte-sii CafSolicitor.js posts ACEPTAR "Confirmar Folio
+  // Inicial"; the page's fields as a public PHP client reads them). Refusing another ACEPTAR is inferred.
+  const confirmed = fields.get("FOLIO_INICIAL") === String(desde) && fields.get("ACEPTAR") === "Confirmar Folio Inicial";
+  if ((tipo === 39 || tipo === 41) && !confirmed) {
     return page(
       "Confirmar Folio Inicial",
-      `<form method="POST" action="/cvc_cgi/dte/of_confirma_folio">${hidden({ RUT_EMP: rut ?? "", DV_EMP: dv ?? "", COD_DOCTO: tipo, CANT_DOCTOS: cantidad, FOLIO_INICIAL: desde })}<input type="submit" name="ACEPTAR" value="Confirmar"></form>`,
+      `<form method="POST" action="/cvc_cgi/dte/of_confirma_folio">${hidden({ NOMUSU: who.holder, CON_CREDITO: 0, CON_AJUSTE: 0, RUT_EMP: rut ?? "", DV_EMP: dv ?? "", COD_DOCTO: tipo, CANT_DOCTOS: cantidad })}Folio inicial <input type="text" name="FOLIO_INICIAL" value="${desde}"><input type="submit" name="ACEPTAR" value="Confirmar Folio Inicial"></form>`,
     );
   }
   const at = new Date(ctx.now - 3 * 3600_000); // America/Santiago, close enough for a form stamp
@@ -181,7 +184,7 @@ export async function confirmaFolio(ctx: FolioContext): Promise<Response> {
     `<table><tr><td>Cantidad Solicitada</td><td>${cantidad}</td></tr><tr><td>Folio Inicial</td><td>${desde}</td></tr><tr><td>Folio Final</td><td>${desde + cantidad - 1}</td></tr></table>
 <form method="POST" action="/cvc_cgi/dte/of_genera_folio">${hidden({
       NOMUSU: who.holder,
-      CON_CREDITO: 1,
+      CON_CREDITO: 0,
       CON_AJUSTE: 0,
       FOLIOS_DISP: unused(book),
       MAX_AUTOR,
@@ -208,7 +211,10 @@ export async function generaFolio(ctx: FolioContext): Promise<Response> {
   const desde = Number(fields.get("FOLIO_INI"));
   const hasta = Number(fields.get("FOLIO_FIN"));
   const book = folioBook(ctx.state, ctx.ambiente, who.rut, tipo);
-  if (!DOCUMENT_NAMES[tipo] || desde !== nextFolio(book) || hasta < desde || hasta - desde + 1 > MAX_AUTOR) {
+  // A post without the page's hidden fields is refused like bad data (devlas CafSolicitor.js: the SII
+  // refuses silently when fields it put on the page are missing); the field names are the page's.
+  const complete = ["NOMUSU", "CON_CREDITO", "CON_AJUSTE", "CANT_DOCTOS"].every((name) => fields.has(name));
+  if (!complete || !DOCUMENT_NAMES[tipo] || desde !== nextFolio(book) || hasta < desde || hasta - desde + 1 > MAX_AUTOR) {
     return page("ERROR", "<p>LOS DATOS DEL TIMBRAJE NO SON VALIDOS. INICIE NUEVAMENTE LA SOLICITUD.</p>");
   }
   const fecha = santiagoDate(new Date(ctx.now));

@@ -62,11 +62,16 @@ export async function requestFolios(
     });
   }
   let confirm = await cgiStep(ctx, jar, cgiUrl(request.ambiente, "of_confirma_folio"), "caf_request", fields);
-  // Boletas (and at times invoices) first ask to confirm the initial folio.
-  const again = formFor(confirm.text, "of_confirma_folio", { ACEPTAR: "Confirmar" });
+  // A first stamping (boletas above all) first asks to confirm the initial folio; the button is
+  // "Confirmar Folio Inicial" (devlas-cl/dte-sii CafSolicitor.js `_processConfirmFolio`).
+  const again = formFor(confirm.text, "of_confirma_folio", { ACEPTAR: "Confirmar Folio Inicial" });
   if (again && !formFor(confirm.text, "of_genera_folio"))
     confirm = await cgiStep(ctx, jar, cgiUrl(request.ambiente, "of_confirma_folio"), "caf_request", again);
   if (REFUSED.test(confirm.text)) throw refuse(confirm);
+  // Every hidden input goes back as the page wrote it, CON_CREDITO and CON_AJUSTE included: devlas
+  // (CafSolicitor.js, checked against the live SII) posts the page's inputs and adds none, and a
+  // public PHP client reads both from the page too; the clients that hard-code 0 do so for
+  // of_confirma_folio, whose page carries the same fields.
   fields = formFor(confirm.text, "of_genera_folio", { ACEPTAR: "Obtener Folios" });
   if (!fields) throw rejected("caf_request", confirm, "The SII did not confirm the stamping request");
 

@@ -57,6 +57,70 @@ function parseCounts(body: string): TypeCounts[] {
   }));
 }
 
+// QueryEstUp's `-11` says only "see ERR_CODE, SQL_CODE, SRV_CODE" in RESP_HDR; the texts are the
+// SII's, as LibreDTE tabulates them (libredte-lib-core,
+// src/Package/Billing/Component/Integration/Support/Response/SiiDte/CheckXmlDocumentSentStatusResponse.php).
+const SRV_CODES: Record<string, string> = { "0": "Todo Ok", "1": "Error en Entrada", "2": "Error SQL" };
+const SQL_CODES: Record<string, string> = { "0": "Schema Validado" };
+const ERR_CODES: Record<string, string> = {
+  "0": "Se retorna el estado",
+  "1": "El envío no es de la Empresa, faltan parámetros de entrada.",
+  "2": "Error de Proceso",
+};
+
+export interface EstUpFailure {
+  err_code: string | null;
+  sql_code: string | null;
+  srv_code: string | null;
+  /** The codes' texts in LibreDTE's order (SRV, SQL, ERR), e.g. "Error de Proceso". */
+  text: string;
+}
+
+/** Reads a `-11` answer's subcodes from its RESP_HDR. */
+export function decodeEstUpFailure(xml: string): EstUpFailure {
+  const header = elementInner(xml, "RESP_HDR") ?? xml;
+  const code = (name: string) => elementText(header, name)?.trim() || null;
+  const [srv, sql, err] = [code("SRV_CODE"), code("SQL_CODE"), code("ERR_CODE")];
+  const texts = [
+    [srv, SRV_CODES, "SRV_CODE"],
+    [sql, SQL_CODES, "SQL_CODE"],
+    [err, ERR_CODES, "ERR_CODE"],
+  ] as const;
+  const text = texts
+    .filter(([value]) => value !== null)
+    .map(([value, table, name]) => table[value ?? ""] ?? `Error ${name} #${value}`)
+    .join(" ");
+  return { err_code: err, sql_code: sql, srv_code: srv, text };
+}
+
+/**
+ * `-11` is a failure of the query, not "no such envelope": LibreDTE reads it as ERR_CODE 2 "Error
+ * de Proceso" (its live test gets exactly that for a track id of the other ambiente), devlas-cl/dte-sii
+ * (EnviadorSII.js) as "Error de consulta SII … Reintente más tarde". Only ERR_CODE 1 alone, the
+ * SII's "the envelope is not the company's", is a definitive answer.
+ */
+function queryFailed(xml: string, trackId: string, emisor: string): ApiError {
+  const failure = decodeEstUpFailure(xml);
+  const details = {
+    service: "envio_status",
+    sii_estado: "-11",
+    sii_message: failure.text || elementText(elementInner(xml, "RESP_HDR") ?? xml, "GLOSA"),
+    sii_err_code: failure.err_code,
+    sii_sql_code: failure.sql_code,
+    sii_srv_code: failure.srv_code,
+  };
+  const serverFault = [failure.srv_code, failure.sql_code].some((c) => c !== null && c !== "0");
+  if (failure.err_code === "1" && !serverFault) {
+    return new ApiError(404, "HTTP_404", `The SII says envelope ${trackId} is not of ${emisor}`, { details });
+  }
+  return new ApiError(
+    502,
+    "SII_GATEWAY_ERROR",
+    `The SII could not answer the status query (-11: ${failure.text || "no subcode"}); retry later. The SII also answers this for a track id it does not know in this ambiente`,
+    { details },
+  );
+}
+
 export async function queryUploadStatus(
   ctx: SiiContext,
   ambiente: Ambiente,
@@ -80,7 +144,7 @@ export async function queryUploadStatus(
   const { estado, glosa } = answer;
   if (TOKEN_ESTADOS.has(estado)) throw new TokenRejected(glosa ?? estado);
   const details = { service: "envio_status", sii_estado: estado, sii_message: glosa };
-  if (estado === "-11") throw new ApiError(404, "HTTP_404", `The SII has no envelope ${trackId} of ${emisor}`, { details });
+  if (estado === "-11") throw queryFailed(answer.xml, trackId, emisor);
   if (estado === "-3" || estado === "-6")
     throw new ApiError(403, "AUTH_ERROR", `The certificate's holder may not query envelopes of ${emisor}`, { details });
   if (estado.startsWith("-") || !estado)
@@ -144,20 +208,46 @@ export async function advancedDocumentStatus(
     service: "document_status",
     read: true,
   });
-  const header = elementInner(answer.xml, "RESP_HDR") ?? "";
-  const body = elementInner(answer.xml, "RESP_BODY") ?? "";
-  const estado = elementText(header, "ESTADO")?.trim() ?? "";
-  const glosa = elementText(header, "GLOSA");
-  if (["1", "2", "001", "002", "003"].includes(estado)) throw new TokenRejected(glosa ?? estado);
-  const details = { service: "document_status", sii_estado: estado, sii_message: glosa };
-  if (estado === "9")
-    throw new ApiError(403, "AUTH_ERROR", `The certificate's holder may not query documents of ${doc.emisor}`, { details });
-  if (estado !== "0" && estado !== "00")
-    throw new ApiError(502, "SII_GATEWAY_ERROR", `The SII refused the document query: ${glosa ?? estado}`, { details });
+  return readDocumentStatus(answer.xml, doc.emisor);
+}
+
+/** Document states QueryEstDteAv answers (LibreDTE, ValidateDocumentSignatureResponse.php). */
+const DOCUMENT_ESTADOS = /^(DOK|DNK|FAU|FNA|FAN|EMP|TMD|TMC|MMD|MMC|AND|ANC)$/;
+/** ERR_CODE texts of QueryEstDteAv, as LibreDTE tabulates them (same file). */
+const DTE_AV_ERR_CODES: Record<string, string> = {
+  "3": "Error Interno (ver glosa)",
+  "5": "Error parámetros de entrada (ver glosa)",
+  "9": "Usuario no autorizado en empresa",
+};
+
+/**
+ * QueryEstDteAv's answer: LibreDTE reads ESTADO from RESP_HDR, else from RESP_BODY
+ * (`$headers['ESTADO'] ?? $body['ESTADO']`), and lists ERR_CODE 1/2 as token errors and 9 as
+ * "Usuario no autorizado en empresa"; the other codes are the SII's internal errors.
+ */
+export function readDocumentStatus(xml: string, emisor: string): SiiDocumentStatus {
+  const header = elementInner(xml, "RESP_HDR") ?? "";
+  const body = elementInner(xml, "RESP_BODY") ?? "";
+  const text = (part: string, name: string) => elementText(part, name)?.trim() || null;
+  const headerEstado = text(header, "ESTADO");
+  const bodyEstado = text(body, "ESTADO");
+  // Without ERR_CODE, a one- or two-digit ESTADO carries the same code (the gateway's earlier reading).
+  const errCode = text(header, "ERR_CODE") ?? (/^\d{1,2}$/.test(headerEstado ?? "") ? headerEstado : null);
+  const glosa = text(header, "GLOSA_ERR") ?? text(header, "GLOSA");
+  if (["001", "002", "003"].includes(headerEstado ?? "") || errCode === "1" || errCode === "2") {
+    throw new TokenRejected(glosa ?? headerEstado ?? `ERR_CODE ${errCode}`);
+  }
+  const details = { service: "document_status", sii_estado: headerEstado ?? bodyEstado, sii_err_code: errCode, sii_message: glosa };
+  if (errCode === "9") throw new ApiError(403, "AUTH_ERROR", `The certificate's holder may not query documents of ${emisor}`, { details });
+  const estado = [headerEstado, bodyEstado].find((e) => e !== null && DOCUMENT_ESTADOS.test(e));
+  if ((errCode !== null && errCode !== "0") || !estado) {
+    const reason = glosa ?? DTE_AV_ERR_CODES[errCode ?? ""] ?? (errCode ? `ERR_CODE ${errCode}` : (headerEstado ?? "no state"));
+    throw new ApiError(502, "SII_GATEWAY_ERROR", `The SII refused the document query: ${reason}`, { details });
+  }
   return {
-    recibido: elementText(body, "RECIBIDO")?.trim().toUpperCase() === "SI",
-    estado: elementText(body, "ESTADO")?.trim() ?? "",
-    glosa: elementText(body, "GLOSA"),
-    track_id: elementText(body, "TRACKID")?.trim() || null,
+    recibido: text(body, "RECIBIDO")?.toUpperCase() === "SI",
+    estado,
+    glosa: text(body, "GLOSA") ?? glosa,
+    track_id: text(body, "TRACKID"),
   };
 }

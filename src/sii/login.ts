@@ -55,7 +55,7 @@ export async function claveLogin(
       details: { service: "clave_login", sii_message: pageText(page.text) },
     });
   }
-  requireSession(jar, page, "clave_login", "The SII login did not open a session");
+  await requireSession(ctx, jar, page, "clave_login", "The SII login did not open a session");
   return jar;
 }
 
@@ -106,8 +106,8 @@ export async function certificateLogin(
       details: { service: "cert_login", sii_message: pageText(page.text) },
     });
   }
-  requireSession(jar, page, "cert_login", "The SII certificate login did not open a session");
-  const entered = `${jar.get("RUT_NS")}-${jar.get("DV_NS")}`;
+  await requireSession(ctx, jar, page, "cert_login", "The SII certificate login did not open a session");
+  const entered = `${jar.get("RUT_NS") ?? jar.get("NETSCAPE_LIVEWIRE.rut")}-${jar.get("DV_NS") ?? jar.get("NETSCAPE_LIVEWIRE.dv")}`;
   if (actingFor && entered !== actingFor) {
     throw new ApiError(403, "AUTH_ERROR", `The certificate's holder ${entered} is not an electronic representative of ${actingFor}`, {
       details: { service: "cert_login" },
@@ -123,11 +123,35 @@ export async function logout(ctx: SiiContext, jar: CookieJar, kind: "clave" | "c
   await browse(ctx, jar, `https://${host}/cgi_AUT2000/autTermino.cgi`, { service: "logout", read: false });
 }
 
-/** A login that ends without the SII's TOKEN cookie opened no session, whatever the page says. */
-function requireSession(jar: CookieJar, page: { status: number; text: string }, service: string, message: string): void {
-  if (!jar.get("TOKEN")) {
-    throw new ApiError(502, "SII_GATEWAY_ERROR", message, {
+/** Where the web applications' TOKEN/CSESSIONID cookies are handed out once a session is open. */
+const TOKEN_PAGE = "https://www4.sii.cl/consdcvinternetui/";
+
+/**
+ * A login opened a session when the SII set its `NETSCAPE_LIVEWIRE.*` or `RUT_NS` cookies
+ * (devlas-cl/dte-sii SiiPortalAuth.js `_autenticarNuevo` accepts NETSCAPE_LIVEWIRE.*; captured
+ * cookie sets show RUT_NS/DV_NS beside them). The TOKEN the web applications need may come only
+ * later: public clients then GET consdcvinternetui/ and read TOKEN or CSESSIONID (same file,
+ * `_obtenerTokenPortalCV`). No session cookie at all, or no token after that page, is a failure.
+ */
+async function requireSession(
+  ctx: SiiContext,
+  jar: CookieJar,
+  page: { status: number; text: string },
+  service: string,
+  message: string,
+): Promise<void> {
+  if (jar.get("TOKEN")) return;
+  const opened = jar.toJSON().some((c) => c.name.startsWith("NETSCAPE_LIVEWIRE.") || c.name === "RUT_NS");
+  if (!opened) {
+    throw new ApiError(502, "SII_GATEWAY_ERROR", `${message} (no NETSCAPE_LIVEWIRE, RUT_NS or TOKEN cookie)`, {
       details: { service, sii_status: page.status, sii_message: pageText(page.text) },
+    });
+  }
+  const tokenPage = await browse(ctx, jar, TOKEN_PAGE, { service, read: true });
+  const token = jar.get("TOKEN") ?? jar.get("CSESSIONID");
+  if (!token) {
+    throw new ApiError(502, "SII_GATEWAY_ERROR", `${message}: the session opened but consdcvinternetui/ gave no TOKEN or CSESSIONID`, {
+      details: { service, sii_status: tokenPage.status, sii_message: pageText(tokenPage.text) },
     });
   }
 }

@@ -2,7 +2,14 @@
 import { describe, expect, it } from "vitest";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS, envioEstado } from "../../src/sandbox/envios.ts";
-import { resultadoOf } from "../../src/sii/envios.ts";
+import { advancedDocumentStatus, queryUploadStatus, resultadoOf } from "../../src/sii/envios.ts";
+import estDteAvErr9 from "../fixtures/sii/dte/queryestdteav-err-code-9.http?raw";
+import estDteAvBody from "../fixtures/sii/dte/queryestdteav-estado-in-body.http?raw";
+import estDteAvHeader from "../fixtures/sii/dte/queryestdteav-estado-in-header.http?raw";
+import estUpErr1 from "../fixtures/sii/dte/queryestup-minus11-err-code-1.http?raw";
+import estUpErr2 from "../fixtures/sii/dte/queryestup-minus11-err-code-2.http?raw";
+import estUpSrv2 from "../fixtures/sii/dte/queryestup-minus11-srv-code-2.http?raw";
+import { replay } from "../fixtures/sii/dte/replay.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const juana = {
@@ -62,14 +69,20 @@ describe("envelope status (envios/estado)", () => {
     });
     const { data } = await bodyOf(await post(path("76192083-9", "1260000099", "?ambiente=1"), juana));
     expect(data).toMatchObject({ estado: "REC", resultado: "procesando", documentos: [] });
-    expect(await answer(await post(path("76192083-9", "1260000099"), juana))).toEqual([404, "HTTP_404"]);
+    // Asked in the other ambiente the SII answers -11 "Error de Proceso", which is no proof of absence.
+    expect(await answer(await post(path("76192083-9", "1260000099"), juana))).toEqual([502, "SII_GATEWAY_ERROR"]);
   });
 
-  it("answers 404 for an unknown track id and 403 when the certificate does not act for the issuer", async () => {
+  it("answers a retryable 502 for -11 Error de Proceso, 404 only when the SII says the envelope is another company's", async () => {
     const { post } = await setup();
-    const missing = await post(path("76192083-9", "9999999999"), juana);
-    expect(await answer(missing)).toEqual([404, "HTTP_404"]);
-    expect((await bodyOf(await post(path("76192083-9", "9999999999"), juana))).details).toMatchObject({ sii_estado: "-11" });
+    const unknown = await bodyOf(await post(path("76192083-9", "9999999999"), juana));
+    expect([unknown.error_code, unknown.details]).toEqual([
+      "SII_GATEWAY_ERROR",
+      expect.objectContaining({ sii_estado: "-11", sii_err_code: "2", sii_message: "Error de Proceso" }),
+    ]);
+    const foreign = await post(path("11111111-1", "0260000001"), juana);
+    const body = await bodyOf(foreign);
+    expect([foreign.status, body.error_code, body.details.sii_err_code]).toEqual([404, "HTTP_404", "1"]);
     expect(await answer(await post(path("76192083-9", "0260000001"), pedro))).toEqual([403, "AUTH_ERROR"]);
   });
 
@@ -145,5 +158,47 @@ describe("envelope states", () => {
     expect(resultadoOf("EPR", counts(0, 2, 0))).toBe("rechazado");
     expect(resultadoOf("RCT", [])).toBe("rechazado");
     expect(resultadoOf("RLV", [])).toBe("aceptado_con_reparos");
+  });
+});
+
+describe("the SII's recorded status answers, read by the live code", () => {
+  const ESTUP = "POST https://palena.sii.cl/DTEWS/QueryEstUp.jws";
+  const ESTDTEAV = "POST https://palena.sii.cl/DTEWS/services/QueryEstDteAv";
+  const ctxFor = (route: string, fixture: string) => ({ transport: replay({ [route]: fixture }).transport, timeoutMs: 2_000 });
+  const status = (fixture: string) => queryUploadStatus(ctxFor(ESTUP, fixture), "0", "TOKEN1", "76192083-9", "9934380406");
+
+  it("reads QueryEstUp -11 from its ERR_CODE/SQL_CODE/SRV_CODE: a retryable 502 with the SII's text, 404 only for ERR_CODE 1", async () => {
+    await expect(status(estUpErr2)).rejects.toMatchObject({
+      status: 502,
+      code: "SII_GATEWAY_ERROR",
+      init: { details: { sii_estado: "-11", sii_err_code: "2", sii_message: "Error de Proceso" } },
+    });
+    await expect(status(estUpSrv2)).rejects.toMatchObject({
+      status: 502,
+      init: { details: { sii_srv_code: "2", sii_sql_code: "-1012", sii_message: "Error SQL Error SQL_CODE #-1012 Error de Proceso" } },
+    });
+    await expect(status(estUpErr1)).rejects.toMatchObject({ status: 404, code: "HTTP_404", init: { details: { sii_err_code: "1" } } });
+  });
+
+  const doc = {
+    emisor: "76192083-9",
+    receptor: "76192083-9",
+    tipo: 33,
+    folio: 747,
+    fecha: "2020-01-14",
+    monto: 5699863,
+    firma: "pw4Cr2nD7kFp",
+  };
+  const check = (fixture: string) => advancedDocumentStatus(ctxFor(ESTDTEAV, fixture), "0", "TOKEN1", doc);
+
+  it("reads QueryEstDteAv's ESTADO from the header or the body, and ERR_CODE 9 as no power over the company", async () => {
+    expect(await check(estDteAvHeader)).toEqual({
+      recibido: true,
+      estado: "DOK",
+      glosa: "Documento Recibido por el SII. Datos Coinciden con los Registrados",
+      track_id: "0260000001",
+    });
+    expect(await check(estDteAvBody)).toMatchObject({ recibido: true, estado: "DNK", track_id: "0260000001" });
+    await expect(check(estDteAvErr9)).rejects.toMatchObject({ status: 403, code: "AUTH_ERROR", init: { details: { sii_err_code: "9" } } });
   });
 });
