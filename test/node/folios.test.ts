@@ -5,6 +5,15 @@ import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { elementText } from "../../src/lib/xml.ts";
 import type { Scope } from "../../src/ports.ts";
 import { SANDBOX_CAF_SIGNER, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { requestFolios } from "../../src/sii/caf.ts";
+import { CookieJar } from "../../src/sii/cookies.ts";
+import confirma from "../fixtures/sii/dte/folios-confirma.http?raw";
+import confirmaFolioInicial from "../fixtures/sii/dte/folios-confirma-folio-inicial.http?raw";
+import generaArchivo from "../fixtures/sii/dte/folios-genera-archivo.http?raw";
+import generaFolio from "../fixtures/sii/dte/folios-genera-folio.http?raw";
+import solicita from "../fixtures/sii/dte/folios-solicita.http?raw";
+import solicitaDcto from "../fixtures/sii/dte/folios-solicita-dcto.http?raw";
+import { replay, sentFields } from "../fixtures/sii/dte/replay.ts";
 import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
@@ -63,9 +72,11 @@ describe("folio request", () => {
   });
 
   it("passes the boletas' extra confirmation of the first folio", async () => {
-    const { post } = await setup();
+    const { post, calls } = await setup();
     const { data } = await bodyOf(await post(solicitar("22222222-2", 39, 3), pedroPfx));
     expect(data).toMatchObject({ folio_inicial: 1, folio_final: 3 });
+    // The start page, the type, then of_confirma_folio twice: Solicitar Numeración and Confirmar Folio Inicial.
+    expect(calls("caf_request")).toBe(4);
   });
 
   it("previews with dry_run: the certificate is checked, the SII is not contacted, nothing is charged", async () => {
@@ -201,5 +212,44 @@ describe("folio annulment", () => {
     expect((await bodyOf(preview)).data.folios_anulados).toBe(11);
     expect(preview.headers.get("x-quota-units")).toBe("0");
     expect(sandbox.state.calls.size).toBe(0);
+  });
+});
+
+describe("folio stamping against the SII's recorded pages", () => {
+  const cgi = (name: string, method = "POST") => `${method} https://palena.sii.cl/cvc_cgi/dte/${name}`;
+
+  it("confirms a first stamping with 'Confirmar Folio Inicial' and posts back CON_CREDITO/CON_AJUSTE as the pages carry them", async () => {
+    const { transport, sent } = replay({
+      [cgi("of_solicita_folios", "GET")]: solicita,
+      [cgi("of_solicita_folios_dcto")]: solicitaDcto,
+      [cgi("of_confirma_folio")]: [confirmaFolioInicial, confirma],
+      [cgi("of_genera_folio")]: generaFolio,
+      [cgi("of_genera_archivo")]: generaArchivo,
+    });
+    const granted = await requestFolios({ transport, timeoutMs: 2_000 }, new CookieJar(), {
+      emisor: "76192083-9",
+      tipo: 33,
+      cantidad: 200,
+      ambiente: "0",
+    });
+    expect([granted.folio_inicial, granted.folio_final, granted.fecha_autorizacion]).toEqual([1, 200, "2003-09-04"]);
+
+    const posts = (name: string) => sent.filter((r) => r.method === "POST" && r.url.endsWith(`/${name}`)).map((r) => sentFields(r.body));
+    const [request, confirmation] = posts("of_confirma_folio");
+    expect(request?.get("ACEPTAR")).toBe("Solicitar Numeración");
+    expect([request?.get("CON_CREDITO"), request?.get("CON_AJUSTE"), request?.get("CANT_DOCTOS")]).toEqual(["0", "0", "200"]);
+    expect([confirmation?.get("ACEPTAR"), confirmation?.get("FOLIO_INICIAL")]).toEqual(["Confirmar Folio Inicial", "1"]);
+    const [genera] = posts("of_genera_folio");
+    expect(
+      genera &&
+        Object.fromEntries(["ACEPTAR", "CON_CREDITO", "CON_AJUSTE", "FOLIO_INI", "FOLIO_FIN", "NOMUSU"].map((n) => [n, genera.get(n)])),
+    ).toEqual({
+      ACEPTAR: "Obtener Folios",
+      CON_CREDITO: "0",
+      CON_AJUSTE: "0",
+      FOLIO_INI: "1",
+      FOLIO_FIN: "200",
+      NOMUSU: "JUANA PEREZ",
+    });
   });
 });

@@ -7,6 +7,11 @@ import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import type { SiiContext } from "../../src/sii/http.ts";
 import { certificateLogin, logout } from "../../src/sii/login.ts";
 import { sandboxTransport } from "../../src/sii/transport.ts";
+import livewire from "../fixtures/sii/dte/cert-login-livewire.http?raw";
+import noSession from "../fixtures/sii/dte/cert-login-no-session.http?raw";
+import consdcv from "../fixtures/sii/dte/consdcvinternetui.http?raw";
+import consdcvNoToken from "../fixtures/sii/dte/consdcvinternetui-no-token.http?raw";
+import { replay } from "../fixtures/sii/dte/replay.ts";
 
 function setup() {
   const sandbox = createDefaultSandbox();
@@ -35,6 +40,15 @@ describe("certificate login", () => {
     expect(sandbox.state.sessions.has(jar.get("TOKEN") ?? "")).toBe(false);
   });
 
+  it("gets the session's TOKEN from consdcvinternetui/ after the login, as the sandbox hands it only there", async () => {
+    const { sandbox, ctx } = setup();
+    const pedro = SANDBOX_TAXPAYER_CERTS["22222222-2"];
+    const jar = await certificateLogin(ctx, await clientCertificate(pedro.certPem, pedro.keyPem));
+    expect(jar.get("NETSCAPE_LIVEWIRE.rut")).toBe("22222222");
+    expect(sandbox.state.calls.get("session_token")).toBe(1);
+    expect(sandbox.state.sessions.get(jar.get("TOKEN") ?? "")).toMatchObject({ rut: "22222222-2", kind: "cert" });
+  });
+
   it("passes the representation choice (ESCOJA COMO DESEA INGRESAR) by entering as the holder", async () => {
     const { sandbox, ctx } = setup();
     const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
@@ -53,5 +67,35 @@ describe("certificate login", () => {
     const expired = await clientCertificate(EXPIRED_CERT.certPem, EXPIRED_CERT.keyPem, new Date("2020-06-01"));
     const err = await certificateLogin(ctx, expired).catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 400, code: "AUTH_ERROR" });
+  });
+
+  describe("against the SII's recorded answers", () => {
+    const LOGIN = "POST https://herculesr.sii.cl/cgi_AUT2000/CAutInicio.cgi";
+    const TOKEN_PAGE = "GET https://www4.sii.cl/consdcvinternetui/";
+    const anyCertificate = { certificatePem: "recorded", privateKeyPem: "recorded" };
+    const login = (routes: Record<string, string>) => {
+      const { transport, sent } = replay(routes);
+      return { sent, run: () => certificateLogin({ transport, timeoutMs: 2_000 }, anyCertificate) };
+    };
+
+    it("accepts a session shown by NETSCAPE_LIVEWIRE/RUT_NS and takes TOKEN from consdcvinternetui/", async () => {
+      const { run, sent } = login({ [LOGIN]: livewire, [TOKEN_PAGE]: consdcv });
+      const jar = await run();
+      expect([jar.get("TOKEN"), jar.get("RUT_NS"), jar.get("DV_NS")]).toEqual(["4PLG813706VT7", "22222222", "2"]);
+      const tokenRequest = sent.find((r) => r.url === "https://www4.sii.cl/consdcvinternetui/");
+      expect(tokenRequest?.cookie).toContain("NETSCAPE_LIVEWIRE.clave=");
+    });
+
+    it("fails clearly when no session cookie appears, or the session never gets a TOKEN", async () => {
+      await expect(login({ [LOGIN]: noSession }).run()).rejects.toMatchObject({
+        status: 502,
+        code: "SII_GATEWAY_ERROR",
+        message: expect.stringContaining("no NETSCAPE_LIVEWIRE, RUT_NS or TOKEN cookie"),
+      });
+      await expect(login({ [LOGIN]: livewire, [TOKEN_PAGE]: consdcvNoToken }).run()).rejects.toMatchObject({
+        status: 502,
+        message: expect.stringContaining("consdcvinternetui/ gave no TOKEN or CSESSIONID"),
+      });
+    });
   });
 });
