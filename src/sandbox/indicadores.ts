@@ -1,6 +1,6 @@
-// www.sii.cl/valores_y_fechas/: the SII's public yearly pages of indicators (sii-upstream §10),
-// latin1 HTML with one table per month, months in reverse order, `40.875,09` numbers and blank
-// cells for what is not published yet. The sandbox's UF is a smooth made-up series.
+// www.sii.cl/valores_y_fechas/: the SII's public yearly pages of indicators (sii-upstream §10), latin1
+// HTML. Each shape below names the public source it is rebuilt from (facts only) or says "inferred".
+// The sandbox's numbers are a smooth made-up series.
 import { MONTHS_ES } from "../lib/dates.ts";
 import { latin1Html } from "./pages.ts";
 
@@ -30,6 +30,13 @@ export function siiDecimal(value: number): string {
 
 const title = (name: string) => name.charAt(0) + name.slice(1).toLowerCase();
 
+/**
+ * The UF page: months in reverse order (crilam/mcp-sii src/scrapers/indicadores.ts), each in a
+ * `<div class='meses' id='mes_enero'>` (felipemehr/quebot api/search.php reads `id='mes_{month}'`) under an
+ * `<h2>Enero</h2>` heading (victorsilvaTR/LpFacturacion Facturacion/VB50/ModSII.bas). Row d holds days d,
+ * d+10 and d+20, each a `<th><strong>d</strong></th>` and its `<td>` (both sources); the 11th row has only
+ * day 31, its other header cells `&nbsp;` (ModSII.bas). A value not published yet is an empty cell.
+ */
 export function ufYearPage(year: number, now: Date): Response {
   const last = lastPublishedUf(now);
   if (year < FIRST_UF_YEAR || year > last.getUTCFullYear()) {
@@ -37,18 +44,21 @@ export function ufYearPage(year: number, now: Date): Response {
   }
   const cell = (month: number, day: number) => {
     const date = new Date(Date.UTC(year, month, day));
-    if (date.getUTCMonth() !== month) return "<th></th><td></td>"; // no such day in this month
-    return date > last ? `<th>${day}</th><td></td>` : `<th>${day}</th><td>${siiDecimal(sandboxUf(date))}</td>`;
+    if (date.getUTCMonth() !== month) return "<th>&nbsp;</th><td>&nbsp;</td>"; // no such day in this month
+    return `<th><strong>${day}</strong></th><td>${date > last ? "" : siiDecimal(sandboxUf(date))}</td>`;
   };
-  const tables: string[] = [];
+  const sections: string[] = [];
   for (let month = 11; month >= 0; month--) {
+    const name = MONTHS_ES[month] ?? "";
     const rows = Array.from({ length: 10 }, (_, i) => `<tr>${cell(month, i + 1)}${cell(month, i + 11)}${cell(month, i + 21)}</tr>`);
-    rows.push(`<tr><th></th><td></td><th></th><td></td>${cell(month, 31)}</tr>`);
-    tables.push(
-      `<h2>${title(MONTHS_ES[month] ?? "")}</h2><table class="tabla"><tr><th>Día</th><th>Valor</th><th>Día</th><th>Valor</th><th>Día</th><th>Valor</th></tr>${rows.join("")}</table>`,
+    rows.push(`<tr><th>&nbsp;</th><td>&nbsp;</td><th>&nbsp;</th><td>&nbsp;</td>${cell(month, 31)}</tr>`);
+    sections.push(
+      `<div class='meses' id='mes_${name.toLowerCase()}'><h2>${title(name)}</h2><div class='table-responsive'><table class='table table-hover table-bordered'>` +
+        `<thead><tr><th>D&iacute;a</th><th>Valor</th><th>D&iacute;a</th><th>Valor</th><th>D&iacute;a</th><th>Valor</th></tr></thead>` +
+        `<tbody>\n${rows.join("\n")}\n</tbody></table></div></div>`,
     );
   }
-  return latin1Html(`<h1>Unidad de Fomento (UF) ${year}</h1>${tables.join("\n")}`);
+  return latin1Html(`<h1>Unidad de Fomento (UF) ${year}</h1>\n${sections.join("\n")}`);
 }
 
 // Monthly indicators derived from a made-up UTM series (CLP), for the corrección monetaria and
@@ -70,21 +80,32 @@ const notFound = () => latin1Html("<h1>Not Found</h1><p>The requested URL was no
 /** `3,9` style (comma decimal, no thousands separator for small numbers). */
 const comma = (value: number, decimals: number) => value.toFixed(decimals).replace(".", ",");
 
+/** `3,9`, `-0,2`: one decimal, comma. */
+const percent1 = (value: number) => comma(Math.round(value * 10) / 10, 1);
+
 /**
- * Corrección monetaria of a year: per month, the percentage by which an amount of that month is
- * adjusted to the end of the year, and the factor (inferred layout: month, %, factor).
+ * Corrección monetaria of a year: a matrix (the audit's public sources read one table of about 156 cells). A
+ * row per origin, "Capital Inicial" first and then each month; a column per month the amount is corrected
+ * to; the cell is the percentage, one decimal, negative when prices fell (a public TypeScript copy of the
+ * 2024-2026 tables: `capital_inicial: { 1: -0.2, … }`, each month's row only for later months). The December
+ * column is the correction to the year's end (victorsilvaTR/LpFacturacion ModSII.bas reads column 12 as
+ * 1 + %/100). A column appears once its month is published. Inferred: HTML 4.01 cells and rows without
+ * closing tags, and the capital's base (the previous December).
  */
 export function correccionPage(year: number, now: Date): Response {
   if (year < FIRST_UF_YEAR || !published(year, 1, now)) return notFound();
-  const end = sandboxUtm(year, 12);
-  const rows = MONTHS_ES.map((name, i) => {
-    if (!published(year, i + 1, now)) return `<tr><td>${title(name)}</td><td></td><td></td></tr>`;
-    const factor = end / sandboxUtm(year, i + 1);
-    return `<tr><td>${title(name)}</td><td>${comma((factor - 1) * 100, 1)}</td><td>${comma(factor, 3)}</td></tr>`;
-  });
-  return latin1Html(
-    `<h1>Corrección Monetaria ${year}</h1><table class="tabla"><tr><th>Mes</th><th>Porcentaje</th><th>Factor</th></tr>${rows.join("")}</table>`,
-  );
+  const base = (origin: number) => (origin === 0 ? sandboxUtm(year - 1, 12) : sandboxUtm(year, origin));
+  const row = (origin: number, label: string) => {
+    const cells = Array.from({ length: 12 }, (_, i) => {
+      const column = i + 1;
+      if (column <= origin || !published(year, column, now)) return "<td>";
+      return `<td>${percent1((sandboxUtm(year, column) / base(origin) - 1) * 100)}`;
+    });
+    return `<tr><th>${label}${cells.join("")}`;
+  };
+  const header = `<tr><th>&nbsp;${MONTHS_ES.map((name) => `<th>${title(name)}`).join("")}`;
+  const rows = [row(0, "Capital Inicial"), ...MONTHS_ES.map((name, i) => row(i + 1, title(name)))];
+  return latin1Html(`<h1>Correcci&oacute;n Monetaria ${year}</h1>\n<table class="tabla">\n${header}\n${rows.join("\n")}\n</table>`);
 }
 
 /** Monthly brackets in UTM: [from, to, rate]; the last one has no upper limit. */
@@ -106,7 +127,18 @@ const PERIODS: [string, number][] = [
   ["DIARIO", 30],
 ];
 
-/** Impuesto único de segunda categoría: per month, the brackets for each pay period. */
+/** `$ 941.638,50` */
+const pesos = (value: number) => `$ ${siiDecimal(value)}`;
+
+/**
+ * Impuesto único de segunda categoría: per month a `<div id='mes_marzo'>` (dimabe-odoo/sociedadJP
+ * dimabe_rrhh/utils/tax_unique.py reads `id=mes_{month}` and its `<tbody>` rows) with six cells a row: the
+ * period written once (`MENSUAL`, `QUINCENAL`, `SEMANAL`, `DIARIO`) and blank below, the first bracket's
+ * `-.-` amounts and `Exento` (crilam/mcp-sii; a public Django payroll command tests
+ * `texts[0] == "MENSUAL" and "-.-" in texts[1]`), amounts `$ 941.638,50`, the next bracket from one cent
+ * above, the last upper bound `Y MÁS` (both Python sources). Inferred: the `<h3>` month title, the
+ * `2,20%` rate cell and the last bracket's `MÁS` rate.
+ */
 export function impuestoSegundaPage(year: number, now: Date): Response {
   if (year < FIRST_UF_YEAR || !published(year, 1, now)) return notFound();
   const sections: string[] = [];
@@ -116,25 +148,29 @@ export function impuestoSegundaPage(year: number, now: Date): Response {
     const rows: string[] = [];
     for (const [period, divisor] of PERIODS) {
       let rebaja = 0;
+      let previous = 0;
       BRACKETS.forEach(([from, to, rate], i) => {
-        const desde = (from * utm) / divisor;
-        const hasta = to === null ? null : (to * utm) / divisor;
-        if (i > 0) rebaja += (rate - (BRACKETS[i - 1]?.[2] ?? 0)) * desde;
-        const maxima = hasta === null ? "MAS" : rate === 0 ? "Exento" : `${comma((rate - rebaja / hasta) * 100, 2)}%`;
+        const desde = i === 0 ? 0 : previous + 0.01;
+        const hasta = to === null ? null : Math.round(((to * utm) / divisor) * 100) / 100;
+        if (i > 0) rebaja += (rate - (BRACKETS[i - 1]?.[2] ?? 0)) * ((from * utm) / divisor);
+        const maxima = hasta === null ? "M&Aacute;S" : rate === 0 ? "Exento" : `${comma((rate - rebaja / hasta) * 100, 2)}%`;
         const cells = [
-          i === 0 ? period : "",
-          i === 0 ? "-.-" : siiDecimal(desde),
-          hasta === null ? "Y MAS" : siiDecimal(hasta),
-          rate === 0 ? "Exento" : comma(rate, 3),
-          i === 0 ? "-.-" : siiDecimal(rebaja),
+          i === 0 ? period : "&nbsp;",
+          i === 0 ? "-.-" : pesos(desde),
+          hasta === null ? "Y M&Aacute;S" : pesos(hasta),
+          rate === 0 ? "Exento" : comma(rate, 3).replace(/0+$/, ""),
+          i === 0 ? "-.-" : pesos(Math.round(rebaja * 100) / 100),
           maxima,
         ];
         rows.push(`<tr>${cells.map((c) => `<td>${c}</td>`).join("")}</tr>`);
+        previous = hasta ?? 0;
       });
     }
+    const name = MONTHS_ES[month - 1] ?? "";
     sections.push(
-      `<h3>${title(MONTHS_ES[month - 1] ?? "")}</h3><table class="tabla"><tr><th>Periodo</th><th>Monto de la renta líquida imponible desde</th><th>hasta</th><th>Factor</th><th>Cantidad a rebajar</th><th>Tasa de impuesto efectiva, máxima por cada tramo de renta</th></tr>${rows.join("")}</table>`,
+      `<div id='mes_${name.toLowerCase()}'><h3>${title(name)}</h3><table class="tabla"><thead><tr><th>Periodo</th><th>Monto de la renta l&iacute;quida imponible desde</th><th>hasta</th><th>Factor</th><th>Cantidad a rebajar</th><th>Tasa de impuesto efectiva, m&aacute;xima por cada tramo de renta</th></tr></thead>` +
+        `<tbody>\n${rows.join("\n")}\n</tbody></table></div>`,
     );
   }
-  return latin1Html(`<h1>Impuesto Único de Segunda Categoría ${year}</h1>${sections.join("\n")}`);
+  return latin1Html(`<h1>Impuesto &Uacute;nico de Segunda Categor&iacute;a ${year}</h1>\n${sections.join("\n")}`);
 }

@@ -1,7 +1,8 @@
 // Corrección monetaria and the second-category tax table, from the sandbox SII's yearly pages.
 import { describe, expect, it } from "vitest";
+import { decodeLatin1 } from "../../src/lib/latin1.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
-import { sandboxUtm } from "../../src/sandbox/indicadores.ts";
+import { correccionPage, impuestoSegundaPage, sandboxUtm } from "../../src/sandbox/indicadores.ts";
 import { sandboxTransport } from "../../src/sii/transport.ts";
 import { bodyOf, type Loose, probeApp, tokenFor } from "../support/app.ts";
 
@@ -14,30 +15,45 @@ async function setup(at = new Date("2026-03-20T12:00:00Z")) {
   return { ...t, get, calls: () => t.deps.sii.sandbox!.state.calls.get("indicadores") ?? 0 };
 }
 
+/** The sandbox's percentages: one decimal, as the SII publishes them. */
+const round1 = (value: number) => Math.round(value * 10) / 10;
+
 describe("corrección monetaria", () => {
-  it("gives the twelve months with percentage and factor, cached for a complete year", async () => {
+  it("gives each month's correction to the year's end and the whole matrix, cached for a complete year", async () => {
     const { get, calls } = await setup();
     const res = await get("/api/v1/sii/indicadores/correccion_monetaria/anual/2024");
     expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "1"]);
     const { data } = await bodyOf(res);
     expect(data.meses.map((m: Loose) => m.mes)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     const january = data.meses[0];
-    const expected = sandboxUtm(2024, 12) / sandboxUtm(2024, 1);
-    expect(january.nombre_mes).toBe("ENERO");
-    expect(january.factor).toBeCloseTo(expected, 3);
-    expect(january.porcentaje).toBeCloseTo((expected - 1) * 100, 1);
-    expect(data.meses[11].factor).toBe(1);
+    const porcentaje = round1((sandboxUtm(2024, 12) / sandboxUtm(2024, 1) - 1) * 100);
+    expect(january).toMatchObject({ nombre_mes: "ENERO", porcentaje });
+    expect(january.factor).toBeCloseTo(1 + porcentaje / 100, 4);
+    expect(january.porcentajes[0]).toBeNull();
+    expect(january.porcentajes[1]).toBe(round1((sandboxUtm(2024, 2) / sandboxUtm(2024, 1) - 1) * 100));
+    expect(data.capital_inicial.porcentaje).toBe(round1((sandboxUtm(2024, 12) / sandboxUtm(2023, 12) - 1) * 100));
+    expect(data.capital_inicial.porcentajes).toHaveLength(12);
+    expect(data.meses[11]).toMatchObject({ porcentaje: 0, factor: 1 });
     await get("/api/v1/sii/indicadores/correccion_monetaria/anual/2024");
     expect(calls()).toBe(1);
   });
 
-  it("leaves months not yet published as null, and a year not published is a 404", async () => {
+  it("leaves columns not yet published as null, and a year not published is a 404", async () => {
     const { get } = await setup();
     const { data } = await bodyOf(await get("/api/v1/sii/indicadores/correccion_monetaria/anual/2026"));
-    expect(data.meses[2].factor).not.toBeNull();
+    expect(data.meses[0].porcentajes.map((p: number | null) => p !== null)).toEqual([false, true, true, ...Array(9).fill(false)]);
+    expect(data.capital_inicial.porcentajes.slice(0, 4).map((p: number | null) => p !== null)).toEqual([true, true, true, false]);
+    // The year's end is not published until December's column is.
+    expect(data.meses.every((m: Loose) => m.porcentaje === null && m.factor === null)).toBe(true);
     expect(data.meses[3]).toMatchObject({ mes: 4, porcentaje: null, factor: null });
     expect((await get("/api/v1/sii/indicadores/correccion_monetaria/anual/2027")).status).toBe(404);
     expect((await get("/api/v1/sii/indicadores/correccion_monetaria/anual/19")).status).toBe(400);
+  });
+
+  it("is served by the sandbox as the SII's matrix: HTML 4.01 cells without closing tags", async () => {
+    const page = decodeLatin1(new Uint8Array(await correccionPage(2024, new Date("2026-03-20T12:00:00Z")).arrayBuffer()));
+    expect(page).toContain("<tr><th>Capital Inicial<td>");
+    expect(page).not.toContain("</td>");
   });
 });
 
@@ -57,6 +73,13 @@ describe("impuesto único de segunda categoría", () => {
     expect(second.rebaja).toBeCloseTo(0.04 * 13.5 * utm, 1);
     expect(last).toMatchObject({ hasta: null, factor: 0.4, tasa_efectiva_maxima: null });
     expect(data.quincenal[1].desde).toBeCloseTo((13.5 * utm) / 2, 1);
+  });
+
+  it("is served by the sandbox with the SII's `$` amounts, `-.-` and `Y MÁS`", async () => {
+    const page = decodeLatin1(new Uint8Array(await impuestoSegundaPage(2025, new Date("2026-03-20T12:00:00Z")).arrayBuffer()));
+    expect(page).toContain("<td>MENSUAL</td><td>-.-</td><td>$ ");
+    expect(page).toContain("<td>Y M&Aacute;S</td>");
+    expect(page).toContain("id='mes_marzo'");
   });
 
   it("answers 404 for a month not published and 400 for a bad month", async () => {

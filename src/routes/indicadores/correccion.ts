@@ -1,5 +1,6 @@
 // GET /api/v1/sii/indicadores/correccion_monetaria/anual/{anio}: the year's monetary-correction
-// table, one entry per month.
+// table: per month the correction to the year's end, and the SII's whole matrix (initial capital and
+// each month's row, one cell per month column).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
@@ -12,20 +13,36 @@ import { cachedYear, int } from "./cache.ts";
 
 const Params = z.object({ anio: int("anio", 1900, 2100, 2025) });
 
+const Row = z.array(z.number().nullable()).length(12).openapi({
+  description:
+    "The SII's row as published: % by which an amount is corrected to the end of each month, January (index 0) to December (11); null where the cell is blank (months before the origin, or not published yet)",
+});
+
 const Table = envelope(
   z
     .object({
       anio: z.number().int(),
+      capital_inicial: z
+        .object({
+          porcentaje: z
+            .number()
+            .nullable()
+            .openapi({ description: "% by which the initial own capital is corrected to the year's end; null if not published yet" }),
+          factor: z.number().nullable().openapi({ description: "1 + porcentaje/100" }),
+          porcentajes: Row,
+        })
+        .openapi({ description: 'The matrix\'s first row, "Capital Inicial"' }),
       meses: z
         .array(
           z.object({
             mes: z.number().int().min(1).max(12),
             nombre_mes: z.string().openapi({ example: "ENERO" }),
-            porcentaje: z
-              .number()
-              .nullable()
-              .openapi({ description: "% by which an amount of that month is corrected to the year's end; null if not published yet" }),
-            factor: z.number().nullable().openapi({ description: "The multiplying factor (1 + porcentaje/100), as the SII publishes it" }),
+            porcentaje: z.number().nullable().openapi({
+              description:
+                "% by which an amount of that month is corrected to the year's end (December's column); null if not published yet",
+            }),
+            factor: z.number().nullable().openapi({ description: "The multiplying factor, 1 + porcentaje/100" }),
+            porcentajes: Row,
           }),
         )
         .openapi({ description: "January to December, in order" }),
@@ -47,14 +64,15 @@ export function registerCorreccionMonetaria(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { anio } = valid(c, "param", Params);
       const ctx = await siiContext(c);
-      const meses = await cachedYear(
+      // The key names the matrix reading: a table cached by the former column reading is not served again.
+      const year = await cachedYear(
         c,
-        `correccion:${anio}`,
+        `correccion-matriz:${anio}`,
         () => correccionYear(ctx, anio),
-        (m) => m.length === 12 && m.every((x) => x.factor !== null),
+        (y) => y.meses.length === 12 && y.meses.every((x) => x.factor !== null),
       );
-      if (!meses) throw new ApiError(404, "HTTP_404", `The SII has not published the monetary correction of ${anio}`);
-      return ok(c, { anio, meses: [...meses].sort((a, b) => a.mes - b.mes) });
+      if (!year) throw new ApiError(404, "HTTP_404", `The SII has not published the monetary correction of ${anio}`);
+      return ok(c, { anio, capital_inicial: year.capital_inicial, meses: [...year.meses].sort((a, b) => a.mes - b.mes) });
     },
   );
 }

@@ -52,9 +52,10 @@ export function registerSegundaCategoria(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { anio, mes } = valid(c, "param", Params);
       const ctx = await siiContext(c);
+      // Not `segunda:`: a year cached by the former reader (amounts with `$` dropped) is not served again.
       const year = await cachedYear(
         c,
-        `segunda:${anio}`,
+        `segunda-categoria:${anio}`,
         () => segundaCategoriaYear(ctx, anio),
         (y) => y[12] !== undefined,
       );
