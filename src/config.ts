@@ -6,6 +6,7 @@ import { parseUpstream } from "./sii/transport.ts";
 export type EnvVars = Record<string, unknown>;
 
 const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+export const MIN_ADMIN_TOKEN = 32;
 /** Sandbox mode only, so a fresh clone runs without setup. Live mode must set SECRET_KEY. */
 const SANDBOX_SECRET_KEY = "sandbox-only-secret-key-never-used-in-live-mode";
 
@@ -27,10 +28,14 @@ export function configFromEnv(env: EnvVars): Config {
   if (siiTimeoutMs !== undefined && (!Number.isSafeInteger(siiTimeoutMs) || siiTimeoutMs < 100))
     throw new Error("SII_TIMEOUT_MS must be a whole number of milliseconds, at least 100");
   if (!secretKey || secretKey.length < 32) throw new Error("SECRET_KEY must be set to at least 32 characters when SII_UPSTREAM=live");
+  // The admin token mints API tokens with every scope: a short one could be guessed.
+  const adminToken = text(env, "ADMIN_TOKEN");
+  if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN)
+    throw new Error(`ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN} characters (for example: openssl rand -base64 32)`);
   return {
     upstream,
     secretKey,
-    adminToken: text(env, "ADMIN_TOKEN"),
+    adminToken,
     // A development token is a sandbox convenience; live mode never has one.
     devToken: upstream === "sandbox" ? text(env, "DEV_API_TOKEN") : undefined,
     maxBodyBytes,
