@@ -9,7 +9,14 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { bindings: { ADMIN_TOKEN: "test-admin-token", SII_UPSTREAM: "sandbox" } },
+            // The tests' host is not loopback: the sandbox runs there only with a SECRET_KEY of its own.
+            miniflare: {
+              bindings: {
+                ADMIN_TOKEN: "test-admin-token-of-at-least-32-characters",
+                SII_UPSTREAM: "sandbox",
+                SECRET_KEY: "workers-test-secret-key-0123456789abcdef",
+              },
+            },
           }),
         ],
         test: { name: "workers", include: ["test/workers/**/*.test.ts", "test/shared/**/*.test.ts", "src/dte/**/*.test.ts"] },

@@ -10,9 +10,15 @@ const port = process.env.PORT ?? "8787";
 const args = ["dev", "--ip", "127.0.0.1", "--port", port];
 const lines = [];
 
+if (process.env.ADMIN_TOKEN && process.env.ADMIN_TOKEN.length < 32) {
+  console.error("ADMIN_TOKEN must be at least 32 characters (for example: openssl rand -base64 32)");
+  process.exit(1);
+}
+// wrangler.toml defaults to live (a plain deploy must not be a public sandbox): dev picks the sandbox here.
 if (live) {
   args.push("--var", "SII_UPSTREAM:live");
 } else {
+  args.push("--var", "SII_UPSTREAM:sandbox");
   const token = process.env.DEV_API_TOKEN || `sii_dev_${randomBytes(24).toString("base64url")}`;
   args.push("--var", `DEV_API_TOKEN:${token}`);
   lines.push(`Development API token: ${token}`);

@@ -10,6 +10,8 @@ import type { Deps } from "../ports.ts";
 import { sandboxTransport } from "../sii/transport.ts";
 
 export async function createLambdaDeps(env: Record<string, string | undefined>): Promise<Deps> {
+  // A function is reachable from outside: the sandbox's built-in key is published in the source.
+  if (!env.SECRET_KEY) throw new Error("Lambda needs SECRET_KEY (at least 32 characters), in sandbox mode too");
   const config = configFromEnv(env);
   const table = env.DYNAMODB_TABLE;
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
@@ -40,7 +42,11 @@ export async function createLambdaDeps(env: Record<string, string | undefined>):
 export function createLambdaHandler(env: Record<string, string | undefined>) {
   let deps: Promise<Deps> | undefined;
   const app = createApp(() => {
-    deps ??= createLambdaDeps(env);
+    deps ??= createLambdaDeps(env).catch((err: unknown) => {
+      // A refused configuration says why in the log; the cold start's answer is a bare 500.
+      consoleLogger.log({ level: "error", msg: "configuration refused", error: err instanceof Error ? err.message : String(err) });
+      throw err;
+    });
     return deps;
   });
   return handle(app);

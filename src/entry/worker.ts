@@ -62,12 +62,44 @@ export function workerDeps(env: WorkerEnv): Promise<Deps> {
   let deps = built.get(env);
   if (!deps) {
     deps = buildDeps(env);
-    deps.catch(() => built.delete(env));
+    deps.catch((err: unknown) => {
+      built.delete(env);
+      // A refused configuration (a short ADMIN_TOKEN, live without SECRET_KEY) says why in the log.
+      consoleLogger.log({ level: "error", msg: "configuration refused", error: err instanceof Error ? err.message : String(err) });
+    });
     built.set(env, deps);
   }
   return deps;
 }
 
+/** `wrangler dev` serves on loopback; a deployed Worker never has a loopback host. */
+function onLoopback(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * The sandbox's built-in SECRET_KEY is published in the source: a Worker reachable from outside
+ * that ran on it would seal whatever it stores with a known key. Without a SECRET_KEY of its own,
+ * only `wrangler dev` on loopback runs; a deployed Worker answers 500 and says why in its log.
+ */
+function refusedWithoutSecretKey(request: Request, env: WorkerEnv): Response | null {
+  if (env.SECRET_KEY || onLoopback(request.url)) return null;
+  consoleLogger.log({
+    level: "error",
+    msg: "configuration refused: set SECRET_KEY (wrangler secret put SECRET_KEY); only wrangler dev on loopback runs without it",
+  });
+  const body = {
+    success: false,
+    error_code: "INTERNAL_ERROR",
+    message: "The gateway is not configured (SECRET_KEY is missing); see its log",
+    timestamp: new Date().toISOString(),
+  };
+  return Response.json(body, { status: 500, headers: { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" } });
+}
+
 const app = createApp((c) => workerDeps(c.env as WorkerEnv));
 
-export default { fetch: app.fetch } satisfies ExportedHandler<WorkerEnv>;
+export default {
+  fetch: (request, env, ctx) => refusedWithoutSecretKey(request, env) ?? app.fetch(request, env, ctx),
+} satisfies ExportedHandler<WorkerEnv>;

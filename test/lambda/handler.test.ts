@@ -16,7 +16,8 @@ beforeAll(() => {
     AWS_ACCESS_KEY_ID: "local",
     AWS_SECRET_ACCESS_KEY: "local",
     SII_UPSTREAM: "sandbox",
-    ADMIN_TOKEN: "lambda-admin",
+    ADMIN_TOKEN: "lambda-admin-token-of-at-least-32-chars",
+    SECRET_KEY: "lambda-test-secret-key-0123456789abcdef",
     DEV_API_TOKEN: devToken,
   });
 });
@@ -71,7 +72,7 @@ describe("lambda handler", () => {
     const created = await invoke(
       "POST",
       "/admin/v1/tokens",
-      { authorization: "Bearer lambda-admin", "content-type": "application/json" },
+      { authorization: "Bearer lambda-admin-token-of-at-least-32-chars", "content-type": "application/json" },
       JSON.stringify({ name: "l", account: "acme", scopes: ["sii:read"], plan: { daily_units: 2, monthly_units: 5 } }),
     );
     expect(created.status).toBe(201);

@@ -1,14 +1,16 @@
 // Security headers on every answer (success, error, CSV download, OpenAPI, Node entry and its
 // static files) and CORS: off by default, on only for the origins in CORS_ORIGINS.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { configFromEnv } from "../../src/config.ts";
+import { createLambdaDeps } from "../../src/entry/lambda.ts";
 import { createNodeServer } from "../../src/entry/node-server.ts";
 import { parseCorsOrigins } from "../../src/platform/cors.ts";
-import { postJson, probeApp, tokenFor } from "../support/app.ts";
+import { DOCS_CSP } from "../../src/platform/security-headers.ts";
+import { ADMIN, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
 
@@ -134,5 +136,94 @@ describe("CORS", () => {
     for (const bad of ["*", "app.example.cl", "https://app.example.cl/path", "ftp://x.example", "https://*.example.cl"]) {
       expect(() => parseCorsOrigins(bad)).toThrow(/CORS_ORIGINS/);
     }
+  });
+});
+
+describe("secrets in answers, /docs policy, start-up refusals", () => {
+  const root = join(import.meta.dirname, "..", "..");
+
+  it("an answer carrying a new token's secret is never cached, nor any other admin answer", async () => {
+    const { app } = probeApp();
+    const admin = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
+    const created = await app.request("/admin/v1/tokens", {
+      method: "POST",
+      headers: admin,
+      body: JSON.stringify({ name: "n", account: "acme", scopes: ["sii:read"] }),
+    });
+    expect(created.status).toBe(201);
+    expect((await created.json()).data.token).toBeTruthy();
+    expect(created.headers.get("cache-control")).toBe("no-store");
+    const listed = await app.request("/admin/v1/tokens", { headers: admin });
+    expect(listed.headers.get("cache-control")).toBe("no-store");
+    expect((await app.request("/admin/v1/tokens")).headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("/docs runs only its own scripts and never in a frame, on Node and as Workers' static assets", async () => {
+    const started = await createNodeServer({
+      env: { SII_UPSTREAM: "sandbox" },
+      database: ":memory:",
+      publicDir: join(root, "public"),
+      log: { log: () => {} },
+    });
+    await new Promise<void>((resolve) => started.server.listen(0, "127.0.0.1", resolve));
+    try {
+      const base = `http://127.0.0.1:${(started.server.address() as AddressInfo).port}`;
+      for (const path of ["/docs/", "/docs/init.js", "/docs/nowhere.js"]) {
+        const res = await fetch(`${base}${path}`);
+        const csp = res.headers.get("content-security-policy") ?? "";
+        expect(csp, path).toBe(DOCS_CSP);
+        expect(res.headers.get("x-frame-options"), path).toBe("DENY");
+      }
+      expect(DOCS_CSP).toContain("frame-ancestors 'none'");
+      expect(/script-src 'self'(;|$)/.test(DOCS_CSP)).toBe(true);
+      // Under that policy an inline script would not run: the page has none.
+      const page = await (await fetch(`${base}/docs/`)).text();
+      expect(page).toContain('<script src="./init.js"></script>');
+      expect(page.match(/<script(?![^>]*\ssrc=)[^>]*>/g) ?? []).toEqual([]);
+      // A malformed escape is an unknown path, not an internal error.
+      for (const path of ["/docs/%", "/docs/%E0%A4%A", "/docs/a%zz"]) {
+        const res = await fetch(`${base}${path}`);
+        expect(res.status, path).toBe(404);
+        expect((await res.json()).error_code).toBe("HTTP_404");
+      }
+    } finally {
+      started.server.close();
+    }
+    // Workers serves /docs from its static assets: the same policy in their _headers file.
+    const rules = readFileSync(join(root, "public", "_headers"), "utf8");
+    const docs = rules.slice(rules.indexOf("/docs/*"));
+    expect(docs).toContain(`Content-Security-Policy: ${DOCS_CSP}\n`);
+    expect(docs).toContain("X-Frame-Options: DENY");
+  });
+
+  it("an ADMIN_TOKEN shorter than 32 characters is refused at start-up, with a message that says so", async () => {
+    expect(() => configFromEnv({ ADMIN_TOKEN: "x".repeat(31) })).toThrow(/ADMIN_TOKEN must be at least 32 characters/);
+    expect(configFromEnv({ ADMIN_TOKEN: "x".repeat(32) }).adminToken).toBe("x".repeat(32));
+    expect(configFromEnv({}).adminToken).toBeUndefined();
+    await expect(
+      createNodeServer({ env: { ADMIN_TOKEN: "admin" }, database: ":memory:", publicDir: join(root, "public"), log: { log: () => {} } }),
+    ).rejects.toThrow(/ADMIN_TOKEN must be at least 32/);
+    const lambda = createLambdaDeps({
+      DYNAMODB_TABLE: "t",
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: "a",
+      AWS_SECRET_ACCESS_KEY: "b",
+      SECRET_KEY: "lambda-secret-key-0123456789abcdefghij",
+      ADMIN_TOKEN: "short",
+    });
+    await expect(lambda).rejects.toThrow(/ADMIN_TOKEN must be at least 32/);
+  });
+
+  it("deploys safely by default: wrangler.toml's default is live, only `npm run dev` picks the sandbox, Lambda needs its own SECRET_KEY", async () => {
+    const toml = readFileSync(join(root, "wrangler.toml"), "utf8");
+    const vars = toml.slice(toml.indexOf("[vars]"), toml.indexOf("\n[", toml.indexOf("[vars]") + 1));
+    expect(vars).toMatch(/^SII_UPSTREAM = "live"$/m);
+    // Live without a SECRET_KEY of its own does not start at all.
+    expect(() => configFromEnv({ SII_UPSTREAM: "live" })).toThrow(/SECRET_KEY/);
+    const dev = readFileSync(join(root, "scripts", "dev.mjs"), "utf8");
+    expect(dev).toContain('"SII_UPSTREAM:sandbox"');
+    await expect(
+      createLambdaDeps({ DYNAMODB_TABLE: "t", AWS_REGION: "us-east-1", AWS_ACCESS_KEY_ID: "a", AWS_SECRET_ACCESS_KEY: "b" }),
+    ).rejects.toThrow(/SECRET_KEY/);
   });
 });

@@ -27,7 +27,7 @@ import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { SANDBOX_TAXPAYERS } from "../../src/sandbox/taxpayers.ts";
 import { createTransport } from "../../src/sii/transport.ts";
 
-export const ADMIN = "test-admin-secret";
+export const ADMIN = "test-admin-secret-of-at-least-32-characters";
 
 export interface Stores {
   tokens: TokenStore;

@@ -24,4 +24,18 @@ describe("worker security headers and CORS", () => {
     expect(answered.headers.get("access-control-allow-origin")).toBe(site);
     expect(answered.headers.get("cache-control")).toBe("no-store");
   });
+
+  it("runs the sandbox without a SECRET_KEY of its own only on loopback (wrangler dev), and refuses a short ADMIN_TOKEN", async () => {
+    const ctx = { waitUntil: () => {}, passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext;
+    const noKey = { ...(env as unknown as WorkerEnv), SECRET_KEY: undefined } as WorkerEnv;
+    const deployed = await worker.fetch(new Request("https://gateway.test/api/v1/usage"), noKey, ctx);
+    expect(deployed.status).toBe(500);
+    expect(await deployed.json()).toMatchObject({ success: false, error_code: "INTERNAL_ERROR" });
+    expect(deployed.headers.get("cache-control")).toBe("no-store");
+    for (const local of ["http://127.0.0.1:8787/api/v1/usage", "http://localhost:8787/api/v1/usage"]) {
+      expect((await worker.fetch(new Request(local), noKey, ctx)).status).toBe(401);
+    }
+    const shortAdmin = { ...(env as unknown as WorkerEnv), ADMIN_TOKEN: "short-admin" } as WorkerEnv;
+    expect((await worker.fetch(new Request("https://gateway.test/api/v1/usage"), shortAdmin, ctx)).status).toBe(500);
+  });
 });

@@ -2,6 +2,6 @@
 // token the vitest configuration binds.
 import { exports } from "cloudflare:workers";
 
-export const ADMIN_HEADERS = { authorization: "Bearer test-admin-token", "content-type": "application/json" };
+export const ADMIN_HEADERS = { authorization: "Bearer test-admin-token-of-at-least-32-characters", "content-type": "application/json" };
 
 export const fetchWorker = (path: string, init?: RequestInit) => exports.default.fetch(new Request(`https://gateway.test${path}`, init));
