@@ -58,7 +58,8 @@ const wrangler = spawn(
   join(bin, "wrangler"),
   [
     ...["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", join(temp, "state")],
-    ...["--var", `DEV_API_TOKEN:sii_dev_${randomBytes(12).toString("hex")}`],
+    // wrangler.toml defaults to live: the page is tested against the sandbox, as `npm run dev` runs it.
+    ...["--var", "SII_UPSTREAM:sandbox", "--var", `DEV_API_TOKEN:sii_dev_${randomBytes(12).toString("hex")}`],
   ],
   {
     cwd: root,
