@@ -120,6 +120,8 @@ function redactBlobs(text: string): string {
 
 // <Tag attrs>value</Tag>: the SII's XML answers and the DTE itself.
 const XML_FIELD = /<([A-Za-z_][\w.:-]{0,60})((?:\s[^<>]{0,500})?)>([^<]{0,4000})<\/\1>/g;
+// The same escaped inside a SOAP answer (getToken's &lt;TOKEN&gt;, QueryEstUp's &lt;ESTADO&gt;).
+const ESCAPED_XML_FIELD = /&lt;([A-Za-z_][\w.:-]{0,60})((?:\s[^<>&]{0,500})?)&gt;([^<&]{0,4000})&lt;\/\1&gt;/g;
 // "key": "value" or "key": 123 (JSON, also inside HTML scripts).
 const JSON_FIELD = /"([\w.-]{1,60})"(\s{0,10}:\s{0,10})("(?:[^"\\]|\\.){0,4000}"|-?[\d.]{1,30})/g;
 // key=value in query strings, form bodies, cookies and headers (TOKEN=…; CSESSIONID=…).
@@ -134,6 +136,10 @@ function redactFields(text: string): string {
     .replace(XML_FIELD, (whole, tag: string, attrs: string, value: string) => {
       const kind = kindOf(tag);
       return kind ? `<${tag}${attrs}>${replaced(kind, value)}</${tag}>` : whole;
+    })
+    .replace(ESCAPED_XML_FIELD, (whole, tag: string, attrs: string, value: string) => {
+      const kind = kindOf(tag);
+      return kind ? `&lt;${tag}${attrs}&gt;${replaced(kind, value)}&lt;/${tag}&gt;` : whole;
     })
     .replace(JSON_FIELD, (whole, key: string, colon: string, value: string) => {
       const kind = kindOf(key);

@@ -1,7 +1,131 @@
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
+import { SANDBOX_TAXPAYERS } from "../../src/sandbox/taxpayers.ts";
 import { createTransport } from "../../src/sii/transport.ts";
-import { bodyOf, postJson, testDeps, tokenFor } from "../support/app.ts";
+import { bodyOf, postJson, secretIn, testDeps, tokenFor } from "../support/app.ts";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+// The scripts run on Node 22 (type stripping): the project's own copy when the runner is older.
+const LOCAL_NODE = join(ROOT, "node_modules", ".bin", "node");
+const NODE = Number(process.versions.node.split(".")[0]) >= 22 || !existsSync(LOCAL_NODE) ? process.execPath : LOCAL_NODE;
+const CREDENTIALS = join(ROOT, "src", "sandbox", "credentials", "11111111-1");
+const COMPANY = SANDBOX_TAXPAYERS.find((t) => t.rut === "76192083-9");
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** result and detail by operation id, from the table. */
+  rows: Map<string, { result: string; detail: string }>;
+}
+
+function liveCheck(args: string[]): Promise<Run> {
+  const base = [
+    "--rut",
+    "76192083-9",
+    "--clave",
+    COMPANY?.clave ?? "",
+    "--cert",
+    join(CREDENTIALS, "cert.pem"),
+    "--key",
+    join(CREDENTIALS, "key.pem"),
+  ];
+  return new Promise((resolve) => {
+    execFile(
+      NODE,
+      [
+        "--experimental-strip-types",
+        "--no-warnings=ExperimentalWarning",
+        join(ROOT, "scripts", "live-check.ts"),
+        "--sandbox",
+        ...base,
+        ...args,
+      ],
+      { cwd: ROOT, timeout: 90_000, env: { ...process.env, SII_UPSTREAM: "" } },
+      (error, stdout, stderr) => {
+        const rows = new Map<string, { result: string; detail: string }>();
+        for (const line of stdout.split("\n")) {
+          const m = /^(\w+)\s{2,}(works|refused by the SII|could not be read|skipped|gateway error)\s{2,}(.*)$/.exec(line);
+          if (m?.[1] && m[2]) rows.set(m[1], { result: m[2], detail: m[3] ?? "" });
+        }
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr, rows });
+      },
+    );
+  });
+}
+
+/** The read-only operations of the OpenAPI document, by operation id. */
+async function readOperations(): Promise<string[]> {
+  const { deps } = testDeps();
+  const doc = (await (await createApp(() => deps).request("/openapi.json")).json()) as {
+    paths: Record<string, Record<string, { operationId: string; "x-scope"?: string }>>;
+  };
+  return Object.values(doc.paths).flatMap((item) =>
+    Object.values(item)
+      .filter((op) => op["x-scope"] === "sii:read")
+      .map((op) => op.operationId),
+  );
+}
+
+/** Operations the sandbox cannot answer with data, and why (the check says so, it does not fail). */
+const NOT_WORKING_IN_SANDBOX: Record<string, string[]> = {
+  // Computed by the gateway or needing the user's own documents: not called.
+  post_platform_dte_formatos_json: ["skipped"],
+  post_platform_dte_documentos_escpos: ["skipped"],
+  post_platform_dte_documentos_pdf: ["skipped"],
+  post_platform_dte_envios_verificar: ["skipped"],
+  post_platform_dte_envios_estado: ["skipped"],
+  // The sandbox's registers are not submissions it received, and its company is not in certification.
+  post_platform_dte_intercambios_cesion: ["refused by the SII"],
+  post_platform_dte_intercambios_eventos: ["refused by the SII"],
+  post_platform_dte_intercambios_recepcion_sii: ["refused by the SII"],
+  // Not in the certification process: the SII refuses, or shows a page without the progress form.
+  post_sii_certificacion_postulacion_avance: ["refused by the SII", "could not be read"],
+};
+
+describe("npm run live-check against the sandbox", () => {
+  it("calls every read-only operation once and says each works", async () => {
+    const run = await liveCheck(["--out", join(tmpdir(), "live-check-unused")]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const operations = await readOperations();
+    expect(operations.length).toBeGreaterThan(20);
+    for (const id of operations) {
+      const row = run.rows.get(id);
+      expect(row, `${id} is listed`).toBeDefined();
+      expect(NOT_WORKING_IN_SANDBOX[id] ?? ["works"], `${id}: ${row?.detail}`).toContain(row?.result);
+    }
+    expect(run.stdout).toMatch(/summary: \d+ works, \d+ refused by the SII, \d+ could not be read, 0 gateway errors, 5 skipped/);
+  }, 120_000);
+
+  it("saves the answers it could not read, redacted, and --strict fails on them", async () => {
+    const out = mkdtempSync(join(tmpdir(), "live-check-"));
+    try {
+      const run = await liveCheck(["--out", out, "--strict", "--sandbox-fault", "indicadores:html", "--sandbox-fault", "bte_report:html"]);
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(1);
+      for (const id of ["get_sii_indicadores_uf_anual", "post_sii_bte_emitidas_resumen"]) {
+        const row = run.rows.get(id);
+        expect(row?.result, id).toBe("could not be read");
+        const file = join(out, `${id}.txt`);
+        expect(row?.detail).toContain(`${id}.txt`);
+        const report = readFileSync(file, "utf8");
+        expect(report).toContain("Servicio no disponible");
+        expect(report).toContain("502 SII_GATEWAY_ERROR");
+        expect(secretIn(report)).toBeUndefined();
+        expect(report).not.toContain(COMPANY?.clave);
+      }
+      // Faults hit one call each: the other indicators still work.
+      expect(run.rows.get("get_sii_indicadores_correccion_monetaria_anual")?.result).toBe("works");
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
 
 const CLAVE = "Canary-Clave-7Xq";
 const THIRD_PARTY = "12345678-K";

@@ -1,0 +1,471 @@
+// `npm run live-check -- --rut R --clave C [--cert F --key F | --pfx F --passphrase P] [options]`:
+// calls every read-only SII operation of the gateway once with the user's credentials, against
+// the real SII (certification environment by default) or the built-in sandbox (`--sandbox`), and
+// says per operation whether it works, the SII refused it, or its answer could not be read. For
+// the last kind the SII's answer is saved redacted (secrets, third parties' RUT check digits,
+// names, amounts) so it can be attached to a bug report. Nothing is written at the SII: no folio
+// request, no submission, no e-mail, no register change.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { parseArgs } from "node:util";
+import { memoryStores } from "../src/adapters/memory/stores.ts";
+import { nodeTransport } from "../src/adapters/node/transport.ts";
+import { createApp } from "../src/app.ts";
+import { configFromEnv, systemClock } from "../src/config.ts";
+import { randomBase64Url } from "../src/lib/crypto.ts";
+import { decodeAs } from "../src/lib/latin1.ts";
+import { parseRut } from "../src/lib/rut.ts";
+import { issueToken } from "../src/platform/tokens.ts";
+import type { Deps, SiiTransport } from "../src/ports.ts";
+import { REDACT_MAX_CHARS, redactSiiAnswer } from "../src/sii/redact.ts";
+import { sandboxTransport } from "../src/sii/transport.ts";
+
+const usage = `usage: npm run live-check -- --rut RUT [--clave CLAVE] [--cert cert.pem --key key.pem | --pfx file.pfx] [--passphrase P]
+  --ambiente certificacion|produccion   where operations that take \`ambiente\` go (default certificacion)
+  --track-id N     a submission of yours, for envios/estado (skipped without it)
+  --out DIR        folder for the redacted answers that could not be read (default live-check-report)
+  --strict         exit 1 when an answer could not be read
+  --sandbox        against the built-in SII sandbox instead of the real SII (what CI runs)
+  --sandbox-fault SERVICE:KIND[:COUNT]   sandbox only: make the simulated SII fail (repeatable)`;
+
+const { values } = parseArgs({
+  options: {
+    rut: { type: "string" },
+    clave: { type: "string" },
+    cert: { type: "string" },
+    key: { type: "string" },
+    pfx: { type: "string" },
+    passphrase: { type: "string" },
+    "track-id": { type: "string" },
+    ambiente: { type: "string", default: "certificacion" },
+    out: { type: "string", default: "live-check-report" },
+    strict: { type: "boolean", default: false },
+    sandbox: { type: "boolean", default: false },
+    "sandbox-fault": { type: "string", multiple: true, default: [] },
+    help: { type: "boolean", default: false },
+  },
+});
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
+
+if (values.help) {
+  console.log(usage);
+  process.exit(0);
+}
+const rutCheck = parseRut(values.rut ?? "");
+if (!rutCheck.ok) fail(`--rut: ${values.rut ? rutCheck.reason : "is required"}\n${usage}`);
+const rut = rutCheck.rut;
+if (!["certificacion", "produccion"].includes(values.ambiente)) fail(`--ambiente must be certificacion or produccion\n${usage}`);
+const ambiente = values.ambiente === "produccion" ? "0" : "1";
+if (values.pfx && (values.cert || values.key)) fail("give either --pfx or --cert with --key, not both");
+if (Boolean(values.cert) !== Boolean(values.key)) fail("--cert and --key go together");
+if (values.pfx && values.passphrase === undefined) fail("--pfx needs --passphrase");
+if (values["sandbox-fault"].length > 0 && !values.sandbox) fail("--sandbox-fault works only with --sandbox");
+
+const readText = (path: string) => {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    fail(`cannot read ${path}: ${(err as Error).message}`);
+  }
+};
+const cert: Record<string, string> | undefined = values.pfx
+  ? { "pfx-data": readFileSync(values.pfx).toString("base64"), passphrase: values.passphrase ?? "" }
+  : values.cert && values.key
+    ? {
+        "cert-data": readText(values.cert),
+        "pkey-data": readText(values.key),
+        ...(values.passphrase !== undefined ? { passphrase: values.passphrase } : {}),
+      }
+    : undefined;
+const pass = values.clave ? { rut, clave: values.clave } : undefined;
+if (!cert && !pass) fail(`give --clave, a certificate (--cert/--key or --pfx), or both\n${usage}`);
+
+/** Everything the redaction must hide, in whatever form the SII might echo it. */
+const secrets = [values.clave, values.passphrase, cert?.["pkey-data"], cert?.["pfx-data"]].filter(
+  (s): s is string => typeof s === "string" && s !== "",
+);
+
+// ---------------------------------------------------------------------------------------------
+// The gateway in this process, with memory stores; every SII answer is kept (the first 64 KiB)
+// so the one an operation could not read can be saved.
+
+interface SiiAnswerCopy {
+  url: string;
+  status: number;
+  contentType: string;
+  text: string;
+}
+const answers: SiiAnswerCopy[] = [];
+const copies: Promise<void>[] = [];
+
+async function firstBytes(stream: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      size += value.length;
+    }
+  } catch {
+    // The client's side decides what a broken answer means; the copy keeps what arrived.
+  } finally {
+    reader.cancel().catch(() => undefined);
+  }
+  const out = new Uint8Array(Math.min(size, max));
+  let at = 0;
+  for (const part of parts) {
+    const take = part.subarray(0, out.length - at);
+    out.set(take, at);
+    at += take.length;
+  }
+  return out;
+}
+
+const NULL_BODY = new Set([101, 204, 205, 304]);
+
+function copying(inner: SiiTransport): SiiTransport {
+  return {
+    mode: inner.mode,
+    sandbox: inner.sandbox,
+    async fetch(request, options) {
+      const res = await inner.fetch(request, options);
+      if (!res.body || NULL_BODY.has(res.status)) return res;
+      const [copy, rest] = res.body.tee();
+      const contentType = res.headers.get("content-type") ?? "";
+      copies.push(
+        firstBytes(copy, REDACT_MAX_CHARS).then((bytes) => {
+          answers.push({ url: request.url, status: res.status, contentType, text: decodeAs(bytes, contentType) });
+        }),
+      );
+      const out = new Response(rest, { status: res.status, statusText: res.statusText, headers: res.headers });
+      Object.defineProperty(out, "url", { value: res.url });
+      return out;
+    },
+  };
+}
+
+const config = configFromEnv({
+  SII_UPSTREAM: values.sandbox ? "sandbox" : "live",
+  SECRET_KEY: randomBase64Url(48),
+  SII_TIMEOUT_MS: process.env.SII_TIMEOUT_MS,
+});
+const deps: Deps = {
+  ...memoryStores(),
+  sii: copying(values.sandbox ? sandboxTransport() : nodeTransport()),
+  clock: systemClock,
+  // Records never carry credentials; the table below says what a user needs.
+  log: { log: () => undefined },
+  config,
+};
+const app = createApp(() => deps);
+const { secret: token } = await issueToken(
+  deps.tokens,
+  { name: "live-check", account: "live-check", scopes: ["sii:read"], plan: { daily_units: 100_000, monthly_units: 100_000 } },
+  deps.clock.now(),
+);
+
+interface Answer {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: answers are read by path; a wrong guess is reported.
+  body: any;
+}
+
+async function call(method: string, path: string, body?: unknown): Promise<Answer> {
+  const res = await app.request(path, {
+    method,
+    headers: { "x-api-token": token, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  try {
+    return { status: res.status, body: JSON.parse(text) };
+  } catch {
+    return { status: res.status, body: { raw: text.slice(0, 200) } };
+  }
+}
+
+for (const spec of values["sandbox-fault"]) {
+  const [service, fault, count] = spec.split(":");
+  const res = await call("POST", "/sandbox/v1/faults", { service, fault, count: count ? Number(count) : 1 });
+  if (res.status !== 200) fail(`--sandbox-fault ${spec}: ${res.body.message ?? res.status}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The operations. Every `sii:read` operation of /openapi.json is either called (PLAN) or named
+// here with the reason it is not (NOT_CALLED); one that is neither stops the check, so a new
+// read operation cannot be forgotten.
+
+const now = new Date();
+const year = now.getFullYear();
+const month = now.getMonth() + 1;
+const lastMonth = month === 1 ? { y: year - 1, m: 12 } : { y: year, m: month - 1 };
+/** The last closed tax period, `YYYYMM`: its registers are complete. */
+const periodo = `${lastMonth.y}${String(lastMonth.m).padStart(2, "0")}`;
+const q = `?ambiente=${ambiente}`;
+
+const NOT_CALLED: Record<string, string> = {
+  post_platform_dte_formatos_json: "computed by the gateway, no SII call",
+  post_platform_dte_documentos_escpos: "computed by the gateway, no SII call",
+  post_platform_dte_documentos_pdf: "computed by the gateway, no SII call",
+  post_platform_dte_envios_verificar: "needs one of the user's signed documents; its SII query is the one intercambios/recepcion_sii makes",
+};
+
+type Need = "cert" | "pass" | "either" | "none";
+interface Step {
+  need: Need;
+  /** Method and concrete path, and the body without `auth`; undefined to skip with `skip`. */
+  request: (state: State) => { path: string; body?: Record<string, unknown> } | { skip: string };
+}
+interface State {
+  tipo?: number;
+  /** A purchase and a sale of the period (type 33), from the registers' details. */
+  compraFolio?: number;
+  ventaFolio?: number;
+  compras?: number;
+  ventas?: number;
+  comprasReady?: boolean;
+  ventasReady?: boolean;
+}
+
+const asyncSteps = (side: "compras" | "ventas") => {
+  const tail = side === "compras" ? "/33/REGISTRO" : "/33";
+  const idOf = (s: State) => s[side];
+  return {
+    [`post_sii_rcv_${side}_async_solicitar`]: {
+      need: "either",
+      request: () => ({ path: `/api/v1/sii/rcv/${side}/async/solicitar/${rut}/${periodo}${tail}${q}` }),
+    },
+    [`post_sii_rcv_${side}_async_estado`]: {
+      need: "either",
+      request: (s: State) =>
+        idOf(s) === undefined
+          ? { skip: `no solicitud_id (solicitar did not work)` }
+          : { path: `/api/v1/sii/rcv/${side}/async/estado/${rut}/${periodo}/${idOf(s)}${tail}${q}` },
+    },
+    [`post_sii_rcv_${side}_async_detalle`]: {
+      need: "either",
+      request: (s: State) =>
+        !s[`${side}Ready`]
+          ? { skip: `the SII's file was not ready (estado never TERMINADO)` }
+          : { path: `/api/v1/sii/rcv/${side}/async/detalle/${rut}/${periodo}/${idOf(s)}${tail}${q}` },
+    },
+  } satisfies Record<string, Step>;
+};
+
+const PLAN: Record<string, Step> = {
+  get_sii_indicadores_uf_anual: {
+    need: "none",
+    request: () => ({ path: `/api/v1/sii/indicadores/uf/anual/${year}/${month}/${now.getDate()}` }),
+  },
+  get_sii_indicadores_correccion_monetaria_anual: {
+    need: "none",
+    request: () => ({ path: `/api/v1/sii/indicadores/correccion_monetaria/anual/${year - 1}` }),
+  },
+  get_sii_indicadores_impuesto_segunda_categoria_anual: {
+    need: "none",
+    request: () => ({ path: `/api/v1/sii/indicadores/impuesto_segunda_categoria/anual/${year}/${month}` }),
+  },
+  get_sii_vehiculos_categorias_tipos: { need: "none", request: () => ({ path: "/api/v1/sii/vehiculos/categorias/tipos/1" }) },
+  get_sii_vehiculos_categorias_marcas: { need: "none", request: () => ({ path: "/api/v1/sii/vehiculos/categorias/marcas/1" }) },
+  get_sii_vehiculos_categorias_caracteristicas: {
+    need: "none",
+    request: () => ({ path: "/api/v1/sii/vehiculos/categorias/caracteristicas/1" }),
+  },
+  post_sii_vehiculos_tasacion_buscar: {
+    need: "none",
+    request: (s) => ({ path: "/api/v1/sii/vehiculos/tasacion/buscar", body: { categoria: 1, tipo: s.tipo ?? 1, por_pagina: 5 } }),
+  },
+  post_sii_dte_contribuyentes_datos: { need: "cert", request: () => ({ path: `/api/v1/sii/dte/contribuyentes/datos/${rut}${q}` }) },
+  post_sii_bte_emitidas_resumen: { need: "pass", request: () => ({ path: `/api/v1/sii/bte/emitidas/resumen/${year}` }) },
+  post_sii_rcv_compras_resumen: {
+    need: "either",
+    request: () => ({ path: `/api/v1/sii/rcv/compras/resumen/${rut}/${periodo}/REGISTRO${q}` }),
+  },
+  post_sii_rcv_ventas_resumen: { need: "either", request: () => ({ path: `/api/v1/sii/rcv/ventas/resumen/${rut}/${periodo}${q}` }) },
+  post_sii_rcv_compras_detalle: {
+    need: "either",
+    request: () => ({ path: `/api/v1/sii/rcv/compras/detalle/${rut}/${periodo}/33/REGISTRO${q}` }),
+  },
+  post_sii_rcv_ventas_detalle: { need: "either", request: () => ({ path: `/api/v1/sii/rcv/ventas/detalle/${rut}/${periodo}/33${q}` }) },
+  post_sii_rcv_compras_detalle_documento: {
+    need: "either",
+    request: (s) =>
+      s.compraFolio === undefined
+        ? { skip: `no purchase of type 33 in ${periodo} to ask about` }
+        : { path: `/api/v1/sii/rcv/compras/detalle/documento/${rut}/${periodo}/33/${s.compraFolio}${q}` },
+  },
+  post_sii_rcv_ventas_get_detalle_resumen: {
+    need: "either",
+    request: () => ({ path: `/api/v1/sii/rcv/ventas/get_detalle_resumen/${rut}/${periodo}${q}` }),
+  },
+  post_sii_certificacion_postulacion_avance: {
+    need: "cert",
+    request: () => ({ path: `/api/v1/sii/certificacion/postulacion/avance/${rut}` }),
+  },
+  post_sii_certificacion_contribuyentes_datos: {
+    need: "cert",
+    request: () => ({ path: `/api/v1/sii/certificacion/contribuyentes/datos/${rut}` }),
+  },
+  post_platform_dte_envios_estado: {
+    need: "cert",
+    request: () =>
+      values["track-id"]
+        ? { path: `/api/v1/platform/dte/envios/estado/${rut}/${encodeURIComponent(values["track-id"])}${q}` }
+        : { skip: "needs --track-id (a submission of yours)" },
+  },
+};
+// A document the user issued in the period (from the sales register), asked about at the SII.
+for (const what of ["cesion", "eventos", "recepcion_sii"]) {
+  PLAN[`post_platform_dte_intercambios_${what}`] = {
+    need: "cert",
+    request: (s) =>
+      s.ventaFolio === undefined
+        ? { skip: `no sale of type 33 in ${periodo} to ask about` }
+        : { path: `/api/v1/platform/dte/intercambios/${what}/${rut}/33/${s.ventaFolio}${q}` },
+  };
+}
+for (const side of ["compras", "ventas"] as const) {
+  Object.assign(PLAN, asyncSteps(side));
+}
+
+function authFor(need: Need): { auth: Record<string, unknown> } | { skip: string } | undefined {
+  if (need === "none") return undefined;
+  if (need === "cert") return cert ? { auth: { cert } } : { skip: "needs a certificate (--cert/--key or --pfx)" };
+  if (need === "pass") return pass ? { auth: { pass } } : { skip: "needs --clave" };
+  return pass ? { auth: { pass } } : cert ? { auth: { cert } } : { skip: "needs --clave or a certificate" };
+}
+
+type Result = "works" | "refused by the SII" | "could not be read" | "skipped" | "gateway error";
+
+/** What the user learns from one answer: 2xx works; the SII saying no; an answer the gateway could not read. */
+function classify(answer: Answer): { result: Result; detail: string } {
+  const { status, body } = answer;
+  if (status >= 200 && status < 300) return { result: "works", detail: String(status) };
+  const code: string = body?.error_code ?? `HTTP ${status}`;
+  const details = body?.details ?? {};
+  const detail = `${status} ${code}: ${String(body?.message ?? body?.raw ?? "").slice(0, 100)}`;
+  if (status === 502 && code === "SII_GATEWAY_ERROR") {
+    // No answer (timeout, network), the SII failing (5xx) or saying no are not reading problems.
+    const noAnswer = typeof details.reason === "string" && details.sii_status === undefined && !/could not be read/i.test(body.message);
+    const siiFailed = typeof details.sii_status === "number" && details.sii_status >= 500;
+    // The SII's own state or error code read from its answer (sii_code, sii_estado, …): it said no.
+    const siiCode = Object.keys(details).some((k) => k.startsWith("sii_") && !["sii_message", "sii_status", "sii_excerpt"].includes(k));
+    const saidNo = siiCode || /refused|rechaz/i.test(String(body.message));
+    return noAnswer || siiFailed || saidNo ? { result: "refused by the SII", detail } : { result: "could not be read", detail };
+  }
+  if (
+    ["AUTH_ERROR", "SII_RATE_LIMIT", "SII_UNAVAILABLE", "HTTP_404", "NOT_IMPLEMENTED"].includes(code) ||
+    status === 404 ||
+    status === 409
+  ) {
+    return { result: "refused by the SII", detail };
+  }
+  return { result: "gateway error", detail };
+}
+
+function reportFile(operationId: string, method: string, path: string, answer: Answer, copy: SiiAnswerCopy | undefined): string {
+  mkdirSync(values.out, { recursive: true });
+  const file = join(values.out, `${operationId}.txt`);
+  const ownRuts = [rut];
+  const redact = (text: string) => redactSiiAnswer(text, { secrets, ownRuts });
+  const lines = [
+    `operation: ${method} ${path}`,
+    `gateway answer: ${answer.status} ${answer.body?.error_code ?? ""} ${redact(String(answer.body?.message ?? ""))}`,
+    `gateway details: ${redact(JSON.stringify(answer.body?.details ?? {}))}`,
+    `checked at: ${new Date().toISOString()} (${values.sandbox ? "sandbox" : "real SII"}, ambiente ${ambiente})`,
+    copy ? `SII answer: HTTP ${copy.status} from ${redact(copy.url)} (${copy.contentType || "no content type"})` : "SII answer: none kept",
+    "Redacted: secrets, session cookies and tokens, third parties' RUT check digits, names, contact data, amounts.",
+    "",
+    copy ? redact(copy.text) : "",
+  ];
+  writeFileSync(file, `${lines.join("\n")}\n`);
+  return file;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const openapi = await call("GET", "/openapi.json");
+if (openapi.status !== 200) fail(`the gateway did not give its OpenAPI document (${openapi.status})`);
+const reads: { method: string; operationId: string }[] = [];
+for (const [path, item] of Object.entries(openapi.body.paths as Record<string, Record<string, Record<string, unknown>>>)) {
+  for (const [method, op] of Object.entries(item)) {
+    if (op["x-scope"] === "sii:read")
+      reads.push({ method: method.toUpperCase(), operationId: String(op.operationId ?? `${method} ${path}`) });
+  }
+}
+const unknown = reads.filter((r) => !PLAN[r.operationId] && !NOT_CALLED[r.operationId]).map((r) => r.operationId);
+if (unknown.length) fail(`read operations this check does not know how to call: ${unknown.join(", ")}`);
+
+const state: State = {};
+const rows: { operationId: string; result: Result; detail: string }[] = [];
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+console.log(`SII live check for ${rut} — ${values.sandbox ? "built-in sandbox" : "real SII"}, ambiente ${ambiente} (${values.ambiente})`);
+for (const { method, operationId } of reads) {
+  const step = PLAN[operationId];
+  if (!step) {
+    rows.push({ operationId, result: "skipped", detail: `not called: ${NOT_CALLED[operationId]}` });
+    continue;
+  }
+  const auth = authFor(step.need);
+  const planned = step.request(state);
+  if ("skip" in planned || (auth && "skip" in auth)) {
+    rows.push({ operationId, result: "skipped", detail: "skip" in planned ? planned.skip : (auth as { skip: string }).skip });
+    continue;
+  }
+  const body = auth || planned.body ? { ...planned.body, ...auth } : undefined;
+  const before = answers.length;
+  let answer = await call(method, planned.path, body);
+  // The SII prepares a download in the background: ask for its state a few times.
+  const side = /rcv_(compras|ventas)_async_estado/.exec(operationId)?.[1] as "compras" | "ventas" | undefined;
+  for (let i = 0; side && answer.status === 200 && answer.body.data?.estado !== "TERMINADO" && i < 5; i++) {
+    await pause(values.sandbox ? 700 : 3000);
+    answer = await call(method, planned.path, body);
+  }
+  await Promise.all(copies);
+  const { result, detail } = classify(answer);
+  let shown = detail;
+  if (result === "could not be read") {
+    const copy = answers.length > before ? answers[answers.length - 1] : undefined;
+    shown = `${detail} → ${relative(process.cwd(), reportFile(operationId, method, planned.path, answer, copy))}`;
+  }
+  if (answer.status === 200) {
+    const data = answer.body.data;
+    if (operationId === "get_sii_vehiculos_categorias_tipos") {
+      const list = Array.isArray(data) ? data : Object.values(data ?? {}).find(Array.isArray);
+      const first = (list as { id?: unknown }[] | undefined)?.[0]?.id;
+      if (typeof first === "number") state.tipo = first;
+    }
+    const solicitar = /rcv_(compras|ventas)_async_solicitar/.exec(operationId)?.[1] as "compras" | "ventas" | undefined;
+    if (solicitar && typeof data?.solicitud_id === "number") state[solicitar] = data.solicitud_id;
+    if (side) state[`${side}Ready`] = data?.estado === "TERMINADO";
+    const folio = (data?.documentos as { tipo_documento?: number; folio?: unknown }[] | undefined)?.find(
+      (d) => d.tipo_documento === 33,
+    )?.folio;
+    if (typeof folio === "number" && operationId === "post_sii_rcv_compras_detalle") state.compraFolio = folio;
+    if (typeof folio === "number" && operationId === "post_sii_rcv_ventas_detalle") state.ventaFolio = folio;
+  }
+  rows.push({ operationId, result, detail: shown });
+}
+
+// One line per operation, then the summary.
+const width = Math.max(...rows.map((r) => r.operationId.length));
+const resultWidth = Math.max(...rows.map((r) => r.result.length));
+console.log(`${"operation".padEnd(width)}  ${"result".padEnd(resultWidth)}  detail`);
+for (const row of rows) console.log(`${row.operationId.padEnd(width)}  ${row.result.padEnd(resultWidth)}  ${row.detail}`);
+const count = (result: Result) => rows.filter((r) => r.result === result).length;
+const unreadable = count("could not be read");
+const broken = count("gateway error");
+console.log(
+  `summary: ${count("works")} works, ${count("refused by the SII")} refused by the SII, ${unreadable} could not be read, ` +
+    `${broken} gateway errors, ${count("skipped")} skipped` +
+    (unreadable ? ` — redacted answers in ${values.out}/ (check them before attaching to a bug report)` : ""),
+);
+process.exit(broken > 0 || (values.strict && unreadable > 0) ? 1 : 0);
