@@ -15,6 +15,11 @@ const HOSTILE: Record<string, string> = {
   "external entity": `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><DTE>&xxe;</DTE>`,
   "deep nesting": `${"<a>".repeat(100_000)}${"</a>".repeat(100_000)}`,
   "huge attribute": `<DTE version="${"1".repeat(1_000_000)}"/>`,
+  // Openings never closed: a screen that rescans from each one is quadratic (240 KB took seconds).
+  "unclosed comments": `<DTE>${"<!--".repeat(60_000)}`,
+  "unclosed CDATA sections": `<DTE>${"<![CDATA[".repeat(30_000)}`,
+  "unclosed processing instructions": `<DTE>${"<?".repeat(120_000)}`,
+  "unclosed attribute values": `<DTE>${'<a x="'.repeat(50_000)}`,
 };
 
 const generar = (caf: string) => ({
@@ -47,10 +52,55 @@ describe.each(OPERATIONS)("%s (%s)", (path, field, body) => {
   it.each(Object.keys(HOSTILE))("refuses %s with 400 naming the field", async (name) => {
     const t = probeApp(undefined, { maxBodyBytes: 4 * 1024 * 1024 });
     const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
+    const started = performance.now();
     const res = await postJson(t.app, token.secret, path, body(HOSTILE[name] as string));
     const answer = await bodyOf(res);
+    expect(performance.now() - started).toBeLessThan(1500);
     expect([res.status, answer.error_code], JSON.stringify(answer).slice(0, 300)).toEqual([400, "VALIDATION_ERROR"]);
     expect(answer.errors.map((e: { path: string }) => e.path).join(" ")).toMatch(new RegExp(`^${field}`));
     expect([...t.deps.sii.sandbox!.state.calls.values()].reduce((a, b) => a + b, 0)).toBe(0);
+  });
+});
+
+// Element names that are members of Object.prototype, and JSON nested deeper than any document.
+describe("formatos/json with hostile names and nesting", () => {
+  const dteXml = (inner: string) =>
+    `<DTE version="1.0"><Documento ID="F1T33"><Encabezado><IdDoc><TipoDTE>33</TipoDTE><Folio>1</Folio><FchEmis>2026-01-05</FchEmis></IdDoc><Emisor><RUTEmisor>${EXAMPLE_ISSUER.RUTEmisor}</RUTEmisor><RznSoc>Emisor</RznSoc><GiroEmis>Servicios</GiroEmis><Acteco>620200</Acteco><DirOrigen>Calle 1</DirOrigen><CmnaOrigen>Santiago</CmnaOrigen></Emisor><Receptor><RUTRecep>22222222-2</RUTRecep><RznSocRecep>Pedro</RznSocRecep><GiroRecep>Servicios</GiroRecep><DirRecep>Calle 2</DirRecep><CmnaRecep>Santiago</CmnaRecep></Receptor></Encabezado><Detalle><NroLinDet>1</NroLinDet><NmbItem>Item</NmbItem><QtyItem>1</QtyItem><PrcItem>1000</PrcItem></Detalle>${inner}</Documento></DTE>`;
+
+  it.each(["constructor", "toString", "valueOf", "hasOwnProperty", "__proto__"])(
+    "reads an element named <%s> as data, not a 500",
+    async (name) => {
+      const t = probeApp();
+      const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
+      const xml = dteXml(`<${name}>x</${name}><${name}>y</${name}>`);
+      const res = await postJson(t.app, token.secret, "/api/v1/platform/dte/formatos/json", { xml: b64(xml) });
+      const answer = await bodyOf(res);
+      expect(res.status, JSON.stringify(answer).slice(0, 300)).toBe(200);
+      expect(answer.data.documentos[0].dte.Encabezado.Totales.MntTotal).toBe(1190);
+    },
+  );
+
+  // Written as text: serializing 5 000 levels is more than a test's own stack allows.
+  const deep = `${'{"a":['.repeat(2_500)}"bottom"${"]}".repeat(2_500)}`;
+  const line = '"Detalle":{"NmbItem":"x","QtyItem":1,"PrcItem":1000}';
+  it.each([
+    ["a field of dte", `{"dte":{"Encabezado":{"IdDoc":{"TipoDTE":33}},${line},"Extra":${deep}}}`, "dte.Extra"],
+    [
+      "a line of dte",
+      `{"dte":{"Encabezado":{"IdDoc":{"TipoDTE":33}},"Detalle":[{"NmbItem":"x","QtyItem":1,"PrcItem":1,"Sub":${deep}}]}}`,
+      "dte.Detalle[0].Sub",
+    ],
+  ])("answers JSON nested 5 000 levels in %s with 400 naming it", async (_where, body, path) => {
+    const t = probeApp();
+    const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
+    const res = await t.app.request("/api/v1/platform/dte/formatos/json", {
+      method: "POST",
+      headers: { "x-api-token": token.secret, "content-type": "application/json" },
+      body,
+    });
+    const answer = await bodyOf(res);
+    expect([res.status, answer.error_code], JSON.stringify(answer).slice(0, 300)).toEqual([400, "VALIDATION_ERROR"]);
+    expect(answer.errors[0].path.startsWith(path)).toBe(true);
+    expect(answer.errors[0].message).toMatch(/nested deeper than 64 levels/);
   });
 });

@@ -57,10 +57,17 @@ function toNode(element: XmlElement): Node {
     const name = localName(child.name);
     if (DROPPED.has(name)) continue;
     const value = childElements(child).length ? toNode(child) : leaf(name, child);
-    const existing = out[name];
-    if (existing === undefined) out[name] = value;
-    else if (Array.isArray(existing)) existing.push(value);
-    else out[name] = [existing, value];
+    // Own properties only: `<constructor>` or `<toString>` must not find Object.prototype's members,
+    // and `<__proto__>` must become a field, not the object's prototype.
+    const existing = Object.hasOwn(out, name) ? out[name] : undefined;
+    if (Array.isArray(existing)) existing.push(value);
+    else
+      Object.defineProperty(out, name, {
+        value: existing === undefined ? value : [existing, value],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return out;
 }

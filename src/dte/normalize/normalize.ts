@@ -64,12 +64,48 @@ export const round = (value: number, decimals = 0): number => {
   return (Math.sign(value) * Math.round(Math.abs(value) * factor)) / factor;
 };
 
+/** Field errors listed in one answer; the rest are counted (`details.errors_total`), as for the request's shape. */
+const MAX_PROBLEMS = 100;
+
 /** 400 VALIDATION_ERROR naming each field that cannot be fixed (paths prefixed with `at` unless it is empty). */
 export function invalidDocument(problems: FieldProblem[], at: string): ApiError {
-  const errors = problems.map((p) => ({ path: at ? `${at}.${p.path}` : p.path, location: "body" as const, message: p.message }));
+  const errors = problems
+    .slice(0, MAX_PROBLEMS)
+    .map((p) => ({ path: at ? `${at}.${p.path}` : p.path, location: "body" as const, message: p.message }));
   const first = errors[0] as { path: string; message: string };
-  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
-  return new ApiError(400, "VALIDATION_ERROR", `${first.path} ${first.message}${more}`, { errors });
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
+  const details = problems.length > errors.length ? { details: { errors_total: problems.length } } : {};
+  return new ApiError(400, "VALIDATION_ERROR", `${first.path} ${first.message}${more}`, { errors, ...details });
+}
+
+/**
+ * Objects and lists nested deeper than any SII document (its deepest JSON path is ~5 levels; the
+ * XML guard allows 64): copying or walking them recursively would overflow the stack (a 500).
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** The path of a value nested deeper than `MAX_JSON_DEPTH`, or null; iterative, so any depth is safe to ask about. */
+export function tooDeepPath(value: unknown, at: string): string | null {
+  const stack: { value: unknown; depth: number; path: string }[] = [{ value, depth: 0, path: at }];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    if (typeof item.value !== "object" || item.value === null) continue;
+    if (item.depth >= MAX_JSON_DEPTH) return item.path;
+    const isList = Array.isArray(item.value);
+    for (const [key, child] of Object.entries(item.value)) {
+      if (typeof child === "object" && child !== null) {
+        stack.push({ value: child, depth: item.depth + 1, path: isList ? `${item.path}[${key}]` : `${item.path}.${key}` });
+      }
+    }
+  }
+  return null;
+}
+
+/** 400 naming the first place nested too deep. */
+export function assertShallow(value: unknown, at: string): void {
+  const path = tooDeepPath(value, at);
+  if (path === null) return;
+  const message = `is nested deeper than ${MAX_JSON_DEPTH} levels`;
+  throw new ApiError(400, "VALIDATION_ERROR", `${path} ${message}`, { errors: [{ path, location: "body", message }] });
 }
 
 /**
@@ -77,8 +113,9 @@ export function invalidDocument(problems: FieldProblem[], at: string): ApiError 
  * value cannot be fixed: a RUT with a wrong check digit, an impossible date, a negative quantity.
  */
 export function normalizeDte(input: Node, today: string, options: NormalizeOptions = {}): Normalized {
-  const dte = structuredClone(input);
   const at = options.at ?? "dte";
+  assertShallow(input, at);
+  const dte = structuredClone(input);
 
   const encabezado = node(dte, "Encabezado");
   const idDoc = node(encabezado, "IdDoc");
