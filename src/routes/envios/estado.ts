@@ -87,7 +87,7 @@ export function registerEnvioEstado(app: OpenAPIHono<AppEnv>): void {
       tags: ["Submissions"],
       summary: "Processing status of a sent envelope",
       description:
-        "Asks the SII with the certificate of the issuer or its representative: QueryEstUp for DTE envelopes, the boleta service for `servicio=boleta` (which also gives each rejected boleta's reasons; for DTE envelopes the SII sends those only by e-mail).",
+        "Asks the SII with the certificate of the issuer or its representative: QueryEstUp for DTE envelopes, the boleta service for `servicio=boleta` (which also gives each rejected boleta's reasons; for DTE envelopes the SII sends those only by e-mail). QueryEstUp's `-11` is a failed query, not a missing envelope: 502 with its `ERR_CODE`/`SQL_CODE`/`SRV_CODE` and text in `details` (retry later; the SII gives the same answer for a track id it does not know in the ambiente asked); 404 only when the SII says the envelope is not the issuer's (`ERR_CODE` 1).",
       request: { params: Params, query: Query, body: jsonBody(CertAuthBody) },
       responses: { 200: jsonContent(Status, "The envelope's state"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
