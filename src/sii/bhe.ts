@@ -4,7 +4,7 @@ import { ApiError } from "../platform/errors.ts";
 import { browse, type Page } from "./browse.ts";
 import type { CookieJar } from "./cookies.ts";
 import { formFor } from "./forms.ts";
-import { decodeHtml } from "./html.ts";
+import { decodeHtml, parsePage, visibleText } from "./html.ts";
 import { pageText, type SiiContext } from "./http.ts";
 import { SessionExpired } from "./sessions.ts";
 
@@ -20,10 +20,14 @@ export interface BheResent {
   nro_boleta: string;
 }
 
-/** A value the page assigns in JavaScript: `xml_values['name'] = "value";`. */
+/** A value the page assigns in one of its scripts: `xml_values['name'] = "value";` (JavaScript, read as such). */
 export function jsValue(html: string, name: string): string | null {
-  const match = new RegExp(`xml_values\\['${name}'\\]\\s*=\\s*"([^"]*)"`).exec(html);
-  return match?.[1] === undefined ? null : decodeHtml(match[1]);
+  const pattern = new RegExp(`xml_values\\['${name}'\\]\\s*=\\s*"([^"]*)"`);
+  for (const script of Array.from(parsePage(html).querySelectorAll("script"))) {
+    const match = pattern.exec(script.textContent ?? "");
+    if (match?.[1] !== undefined) return decodeHtml(match[1]);
+  }
+  return null;
 }
 
 /** A login page or a redirect instead of the page asked for: the session is gone. */
@@ -53,7 +57,7 @@ export async function resendBhe(ctx: SiiContext, jar: CookieJar, request: { codi
       { method: "POST", form: formEncodeLatin1(fields) },
     ),
   );
-  const mensaje = decodeHtml(pageText(sent.text));
+  const mensaje = visibleText(parsePage(sent.text));
   if (!/enviad/i.test(sent.text) || FAILED.test(mensaje)) {
     const invalidEmail = /correo[^.]*no es v[áa]lido/i.test(mensaje);
     throw new ApiError(invalidEmail ? 400 : 502, invalidEmail ? "VALIDATION_ERROR" : "SII_GATEWAY_ERROR", "The SII did not send the BHE", {

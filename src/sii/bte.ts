@@ -6,7 +6,7 @@ import { ApiError } from "../platform/errors.ts";
 import { LOGIN_MARKERS } from "./bhe.ts";
 import { browse } from "./browse.ts";
 import type { CookieJar } from "./cookies.ts";
-import { tableRows } from "./html.ts";
+import { cellsOf, type HtmlElement, parsePage, textOf } from "./html.ts";
 import { pageText, type SiiContext } from "./http.ts";
 import { SessionExpired } from "./sessions.ts";
 
@@ -45,6 +45,23 @@ export function siiNumber(text: string): number {
   return clean ? Number(clean) : 0;
 }
 
+const monthOf = (label: string) => (MONTHS_ES as readonly string[]).indexOf(label.toUpperCase());
+
+/** A table's own rows (not those of a table nested in one of its cells), each as its cells' text. */
+const ownRows = (table: HtmlElement) =>
+  Array.from(table.querySelectorAll("tr"))
+    .filter((row) => row.closest("table") === table)
+    .map((row) => cellsOf(row).map(textOf));
+
+/**
+ * The summary table's rows, header first: the table with a row per month (the page may lay itself out in
+ * tables around it; inferred), else the page's first table.
+ */
+function summaryRows(html: string): string[][] {
+  const tables = Array.from(parsePage(html).querySelectorAll("table")).map(ownRows);
+  return tables.find((rows) => rows.some((row) => monthOf(row[0] ?? "") >= 0)) ?? tables[0] ?? [];
+}
+
 export async function annualBte(ctx: SiiContext, jar: CookieJar, anio: number): Promise<BteAnnual> {
   const menu = await browse(ctx, jar, `${ZEUS}/bte_indiv_cons?1`, { service: "bte_menu", read: true }, { sameHostOnly: true });
   if (LOGIN_MARKERS.test(menu.text) || (menu.status >= 300 && menu.status < 400)) throw new SessionExpired();
@@ -68,7 +85,7 @@ export async function annualBte(ctx: SiiContext, jar: CookieJar, anio: number): 
   if (LOGIN_MARKERS.test(page.text)) throw new SessionExpired();
   const empty: BteTotals = { folios: 0, vigentes: 0, anuladas: 0, bruto: 0, retencion: 0, total: 0 };
   if (NO_MOVEMENTS.test(page.text)) return { mensual: [], anual: empty, page: page.text, cells: [] };
-  const cells = tableRows(/<table[\s\S]*?<\/table>/i.exec(page.text)?.[0] ?? "");
+  const cells = summaryRows(page.text);
   if (!cells.length) {
     throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII answered without the BTE summary table", {
       details: { service: "bte_report", sii_status: page.status, sii_message: pageText(page.text) },
@@ -86,7 +103,7 @@ export async function annualBte(ctx: SiiContext, jar: CookieJar, anio: number): 
   let anual = empty;
   for (const row of cells.slice(1)) {
     const label = (row[0] ?? "").toUpperCase();
-    const month = (MONTHS_ES as readonly string[]).indexOf(label);
+    const month = monthOf(label);
     if (month >= 0) mensual.push({ mes: month + 1, nombre_mes: label, ...totals(row) });
     else if (label.startsWith("TOTAL")) anual = totals(row);
   }

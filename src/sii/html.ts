@@ -20,6 +20,7 @@ export interface HtmlElement {
   querySelector(selectors: string): HtmlElement | null;
   querySelectorAll(selectors: string): ArrayLike<HtmlElement>;
   closest(selectors: string): HtmlElement | null;
+  remove(): void;
 }
 
 export interface HtmlDocument {
@@ -54,6 +55,12 @@ export function parsePage(html: string): HtmlDocument {
 /** An element's text as a reader sees it: entities decoded, non-breaking spaces as spaces, runs of white space as one. */
 export function textOf(node: HtmlElement | null | undefined): string {
   return (node?.textContent ?? "").replace(/[\s\u00a0]+/g, " ").trim();
+}
+
+/** What a reader of the page sees, in short: the text of the body without scripts and styles. */
+export function visibleText(doc: HtmlDocument, max = 500): string {
+  for (const hidden of Array.from(doc.querySelectorAll("script, style"))) hidden.remove();
+  return textOf(doc.body ?? doc.documentElement).slice(0, max);
 }
 
 /** The cells (th and td, in order) of a row. */

@@ -1,6 +1,9 @@
 // BHE e-mail resend through the gateway against the sandbox SII.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/ports.ts";
+import { jsValue } from "../../src/sii/bhe.ts";
 import { bodyOf, type Loose, probeApp, tokenFor } from "../support/app.ts";
 
 const path = (codigo: string) => `/api/v1/sii/bhe/emitidas/email/${codigo}`;
@@ -80,5 +83,21 @@ describe("BHE e-mail resend", () => {
     const other = await tokenFor(deps, { account: "globex" });
     await post("222222220000041F99ED", body, other.secret);
     expect(sandbox.state.calls.get("clave_login")).toBe(2);
+  });
+});
+
+describe("BHE e-mail form page", () => {
+  const page = readFileSync(join(import.meta.dirname, "..", "fixtures", "sii", "bhe", "presenta-datos-envio.htm"), "utf8");
+
+  it("reads the values the page's script assigns, entities decoded", () => {
+    expect(jsValue(page, "nombre_receptor")).toBe("COMERCIAL PEÑALOLEN SPA");
+    expect(jsValue(page, "nro_boleta")).toBe("41");
+    expect(jsValue(page, "no_such_value")).toBeNull();
+  });
+
+  it("reads them from scripts only, never from the page's visible text", () => {
+    const quoted = `<p>xml_values['nro_boleta'] = "99"</p>${page}`;
+    expect(jsValue(quoted, "nro_boleta")).toBe("41");
+    expect(jsValue("<p>xml_values['nro_boleta'] = \"99\"</p>", "nro_boleta")).toBeNull();
   });
 });

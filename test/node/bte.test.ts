@@ -1,7 +1,12 @@
 // BTE annual summary through the gateway against the sandbox SII.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { decodeLatin1 } from "../../src/lib/latin1.ts";
+import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { retentionRate, sandboxBte } from "../../src/sandbox/bte.ts";
+import { annualBte } from "../../src/sii/bte.ts";
+import { CookieJar } from "../../src/sii/cookies.ts";
+import { createTransport } from "../../src/sii/transport.ts";
 import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { rut: "76192083-9", clave: "sandbox76" };
@@ -106,5 +111,34 @@ describe("BTE annual summary", () => {
     expect([down.status, down.headers.get("x-quota-units")]).toEqual([503, "0"]);
     const settingsOnly = await tokenFor(deps, { scopes: ["settings:read"] });
     expect((await post("/api/v1/sii/bte/emitidas/resumen/2025", undefined, settingsOnly.secret)).status).toBe(403);
+  });
+});
+
+describe("BTE annual summary page", () => {
+  /** A live-mode context whose zeus.sii.cl shows the menu and answers the summary with the recorded page. */
+  const siiServing = (file: string) => {
+    const page = readFileSync(join(import.meta.dirname, "..", "fixtures", "sii", "bte", file), "utf8");
+    const fetch = async (request: Request) => {
+      const html = request.url.endsWith("/bte_indiv_cons2") ? page : "<html><body><form name=formulario></form></body></html>";
+      return new Response(encodeLatin1(html), { headers: { "content-type": "text/html" } });
+    };
+    return { transport: createTransport("live", fetch as typeof globalThis.fetch), timeoutMs: 5_000 };
+  };
+
+  it("finds the month table among the page's layout tables, in HTML 4.01 without closing tags", async () => {
+    const summary = await annualBte(siiServing("resumen-anual-2025.htm"), new CookieJar(), 2025);
+    expect(summary.mensual).toHaveLength(12);
+    expect(summary.mensual[1]).toEqual({
+      mes: 2,
+      nombre_mes: "FEBRERO",
+      folios: 3,
+      vigentes: 2,
+      anuladas: 1,
+      bruto: 500_000,
+      retencion: 76_250,
+      total: 423_750,
+    });
+    expect(summary.anual).toEqual({ folios: 9, vigentes: 8, anuladas: 1, bruto: 2_000_000, retencion: 305_000, total: 1_695_000 });
+    expect(summary.cells[0]?.[0]).toBe("MES");
   });
 });
