@@ -1,0 +1,69 @@
+// GET /healthz (no API token, no quota): the gateway's own state for load balancers and uptime
+// checks; with `?deep=1` and the operator's ADMIN_TOKEN, whether each SII host answers through
+// the configured transport. A host that fails is reported, never turned into a 5xx.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import packageJson from "../../../package.json" with { type: "json" };
+import { constantTimeEqual } from "../../lib/crypto.ts";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { ApiError } from "../../platform/errors.ts";
+import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { probeAll } from "./probes.ts";
+
+/** Per host, and so for the whole deep check (the hosts are asked at once). */
+export const HEALTH_PROBE_TIMEOUT_MS = 5_000;
+
+const Query = z.object({
+  deep: z
+    .enum(["0", "1"])
+    .optional()
+    .openapi({ description: "`1`: also reach every SII host (needs `Authorization: Bearer <ADMIN_TOKEN>`)" }),
+});
+
+const HostState = z.object({
+  host: z.string().openapi({ example: "palena.sii.cl" }),
+  reachable: z.boolean().openapi({ description: "An HTTP answer arrived within the time limit (any status)" }),
+  status: z.number().int().nullable(),
+  latency_ms: z.number().int(),
+  error: z.string().nullable(),
+});
+
+const Health = envelope(
+  z.object({
+    status: z.enum(["ok", "degraded"]).openapi({ description: "`degraded`: the deep check found an SII host it could not reach" }),
+    mode: z.enum(["sandbox", "live"]),
+    version: z.string().openapi({ example: "0.1.0" }),
+    sii: z.array(HostState).optional().openapi({ description: "With `deep=1` only" }),
+  }),
+  "Health",
+);
+
+export function registerHealthz(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/healthz",
+      operationId: "healthz",
+      tags: ["Health"],
+      summary: "The gateway's state; with deep=1 (admin) the SII hosts' reachability",
+      request: { query: Query },
+      responses: { 200: jsonContent(Health, "The gateway answers"), ...errorResponses([400, 401]) },
+    }),
+    async (c) => {
+      c.header("Cache-Control", "no-store");
+      const { config, sii } = c.var.deps;
+      const base = { mode: sii.mode, version: packageJson.version };
+      if (c.req.valid("query").deep !== "1") return ok(c, { status: "ok" as const, ...base });
+      // As the admin API compares it (routes/admin/tokens.ts): in constant time, and never
+      // open when no ADMIN_TOKEN is set.
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
+      if (!config.adminToken || !match?.[1] || !constantTimeEqual(match[1], config.adminToken)) {
+        throw new ApiError(401, "HTTP_401", "The deep check needs Authorization: Bearer <ADMIN_TOKEN>");
+      }
+      const timeoutMs = Math.min(HEALTH_PROBE_TIMEOUT_MS, config.siiTimeoutMs ?? HEALTH_PROBE_TIMEOUT_MS);
+      const hosts = await probeAll(sii, timeoutMs);
+      const status = hosts.every((h) => h.reachable) ? ("ok" as const) : ("degraded" as const);
+      return ok(c, { status, ...base, sii: hosts });
+    },
+  );
+}

@@ -1,0 +1,83 @@
+// The SII hosts the gateway talks to, each with the request a deep health check sends it. Where
+// the gateway itself reads a page or description from a host without a session, the check reads
+// that; elsewhere it asks for the host's root. Any HTTP answer counts as reached: the check is
+// about the network path through the configured transport, not about the SII's mood.
+// Hosts: sii-upstream §1 (LibreDTE libredte-lib-core
+// src/Package/Billing/Component/Integration/Enum/SiiEnvironment.php for palena/maullin, ws1/ws2
+// and api/apicert; Odoo addons/l10n_cl_edi/models/l10n_cl_edi_util.py for rahue/pangal;
+// jsanbae/sii_api src/Endpoints/Auth.php for zeusr; crilam/mcp-sii src/scrapers for misiir, loa,
+// zeus and www).
+import type { SiiTransport } from "../../ports.ts";
+
+export interface HealthProbe {
+  host: string;
+  path: string;
+}
+
+export const HEALTH_PROBES: readonly HealthProbe[] = [
+  // Axis serves each .jws service's WSDL on GET; SOAP clients read it first (the proxy test does too).
+  { host: "palena.sii.cl", path: "/DTEWS/CrSeed.jws?WSDL" },
+  { host: "maullin.sii.cl", path: "/DTEWS/CrSeed.jws?WSDL" },
+  // The clave login's form page, fetched before the login post (sii-upstream §3, step 1).
+  { host: "zeusr.sii.cl", path: "/AUT2000/InicioAutenticacion/IngresoRutClave.html" },
+  { host: "herculesr.sii.cl", path: "/" },
+  { host: "www4.sii.cl", path: "/" },
+  { host: "misiir.sii.cl", path: "/" },
+  { host: "loa.sii.cl", path: "/" },
+  { host: "zeus.sii.cl", path: "/" },
+  { host: "www.sii.cl", path: "/" },
+  { host: "ws1.sii.cl", path: "/" },
+  { host: "ws2.sii.cl", path: "/" },
+  { host: "api.sii.cl", path: "/" },
+  { host: "apicert.sii.cl", path: "/" },
+  { host: "rahue.sii.cl", path: "/" },
+  { host: "pangal.sii.cl", path: "/" },
+];
+
+export interface ProbeResult {
+  host: string;
+  reachable: boolean;
+  /** The HTTP status the host answered, when it answered. */
+  status: number | null;
+  latency_ms: number;
+  /** Why the host was not reached, in the gateway's words. */
+  error: string | null;
+}
+
+/** One probe: a GET within `timeoutMs`, its body left unread. Never throws. */
+export async function probeHost(transport: SiiTransport, probe: HealthProbe, timeoutMs: number): Promise<ProbeResult> {
+  const started = performance.now();
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve("timeout");
+    }, timeoutMs);
+  });
+  const result = (reachable: boolean, status: number | null, error: string | null): ProbeResult => ({
+    host: probe.host,
+    reachable,
+    status,
+    latency_ms: Math.round(performance.now() - started),
+    error,
+  });
+  try {
+    const request = new Request(`https://${probe.host}${probe.path}`, { method: "GET", signal: controller.signal });
+    const answer = await Promise.race([transport.fetch(request), timedOut]);
+    if (answer === "timeout") return result(false, null, `no answer within ${timeoutMs} ms`);
+    answer.body?.cancel().catch(() => undefined);
+    return result(true, answer.status, null);
+  } catch (err) {
+    // The network's own words (a reset, a refused connection, a name that does not resolve).
+    const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : "";
+    return result(false, null, err instanceof Error ? `${err.message}${cause}`.slice(0, 200) : "failed");
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Every host at once, so the whole check takes about one `timeoutMs` at most. */
+export function probeAll(transport: SiiTransport, timeoutMs: number): Promise<ProbeResult[]> {
+  return Promise.all(HEALTH_PROBES.map((probe) => probeHost(transport, probe, timeoutMs)));
+}
