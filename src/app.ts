@@ -27,6 +27,7 @@ import { registerEnvioEstado } from "./routes/envios/estado.ts";
 import { registerVerificar } from "./routes/envios/verificar.ts";
 import { registerAnularFolios } from "./routes/folios/anular.ts";
 import { registerSolicitarFolios } from "./routes/folios/solicitar.ts";
+import { registerHealthz } from "./routes/health/healthz.ts";
 import { registerCorreccionMonetaria } from "./routes/indicadores/correccion.ts";
 import { registerSegundaCategoria } from "./routes/indicadores/segunda-categoria.ts";
 import { registerUf } from "./routes/indicadores/uf.ts";
@@ -71,6 +72,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   });
   app.use("/api/*", rateHeaders, authenticate);
 
+  registerHealthz(app);
   registerUsage(app);
   registerSolicitarFolios(app);
   registerAnularFolios(app);
