@@ -20,6 +20,7 @@ const HOSTILE: Record<string, string> = {
   "unclosed CDATA sections": `<DTE>${"<![CDATA[".repeat(30_000)}`,
   "unclosed processing instructions": `<DTE>${"<?".repeat(120_000)}`,
   "unclosed attribute values": `<DTE>${'<a x="'.repeat(50_000)}`,
+  "DTE openings never closed, in a comment": `<EnvioDTE><SetDTE><!--${"<DTE ".repeat(40_000)}--></SetDTE></EnvioDTE>`,
 };
 
 const generar = (caf: string) => ({

@@ -113,6 +113,28 @@ export interface EnvelopeContents {
   caratula: Caratula | null;
 }
 
+const DTE_OPEN = /<(?:[\w.-]+:)?DTE[\s>]/g;
+const DTE_CLOSE = /<\/(?:[\w.-]+:)?DTE>/g;
+
+/**
+ * The text of each `<DTE …>…</DTE>`, each closing tag searched for once from its opening: a lazy
+ * `[\s\S]*?` between them rescanned the rest of the file from every `<DTE ` left unclosed (say, in
+ * a comment), quadratic in the upload.
+ */
+function dteTexts(text: string): string[] {
+  const raws: string[] = [];
+  DTE_OPEN.lastIndex = 0;
+  for (let open = DTE_OPEN.exec(text); open; open = DTE_OPEN.exec(text)) {
+    DTE_CLOSE.lastIndex = DTE_OPEN.lastIndex;
+    const close = DTE_CLOSE.exec(text);
+    // No closing tag after this opening: none after a later one either.
+    if (!close) break;
+    raws.push(text.slice(open.index, DTE_CLOSE.lastIndex));
+    DTE_OPEN.lastIndex = DTE_CLOSE.lastIndex;
+  }
+  return raws;
+}
+
 /** Reads an envelope or a lone DTE without checking it. Throws EnvelopeUnreadable when it is not readable XML. */
 export function readEnvelope(bytes: Uint8Array<ArrayBuffer>): EnvelopeContents {
   let text: string;
@@ -135,7 +157,7 @@ export function readEnvelope(bytes: Uint8Array<ArrayBuffer>): EnvelopeContents {
   const setDte = kind === "DTE" ? undefined : findChild(doc.root, "SetDTE");
   const elements = kind === "DTE" ? [doc.root] : setDte ? childElements(setDte).filter((c) => localName(c.name) === "DTE") : [];
   // DTE elements never nest, so their texts are found in document order.
-  const raws = [...text.matchAll(/<(?:[\w.-]+:)?DTE[\s>][\s\S]*?<\/(?:[\w.-]+:)?DTE>/g)].map((m) => m[0]);
+  const raws = dteTexts(text);
   const dtes = elements.map((element, i) => ({ element, raw: raws[i] ?? "" }));
   return { kind, bytes, doc, text, encoding, setDte, dtes, caratula: readCaratula(findChild(setDte, "Caratula")) };
 }
