@@ -1,16 +1,22 @@
-// The certification environment's process (sii-upstream §12) on maullin's CGIs: the application
-// (pe_ingrut → pe_datos_empresa → pe_confirma), the test set (pe_generar → pe_generar1, a text
-// file), the progress page (pe_avance1) and the company's certification data (ad_empresa2). A set
-// moves from POR REALIZAR to EN REVISION when an envelope carrying all its cases arrives, and to
-// REVISADO CONFORME once that envelope is processed without rejections.
-// The boleta set comes from a browser-only application at the SII; the sandbox offers a plain
-// stand-in for it (see boletaSet).
+// The certification environment's process (sii-upstream §12) as the SII's own pages run it, after
+// devlas-cl/dte-sii (its portal code was captured from those pages; the fixtures under
+// test/fixtures/sii/certificacion/ name each fact): maullin's CGIs for the application
+// (pe_ingrut → pe_datos_empresa → pe_confirma), the test set (pe_generar → pe_generar1 →
+// pe_generar2), the progress (pe_avance1 → pe_avance2) and the company's data (ad_empresa1 →
+// ad_empresa2), written as the SII writes them: HTML 4.01 with upper-case tags, unquoted values,
+// rows and cells never closed, accents as entities; and the boleta set from the GWT-RPC
+// application on www4 (facade, then DownloadFileServlet). Texts the sources do not show are
+// inferred. A set moves from undeclared to EN REVISION when an envelope carrying all its cases
+// arrives (the real SII waits for the track id to be declared at pe_avance3), and to REVISADO
+// CONFORME once that envelope is processed without rejections.
+import { santiagoDate } from "../lib/dates.ts";
 import { encodeLatin1 } from "../lib/latin1.ts";
+import { parseRut, rutCheckDigit } from "../lib/rut.ts";
 import { escapeXml } from "../lib/xml.ts";
 import { envioEstado } from "./envios.ts";
-import { authorize, type FolioContext, form, hidden, page } from "./folios.ts";
+import { authorize, type FolioContext, form } from "./folios.ts";
 import type { SandboxState } from "./state.ts";
-import { sandboxTaxpayer } from "./taxpayers.ts";
+import { mayActFor, sandboxTaxpayer } from "./taxpayers.ts";
 
 export type SetState = "POR REALIZAR" | "EN REVISION" | "REVISADO CONFORME" | "RECHAZADO";
 
@@ -28,16 +34,158 @@ export interface CertificationSet {
 export interface Certification {
   postulada: number;
   email: string;
+  emailIntercambio: string;
   software: string;
+  /** The application form's boxes that were checked (ESFAC, FACT, ESBOL, …). */
+  documentos: string[];
   sets: CertificationSet[];
   boletas?: CertificationSet;
+  /** The boleta application was asked for the company's application (obtenerPostulacionSeg) before a download. */
+  boletaPostulacionVista?: boolean;
 }
 
 const NUMERO_BASE = 4_900_000;
 
-function setText(sets: CertificationSet[], number: (i: number) => string): string {
-  const [basico, ventas, compras] = sets;
-  const n = basico?.numero ?? number(0);
+const ENTITIES: Record<string, string> = { á: "aacute", é: "eacute", í: "iacute", ó: "oacute", ú: "uacute", ñ: "ntilde" };
+
+/** Text as the SII's latin1 pages write it: markup escaped, accents as named entities. */
+function html(text: string): string {
+  return escapeXml(text).replace(/[áéíóúñ]/gi, (c) => {
+    const name = ENTITIES[c.toLowerCase()] ?? "";
+    return c === c.toLowerCase() ? `&${name};` : `&${name[0]?.toUpperCase()}${name.slice(1)};`;
+  });
+}
+
+/** A page of maullin's CGIs: HTML 4.01 written by hand, latin1. */
+function legacyPage(title: string, body: string): Response {
+  const text = `<HTML>\n<HEAD>\n<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=iso-8859-1">\n<TITLE>${html(title)}</TITLE>\n</HEAD>\n<BODY BGCOLOR=#FFFFFF>\n${body}\n</BODY>\n</HTML>\n`;
+  return new Response(encodeLatin1(text), { headers: { "content-type": "text/html; charset=ISO-8859-1" } });
+}
+
+const font = (text: string) => `<FONT FACE=Arial SIZE=2>${text}</FONT>`;
+const hiddenField = (name: string, value: string) => `<INPUT TYPE=HIDDEN NAME=${name} VALUE="${escapeXml(value)}">`;
+const askCompany = (action: string, title: string, button: string) =>
+  legacyPage(
+    title,
+    `<FORM NAME=form1 METHOD=POST ACTION="/cvc_cgi/dte/${action}">\n<TABLE>\n<TR><TD>${font("Rut Empresa")}<TD><INPUT TYPE=TEXT NAME=RUT_EMP SIZE=9 MAXLENGTH=8> - <INPUT TYPE=TEXT NAME=DV_EMP SIZE=1 MAXLENGTH=1>\n</TABLE>\n<INPUT TYPE=SUBMIT NAME=ACEPTAR VALUE=${button}>\n</FORM>`,
+  );
+
+// devlas-cl/dte-sii detects a company outside the process by "no está inscrito"; the rest is inferred.
+const notInProcess = (rut: string, title: string) =>
+  legacyPage(title, `<CENTER>${font(`La empresa ${rut} no est&aacute; inscrito en el proceso de Postulaci&oacute;n.`)}</CENTER>`);
+
+function certificationOf(state: SandboxState, rut: string): Certification | undefined {
+  return state.certifications.get(rut);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Application
+
+/** pe_ingrut: the form that starts the application (button inferred). */
+export function peIngrut(): Response {
+  return askCompany("pe_datos_empresa", "Postulación Factura Electrónica", "Continuar");
+}
+
+/** The application form's document boxes (devlas-cl/dte-sii CafSolicitor.js CAMPOS_POSTULACION); labels inferred. */
+const APPLICATION_BOXES: [string[], string][] = [
+  [["ESFAC"], "Factura Electrónica"],
+  [["FACT"], "Factura"],
+  [["CONIVA"], "Con IVA"],
+  [["NC"], "Nota de Crédito"],
+  [["ND"], "Nota de Débito"],
+  [["SET03"], "Guía de Despacho"],
+  [["SET06"], "Factura Exenta"],
+  [["SET72"], "Factura de Compra"],
+  [["SET11"], "Documentos de Exportación"],
+  [["SET84"], "Liquidación Factura"],
+  [["ESBOL"], "Boleta Electrónica"],
+  [["BOLELE", "BOLELEC"], "Boleta Electrónica Afecta"],
+  [["BOLEXE", "BOLEXEN"], "Boleta Exenta Electrónica"],
+];
+
+/** pe_datos_empresa: the application form (fields of the SII's docs/validadte.js pe_confirma), or the refusal. */
+export async function peDatosEmpresa(ctx: FolioContext): Promise<Response> {
+  const fields = await form(ctx.c);
+  const who = authorize(ctx, fields);
+  if (who instanceof Response) return who;
+  const title = "Postulación Factura Electrónica";
+  if (certificationOf(ctx.state, who.rut))
+    return legacyPage(title, `<CENTER>${font(`LA EMPRESA ${who.rut} YA SE ENCUENTRA POSTULADA.`)}</CENTER>`);
+  const [rut = "", dv = ""] = who.rut.split("-");
+  const text = (label: string, name: string, size = 40) => `<TR><TD>${font(html(label))}<TD><INPUT TYPE=TEXT NAME=${name} SIZE=${size}>`;
+  const boxes = APPLICATION_BOXES.map(
+    ([names, label]) => `<TR><TD>${names.map((n) => `<INPUT TYPE=CHECKBOX NAME=${n} VALUE=S>`).join("")}<TD>${font(html(label))}`,
+  );
+  return legacyPage(
+    title,
+    [
+      `<FORM NAME=form1 METHOD=POST ACTION="/cvc_cgi/dte/pe_confirma" onSubmit="return pe_confirma()">`,
+      `<INPUT TYPE=HIDDEN NAME=RUT_EMP VALUE=${rut}>`,
+      `<INPUT TYPE=HIDDEN NAME=DV_EMP VALUE=${dv}>`,
+      "<INPUT TYPE=HIDDEN NAME=EXISTE_PROD VALUE=N>",
+      "<INPUT TYPE=HIDDEN NAME=EXISTE_CERT VALUE=N>",
+      "<TABLE BORDER=0>",
+      `<TR><TD>${font("Raz&oacute;n Social")}<TD>${font(html(sandboxTaxpayer(who.rut)?.razon_social ?? ""))}`,
+      `<TR><TD>${font("Rut Usuario Administrador")}<TD><INPUT TYPE=TEXT NAME=RUT_USU SIZE=9 MAXLENGTH=8> - <INPUT TYPE=TEXT NAME=DV_USU SIZE=1 MAXLENGTH=1>`,
+      text("Mail contacto SII - Usuario Administrador", "MAIL_SUP"),
+      text("Mail contacto SII - Empresa", "MAIL_SII"),
+      text("Mail contacto entre Empresas", "MAIL_DTE"),
+      text("URL Empresa", "URL"),
+      text("Nombre del Software", "NOM_SW"),
+      "</TABLE>",
+      "<TABLE BORDER=0>",
+      ...boxes,
+      "</TABLE>",
+      `<INPUT TYPE=SUBMIT NAME=ACEPTAR VALUE="Confirmar Postulaci&oacute;n">`,
+      "</FORM>",
+    ].join("\n"),
+  );
+}
+
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+
+/**
+ * pe_confirma: records the application after the checks the SII's script makes (docs/validadte.js
+ * pe_confirma: the administrator's RUT, the three e-mails, the software's name; its messages).
+ */
+export async function peConfirma(ctx: FolioContext): Promise<Response> {
+  const fields = await form(ctx.c);
+  const who = authorize(ctx, fields);
+  if (who instanceof Response) return who;
+  const title = "Postulación Factura Electrónica";
+  const refuse = (message: string) => legacyPage(title, `<CENTER>${font(html(message))}</CENTER>`);
+  const value = (name: string) => (fields.get(name) ?? "").trim();
+  if (!parseRut(`${value("RUT_USU")}-${value("DV_USU")}`).ok) return refuse("El Rut del Usuario Administrador es inválido.");
+  if (!EMAIL.test(value("MAIL_SUP"))) return refuse("Debe ingresar el Mail de contacto entre el SII y el Usuario-Administrador.");
+  if (!EMAIL.test(value("MAIL_SII"))) return refuse("Debe ingresar el Mail de contacto entre el SII y la empresa.");
+  if (!EMAIL.test(value("MAIL_DTE"))) return refuse("Debe ingresar el Mail de contacto entre empresas.");
+  if (!value("NOM_SW")) return refuse("Debe ingresar el nombre del software usado por la empresa.");
+  const documentos = APPLICATION_BOXES.flatMap(([names]) => names).filter((name) => fields.get(name) === "S");
+  if (!documentos.length) return refuse("Debe seleccionar al menos un documento a certificar.");
+  if (!certificationOf(ctx.state, who.rut)) {
+    ctx.state.certifications.set(who.rut, {
+      postulada: ctx.now,
+      email: value("MAIL_SII"),
+      emailIntercambio: value("MAIL_DTE"),
+      software: value("NOM_SW"),
+      documentos,
+      sets: [],
+    });
+  }
+  // Inferred: the SII's confirmation text is not in the public sources.
+  return legacyPage(title, `<CENTER>${font(`SU POSTULACION HA SIDO INGRESADA. EMPRESA ${who.rut}.`)}</CENTER>`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Test set
+
+function setText(sets: CertificationSet[]): string {
+  const [basico, ...books] = sets;
+  const n = basico?.numero ?? "";
+  const bookText: Record<string, string> = {
+    "LIBRO DE VENTAS": "CONSTRUYA EL LIBRO DE VENTAS CON LOS DOCUMENTOS CON QUE GENERO EL SET BASICO.",
+    "LIBRO DE COMPRAS": "CONSTRUYA EL LIBRO DE COMPRAS CON LOS DOCUMENTOS INDICADOS EN ESTE SET.",
+  };
   return [
     "INDICACIONES GENERALES:",
     "",
@@ -90,88 +238,97 @@ function setText(sets: CertificationSet[], number: (i: number) => string): strin
     "DOCUMENTO\t\tNOTA DE DEBITO ELECTRONICA",
     `REFERENCIA\t\tNOTA DE CREDITO ELECTRONICA CORRESPONDIENTE A CASO ${n}-4`,
     "RAZON REFERENCIA\tANULA NOTA DE CREDITO ELECTRONICA",
-    "-".repeat(80),
-    `SET LIBRO DE VENTAS - NUMERO DE ATENCION: ${ventas?.numero ?? number(1)}`,
-    "",
-    "CONSTRUYA EL LIBRO DE VENTAS CON LOS DOCUMENTOS CON QUE GENERO EL SET BASICO.",
-    "-".repeat(80),
-    `SET LIBRO DE COMPRAS - NUMERO DE ATENCION: ${compras?.numero ?? number(2)}`,
-    "",
-    "CONSTRUYA EL LIBRO DE COMPRAS CON LOS DOCUMENTOS INDICADOS EN ESTE SET.",
+    ...books.flatMap((book) => [
+      "-".repeat(80),
+      `SET ${book.nombre} - NUMERO DE ATENCION: ${book.numero}`,
+      "",
+      bookText[book.nombre] ?? "",
+    ]),
     "",
   ].join("\n");
 }
 
-function certificationOf(state: SandboxState, rut: string): Certification | undefined {
-  return state.certifications.get(rut);
-}
+/** The optional sets this sandbox generates (devlas-cl/dte-sii cert/CertRunner.js names SET07/SET08 the sales and purchase books). */
+const OPTIONAL_SETS: [string, string][] = [
+  ["SET07", "LIBRO DE VENTAS"],
+  ["SET08", "LIBRO DE COMPRAS"],
+];
 
-/** pe_ingrut: the form that starts the application. */
-export function peIngrut(): Response {
-  return page(
-    "POSTULACION A FACTURACION ELECTRONICA",
-    `<form method="POST" action="/cvc_cgi/dte/pe_datos_empresa">RUT <input type="text" name="RUT_EMP"> - <input type="text" name="DV_EMP"><input type="submit" name="ACEPTAR" value="Continuar"></form>`,
-  );
-}
-
-/** pe_datos_empresa: the company's data and the documents to certify, or the refusal. */
-export async function peDatosEmpresa(ctx: FolioContext): Promise<Response> {
-  const fields = await form(ctx.c);
-  const who = authorize(ctx, fields);
-  if (who instanceof Response) return who;
-  if (certificationOf(ctx.state, who.rut)) return page("POSTULACION", `<p>LA EMPRESA ${who.rut} YA SE ENCUENTRA POSTULADA.</p>`);
-  const [rut, dv] = who.rut.split("-");
-  return page(
-    "POSTULACION - DATOS DE LA EMPRESA",
-    `<form method="POST" action="/cvc_cgi/dte/pe_confirma">${hidden({ RUT_EMP: rut ?? "", DV_EMP: dv ?? "" })}` +
-      `Razon Social: ${escapeXml(sandboxTaxpayer(who.rut)?.razon_social ?? "")}<br>` +
-      `Correo de contacto <input type="text" name="EMAIL" value=""><br>Software <input type="text" name="SOFTWARE" value=""><br>` +
-      `<input type="checkbox" name="FACT" value="S"> Factura Electronica <input type="checkbox" name="NC" value="S"> Nota de Credito <input type="checkbox" name="ND" value="S"> Nota de Debito` +
-      `<input type="submit" name="ACEPTAR" value="Confirmar Datos"></form>`,
-  );
-}
-
-/** pe_confirma: records the application. */
-export async function peConfirma(ctx: FolioContext): Promise<Response> {
-  const fields = await form(ctx.c);
-  const who = authorize(ctx, fields);
-  if (who instanceof Response) return who;
-  const email = fields.get("EMAIL") ?? "";
-  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) return page("POSTULACION", "<p>DEBE INGRESAR UN CORREO ELECTRONICO VALIDO.</p>");
-  if (!certificationOf(ctx.state, who.rut)) {
-    ctx.state.certifications.set(who.rut, { postulada: ctx.now, email, software: fields.get("SOFTWARE") ?? "", sets: [] });
-  }
-  return page("POSTULACION", `<p>SU POSTULACION HA SIDO INGRESADA. EMPRESA ${who.rut}.</p>`);
-}
-
+/** pe_generar: asks for the company; pe_generar1 takes CODIGO 8 (devlas-cl/dte-sii SiiCertificacion.js). */
 export function peGenerar(): Response {
-  return page(
-    "GENERACION DE NUEVO SET DE PRUEBAS",
-    `<form method="POST" action="/cvc_cgi/dte/pe_generar1">RUT <input type="text" name="RUT_EMP"> - <input type="text" name="DV_EMP"><input type="hidden" name="CODIGO" value="2"><input type="submit" name="ACEPTAR" value="Confirmar Empresa"></form>`,
+  return legacyPage(
+    "Generación de Set de Pruebas",
+    `<FORM NAME=form1 METHOD=POST ACTION="/cvc_cgi/dte/pe_generar1">\n<TABLE>\n<TR><TD>${font("Rut Empresa")}<TD><INPUT TYPE=TEXT NAME=RUT_EMP SIZE=9 MAXLENGTH=8> - <INPUT TYPE=TEXT NAME=DV_EMP SIZE=1 MAXLENGTH=1>\n</TABLE>\n<INPUT TYPE=HIDDEN NAME=CODIGO VALUE=8>\n<INPUT TYPE=SUBMIT NAME=ACEPTAR VALUE="Confirmar Empresa">\n</FORM>`,
   );
 }
 
-/** pe_generar1: a new test set (text file) for a company in the process. */
+/**
+ * pe_generar1: the sets page (devlas-cl/dte-sii SiiCertificacion.js): the sets obtained, the
+ * optional sets as SETnn checkboxes, hidden AUTORIZADA and TOTAL, posted to pe_generar2.
+ */
 export async function peGenerar1(ctx: FolioContext): Promise<Response> {
   const fields = await form(ctx.c);
   const who = authorize(ctx, fields);
   if (who instanceof Response) return who;
+  const title = "Generación de Set de Pruebas";
+  // Inferred: what other codes show is not public; only CODIGO 8 leads to the sets page.
+  if (fields.get("CODIGO") !== "8") return legacyPage(title, `<CENTER>${font("Opci&oacute;n no v&aacute;lida.")}</CENTER>`);
   const certification = certificationOf(ctx.state, who.rut);
-  if (!certification) return page("ERROR", "<p>No ha sido posible generar el set de pruebas: la empresa no se encuentra postulada.</p>");
+  if (!certification) return notInProcess(who.rut, title);
+  const [rut = "", dv = ""] = who.rut.split("-");
+  const obtained = certification.sets.map((set) => `<TR><TD>${font(set.nombre)}</TD><TD>${font(set.numero)}</TD></TR>`);
+  return legacyPage(
+    title,
+    [
+      `<CENTER><FONT FACE=Arial SIZE=3><B>GENERACION DE SET DE PRUEBAS</B></FONT></CENTER>`,
+      `<FORM NAME=form1 METHOD=POST ACTION="/cvc_cgi/dte/pe_generar2" onSubmit="return validaenvio()">`,
+      "<TABLE BORDER=0 WIDTH=600>",
+      `<TR><TD>${font("<B>Set Obtenido</B>")}</TD><TD>${font("<B>N&uacute;mero de Atenci&oacute;n</B>")}</TD></TR>`,
+      ...obtained,
+      "</TABLE>",
+      `${font("Seleccione los set adicionales que desea obtener:")}<BR>`,
+      ...OPTIONAL_SETS.map(([id, name]) => `<INPUT NAME=${id} TYPE=CHECKBOX VALUE=S> ${name}<BR>`),
+      hiddenField("RUT_EMP", rut),
+      hiddenField("DV_EMP", dv),
+      hiddenField("AUTORIZADA", "S"),
+      hiddenField("TOTAL", "15"),
+      `<INPUT TYPE=SUBMIT NAME=ACEPTAR VALUE="Bajar Nuevo Set">`,
+      "</FORM>",
+    ].join("\n"),
+  );
+}
+
+/** pe_generar2: a new test set as a text file, with the basic set (SET01) and the optional sets checked. */
+export async function peGenerar2(ctx: FolioContext): Promise<Response> {
+  const fields = await form(ctx.c);
+  const who = authorize(ctx, fields);
+  if (who instanceof Response) return who;
+  const title = "Generación de Set de Pruebas";
+  const certification = certificationOf(ctx.state, who.rut);
+  if (!certification) return notInProcess(who.rut, title);
+  // devlas-cl/dte-sii SiiCertificacion.js posts AUTORIZADA and SET01 always; without them no set (inferred refusal).
+  if (fields.get("AUTORIZADA") !== "S" || fields.get("SET01") !== "S")
+    return legacyPage(
+      title,
+      `<CENTER>${font("Debe seleccionar al menos un set, de lo contrario, no podr&aacute; efectuar esta operaci&oacute;n.")}</CENTER>`,
+    );
   const base = NUMERO_BASE + ctx.state.certifications.size * 10 + certification.sets.length;
   const number = (i: number) => String(base + i);
+  const chosen = OPTIONAL_SETS.filter(([id]) => fields.get(id) === "S");
   certification.sets = [
     { nombre: "SET BASICO", numero: number(0), casos: [1, 2, 3, 4, 5, 6].map((c) => `${number(0)}-${c}`), estado: "POR REALIZAR" },
-    { nombre: "SET LIBRO DE VENTAS", numero: number(1), casos: [], estado: "POR REALIZAR" },
-    { nombre: "SET LIBRO DE COMPRAS", numero: number(2), casos: [], estado: "POR REALIZAR" },
+    ...chosen.map(([, nombre], i): CertificationSet => ({ nombre, numero: number(i + 1), casos: [], estado: "POR REALIZAR" })),
   ];
-  return new Response(encodeLatin1(setText(certification.sets, number)), {
+  return new Response(encodeLatin1(setText(certification.sets)), {
     headers: {
       "content-type": "text/plain; charset=ISO-8859-1",
       "content-disposition": `attachment; filename="SIISetDePruebas${number(0)}.txt"`,
     },
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Progress
 
 /**
  * A set's state: an envelope whose documents reference every case of the set puts it in review;
@@ -193,82 +350,263 @@ function setState(state: SandboxState, set: CertificationSet, now: number): Pick
 
 /** Called for every envelope received in certification: the sets whose cases it carries are in review. */
 export function noteCertificationEnvelope(state: SandboxState, company: string, trackId: string, cases: string[]): void {
-  const certification = certificationOf(state, company);
-  for (const set of [...(certification?.sets ?? []), ...(certification?.boletas ? [certification.boletas] : [])]) {
+  for (const set of certificationOf(state, company)?.sets ?? []) {
     if (set.casos.length && set.casos.every((caso) => cases.includes(caso))) set.trackId = trackId;
   }
 }
 
-/** pe_avance1: each set of the company with its state. */
-export async function peAvance1(ctx: FolioContext): Promise<Response> {
+/** pe_avance1: asks for the company (devlas-cl/dte-sii SiiCertificacion.js posts it to pe_avance2 with "Continuar"). */
+export function peAvance1(): Response {
+  return askCompany("pe_avance2", "Declaración de Avance", "Continuar");
+}
+
+/**
+ * pe_avance2: one row per set; a set in review or reviewed shows its state in <b>…</b>, a set
+ * still to declare its NUM_ENVn/FEC_ENVn inputs and hidden SETn/ESTn (S01), with TOTREG and
+ * PASO, posted to pe_avance3 (devlas-cl/dte-sii SiiCertificacion.js). The attention-number,
+ * track-id and remarks cells are inferred.
+ */
+export async function peAvance2(ctx: FolioContext): Promise<Response> {
   const fields = await form(ctx.c);
   const who = authorize(ctx, fields);
   if (who instanceof Response) return who;
+  const title = "Declaración de Avance";
   const certification = certificationOf(ctx.state, who.rut);
-  if (!certification) return page("AVANCE", `<p>LA EMPRESA ${who.rut} NO SE ENCUENTRA POSTULADA.</p>`);
-  const sets = [...certification.sets, ...(certification.boletas ? [certification.boletas] : [])];
-  const rows = sets
-    .map((set) => {
-      const current = setState(ctx.state, set, ctx.now);
-      return `<tr><td>${set.nombre}</td><td>${set.numero}</td><td>${current.estado}</td><td>${current.trackId ?? ""}</td><td>${escapeXml(current.motivo ?? "")}</td></tr>`;
-    })
-    .join("");
-  return page(
-    "AVANCE DEL PROCESO DE CERTIFICACION",
-    `<table><tr><th>SET</th><th>NUMERO ATENCION</th><th>ESTADO</th><th>TRACKID</th><th>OBSERVACIONES</th></tr>${rows}</table>`,
+  if (!certification) return notInProcess(who.rut, title);
+  let pending = 0;
+  const rows = certification.sets.map((set) => {
+    const current = setState(ctx.state, set, ctx.now);
+    if (current.estado === "POR REALIZAR") {
+      pending++;
+      const inputs = [
+        `<INPUT TYPE=TEXT NAME="NUM_ENV${pending}" SIZE=12 VALUE="">`,
+        `<INPUT TYPE=TEXT NAME="FEC_ENV${pending}" SIZE=10 VALUE="">`,
+        `<INPUT TYPE=HIDDEN NAME="SET${pending}" VALUE="${set.numero}">`,
+        `<INPUT TYPE=HIDDEN NAME="EST${pending}" VALUE="S01">`,
+      ].join("\n");
+      return `<TR><TD>${font(set.nombre)}</TD><TD>${font(inputs)}</TD><TD>${font(set.numero)}</TD></TR>`;
+    }
+    return `<TR><TD>${font(set.nombre)}</TD><TD>${font(`<b>${current.estado}</b>`)}</TD><TD>${font(set.numero)}</TD><TD>${font(current.trackId ?? "&nbsp;")}</TD><TD>${font(current.motivo ? html(current.motivo) : "&nbsp;")}</TD></TR>`;
+  });
+  const [rut = "", dv = ""] = who.rut.split("-");
+  return legacyPage(
+    title,
+    [
+      `<FORM NAME=form1 METHOD=POST ACTION="/cvc_cgi/dte/pe_avance3">`,
+      "<TABLE BORDER=1 WIDTH=700>",
+      `<TR><TD>${font("<B>Set / Libro</B>")}</TD><TD>${font("<B>Estado</B>")}</TD><TD>${font("<B>N&uacute;mero de Atenci&oacute;n</B>")}</TD><TD>${font("<B>N&uacute;mero de Env&iacute;o</B>")}</TD><TD>${font("<B>Observaciones</B>")}</TD></TR>`,
+      ...rows,
+      "</TABLE>",
+      hiddenField("RUT_EMP", rut),
+      hiddenField("DV_EMP", dv),
+      hiddenField("TOTREG", String(pending)),
+      hiddenField("PASO", "P01"),
+      `<INPUT TYPE=SUBMIT NAME=ACEPTAR VALUE="Confirmar Revisi&oacute;n">`,
+      `<INPUT TYPE=BUTTON NAME=AVANZAR VALUE="Avanzar Siguiente Paso" onClick="avanzar()">`,
+      "</FORM>",
+    ].join("\n"),
   );
 }
 
-/** ad_empresa2: the company as the certification environment has it. */
+// ---------------------------------------------------------------------------------------------
+// Company data
+
+/** ad_empresa1: asks for the company (devlas-cl/dte-sii SiiPortalAuth.js GETs it before ad_empresa2). */
+export function adEmpresa1(): Response {
+  return askCompany("ad_empresa2", "Actualización de Datos de la Empresa", "Ingresar");
+}
+
+/**
+ * ad_empresa2: the company's rows, never closed (devlas-cl/dte-sii SiiPortalAuth.js: "HTML 4.01
+ * no exige tags </TR> de cierre"), labels from that source and a public Python portal client;
+ * resolution 0 and the application's date while certifying.
+ */
 export async function adEmpresa2(ctx: FolioContext): Promise<Response> {
   const fields = await form(ctx.c);
   const who = authorize(ctx, fields);
   if (who instanceof Response) return who;
   const certification = certificationOf(ctx.state, who.rut);
-  const taxpayer = sandboxTaxpayer(who.rut);
-  const cell = (label: string, value: string) => `<tr><th>${label}</th><td>${escapeXml(value)}</td></tr>`;
-  return page(
-    "DATOS DE LA EMPRESA",
-    `<table>${cell("RUT", who.rut)}${cell("Razon Social", taxpayer?.razon_social ?? "")}` +
-      `${cell("Numero Resolucion", "0")}${cell("Fecha Resolucion", certification ? new Date(certification.postulada).toISOString().slice(0, 10) : "")}` +
-      `${cell("Correo Contacto SII", certification?.email ?? "")}${cell("Correo Intercambio", taxpayer?.ficha.email ?? "")}` +
-      `${cell("Software", certification?.software ?? "")}${cell("Estado", certification ? "EN CERTIFICACION" : "NO POSTULADA")}</table>`,
+  const row = (label: string, value: string) => `<TR><TD>${font(label)}</TD><TD>${font(`&nbsp;${html(value)}`)}</TD>`;
+  const rows = [row("Rut", who.rut), row("Raz&oacute;n Social", sandboxTaxpayer(who.rut)?.razon_social ?? "")];
+  if (certification) {
+    const [year, month, day] = santiagoDate(new Date(certification.postulada)).split("-");
+    rows.push(
+      row("Resoluci&oacute;n", "0"),
+      row("Fecha Resoluci&oacute;n", `${day}-${month}-${year}`),
+      row("Fecha Autorizaci&oacute;n", ""),
+      row("Nombre del Software (*)", certification.software),
+      row("Mail Contacto", certification.email),
+    );
+  }
+  return legacyPage(
+    "Actualización de Datos de la Empresa",
+    `<CENTER><FONT FACE=Arial SIZE=3><B>DATOS DE LA EMPRESA</B></FONT></CENTER>\n<TABLE BORDER=0 WIDTH=600>\n${rows.join("\n")}\n</TABLE>`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Boleta set (certBolElectDteInternet, GWT-RPC)
+
+// devlas-cl/dte-sii cert/CertRunner.js: the application's serialization policy and service.
+const GWT_POLICY = "082D0AC4BC4D75A5DF38F116C53877D4";
+const GWT_FACADE = "cl.sii.sdi.diii.certBolElectDte.web.client.service.Facade";
+
+const gwtAnswer = (body: string) => new Response(body, { headers: { "content-type": "application/json; charset=utf-8" } });
+const gwtException = (message: string) =>
+  gwtAnswer(`//EX[2,1,["com.google.gwt.user.client.rpc.IncompatibleRemoteServiceException/3936916533",${JSON.stringify(message)}],0,7]`);
+
+/** A GWT-RPC request read back: its method and parameters (integers as numbers, strings as text). */
+function readGwtRequest(body: string): { policy: string; service: string; method: string; params: (number | string)[] } | null {
+  const parts = body.split("|").map((p) => p.replaceAll("\\!", "|").replaceAll("\\\\", "\\"));
+  if (parts[0] !== "7") return null;
+  const count = Number(parts[2]);
+  const table = parts.slice(3, 3 + count);
+  const payload = parts.slice(3 + count);
+  const at = (i: number) => table[Number(payload[i]) - 1] ?? "";
+  const paramCount = Number(payload[4]);
+  const types = Array.from({ length: paramCount }, (_, i) => at(5 + i));
+  const params: (number | string)[] = [];
+  let cursor = 5 + paramCount;
+  for (const type of types) {
+    if (type.startsWith("java.lang.Integer/")) {
+      params.push(Number(payload[cursor + 1]));
+      cursor += 2;
+    } else {
+      params.push(at(cursor));
+      cursor += 1;
+    }
+  }
+  return { policy: table[1] ?? "", service: table[2] ?? "", method: table[3] ?? "", params };
+}
+
+/** Who acts in this request, for `rut`-`dv`; a Response when the session or the company is refused. */
+function boletaCaller(ctx: FolioContext, rut: string, dv: string) {
+  return authorize(
+    ctx,
+    new Map([
+      ["RUT_EMP", rut],
+      ["DV_EMP", dv],
+    ]),
   );
 }
 
 /**
- * The boleta set. At the SII it comes from a browser-only application (certBolElectDteInternet);
- * this sandbox stand-in answers the same set as a text file for a company in the process.
+ * certBolElectDteInternet/facade: recuperarRepresentantesVigentesUsuariosAutorizados answers the
+ * company's representative (the session's holder) when the company applied for boletas, an empty
+ * list otherwise (devlas-cl/dte-sii cert/CertRunner.js: `//OK[0,[],0,7]`); obtenerPostulacionSeg,
+ * which the application calls before a download, answers the empty list of a set not yet passed.
  */
-export async function boletaSet(ctx: FolioContext): Promise<Response> {
-  const fields = await form(ctx.c);
-  const who = authorize(ctx, fields);
+export async function boletaFacade(ctx: FolioContext): Promise<Response> {
+  if (!/^text\/x-gwt-rpc/i.test(ctx.c.req.header("content-type") ?? "")) return gwtException("Content-Type was not text/x-gwt-rpc");
+  const call = readGwtRequest(await ctx.c.req.text());
+  if (!call || call.policy !== GWT_POLICY || call.service !== GWT_FACADE) return gwtException("The response could not be deserialized");
+  const [rut, dv] = [String(call.params[0] ?? ""), String(call.params[1] ?? "")];
+  const who = boletaCaller(ctx, rut, dv);
+  if (who instanceof Response) return who.status === 302 ? who : gwtException("Usuario no autorizado");
+  const certification = certificationOf(ctx.state, who.rut);
+  const applied = certification?.documentos.includes("ESBOL") ?? false;
+  switch (call.method) {
+    case "recuperarRepresentantesVigentesUsuariosAutorizados": {
+      if (!applied) return gwtAnswer("//OK[0,[],0,7]");
+      const [body = "", digit = ""] = who.holder.split("-");
+      return gwtAnswer(
+        `//OK[4,3,2,1,1,["java.util.ArrayList/4159755760","cl.sii.sdi.diii.certBolElectDte.to.RepreTo/0",${JSON.stringify(digit)},${JSON.stringify(body)}],0,7]`,
+      );
+    }
+    case "obtenerPostulacionSeg":
+      if (certification && applied) certification.boletaPostulacionVista = true;
+      return gwtAnswer("//OK[0,[],0,7]");
+    default:
+      return gwtException(`Unknown method ${call.method}`);
+  }
+}
+
+/** The boleta set's cases (layout of devlas-cl/dte-sii cert/BoletaCert.js parseSetPruebas; items inferred). */
+const BOLETA_CASES: [string, string, string][][] = [
+  [
+    ["Cambio de aceite", "1", "19900"],
+    ["Alineacion y balanceo", "1", "9900"],
+  ],
+  [["Papel de regalo", "17", "120"]],
+  [
+    ["item afecto 1", "8", "1590"],
+    ["item exento 2", "2", "1000"],
+  ],
+];
+
+/**
+ * certBolElectDteInternet/DownloadFileServlet: the boleta set as text, for a company that applied
+ * for boletas, with its representative (rutRepre/dvRepre) and after obtenerPostulacionSeg.
+ */
+export function boletaDownload(ctx: FolioContext): Response {
+  const query = (name: string) => ctx.c.req.query(name) ?? "";
+  const who = boletaCaller(ctx, query("rutEmpresa"), query("dvEmpresa"));
   if (who instanceof Response) return who;
   const certification = certificationOf(ctx.state, who.rut);
-  if (!certification) return page("ERROR", "<p>Debe estar habilitado en el ambiente de certificacion para bajar el set.</p>");
+  const plain = (text: string) => new Response(encodeLatin1(text), { headers: { "content-type": "text/plain; charset=ISO-8859-1" } });
+  // Inferred refusals: the servlet's own messages are not public.
+  if (!certification?.documentos.includes("ESBOL"))
+    return plain("Debe estar habilitado en el ambiente de certificacion para bajar el set.");
+  const representative = `${query("rutRepre")}-${query("dvRepre").toUpperCase()}`;
+  if (representative !== who.holder && !mayActFor(representative, who.rut)) return plain("Representante no vigente para la empresa.");
+  if (rutCheckDigit(query("rutRepre")) !== query("dvRepre").toUpperCase()) return plain("Representante no vigente para la empresa.");
+  if (!certification.boletaPostulacionVista) return plain("Postulacion no encontrada.");
   const numero = String(NUMERO_BASE + 5000 + ctx.state.certifications.size);
   certification.boletas = {
     nombre: "SET DE BOLETA ELECTRONICA",
     numero,
-    casos: [1, 2, 3].map((i) => `${numero}-${i}`),
+    casos: BOLETA_CASES.map((_, i) => String(i + 1)),
     estado: "POR REALIZAR",
   };
   const text = [
-    `SET DE BOLETA ELECTRONICA - NUMERO DE ATENCION: ${numero}`,
+    "SET DE PRUEBAS BOLETA ELECTRONICA",
     "",
-    ...[
-      ["Cambio de aceite", "1", "19900"],
-      ["Alineacion y balanceo", "1", "9900"],
-      ["Filtro de aire", "2", "4500"],
-    ].flatMap(([item, qty, price], i) => [
-      `CASO ${numero}-${i + 1}`,
-      "==============",
-      "DOCUMENTO\tBOLETA ELECTRONICA",
-      "",
-      "ITEM\t\t\tCANTIDAD\tPRECIO UNITARIO",
-      `${item}\t\t${qty}\t\t${price}`,
+    ...BOLETA_CASES.flatMap((items, i) => [
+      `CASO-${i + 1}`,
+      "==========",
+      `${"Item".padEnd(40)}${"Cantidad".padEnd(16)}Precio Unitario`,
+      ...items.map(([item = "", qty = "", price = ""]) => `${item.padEnd(40)}${qty.padEnd(16)}${price}`),
       "",
     ]),
-  ].join("\n");
-  return new Response(encodeLatin1(text), { headers: { "content-type": "text/plain; charset=ISO-8859-1" } });
+  ].join("\r\n");
+  return new Response(encodeLatin1(text), {
+    headers: { "content-type": "text/plain; charset=ISO-8859-1", "content-disposition": 'attachment; filename="SetPruebasBoleta.txt"' },
+  });
 }
+
+type Handler = (ctx: FolioContext) => Response | Promise<Response>;
+
+/** The routes of the certification process: method, path (with the host), the SII service they count as, handler. */
+export const CERTIFICATION_ROUTES: { method: "get" | "post"; path: string; service: string; handler: Handler }[] = [
+  ["get", "pe_ingrut", "certification_apply", peIngrut],
+  ["post", "pe_datos_empresa", "certification_apply", peDatosEmpresa],
+  ["post", "pe_confirma", "certification_apply", peConfirma],
+  ["get", "pe_generar", "certification_set", peGenerar],
+  ["post", "pe_generar1", "certification_set", peGenerar1],
+  ["post", "pe_generar2", "certification_set", peGenerar2],
+  ["get", "pe_avance1", "certification_progress", peAvance1],
+  ["post", "pe_avance2", "certification_progress", peAvance2],
+  ["get", "ad_empresa1", "certification_data", adEmpresa1],
+  ["post", "ad_empresa2", "certification_data", adEmpresa2],
+]
+  .map(([method, page, service, handler]) => ({
+    method: method as "get" | "post",
+    // maullin only: the process exists in the certification environment.
+    path: `/:host{maullin\\.sii\\.cl}/cvc_cgi/dte/${page as string}`,
+    service: service as string,
+    handler: handler as Handler,
+  }))
+  .concat([
+    {
+      method: "post",
+      path: "/:host{www4\\.sii\\.cl}/certBolElectDteInternet/facade",
+      service: "certification_boleta_set",
+      handler: boletaFacade,
+    },
+    {
+      method: "get",
+      path: "/:host{www4\\.sii\\.cl}/certBolElectDteInternet/DownloadFileServlet",
+      service: "certification_boleta_set",
+      handler: boletaDownload,
+    },
+  ]);

@@ -122,9 +122,63 @@ function parseCase(caso: string, body: string): TestCase {
   };
 }
 
-/** Every SET of the text with its cases. */
+/**
+ * The boleta set from the SII's boleta certification application, as devlas-cl/dte-sii
+ * cert/BoletaCert.js reads it (parseSetPruebas): cases `CASO-n`, an item header naming Item,
+ * Cantidad and Precio, items split by tabs or runs of spaces, `OBSERVACION` lines (a unit of
+ * measure "en Kg." goes to the first item), every case a boleta (type 39, exempt lines by name).
+ * Documents reference their case as `CASO-n`.
+ */
+function parseBoletaSet(text: string, head: RegExpMatchArray | undefined): TestSet {
+  const numero = head?.[2] ?? "";
+  const cases = [...text.matchAll(/^\s*CASO-?(\d+)\s*$/gim)];
+  const casos = cases.map((c, i): TestCase => {
+    const body = text
+      .slice((c.index ?? 0) + c[0].length, cases[i + 1]?.index ?? text.length)
+      .split(/\r?\n/)
+      .map((l) => l.trim());
+    let columns: string[] | null = null;
+    const items: CaseItem[] = [];
+    for (const line of body) {
+      if (/\bitem\b/i.test(line) && /cantidad/i.test(line) && /precio/i.test(line)) {
+        columns = line.split(/\t+|\s{2,}/).map((c) => normalize(c));
+        continue;
+      }
+      if (!columns || !line || /^=+$/.test(line) || /^OBSERVACION/i.test(line)) continue;
+      const cells = line.split(/\t+|\s{2,}/);
+      const at = (test: (column: string) => boolean) => {
+        const index = columns?.findIndex(test) ?? -1;
+        return index > 0 ? cells[index] : undefined;
+      };
+      items.push({
+        nombre: cells[0] ?? "",
+        cantidad: number(at((col) => col === "CANTIDAD")),
+        unidad: at((col) => col.startsWith("UNIDAD")) ?? null,
+        precio_unitario: number(at((col) => col.startsWith("PRECIO") || col.startsWith("VALOR"))),
+        descuento_porcentaje: null,
+        exento: /\bEXENTO\b/i.test(cells[0] ?? ""),
+      });
+    }
+    const unit = body.map((l) => /^OBSERVACION.*unidad de medida en\s+(\w+)/i.exec(l)?.[1]).find(Boolean);
+    if (unit && items[0] && !items[0].unidad) items[0].unidad = unit;
+    return {
+      caso: c[1] ?? "",
+      documento: "BOLETA ELECTRONICA",
+      tipo: 39,
+      items,
+      descuento_global_porcentaje: null,
+      referencia: null,
+      razon_referencia: null,
+    };
+  });
+  const nombre = head ? normalize(`SET ${head[1] ?? ""}`) : "SET DE BOLETA ELECTRONICA";
+  return { nombre, numero_atencion: numero, casos, texto: text.trim() };
+}
+
+/** Every SET of the text with its cases; a boleta set (cases `CASO-n`) as one set. */
 export function parseTestSets(text: string): TestSet[] {
   const heads = [...text.matchAll(/^SET ([^\n]*?)\s*-\s*N[UÚ]MERO DE ATENCI[OÓ]N:\s*(\d+)/gim)];
+  if (/^\s*CASO-\d+\s*$/im.test(text) && !/^\s*CASO\s+\d+-\d+\s*$/im.test(text)) return [parseBoletaSet(text, heads[0])];
   return heads.map((head, i) => {
     const start = (head.index ?? 0) + head[0].length;
     const section = text.slice(start, heads[i + 1]?.index ?? text.length);

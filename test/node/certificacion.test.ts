@@ -1,6 +1,7 @@
 // The software-certification process through the gateway against the sandbox's certification
 // environment: apply, get the test set (text and cases), send its documents, and watch the set
-// move from POR REALIZAR through EN REVISION to REVISADO CONFORME.
+// move from undeclared through EN REVISION to REVISADO CONFORME; the boleta set from the SII's
+// GWT-RPC application.
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { parseCertificateCredential } from "../../src/dte/credentials.ts";
@@ -79,7 +80,12 @@ describe("software certification", () => {
     await post(op("facturas/postular"), apply);
     const set = (await bodyOf(await post(op("facturas/solicitar_set"), { auth: { cert: juanaCert } }))).data.sets[0];
     const avance = async () => (await bodyOf(await post(op("postulacion/avance"), { auth: { cert: juanaCert } }))).data.sets;
-    expect((await avance())[0]).toMatchObject({ set: "SET BASICO", estado: "POR REALIZAR", track_id: null });
+    expect((await avance())[0]).toMatchObject({
+      set: "SET BASICO",
+      estado: "SIN DECLARAR",
+      numero_atencion: set.numero_atencion,
+      track_id: null,
+    });
 
     // Folios of each type stamped in the certification environment.
     for (const tipo of [56, 61])
@@ -99,7 +105,7 @@ describe("software certification", () => {
     await sleep(4 * ENVIO_STEP_MS + 100);
     const done = await avance();
     expect(done[0]).toMatchObject({ estado: "REVISADO CONFORME" });
-    expect(done[1]).toMatchObject({ set: "SET LIBRO DE VENTAS", estado: "POR REALIZAR" });
+    expect(done[1]).toMatchObject({ set: "LIBRO DE VENTAS", estado: "SIN DECLARAR" });
   }, 15_000);
 
   it("rejects the set with the SII's reason when one of its documents is rejected", async () => {
@@ -124,20 +130,34 @@ describe("software certification", () => {
     expect(basico).toMatchObject({ estado: "RECHAZADO", observaciones: expect.stringMatching(/33 5: DTE-3-101/) });
   }, 15_000);
 
-  it("gives the boleta set in the sandbox, and 501 with the reason against the real SII", async () => {
-    const { post } = await setup();
+  it("gets the boleta set over HTTP from the SII's boleta certification application, live as in the sandbox", async () => {
+    const { post, deps } = await setup();
     await post(op("facturas/postular"), apply);
-    const { data } = await bodyOf(await post(op("boletas/solicitar_set"), { auth: { cert: juanaCert } }));
-    expect(data.sets[0].casos.map((c: { tipo: number }) => c.tipo)).toEqual([39, 39, 39]);
+    const { data } = await bodyOf(
+      await post(op("boletas/solicitar_set"), { auth: { cert: juanaCert }, email: "proveedor@sandbox.example" }),
+    );
+    expect(data.sets[0].casos.map((c: { caso: string; tipo: number }) => [c.caso, c.tipo])).toEqual([
+      ["1", 39],
+      ["2", 39],
+      ["3", 39],
+    ]);
+    expect(data.sets[0].casos[2].items[1]).toMatchObject({ nombre: "item exento 2", exento: true });
 
-    const { deps } = testDeps();
+    // Against the real SII the same calls are made: no 501.
     const live = { ...deps, sii: Object.assign(Object.create(deps.sii), { mode: "live" as const }) };
     const app = createApp(() => live);
     const token = await tokenFor(live, { scopes: ["sii:write"] });
     const res = await postJson(app, token.secret, op("boletas/solicitar_set"), { auth: { cert: juanaCert } });
-    const body = await bodyOf(res);
-    expect([res.status, body.error_code]).toEqual([501, "NOT_IMPLEMENTED"]);
-    expect(body.message).toMatch(/browser application/);
+    expect(res.status).toBe(200);
+    expect((await bodyOf(res)).data.sets[0].casos).toHaveLength(3);
+  });
+
+  it("applies with the document types asked for, and gives no boleta set to a company that applied for invoices only", async () => {
+    const { post } = await setup();
+    expect((await post(op("facturas/postular"), { ...apply, documentos: [33, 56, 61] })).status).toBe(200);
+    const res = await post(op("boletas/solicitar_set"), { auth: { cert: juanaCert } });
+    expect([res.status, (await bodyOf(res)).message]).toEqual([404, expect.stringMatching(/not in the process/)]);
+    expect(await answer(await post(op("facturas/postular"), { ...apply, documentos: [33, 99] }))).toEqual([422, "VALIDATION_ERROR"]);
   });
 
   it("answers 404 for a company not in the process, 403 for a certificate without power over it", async () => {

@@ -1,19 +1,21 @@
 // The software-certification operations (sii-upstream §12), all on the SII's certification
 // environment with the certificate of the company's representative: apply, request the invoice
-// or boleta test set (as text and parsed into cases), follow each set's progress, and read the
-// company's data there. The boleta set exists at the SII only in a browser application: 501 live.
+// test set (maullin's CGIs) or the boleta test set (the SII's GWT-RPC application, as
+// devlas-cl/dte-sii drives it), both as text and parsed into cases, follow each set's progress,
+// and read the company's data there.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { ApiError } from "../../platform/errors.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { DryRun, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import {
+  APPLICATION_FIELDS,
   applyForCertification,
   certificationData,
   certificationProgress,
+  DEFAULT_OPTIONAL_SETS,
   requestBoletaTestSet,
   requestTestSet,
 } from "../../sii/certificacion.ts";
@@ -27,8 +29,8 @@ const Params = pathParams({ contribuyente: Rut });
 const WriteQuery = z.object({ dry_run: DryRun });
 const TAGS = ["Certification"];
 
-/** Form names of the documents an application may include (inferred: the SII's form is not public). */
-const APPLICATION_DOCUMENTS = { 33: "FACT", 56: "ND", 61: "NC" } as const;
+/** The document types an application may include: those whose boxes devlas-cl/dte-sii marks on the SII's form. */
+const APPLICATION_TYPES = Object.keys(APPLICATION_FIELDS).map(Number);
 
 const CaseSchema = z.object({
   caso: z.string().openapi({ example: "4943173-1" }),
@@ -69,6 +71,7 @@ const TestSets = envelope(
 /** The certificate session in the certification environment, acting for the company. */
 async function certificationSession(c: Context<AppEnv>) {
   const { contribuyente } = valid(c, "param", Params);
+  // Every body of these operations carries `auth.cert`; their own fields are read by each route.
   const credential = await parseCertificate(c, valid(c, "json", CertAuthBody).auth.cert);
   const ctx = await siiContext(c);
   const run = <T>(use: (ctx: SiiContext, jar: CookieJar) => Promise<T>) =>
@@ -84,13 +87,27 @@ export function registerCertificacion(app: OpenAPIHono<AppEnv>): void {
   const ApplyBody = z
     .object({
       auth: z.object({ cert: CertAuth }),
-      email: z.email({ error: "must be an e-mail address" }).openapi({ description: "Contact e-mail for the process" }),
-      software: z.string().max(100).default("").openapi({ description: "The software's name" }),
+      email: z.email({ error: "must be an e-mail address" }).openapi({
+        description: "Contact e-mail between the SII and the company and its administrator (MAIL_SII, MAIL_SUP)",
+      }),
+      email_intercambio: z.email({ error: "must be an e-mail address" }).optional().openapi({
+        description: "E-mail for exchanges between companies (MAIL_DTE); `email` when absent",
+      }),
+      software: z.string().min(1).max(100).openapi({ description: "The software's name (NOM_SW, which the SII requires)" }),
       documentos: z
-        .array(z.union([z.literal(33), z.literal(56), z.literal(61)]), { error: "must list 33, 56 and/or 61" })
+        .array(
+          z
+            .number()
+            .int()
+            .refine((t) => APPLICATION_TYPES.includes(t)),
+          { error: `must list types among ${APPLICATION_TYPES.join(", ")}` },
+        )
         .min(1)
-        .default([33, 56, 61])
-        .openapi({ description: "Document types to certify (invoices 33, debit notes 56, credit notes 61)" }),
+        .default(APPLICATION_TYPES)
+        .openapi({
+          description:
+            "Document types to certify: 33, 34, 39, 41, 46, 52, 56, 61 (all by default, as public clients apply; exports and settlement invoices are not offered)",
+        }),
     })
     .openapi("CertificationApplication");
   registerOperation(
@@ -101,7 +118,7 @@ export function registerCertificacion(app: OpenAPIHono<AppEnv>): void {
       tags: TAGS,
       summary: "Apply the company to the certification process",
       description:
-        "Walks the SII's application (pe_ingrut, pe_datos_empresa, pe_confirma) in the certification environment. A company already applied is 409 `ALREADY_SUBMITTED`. Irreversible: send an `Idempotency-Key`; `dry_run` checks the certificate only.",
+        "Walks the SII's application (pe_ingrut, pe_datos_empresa, pe_confirma) in the certification environment; the certificate's holder becomes the company's administrator user. A company already applied is 409 `ALREADY_SUBMITTED`; a document type the SII's form does not offer is 400. Irreversible: send an `Idempotency-Key`; `dry_run` checks the certificate only.",
       request: { params: Params, query: WriteQuery, body: jsonBody(ApplyBody) },
       responses: {
         200: jsonContent(
@@ -113,7 +130,6 @@ export function registerCertificacion(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const body = valid(c, "json", ApplyBody);
-      const documentos = body.documentos.map((d) => APPLICATION_DOCUMENTS[d]);
       const session = await certificationSession(c);
       if (isDryRun(c)) {
         return ok(
@@ -122,12 +138,28 @@ export function registerCertificacion(app: OpenAPIHono<AppEnv>): void {
           `Preview only (dry_run): the certificate of ${session.credential.rut} is valid; nothing was sent`,
         );
       }
-      const application = { contribuyente: session.contribuyente, email: body.email, software: body.software, documentos };
+      const application = {
+        contribuyente: session.contribuyente,
+        administrador: session.credential.rut,
+        email: body.email,
+        emailIntercambio: body.email_intercambio,
+        software: body.software,
+        documentos: body.documentos,
+      };
       const { glosa } = await session.run((ctx, jar) => applyForCertification(ctx, jar, application));
       return ok(c, { contribuyente: session.contribuyente, postulado: true, glosa });
     },
   );
 
+  const SetBody = CertAuthBody.extend({
+    sets: z
+      .array(z.string().regex(/^SET\d{2}$/, "must be a set's box on the SII's page, SETnn"))
+      .default(DEFAULT_OPTIONAL_SETS)
+      .openapi({
+        description:
+          "Optional sets to include besides the basic one (SET01), by their box on the SII's page (SET03 dispatch guides, SET06 exempt invoices, SET07/SET08/SET09/SET15 books, SET72 purchase invoices, …); the ones the page does not offer are left out",
+      }),
+  }).openapi("CertificationSetRequest");
   registerOperation(
     app,
     createRoute({
@@ -136,18 +168,28 @@ export function registerCertificacion(app: OpenAPIHono<AppEnv>): void {
       tags: TAGS,
       summary: "Request the invoices test set",
       description:
-        "A new test set (pe_generar1) for a company in the process: the SII's text and its cases, ready to issue with `documentos/generar`. Each request makes a new set at the SII: send an `Idempotency-Key`.",
-      request: { params: Params, query: WriteQuery, body: jsonBody(CertAuthBody) },
+        "A new test set for a company in the process (pe_generar1 with the company, then pe_generar2 with the sets chosen): the SII's text and its cases, ready to issue with `documentos/generar`. Each request makes a new set at the SII: send an `Idempotency-Key`.",
+      request: { params: Params, query: WriteQuery, body: jsonBody(SetBody) },
       responses: { 200: jsonContent(TestSets, "The test set"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
     async (c) => {
       const session = await certificationSession(c);
       if (isDryRun(c))
         return ok(c, { contribuyente: session.contribuyente, texto: "", sets: [] }, "Preview only (dry_run): nothing was requested");
-      return testSetAnswer(c, session.contribuyente, await session.run((ctx, jar) => requestTestSet(ctx, jar, session.contribuyente)));
+      const { sets } = valid(c, "json", SetBody);
+      return testSetAnswer(
+        c,
+        session.contribuyente,
+        await session.run((ctx, jar) => requestTestSet(ctx, jar, session.contribuyente, sets)),
+      );
     },
   );
 
+  const BoletaSetBody = CertAuthBody.extend({
+    email: z.email({ error: "must be an e-mail address" }).optional().openapi({
+      description: "The software provider's e-mail the SII records with the set (mailProvSw)",
+    }),
+  }).openapi("CertificationBoletaSetRequest");
   registerOperation(
     app,
     createRoute({
@@ -156,25 +198,19 @@ export function registerCertificacion(app: OpenAPIHono<AppEnv>): void {
       tags: TAGS,
       summary: "Request the boletas test set",
       description:
-        "The SII offers the boleta test set only in a browser application (certBolElectDteInternet), so against the real SII this answers 501 with that reason. The sandbox has a stand-in, so clients can be built against it.",
-      request: { params: Params, query: WriteQuery, body: jsonBody(CertAuthBody) },
-      responses: { 200: jsonContent(TestSets, "The test set"), ...errorResponses([400, 404, 422, 501, 502, 503]) },
+        "The boleta test set from the SII's boleta certification application (certBolElectDteInternet, GWT-RPC): the company's representatives, its application, then the set file (DownloadFileServlet), as public clients drive it. A company that did not apply for boletas is 404. Each case is a boleta (type 39) to send with `RazonRef` = `CASO-<caso>`.",
+      request: { params: Params, query: WriteQuery, body: jsonBody(BoletaSetBody) },
+      responses: { 200: jsonContent(TestSets, "The test set"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
     async (c) => {
-      if (c.get("deps").sii.mode === "live") {
-        throw new ApiError(
-          501,
-          "NOT_IMPLEMENTED",
-          "The SII gives the boleta test set only through its browser application (https://www4.sii.cl/certBolElectDteInternet/), which cannot be driven over HTTP",
-        );
-      }
+      const { email } = valid(c, "json", BoletaSetBody);
       const session = await certificationSession(c);
       if (isDryRun(c))
         return ok(c, { contribuyente: session.contribuyente, texto: "", sets: [] }, "Preview only (dry_run): nothing was requested");
       return testSetAnswer(
         c,
         session.contribuyente,
-        await session.run((ctx, jar) => requestBoletaTestSet(ctx, jar, session.contribuyente)),
+        await session.run((ctx, jar) => requestBoletaTestSet(ctx, jar, session.contribuyente, session.credential.rut, email)),
       );
     },
   );
@@ -187,7 +223,10 @@ export function registerCertificacion(app: OpenAPIHono<AppEnv>): void {
           z.object({
             set: z.string(),
             numero_atencion: z.string(),
-            estado: z.string().openapi({ description: "`POR REALIZAR`, `EN REVISION`, `REVISADO CONFORME`, or a rejection" }),
+            estado: z.string().openapi({
+              description:
+                "The SII's state (`EN REVISION`, `REVISADO CONFORME`, `ENVIO CON ERRORES O REPAROS`, …), or `SIN DECLARAR` / `DECLARADO` for a set still to declare",
+            }),
             track_id: z.string().nullable(),
             observaciones: z.string().nullable().openapi({ description: "The SII's reason when rejected" }),
           }),
@@ -202,7 +241,7 @@ export function registerCertificacion(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/sii/certificacion/postulacion/avance/{contribuyente}",
       tags: TAGS,
       summary: "Progress of the certification",
-      description: "Each test set with its state at the SII (pe_avance1).",
+      description: "Each test set with its state at the SII (pe_avance1, then pe_avance2 with the company).",
       request: { params: Params, body: jsonBody(CertAuthBody) },
       responses: { 200: jsonContent(Progress, "Each set's state"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
@@ -236,6 +275,8 @@ export function registerCertificacion(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/sii/certificacion/contribuyentes/datos/{contribuyente}",
       tags: TAGS,
       summary: "The company's data in the certification environment",
+      description:
+        "ad_empresa1, then ad_empresa2 with the company: its resolution (number 0 and the application's date while certifying), contact e-mail and software. `estado` is `EN CERTIFICACION` (resolution 0), `AUTORIZADO` (a resolution number) or `SIN RESOLUCION` (no resolution rows).",
       request: { params: Params, body: jsonBody(CertAuthBody) },
       responses: { 200: jsonContent(Data, "The company's data"), ...errorResponses([400, 422, 502, 503]) },
     }),
