@@ -8,7 +8,7 @@ import { certificateLogin, chooseRepresentation, claveLogin, consdcvToken, login
 import { consultaBoletaPdf, presentaDatosEnvio, SANDBOX_BHE } from "./bhe.ts";
 import { boletaEnvio, boletaEstado, boletaSeed, boletaToken } from "./boletas.ts";
 import { bteAnnual, bteMenu, sandboxBte } from "./bte.ts";
-import { adEmpresa2, boletaSet, peAvance1, peConfirma, peDatosEmpresa, peGenerar, peGenerar1, peIngrut } from "./certificacion.ts";
+import { CERTIFICATION_ROUTES } from "./certificacion.ts";
 import { dteUpload, queryEstDteAv, queryEstUp, seedEnvios } from "./envios.ts";
 import {
   anular,
@@ -241,20 +241,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   app.post(`${cgi}/af_anular3`, service("caf_annul", folios(anular3)));
   app.post(`${cgi}/af_anular`, service("caf_annul_confirm", folios(anular)));
 
-  // The certification process (maullin only: it exists in the certification environment).
-  const cert = "/:host{maullin\\.sii\\.cl}/cvc_cgi/dte";
-  app.get(`${cert}/pe_ingrut`, service("certification_apply", folios(peIngrut)));
-  app.post(`${cert}/pe_datos_empresa`, service("certification_apply", folios(peDatosEmpresa)));
-  app.post(`${cert}/pe_confirma`, service("certification_apply", folios(peConfirma)));
-  app.get(`${cert}/pe_generar`, service("certification_set", folios(peGenerar)));
-  app.post(`${cert}/pe_generar1`, service("certification_set", folios(peGenerar1)));
-  app.post(`${cert}/pe_avance1`, service("certification_progress", folios(peAvance1)));
-  app.post(`${cert}/ad_empresa2`, service("certification_data", folios(adEmpresa2)));
-  // Stand-in for the SII's browser-only boleta set application.
-  app.post(
-    "/:host{www4\\.sii\\.cl}/certBolElectDteInternet/sandbox/set",
-    service("certification_boleta_set", (c) => boletaSet({ c, state, now: now(), ambiente: "1" })),
-  );
+  // The certification process (maullin's CGIs) and the boleta certification application (www4).
+  for (const route of CERTIFICATION_ROUTES) app[route.method](route.path, service(route.service, folios(route.handler)));
 
   // Boletas de honorarios (loa).
   const loa = "/:host{loa\\.sii\\.cl}/cgi_IMT";
