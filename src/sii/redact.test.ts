@@ -47,6 +47,15 @@ describe("redactSiiAnswer: the user's secrets", () => {
     expect(out).toContain('name="rut" value="76192083"');
   });
 
+  it("hides the token inside a SOAP answer's escaped XML (getToken)", () => {
+    const soap =
+      "<ns1:getTokenReturn>&lt;SII:RESPUESTA&gt;&lt;SII:RESP_BODY&gt;&lt;TOKEN&gt;XYZSOAPTOKEN9&lt;/TOKEN&gt;&lt;/SII:RESP_BODY&gt;" +
+      "&lt;SII:RESP_HDR&gt;&lt;ESTADO&gt;00&lt;/ESTADO&gt;&lt;/SII:RESP_HDR&gt;&lt;/SII:RESPUESTA&gt;</ns1:getTokenReturn>";
+    const out = redact(soap);
+    expect(out).not.toContain("XYZSOAPTOKEN9");
+    expect(out).toContain("&lt;ESTADO&gt;00&lt;/ESTADO&gt;");
+  });
+
   it("hides PEM blocks and long base64 runs (keys, certificates, PFX)", () => {
     const key = bytesToBase64(new Uint8Array(300).map((_, i) => (i * 37 + 11) % 256));
     const text = `-----BEGIN PRIVATE KEY-----\n${key.slice(0, 64)}\n${key.slice(64, 128)}\n-----END PRIVATE KEY-----\npfx=${key}\nok`;

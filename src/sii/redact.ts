@@ -27,7 +27,7 @@ type Kind = "secret" | "name" | "contact" | "amount" | "dv" | null;
 // TOKEN, CSESSIONID and NETSCAPE_LIVEWIRE.* (devlas-cl/dte-sii SiiPortalAuth.js reads them after a
 // login; the clave form field is `clave`, as login.ts sends it).
 const SECRET_FIELD =
-  /clave|passw|passphrase|contrasen|token|session|cookie|secret|pkey|pfx|privatekey|livewire|conversationid|^pass$|^pin$|^sid$|^auth/;
+  /clave|passw|passphrase|contrasen|^token|token$|session|cookie|secret|pkey|pfx|privatekey|livewire|conversationid|^pass$|^pin$|^sid$|^auth/;
 const NAME_FIELD = /rznsoc|razonsocial|razon|nombre|nmbrecep|nmbemis|apellido|contacto|^nmb$|^name$|fullname|^titular|^representante/;
 const CONTACT_FIELD = /mail|correo|fono|telefono|celular|direccion|^dir|calle|domicilio|^numero$/;
 // Monetary fields of the DTE and RCV formats (MntTotal, MntNeto, IVA, montoTotal, valorExento…).
@@ -35,7 +35,11 @@ const AMOUNT_FIELD = /^mnt|monto|^total|^tot|^iva|neto|exento|^valor|^precio|^pr
 const DV_FIELD = /^dv|dv$|digito/;
 
 function kindOf(field: string): Kind {
-  const key = field.toLowerCase().replace(/[^a-z0-9]/g, "");
+  // The local name: `ns1:getTokenReturn` is judged as `getTokenReturn`.
+  const key = field
+    .slice(field.lastIndexOf(":") + 1)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "");
   if (key === "") return null;
   if (SECRET_FIELD.test(key)) return "secret";
   if (DV_FIELD.test(key)) return "dv";

@@ -168,6 +168,21 @@ describe("live mode: a 502 about an unreadable SII answer carries a redacted exc
     for (const form of [CLAVE, encodeURIComponent(CLAVE), btoa(CLAVE), "Canary"]) expect(text).not.toContain(form);
   }, 20_000);
 
+  it("adds nothing when the SII gave no answer (the call failed before one arrived)", async () => {
+    const { deps } = testDeps(undefined, { upstream: "live" });
+    deps.sii = createTransport("live", async () => {
+      throw new TypeError("fetch failed");
+    });
+    const app = createApp(() => deps);
+    const res = await app.request("/api/v1/sii/indicadores/uf/anual/2025/3/15", {
+      headers: { "x-api-token": (await tokenFor(deps)).secret },
+    });
+    expect(res.status).toBe(502);
+    const body = await bodyOf(res);
+    expect(body.details.reason).toContain("fetch failed");
+    expect(body.details.sii_excerpt).toBeUndefined();
+  });
+
   it("adds nothing in sandbox mode", async () => {
     const { deps } = testDeps();
     const app = createApp(() => deps);
