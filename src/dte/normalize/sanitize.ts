@@ -86,7 +86,17 @@ export function cleanControls(text: string): string {
     else if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) continue;
     else out += ch;
   }
-  return out.replace(/[ \u00A0]*\n[\s\u00A0]*/g, " ").trim();
+  // Each whitespace run once: from the spaces before its first line break to its end becomes one
+  // space. (The pattern `[ \u00A0]*\n[\s\u00A0]*` rescanned a long run of spaces from each of them.)
+  return out
+    .replace(/\s+/g, (run) => {
+      const lineBreak = run.indexOf("\n");
+      if (lineBreak === -1) return run;
+      let start = lineBreak;
+      while (start > 0 && (run[start - 1] === " " || run[start - 1] === "\u00A0")) start--;
+      return `${run.slice(0, start)} `;
+    })
+    .trim();
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -99,7 +109,8 @@ function validDate(value: string): boolean {
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)$/;
+// One way to match each string: `\d+\.?\d*` split a long run of digits every possible way before failing.
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
 
 /** Sanitizes `dte` in place (see the file comment); `tipo` selects the boleta limits and the signed amounts of 43. */
 export function sanitizeDte(dte: Node, tipo: number): Sanitized {
