@@ -64,7 +64,11 @@ export function printedDocument(dte: XmlElement, raw: string): PrintedDocument {
   const emisor = findChild(encabezado, "Emisor");
   const receptor = findChild(encabezado, "Receptor");
   const totales = findChild(encabezado, "Totales");
-  const ted = /<TED[\s>][\s\S]*?<\/TED>/.exec(raw)?.[0];
+  // The first <TED …> and the first </TED> after it, each found once (a lazy pattern between them
+  // rescanned the rest of the text from every unclosed `<TED `).
+  const open = /<TED[\s>]/.exec(raw);
+  const close = open ? raw.indexOf("</TED>", open.index + open[0].length) : -1;
+  const ted = open && close !== -1 ? raw.slice(open.index, close + "</TED>".length) : undefined;
   return {
     tipo,
     nombre_tipo: DOCUMENT_NAMES[tipo] ?? `DOCUMENTO TRIBUTARIO ELECTRÓNICO ${tipo}`,
