@@ -26,7 +26,7 @@ import { correccionPage, impuestoSegundaPage, ufYearPage } from "./indicadores.t
 import { cViewCarta, siiHome } from "./misii.ts";
 import { latin1Html, MAINTENANCE_TEXT, SESSION_LIMIT_TEXT, THROTTLE_TEXT } from "./pages.ts";
 import { getCtrlAsync, getDetalle, getDetalleExport, getResumen, obtenerArchivoBlob } from "./rcv.ts";
-import { cambiaTipoCompra, eliminarResumen, getDetalleResumen, ingresarBoletasDiarias, ingresarResumen } from "./rcv-writes.ts";
+import { cambiaTipoCompra, eliminarResumen, ingresarBoletasDiarias, ingresarResumen, obtieneListaBoletasMes } from "./rcv-writes.ts";
 import { registroReclamo, seedReceivedDocuments } from "./reclamos.ts";
 import { type CertificateCheck, issueSeed, issueToken, soapFault, soapOperation } from "./soap.ts";
 import { type FaultKind, SandboxState } from "./state.ts";
@@ -295,12 +295,19 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     "/:host{www4\\.sii\\.cl}/complementoscvui/services/data/facadeServiceCompCompraService/cambiaTipoCompra",
     service("rcv_write", (c) => cambiaTipoCompra(c, state, now())),
   );
-  // The summaries and their detail (inferred contract, see src/sii/rcv-inferred.ts).
+  // The daily receipts: the read is public, the write inferred (see src/sii/rcv-inferred.ts).
+  app.post(
+    "/:host{www4\\.sii\\.cl}/complementoscvui/services/data/facadeServiceBoletasDiarias/obtieneListaBoletasMes",
+    service("rcv_boletas", (c) => obtieneListaBoletasMes(c, state, now())),
+  );
+  app.post(
+    "/:host{www4\\.sii\\.cl}/complementoscvui/services/data/facadeServiceBoletasDiarias/ingresarDetalleBoletasDiarias",
+    service("rcv_write", (c) => ingresarBoletasDiarias(c, state, now())),
+  );
+  // The sales summaries (inferred contract, see src/sii/rcv-inferred.ts).
   for (const [method, handler] of [
     ["ingresarResumenVenta", ingresarResumen],
     ["eliminarResumenVenta", eliminarResumen],
-    ["ingresarDetalleBoletasDiarias", ingresarBoletasDiarias],
-    ["getDetalleResumenVenta", getDetalleResumen],
   ] as const) {
     app.post(
       `/:host{www4\\.sii\\.cl}/consdcvinternetui/services/data/facadeService/${method}`,

@@ -1,6 +1,8 @@
-// The RCV writes and the summary detail. The purchase type change answers as devlas-cl/dte-sii
-// `SiiPortalAuth.js` reads it (`data: "OK"`); the summaries follow the gateway's inferred contract
-// (src/sii/rcv-inferred.ts) with the facade's envelope and respEstado codes.
+// The RCV writes and the daily receipts (complementoscvui and the facade). The purchase type
+// change answers as devlas-cl/dte-sii `SiiPortalAuth.js` reads it (`data: "OK"`); the daily
+// receipts' read as tomasleblancu/fizko `backend/app/integrations/sii/extractors/dtes.py` reads
+// `obtieneListaBoletasMes`; the summaries and
+// the daily receipts' write follow the gateway's inferred contract (src/sii/rcv-inferred.ts).
 import type { Context } from "hono";
 import { claveLoginWall } from "./pages.ts";
 import { answer, facadeRequest, rcvDocuments, TIPOS_COMPRA, tipoCompraKey } from "./rcv.ts";
@@ -36,12 +38,10 @@ const entryOf = (row: Record<string, unknown>): SummaryEntry => ({
 
 type Handler = (c: Context, state: SandboxState, now: number) => Promise<Response>;
 
-/**
- * complementoscvui …/facadeServiceCompCompraService/cambiaTipoCompra: one purchase's type
- * (fields: devlas-cl/dte-sii `SiiPortalAuth.js` `cambiarTipoCompra`). `data: "OK"` is the public
- * confirmation; the refusal's shape (respEstado code 2 and a message, `data` null) is inferred.
- */
-export const cambiaTipoCompra: Handler = async (c, state, now) => {
+type ComplementoRequest = { rut: string; data: Record<string, unknown>; metaData: Record<string, unknown> };
+
+/** The checks of a complementoscvui call: session, envelope, conversationId, the taxpayer's `rut`/`dv`. */
+async function complementoRequest(c: Context, state: SandboxState, now: number): Promise<ComplementoRequest | Response> {
   const session = state.sessionOf(c.req.header("cookie"), now);
   if (!session) return claveLoginWall();
   const envelope = (await c.req.json().catch(() => null)) as { metaData?: Record<string, unknown>; data?: Record<string, unknown> } | null;
@@ -50,20 +50,34 @@ export const cambiaTipoCompra: Handler = async (c, state, now) => {
   if (!metaData?.namespace || !metaData.conversationId || !data) return c.json({ errorMsg: "Acceso no autorizado!" });
   const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
   if (metaData.conversationId !== token) return answer(c, { data: null }, metaData, 99, "Sesión no válida");
+  if (`${data.rut}-${String(data.dv).toUpperCase()}` !== session.rut) {
+    return answer(c, { data: null }, metaData, 2, "Usuario no autorizado para el contribuyente");
+  }
+  return { rut: session.rut, data, metaData };
+}
+
+/**
+ * complementoscvui …/facadeServiceCompCompraService/cambiaTipoCompra: one purchase's type
+ * (fields: devlas-cl/dte-sii `SiiPortalAuth.js` `cambiarTipoCompra`). `data: "OK"` is the public
+ * confirmation; the refusal's shape (respEstado code 2 and a message, `data` null) is inferred.
+ */
+export const cambiaTipoCompra: Handler = async (c, state, now) => {
+  const request = await complementoRequest(c, state, now);
+  if (request instanceof Response) return request;
+  const { rut, data, metaData } = request;
   const refuse = (message: string) => answer(c, { data: null }, metaData, 2, message);
-  if (`${data.rut}-${String(data.dv).toUpperCase()}` !== session.rut) return refuse("Usuario no autorizado para el contribuyente");
   if (data.operacion !== "COMPRA") return refuse("Operación no válida");
   const periodo = Number(data.periodoTributario);
   const tipoCompra = Number(data.tipoCompra);
   if (!TIPOS_COMPRA[tipoCompra]) return refuse(`Tipo de compra no válido: ${data.tipoCompra}`);
   const emisor = `${data.rutContraparte}-${String(data.dvContraparte).toUpperCase()}`;
-  const found = rcvDocuments(session.rut, periodo, "COMPRA").find(
+  const found = rcvDocuments(rut, periodo, "COMPRA").find(
     (p) => p.tipo === Number(data.tipoDocumento) && p.folio === Number(data.numeroDocumento) && p.rut === emisor,
   );
   if (!found) {
     return refuse(`Documento no encontrado en el registro: tipo ${data.tipoDocumento} folio ${data.numeroDocumento} emisor ${emisor}`);
   }
-  state.rcvTransactionTypes.set(tipoCompraKey(session.rut, periodo, found.tipo, found.rut, found.folio), tipoCompra);
+  state.rcvTransactionTypes.set(tipoCompraKey(rut, periodo, found.tipo, found.rut, found.folio), tipoCompra);
   return answer(c, { data: "OK" }, metaData, 0);
 };
 
@@ -88,30 +102,82 @@ export const eliminarResumen: Handler = async (c, state, now) => {
   return answer(c, { data: { eliminados: deleted } }, metaData, 0, "Resumen eliminado");
 };
 
+/** A day's entry as the gateway's inferred write sends it (src/sii/rcv-inferred.ts `dayEntry`). */
+const dayTotal = (dias: Record<string, unknown>[], key: string) => dias.reduce((sum, d) => sum + Number(d[key] ?? 0), 0);
+
+/** complementoscvui …/facadeServiceBoletasDiarias/ingresarDetalleBoletasDiarias (inferred): a period's days of one type. */
 export const ingresarBoletasDiarias: Handler = async (c, state, now) => {
-  const request = await facadeRequest(c, state, now);
+  const request = await complementoRequest(c, state, now);
   if (request instanceof Response) return request;
-  const { rut, periodo, data, metaData } = request;
+  const { rut, data, metaData } = request;
+  const periodo = Number(data.periodo);
   const dias = Array.isArray(data.dias) ? (data.dias as Record<string, unknown>[]) : [];
-  const sum = (k: keyof SummaryEntry) => dias.reduce((s, d) => s + Number(d[k]), 0);
-  summaries(state, rut, periodo).set(Number(data.codTipoDoc), {
-    totDoc: sum("totDoc"),
-    mntExe: sum("mntExe"),
-    mntNeto: sum("mntNeto"),
-    mntIva: sum("mntIva"),
-    mntTotal: sum("mntTotal"),
+  summaries(state, rut, periodo).set(Number(data.tipoDocumento), {
+    totDoc: dayTotal(dias, "totalDocumentos"),
+    mntExe: dayTotal(dias, "montoExento"),
+    mntNeto: dayTotal(dias, "montoNeto"),
+    mntIva: dayTotal(dias, "montoIva"),
+    mntTotal: dayTotal(dias, "montoTotal"),
     dias,
   });
   return answer(c, { data: { dias: dias.length } }, metaData, 0, "Detalle de boletas ingresado");
 };
 
-export const getDetalleResumen: Handler = async (c, state, now) => {
-  const request = await facadeRequest(c, state, now);
+/**
+ * complementoscvui …/facadeServiceBoletasDiarias/obtieneListaBoletasMes: `data.boletas` (a day per
+ * entry, with other values mixed in, as tomasleblancu/fizko's extractor notes) and the month's
+ * totals. Days come from the entered detail, else from the period's generated receipts; the day
+ * entries' fields other than `dia`, and respEstado, are inferred.
+ */
+export const obtieneListaBoletasMes: Handler = async (c, state, now) => {
+  const request = await complementoRequest(c, state, now);
   if (request instanceof Response) return request;
-  const { rut, periodo, metaData } = request;
-  const rows = [...summaries(state, rut, periodo)]
-    .sort(([a], [b]) => a - b)
-    .map(([codTipoDoc, e]) => ({ codTipoDoc, ...e, dias: e.dias ?? [] }));
-  if (!rows.length) return answer(c, { data: [] }, metaData, 3, "No existen resúmenes para el periodo");
-  return answer(c, { data: rows }, metaData, 0);
+  const { rut, data, metaData } = request;
+  const periodo = Number(data.periodo);
+  const tipo = Number(data.tipoDocumento);
+  // An entered summary without days has none; with no summary entered, the generated receipts' days.
+  const entered = summaries(state, rut, periodo).get(tipo);
+  let dias = entered ? (entered.dias ?? []) : undefined;
+  if (!dias) {
+    const byDay = new Map<number, Record<string, number>>();
+    for (const d of rcvDocuments(rut, periodo, "VENTA")) {
+      if (d.tipo !== tipo) continue;
+      const dia = Number(d.fecha.slice(0, 2));
+      const day = byDay.get(dia) ?? {
+        dia,
+        totalDocumentos: 0,
+        folioInicial: d.folio,
+        folioFinal: d.folio,
+        montoExento: 0,
+        montoNeto: 0,
+        montoIva: 0,
+        montoTotal: 0,
+      };
+      day.totalDocumentos = (day.totalDocumentos ?? 0) + 1;
+      day.folioInicial = Math.min(day.folioInicial ?? d.folio, d.folio);
+      day.folioFinal = Math.max(day.folioFinal ?? d.folio, d.folio);
+      day.montoExento = (day.montoExento ?? 0) + d.exento;
+      day.montoNeto = (day.montoNeto ?? 0) + d.neto;
+      day.montoIva = (day.montoIva ?? 0) + d.iva;
+      day.montoTotal = (day.montoTotal ?? 0) + d.total;
+      byDay.set(dia, day);
+    }
+    dias = [...byDay.values()].sort((a, b) => Number(a.dia) - Number(b.dia));
+  }
+  const boletas = dias.length ? [...dias, null] : [];
+  return answer(
+    c,
+    {
+      data: {
+        boletas,
+        totalDocumentos: dayTotal(dias, "totalDocumentos"),
+        montoTotal: dayTotal(dias, "montoTotal"),
+        montoNeto: dayTotal(dias, "montoNeto"),
+        montoIva: dayTotal(dias, "montoIva"),
+        montoExento: dayTotal(dias, "montoExento"),
+      },
+    },
+    metaData,
+    0,
+  );
 };

@@ -5,15 +5,16 @@
 // the facade's known conventions (the envelope, respEstado, rut/dv/ptributario fields), with
 // method names and fields modelled on the read methods. The sandbox implements this same contract.
 // When the real calls are observed, this module is the one place to change.
+import { ApiError } from "../platform/errors.ts";
 import type { CookieJar } from "./cookies.ts";
 import type { SiiContext } from "./http.ts";
-import { type FacadeAnswer, rcvCall } from "./rcv.ts";
+import { BOLETAS_SERVICE, complementoCall, type FacadeAnswer, rcvCall } from "./rcv.ts";
 
 export const INFERRED_METHODS = {
   setResumen: "ingresarResumenVenta",
   deleteResumen: "eliminarResumenVenta",
+  /** On the daily receipts' service (complementoscvui …/facadeServiceBoletasDiarias, public by its read). */
   setBoletasDiarias: "ingresarDetalleBoletasDiarias",
-  getDetalleResumen: "getDetalleResumenVenta",
 } as const;
 
 export interface ResumenVenta {
@@ -66,7 +67,24 @@ export function deleteResumen(ctx: SiiContext, jar: CookieJar, rut: string, peri
   return rcvCall(ctx, jar, INFERRED_METHODS.deleteResumen, { ...taxpayer(rut, periodo), tiposDoc: tipos });
 }
 
-export function setBoletasDiarias(
+/** A day's entry: `dia` is the read's field; the others are named after the month totals the read carries (inferred). */
+export const dayEntry = (d: BoletasDia) => ({
+  dia: d.dia,
+  totalDocumentos: d.documentos,
+  folioInicial: d.folio_inicial,
+  folioFinal: d.folio_final,
+  montoExento: d.monto_exento,
+  montoNeto: d.monto_neto,
+  montoIva: d.monto_iva,
+  montoTotal: d.monto_total,
+});
+
+/**
+ * The daily receipts of a period: on the service whose read (obtieneListaBoletasMes) is public,
+ * with the read's `{rut, dv, periodo, tipoDocumento}`; the method name and `dias` are inferred. The
+ * answer is checked like the facade's (respEstado).
+ */
+export async function setBoletasDiarias(
   ctx: SiiContext,
   jar: CookieJar,
   rut: string,
@@ -74,13 +92,24 @@ export function setBoletasDiarias(
   tipo: number,
   dias: BoletasDia[],
 ): Promise<FacadeAnswer> {
-  return rcvCall(ctx, jar, INFERRED_METHODS.setBoletasDiarias, {
-    ...taxpayer(rut, periodo),
-    codTipoDoc: tipo,
-    dias: dias.map((d) => ({ dia: d.dia, folioDesde: d.folio_inicial, folioHasta: d.folio_final, ...amounts(d) })),
-  });
-}
-
-export function getDetalleResumen(ctx: SiiContext, jar: CookieJar, rut: string, periodo: string): Promise<FacadeAnswer> {
-  return rcvCall(ctx, jar, INFERRED_METHODS.getDetalleResumen, taxpayer(rut, periodo));
+  const [body, dv] = rut.split("-");
+  const answer = await complementoCall(
+    ctx,
+    jar,
+    BOLETAS_SERVICE,
+    INFERRED_METHODS.setBoletasDiarias,
+    { rut: body, dv, periodo, tipoDocumento: String(tipo), dias: dias.map(dayEntry) },
+    false,
+  );
+  const code = answer.respEstado?.codRespuesta;
+  if (code !== 0) {
+    throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII did not take the daily receipts", {
+      details: {
+        service: `rcv_${INFERRED_METHODS.setBoletasDiarias}`,
+        sii_code: code ?? null,
+        sii_message: answer.respEstado?.msgeRespuesta ?? null,
+      },
+    });
+  }
+  return answer;
 }

@@ -50,11 +50,61 @@ export async function rcvCall(ctx: SiiContext, jar: CookieJar, method: string, d
   return checkFacadeAnswer(json, method, answer.text);
 }
 
-// The purchase complements at www4.sii.cl/complementoscvui: the same envelope, its own service
-// and namespace, the same session TOKEN as conversationId (devlas-cl/dte-sii `SiiPortalAuth.js`
-// `_callComplementoscvui`, from a portal capture: transactionId "1", page {pageSize:1, pageIndex:1}).
-const COMPLEMENTOS = "https://www4.sii.cl/complementoscvui/services/data/facadeServiceCompCompraService";
-const COMPLEMENTOS_NAMESPACE = "cl.sii.sdi.lob.diii.dcv.data.api.interfaces.compcompra.FacadeServiceCompCompra";
+// The complements at www4.sii.cl/complementoscvui: the facade's envelope with each service's own
+// path and namespace, the same session TOKEN as conversationId, `page` {pageSize:1, pageIndex:1}
+// (devlas-cl/dte-sii `SiiPortalAuth.js` `_callComplementoscvui`, from a portal capture; the daily
+// receipts' read, `obtieneListaBoletasMes`, in tomasleblancu/fizko
+// `backend/app/integrations/sii/extractors/dtes.py`).
+const COMPLEMENTOS = "https://www4.sii.cl/complementoscvui/services/data";
+export const COMPRAS_SERVICE = {
+  path: `${COMPLEMENTOS}/facadeServiceCompCompraService`,
+  namespace: "cl.sii.sdi.lob.diii.dcv.data.api.interfaces.compcompra.FacadeServiceCompCompra",
+};
+export const BOLETAS_SERVICE = {
+  path: `${COMPLEMENTOS}/facadeServiceBoletasDiarias`,
+  namespace: "cl.sii.sdi.lob.diii.dcv.data.impl.boletasdiarias.FacadeSettingApplicationService",
+};
+
+/** Calls a complementoscvui method: its JSON answer, or SessionExpired for the login page. */
+export async function complementoCall(
+  ctx: SiiContext,
+  jar: CookieJar,
+  service: { path: string; namespace: string },
+  method: string,
+  data: Record<string, unknown>,
+  read: boolean,
+): Promise<FacadeAnswer> {
+  const url = `${service.path}/${method}`;
+  const request = new Request(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/plain, */*",
+      origin: "https://www4.sii.cl",
+      referer: "https://www4.sii.cl/complementoscvui/",
+      cookie: jar.header(url),
+    },
+    body: JSON.stringify({
+      metaData: {
+        namespace: `${service.namespace}/${method}`,
+        conversationId: jar.get("TOKEN") ?? "",
+        transactionId: crypto.randomUUID(),
+        page: { pageSize: 1, pageIndex: 1 },
+      },
+      data,
+    }),
+  });
+  const answer = await siiFetch(ctx, request, { service: `rcv_${method}`, read });
+  jar.store(url, answer.headers);
+  let json: FacadeAnswer;
+  try {
+    json = JSON.parse(answer.text) as FacadeAnswer;
+  } catch {
+    throw new SessionExpired(pageText(answer.text) || answer.text.slice(0, 300));
+  }
+  if (json.respEstado?.codRespuesta === 98) throw new SessionExpired();
+  return json;
+}
 
 export interface CambioTipoCompra {
   tipo_documento: number;
@@ -76,57 +126,84 @@ export async function cambiaTipoCompra(
   periodo: string,
   doc: CambioTipoCompra,
 ): Promise<string> {
-  const method = "cambiaTipoCompra";
   const [body, dv] = rut.split("-");
   const [rutContraparte, dvContraparte] = doc.rut_emisor.split("-");
-  const url = `${COMPLEMENTOS}/${method}`;
-  const request = new Request(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/plain, */*",
-      origin: "https://www4.sii.cl",
-      referer: "https://www4.sii.cl/complementoscvui/",
-      cookie: jar.header(url),
+  const json = await complementoCall(
+    ctx,
+    jar,
+    COMPRAS_SERVICE,
+    "cambiaTipoCompra",
+    {
+      rut: body,
+      dv,
+      operacion: "COMPRA",
+      tipoDocumento: String(doc.tipo_documento),
+      numeroDocumento: String(doc.folio),
+      periodoTributario: periodo,
+      tipoCompra: String(doc.tipo_transaccion),
+      rutContraparte,
+      dvContraparte,
     },
-    body: JSON.stringify({
-      metaData: {
-        namespace: `${COMPLEMENTOS_NAMESPACE}/${method}`,
-        conversationId: jar.get("TOKEN") ?? "",
-        transactionId: "1",
-        page: { pageSize: 1, pageIndex: 1 },
-      },
-      data: {
-        rut: body,
-        dv,
-        operacion: "COMPRA",
-        tipoDocumento: String(doc.tipo_documento),
-        numeroDocumento: String(doc.folio),
-        periodoTributario: periodo,
-        tipoCompra: String(doc.tipo_transaccion),
-        rutContraparte,
-        dvContraparte,
-      },
-    }),
-  });
-  const answer = await siiFetch(ctx, request, { service: `rcv_${method}`, read: false });
-  jar.store(url, answer.headers);
-  let json: FacadeAnswer;
-  try {
-    json = JSON.parse(answer.text) as FacadeAnswer;
-  } catch {
-    throw new SessionExpired(pageText(answer.text) || answer.text.slice(0, 300));
-  }
+    false,
+  );
   if (json.data === "OK") return "OK";
-  if (json.respEstado?.codRespuesta === 98) throw new SessionExpired();
   throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII did not confirm the change of purchase type", {
     details: {
-      service: `rcv_${method}`,
+      service: "rcv_cambiaTipoCompra",
       sii_code: json.respEstado?.codRespuesta ?? null,
       sii_message:
         typeof json.errorMsg === "string" ? json.errorMsg : (json.respEstado?.msgeRespuesta ?? JSON.stringify(json.data ?? null)),
     },
   });
+}
+
+/** Types whose daily receipts the SII lists (the public client accepts only these). */
+export const DAILY_TYPES = [39, 48] as const;
+
+export interface BoletasMes {
+  documentos: number;
+  monto_exento: number;
+  monto_neto: number;
+  monto_iva: number;
+  monto_total: number;
+  /** The SII's day entries as received (only objects with `dia`). */
+  dias: Record<string, unknown>[];
+}
+
+/**
+ * A month's daily receipts of one type: `obtieneListaBoletasMes` with `{rut, dv, periodo,
+ * tipoDocumento}`, answering `data.boletas` (entries with `dia`; the SII mixes in other values) and
+ * the month's `totalDocumentos`, `montoTotal`, `montoNeto`, `montoIva`, `montoExento`
+ * (tomasleblancu/fizko `backend/app/integrations/sii/extractors/dtes.py`). A respEstado other than
+ * 0, 1 or 3 is an error, as in the facade (whether the read carries one is not public).
+ */
+export async function obtieneListaBoletasMes(
+  ctx: SiiContext,
+  jar: CookieJar,
+  rut: string,
+  periodo: string,
+  tipo: number,
+): Promise<BoletasMes> {
+  const [body, dv] = rut.split("-");
+  const json = await complementoCall(
+    ctx,
+    jar,
+    BOLETAS_SERVICE,
+    "obtieneListaBoletasMes",
+    { rut: body, dv, periodo, tipoDocumento: String(tipo) },
+    true,
+  );
+  if (json.respEstado && json.respEstado.codRespuesta !== undefined) checkFacadeAnswer(json, "obtieneListaBoletasMes", "");
+  const data = (json.data && typeof json.data === "object" ? json.data : {}) as Record<string, unknown>;
+  const boletas = Array.isArray(data.boletas) ? data.boletas : [];
+  return {
+    documentos: n(data.totalDocumentos),
+    monto_exento: n(data.montoExento),
+    monto_neto: n(data.montoNeto),
+    monto_iva: n(data.montoIva),
+    monto_total: n(data.montoTotal),
+    dias: boletas.filter((d): d is Record<string, unknown> => typeof d === "object" && d !== null && "dia" in d),
+  };
 }
 
 /** The facade's verdict on a call: its answer, or the error it means. */

@@ -248,3 +248,72 @@ describe("RCV purchase type change on the wire", () => {
     expect([res.status, body.details.sii_message]).toEqual([502, '"ERROR"']);
   });
 });
+
+describe("RCV daily receipts", () => {
+  it("reads the days with the public obtieneListaBoletasMes, keeping only day entries", async () => {
+    const days = () => json(JSON.parse(fixture("obtieneListaBoletasMes.json").toString("utf8")));
+    const sii = recordingSii({ obtieneListaBoletasMes: days });
+    const { post } = await setup(sii.transport);
+    const { data } = await bodyOf(await post("/api/v1/sii/rcv/ventas/get_detalle_resumen/76192083-9/202401"));
+    const [call] = sii.to("obtieneListaBoletasMes");
+    expect(call?.url).toBe("https://www4.sii.cl/complementoscvui/services/data/facadeServiceBoletasDiarias/obtieneListaBoletasMes");
+    expect(call?.body?.metaData.namespace).toBe(
+      "cl.sii.sdi.lob.diii.dcv.data.impl.boletasdiarias.FacadeSettingApplicationService/obtieneListaBoletasMes",
+    );
+    expect(call?.body?.data).toEqual({ rut: "76192083", dv: "9", periodo: "202401", tipoDocumento: "39" });
+    // The summary's receipts (type 39, kept as totals) with the SII's two days; null and text dropped.
+    const boletas = data.resumenes.find((r: Loose) => r.tipo_documento === 39);
+    expect(boletas.dias).toEqual([
+      {
+        dia: 1,
+        documentos: 12,
+        folio_inicial: 1001,
+        folio_final: 1012,
+        monto_exento: 0,
+        monto_neto: 100840,
+        monto_iva: 19160,
+        monto_total: 120000,
+      },
+      {
+        dia: 2,
+        documentos: 8,
+        folio_inicial: 1013,
+        folio_final: 1020,
+        monto_exento: 0,
+        monto_neto: 67227,
+        monto_iva: 12773,
+        monto_total: 80000,
+      },
+    ]);
+    expect(sii.to("getDetalleResumenVenta")).toHaveLength(0);
+  });
+
+  it("lists a period's generated receipts by day in the sandbox, adding up to the summary", async () => {
+    const { post } = await setup(recordingSii().transport);
+    const { data } = await bodyOf(await post("/api/v1/sii/rcv/ventas/get_detalle_resumen/76192083-9/202401"));
+    const receipts = rcvDocuments("76192083-9", 202401, "VENTA").filter((d) => d.tipo === 39);
+    const boletas = data.resumenes.find((r: Loose) => r.tipo_documento === 39);
+    expect(boletas.documentos).toBe(receipts.length);
+    expect(boletas.dias.reduce((sum: number, d: Loose) => sum + d.documentos, 0)).toBe(receipts.length);
+    expect(boletas.dias.reduce((sum: number, d: Loose) => sum + d.monto_total, 0)).toBe(boletas.monto_total);
+  });
+
+  it("sends the daily receipts to the daily receipts' service (write method inferred)", async () => {
+    const sii = recordingSii();
+    const { post } = await setup(sii.transport);
+    const dia = {
+      dia: 3,
+      documentos: 2,
+      folio_inicial: 10,
+      folio_final: 11,
+      monto_exento: 0,
+      monto_neto: 1000,
+      monto_iva: 190,
+      monto_total: 1190,
+    };
+    expect((await post("/api/v1/sii/rcv/ventas/set_boletas_diarias/76192083-9/202402/39", { ...company, dias: [dia] })).status).toBe(200);
+    const [call] = sii.to("facadeServiceBoletasDiarias");
+    expect(new URL(call?.url ?? "").pathname).toMatch(/^\/complementoscvui\/services\/data\/facadeServiceBoletasDiarias\//);
+    expect(call?.body?.data).toMatchObject({ rut: "76192083", dv: "9", periodo: "202402", tipoDocumento: "39" });
+  });
+});

@@ -5,7 +5,7 @@
 //   POST …/ventas/set_resumen/{emisor}/{periodo}
 //   POST …/ventas/delete_resumen/{emisor}/{periodo}
 //   POST …/ventas/set_boletas_diarias/{emisor}/{periodo}/{dte}
-//   POST …/ventas/get_detalle_resumen/{emisor}/{periodo}
+//   POST …/ventas/get_detalle_resumen/{emisor}/{periodo}   (public reads: getResumen, obtieneListaBoletasMes)
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../platform/context.ts";
@@ -16,8 +16,8 @@ import { Ambiente, DryRun, Periodo, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import type { CookieJar } from "../../sii/cookies.ts";
 import type { SiiContext } from "../../sii/http.ts";
-import { cambiaTipoCompra } from "../../sii/rcv.ts";
-import { deleteResumen, getDetalleResumen, setBoletasDiarias, setResumen } from "../../sii/rcv-inferred.ts";
+import { cambiaTipoCompra, DAILY_TYPES, obtieneListaBoletasMes, rcvCall, resumenRows } from "../../sii/rcv.ts";
+import { deleteResumen, setBoletasDiarias, setResumen } from "../../sii/rcv-inferred.ts";
 import { siiContext } from "../sii-context.ts";
 import { checkPeriodo, RcvAuthBody, withRcvSession } from "./shared.ts";
 
@@ -250,6 +250,8 @@ export function registerRcvWrites(app: OpenAPIHono<AppEnv>): void {
   registerWrite(app, {
     path: "/api/v1/sii/rcv/ventas/set_boletas_diarias/{emisor}/{periodo}/{dte}",
     summary: "Enter or replace the daily receipts detail of a period",
+    description:
+      "Sent to the daily receipts' service of the SII (complementoscvui facadeServiceBoletasDiarias, public by its read); the write method and its day fields are inferred (not public). `dry_run` validates everything without contacting the SII.",
     side: "emisor",
     extraParams: {
       dte: z.coerce
@@ -278,7 +280,9 @@ export function registerRcvWrites(app: OpenAPIHono<AppEnv>): void {
     send: (ctx, jar, rut, periodo, body, params) => setBoletasDiarias(ctx, jar, rut, periodo, Number(params.dte), body.dias),
   });
 
-  // The summaries' detail: a read (no dry_run), with the same credentials.
+  // The summaries' detail: a read (no dry_run), with the same credentials. Both SII calls are
+  // public: the sales summary (getResumen) names the types kept as totals, and the daily receipts'
+  // read (obtieneListaBoletasMes) gives the days of 39 and 48.
   const Params = pathParams({
     emisor: Rut,
     periodo: Periodo,
@@ -290,7 +294,8 @@ export function registerRcvWrites(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/sii/rcv/ventas/get_detalle_resumen/{emisor}/{periodo}",
       tags: ["RCV"],
       summary: "Full detail of the sales summaries (receipts and the like) of a period",
-      description: "The SII-side call is inferred (not public).",
+      description:
+        "The sales summary's types kept as totals, with the days of receipts (39) and vouchers (48) as the SII lists them; the day entries' field names other than `dia` are inferred.",
       request: {
         params: Params,
         query: z.object({ ambiente: Ambiente }),
@@ -318,28 +323,49 @@ export function registerRcvWrites(app: OpenAPIHono<AppEnv>): void {
       checkPeriodo(c, periodo);
       const { auth } = valid(c, "json", RcvAuthBody);
       const ctx = await siiContext(c);
-      const answer = await withRcvSession(c, ctx, emisor, auth, (jar) => getDetalleResumen(ctx, jar, emisor, periodo));
-      const { metaData: _meta, ...sii } = answer;
-      const rows = Array.isArray(answer.data) ? (answer.data as Record<string, unknown>[]) : [];
-      const resumenes = rows.map((r) => ({
-        tipo_documento: Number(r.codTipoDoc),
-        documentos: Number(r.totDoc),
-        monto_exento: Number(r.mntExe),
-        monto_neto: Number(r.mntNeto),
-        monto_iva: Number(r.mntIva),
-        monto_total: Number(r.mntTotal),
-        dias: (Array.isArray(r.dias) ? (r.dias as Record<string, unknown>[]) : []).map((d) => ({
-          dia: Number(d.dia),
-          documentos: Number(d.totDoc),
-          folio_inicial: Number(d.folioDesde),
-          folio_final: Number(d.folioHasta),
-          monto_exento: Number(d.mntExe),
-          monto_neto: Number(d.mntNeto),
-          monto_iva: Number(d.mntIva),
-          monto_total: Number(d.mntTotal),
-        })),
-      }));
-      return ok(c, { rut: emisor, periodo, resumenes, sii });
+      const [body, dv] = emisor.split("-");
+      const { summary, days } = await withRcvSession(c, ctx, emisor, auth, async (jar) => {
+        const summary = await rcvCall(ctx, jar, "getResumen", {
+          rutEmisor: body,
+          dvEmisor: dv,
+          ptributario: periodo,
+          estadoContab: "REGISTRO",
+          operacion: "VENTA",
+          busquedaInicial: true,
+        });
+        const totalsOnly = resumenRows(summary).filter((r) => r.tipo_ingreso === "RESUMEN");
+        const days = new Map<number, Awaited<ReturnType<typeof obtieneListaBoletasMes>>>();
+        for (const r of totalsOnly) {
+          if ((DAILY_TYPES as readonly number[]).includes(r.tipo_documento)) {
+            days.set(r.tipo_documento, await obtieneListaBoletasMes(ctx, jar, emisor, periodo, r.tipo_documento));
+          }
+        }
+        return { summary, days };
+      });
+      const num = (value: unknown) => Number(value ?? 0) || 0;
+      const resumenes = resumenRows(summary)
+        .filter((r) => r.tipo_ingreso === "RESUMEN")
+        .map((r) => ({
+          tipo_documento: r.tipo_documento,
+          documentos: r.documentos,
+          monto_exento: r.monto_exento,
+          monto_neto: r.monto_neto,
+          monto_iva: r.monto_iva,
+          monto_total: r.monto_total,
+          dias: (days.get(r.tipo_documento)?.dias ?? []).map((d) => ({
+            dia: num(d.dia),
+            documentos: num(d.totalDocumentos),
+            folio_inicial: num(d.folioInicial),
+            folio_final: num(d.folioFinal),
+            monto_exento: num(d.montoExento),
+            monto_neto: num(d.montoNeto),
+            monto_iva: num(d.montoIva),
+            monto_total: num(d.montoTotal),
+          })),
+        }));
+      const { metaData: _meta, ...resumen } = summary;
+      const boletas = Object.fromEntries([...days].map(([tipo, month]) => [String(tipo), month]));
+      return ok(c, { rut: emisor, periodo, resumenes, sii: { resumen, boletas } });
     },
   );
 }
