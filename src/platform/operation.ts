@@ -1,5 +1,6 @@
 // Registers one operation of the interface: the scope check runs before validation, then
 // idempotency, then quota, then the handler. Scope and weight come from the operations table.
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { z } from "zod";
@@ -94,8 +95,32 @@ async function runOperation(c: Context<AppEnv>, spec: OperationSpec, handler: Op
     c.set("deps", { ...deps, sii: offline(deps.sii) });
     return (await settle(c, handler)).res;
   }
+  const deps = c.get("deps");
+  c.set("deps", { ...deps, sii: counting(deps.sii) });
   const attempt = () => charged(c, spec, handler);
   return spec.changesState && c.req.method === "POST" ? withIdempotency(c, attempt) : attempt();
+}
+
+/** The SII calls of the operation running in this async context, so charging follows what happened. */
+const siiCalls = new AsyncLocalStorage<{ made: number }>();
+/** One counting wrapper per transport: caches keyed by the transport (SII tokens) keep working. */
+const countingTransports = new WeakMap<SiiTransport, SiiTransport>();
+
+function counting(sii: SiiTransport): SiiTransport {
+  let wrapped = countingTransports.get(sii);
+  if (!wrapped) {
+    wrapped = {
+      mode: sii.mode,
+      sandbox: sii.sandbox,
+      fetch: (request, options) => {
+        const calls = siiCalls.getStore();
+        if (calls) calls.made++;
+        return sii.fetch(request, options);
+      },
+    };
+    countingTransports.set(sii, wrapped);
+  }
+  return wrapped;
 }
 
 /** The transport of a dry run: same mode, no calls. */
@@ -125,8 +150,12 @@ async function charged(c: Context<AppEnv>, spec: OperationSpec, handler: Operati
     });
   }
   c.set("quota", { decision, units: spec.weight });
-  const { res, free } = await settle(c, handler);
-  if (free) {
+  const calls = { made: 0 };
+  const { res, free } = await siiCalls.run(calls, () => settle(c, handler));
+  // A request refused before anything reached the SII (a certificate or key the gateway cannot
+  // use, say) cost nothing upstream; once the SII was asked, the call counts, a wrong clave too.
+  const refusedBeforeSii = calls.made === 0 && res.status >= 400 && res.status < 500;
+  if (free || refusedBeforeSii) {
     await quota.refund(principal.tokenId, spec.weight, at);
     const daily = { ...decision.daily, used: Math.max(0, decision.daily.used - spec.weight) };
     const monthly = { ...decision.monthly, used: Math.max(0, decision.monthly.used - spec.weight) };

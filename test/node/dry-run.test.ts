@@ -150,4 +150,23 @@ describe("charging follows what happened", () => {
     expect(total()).toBeGreaterThan(before);
     expect(res.headers.get("x-quota-units")).toBe("2");
   });
+
+  it("a certificate the gateway cannot use is refused before any SII call, and is free", async () => {
+    const t = probeApp();
+    const { secret } = await tokenFor(t.deps);
+    const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
+    const bodies = [
+      { auth: { cert: { "cert-data": "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----", "pkey-data": "x" } } },
+      { auth: { cert: { "cert-data": juana.certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["22222222-2"].keyPem } } },
+    ];
+    for (const body of bodies) {
+      const res = await postJson(t.app, secret, `/api/v1/sii/dte/caf/solicitar/${COMPANY}/33/5`, body);
+      expect(res.status).toBe(400);
+      expect((await res.json()).error_code).toBe("AUTH_ERROR");
+      expect(res.headers.get("x-quota-units")).toBe("0");
+    }
+    expect(t.deps.sii.sandbox?.state.calls.size ?? 0).toBe(0);
+    const usage = await (await t.app.request("/api/v1/usage", { headers: { "x-api-token": secret } })).json();
+    expect(usage.data.usage.daily.used).toBe(0);
+  });
 });
