@@ -10,7 +10,8 @@ import { BROWSER_UA } from "./browse.ts";
 import { cgiStep, cgiUrl } from "./cgi.ts";
 import type { CookieJar } from "./cookies.ts";
 import { attr, formFor, labelledValues, type PageElement, parsePage, textOf } from "./forms.ts";
-import { pageText, type SiiContext, siiFetch } from "./http.ts";
+import { pageText, type SiiAnswer, type SiiContext, siiFetch } from "./http.ts";
+import { SessionExpired } from "./sessions.ts";
 
 // Inferred: the SII's wording for these answers is not in the public sources.
 const ALREADY = /ya se encuentra postulada/i;
@@ -418,21 +419,22 @@ export function gwtStrings(answer: string): string[] | null {
   }
 }
 
-async function gwtCall(ctx: SiiContext, jar: CookieJar, service: string, method: string, params: GwtValue[]): Promise<string> {
-  const url = `${BOLETA_APP}facade`;
-  const headers: Record<string, string> = {
-    "user-agent": BROWSER_UA,
-    "content-type": "text/x-gwt-rpc; charset=UTF-8",
-    "x-gwt-permutation": PERMUTATION,
-    "x-gwt-module-base": BOLETA_APP,
-  };
+/** A request to the boleta application with the session's cookies; a redirect to the login means the session is gone. */
+async function boletaFetch(ctx: SiiContext, jar: CookieJar, service: string, url: string, init: RequestInit): Promise<SiiAnswer> {
+  const headers = new Headers(init.headers);
+  headers.set("user-agent", BROWSER_UA);
   const cookie = jar.header(url);
-  if (cookie) headers.cookie = cookie;
-  const answer = await siiFetch(ctx, new Request(url, { method: "POST", headers, body: gwtRequest(method, params) }), {
-    service,
-    read: true,
-  });
+  if (cookie) headers.set("cookie", cookie);
+  const answer = await siiFetch(ctx, new Request(url, { ...init, headers, redirect: "manual" }), { service, read: true });
   jar.store(url, answer.headers);
+  if (answer.status >= 300 && answer.status < 400 && /CAutInicio|autInicio/i.test(answer.headers.get("location") ?? ""))
+    throw new SessionExpired();
+  return answer;
+}
+
+async function gwtCall(ctx: SiiContext, jar: CookieJar, service: string, method: string, params: GwtValue[]): Promise<string> {
+  const headers = { "content-type": "text/x-gwt-rpc; charset=UTF-8", "x-gwt-permutation": PERMUTATION, "x-gwt-module-base": BOLETA_APP };
+  const answer = await boletaFetch(ctx, jar, service, `${BOLETA_APP}facade`, { method: "POST", headers, body: gwtRequest(method, params) });
   if (!answer.text.startsWith("//OK")) {
     throw new ApiError(502, "SII_GATEWAY_ERROR", `The SII's boleta certification application refused ${method}`, {
       details: { service, sii_status: answer.status, sii_message: answer.text.slice(0, 300) },
@@ -491,12 +493,9 @@ export async function requestBoletaTestSet(
   ]);
   const [repBody, repDv] = split(representative);
   const query = new URLSearchParams({ rutEmpresa: rut, dvEmpresa: dv, rutRepre: repBody, dvRepre: repDv, mailProvSw: email });
-  const url = `${BOLETA_APP}DownloadFileServlet?${query}`;
-  const headers: Record<string, string> = { "user-agent": BROWSER_UA, accept: "text/plain,text/html,*/*", referer: `${BOLETA_APP}?SET=1` };
-  const cookie = jar.header(url);
-  if (cookie) headers.cookie = cookie;
-  const answer = await siiFetch(ctx, new Request(url, { headers }), { service, read: true });
-  jar.store(url, answer.headers);
+  const answer = await boletaFetch(ctx, jar, service, `${BOLETA_APP}DownloadFileServlet?${query}`, {
+    headers: { accept: "text/plain,text/html,*/*", referer: `${BOLETA_APP}?SET=1` },
+  });
   // devlas treats an answer of under ten characters as no set; a set always has its cases.
   if (answer.status !== 200 || !/\bCASO\b/i.test(answer.text)) {
     throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII did not answer with the boleta test set", {

@@ -9,7 +9,7 @@ import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
 import { folioBook } from "../../src/sandbox/folios.ts";
-import { bodyOf, postJson, probeApp, testDeps, tokenFor } from "../support/app.ts";
+import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedEnvelope } from "../support/envelope.ts";
 
 const COMPANY = "76192083-9";
@@ -148,6 +148,15 @@ describe("software certification", () => {
     const app = createApp(() => live);
     const token = await tokenFor(live, { scopes: ["sii:write"] });
     const res = await postJson(app, token.secret, op("boletas/solicitar_set"), { auth: { cert: juanaCert } });
+    expect(res.status).toBe(200);
+    expect((await bodyOf(res)).data.sets[0].casos).toHaveLength(3);
+  });
+
+  it("logs in again when the SII forgot the session between the application and the boleta set", async () => {
+    const { post, sandbox } = await setup();
+    await post(op("facturas/postular"), apply);
+    sandbox.state.sessions.clear();
+    const res = await post(op("boletas/solicitar_set"), { auth: { cert: juanaCert } });
     expect(res.status).toBe(200);
     expect((await bodyOf(res)).data.sets[0].casos).toHaveLength(3);
   });
