@@ -86,11 +86,15 @@ export async function bteAnnual(c: Context, state: SandboxState, now: number): P
     };
     for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += row[key];
     rows.push(
-      `<tr><td>${name}</td><td>${row.folios}</td><td>${row.vigentes}</td><td>${row.anuladas}</td><td>${miles(row.bruto)}</td><td>${miles(row.retencion)}</td><td>${miles(row.pagado)}</td></tr>`,
+      `<TR><TD>${name}<TD ALIGN=right>${row.folios}<TD ALIGN=right>${row.vigentes}<TD ALIGN=right>${row.anuladas}<TD ALIGN=right>${miles(row.bruto)}<TD ALIGN=right>${miles(row.retencion)}<TD ALIGN=right>${miles(row.pagado)}\n`,
     );
   });
-  const total = `<tr><td><b>TOTAL</b></td><td>${totals.folios}</td><td>${totals.vigentes}</td><td>${totals.anuladas}</td><td>${miles(totals.bruto)}</td><td>${miles(totals.retencion)}</td><td>${miles(totals.pagado)}</td></tr>`;
+  const total = `<TR><TD><B>TOTAL</B><TD ALIGN=right>${totals.folios}<TD ALIGN=right>${totals.vigentes}<TD ALIGN=right>${totals.anuladas}<TD ALIGN=right>${miles(totals.bruto)}<TD ALIGN=right>${miles(totals.retencion)}<TD ALIGN=right>${miles(totals.pagado)}\n`;
+  // The page lays itself out in tables and the summary comes after them (jsanbae/sii_api
+  // src/DomParser/BTEInformeEmitidasSummaryParser.php reads the 3rd <table> of the monthly report).
+  // Inferred: the same layout here, and HTML 4.01 cells without closing tags, in upper case.
+  const layout = `<TABLE WIDTH="100%"><TR><TD><IMG SRC="/cvc_cgi/bte/img/logo.gif"><TD>${header}</TABLE>\n<TABLE><TR><TD>Contribuyente:<TD>${rut}</TABLE>\n`;
   return latin1Html(
-    `${header}<table border="1"><tr><th>MES</th><th>CANTIDAD BOLETAS</th><th>VIGENTES</th><th>ANULADAS</th><th>MONTO BRUTO</th><th>MONTO RETENIDO</th><th>MONTO PAGADO</th></tr>${rows.join("")}${total}</table>`,
+    `${layout}<TABLE BORDER=1>\n<TR><TH>MES<TH>CANTIDAD BOLETAS<TH>VIGENTES<TH>ANULADAS<TH>MONTO BRUTO<TH>MONTO RETENIDO<TH>MONTO PAGADO\n${rows.join("")}${total}</TABLE>`,
   );
 }
