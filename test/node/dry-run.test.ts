@@ -9,7 +9,7 @@ import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { registerOperation } from "../../src/platform/operation.ts";
 import { DryRun } from "../../src/platform/params.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
-import { type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedDte, signedEnvelope } from "../support/envelope.ts";
 import { type Baseline, baselineOf, type Operation, operationsOf, plainRequest, toRequest } from "../support/fuzz.ts";
 
@@ -104,7 +104,7 @@ describe(`dry_run on each of the ${operations.length} operations of /openapi.jso
     const auth = { auth: { pass: { rut: COMPANY, clave: "sandbox76" } } };
     const res = await postJson(t.app, secret, `/api/v1/sii/rcv/ventas/resumen/${COMPANY}/202401?dry_run=false`, auth);
     expect(res.status).toBe(400);
-    expect((await res.json()).errors).toContainEqual(expect.objectContaining({ path: "dry_run", location: "query" }));
+    expect((await bodyOf(res)).errors).toContainEqual(expect.objectContaining({ path: "dry_run", location: "query" }));
   });
 
   it("an operation that ignored dry_run still cannot reach the SII: its transport refuses, and nothing is charged", async () => {
@@ -146,7 +146,7 @@ describe("charging follows what happened", () => {
       auth: { pass: { rut: COMPANY, clave: "not-the-clave" } },
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).error_code).toBe("AUTH_ERROR");
+    expect((await bodyOf(res)).error_code).toBe("AUTH_ERROR");
     expect(total()).toBeGreaterThan(before);
     expect(res.headers.get("x-quota-units")).toBe("2");
   });
@@ -162,11 +162,11 @@ describe("charging follows what happened", () => {
     for (const body of bodies) {
       const res = await postJson(t.app, secret, `/api/v1/sii/dte/caf/solicitar/${COMPANY}/33/5`, body);
       expect(res.status).toBe(400);
-      expect((await res.json()).error_code).toBe("AUTH_ERROR");
+      expect((await bodyOf(res)).error_code).toBe("AUTH_ERROR");
       expect(res.headers.get("x-quota-units")).toBe("0");
     }
     expect(t.deps.sii.sandbox?.state.calls.size ?? 0).toBe(0);
-    const usage = await (await t.app.request("/api/v1/usage", { headers: { "x-api-token": secret } })).json();
+    const usage = await bodyOf(await t.app.request("/api/v1/usage", { headers: { "x-api-token": secret } }));
     expect(usage.data.usage.daily.used).toBe(0);
   });
 });

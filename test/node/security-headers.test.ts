@@ -10,7 +10,7 @@ import { createLambdaDeps } from "../../src/entry/lambda.ts";
 import { createNodeServer } from "../../src/entry/node-server.ts";
 import { parseCorsOrigins } from "../../src/platform/cors.ts";
 import { DOCS_CSP } from "../../src/platform/security-headers.ts";
-import { ADMIN, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { ADMIN, bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
 
@@ -151,7 +151,7 @@ describe("secrets in answers, /docs policy, start-up refusals", () => {
       body: JSON.stringify({ name: "n", account: "acme", scopes: ["sii:read"] }),
     });
     expect(created.status).toBe(201);
-    expect((await created.json()).data.token).toBeTruthy();
+    expect((await bodyOf(created)).data.token).toBeTruthy();
     expect(created.headers.get("cache-control")).toBe("no-store");
     const listed = await app.request("/admin/v1/tokens", { headers: admin });
     expect(listed.headers.get("cache-control")).toBe("no-store");
@@ -184,7 +184,7 @@ describe("secrets in answers, /docs policy, start-up refusals", () => {
       for (const path of ["/docs/%", "/docs/%E0%A4%A", "/docs/a%zz"]) {
         const res = await fetch(`${base}${path}`);
         expect(res.status, path).toBe(404);
-        expect((await res.json()).error_code).toBe("HTTP_404");
+        expect((await bodyOf(res)).error_code).toBe("HTTP_404");
       }
     } finally {
       started.server.close();
