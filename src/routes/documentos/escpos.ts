@@ -8,11 +8,12 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
+import { checkDocumentCount, MAX_BATCH_DOCUMENTS, yielder } from "./batch.ts";
 import { fieldError, ResolucionField, readXmlField, resolucionOf, XmlField } from "./xml-input.ts";
 
 const Body = z
   .object({
-    xml: XmlField,
+    xml: XmlField.openapi({ description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents` }),
     papel: z.enum(["80mm", "58mm"], { error: "must be 80mm or 58mm" }).default("80mm"),
     codepage: z
       .enum(["WPC1252", "PC850", "PC858"], { error: "must be WPC1252, PC850 or PC858" })
@@ -57,11 +58,17 @@ export function registerEscpos(app: OpenAPIHono<AppEnv>): void {
       const body = valid(c, "json", Body);
       const contents = await readXmlField(body.xml);
       if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
+      checkDocumentCount("xml", contents.dtes.length);
       const resolucion = resolucionOf(body.resolucion, contents);
-      const printed = contents.dtes.map(({ element, raw }) => printedDocument(element, raw));
-      const receipts = printed.map((doc) =>
-        escposReceipt(doc, { papel: body.papel as Paper, codepage: body.codepage as CodePage, resolucion }),
-      );
+      const printed = [];
+      const receipts = [];
+      const pause = yielder();
+      for (const { element, raw } of contents.dtes) {
+        const doc = printedDocument(element, raw);
+        printed.push(doc);
+        receipts.push(escposReceipt(doc, { papel: body.papel as Paper, codepage: body.codepage as CodePage, resolucion }));
+        await pause();
+      }
       const all = concatBytes(receipts);
       if (/application\/json/i.test(c.req.header("accept") ?? "")) {
         return ok(c, { escpos: bytesToBase64(all), documentos: printed.map((d) => ({ tipo: d.tipo, folio: d.folio })) });

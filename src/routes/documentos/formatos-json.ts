@@ -14,6 +14,7 @@ import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { checkDocumentCount, checkLineCount, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, yielder } from "./batch.ts";
 import { DteJson, EXAMPLE_INVOICE } from "./examples.ts";
 
 const Body = z
@@ -22,11 +23,13 @@ const Body = z
       description:
         "The document with the SII's tag names (`Encabezado`, `Detalle`, `DscRcgGlobal`, `Referencia`, …); single objects are accepted where lists are expected. Give this or `xml`, not both.",
     }),
-    xml: z.string().optional().openapi({
-      description:
-        "Instead of `dte`: an existing DTE XML, base64 of its bytes (ISO-8859-1 or UTF-8, as its declaration says): a `DTE`, or an `EnvioDTE`/`EnvioBOLETA` with one or more. Its `TED`, `TmstFirma` and signature are dropped. The answer is then a list (`data.documentos`).",
-      example: "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iSVNPLTg4NTktMSI/Pg==",
-    }),
+    xml: z
+      .string()
+      .optional()
+      .openapi({
+        description: `Instead of \`dte\`: an existing DTE XML, base64 of its bytes (ISO-8859-1 or UTF-8, as its declaration says): a \`DTE\`, or an \`EnvioDTE\`/\`EnvioBOLETA\` with one or more (at most ${MAX_BATCH_DOCUMENTS}, ${MAX_BATCH_LINES} Detalle lines in all). Its \`TED\`, \`TmstFirma\` and signature are dropped. The answer is then a list (\`data.documentos\`).`,
+        example: "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iSVNPLTg4NTktMSI/Pg==",
+      }),
   })
   .openapi("NormalizeRequest", { example: { dte: EXAMPLE_INVOICE } });
 
@@ -114,15 +117,20 @@ export function registerFormatosJson(app: OpenAPIHono<AppEnv>): void {
         return ok(c, normalizeDte(body.dte as Node, today));
       }
       const { envelope: sobre, documents } = documentsOfXml(body.xml as string);
-      const documentos = documents.map((document, i) => {
+      checkDocumentCount("xml", documents.length);
+      checkLineCount("xml", documents);
+      const documentos = [];
+      const pause = yielder();
+      for (const [i, document] of documents.entries()) {
         const at = `xml.documentos[${i}]`;
         const idDoc = ((document.Encabezado as Node | undefined)?.IdDoc ?? {}) as Node;
         const tipo = Number(idDoc.TipoDTE);
         if (!SUPPORTED_TYPES.includes(tipo)) throw unsupportedType(tipo, `${at}.Encabezado.IdDoc.TipoDTE`);
         const { dte, warnings } = normalizeDte(document, today, { at });
         const folio = Number(((dte.Encabezado as Node).IdDoc as Node).Folio);
-        return { tipo, folio: Number.isInteger(folio) ? folio : null, dte, warnings };
-      });
+        documentos.push({ tipo, folio: Number.isInteger(folio) ? folio : null, dte, warnings });
+        await pause();
+      }
       return ok(c, { sobre, documentos });
     },
   );

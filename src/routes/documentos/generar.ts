@@ -3,21 +3,22 @@
 // to the SII; the certificate and the CAFs are used for this request only, never stored.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { generateDocuments, SII_RUT } from "../../dte/generate/generate.ts";
+import { assertShallow } from "../../dte/normalize/normalize.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { CertAuth, parseCertificate } from "../credentials.ts";
+import { checkLineCount, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES } from "./batch.ts";
 import { trustedCafKeys } from "./caf-keys.ts";
 import { DteJson, EXAMPLE_INVOICE } from "./examples.ts";
 
 const Body = z
   .object({
     auth: z.object({ cert: CertAuth }),
-    dte: z.union([DteJson, z.array(DteJson).min(1).max(2000)]).openapi({
-      description:
-        "One document or a list (at most 2000; 500 boletas), with the SII's tag names (`Encabezado`, `Detalle`, `DscRcgGlobal`, `Referencia`, …); single objects are accepted where lists are expected. All of one issuer; boletas (39, 41) and other types go in separate requests (separate envelopes).",
+    dte: z.union([DteJson, z.array(DteJson).min(1).max(MAX_BATCH_DOCUMENTS)]).openapi({
+      description: `One document or a list (at most ${MAX_BATCH_DOCUMENTS} per request, with at most ${MAX_BATCH_LINES} Detalle lines in all: a larger batch goes in several requests, each its own envelope), with the SII's tag names (\`Encabezado\`, \`Detalle\`, \`DscRcgGlobal\`, \`Referencia\`, …); single objects are accepted where lists are expected. All of one issuer; boletas (39, 41) and other types go in separate requests (separate envelopes).`,
     }),
     caf: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(20)]).openapi({
       description:
@@ -84,10 +85,13 @@ export function registerGenerar(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const body = valid(c, "json", Body);
+      const documents = Array.isArray(body.dte) ? body.dte : [body.dte];
+      checkLineCount("dte", documents);
+      for (const [i, document] of documents.entries()) assertShallow(document, Array.isArray(body.dte) ? `dte[${i}]` : "dte");
       const signer = await parseCertificate(c, body.auth.cert);
       const generated = await generateDocuments(
         {
-          documents: Array.isArray(body.dte) ? body.dte : [body.dte],
+          documents,
           cafs: Array.isArray(body.caf) ? body.caf : [body.caf],
           resolucion: body.resolucion,
           normalizar: body.normalizar,

@@ -9,11 +9,14 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
+import { checkDocumentCount, MAX_BATCH_DOCUMENTS, MAX_PRINTED_COPIES, tooLarge } from "./batch.ts";
 import { base64Field, fieldError, ResolucionField, readXmlField, resolucionOf, XmlField } from "./xml-input.ts";
 
 const Body = z
   .object({
-    xml: XmlField,
+    xml: XmlField.openapi({
+      description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents, and at most ${MAX_PRINTED_COPIES} pages in all (documents × copies, the cedible copy counting as one)`,
+    }),
     papel: z.enum(["carta", "80mm"], { error: "must be carta or 80mm" }).default("carta"),
     cedible: z
       .boolean()
@@ -58,6 +61,14 @@ export function registerPdf(app: OpenAPIHono<AppEnv>): void {
       const body = valid(c, "json", Body);
       const contents = await readXmlField(body.xml);
       if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
+      checkDocumentCount("xml", contents.dtes.length);
+      const pages = contents.dtes.length * (body.copias + (body.cedible ? 1 : 0));
+      if (pages > MAX_PRINTED_COPIES) {
+        throw tooLarge(
+          "copias",
+          `asks for ${pages} pages (documents × copies, the cedible one too); at most ${MAX_PRINTED_COPIES} per request`,
+        );
+      }
       let logo = null;
       if (body.logo) {
         try {

@@ -12,14 +12,15 @@ import { Ambiente } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { advancedDocumentStatus, type SiiDocumentStatus } from "../../sii/envios.ts";
 import { CertAuth, parseCertificate, withDteToken } from "../credentials.ts";
+import { checkDocumentCount, MAX_BATCH_DOCUMENTS, yielder } from "../documentos/batch.ts";
 import { trustedCafKeys } from "../documentos/caf-keys.ts";
-import { fieldError, inspectXmlField, XmlField } from "../documentos/xml-input.ts";
+import { fieldError, inspectXmlField, readXmlField, XmlField } from "../documentos/xml-input.ts";
 import { siiContext } from "../sii-context.ts";
 
 const Query = z.object({ ambiente: Ambiente });
 const Body = z
   .object({
-    xml: XmlField,
+    xml: XmlField.openapi({ description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents` }),
     auth: z.object({ cert: CertAuth }).optional().openapi({
       description: "Optional: with a certificate (of the issuer, the receiver or their representative) the SII checks each document too",
     }),
@@ -75,6 +76,8 @@ export function registerVerificar(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { ambiente } = valid(c, "query", Query);
       const body = valid(c, "json", Body);
+      // Counted on a plain read first, so an envelope too large is refused before any signature is checked.
+      checkDocumentCount("xml", (await readXmlField(body.xml)).dtes.length);
       const report = await inspectXmlField(body.xml);
       if (report.documentos.length === 0) throw fieldError("xml", "holds no documents");
 
@@ -97,7 +100,9 @@ export function registerVerificar(app: OpenAPIHono<AppEnv>): void {
           : null;
 
       const documentos = [];
+      const pause = yielder();
       for (const doc of report.documentos) {
+        await pause();
         const stamp = await verifyStamp(doc.element, doc.raw, cafKeys);
         documentos.push({
           tipo: doc.tipo,
