@@ -89,14 +89,14 @@ describe(`dry_run on each of the ${operations.length} operations of /openapi.jso
     expect(problems).toEqual([]);
     // Every preview passed: the spent quota does not stand in the way of a call that costs nothing.
     expect(previews).toBe(operations.filter(declares).length);
-  });
+  }, 60_000);
 
   it("with quota left: a preview is free and makes no SII call", async () => {
     for (const operation of operations.filter(declares)) {
       const { res, siiCalls, used, name } = await dryRun(operation, false);
       expect({ name, status: res.status, siiCalls, used }).toEqual({ name, status: 200, siiCalls: 0, used: 0 });
     }
-  });
+  }, 60_000);
 
   it("false-like values are refused too where there is no preview: the parameter itself is unknown there", async () => {
     const t = probeApp();
