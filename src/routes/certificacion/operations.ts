@@ -60,7 +60,10 @@ const TestSets = envelope(
         z.object({
           nombre: z.string().openapi({ example: "SET BASICO" }),
           numero_atencion: z.string(),
-          casos: z.array(CaseSchema).openapi({ description: "Each case to issue (send each document with `RazonRef` = `CASO <caso>`)" }),
+          casos: z.array(CaseSchema).openapi({
+            description:
+              "Each case to issue: send each document with `RazonRef` = `CASO <caso>` (invoice sets) or `CASO-<caso>` (the boleta set)",
+          }),
           texto: z.string().openapi({ description: "The set's own text (instructions for sets without cases)" }),
         }),
       ),
