@@ -228,6 +228,8 @@ interface State {
   /** A purchase and a sale of the period (type 33), from the registers' details. */
   compraFolio?: number;
   ventaFolio?: number;
+  /** The SII refused the clave once: no more logins with it (repeated failures lock the clave). */
+  claveRefused?: boolean;
   compras?: number;
   ventas?: number;
   comprasReady?: boolean;
@@ -335,8 +337,11 @@ for (const side of ["compras", "ventas"] as const) {
   Object.assign(PLAN, asyncSteps(side));
 }
 
-function authFor(need: Need): { auth: Record<string, unknown> } | { skip: string } | undefined {
+function authFor(need: Need, state: State): { auth: Record<string, unknown> } | { skip: string } | undefined {
   if (need === "none") return undefined;
+  const refused = "the SII refused the clave once; not tried again, so the clave is not locked";
+  if (need === "pass" && pass && state.claveRefused) return { skip: refused };
+  if (need === "either" && pass && state.claveRefused) return cert ? { auth: { cert } } : { skip: refused };
   if (need === "cert") return cert ? { auth: { cert } } : { skip: "needs a certificate (--cert/--key or --pfx)" };
   if (need === "pass") return pass ? { auth: { pass } } : { skip: "needs --clave" };
   return pass ? { auth: { pass } } : cert ? { auth: { cert } } : { skip: "needs --clave or a certificate" };
@@ -350,7 +355,9 @@ function classify(answer: Answer): { result: Result; detail: string } {
   if (status >= 200 && status < 300) return { result: "works", detail: String(status) };
   const code: string = body?.error_code ?? `HTTP ${status}`;
   const details = body?.details ?? {};
-  const detail = `${status} ${code}: ${String(body?.message ?? body?.raw ?? "").slice(0, 100)}`;
+  // The gateway's message may quote the SII: shown redacted like the reports.
+  const message = redactSiiAnswer(String(body?.message ?? body?.raw ?? ""), { secrets, ownRuts: [rut] });
+  const detail = `${status} ${code}: ${message.slice(0, 100)}`;
   if (status === 502 && code === "SII_GATEWAY_ERROR") {
     // No answer (timeout, network), the SII failing (5xx) or saying no are not reading problems.
     const noAnswer = typeof details.reason === "string" && details.sii_status === undefined && !/could not be read/i.test(body.message);
@@ -414,7 +421,7 @@ for (const { method, operationId } of reads) {
     rows.push({ operationId, result: "skipped", detail: `not called: ${NOT_CALLED[operationId]}` });
     continue;
   }
-  const auth = authFor(step.need);
+  const auth = authFor(step.need, state);
   const planned = step.request(state);
   if ("skip" in planned || (auth && "skip" in auth)) {
     rows.push({ operationId, result: "skipped", detail: "skip" in planned ? planned.skip : (auth as { skip: string }).skip });
@@ -430,6 +437,8 @@ for (const { method, operationId } of reads) {
     answer = await call(method, planned.path, body);
   }
   await Promise.all(copies);
+  if (answer.status === 400 && answer.body?.error_code === "AUTH_ERROR" && body && "pass" in (body.auth as object))
+    state.claveRefused = true;
   const { result, detail } = classify(answer);
   let shown = detail;
   if (result === "could not be read") {

@@ -23,17 +23,18 @@ interface Run {
   rows: Map<string, { result: string; detail: string }>;
 }
 
-function liveCheck(args: string[]): Promise<Run> {
-  const base = [
-    "--rut",
-    "76192083-9",
-    "--clave",
-    COMPANY?.clave ?? "",
-    "--cert",
-    join(CREDENTIALS, "cert.pem"),
-    "--key",
-    join(CREDENTIALS, "key.pem"),
-  ];
+const SANDBOX_LOGIN = [
+  "--rut",
+  "76192083-9",
+  "--clave",
+  COMPANY?.clave ?? "",
+  "--cert",
+  join(CREDENTIALS, "cert.pem"),
+  "--key",
+  join(CREDENTIALS, "key.pem"),
+];
+
+function liveCheck(args: string[], base = SANDBOX_LOGIN): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       NODE,
@@ -87,7 +88,7 @@ const NOT_WORKING_IN_SANDBOX: Record<string, string[]> = {
   post_sii_certificacion_postulacion_avance: ["refused by the SII", "could not be read"],
 };
 
-describe("npm run live-check against the sandbox", () => {
+describe.concurrent("npm run live-check against the sandbox", () => {
   it("calls every read-only operation once and says each works", async () => {
     const run = await liveCheck(["--out", join(tmpdir(), "live-check-unused")]);
     expect(run.stderr).toBe("");
@@ -100,6 +101,15 @@ describe("npm run live-check against the sandbox", () => {
       expect(NOT_WORKING_IN_SANDBOX[id] ?? ["works"], `${id}: ${row?.detail}`).toContain(row?.result);
     }
     expect(run.stdout).toMatch(/summary: \d+ works, \d+ refused by the SII, \d+ could not be read, 0 gateway errors, 5 skipped/);
+  }, 120_000);
+
+  it("stops using a clave the SII refused, so repeated failures cannot lock it", async () => {
+    const run = await liveCheck(["--out", join(tmpdir(), "live-check-unused")], ["--rut", "76192083-9", "--clave", "not-the-clave"]);
+    expect(run.code).toBe(0);
+    const refused = [...run.rows].filter(([, row]) => row.detail.includes("AUTH_ERROR"));
+    expect(refused.map(([id]) => id)).toEqual(["post_sii_bte_emitidas_resumen"]);
+    expect(run.rows.get("post_sii_rcv_compras_resumen")?.detail).toMatch(/refused the clave once/);
+    expect(run.rows.get("get_sii_indicadores_uf_anual")?.result).toBe("works");
   }, 120_000);
 
   it("saves the answers it could not read, redacted, and --strict fails on them", async () => {
