@@ -261,6 +261,12 @@ const asyncSteps = (side: "compras" | "ventas") => {
   } satisfies Record<string, Step>;
 };
 
+// Why these are read-only: each is `sii:read` in the operations table (changesState false) and
+// only queries the SII: indicator and appraisal pages, the taxpayer's data, the registers (RCV)
+// and their summaries, the certification progress, a submission's or document's state. The RCV
+// `async/solicitar` asks the SII to prepare a file of the register: nothing in it changes. Every
+// `sii:write` operation (folio requests and annulments, submissions, register changes, BHE
+// e-mails, certification steps, answers to the SII) is left out by its scope.
 const PLAN: Record<string, Step> = {
   get_sii_indicadores_uf_anual: {
     need: "none",
