@@ -6,13 +6,13 @@
 import { ApiError } from "../../platform/errors.ts";
 
 /** Documents per request (generar, pdf, escpos, envios/verificar, formatos/json from XML). */
-export const MAX_BATCH_DOCUMENTS = 50;
+export const MAX_BATCH_DOCUMENTS = 20;
 /** Detalle lines of one document: the boleta schema's maximum (EnvioBOLETA_v11.xsd; other types allow 60). */
 export const MAX_DOCUMENT_LINES = 1000;
 /** Detalle lines of all the documents of one request. */
-export const MAX_BATCH_LINES = 3000;
+export const MAX_BATCH_LINES = 1200;
 /** Pages of one PDF or ESC/POS answer: documents × copies (the cedible copy counts). */
-export const MAX_PRINTED_COPIES = 50;
+export const MAX_PRINTED_COPIES = 20;
 
 export function tooLarge(path: string, message: string): ApiError {
   return new ApiError(400, "VALIDATION_ERROR", `${path} ${message}`, { errors: [{ path, location: "body", message }] });

@@ -1,0 +1,263 @@
+// No request may hold the event loop: each hostile or maximal request is sent from one account to
+// the live Node server and, while it runs, a cheap call from another account must be answered
+// within a second. The hostile ones are answered with their 4xx within a bounded time.
+import { mkdtempSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import forge from "node-forge";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createNodeServer } from "../../src/entry/node-server.ts";
+import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import { MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../src/routes/documentos/batch.ts";
+import { EXAMPLE_ISSUER } from "../../src/routes/documentos/examples.ts";
+import { buildCaf } from "../../src/sandbox/caf.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { tokenFor } from "../support/app.ts";
+
+const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
+const juanaCert = { "cert-data": juana.certPem, "pkey-data": juana.keyPem };
+const COMPANY = "76192083-9";
+const GENERAR = "/api/v1/platform/dte/documentos/generar";
+/** How long the other account may wait; and how long a hostile request may take in all. */
+const OTHER_BUDGET_MS = 1000;
+const HOSTILE_BUDGET_MS = 5000;
+
+let base = "";
+let started: Awaited<ReturnType<typeof createNodeServer>>;
+let secretA = "";
+let secretB = "";
+
+beforeAll(async () => {
+  started = await createNodeServer({
+    env: { SII_UPSTREAM: "sandbox" },
+    database: join(mkdtempSync(join(tmpdir(), "sii-gw-stall-")), "state.sqlite"),
+    publicDir: "public",
+    log: { log: () => {} },
+  });
+  await new Promise<void>((resolve) => started.server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(started.server.address() as AddressInfo).port}`;
+  const plan = { daily_units: 100_000, monthly_units: 1_000_000 };
+  secretA = (await tokenFor(started.deps, { account: "tenant-a", plan, scopes: ["sii:read", "sii:write"] })).secret;
+  secretB = (await tokenFor(started.deps, { account: "tenant-b", plan })).secret;
+});
+afterAll(() => {
+  started.server.close();
+  const rows = stalls.map(
+    ([name, stall, total]) => `${stall.toFixed(0).padStart(6)} ms stall ${total.toFixed(0).padStart(6)} ms total  ${name}`,
+  );
+  console.info(`longest event-loop stall per request:\n${rows.join("\n")}`);
+});
+
+const b64 = (text: string) => bytesToBase64(new TextEncoder().encode(text));
+
+interface Timed {
+  status: number;
+  body: string;
+  ms: number;
+}
+
+async function timed(path: string, init: RequestInit): Promise<Timed> {
+  const start = performance.now();
+  const res = await fetch(`${base}${path}`, init);
+  const body = await res.text();
+  return { status: res.status, body, ms: performance.now() - start };
+}
+
+/** The longest event-loop stall of each case, for the summary after the run. */
+const stalls: [string, number, number][] = [];
+
+/**
+ * Sends `body` from account A and, for as long as it runs, a cheap call from account B every 50 ms:
+ * each B call is answered within a second, A within its budget. The server runs in this process,
+ * so the longest event-loop stall during A is measured too. A's answer is returned.
+ */
+async function duringHostile(path: string, body: string, budgetMs = HOSTILE_BUDGET_MS): Promise<{ status: number; json: any }> {
+  const histogram = monitorEventLoopDelay({ resolution: 5 });
+  histogram.enable();
+  let done = false;
+  const hostile = timed(path, {
+    method: "POST",
+    headers: { "x-api-token": secretA, "content-type": "application/json" },
+    body,
+  }).finally(() => {
+    done = true;
+  });
+  const others: Timed[] = [];
+  while (!done) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (!done) others.push(await timed("/api/v1/usage", { headers: { "x-api-token": secretB } }));
+  }
+  const answer = await hostile;
+  histogram.disable();
+  stalls.push([expect.getState().currentTestName ?? path, histogram.max / 1e6, answer.ms]);
+  for (const other of others) {
+    expect(other.status).toBe(200);
+    expect(other.ms, `the other account waited ${Math.round(other.ms)} ms`).toBeLessThan(OTHER_BUDGET_MS);
+  }
+  expect(answer.ms, `the request took ${Math.round(answer.ms)} ms`).toBeLessThan(budgetMs);
+  return { status: answer.status, json: answer.body.startsWith("{") ? JSON.parse(answer.body) : null };
+}
+
+/** `asn` with every INTEGER equal to `from` (an iteration count here) set to `to`, inside nested DER too. */
+function withCount(asn: forge.asn1.Asn1, from: number, to: number): forge.asn1.Asn1 {
+  const fromBytes = forge.asn1.integerToDer(from).getBytes();
+  const toBytes = forge.asn1.integerToDer(to).getBytes();
+  const walk = (node: forge.asn1.Asn1): boolean => {
+    if (node.tagClass === forge.asn1.Class.UNIVERSAL && node.type === forge.asn1.Type.INTEGER && node.value === fromBytes) {
+      node.value = toBytes;
+      return true;
+    }
+    if (Array.isArray(node.value)) return node.value.map(walk).some(Boolean);
+    if (node.type === forge.asn1.Type.OCTETSTRING && typeof node.value === "string" && node.value.startsWith("0")) {
+      try {
+        const inner = forge.asn1.fromDer(node.value);
+        if (walk(inner)) {
+          node.value = forge.asn1.toDer(inner).getBytes();
+          return true;
+        }
+      } catch {
+        // data, not DER
+      }
+    }
+    return false;
+  };
+  expect(walk(asn)).toBe(true);
+  return asn;
+}
+
+const factura = (folio: number, lines: number) => ({
+  Encabezado: {
+    IdDoc: { TipoDTE: 33, Folio: folio },
+    Emisor: EXAMPLE_ISSUER,
+    Receptor: { RUTRecep: "22222222-2", RznSocRecep: "Pedro Pérez", GiroRecep: "Servicios", DirRecep: "Calle Uno 1", CmnaRecep: "Ñuñoa" },
+  },
+  Detalle: Array.from({ length: lines }, (_, i) => ({ NmbItem: `Artículo ${i + 1}`, QtyItem: 1 + i, PrcItem: 1_000 + i })),
+});
+
+const generar = (cert: unknown, dte: unknown, caf = "<AUTORIZACION/>") =>
+  JSON.stringify({ auth: { cert }, dte, caf, resolucion: { fecha: "2014-08-22", numero: 80 } });
+
+describe("key derivation with an attacker's iteration count", () => {
+  const key = forge.pki.privateKeyFromPem(juana.keyPem);
+
+  it("an encrypted PKCS#8 key asking for 2 000 000 iterations: 400 AUTH_ERROR naming the limit", async () => {
+    const info = forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(key));
+    const encrypted = withCount(forge.pki.encryptPrivateKeyInfo(info, "sandbox", { algorithm: "aes256", count: 2049 }), 2049, 2_000_000);
+    const cert = { "cert-data": juana.certPem, "pkey-data": forge.pki.encryptedPrivateKeyToPem(encrypted), passphrase: "sandbox" };
+    const { status, json } = await duringHostile(GENERAR, generar(cert, factura(1, 1)));
+    expect([status, json.error_code]).toEqual([400, "AUTH_ERROR"]);
+    expect(json.message).toMatch(/at most 100000 iterations/);
+  });
+
+  it("a PFX whose MAC and bags ask for 2 000 000 iterations: 400 AUTH_ERROR naming the limit", async () => {
+    const pfx = forge.pkcs12.toPkcs12Asn1(key, [forge.pki.certificateFromPem(juana.certPem)], "sandbox", {
+      algorithm: "3des",
+      count: 2049,
+    });
+    const cert = { "pfx-data": forge.util.encode64(forge.asn1.toDer(withCount(pfx, 2049, 2_000_000)).getBytes()), passphrase: "sandbox" };
+    const { status, json } = await duringHostile(GENERAR, generar(cert, factura(1, 1)));
+    expect([status, json.error_code]).toEqual([400, "AUTH_ERROR"]);
+    expect(json.errors[0].path).toBe("auth.cert.pfx-data");
+  });
+});
+
+describe("input that made a regular expression rescan", () => {
+  it("cert-data of 40 000 BEGIN lines", async () => {
+    const cert = { "cert-data": "-----BEGIN A-----".repeat(40_000), "pkey-data": juana.keyPem };
+    const { status, json } = await duringHostile(GENERAR, generar(cert, factura(1, 1)));
+    expect([status, json.error_code, json.errors[0].path]).toEqual([400, "AUTH_ERROR", "auth.cert.cert-data"]);
+  });
+
+  const comments = `<DTE>${"<!--".repeat(60_000)}`;
+  it.each([
+    ["/api/v1/platform/dte/formatos/json", JSON.stringify({ xml: b64(comments) }), "xml"],
+    ["/api/v1/platform/dte/envios/verificar?ambiente=1", JSON.stringify({ xml: b64(comments) }), "xml"],
+    ["/api/v1/platform/dte/documentos/pdf", JSON.stringify({ xml: b64(comments) }), "xml"],
+    [GENERAR, generar(juanaCert, factura(1, 1), comments), "caf"],
+  ])("240 KB of unclosed comments in %s", async (path, body, field) => {
+    const { status, json } = await duringHostile(path, body);
+    expect([status, json.error_code]).toEqual([400, "VALIDATION_ERROR"]);
+    expect(json.errors[0].path).toMatch(new RegExp(`^${field}`));
+  });
+});
+
+describe("text fields that made the normalizer's patterns backtrack", () => {
+  it.each([
+    ["a name of 50 000 spaces", { NmbItem: `a${" ".repeat(50_000)}b`, QtyItem: 1, PrcItem: 1_000 }, 200],
+    ["a quantity of 50 000 digits and a letter", { NmbItem: "x", QtyItem: `${"1".repeat(50_000)}x`, PrcItem: 1_000 }, 400],
+  ])("formatos/json with %s", async (_name, line, expected) => {
+    const dte = { ...factura(1, 0), Detalle: [line] };
+    const { status } = await duringHostile("/api/v1/platform/dte/formatos/json", JSON.stringify({ dte }));
+    expect(status).toBe(expected);
+  });
+
+  it("documentos/pdf of a DTE with 40 000 unclosed <TED in a comment", async () => {
+    const xml = `<DTE version="1.0"><Documento ID="F1T33"><Encabezado><IdDoc><TipoDTE>33</TipoDTE><Folio>1</Folio></IdDoc></Encabezado><!--${"<TED ".repeat(40_000)}--></Documento></DTE>`;
+    const { status } = await duringHostile("/api/v1/platform/dte/documentos/pdf", JSON.stringify({ xml: b64(xml) }));
+    expect(status).toBeLessThan(500);
+  });
+});
+
+describe("work proportional to the input", () => {
+  it("250 000 invalid lines: refused by their number at once, in a short answer", async () => {
+    const dte = { ...factura(1, 0), Detalle: Array.from({ length: 125_000 }, () => ({ NmbItem: "x", QtyItem: -1, PrcItem: -1 })) };
+    const { status, json } = await duringHostile("/api/v1/platform/dte/formatos/json", JSON.stringify({ dte }));
+    expect([status, json.error_code, json.errors[0].path]).toEqual([422, "VALIDATION_ERROR", "dte.Detalle"]);
+    expect(JSON.stringify(json).length).toBeLessThan(5_000);
+  });
+
+  it("a field error per line of the longest document: the first 100 are listed and the rest counted", async () => {
+    // Two problems a line (negative quantity and price): an answer of 500 000 entries (47 MB) before.
+    const lines = Array.from({ length: MAX_DOCUMENT_LINES }, () => ({ NmbItem: "x", QtyItem: -1, PrcItem: -1 }));
+    const { status, json } = await duringHostile(
+      "/api/v1/platform/dte/formatos/json",
+      JSON.stringify({ dte: { ...factura(1, 0), Detalle: lines } }),
+    );
+    expect([status, json.error_code]).toEqual([400, "VALIDATION_ERROR"]);
+    expect(json.errors).toHaveLength(100);
+    expect(json.details.errors_total).toBe(2 * MAX_DOCUMENT_LINES);
+    expect(JSON.stringify(json).length).toBeLessThan(20_000);
+  });
+});
+
+describe("the largest batches allowed", () => {
+  let envio = "";
+
+  it(`generar: ${MAX_BATCH_DOCUMENTS} invoices of 60 lines`, async () => {
+    const caf = await buildCaf({
+      rut: COMPANY,
+      razonSocial: "COMERCIAL SANDBOX SPA",
+      tipo: 33,
+      desde: 1,
+      hasta: 1_000,
+      fecha: "2026-11-01",
+    });
+    const dte = Array.from({ length: MAX_BATCH_DOCUMENTS }, (_, i) => factura(1 + i, MAX_BATCH_LINES / MAX_BATCH_DOCUMENTS));
+    const { status, json } = await duringHostile(GENERAR, generar(juanaCert, dte, caf));
+    expect(status).toBe(200);
+    expect(json.data.documentos).toHaveLength(MAX_BATCH_DOCUMENTS);
+    envio = json.data.envio_xml;
+  });
+
+  it.each([
+    ["documentos/pdf", "/api/v1/platform/dte/documentos/pdf", 200],
+    ["documentos/escpos", "/api/v1/platform/dte/documentos/escpos", 200],
+    ["envios/verificar", "/api/v1/platform/dte/envios/verificar?ambiente=1", 200],
+    ["formatos/json", "/api/v1/platform/dte/formatos/json", 200],
+  ])("%s of that envelope", async (_name, path, expected) => {
+    expect(envio).not.toBe("");
+    const { status } = await duringHostile(path, JSON.stringify({ xml: envio }));
+    expect(status).toBe(expected);
+  });
+
+  it("one document more than allowed is refused before any work", async () => {
+    const dte = Array.from({ length: MAX_BATCH_DOCUMENTS + 1 }, (_, i) => factura(1 + i, 1));
+    const { status, json } = await duringHostile(GENERAR, generar(juanaCert, dte), 1000);
+    expect([status, json.error_code, json.errors[0].path]).toEqual([422, "VALIDATION_ERROR", "dte"]);
+    const lines = Array.from({ length: 4 }, (_, i) => factura(1 + i, MAX_DOCUMENT_LINES));
+    const tooManyLines = await duringHostile(GENERAR, generar(juanaCert, lines), 1000);
+    expect([tooManyLines.status, tooManyLines.json.errors[0].path]).toEqual([400, "dte"]);
+  });
+});
