@@ -281,7 +281,8 @@ export async function dteUpload(c: Context, state: SandboxState, ambiente: "0" |
   if ("duplicateOf" in received) {
     return recepcion(
       { ...base, STATUS: "99" },
-      `Archivo ya fue enviado con Trackid ${Number(received.duplicateOf)}. Debe esperar 900 segundos antes de reintentar`,
+      // The track id as it was first answered, leading zeros included: clients compare it as text.
+      `Archivo ya fue enviado con Trackid ${received.duplicateOf}. Debe esperar 900 segundos antes de reintentar`,
     );
   }
   const trackId = received.trackId;
