@@ -15,6 +15,12 @@ if (database !== ":memory:") mkdirSync(dirname(database), { recursive: true });
 
 const port = Number(env.PORT ?? 8788);
 const host = env.HOST ?? "127.0.0.1";
+// The sandbox's built-in SECRET_KEY is published in this repository: only a server that nobody
+// else can reach may run on it.
+if (sandbox && !env.SECRET_KEY && !["127.0.0.1", "localhost", "::1"].includes(host)) {
+  console.error(`Set SECRET_KEY to listen on ${host}: the sandbox's built-in key is published, so only loopback runs without one.`);
+  process.exit(1);
+}
 const { server } = await createNodeServer({ env, database, publicDir: join(root, "public") });
 server.listen(port, host, () => {
   console.log(`SII gateway on http://${host}:${port} (SII upstream: ${sandbox ? "sandbox" : "live"})`);

@@ -204,4 +204,19 @@ describe("npm start", () => {
       child.kill("SIGTERM");
     }
   });
+
+  it("refuses to run the sandbox on its published SECRET_KEY anywhere but loopback", async () => {
+    const child = spawn(node, ["--experimental-strip-types", "--no-warnings", "src/entry/node.ts"], {
+      cwd: root,
+      env: { ...process.env, PORT: "0", HOST: "0.0.0.0", DATABASE_PATH: ":memory:", SII_UPSTREAM: "sandbox", SECRET_KEY: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let err = "";
+    child.stderr.on("data", (chunk) => {
+      err += chunk;
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(code).toBe(1);
+    expect(err).toMatch(/Set SECRET_KEY to listen on 0\.0\.0\.0/);
+  });
 });
