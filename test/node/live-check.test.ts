@@ -101,6 +101,11 @@ describe.concurrent("npm run live-check against the sandbox", () => {
       expect(NOT_WORKING_IN_SANDBOX[id] ?? ["works"], `${id}: ${row?.detail}`).toContain(row?.result);
     }
     expect(run.stdout).toMatch(/summary: \d+ works, \d+ refused by the SII, \d+ could not be read, 0 gateway errors, 5 skipped/);
+    // README shows this output: its header and summary lines are the ones printed here.
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    for (const line of run.stdout.split("\n").filter((l) => /^(SII live check for|operation |summary: )/.test(l))) {
+      expect(readme, "README's live-check example").toContain(line.trimEnd());
+    }
   }, 120_000);
 
   it("stops using a clave the SII refused, so repeated failures cannot lock it", async () => {
