@@ -9,7 +9,8 @@ import { ApiError } from "../platform/errors.ts";
 import { BROWSER_UA } from "./browse.ts";
 import { cgiStep, cgiUrl } from "./cgi.ts";
 import type { CookieJar } from "./cookies.ts";
-import { attr, formFor, labelledValues, type PageElement, parsePage, textOf } from "./forms.ts";
+import { formIn, labelledValues } from "./forms.ts";
+import { cellsOf, type HtmlDocument, type HtmlElement, parsePage, textOf } from "./html.ts";
 import { pageText, type SiiAnswer, type SiiContext, siiFetch } from "./http.ts";
 import { SessionExpired } from "./sessions.ts";
 
@@ -27,7 +28,13 @@ function fail(service: string, text: string, message: string, status: 400 | 404 
 }
 
 /** What the decoded page says, for the refusals that are read from its text. */
-const visible = (html: string) => textOf(parsePage(html));
+/** A page as text or already parsed: each answer is parsed once however many readers look at it. */
+type Page = string | HtmlDocument;
+const parsed = (page: Page) => (typeof page === "string" ? parsePage(page) : page);
+
+const visible = (page: HtmlDocument) => textOf(page.body ?? page.documentElement);
+
+const isCheckbox = (input: HtmlElement) => (input.getAttribute("type") ?? "").toLowerCase() === "checkbox";
 
 const split = (rut: string): [string, string] => {
   const [body = "", dv = ""] = rut.split("-");
@@ -84,13 +91,14 @@ export interface Application {
  * fields the SII's script checks (docs/validadte.js pe_confirma: NOM_SW, MAIL_SUP, MAIL_SII,
  * MAIL_DTE, RUT_USU, DV_USU) and the document boxes. A box the form does not offer is refused.
  */
-export function applicationFields(html: string, request: Application): [string, string][] | { missing: string[] } | null {
-  const form = formFor(html, "pe_confirma");
+export function applicationFields(html: Page, request: Application): [string, string][] | { missing: string[] } | null {
+  const page = parsed(html);
+  const form = formIn(page, "pe_confirma");
   if (!form) return null;
   const offered = new Set(
-    Array.from(parsePage(html).querySelectorAll("input"))
-      .filter((input) => (attr(input, "type") ?? "").toLowerCase() === "checkbox")
-      .map((input) => attr(input, "name") ?? ""),
+    Array.from(page.querySelectorAll("input"))
+      .filter(isCheckbox)
+      .map((input) => input.getAttribute("name") ?? ""),
   );
   const boxes = [...new Set(request.documentos.flatMap((d) => APPLICATION_FIELDS[d] ?? []))];
   const missing = boxes.filter((box) => !offered.has(box));
@@ -113,17 +121,21 @@ export async function applyForCertification(ctx: SiiContext, jar: CookieJar, req
   const service = "certification_apply";
   const start = await cgiStep(ctx, jar, cgiUrl("1", "pe_ingrut"), service);
   // pe_ingrut asks for the company and posts to pe_datos_empresa (utils/endpoints.js `ingresoRut`); the button is inferred.
-  const ask = withFields(formFor(start.text, "pe_datos_empresa") ?? [], [...company(request.contribuyente), ["ACEPTAR", "Continuar"]]);
+  const ask = withFields(formIn(parsePage(start.text), "pe_datos_empresa") ?? [], [
+    ...company(request.contribuyente),
+    ["ACEPTAR", "Continuar"],
+  ]);
   const data = await cgiStep(ctx, jar, cgiUrl("1", "pe_datos_empresa"), service, ask);
-  if (ALREADY.test(visible(data.text)))
+  const dataPage = parsePage(data.text);
+  if (ALREADY.test(visible(dataPage)))
     throw fail(service, data.text, `${request.contribuyente} is already in the certification process`, 409);
-  const fields = applicationFields(data.text, request);
+  const fields = applicationFields(dataPage, request);
   if (!fields) throw fail(service, data.text, "The SII did not show the application form");
   if ("missing" in fields) {
     throw fail(service, data.text, `The SII's application form does not offer ${fields.missing.join(", ")} for this company`, 400);
   }
   const done = await cgiStep(ctx, jar, cgiUrl("1", "pe_confirma"), service, fields);
-  if (!APPLIED.test(visible(done.text))) throw fail(service, done.text, "The SII did not take the application", 400);
+  if (!APPLIED.test(visible(parsePage(done.text)))) throw fail(service, done.text, "The SII did not take the application", 400);
   return { glosa: pageText(done.text) };
 }
 
@@ -151,13 +163,13 @@ export interface SetsPage {
  * sets obtained (header "Set Obtenido"), SETnn checkboxes for the optional sets and the form to
  * pe_generar2 with hidden AUTORIZADA and TOTAL. Null when the page has no such form.
  */
-export function readSetsPage(html: string): SetsPage | null {
-  const form = formFor(html, "pe_generar2");
+export function readSetsPage(html: Page): SetsPage | null {
+  const root = parsed(html);
+  const form = formIn(root, "pe_generar2");
   if (!form) return null;
-  const root = parsePage(html);
   const opcionales = Array.from(root.querySelectorAll("input"))
-    .filter((input) => (attr(input, "type") ?? "").toLowerCase() === "checkbox" && /^SET\d+$/i.test(attr(input, "name") ?? ""))
-    .map((input) => ({ id: (attr(input, "name") ?? "").toUpperCase(), nombre: labelAfter(input) }));
+    .filter((input) => isCheckbox(input) && /^SET\d+$/i.test(input.getAttribute("name") ?? ""))
+    .map((input) => ({ id: (input.getAttribute("name") ?? "").toUpperCase(), nombre: labelAfter(input) }));
   const obtenidos = rowsOf(root)
     .filter((row) => row.cells.length >= 2 && !row.cells[0]?.querySelector("b"))
     .map((row) => ({ nombre: textOf(row.cells[0] ?? null), estado: textOf(row.cells[1] ?? null) }))
@@ -166,7 +178,7 @@ export function readSetsPage(html: string): SetsPage | null {
 }
 
 /** The text that follows a checkbox up to the next control or line break (its label on these pages). */
-function labelAfter(input: PageElement): string {
+function labelAfter(input: HtmlElement): string {
   const node = input as unknown as { nextSibling: { nodeType: number; textContent: string | null; nextSibling: unknown } | null };
   let text = "";
   for (let next = node.nextSibling; next && next.nodeType === 3; next = next.nextSibling as typeof next) text += next.textContent ?? "";
@@ -196,7 +208,7 @@ export function readTestSetAnswer(answer: { headers: Headers; text: string }): s
   let text = answer.text;
   if (!/text\/plain|octet-stream/i.test(type) || /^\s*(<!--[\s\S]*?-->\s*)?<(html|!doctype)/i.test(text)) {
     const root = parsePage(text);
-    text = (root.querySelector("pre") ?? root.querySelector("body") ?? root).textContent ?? "";
+    text = (root.querySelector("pre") ?? root.body ?? root.documentElement)?.textContent ?? "";
   }
   text = text.replace(/\r\n?/g, "\n").replace(/^\n+/, "");
   return /N[UÚ]MERO DE ATENCI[OÓ]N/i.test(text) ? text : null;
@@ -212,20 +224,21 @@ export async function requestTestSet(
   const service = "certification_set";
   const start = await cgiStep(ctx, jar, cgiUrl("1", "pe_generar"), service);
   // devlas-cl/dte-sii SiiCertificacion.js: pe_generar1 with CODIGO 8 and "Confirmar Empresa".
-  const confirm = withFields(formFor(start.text, "pe_generar1") ?? [], [
+  const confirm = withFields(formIn(parsePage(start.text), "pe_generar1") ?? [], [
     ...company(contribuyente),
     ["CODIGO", "8"],
     ["ACEPTAR", "Confirmar Empresa"],
   ]);
   const listing = await cgiStep(ctx, jar, cgiUrl("1", "pe_generar1"), service, confirm, cgiUrl("1", "pe_generar"));
-  if (NOT_IN_PROCESS.test(visible(listing.text)))
+  const listingPage = parsePage(listing.text);
+  if (NOT_IN_PROCESS.test(visible(listingPage)))
     throw fail(service, listing.text, `The SII gives no test set: ${contribuyente} is not in the certification process`, 404);
-  const page = readSetsPage(listing.text);
+  const page = readSetsPage(listingPage);
   if (!page) throw fail(service, listing.text, "The SII did not show the test sets page");
   const answer = await cgiStep(ctx, jar, cgiUrl("1", "pe_generar2"), service, setRequestFields(page, wanted), cgiUrl("1", "pe_generar1"));
   const text = readTestSetAnswer(answer);
   if (text === null) {
-    if (NOT_IN_PROCESS.test(visible(answer.text)))
+    if (NOT_IN_PROCESS.test(visible(parsePage(answer.text))))
       throw fail(service, answer.text, `The SII gives no test set: ${contribuyente} is not in the certification process`, 404);
     throw fail(service, answer.text, "The SII did not answer with a test set");
   }
@@ -244,15 +257,12 @@ export interface SetProgress {
 }
 
 interface Row {
-  element: PageElement;
-  cells: PageElement[];
+  element: HtmlElement;
+  cells: HtmlElement[];
 }
 
-function rowsOf(root: PageElement): Row[] {
-  return Array.from(root.querySelectorAll("tr")).map((element) => ({
-    element,
-    cells: Array.from(element.querySelectorAll("td, th")).filter((cell) => cell.closest("tr") === element),
-  }));
+function rowsOf(root: HtmlDocument): Row[] {
+  return Array.from(root.querySelectorAll("tr")).map((element) => ({ element, cells: cellsOf(element) }));
 }
 
 // devlas-cl/dte-sii SiiCertificacion.js (consultarEstadoSets): EST S01 = sin declarar, S21 = declarado.
@@ -264,16 +274,16 @@ const DECLARATION: Record<string, string> = { S01: "SIN DECLARAR", S21: "DECLARA
  * NUM_ENVn/FEC_ENVn inputs with hidden ESTn. The cells after the state (attention number, the
  * envelope's track id, remarks) are inferred.
  */
-export function readProgress(html: string): SetProgress[] {
-  const root = parsePage(html);
+export function readProgress(html: Page): SetProgress[] {
+  const root = parsed(html);
   const progress: SetProgress[] = [];
   for (const row of rowsOf(root)) {
     const [first, ...rest] = row.cells;
     const name = textOf(first ?? null);
     if (!first || first.querySelector("b") || !/^(SET|LIBRO)\b/i.test(name)) continue;
     const input = (prefix: string) =>
-      Array.from(row.element.querySelectorAll("input")).find((i) => new RegExp(`^${prefix}\\d+$`, "i").test(attr(i, "name") ?? ""));
-    const value = (element: PageElement | undefined) => (element ? (attr(element, "value") ?? "") : "");
+      Array.from(row.element.querySelectorAll("input")).find((i) => new RegExp(`^${prefix}\\d+$`, "i").test(i.getAttribute("name") ?? ""));
+    const value = (element: HtmlElement | undefined) => element?.getAttribute("value") ?? "";
     const bold = row.element.querySelector("b");
     const declaration = value(input("EST"));
     const estado = bold ? textOf(bold).toUpperCase() : (DECLARATION[declaration] ?? declaration);
@@ -291,7 +301,7 @@ export function readProgress(html: string): SetProgress[] {
 export async function certificationProgress(ctx: SiiContext, jar: CookieJar, contribuyente: string): Promise<SetProgress[]> {
   const service = "certification_progress";
   const start = await cgiStep(ctx, jar, cgiUrl("1", "pe_avance1"), service);
-  const ask = formFor(start.text, "pe_avance2");
+  const ask = formIn(parsePage(start.text), "pe_avance2");
   if (!ask) throw fail(service, start.text, "The SII did not show the progress form");
   // devlas-cl/dte-sii SiiCertificacion.js: RUT_EMP, DV_EMP and "Continuar", with pe_avance1 as referer.
   const page = await cgiStep(
@@ -302,9 +312,11 @@ export async function certificationProgress(ctx: SiiContext, jar: CookieJar, con
     withFields(ask, [...company(contribuyente), ["ACEPTAR", "Continuar"]]),
     cgiUrl("1", "pe_avance1"),
   );
-  if (NOT_IN_PROCESS.test(visible(page.text))) throw fail(service, page.text, `${contribuyente} is not in the certification process`, 404);
-  const progress = readProgress(page.text);
-  if (!progress.length && !formFor(page.text, "pe_avance3"))
+  const progressPage = parsePage(page.text);
+  if (NOT_IN_PROCESS.test(visible(progressPage)))
+    throw fail(service, page.text, `${contribuyente} is not in the certification process`, 404);
+  const progress = readProgress(progressPage);
+  if (!progress.length && !formIn(progressPage, "pe_avance3"))
     throw fail(service, page.text, "The SII did not answer with the progress page");
   return progress;
 }
@@ -334,8 +346,8 @@ const plain = (label: string) =>
  * client, which also reads resolution 0 as certification not finished. The exchange e-mail and
  * an explicit state row are inferred. Null when the page has no `Rut` row.
  */
-export function readCertificationData(html: string): CertificationData | null {
-  const pairs = labelledValues(html).map(([label, value]): [string, string] => [plain(label), value]);
+export function readCertificationData(html: Page): CertificationData | null {
+  const pairs = labelledValues(parsed(html)).map(([label, value]): [string, string] => [plain(label), value]);
   const find = (test: (label: string) => boolean) => pairs.find(([label]) => test(label))?.[1];
   const rut = find((l) => l === "rut");
   if (rut === undefined) return null;
