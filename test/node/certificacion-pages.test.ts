@@ -13,8 +13,11 @@ import {
   readProgress,
   readSetsPage,
   readTestSetAnswer,
+  requestBoletaTestSet,
   setRequestFields,
 } from "../../src/sii/certificacion.ts";
+import { CookieJar } from "../../src/sii/cookies.ts";
+import { SessionExpired } from "../../src/sii/sessions.ts";
 import { parseTestSets } from "../../src/sii/set-pruebas.ts";
 import { certificationFixture as fixture } from "../fixtures/sii/certificacion/read.ts";
 
@@ -144,5 +147,22 @@ describe("certification pages", () => {
     expect(set?.casos[0]?.items[0]).toMatchObject({ nombre: "Cambio de aceite", cantidad: 1, precio_unitario: 19900 });
     expect(set?.casos[2]?.items[1]).toMatchObject({ nombre: "item exento 2", exento: true, precio_unitario: 1000 });
     expect(set?.casos[3]?.items[0]).toMatchObject({ nombre: "Arroz", cantidad: 5, unidad: "Kg" });
+  });
+
+  it("boleta set: the application's redirect to the certificate login is an expired session, its exception a 502", async () => {
+    const answering = (res: () => Response) => ({ transport: { mode: "live" as const, fetch: async () => res() }, timeoutMs: 1000 });
+    const login = () =>
+      new Response(null, {
+        status: 302,
+        headers: { location: "https://herculesr.sii.cl/cgi_AUT2000/CAutInicio.cgi?https://www4.sii.cl/" },
+      });
+    await expect(requestBoletaTestSet(answering(login), new CookieJar(), "76192083-9", "11111111-1")).rejects.toBeInstanceOf(
+      SessionExpired,
+    );
+    const refused = () => new Response(fixture("facade-excepcion.gwt").trim(), { headers: { "content-type": "application/json" } });
+    await expect(requestBoletaTestSet(answering(refused), new CookieJar(), "76192083-9", "11111111-1")).rejects.toMatchObject({
+      status: 502,
+      code: "SII_GATEWAY_ERROR",
+    });
   });
 });
