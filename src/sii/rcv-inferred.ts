@@ -8,7 +8,7 @@
 import { ApiError } from "../platform/errors.ts";
 import type { CookieJar } from "./cookies.ts";
 import type { SiiContext } from "./http.ts";
-import { BOLETAS_SERVICE, complementoCall, type FacadeAnswer, rcvCall } from "./rcv.ts";
+import { BOLETAS_SERVICE, complementoCall, type FacadeAnswer, rcvCall, rcvService } from "./rcv.ts";
 
 export const INFERRED_METHODS = {
   setResumen: "ingresarResumenVenta",
@@ -63,8 +63,16 @@ export function setResumen(
   });
 }
 
-export function deleteResumen(ctx: SiiContext, jar: CookieJar, rut: string, periodo: string, tipos: number[]): Promise<FacadeAnswer> {
-  return rcvCall(ctx, jar, INFERRED_METHODS.deleteResumen, { ...taxpayer(rut, periodo), tiposDoc: tipos });
+/** Deletes the period's summaries of these types; 404 when the SII says there is none to delete. */
+export async function deleteResumen(ctx: SiiContext, jar: CookieJar, rut: string, periodo: string, tipos: number[]): Promise<FacadeAnswer> {
+  try {
+    return await rcvCall(ctx, jar, INFERRED_METHODS.deleteResumen, { ...taxpayer(rut, periodo), tiposDoc: tipos });
+  } catch (err) {
+    if (err instanceof ApiError && /no existe resumen/i.test(String(err.init.details?.sii_message ?? ""))) {
+      throw new ApiError(404, "HTTP_404", "There is no summary of those types in this period", { details: err.init.details });
+    }
+    throw err;
+  }
 }
 
 /** A day's entry: `dia` is the read's field; the others are named after the month totals the read carries (inferred). */
@@ -105,7 +113,7 @@ export async function setBoletasDiarias(
   if (code !== 0) {
     throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII did not take the daily receipts", {
       details: {
-        service: `rcv_${INFERRED_METHODS.setBoletasDiarias}`,
+        service: rcvService(INFERRED_METHODS.setBoletasDiarias),
         sii_code: code ?? null,
         sii_message: answer.respEstado?.msgeRespuesta ?? null,
       },

@@ -13,6 +13,25 @@ const NAMESPACE = "cl.sii.sdi.lob.diii.consdcv.data.api.interfaces.FacadeService
 
 export type FacadeAnswer = Record<string, unknown> & { respEstado?: { codRespuesta?: number; msgeRespuesta?: string | null } };
 
+/**
+ * The service each SII method is named by in errors (`details.service`) and in the simulator's
+ * call counts and faults: one name per service everywhere.
+ */
+const SERVICES: Record<string, string> = {
+  getResumen: "rcv_resumen",
+  getDetalleCompra: "rcv_detalle",
+  getDetalleVenta: "rcv_detalle",
+  getDetalleCompraExport: "rcv_export",
+  getDetalleVentaExport: "rcv_export",
+  getCtrlAsync: "rcv_async",
+  obtenerArchivoBLOB: "rcv_blob",
+  obtieneListaBoletasMes: "rcv_boletas",
+  cambiaTipoCompra: "rcv_write",
+};
+/** A method not listed is one of the writes (the inferred ones of rcv-inferred.ts). */
+export const rcvService = (method: string): string => SERVICES[method] ?? "rcv_write";
+const BLOB_SERVICE = rcvService("obtenerArchivoBLOB");
+
 /** The facade's envelope around `data`: the session TOKEN as conversationId. */
 function facadeRequest(jar: CookieJar, method: string, data: Record<string, unknown>): Request {
   const url = `${FACADE}/${method}`;
@@ -38,7 +57,7 @@ function facadeRequest(jar: CookieJar, method: string, data: Record<string, unkn
 /** Calls a facade method; codRespuesta 0, 1 and 3 (no documents) are answers, the rest errors. */
 export async function rcvCall(ctx: SiiContext, jar: CookieJar, method: string, data: Record<string, unknown>): Promise<FacadeAnswer> {
   const request = facadeRequest(jar, method, data);
-  const answer = await siiFetch(ctx, request, { service: `rcv_${method}`, read: true });
+  const answer = await siiFetch(ctx, request, { service: rcvService(method), read: true });
   jar.store(request.url, answer.headers);
   let json: FacadeAnswer;
   try {
@@ -94,7 +113,7 @@ export async function complementoCall(
       data,
     }),
   });
-  const answer = await siiFetch(ctx, request, { service: `rcv_${method}`, read });
+  const answer = await siiFetch(ctx, request, { service: rcvService(method), read });
   jar.store(url, answer.headers);
   let json: FacadeAnswer;
   try {
@@ -149,7 +168,7 @@ export async function cambiaTipoCompra(
   if (json.data === "OK") return "OK";
   throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII did not confirm the change of purchase type", {
     details: {
-      service: "rcv_cambiaTipoCompra",
+      service: rcvService("cambiaTipoCompra"),
       sii_code: json.respEstado?.codRespuesta ?? null,
       sii_message:
         typeof json.errorMsg === "string" ? json.errorMsg : (json.respEstado?.msgeRespuesta ?? JSON.stringify(json.data ?? null)),
@@ -210,7 +229,7 @@ export async function obtieneListaBoletasMes(
 function checkFacadeAnswer(json: FacadeAnswer, method: string, text: string): FacadeAnswer {
   if (typeof json.errorMsg === "string") {
     throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII's RCV refused the request", {
-      details: { service: `rcv_${method}`, sii_message: json.errorMsg },
+      details: { service: rcvService(method), sii_message: json.errorMsg },
     });
   }
   const code = json.respEstado?.codRespuesta;
@@ -219,11 +238,11 @@ function checkFacadeAnswer(json: FacadeAnswer, method: string, text: string): Fa
   if (code === 98) throw new SessionExpired();
   if (/no autorizado/i.test(message ?? "")) {
     throw new ApiError(403, "AUTH_ERROR", "The credentials have no access to this taxpayer's register", {
-      details: { service: `rcv_${method}`, sii_code: code, sii_message: message },
+      details: { service: rcvService(method), sii_code: code, sii_message: message },
     });
   }
   throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII's RCV answered with an error", {
-    details: { service: `rcv_${method}`, sii_code: code ?? null, sii_message: message ?? pageText(text) },
+    details: { service: rcvService(method), sii_code: code ?? null, sii_message: message ?? pageText(text) },
   });
 }
 
@@ -245,7 +264,7 @@ export async function* rcvRows(
   method: string,
   data: Record<string, unknown>,
 ): AsyncGenerator<Record<string, unknown>, void, undefined> {
-  const service = `rcv_${method}`;
+  const service = rcvService(method);
   const request = facadeRequest(jar, method, data);
   const answer = await siiOpen(ctx, request, { service, read: true });
   jar.store(request.url, answer.headers);
@@ -454,7 +473,7 @@ export async function requestAsync(ctx: SiiContext, jar: CookieJar, q: AsyncQuer
   const job = controlsOf(await rcvCall(ctx, jar, "getCtrlAsync", ctrlData(q, true)), q)[0];
   if (!job)
     throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII did not confirm the download request", {
-      details: { service: "rcv_getCtrlAsync" },
+      details: { service: rcvService("getCtrlAsync") },
     });
   return job;
 }
@@ -476,7 +495,7 @@ export const MAX_CSV_LINE = 64 * 1024;
  * (ISO-8859-1) as it arrives: a period of any size is never held in memory whole.
  */
 export async function asyncFileLines(ctx: SiiContext, jar: CookieJar, q: AsyncQuery, job: AsyncJob): Promise<ReadableStream<string>> {
-  const service = "rcv_obtenerArchivoBLOB";
+  const service = BLOB_SERVICE;
   // Both RUTs without check digit, the session's user first, then the company: crilam/mcp-sii
   // `src/scrapers/rcvAsync.ts` (verified live; its test expects `/obtenerArchivoBLOB/uuid-1/11111111/22222222/700`).
   const company = q.rut.split("-")[0] ?? "";
@@ -613,7 +632,7 @@ export class CsvDocuments {
           "SII_GATEWAY_ERROR",
           "The SII's file starts with a continuation line (empty Nro) that belongs to no document",
           {
-            details: { service: "rcv_obtenerArchivoBLOB", reason: "continuation line without a document" },
+            details: { service: BLOB_SERVICE, reason: "continuation line without a document" },
           },
         );
       }
@@ -676,6 +695,154 @@ export function checkFileCount(job: AsyncJob, documents: number): void {
     502,
     "SII_GATEWAY_ERROR",
     `The SII's file holds ${documents} documents but its download request ${job.solicitud_id} declared ${job.registros}`,
-    { details: { service: "rcv_obtenerArchivoBLOB", documentos: documents, declarados: job.registros } },
+    { details: { service: BLOB_SERVICE, documentos: documents, declarados: job.registros } },
   );
+}
+
+// One function per SII call of the RCV operations: the request's fields are built here, so a
+// route only validates, calls one of these, and answers. The facade's field sets follow
+// sergiokml/PortalFacturas `Models/DetalleReq.cs` (getResumen, getDetalle*) and the portal's own
+// calls; the reCAPTCHA action names (RCV_DETC, RCV_DDETC, …) and the fixed `t-o-k-e-n-web` token
+// are what public clients replay from captures of the portal (getResumen's fields also in
+// crilam/mcp-sii `src/scrapers/rcv.ts`).
+
+/** The register's accounting states of purchases (sales have only REGISTRO). */
+export const RCV_ESTADOS = ["REGISTRO", "PENDIENTE", "NO_INCLUIR", "RECLAMADO"] as const;
+
+/** What an RCV read is about: the taxpayer (`XXXXXXXX-K`), the month, the side and (purchases) the state. */
+export interface RcvQuery {
+  rut: string;
+  periodo: string;
+  operacion: "COMPRA" | "VENTA";
+  estado: string;
+}
+
+/** The taxpayer and month, as every facade call names them. */
+function periodFields(q: Pick<RcvQuery, "rut" | "periodo">) {
+  const [rutEmisor, dvEmisor] = q.rut.split("-");
+  return { rutEmisor, dvEmisor, ptributario: q.periodo };
+}
+
+/** The period's summary (`getResumen`): one row per document type. */
+export function rcvSummary(ctx: SiiContext, jar: CookieJar, q: RcvQuery): Promise<FacadeAnswer> {
+  return rcvCall(ctx, jar, "getResumen", { ...periodFields(q), estadoContab: q.estado, operacion: q.operacion, busquedaInicial: true });
+}
+
+/** The detail's fields for one type: sales name neither operation nor state. */
+function detailFields(q: RcvQuery, tipo: number, purchases: string, sales: string) {
+  const compras = q.operacion === "COMPRA";
+  return {
+    ...periodFields(q),
+    codTipoDoc: String(tipo),
+    operacion: compras ? "COMPRA" : "",
+    estadoContab: compras ? q.estado : "",
+    accionRecaptcha: compras ? purchases : sales,
+    tokenRecaptcha: "t-o-k-e-n-web",
+  };
+}
+
+/** The period's documents of one type (`getDetalleCompra` / `getDetalleVenta`), row by row as they arrive. */
+export function rcvDetail(ctx: SiiContext, jar: CookieJar, q: RcvQuery, tipo: number): AsyncGenerator<Record<string, unknown>> {
+  const method = q.operacion === "COMPRA" ? "getDetalleCompra" : "getDetalleVenta";
+  return rcvRows(ctx, jar, method, detailFields(q, tipo, "RCV_DETC", "RCV_DETV"));
+}
+
+/** The SII's CSV export of one type (`getDetalle*Export`): its lines as received, ISO-8859-1 text. */
+export async function* rcvExport(ctx: SiiContext, jar: CookieJar, q: RcvQuery, tipo: number): AsyncGenerator<string> {
+  const method = q.operacion === "COMPRA" ? "getDetalleCompraExport" : "getDetalleVentaExport";
+  for await (const line of rcvRows(ctx, jar, method, detailFields(q, tipo, "RCV_DDETC", "RCV_DDETV"))) yield String(line);
+}
+
+/**
+ * A purchase document by type and folio, in every state (suppliers may share folio numbers): the
+ * SII's rows that match, and the states whose detail came back empty (it answers no rows past its
+ * ceiling, so an empty state does not prove the document absent).
+ */
+export async function rcvPurchaseByFolio(
+  ctx: SiiContext,
+  jar: CookieJar,
+  q: Pick<RcvQuery, "rut" | "periodo">,
+  tipo: number,
+  folio: number,
+): Promise<{ rows: Record<string, unknown>[]; emptyStates: string[] }> {
+  const rows: Record<string, unknown>[] = [];
+  const emptyStates: string[] = [];
+  for (const estado of RCV_ESTADOS) {
+    const fields = detailFields({ ...q, operacion: "COMPRA", estado }, tipo, "RCV_DETC", "RCV_DETV");
+    const answer = await rcvCall(ctx, jar, "getDetalleCompra", fields);
+    const data = Array.isArray(answer.data) ? (answer.data as Record<string, unknown>[]) : [];
+    if (!data.length) emptyStates.push(estado);
+    rows.push(...data.filter((r) => Number(r.detNroDoc) === folio));
+  }
+  return { rows, emptyStates };
+}
+
+/**
+ * Sets the transaction type of purchase documents, one `cambiaTipoCompra` call each in the order
+ * given. A refusal stops there and names the documents already changed, so a retry starts where
+ * this one stopped.
+ */
+export async function rcvSetTransactionTypes(
+  ctx: SiiContext,
+  jar: CookieJar,
+  rut: string,
+  periodo: string,
+  documents: CambioTipoCompra[],
+): Promise<FacadeAnswer> {
+  const cambios: Record<string, unknown>[] = [];
+  for (const [i, d] of documents.entries()) {
+    const doc = { tipo_documento: d.tipo_documento, rut_emisor: d.rut_emisor, folio: d.folio, tipo_transaccion: d.tipo_transaccion };
+    try {
+      cambios.push({ ...doc, data: await cambiaTipoCompra(ctx, jar, rut, periodo, doc) });
+    } catch (err) {
+      if (!(err instanceof ApiError) || !cambios.length) throw err;
+      throw new ApiError(err.status, err.code, `${err.message} (document ${i}); the ${cambios.length} before it were changed`, {
+        ...err.init,
+        details: { ...err.init.details, documento: i, cambiados: cambios },
+      });
+    }
+  }
+  return { data: "OK", cambios };
+}
+
+/**
+ * The sales summaries kept as totals, with the days of receipts (39) and vouchers (48): the sales
+ * summary (`getResumen`) names the types, the daily receipts' read (`obtieneListaBoletasMes`) gives
+ * the days. The day entries' field names other than `dia` are inferred.
+ */
+export async function rcvSummaryDetail(
+  ctx: SiiContext,
+  jar: CookieJar,
+  rut: string,
+  periodo: string,
+): Promise<{ resumenes: Record<string, unknown>[]; sii: Record<string, unknown> }> {
+  const summary = await rcvSummary(ctx, jar, { rut, periodo, operacion: "VENTA", estado: "REGISTRO" });
+  const totalsOnly = resumenRows(summary).filter((r) => r.tipo_ingreso === "RESUMEN");
+  const days = new Map<number, BoletasMes>();
+  for (const r of totalsOnly) {
+    if ((DAILY_TYPES as readonly number[]).includes(r.tipo_documento)) {
+      days.set(r.tipo_documento, await obtieneListaBoletasMes(ctx, jar, rut, periodo, r.tipo_documento));
+    }
+  }
+  const resumenes = totalsOnly.map((r) => ({
+    tipo_documento: r.tipo_documento,
+    documentos: r.documentos,
+    monto_exento: r.monto_exento,
+    monto_neto: r.monto_neto,
+    monto_iva: r.monto_iva,
+    monto_total: r.monto_total,
+    dias: (days.get(r.tipo_documento)?.dias ?? []).map((d) => ({
+      dia: n(d.dia),
+      documentos: n(d.totalDocumentos),
+      folio_inicial: n(d.folioInicial),
+      folio_final: n(d.folioFinal),
+      monto_exento: n(d.montoExento),
+      monto_neto: n(d.montoNeto),
+      monto_iva: n(d.montoIva),
+      monto_total: n(d.montoTotal),
+    })),
+  }));
+  const { metaData: _meta, ...resumen } = summary;
+  const boletas = Object.fromEntries([...days].map(([tipo, month]) => [String(tipo), month]));
+  return { resumenes, sii: { resumen, boletas } };
 }

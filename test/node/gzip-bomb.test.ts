@@ -55,7 +55,7 @@ describe("gzipped downloads", () => {
     await expect(drain(await asyncFileLines(answering(fake), new CookieJar(), query, job))).rejects.toMatchObject({
       status: 502,
       code: "SII_GATEWAY_ERROR",
-      init: { details: { service: "rcv_obtenerArchivoBLOB", reason: expect.any(String) } },
+      init: { details: { service: "rcv_blob", reason: expect.any(String) } },
     });
   });
 

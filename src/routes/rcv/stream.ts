@@ -5,12 +5,8 @@
 // client can take a cut answer for a whole one. Both streamed details (async and sync) do this,
 // and both hold the first COMMIT_CHARS of the answer so that an early failure is an error envelope.
 
-import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../platform/context.ts";
-import type { CookieJar } from "../../sii/cookies.ts";
-import type { SiiContext } from "../../sii/http.ts";
-import { type RcvAuthBody, withRcvSession } from "./shared.ts";
 
 const JSON_TYPE = { "content-type": "application/json; charset=utf-8" };
 /** Pieces joined into one chunk: one write per row would cost more than the row. */
@@ -63,7 +59,7 @@ export const COMMIT_CHARS = 512 * 1024;
  * error envelope; whole if it ends by then, streamed from the held part on if not. `ended` runs
  * once the answer is complete (at once for a whole one).
  */
-async function heldAnswer(
+export async function heldAnswer(
   c: Context<AppEnv>,
   source: AsyncGenerator<string>,
   format: StreamFormat,
@@ -87,33 +83,6 @@ async function heldAnswer(
 async function* resume(held: string[], source: AsyncGenerator<string>): AsyncGenerator<string> {
   yield* held;
   yield* source;
-}
-
-/**
- * Answers with the text `pieces(jar)` writes (JSON unless `format` says otherwise), made in the
- * taxpayer's SII session and held as `heldAnswer` does (a session wall before the first byte logs
- * in again and starts over). A larger answer streams, and the session stays held until its body
- * is finished: the SII calls it still makes (more document types, a second read) stay serialized
- * with this taxpayer's other calls.
- */
-export function answerInSession(
-  c: Context<AppEnv>,
-  ctx: SiiContext,
-  rut: string,
-  auth: z.output<typeof RcvAuthBody>["auth"],
-  pieces: (jar: CookieJar) => AsyncGenerator<string>,
-  format: StreamFormat = JSON_FORMAT,
-): Promise<Response> {
-  return new Promise<Response>((answer, fail) => {
-    withRcvSession(c, ctx, rut, auth, async (jar) => {
-      let ended = () => {};
-      const finished = new Promise<void>((resolve) => {
-        ended = resolve;
-      });
-      answer(await heldAnswer(c, pieces(jar), format, ended));
-      await finished;
-    }).catch(fail);
-  });
 }
 
 /** Streams `pieces` as the JSON answer, already inside whatever session it needs, held as `heldAnswer` does. */

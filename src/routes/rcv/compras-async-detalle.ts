@@ -1,0 +1,29 @@
+// POST /api/v1/sii/rcv/compras/async/detalle/{receptor}/{periodo}/{solicitud_id}/{dte}/{estado}:
+// the purchases download, step 3 (documents): the finished file's documents (registros checked against the request's count).
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { Periodo, Rut } from "../../platform/params.ts";
+import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
+import { answerAsync } from "./factory.ts";
+import { AmbienteQuery, Dte, Estado, FileEnvelope, RcvAuthBody, SolicitudId } from "./schema.ts";
+
+const Params = pathParams({ receptor: Rut, periodo: Periodo, solicitud_id: SolicitudId, dte: Dte, estado: Estado });
+
+export function registerRcvComprasAsyncDetalle(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/rcv/compras/async/detalle/{receptor}/{periodo}/{solicitud_id}/{dte}/{estado}",
+      tags: ["RCV"],
+      summary: "Purchases download, step 3: documents",
+      request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
+      responses: { 200: jsonContent(FileEnvelope, "Every document of the file"), ...errorResponses([400, 404, 422, 502, 503]) },
+    }),
+    (c) => {
+      const { receptor, periodo, solicitud_id, dte, estado } = valid(c, "param", Params);
+      return answerAsync(c, "detalle", { rut: receptor, periodo, tipo: dte, operacion: "COMPRA", estado }, solicitud_id);
+    },
+  );
+}

@@ -1,0 +1,29 @@
+// POST /api/v1/sii/rcv/compras/async/estado/{receptor}/{periodo}/{solicitud_id}/{dte}/{estado}:
+// the purchases download, step 2 (state): the download request's state (CREADO, EN PROCESO, TERMINADO).
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { Periodo, Rut } from "../../platform/params.ts";
+import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
+import { answerAsync } from "./factory.ts";
+import { AmbienteQuery, Dte, Estado, JobEnvelope, RcvAuthBody, SolicitudId } from "./schema.ts";
+
+const Params = pathParams({ receptor: Rut, periodo: Periodo, solicitud_id: SolicitudId, dte: Dte, estado: Estado });
+
+export function registerRcvComprasAsyncEstado(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/rcv/compras/async/estado/{receptor}/{periodo}/{solicitud_id}/{dte}/{estado}",
+      tags: ["RCV"],
+      summary: "Purchases download, step 2: state",
+      request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
+      responses: { 200: jsonContent(JobEnvelope, "The request"), ...errorResponses([400, 404, 422, 502, 503]) },
+    }),
+    (c) => {
+      const { receptor, periodo, solicitud_id, dte, estado } = valid(c, "param", Params);
+      return answerAsync(c, "estado", { rut: receptor, periodo, tipo: dte, operacion: "COMPRA", estado }, solicitud_id);
+    },
+  );
+}

@@ -1,0 +1,29 @@
+// POST /api/v1/sii/rcv/compras/async/solicitar/{receptor}/{periodo}/{dte}/{estado}:
+// the purchases download, step 1 (request): ask the SII to prepare a period's file (answers its solicitud_id).
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { Periodo, Rut } from "../../platform/params.ts";
+import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
+import { answerAsync } from "./factory.ts";
+import { AmbienteQuery, Dte, Estado, JobEnvelope, RcvAuthBody } from "./schema.ts";
+
+const Params = pathParams({ receptor: Rut, periodo: Periodo, dte: Dte, estado: Estado });
+
+export function registerRcvComprasAsyncSolicitar(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/rcv/compras/async/solicitar/{receptor}/{periodo}/{dte}/{estado}",
+      tags: ["RCV"],
+      summary: "Purchases download, step 1: request",
+      request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
+      responses: { 200: jsonContent(JobEnvelope, "The request"), ...errorResponses([400, 404, 422, 502, 503]) },
+    }),
+    (c) => {
+      const { receptor, periodo, dte, estado } = valid(c, "param", Params);
+      return answerAsync(c, "solicitar", { rut: receptor, periodo, tipo: dte, operacion: "COMPRA", estado });
+    },
+  );
+}

@@ -1,0 +1,67 @@
+// POST /api/v1/sii/rcv/compras/detalle/documento/{receptor}/{periodo}/{dte}/{folio}: the purchase
+// documents of a type with that folio (suppliers may share folio numbers), in whatever state.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { ApiError } from "../../platform/errors.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { Periodo, Rut } from "../../platform/params.ts";
+import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
+import { detalleRows, rcvPurchaseByFolio } from "../../sii/rcv.ts";
+import { siiContext } from "../sii-context.ts";
+import { checkEmptyType, checkPeriodo, withRcvSession } from "./factory.ts";
+import { AmbienteQuery, Document, Dte, RcvAuthBody } from "./schema.ts";
+
+const Params = pathParams({
+  receptor: Rut,
+  periodo: Periodo,
+  dte: Dte,
+  folio: z.coerce
+    .number({ error: "must be a number" })
+    .int()
+    .positive({ error: "must be positive" })
+    .openapi({ param: { name: "folio", in: "path" }, type: "integer", example: 1001 }),
+});
+
+export function registerRcvComprasDetalleDocumento(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/rcv/compras/detalle/documento/{receptor}/{periodo}/{dte}/{folio}",
+      tags: ["RCV"],
+      summary: "One purchase document of the register, by type and folio",
+      request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
+      responses: {
+        200: jsonContent(
+          envelope(
+            z
+              .object({ documentos: z.array(Document), sii: z.object({ data: z.array(z.record(z.string(), z.unknown())) }) })
+              .openapi("RcvDocumento"),
+          ),
+          "The matching documents",
+        ),
+        ...errorResponses([400, 404, 422, 502, 503]),
+      },
+    }),
+    async (c) => {
+      const { receptor, periodo, dte, folio } = valid(c, "param", Params);
+      checkPeriodo(c, periodo);
+      const { auth } = valid(c, "json", RcvAuthBody);
+      const ctx = await siiContext(c);
+      const raw = await withRcvSession(c, ctx, receptor, auth, async (jar) => {
+        const { rows, emptyStates } = await rcvPurchaseByFolio(ctx, jar, { rut: receptor, periodo }, dte, folio);
+        // Not found is a 404 only if no state's detail came back empty past its ceiling.
+        if (!rows.length) {
+          for (const estado of emptyStates) {
+            const q = { rut: receptor, periodo, operacion: "COMPRA" as const, estado };
+            await checkEmptyType(ctx, jar, q, dte, { types: [dte], withoutDetail: [], counted: null });
+          }
+        }
+        return rows;
+      });
+      if (!raw.length) throw new ApiError(404, "HTTP_404", `No purchase document of type ${dte} with folio ${folio} in ${periodo}`);
+      return ok(c, { documentos: detalleRows(raw), sii: { data: raw } });
+    },
+  );
+}

@@ -1,0 +1,31 @@
+// POST /api/v1/sii/rcv/compras/resumen/{receptor}/{periodo}/{estado}: the purchases summary of a period.
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { Periodo, Rut } from "../../platform/params.ts";
+import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
+import { answerSummary } from "./factory.ts";
+import { AmbienteQuery, Estado, RcvAuthBody, Summary } from "./schema.ts";
+
+const Params = pathParams({ receptor: Rut, periodo: Periodo, estado: Estado });
+
+export function registerRcvComprasResumen(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/rcv/compras/resumen/{receptor}/{periodo}/{estado}",
+      tags: ["RCV"],
+      summary: "Purchases summary of a period",
+      request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
+      responses: {
+        200: jsonContent(Summary, "The summary (empty when the period has no documents)"),
+        ...errorResponses([400, 422, 502, 503]),
+      },
+    }),
+    (c) => {
+      const { receptor, periodo, estado } = valid(c, "param", Params);
+      return answerSummary(c, { rut: receptor, periodo, operacion: "COMPRA", estado });
+    },
+  );
+}

@@ -1,0 +1,29 @@
+// POST /api/v1/sii/rcv/ventas/async/detalle/{emisor}/{periodo}/{solicitud_id}/{dte}:
+// the sales download, step 3 (documents): the finished file's documents (registros checked against the request's count).
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { Periodo, Rut } from "../../platform/params.ts";
+import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
+import { answerAsync } from "./factory.ts";
+import { AmbienteQuery, Dte, FileEnvelope, RcvAuthBody, SolicitudId } from "./schema.ts";
+
+const Params = pathParams({ emisor: Rut, periodo: Periodo, solicitud_id: SolicitudId, dte: Dte });
+
+export function registerRcvVentasAsyncDetalle(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/rcv/ventas/async/detalle/{emisor}/{periodo}/{solicitud_id}/{dte}",
+      tags: ["RCV"],
+      summary: "Sales download, step 3: documents",
+      request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
+      responses: { 200: jsonContent(FileEnvelope, "Every document of the file"), ...errorResponses([400, 404, 422, 502, 503]) },
+    }),
+    (c) => {
+      const { emisor, periodo, solicitud_id, dte } = valid(c, "param", Params);
+      return answerAsync(c, "detalle", { rut: emisor, periodo, tipo: dte, operacion: "VENTA", estado: "REGISTRO" }, solicitud_id);
+    },
+  );
+}

@@ -1,0 +1,29 @@
+// POST /api/v1/sii/rcv/ventas/detalle/{emisor}/{periodo}/{dte}: the sales of a period, of one type
+// or (dte 0) every type with detail.
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { Periodo, Rut } from "../../platform/params.ts";
+import { errorResponses, jsonBody, pathParams } from "../../platform/schemas.ts";
+import { answerDetail } from "./factory.ts";
+import { DetailQuery, DetailResponse, Dte, RcvAuthBody } from "./schema.ts";
+
+const Params = pathParams({ emisor: Rut, periodo: Periodo, dte: Dte });
+
+export function registerRcvVentasDetalle(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/rcv/ventas/detalle/{emisor}/{periodo}/{dte}",
+      tags: ["RCV"],
+      summary: "Sales detail of a period",
+      request: { params: Params, query: DetailQuery, body: jsonBody(RcvAuthBody) },
+      responses: { 200: DetailResponse, ...errorResponses([400, 422, 502, 503]) },
+    }),
+    (c) => {
+      const { emisor, periodo, dte } = valid(c, "param", Params);
+      return answerDetail(c, { rut: emisor, periodo, operacion: "VENTA", estado: "REGISTRO" }, dte);
+    },
+  );
+}

@@ -1,0 +1,31 @@
+// POST /api/v1/sii/rcv/ventas/resumen/{emisor}/{periodo}: the sales summary of a period.
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { Periodo, Rut } from "../../platform/params.ts";
+import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
+import { answerSummary } from "./factory.ts";
+import { AmbienteQuery, RcvAuthBody, Summary } from "./schema.ts";
+
+const Params = pathParams({ emisor: Rut, periodo: Periodo });
+
+export function registerRcvVentasResumen(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/rcv/ventas/resumen/{emisor}/{periodo}",
+      tags: ["RCV"],
+      summary: "Sales summary of a period",
+      request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
+      responses: {
+        200: jsonContent(Summary, "The summary (empty when the period has no documents)"),
+        ...errorResponses([400, 422, 502, 503]),
+      },
+    }),
+    (c) => {
+      const { emisor, periodo } = valid(c, "param", Params);
+      return answerSummary(c, { rut: emisor, periodo, operacion: "VENTA", estado: "REGISTRO" });
+    },
+  );
+}
