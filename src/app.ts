@@ -56,8 +56,10 @@ import { registerGetProxy } from "./routes/settings/get-proxy.ts";
 import { registerPutProxy } from "./routes/settings/put-proxy.ts";
 import { registerTestProxy } from "./routes/settings/test-proxy.ts";
 import { registerUsage } from "./routes/usage/get.ts";
-import { registerBuscar } from "./routes/vehiculos/buscar.ts";
-import { registerCategorias } from "./routes/vehiculos/categorias.ts";
+import { registerVehiculosCategoriasCaracteristicas } from "./routes/vehiculos/categorias-caracteristicas.ts";
+import { registerVehiculosCategoriasMarcas } from "./routes/vehiculos/categorias-marcas.ts";
+import { registerVehiculosCategoriasTipos } from "./routes/vehiculos/categorias-tipos.ts";
+import { registerVehiculosTasacionBuscar } from "./routes/vehiculos/tasacion-buscar.ts";
 
 export type DepsResolver = (c: Context) => Deps | Promise<Deps>;
 
@@ -92,8 +94,10 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerBheEmail(app);
   registerBteResumen(app);
   registerUf(app);
-  registerCategorias(app);
-  registerBuscar(app);
+  registerVehiculosCategoriasTipos(app);
+  registerVehiculosCategoriasMarcas(app);
+  registerVehiculosCategoriasCaracteristicas(app);
+  registerVehiculosTasacionBuscar(app);
   registerFormatosJson(app);
   registerGenerar(app);
   registerEscpos(app);

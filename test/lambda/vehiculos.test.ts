@@ -3,10 +3,10 @@
 // character takes three UTF-8 bytes, and a search must work from the stored index.
 import { describe, expect, it } from "vitest";
 import { createDynamoStores } from "../../src/adapters/lambda/dynamodb-stores.ts";
-import { PART_CHARS } from "../../src/routes/vehiculos/appraisal-index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { sandboxVehicles } from "../../src/sandbox/vehiculos.ts";
 import { sandboxTransport } from "../../src/sii/transport.ts";
+import { PART_CHARS } from "../../src/sii/vehiculos-index.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { localDynamoDb } from "../support/local-dynamodb.ts";
 

@@ -4,10 +4,10 @@
 import { describe, expect, it } from "vitest";
 import { memoryCacheStore } from "../../src/adapters/memory/stores.ts";
 import type { CacheStore } from "../../src/ports.ts";
-import { PART_CHARS } from "../../src/routes/vehiculos/appraisal-index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { type SandboxVehicle, sandboxVehicles } from "../../src/sandbox/vehiculos.ts";
 import { sandboxTransport } from "../../src/sii/transport.ts";
+import { PART_CHARS } from "../../src/sii/vehiculos-index.ts";
 import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const ROWS = 1500;

@@ -1,12 +1,11 @@
 // What the vehicle operations share: the category parameter, the appraisal year, and finding a
-// category's catalogue in the index (ingesting the SII's workbook the first time).
+// category's catalogue in the index (src/sii/vehiculos-index.ts ingests the SII's workbook the first time).
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../platform/context.ts";
-import { ApiError } from "../../platform/errors.ts";
 import { FIRST_APPRAISAL_YEAR } from "../../sii/vehiculos.ts";
+import { type CatalogView, type Categoria, categoryCatalog } from "../../sii/vehiculos-index.ts";
 import { siiContext } from "../sii-context.ts";
-import { CATEGORIAS, type Categoria, type CategoryCatalog, type WorkbookIndex, workbookIndex } from "./appraisal-index.ts";
 
 export const TAGS = ["Vehicles"];
 export const LAST_APPRAISAL_YEAR = 2100;
@@ -31,17 +30,8 @@ export const AnioTasaQuery = z.object({
 
 export const isCategoria = (value: number): value is Categoria => value === 1 || value === 2 || value === 3;
 
-export interface CatalogView {
-  anio: number;
-  index: WorkbookIndex;
-  catalog: CategoryCatalog;
-}
-
-/**
- * A category's catalogue for `anioTasa`, or for the newest published year when it is not given.
- * 404 when the SII has not published that year's workbook, or it has no vehicle of the category.
- */
-export async function categoryCatalog(
+/** A category's catalogue (see `categoryCatalog` in src/sii/vehiculos-index.ts) for this request. */
+export async function catalogFor(
   c: Context<AppEnv>,
   categoria: Categoria,
   anioTasa: number | undefined,
@@ -49,30 +39,5 @@ export async function categoryCatalog(
 ): Promise<CatalogView> {
   const { cache, clock } = c.get("deps");
   const now = clock.now();
-  const ctx = await siiContext(c);
-  const kind = CATEGORIAS[categoria].workbook;
-  const thisYear = now.getUTCFullYear();
-  let anio = anioTasa ?? thisYear;
-  let index = await workbookIndex(ctx, cache, now, kind, anio, again);
-  if (index === null && anioTasa === undefined && anio > FIRST_APPRAISAL_YEAR) {
-    anio = thisYear - 1;
-    index = await workbookIndex(ctx, cache, now, kind, anio, again);
-  }
-  if (index === null) {
-    throw new ApiError(
-      404,
-      "HTTP_404",
-      `The SII has not published the ${kind === "liv" ? "light" : "heavy"} vehicle appraisal workbook of ${anio}`,
-      {
-        details: { anio_tasa: anio, workbook: `${kind}${anio}.xlsx` },
-      },
-    );
-  }
-  const catalog = index.categories[categoria];
-  if (!catalog) {
-    throw new ApiError(404, "HTTP_404", `The SII's appraisal workbook of ${anio} has no vehicle of categoria ${categoria}`, {
-      details: { anio_tasa: anio, categoria },
-    });
-  }
-  return { anio, index, catalog };
+  return categoryCatalog(await siiContext(c), cache, now, categoria, anioTasa, again);
 }

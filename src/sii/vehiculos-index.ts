@@ -4,17 +4,18 @@
 // a search; a shard's text is stored once in a string table and rows are arrays of numbers.
 // Values are cut into parts that every store accepts (DynamoDB: 400 KB an item).
 
-import { ApiError } from "../../platform/errors.ts";
-import type { CacheStore } from "../../ports.ts";
-import type { SiiContext } from "../../sii/http.ts";
+import { ApiError } from "../platform/errors.ts";
+import type { CacheStore } from "../ports.ts";
+import type { SiiContext } from "./http.ts";
 import {
   type AppraisalField,
   type AppraisalRow,
   appraisalRows,
   downloadWorkbook,
+  FIRST_APPRAISAL_YEAR,
   TEXT_FIELDS,
   type WorkbookKind,
-} from "../../sii/vehiculos.ts";
+} from "./vehiculos.ts";
 
 export type Categoria = 1 | 2 | 3;
 
@@ -333,4 +334,49 @@ export function decodeRow(shard: Shard, row: (number | null)[]): Record<Appraisa
     vehicle[field] = value === null ? null : TEXT.has(field) ? (shard.strings[value] ?? null) : value;
   });
   return vehicle;
+}
+
+export interface CatalogView {
+  anio: number;
+  index: WorkbookIndex;
+  catalog: CategoryCatalog;
+}
+
+/**
+ * A category's catalogue for `anioTasa`, or for the newest published year when it is not given.
+ * 404 when the SII has not published that year's workbook, or it has no vehicle of the category.
+ */
+export async function categoryCatalog(
+  ctx: SiiContext,
+  cache: CacheStore,
+  now: Date,
+  categoria: Categoria,
+  anioTasa: number | undefined,
+  again = false,
+): Promise<CatalogView> {
+  const kind = CATEGORIAS[categoria].workbook;
+  const thisYear = now.getUTCFullYear();
+  let anio = anioTasa ?? thisYear;
+  let index = await workbookIndex(ctx, cache, now, kind, anio, again);
+  if (index === null && anioTasa === undefined && anio > FIRST_APPRAISAL_YEAR) {
+    anio = thisYear - 1;
+    index = await workbookIndex(ctx, cache, now, kind, anio, again);
+  }
+  if (index === null) {
+    throw new ApiError(
+      404,
+      "HTTP_404",
+      `The SII has not published the ${kind === "liv" ? "light" : "heavy"} vehicle appraisal workbook of ${anio}`,
+      {
+        details: { anio_tasa: anio, workbook: `${kind}${anio}.xlsx` },
+      },
+    );
+  }
+  const catalog = index.categories[categoria];
+  if (!catalog) {
+    throw new ApiError(404, "HTTP_404", `The SII's appraisal workbook of ${anio} has no vehicle of categoria ${categoria}`, {
+      details: { anio_tasa: anio, categoria },
+    });
+  }
+  return { anio, index, catalog };
 }

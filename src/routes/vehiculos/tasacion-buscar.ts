@@ -9,8 +9,8 @@ import { ApiError, type FieldError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { FIRST_APPRAISAL_YEAR } from "../../sii/vehiculos.ts";
-import { CATEGORIAS, type Categoria, decodeRow, FIELDS, loadShard, type Shard } from "./appraisal-index.ts";
-import { CATEGORIA_TEXT, categoryCatalog, isCategoria, LAST_APPRAISAL_YEAR, Named, TAGS } from "./schema.ts";
+import { CATEGORIAS, type Categoria, decodeRow, FIELDS, loadShard, type Shard } from "../../sii/vehiculos-index.ts";
+import { CATEGORIA_TEXT, catalogFor, isCategoria, LAST_APPRAISAL_YEAR, Named, TAGS } from "./schema.ts";
 
 export const MAX_POR_PAGINA = 500;
 const DEFAULT_POR_PAGINA = 50;
@@ -155,7 +155,7 @@ function matching(shard: Shard, body: Filters, marca: string | null): (number | 
   return shard.rows.filter((row) => tests.every((test) => test(row)));
 }
 
-export function registerBuscar(app: OpenAPIHono<AppEnv>): void {
+export function registerVehiculosTasacionBuscar(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({
@@ -171,7 +171,7 @@ export function registerBuscar(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const body = valid(c, "json", Body);
       const { categoria, tipo } = checkRules(body);
-      let view = await categoryCatalog(c, categoria, body.anio_tasa);
+      let view = await catalogFor(c, categoria, body.anio_tasa);
       const findTipo = () => view.catalog.tipos.find((t) => (typeof tipo === "number" ? t.id === tipo : fold(t.name) === fold(tipo)));
       let found = findTipo();
       if (!found) {
@@ -183,7 +183,7 @@ export function registerBuscar(app: OpenAPIHono<AppEnv>): void {
       let stored = await loadShard(cache, clock.now(), view.anio, categoria, found);
       if (!stored) {
         // Part of the index went missing from storage: read the workbook again, once.
-        view = await categoryCatalog(c, categoria, view.anio, true);
+        view = await catalogFor(c, categoria, view.anio, true);
         found = findTipo();
         stored = found ? await loadShard(cache, clock.now(), view.anio, categoria, found) : null;
         if (!found || !stored)

@@ -1,0 +1,22 @@
+// GET /api/v1/sii/vehiculos/categorias/caracteristicas/{categoria}: the characteristics of a
+// category, each with the values the workbook has.
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { registerCategoryList } from "./factory.ts";
+import { Named } from "./schema.ts";
+
+const Characteristic = Named.extend({ data: z.array(Named).openapi({ description: "The values the workbook has, numbered from 1" }) });
+
+export function registerVehiculosCategoriasCaracteristicas(app: OpenAPIHono<AppEnv>): void {
+  registerCategoryList(app, {
+    path: "/api/v1/sii/vehiculos/categorias/caracteristicas/{categoria}",
+    list: "caracteristicas",
+    summary: "Characteristics of a category",
+    description:
+      "Fuel, transmission, traction, country and doors, each with the values the workbook has (heavy vehicles have no fuel or doors).",
+    item: Characteristic,
+    component: "VehiculoCaracteristicas",
+    pick: (catalog) => catalog.caracteristicas,
+  });
+}

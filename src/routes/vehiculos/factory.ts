@@ -1,0 +1,56 @@
+// The lists a search is built from, as other gateways give them (`{id, name}`, characteristics
+// with their values in `data`), from the index of the SII's appraisal workbook. The list is
+// wrapped in an object with the category and appraisal year, as every success envelope's `data`
+// is an object. Each list's operation file calls `registerCategoryList` with its path.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import type { Categoria, CategoryCatalog } from "../../sii/vehiculos-index.ts";
+import { int } from "../indicadores/cache.ts";
+import { AnioTasaQuery, CATEGORIA_TEXT, catalogFor, TAGS } from "./schema.ts";
+
+const Params = z.object({ categoria: int("categoria", 1, 3, 1).openapi({ description: CATEGORIA_TEXT, minimum: 1, maximum: 3 }) });
+
+export interface ListOperation<L extends string> {
+  path: string;
+  list: L;
+  summary: string;
+  description: string;
+  item: z.ZodType;
+  /** The component's name in the OpenAPI document. */
+  component: string;
+  pick: (catalog: CategoryCatalog) => unknown;
+}
+
+export function registerCategoryList<L extends string>(app: OpenAPIHono<AppEnv>, op: ListOperation<L>): void {
+  // `{categoria, anio, <list>: [...]}`: the list with what it is the list of.
+  const List = z
+    .object({
+      categoria: z.number().int().openapi({ description: CATEGORIA_TEXT }),
+      anio: z.number().int().openapi({ description: "The appraisal year whose workbook the list comes from" }),
+      [op.list]: z.array(op.item),
+    })
+    .openapi(op.component);
+  registerOperation(
+    app,
+    createRoute({
+      method: "get",
+      path: op.path,
+      tags: TAGS,
+      summary: op.summary,
+      description: `${op.description} From the SII's yearly appraisal workbook, read once per year into the gateway's storage.`,
+      request: { params: Params, query: AnioTasaQuery },
+      responses: { 200: jsonContent(envelope(List), "The list"), ...errorResponses([400, 404, 502, 503]) },
+    }),
+    async (c) => {
+      const { categoria } = valid(c, "param", Params);
+      const { anio_tasa } = valid(c, "query", AnioTasaQuery);
+      // The path schema lets only 1 to 3 through.
+      const view = await catalogFor(c, categoria as Categoria, anio_tasa);
+      const data = { categoria, anio: view.anio, [op.list]: op.pick(view.catalog) };
+      return ok(c, data, `${op.list} of categoria ${categoria}, appraisal year ${view.anio}`);
+    },
+  );
+}
