@@ -10,6 +10,8 @@ import { TokenRejected } from "./token.ts";
 
 const NAMESPACE = "http://ws.registroreclamodte.diii.sdi.sii.cl";
 const TOKEN_FAULT = /TOKEN invalido|Error de Autenticacion/i;
+/** The service's one name, in errors and in the simulator's call counts and faults. */
+const SERVICE = "reclamos";
 
 export type ReclamosOperation =
   | "ingresarAceptacionReclamoDoc"
@@ -69,7 +71,7 @@ export async function reclamosCall(
     headers: { "content-type": "text/xml; charset=utf-8", soapaction: '""', cookie: `TOKEN=${token}` },
     body: envelope(operation, ref, accion),
   });
-  const service = `reclamos_${operation}`;
+  const service = SERVICE;
   let text: string;
   let status: number;
   try {
@@ -107,4 +109,91 @@ export function parseEvents(xml: string): SiiEvent[] {
 export function isoFromSii(value: string): string | null {
   const m = /^(\d{2})-(\d{2})-(\d{4}) (\d{2}):(\d{2}):(\d{2})$/.exec(value.trim());
   return m ? santiagoIso(`${m[3]}-${m[2]}-${m[1]}T${m[4]}:${m[5]}:${m[6]}`) : null;
+}
+
+/**
+ * The codResp values that are not an answer about the document itself: the SII did not find it,
+ * refused the caller, or failed. Each becomes the gateway's error with the SII's text.
+ */
+export function reclamosFailure(answer: ReclamosAnswer, ref: DocumentRef): ApiError | null {
+  const details = { service: SERVICE, sii_codigo: answer.codResp, sii_message: answer.descResp };
+  const doc = `document ${ref.tipo} ${ref.folio} of ${ref.emisor}`;
+  switch (answer.codResp) {
+    case 10:
+    case 18:
+      return new ApiError(404, "HTTP_404", `The SII has not received the ${doc}`, { details });
+    case 14:
+    case 17:
+      return new ApiError(403, "AUTH_ERROR", `The certificate's holder may not act on the ${doc}`, { details });
+    case 1:
+    case 2:
+    case 3: {
+      const field = answer.codResp === 1 ? "emisor" : answer.codResp === 2 ? "folio" : "dte";
+      return new ApiError(400, "VALIDATION_ERROR", `The SII refused ${field}: ${answer.descResp}`, {
+        details,
+        errors: [{ path: field, location: "path", message: answer.descResp }],
+      });
+    }
+    case -1:
+      return new ApiError(502, "SII_GATEWAY_ERROR", "The SII had an internal error; retry later", { details });
+  }
+  return Number.isNaN(answer.codResp) ? new ApiError(502, "SII_GATEWAY_ERROR", "The SII's answer has no codResp", { details }) : null;
+}
+
+function unexpected(answer: ReclamosAnswer): ApiError {
+  return new ApiError(502, "SII_GATEWAY_ERROR", `The SII answered an unexpected code ${answer.codResp}`, {
+    details: { service: SERVICE, sii_codigo: answer.codResp, sii_message: answer.descResp },
+  });
+}
+
+/** Assignable: 23 (accepted, no claims) and 25 (eight days without claims: tacit acceptance). */
+const ASSIGNABLE = new Set([23, 25]);
+const NOT_ASSIGNABLE = new Set([20, 21, 22, 24]);
+
+/** Whether the document can be assigned (consultarDocDteCedible): `cedible` for codes 23 and 25. */
+export async function docAssignability(
+  ctx: SiiContext,
+  ambiente: Ambiente,
+  token: string,
+  ref: DocumentRef,
+): Promise<{ cedible: boolean; codigo: number; glosa: string }> {
+  const answer = await reclamosCall(ctx, ambiente, token, "consultarDocDteCedible", ref);
+  const failure = reclamosFailure(answer, ref);
+  if (failure) throw failure;
+  if (!ASSIGNABLE.has(answer.codResp) && !NOT_ASSIGNABLE.has(answer.codResp)) throw unexpected(answer);
+  return { cedible: ASSIGNABLE.has(answer.codResp), codigo: answer.codResp, glosa: answer.descResp };
+}
+
+/** The document's events (listarEventosHistDoc), oldest first; code 16 is an empty history. */
+export async function docEvents(
+  ctx: SiiContext,
+  ambiente: Ambiente,
+  token: string,
+  ref: DocumentRef,
+): Promise<{ codigo: number; glosa: string; eventos: (SiiEvent & { fecha: string | null })[] }> {
+  const answer = await reclamosCall(ctx, ambiente, token, "listarEventosHistDoc", ref);
+  const failure = reclamosFailure(answer, ref);
+  if (failure) throw failure;
+  if (answer.codResp !== 15 && answer.codResp !== 16) throw unexpected(answer);
+  const eventos = parseEvents(answer.xml).map((e) => ({ ...e, fecha: isoFromSii(e.fecha_sii) }));
+  return { codigo: answer.codResp, glosa: answer.descResp, eventos };
+}
+
+/** When the SII received the document (consultarFechaRecepcionSii, a bare date); 404 when it has not. */
+export async function docReceptionDate(
+  ctx: SiiContext,
+  ambiente: Ambiente,
+  token: string,
+  ref: DocumentRef,
+): Promise<{ fecha_recepcion: string; fecha_recepcion_sii: string }> {
+  const answer = await reclamosCall(ctx, ambiente, token, "consultarFechaRecepcionSii", ref);
+  const raw = answer.xml.trim();
+  if (!raw) throw new ApiError(404, "HTTP_404", `The SII has not received the document ${ref.tipo} ${ref.folio} of ${ref.emisor}`);
+  const iso = isoFromSii(raw);
+  if (!iso) {
+    throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII's reception date is not a date", {
+      details: { service: SERVICE, sii_message: raw.slice(0, 200) },
+    });
+  }
+  return { fecha_recepcion: iso, fecha_recepcion_sii: raw };
 }

@@ -1,12 +1,14 @@
 // One SII service, one name: the name an error gives in `details.service` is the one the
 // simulator counts the service's calls by and switches its faults on by.
 import { describe, expect, it } from "vitest";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { ASYNC_STEP_MS } from "../../src/sandbox/rcv.ts";
 import { createTransport } from "../../src/sii/transport.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const auth = { pass: { rut: "76192083-9", clave: "sandbox76" } };
+const cert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
 const boleta = { tipo_documento: 39, documentos: 1, monto_exento: 0, monto_neto: 840, monto_iva: 160, monto_total: 1000 };
 
 interface Case {
@@ -33,6 +35,9 @@ const CASES: Case[] = [
       return ["/api/v1/sii/rcv/ventas/get_detalle_resumen/76192083-9/202401", { auth }];
     },
   },
+  { service: "reclamos", prepare: plain("/api/v1/platform/dte/intercambios/cesion/77123456-9/33/1002", { auth: { cert } }) },
+  { service: "reclamos", prepare: plain("/api/v1/platform/dte/intercambios/eventos/77123456-9/33/1002", { auth: { cert } }) },
+  { service: "reclamos", prepare: plain("/api/v1/platform/dte/intercambios/recepcion_sii/77123456-9/33/1002", { auth: { cert } }) },
   {
     service: "rcv_blob",
     prepare: async (post, later) => {
@@ -44,7 +49,7 @@ const CASES: Case[] = [
   },
 ];
 
-describe("RCV services keep the simulator's names", () => {
+describe("SII services keep the simulator's names", () => {
   it.each(CASES)("$service: a failing answer names the service its fault was switched on for", async ({ service, prepare }) => {
     const t = probeApp();
     let skew = 0;

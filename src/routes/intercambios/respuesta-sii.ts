@@ -10,7 +10,8 @@ import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { CertAuth, parseCertificate } from "../credentials.ts";
 import { Folio } from "../folios/schema.ts";
-import { ACTIONABLE_TYPES, callReclamos, DteType } from "./shared.ts";
+import { callReclamos } from "./factory.ts";
+import { ACTIONABLE_TYPES, DteType } from "./schema.ts";
 
 export const MAX_DOCUMENTS = 50;
 const ACCIONES = ["ERM", "ACD", "RCD", "RFP", "RFT"] as const;
@@ -87,7 +88,7 @@ function outcome(codResp: number, accion: string): Resultado {
   return "rechazado";
 }
 
-export function registerRespuestaSii(app: OpenAPIHono<AppEnv>): void {
+export function registerIntercambiosRespuestaSii(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

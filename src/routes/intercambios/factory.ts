@@ -1,0 +1,70 @@
+// What the exchange operations share: one call of the acceptance/claim service under the
+// certificate's DTE token, and the handler of the three queries on one document.
+import { createRoute, type OpenAPIHono, type z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { SigningCredential } from "../../dte/credentials.ts";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { registerOperation, valid } from "../../platform/operation.ts";
+import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import type { Ambiente } from "../../sii/hosts.ts";
+import type { SiiContext } from "../../sii/http.ts";
+import { type DocumentRef, type ReclamosAnswer, type ReclamosOperation, reclamosCall } from "../../sii/reclamos.ts";
+import { CertAuthBody, parseCertificate, withDteToken } from "../credentials.ts";
+import { siiContext } from "../sii-context.ts";
+import { AmbienteQuery, DocumentParams } from "./schema.ts";
+
+/** Runs `use` with the certificate's DTE token (renewed once if the SII refuses it). */
+export async function withReclamosToken<T>(
+  c: Context<AppEnv>,
+  credential: SigningCredential,
+  ambiente: Ambiente,
+  use: (ctx: SiiContext, token: string) => Promise<T>,
+): Promise<T> {
+  const ctx = await siiContext(c);
+  return withDteToken(c, ctx, credential, ambiente, (token) => use(ctx, token));
+}
+
+/** Runs one service operation for a document with the certificate's token (renewed once if refused). */
+export function callReclamos(
+  c: Context<AppEnv>,
+  credential: SigningCredential,
+  ambiente: Ambiente,
+  operation: ReclamosOperation,
+  ref: DocumentRef,
+  accion?: string,
+): Promise<ReclamosAnswer> {
+  return withReclamosToken(c, credential, ambiente, (ctx, token) => reclamosCall(ctx, ambiente, token, operation, ref, accion));
+}
+
+/** A query on one document: its path, what the OpenAPI document says, and the src/sii/reclamos.ts call that answers it. */
+export interface DocumentQuery<D extends object> {
+  path: string;
+  summary: string;
+  description: string;
+  schema: z.ZodType;
+  answer: (ctx: SiiContext, ambiente: Ambiente, token: string, ref: DocumentRef) => Promise<D>;
+}
+
+export function registerDocumentQuery<D extends object>(app: OpenAPIHono<AppEnv>, query: DocumentQuery<D>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: query.path,
+      tags: ["Exchanges"],
+      summary: query.summary,
+      description: query.description,
+      request: { params: DocumentParams, query: AmbienteQuery, body: jsonBody(CertAuthBody) },
+      responses: { 200: jsonContent(query.schema, query.summary), ...errorResponses([400, 404, 422, 502, 503]) },
+    }),
+    async (c) => {
+      const { emisor, dte, folio } = valid(c, "param", DocumentParams);
+      const { ambiente } = valid(c, "query", AmbienteQuery);
+      const credential = await parseCertificate(c, valid(c, "json", CertAuthBody).auth.cert);
+      const ref = { emisor, tipo: dte, folio };
+      const data = await withReclamosToken(c, credential, ambiente, (ctx, token) => query.answer(ctx, ambiente, token, ref));
+      return ok(c, { emisor, dte, folio, ...data });
+    },
+  );
+}

@@ -1,0 +1,68 @@
+// The exchange operations' schemas: the document a path names and the query answers.
+import { z } from "@hono/zod-openapi";
+import { Ambiente, Rut } from "../../platform/params.ts";
+import { envelope, pathParams } from "../../platform/schemas.ts";
+import { Folio } from "../folios/schema.ts";
+
+/** Electronic document types (DTE). */
+export const DTE_TYPES = [33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112] as const;
+/** Types that take acceptance or claim at the SII (and can be assigned). */
+export const ACTIONABLE_TYPES = [33, 34, 43] as const;
+
+export const DteType = z.coerce
+  .number({ error: "must be a document type number" })
+  .int()
+  .refine((n) => (DTE_TYPES as readonly number[]).includes(n), { error: `must be one of ${DTE_TYPES.join(", ")}` })
+  .openapi({ type: "integer", enum: [...DTE_TYPES], example: 33 });
+
+export const DocumentParams = pathParams({ emisor: Rut, dte: DteType, folio: Folio });
+
+export const AmbienteQuery = z.object({ ambiente: Ambiente });
+
+const DocumentFields = {
+  emisor: z.string().openapi({ example: "77123456-9" }),
+  dte: z.number().int().openapi({ example: 33 }),
+  folio: z.number().int().openapi({ example: 1001 }),
+};
+const SiiCode = {
+  codigo: z.number().int().openapi({ description: "The SII's `codResp`" }),
+  glosa: z.string().openapi({ description: "The SII's `descResp`" }),
+};
+
+export const Cesion = envelope(
+  z
+    .object({
+      ...DocumentFields,
+      cedible: z.boolean().openapi({ description: "True for the SII's codes 23 and 25" }),
+      ...SiiCode,
+    })
+    .openapi("Assignability"),
+);
+
+export const Eventos = envelope(
+  z
+    .object({
+      ...DocumentFields,
+      ...SiiCode,
+      eventos: z.array(
+        z.object({
+          codigo: z.string().openapi({ description: "`ERM`, `ACD`, `RCD`, `RFP`, `RFT`, `NCA`, `ENC`…", example: "ACD" }),
+          descripcion: z.string(),
+          responsable: z.string().openapi({ description: "Who registered it, `XXXXXXXX-K`" }),
+          fecha: z.string().nullable().openapi({ format: "date-time", description: "ISO 8601 with Chile's offset" }),
+          fecha_sii: z.string().openapi({ description: "The SII's own `DD-MM-YYYY HH:MM:SS`", example: "29-12-2016 12:05:36" }),
+        }),
+      ),
+    })
+    .openapi("DocumentEvents"),
+);
+
+export const Recepcion = envelope(
+  z
+    .object({
+      ...DocumentFields,
+      fecha_recepcion: z.string().openapi({ format: "date-time", example: "2017-02-21T19:02:03-03:00" }),
+      fecha_recepcion_sii: z.string().openapi({ example: "21-02-2017 19:02:03" }),
+    })
+    .openapi("SiiReception"),
+);
