@@ -28,7 +28,7 @@ const Data = envelope(
     .openapi("TaxpayerPrivateData"),
 );
 
-export function registerDatosContribuyente(app: OpenAPIHono<AppEnv>): void {
+export function registerContribuyentesDatos(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

@@ -20,7 +20,7 @@ const Params = pathParams({
 });
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 
-export function registerAnularFolios(app: OpenAPIHono<AppEnv>): void {
+export function registerFoliosAnular(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

@@ -25,7 +25,7 @@ const Params = pathParams({
 });
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 
-export function registerSolicitarFolios(app: OpenAPIHono<AppEnv>): void {
+export function registerFoliosSolicitar(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

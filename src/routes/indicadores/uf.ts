@@ -21,7 +21,7 @@ const Uf = envelope(
     .openapi("UfValue"),
 );
 
-export function registerUf(app: OpenAPIHono<AppEnv>): void {
+export function registerIndicadoresUf(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

@@ -7,7 +7,7 @@ import { jsonContent } from "../../platform/schemas.ts";
 import { proxyView, readProxy } from "./proxy.ts";
 import { ProxySettingsEnvelope } from "./schema.ts";
 
-export function registerGetProxy(app: OpenAPIHono<AppEnv>): void {
+export function registerSettingsGetProxy(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

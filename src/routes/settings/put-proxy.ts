@@ -8,7 +8,7 @@ import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts
 import { proxyUrlProblem, proxyView, readProxy, sealPassword, writeProxy } from "./proxy.ts";
 import { ProxySettingsEnvelope, ProxySettingsInput } from "./schema.ts";
 
-export function registerPutProxy(app: OpenAPIHono<AppEnv>): void {
+export function registerSettingsPutProxy(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

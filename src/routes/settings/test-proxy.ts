@@ -30,7 +30,7 @@ const ProxyTest = envelope(
   }),
 );
 
-export function registerTestProxy(app: OpenAPIHono<AppEnv>): void {
+export function registerSettingsTestProxy(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

@@ -11,7 +11,7 @@ const UsageEnvelope = envelope(
   z.object({ token_id: z.string(), account: z.string(), scopes: z.array(z.string()), plan: Plan, usage: Usage }),
 );
 
-export function registerUsage(app: OpenAPIHono<AppEnv>): void {
+export function registerUsageGet(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

@@ -38,7 +38,7 @@ const Table = envelope(
     .openapi("ImpuestoSegundaCategoria"),
 );
 
-export function registerSegundaCategoria(app: OpenAPIHono<AppEnv>): void {
+export function registerIndicadoresImpuestoSegundaCategoria(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

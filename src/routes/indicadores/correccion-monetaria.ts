@@ -50,7 +50,7 @@ const Table = envelope(
     .openapi("CorreccionMonetaria"),
 );
 
-export function registerCorreccionMonetaria(app: OpenAPIHono<AppEnv>): void {
+export function registerIndicadoresCorreccionMonetaria(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

@@ -42,7 +42,7 @@ const Resent = envelope(
     .openapi("BheResent"),
 );
 
-export function registerBheEmail(app: OpenAPIHono<AppEnv>): void {
+export function registerBheEmitidasEmail(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

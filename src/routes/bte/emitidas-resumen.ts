@@ -61,7 +61,7 @@ function csv(cells: string[][], delimiter: string): string {
   return cells.map((row) => row.map(field).join(delimiter)).join("\r\n") + (cells.length ? "\r\n" : "");
 }
 
-export function registerBteResumen(app: OpenAPIHono<AppEnv>): void {
+export function registerBteEmitidasResumen(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

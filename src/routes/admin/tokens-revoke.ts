@@ -1,0 +1,27 @@
+// DELETE /admin/v1/tokens/{id}: revokes a token for good.
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { publicToken } from "../../platform/tokens.ts";
+import { common, findToken } from "./factory.ts";
+import { TokenEnvelope, TokenId } from "./schema.ts";
+
+export function registerAdminTokensRevoke(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      ...common,
+      method: "delete",
+      path: "/admin/v1/tokens/{id}",
+      operationId: "admin_tokens_revoke",
+      summary: "Revoke a token for good",
+      request: { params: TokenId },
+      responses: { 200: jsonContent(TokenEnvelope, "Token revoked"), ...errorResponses([401, 404]) },
+    }),
+    async (c) => {
+      const record = await findToken(c, c.req.valid("param").id);
+      await c.var.deps.tokens.delete(record.id);
+      return ok(c, publicToken(record), "Token revoked");
+    },
+  );
+}
