@@ -1,0 +1,44 @@
+// POST /api/v1/sii/certificacion/boletas/solicitar_set/{contribuyente}: the boletas test set
+// (the SII's GWT-RPC application, as devlas-cl/dte-sii drives it), as text and parsed into cases.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
+import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { requestBoletaTestSet } from "../../sii/certificacion.ts";
+import { CertAuthBody } from "../credentials.ts";
+import { certificationSession, testSetAnswer } from "./factory.ts";
+import { Params, TAGS, TestSets, WriteQuery } from "./schema.ts";
+
+const BoletaSetBody = CertAuthBody.extend({
+  email: z.email({ error: "must be an e-mail address" }).optional().openapi({
+    description: "The software provider's e-mail the SII records with the set (mailProvSw)",
+  }),
+}).openapi("CertificationBoletaSetRequest");
+
+export function registerCertificacionBoletasSolicitarSet(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/certificacion/boletas/solicitar_set/{contribuyente}",
+      tags: TAGS,
+      summary: "Request the boletas test set",
+      description:
+        "The boleta test set from the SII's boleta certification application (certBolElectDteInternet, GWT-RPC): the company's representatives, its application, then the set file (DownloadFileServlet), as public clients drive it. A company that did not apply for boletas is 404. Each case is a boleta (type 39) to send with `RazonRef` = `CASO-<caso>`.",
+      request: { params: Params, query: WriteQuery, body: jsonBody(BoletaSetBody) },
+      responses: { 200: jsonContent(TestSets, "The test set"), ...errorResponses([400, 404, 422, 502, 503]) },
+    }),
+    async (c) => {
+      const { email } = valid(c, "json", BoletaSetBody);
+      const session = await certificationSession(c);
+      if (isDryRun(c))
+        return ok(c, { contribuyente: session.contribuyente, texto: "", sets: [] }, "Preview only (dry_run): nothing was requested");
+      return testSetAnswer(
+        c,
+        session.contribuyente,
+        await session.run((ctx, jar) => requestBoletaTestSet(ctx, jar, session.contribuyente, session.credential.rut, email)),
+      );
+    },
+  );
+}

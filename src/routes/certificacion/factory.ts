@@ -1,0 +1,27 @@
+// What the certification operations share (sii-upstream §12): all run on the SII's certification
+// environment with the certificate of the company's representative.
+import type { Context } from "hono";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { valid } from "../../platform/operation.ts";
+import type { CookieJar } from "../../sii/cookies.ts";
+import type { SiiContext } from "../../sii/http.ts";
+import { parseTestSets } from "../../sii/set-pruebas.ts";
+import { CertAuthBody, parseCertificate, withCertificateSession } from "../credentials.ts";
+import { siiContext } from "../sii-context.ts";
+import { Params } from "./schema.ts";
+
+/** The certificate session in the certification environment, acting for the company. */
+export async function certificationSession(c: Context<AppEnv>) {
+  const { contribuyente } = valid(c, "param", Params);
+  // Every body of these operations carries `auth.cert`; their own fields are read by each route.
+  const credential = await parseCertificate(c, valid(c, "json", CertAuthBody).auth.cert);
+  const ctx = await siiContext(c);
+  const run = <T>(use: (ctx: SiiContext, jar: CookieJar) => Promise<T>) =>
+    withCertificateSession(c, ctx, credential, "1", (jar) => use(ctx, jar), contribuyente);
+  return { contribuyente, credential, run };
+}
+
+export function testSetAnswer(c: Context<AppEnv>, contribuyente: string, texto: string) {
+  return ok(c, { contribuyente, texto, sets: parseTestSets(texto) });
+}

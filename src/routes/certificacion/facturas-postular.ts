@@ -1,0 +1,84 @@
+// POST /api/v1/sii/certificacion/facturas/postular/{contribuyente}: applies the company to the
+// certification process (pe_ingrut, pe_datos_empresa, pe_confirma).
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
+import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { APPLICATION_FIELDS, applyForCertification } from "../../sii/certificacion.ts";
+import { CertAuth } from "../credentials.ts";
+import { certificationSession } from "./factory.ts";
+import { Params, TAGS, WriteQuery } from "./schema.ts";
+
+/** The document types an application may include: those whose boxes devlas-cl/dte-sii marks on the SII's form. */
+const APPLICATION_TYPES = Object.keys(APPLICATION_FIELDS).map(Number);
+
+const ApplyBody = z
+  .object({
+    auth: z.object({ cert: CertAuth }),
+    email: z.email({ error: "must be an e-mail address" }).openapi({
+      description: "Contact e-mail between the SII and the company and its administrator (MAIL_SII, MAIL_SUP)",
+    }),
+    email_intercambio: z.email({ error: "must be an e-mail address" }).optional().openapi({
+      description: "E-mail for exchanges between companies (MAIL_DTE); `email` when absent",
+    }),
+    software: z.string().min(1).max(100).openapi({ description: "The software's name (NOM_SW, which the SII requires)" }),
+    documentos: z
+      .array(
+        z
+          .number()
+          .int()
+          .refine((t) => APPLICATION_TYPES.includes(t)),
+        { error: `must list types among ${APPLICATION_TYPES.join(", ")}` },
+      )
+      .min(1)
+      .default(APPLICATION_TYPES)
+      .openapi({
+        description:
+          "Document types to certify: 33, 34, 39, 41, 46, 52, 56, 61 (all by default, as public clients apply; exports and settlement invoices are not offered)",
+      }),
+  })
+  .openapi("CertificationApplication");
+
+export function registerCertificacionFacturasPostular(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/certificacion/facturas/postular/{contribuyente}",
+      tags: TAGS,
+      summary: "Apply the company to the certification process",
+      description:
+        "Walks the SII's application (pe_ingrut, pe_datos_empresa, pe_confirma) in the certification environment; the certificate's holder becomes the company's administrator user. A company already applied is 409 `ALREADY_SUBMITTED`; a document type the SII's form does not offer is 400. Irreversible: send an `Idempotency-Key`; `dry_run` checks the certificate only.",
+      request: { params: Params, query: WriteQuery, body: jsonBody(ApplyBody) },
+      responses: {
+        200: jsonContent(
+          envelope(z.object({ contribuyente: z.string(), postulado: z.boolean(), glosa: z.string() })),
+          "The application was taken",
+        ),
+        ...errorResponses([400, 404, 422, 502, 503]),
+      },
+    }),
+    async (c) => {
+      const body = valid(c, "json", ApplyBody);
+      const session = await certificationSession(c);
+      if (isDryRun(c)) {
+        return ok(
+          c,
+          { contribuyente: session.contribuyente, postulado: false, glosa: "" },
+          `Preview only (dry_run): the certificate of ${session.credential.rut} is valid; nothing was sent`,
+        );
+      }
+      const application = {
+        contribuyente: session.contribuyente,
+        administrador: session.credential.rut,
+        email: body.email,
+        emailIntercambio: body.email_intercambio,
+        software: body.software,
+        documentos: body.documentos,
+      };
+      const { glosa } = await session.run((ctx, jar) => applyForCertification(ctx, jar, application));
+      return ok(c, { contribuyente: session.contribuyente, postulado: true, glosa });
+    },
+  );
+}

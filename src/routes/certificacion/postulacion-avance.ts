@@ -1,0 +1,52 @@
+// POST /api/v1/sii/certificacion/postulacion/avance/{contribuyente}: each test set's state at the SII.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok } from "../../platform/envelope.ts";
+import { registerOperation } from "../../platform/operation.ts";
+import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { certificationProgress } from "../../sii/certificacion.ts";
+import { CertAuthBody } from "../credentials.ts";
+import { certificationSession } from "./factory.ts";
+import { Params, TAGS } from "./schema.ts";
+
+const Progress = envelope(
+  z
+    .object({
+      contribuyente: z.string(),
+      sets: z.array(
+        z.object({
+          set: z.string(),
+          numero_atencion: z.string(),
+          estado: z.string().openapi({
+            description:
+              "The SII's state (`EN REVISION`, `REVISADO CONFORME`, `ENVIO CON ERRORES O REPAROS`, …), or `SIN DECLARAR` / `DECLARADO` for a set still to declare",
+          }),
+          track_id: z.string().nullable(),
+          observaciones: z.string().nullable().openapi({ description: "The SII's reason when rejected" }),
+        }),
+      ),
+    })
+    .openapi("CertificationProgress"),
+);
+
+export function registerCertificacionPostulacionAvance(app: OpenAPIHono<AppEnv>): void {
+  registerOperation(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v1/sii/certificacion/postulacion/avance/{contribuyente}",
+      tags: TAGS,
+      summary: "Progress of the certification",
+      description: "Each test set with its state at the SII (pe_avance1, then pe_avance2 with the company).",
+      request: { params: Params, body: jsonBody(CertAuthBody) },
+      responses: { 200: jsonContent(Progress, "Each set's state"), ...errorResponses([400, 404, 422, 502, 503]) },
+    }),
+    async (c) => {
+      const session = await certificationSession(c);
+      return ok(c, {
+        contribuyente: session.contribuyente,
+        sets: await session.run((ctx, jar) => certificationProgress(ctx, jar, session.contribuyente)),
+      });
+    },
+  );
+}
