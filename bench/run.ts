@@ -1,5 +1,6 @@
-// `npm run bench` (`-- --quick` for a short run): the gateway against a bare relay doing the same
-// SII work, measured side by side in this run on this machine; plus CPU per request, the Worker
+// `npm run bench` (`-- --quick` for a short run; `-- --stall` for the event-loop stalls alone): the
+// gateway against a bare relay doing the same SII work, measured side by side in this run on this
+// machine; plus CPU per request, the event-loop stall of hostile and largest requests, the Worker
 // bundle and its start-up. Prints a table and writes bench/results.json. Only ratios are gated.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -12,10 +13,17 @@ import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
 import { engineFigures } from "./dte.ts";
 import { type BenchServer, startServer } from "./processes.ts";
 import { rcvFigures } from "./rcv.ts";
+import { stallFigures } from "./stall.ts";
 import { vehicleFigures } from "./vehiculos.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const quick = process.argv.includes("--quick");
+
+// `-- --stall`: only the event-loop stalls of the hostile and largest requests, printed.
+if (process.argv.includes("--stall")) {
+  for (const f of await stallFigures()) console.log(`${f.value.toFixed(1).padStart(8)} ${f.unit}  ${f.name}`);
+  process.exit(0);
+}
 const DURATION_S = quick ? 3 : 10;
 const WARMUP_S = 3;
 const CONNECTIONS = 10;
@@ -236,6 +244,8 @@ try {
 for (const f of await engineFigures(quick)) figures.push(figure(f.name, f.unit, f.value, f.budget, f.better, false));
 for (const f of await rcvFigures()) figures.push(figure(f.name, f.unit, f.value, f.budget, "lower", f.gated));
 for (const f of await vehicleFigures(quick)) figures.push(figure(f.name, f.unit, f.value, null, "lower", false));
+// The longest event-loop stall of each hostile or largest-allowed request (reported, not gated).
+for (const f of await stallFigures()) figures.push(figure(f.name, f.unit, f.value, null, "lower", false));
 
 // The Worker: minified bundle size and start-up time (workerd, locally).
 const out = mkdtempSync(join(tmpdir(), "sii-bench-bundle-"));

@@ -1,0 +1,124 @@
+// The longest event-loop stall each hostile or largest-allowed request causes (the gateway in this
+// process, Node entry's storage): while one request holds the loop, no other request of the
+// process is served. Reported, not gated. `npm run bench -- --stall` runs this part alone.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import forge from "node-forge";
+import { createApp } from "../src/app.ts";
+import { createNodeDeps } from "../src/entry/node-server.ts";
+import { bytesToBase64 } from "../src/lib/encoding.ts";
+import { issueToken } from "../src/platform/tokens.ts";
+import { MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../src/routes/documentos/batch.ts";
+import { EXAMPLE_ISSUER } from "../src/routes/documentos/examples.ts";
+import { buildCaf } from "../src/sandbox/caf.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
+
+export interface StallFigure {
+  name: string;
+  unit: string;
+  value: number;
+}
+
+const GENERAR = "/api/v1/platform/dte/documentos/generar";
+const COMPANY = "76192083-9";
+const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
+const juanaCert = { "cert-data": juana.certPem, "pkey-data": juana.keyPem };
+const b64 = (text: string) => bytesToBase64(new TextEncoder().encode(text));
+
+const factura = (folio: number, lines: number) => ({
+  Encabezado: {
+    IdDoc: { TipoDTE: 33, Folio: folio },
+    Emisor: EXAMPLE_ISSUER,
+    Receptor: { RUTRecep: "22222222-2", RznSocRecep: "Pedro Pérez", GiroRecep: "Servicios", DirRecep: "Calle Uno 1", CmnaRecep: "Ñuñoa" },
+  },
+  Detalle: Array.from({ length: lines }, (_, i) => ({ NmbItem: `Artículo ${i + 1}`, QtyItem: 1 + i, PrcItem: 1_000 + i })),
+});
+
+const generar = (cert: unknown, dte: unknown, caf = "<AUTORIZACION/>") =>
+  JSON.stringify({ auth: { cert }, dte, caf, resolucion: { fecha: "2014-08-22", numero: 80 } });
+
+/** An encrypted key whose iteration count says 2 000 000 (the derivation is refused before it runs). */
+function costlyKeyPem(): string {
+  const info = forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(forge.pki.privateKeyFromPem(juana.keyPem)));
+  const encrypted = forge.pki.encryptPrivateKeyInfo(info, "sandbox", { algorithm: "aes256", count: 2049 });
+  const from = forge.asn1.integerToDer(2049).getBytes();
+  const walk = (node: forge.asn1.Asn1): void => {
+    if (node.type === forge.asn1.Type.INTEGER && node.value === from) node.value = forge.asn1.integerToDer(2_000_000).getBytes();
+    else if (Array.isArray(node.value)) node.value.forEach(walk);
+  };
+  walk(encrypted);
+  return forge.pki.encryptedPrivateKeyToPem(encrypted);
+}
+
+export async function stallFigures(): Promise<StallFigure[]> {
+  const deps = await createNodeDeps({
+    env: { SII_UPSTREAM: "sandbox" },
+    database: join(mkdtempSync(join(tmpdir(), "sii-bench-stall-")), "state.sqlite"),
+    publicDir: "public",
+    log: { log: () => {} },
+  });
+  const app = createApp(() => deps);
+  const { secret } = await issueToken(
+    deps.tokens,
+    { name: "bench", account: "bench", scopes: ["sii:read", "sii:write"], plan: { daily_units: 1e9, monthly_units: 1e10 } },
+    new Date(),
+  );
+  const figures: StallFigure[] = [];
+  /** Sends one request and notes the longest stall of the loop while it ran; returns the answer. */
+  const measure = async (name: string, path: string, body: string) => {
+    const histogram = monitorEventLoopDelay({ resolution: 1 });
+    histogram.enable();
+    const started = performance.now();
+    const res = await app.request(path, { method: "POST", headers: { "x-api-token": secret, "content-type": "application/json" }, body });
+    const text = await res.text();
+    const total = performance.now() - started;
+    // One more turn of the loop, so a request that never yielded is recorded too.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    histogram.disable();
+    figures.push({ name: `stall: ${name} (${res.status}, ${total.toFixed(0)} ms in all)`, unit: "ms", value: histogram.max / 1e6 });
+    return text;
+  };
+
+  const keyPem = costlyKeyPem();
+  await measure(
+    "key asking for 2 000 000 PBKDF2 iterations",
+    GENERAR,
+    generar({ ...juanaCert, "pkey-data": keyPem, passphrase: "sandbox" }, factura(1, 1)),
+  );
+  await measure(
+    "cert-data of 40 000 BEGIN lines",
+    GENERAR,
+    generar({ ...juanaCert, "cert-data": "-----BEGIN A-----".repeat(40_000) }, factura(1, 1)),
+  );
+  const comments = b64(`<DTE>${"<!--".repeat(60_000)}`);
+  await measure("formatos/json, 240 KB of unclosed comments", "/api/v1/platform/dte/formatos/json", JSON.stringify({ xml: comments }));
+  await measure(
+    "envios/verificar, 240 KB of unclosed comments",
+    "/api/v1/platform/dte/envios/verificar",
+    JSON.stringify({ xml: comments }),
+  );
+  const invalid = Array.from({ length: MAX_DOCUMENT_LINES }, () => ({ NmbItem: "x", QtyItem: -1, PrcItem: -1 }));
+  await measure(
+    `formatos/json, ${MAX_DOCUMENT_LINES} lines with 2 errors each`,
+    "/api/v1/platform/dte/formatos/json",
+    JSON.stringify({ dte: { ...factura(1, 0), Detalle: invalid } }),
+  );
+
+  const caf = await buildCaf({ rut: COMPANY, razonSocial: "COMERCIAL SANDBOX SPA", tipo: 33, desde: 1, hasta: 1_000, fecha: "2026-11-01" });
+  const lines = MAX_BATCH_LINES / MAX_BATCH_DOCUMENTS;
+  const batch = Array.from({ length: MAX_BATCH_DOCUMENTS }, (_, i) => factura(1 + i, lines));
+  const generated = await measure(`generar, ${MAX_BATCH_DOCUMENTS} documents × ${lines} lines`, GENERAR, generar(juanaCert, batch, caf));
+  const envio = (JSON.parse(generated) as { data?: { envio_xml?: string } }).data?.envio_xml ?? "";
+  for (const [name, path] of [
+    ["documentos/pdf", "/api/v1/platform/dte/documentos/pdf"],
+    ["documentos/escpos", "/api/v1/platform/dte/documentos/escpos"],
+    ["envios/verificar", "/api/v1/platform/dte/envios/verificar"],
+    ["formatos/json", "/api/v1/platform/dte/formatos/json"],
+  ] as const) {
+    await measure(`${name} of that envelope`, path, JSON.stringify({ xml: envio }));
+  }
+  const worst = Math.max(...figures.map((f) => f.value));
+  return [{ name: "stall: worst request's event-loop stall (cases below)", unit: "ms", value: worst }, ...figures];
+}
