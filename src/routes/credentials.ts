@@ -1,5 +1,5 @@
-// Taxpayer credentials in request bodies (`auth.cert`, `auth.pass`) and the SII sessions opened
-// with them. Credentials live in memory for the request; only sealed sessions are cached.
+// Taxpayer credentials in request bodies (`auth.cert`, `auth.pass`). Credentials live in memory
+// for the request; only sealed sessions are cached (src/sii/session-service.ts).
 
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -9,9 +9,7 @@ import { Rut } from "../platform/params.ts";
 import type { CookieJar } from "../sii/cookies.ts";
 import type { Ambiente } from "../sii/hosts.ts";
 import type { SiiContext } from "../sii/http.ts";
-import { certificateLogin, claveLogin } from "../sii/login.ts";
-import { type SessionEnv, withWebSession } from "../sii/sessions.ts";
-import { withSoapToken } from "../sii/token.ts";
+import { sessionsFor } from "./sii-context.ts";
 
 export const CertAuth = z
   .object({
@@ -53,23 +51,9 @@ export function parseCertificate(c: Context<AppEnv>, cert: z.output<typeof CertA
   return parseCertificateCredential(certInput(cert), c.get("deps").clock.now());
 }
 
-/** Least time between two SII calls for one taxpayer (the SII bans bursts); short against the sandbox. */
-export function pacingMs(c: Context<AppEnv>): number {
-  return c.get("deps").sii.mode === "live" ? 1200 : 0;
-}
+// The SII sessions live in src/sii/session-service.ts, set up per request by siiServices
+// (src/routes/sii-context.ts). These wrappers keep the (ctx, …) form for routes not moved yet.
 
-function sessionEnv(c: Context<AppEnv>, ctx: SiiContext): SessionEnv {
-  const { deps } = c.var;
-  return { ctx, sessions: deps.sessions, secretKey: deps.config.secretKey, now: () => deps.clock.now(), pacingMs: pacingMs(c) };
-}
-
-function account(c: Context<AppEnv>): string {
-  const principal = c.get("principal");
-  if (!principal) throw new Error("a session needs a principal");
-  return principal.account;
-}
-
-/** Runs `use` in the taxpayer's RUT + clave session for this account (a wrong clave never reuses one). */
 export function withClaveSession<T>(
   c: Context<AppEnv>,
   ctx: SiiContext,
@@ -77,12 +61,9 @@ export function withClaveSession<T>(
   use: (jar: CookieJar) => Promise<T>,
   referencia?: string,
 ): Promise<T> {
-  const owner = { account: account(c), rut: credential.rut, ambiente: "0" as const, kind: "clave" as const, proof: credential.clave };
-  const login = () => claveLogin(ctx, credential, referencia, () => c.get("deps").clock.now().getTime());
-  return withWebSession(sessionEnv(c, ctx), owner, login, use);
+  return sessionsFor(c, ctx).withClave(credential, use, referencia);
 }
 
-/** Runs `use` in the certificate holder's SII web session for this account (cached, sealed, paced). */
 export function withCertificateSession<T>(
   c: Context<AppEnv>,
   ctx: SiiContext,
@@ -91,20 +72,9 @@ export function withCertificateSession<T>(
   use: (jar: CookieJar) => Promise<T>,
   actingFor?: string,
 ): Promise<T> {
-  const { deps } = c.var;
-  // A session as a represented taxpayer is a different session from the holder's own.
-  const rut = actingFor ?? credential.rut;
-  const owner = { account: account(c), rut, ambiente, kind: "cert" as const, proof: `${credential.fingerprint}:${credential.rut}` };
-  const certificate = { certificatePem: credential.certificatePem, privateKeyPem: credential.privateKeyPkcs8Pem };
-  const login = () =>
-    certificateLogin(ctx, certificate, {
-      now: () => deps.clock.now().getTime(),
-      actingFor: actingFor === credential.rut ? undefined : actingFor,
-    });
-  return withWebSession(sessionEnv(c, ctx), owner, login, use);
+  return sessionsFor(c, ctx).withCertificate(credential, ambiente, use, actingFor);
 }
 
-/** Runs `use` with the SII's token for this certificate and account: DTE (SOAP) or boleta (REST); cached, renewed once when refused. */
 export function withDteToken<T>(
   c: Context<AppEnv>,
   ctx: SiiContext,
@@ -113,6 +83,5 @@ export function withDteToken<T>(
   use: (token: string) => Promise<T>,
   service: "dte" | "boleta" = "dte",
 ): Promise<T> {
-  const owner = { account: account(c), fingerprint: credential.fingerprint, signer: credential };
-  return withSoapToken(ctx, owner, ambiente, () => c.get("deps").clock.now().getTime(), use, service);
+  return sessionsFor(c, ctx).withDteToken(credential, ambiente, use, service);
 }

@@ -7,8 +7,8 @@ import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { resendBhe } from "../../sii/bhe.ts";
-import { PassAuth, withClaveSession } from "../credentials.ts";
-import { siiContext } from "../sii-context.ts";
+import { PassAuth } from "../credentials.ts";
+import { siiServices } from "../sii-context.ts";
 
 const EMAIL = /^[^\s@<>"(),;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
 
@@ -63,8 +63,8 @@ export function registerBheEmitidasEmail(app: OpenAPIHono<AppEnv>): void {
           errors: [{ path: "destinatario.email", location: "body", message: "must be an e-mail address like name@example.cl" }],
         });
       }
-      const ctx = await siiContext(c);
-      const result = await withClaveSession(c, ctx, body.auth.pass, (jar) => resendBhe(ctx, jar, { codigo, email }));
+      const { ctx, sessions } = await siiServices(c);
+      const result = await sessions.withClave(body.auth.pass, (jar) => resendBhe(ctx, jar, { codigo, email }));
       return ok(c, result, result.mensaje);
     },
   );

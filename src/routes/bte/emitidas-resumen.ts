@@ -8,8 +8,8 @@ import { registerOperation, valid } from "../../platform/operation.ts";
 import { Formato } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import { annualBte } from "../../sii/bte.ts";
-import { PassAuth, withClaveSession } from "../credentials.ts";
-import { siiContext } from "../sii-context.ts";
+import { PassAuth } from "../credentials.ts";
+import { siiServices } from "../sii-context.ts";
 
 const Params = z.object({
   anio: z.coerce
@@ -88,8 +88,8 @@ export function registerBteEmitidasResumen(app: OpenAPIHono<AppEnv>): void {
       const { anio } = valid(c, "param", Params);
       const { formato, csv_delimiter } = valid(c, "query", Query);
       const { pass } = valid(c, "json", Body).auth;
-      const ctx = await siiContext(c);
-      const summary = await withClaveSession(c, ctx, pass, (jar) => annualBte(ctx, jar, anio));
+      const { ctx, sessions } = await siiServices(c);
+      const summary = await sessions.withClave(pass, (jar) => annualBte(ctx, jar, anio));
       if (formato === "html") return c.body(encodeLatin1(summary.page), 200, { "content-type": "text/html; charset=ISO-8859-1" });
       if (formato === "csv") {
         return c.body(encodeLatin1(csv(summary.cells, csv_delimiter)), 200, {

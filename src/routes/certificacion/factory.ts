@@ -7,8 +7,8 @@ import { valid } from "../../platform/operation.ts";
 import type { CookieJar } from "../../sii/cookies.ts";
 import type { SiiContext } from "../../sii/http.ts";
 import { parseTestSets } from "../../sii/set-pruebas.ts";
-import { CertAuthBody, parseCertificate, withCertificateSession } from "../credentials.ts";
-import { siiContext } from "../sii-context.ts";
+import { CertAuthBody, parseCertificate } from "../credentials.ts";
+import { siiServices } from "../sii-context.ts";
 import { Params } from "./schema.ts";
 
 /** The certificate session in the certification environment, acting for the company. */
@@ -16,9 +16,9 @@ export async function certificationSession(c: Context<AppEnv>) {
   const { contribuyente } = valid(c, "param", Params);
   // Every body of these operations carries `auth.cert`; their own fields are read by each route.
   const credential = await parseCertificate(c, valid(c, "json", CertAuthBody).auth.cert);
-  const ctx = await siiContext(c);
+  const { ctx, sessions } = await siiServices(c);
   const run = <T>(use: (ctx: SiiContext, jar: CookieJar) => Promise<T>) =>
-    withCertificateSession(c, ctx, credential, "1", (jar) => use(ctx, jar), contribuyente);
+    sessions.withCertificate(credential, "1", (jar) => use(ctx, jar), contribuyente);
   return { contribuyente, credential, run };
 }
 

@@ -9,8 +9,8 @@ import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, Formato, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, pathParams } from "../../platform/schemas.ts";
 import { taxpayerData, taxpayerPage } from "../../sii/misii.ts";
-import { CertAuthBody, parseCertificate, withCertificateSession } from "../credentials.ts";
-import { siiContext } from "../sii-context.ts";
+import { CertAuthBody, parseCertificate } from "../credentials.ts";
+import { siiServices } from "../sii-context.ts";
 
 const Params = pathParams({ contribuyente: Rut });
 const Query = z.object({ ambiente: Ambiente, formato: Formato(["json", "html"]) });
@@ -51,12 +51,12 @@ export function registerContribuyentesDatos(app: OpenAPIHono<AppEnv>): void {
       const { contribuyente } = valid(c, "param", Params);
       const { ambiente, formato } = valid(c, "query", Query);
       const credential = await parseCertificate(c, valid(c, "json", CertAuthBody).auth.cert);
-      const ctx = await siiContext(c);
+      const { ctx, sessions } = await siiServices(c);
       if (formato === "html") {
-        const page = await withCertificateSession(c, ctx, credential, ambiente, (jar) => taxpayerPage(ctx, jar), contribuyente);
+        const page = await sessions.withCertificate(credential, ambiente, (jar) => taxpayerPage(ctx, jar), contribuyente);
         return c.body(encodeLatin1(page), 200, { "content-type": "text/html; charset=ISO-8859-1" });
       }
-      const data = await withCertificateSession(c, ctx, credential, ambiente, (jar) => taxpayerData(ctx, jar), contribuyente);
+      const data = await sessions.withCertificate(credential, ambiente, (jar) => taxpayerData(ctx, jar), contribuyente);
       if (data.rut !== contribuyente) {
         throw new ApiError(403, "AUTH_ERROR", `The certificate's session shows ${data.rut}, not ${contribuyente}`);
       }

@@ -8,8 +8,8 @@ import { isDryRun, registerOperation, valid } from "../../platform/operation.ts"
 import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { annulFolios } from "../../sii/caf.ts";
-import { CertAuthBody, parseCertificate, withCertificateSession } from "../credentials.ts";
-import { siiContext } from "../sii-context.ts";
+import { CertAuthBody, parseCertificate } from "../credentials.ts";
+import { siiServices } from "../sii-context.ts";
 import { DocumentType, Folio, FolioAnnulmentEnvelope } from "./schema.ts";
 
 const Params = pathParams({
@@ -50,8 +50,8 @@ export function registerFoliosAnular(app: OpenAPIHono<AppEnv>): void {
           `Preview only (dry_run): ${count} folios would be annulled; nothing was sent to the SII`,
         );
       }
-      const ctx = await siiContext(c);
-      const result = await withCertificateSession(c, ctx, credential, ambiente, (jar) =>
+      const { ctx, sessions } = await siiServices(c);
+      const result = await sessions.withCertificate(credential, ambiente, (jar) =>
         annulFolios(ctx, jar, { emisor, tipo: dte, desde: folio_inicial, hasta: folio_final, ambiente }),
       );
       return ok(c, result, `${result.folios_anulados} folios annulled`);

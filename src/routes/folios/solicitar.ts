@@ -9,8 +9,8 @@ import { isDryRun, registerOperation, valid } from "../../platform/operation.ts"
 import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { requestFolios } from "../../sii/caf.ts";
-import { CertAuthBody, parseCertificate, withCertificateSession } from "../credentials.ts";
-import { siiContext } from "../sii-context.ts";
+import { CertAuthBody, parseCertificate } from "../credentials.ts";
+import { siiServices } from "../sii-context.ts";
 import { DocumentType, FolioRangeEnvelope, MAX_FOLIOS_PER_REQUEST } from "./schema.ts";
 
 const Params = pathParams({
@@ -52,8 +52,8 @@ export function registerFoliosSolicitar(app: OpenAPIHono<AppEnv>): void {
         };
         return ok(c, data, `Preview only (dry_run): the certificate of ${credential.rut} is valid; nothing was requested from the SII`);
       }
-      const ctx = await siiContext(c);
-      const granted = await withCertificateSession(c, ctx, credential, ambiente, (jar) =>
+      const { ctx, sessions } = await siiServices(c);
+      const granted = await sessions.withCertificate(credential, ambiente, (jar) =>
         requestFolios(ctx, jar, { emisor, tipo: dte, cantidad, ambiente }),
       );
       const { caf, ...range } = granted;

@@ -10,8 +10,8 @@ import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts
 import type { Ambiente } from "../../sii/hosts.ts";
 import type { SiiContext } from "../../sii/http.ts";
 import { type DocumentRef, type ReclamosAnswer, type ReclamosOperation, reclamosCall } from "../../sii/reclamos.ts";
-import { CertAuthBody, parseCertificate, withDteToken } from "../credentials.ts";
-import { siiContext } from "../sii-context.ts";
+import { CertAuthBody, parseCertificate } from "../credentials.ts";
+import { siiServices } from "../sii-context.ts";
 import { AmbienteQuery, DocumentParams } from "./schema.ts";
 
 /** Runs `use` with the certificate's DTE token (renewed once if the SII refuses it). */
@@ -21,8 +21,8 @@ export async function withReclamosToken<T>(
   ambiente: Ambiente,
   use: (ctx: SiiContext, token: string) => Promise<T>,
 ): Promise<T> {
-  const ctx = await siiContext(c);
-  return withDteToken(c, ctx, credential, ambiente, (token) => use(ctx, token));
+  const { ctx, sessions } = await siiServices(c);
+  return sessions.withDteToken(credential, ambiente, (token) => use(ctx, token));
 }
 
 /** Runs one service operation for a document with the certificate's token (renewed once if refused). */

@@ -8,7 +8,7 @@ import { registerOperation, valid } from "../../platform/operation.ts";
 import { Periodo, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { detalleRows, rcvPurchaseByFolio } from "../../sii/rcv.ts";
-import { siiContext } from "../sii-context.ts";
+import { siiServices } from "../sii-context.ts";
 import { checkEmptyType, checkPeriodo, withRcvSession } from "./factory.ts";
 import { AmbienteQuery, Document, Dte, RcvAuthBody } from "./schema.ts";
 
@@ -48,8 +48,8 @@ export function registerRcvComprasDetalleDocumento(app: OpenAPIHono<AppEnv>): vo
       const { receptor, periodo, dte, folio } = valid(c, "param", Params);
       checkPeriodo(c, periodo);
       const { auth } = valid(c, "json", RcvAuthBody);
-      const ctx = await siiContext(c);
-      const raw = await withRcvSession(c, ctx, receptor, auth, async (jar) => {
+      const { ctx, sessions } = await siiServices(c);
+      const raw = await withRcvSession(c, sessions, receptor, auth, async (jar) => {
         const { rows, emptyStates } = await rcvPurchaseByFolio(ctx, jar, { rut: receptor, periodo }, dte, folio);
         // Not found is a 404 only if no state's detail came back empty past its ceiling.
         if (!rows.length) {

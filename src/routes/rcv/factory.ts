@@ -28,8 +28,9 @@ import {
   requestAsync,
   resumenRows,
 } from "../../sii/rcv.ts";
-import { parseCertificate, withCertificateSession, withClaveSession } from "../credentials.ts";
-import { siiContext } from "../sii-context.ts";
+import type { SiiSessions } from "../../sii/session-service.ts";
+import { parseCertificate } from "../credentials.ts";
+import { siiServices } from "../sii-context.ts";
 import { DetailQuery, type Job, type RcvAuth, RcvAuthBody, WriteQuery, Written } from "./schema.ts";
 import { COMMIT_CHARS, heldAnswer, JSON_FORMAT, type StreamFormat, streamJson } from "./stream.ts";
 
@@ -49,7 +50,7 @@ export function checkPeriodo(c: Context<AppEnv>, periodo: string): void {
 /** Runs `use` in a session as `rut`: the clave's own, or a certificate's (holder or representative). */
 export async function withRcvSession<T>(
   c: Context<AppEnv>,
-  ctx: SiiContext,
+  sessions: SiiSessions,
   rut: string,
   auth: RcvAuth,
   use: (jar: CookieJar) => Promise<T>,
@@ -60,11 +61,11 @@ export async function withRcvSession<T>(
         errors: [{ path: "auth.pass.rut", location: "body", message: `must be ${rut} to read its register with a clave` }],
       });
     }
-    return withClaveSession(c, ctx, auth.pass, use, "https://www4.sii.cl/consdcvinternetui/");
+    return sessions.withClave(auth.pass, use, "https://www4.sii.cl/consdcvinternetui/");
   }
   if (!auth.cert) throw new Error("RcvAuthBody guarantees one credential");
   const credential = await parseCertificate(c, auth.cert);
-  return withCertificateSession(c, ctx, credential, "0", use, rut);
+  return sessions.withCertificate(credential, "0", use, rut);
 }
 
 /**
@@ -76,14 +77,14 @@ export async function withRcvSession<T>(
  */
 export function answerInSession(
   c: Context<AppEnv>,
-  ctx: SiiContext,
+  sessions: SiiSessions,
   rut: string,
   auth: RcvAuth,
   pieces: (jar: CookieJar) => AsyncGenerator<string>,
   format: StreamFormat = JSON_FORMAT,
 ): Promise<Response> {
   return new Promise<Response>((answer, fail) => {
-    withRcvSession(c, ctx, rut, auth, async (jar) => {
+    withRcvSession(c, sessions, rut, auth, async (jar) => {
       let ended = () => {};
       const finished = new Promise<void>((resolve) => {
         ended = resolve;
@@ -98,8 +99,8 @@ export function answerInSession(
 export async function answerSummary(c: Context<AppEnv>, q: RcvQuery): Promise<Response> {
   checkPeriodo(c, q.periodo);
   const { auth } = valid(c, "json", RcvAuthBody);
-  const ctx = await siiContext(c);
-  const answer = await withRcvSession(c, ctx, q.rut, auth, (jar) => rcvSummary(ctx, jar, q));
+  const { ctx, sessions } = await siiServices(c);
+  const answer = await withRcvSession(c, sessions, q.rut, auth, (jar) => rcvSummary(ctx, jar, q));
   const { metaData: _meta, ...sii } = answer;
   const resumen = resumenRows(answer);
   const total = resumen.reduce((sum, r) => sum + r.documentos, 0);
@@ -118,13 +119,13 @@ export async function answerSummary(c: Context<AppEnv>, q: RcvQuery): Promise<Re
 export async function answerDetail(c: Context<AppEnv>, q: RcvQuery, dte: number): Promise<Response> {
   checkPeriodo(c, q.periodo);
   const { auth } = valid(c, "json", RcvAuthBody);
-  const ctx = await siiContext(c);
+  const { ctx, sessions } = await siiServices(c);
   if (valid(c, "query", DetailQuery).formato === "csv") {
     // The SII's own file name (it sends it after the rows, too late for the header of a streamed answer).
     const name = `RCV_${q.operacion}_${q.estado}_${q.rut}_${q.periodo}.csv`;
     return answerInSession(
       c,
-      ctx,
+      sessions,
       q.rut,
       auth,
       async function* (jar) {
@@ -136,7 +137,7 @@ export async function answerDetail(c: Context<AppEnv>, q: RcvQuery, dte: number)
       },
     );
   }
-  return answerInSession(c, ctx, q.rut, auth, (jar) => detailJson(ctx, jar, q, dte));
+  return answerInSession(c, sessions, q.rut, auth, (jar) => detailJson(ctx, jar, q, dte));
 }
 
 export interface DetailTypes {
@@ -295,9 +296,9 @@ export async function answerAsync(
 ): Promise<Response> {
   checkPeriodo(c, q.periodo);
   const { auth } = valid(c, "json", RcvAuthBody);
-  const ctx = await siiContext(c);
+  const { ctx, sessions } = await siiServices(c);
   const plain = ({ blob: _blob, ...job }: { blob: string } & z.output<typeof Job>) => job;
-  return withRcvSession(c, ctx, q.rut, auth, async (jar) => {
+  return withRcvSession(c, sessions, q.rut, auth, async (jar) => {
     if (step === "solicitar") return ok(c, plain(await requestAsync(ctx, jar, q)), "Download requested; poll its state");
     const job = await asyncJob(ctx, jar, q, solicitudId);
     if (step === "estado") return ok(c, plain(job));
@@ -376,8 +377,8 @@ export function registerRcvWrite<P extends z.ZodObject & z.ZodType<{ periodo: st
           { rut, periodo: params.periodo, sii: {} },
           "Preview only (dry_run): the request is valid; nothing was sent to the SII",
         );
-      const ctx = await siiContext(c);
-      const answer = await withRcvSession(c, ctx, rut, body.auth, (jar) => spec.send(ctx, jar, rut, body, params));
+      const { ctx, sessions } = await siiServices(c);
+      const answer = await withRcvSession(c, sessions, rut, body.auth, (jar) => spec.send(ctx, jar, rut, body, params));
       const { metaData: _meta, ...sii } = answer;
       return ok(
         c,

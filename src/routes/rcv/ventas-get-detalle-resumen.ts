@@ -8,7 +8,7 @@ import { registerOperation, valid } from "../../platform/operation.ts";
 import { Periodo, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { rcvSummaryDetail } from "../../sii/rcv.ts";
-import { siiContext } from "../sii-context.ts";
+import { siiServices } from "../sii-context.ts";
 import { checkPeriodo, withRcvSession } from "./factory.ts";
 import { AmbienteQuery, RcvAuthBody } from "./schema.ts";
 
@@ -46,8 +46,8 @@ export function registerRcvVentasGetDetalleResumen(app: OpenAPIHono<AppEnv>): vo
       const { emisor, periodo } = valid(c, "param", Params);
       checkPeriodo(c, periodo);
       const { auth } = valid(c, "json", RcvAuthBody);
-      const ctx = await siiContext(c);
-      const { resumenes, sii } = await withRcvSession(c, ctx, emisor, auth, (jar) => rcvSummaryDetail(ctx, jar, emisor, periodo));
+      const { ctx, sessions } = await siiServices(c);
+      const { resumenes, sii } = await withRcvSession(c, sessions, emisor, auth, (jar) => rcvSummaryDetail(ctx, jar, emisor, periodo));
       return ok(c, { rut: emisor, periodo, resumenes, sii });
     },
   );
