@@ -17,7 +17,7 @@ const HOSTILE: Record<string, string> = {
   "huge attribute": `<DTE version="${"1".repeat(1_000_000)}"/>`,
   // Openings never closed: a screen that rescans from each one is quadratic (240 KB took seconds).
   "unclosed comments": `<DTE>${"<!--".repeat(60_000)}`,
-  "unclosed CDATA sections": `<DTE>${"<![CDATA[".repeat(30_000)}`,
+  "unclosed CDATA sections": `<DTE>${"<![CDATA[".repeat(60_000)}`,
   "unclosed processing instructions": `<DTE>${"<?".repeat(120_000)}`,
   "unclosed attribute values": `<DTE>${'<a x="'.repeat(50_000)}`,
   "DTE openings never closed, in a comment": `<EnvioDTE><SetDTE><!--${"<DTE ".repeat(40_000)}--></SetDTE></EnvioDTE>`,
