@@ -70,6 +70,11 @@ export async function stallFigures(): Promise<StallFigure[]> {
   const measure = async (name: string, path: string, body: string) => {
     const histogram = monitorEventLoopDelay({ resolution: 1 });
     histogram.enable();
+    const heapBefore = process.memoryUsage().heapUsed;
+    let heapPeak = heapBefore;
+    const sampler = setInterval(() => {
+      heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+    }, 2);
     const started = performance.now();
     const res = await app.request(path, { method: "POST", headers: { "x-api-token": secret, "content-type": "application/json" }, body });
     const text = await res.text();
@@ -77,7 +82,13 @@ export async function stallFigures(): Promise<StallFigure[]> {
     // One more turn of the loop, so a request that never yielded is recorded too.
     await new Promise((resolve) => setTimeout(resolve, 5));
     histogram.disable();
-    figures.push({ name: `stall: ${name} (${res.status}, ${total.toFixed(0)} ms in all)`, unit: "ms", value: histogram.max / 1e6 });
+    clearInterval(sampler);
+    const heap = (Math.max(heapPeak, process.memoryUsage().heapUsed) - heapBefore) / 1024 / 1024;
+    figures.push({
+      name: `stall: ${name} (${res.status}, ${total.toFixed(0)} ms in all, heap +${heap.toFixed(0)} MiB)`,
+      unit: "ms",
+      value: histogram.max / 1e6,
+    });
     return text;
   };
 
