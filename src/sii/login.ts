@@ -125,6 +125,7 @@ export async function logout(ctx: SiiContext, jar: CookieJar, kind: "clave" | "c
 
 /** Where the web applications' TOKEN/CSESSIONID cookies are handed out once a session is open. */
 const TOKEN_PAGE = "https://www4.sii.cl/consdcvinternetui/";
+const TOKEN_SERVICE = "session_token";
 
 /**
  * A login opened a session when the SII set its `NETSCAPE_LIVEWIRE.*` or `RUT_NS` cookies
@@ -147,11 +148,12 @@ async function requireSession(
       details: { service, sii_status: page.status, sii_message: pageText(page.text) },
     });
   }
-  const tokenPage = await browse(ctx, jar, TOKEN_PAGE, { service, read: true });
+  // The token page is a service of its own (the simulator counts and faults it as session_token).
+  const tokenPage = await browse(ctx, jar, TOKEN_PAGE, { service: TOKEN_SERVICE, read: true });
   const token = jar.get("TOKEN") ?? jar.get("CSESSIONID");
   if (!token) {
     throw new ApiError(502, "SII_GATEWAY_ERROR", `${message}: the session opened but consdcvinternetui/ gave no TOKEN or CSESSIONID`, {
-      details: { service, sii_status: tokenPage.status, sii_message: pageText(tokenPage.text) },
+      details: { service: TOKEN_SERVICE, sii_status: tokenPage.status, sii_message: pageText(tokenPage.text) },
     });
   }
 }

@@ -22,6 +22,8 @@ const plain =
   async (): Promise<[string, unknown]> => [path, body];
 
 const CASES: Case[] = [
+  // The certificate login reads its TOKEN from the RCV's start page.
+  { service: "session_token", prepare: plain("/api/v1/sii/rcv/compras/resumen/76192083-9/202405/REGISTRO", { auth: { cert } }) },
   { service: "rcv_resumen", prepare: plain("/api/v1/sii/rcv/compras/resumen/76192083-9/202405/REGISTRO") },
   { service: "rcv_detalle", prepare: plain("/api/v1/sii/rcv/compras/detalle/76192083-9/202405/33/REGISTRO") },
   { service: "rcv_detalle", prepare: plain("/api/v1/sii/rcv/compras/detalle/documento/76192083-9/202405/33/1001") },
