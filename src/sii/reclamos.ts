@@ -197,3 +197,33 @@ export async function docReceptionDate(
   }
   return { fecha_recepcion: iso, fecha_recepcion_sii: raw };
 }
+
+/** Claims (not ERM or ACD): the SII answers a repeated one with code 5 rather than 7. */
+const CLAIMS = new Set(["RCD", "RFP", "RFT"]);
+
+export type ResponseOutcome = "registrado" | "ya_registrado" | "rechazado" | "error";
+
+/**
+ * Registers the receiver's action on a document (ingresarAceptacionReclamoDoc; never retried):
+ * 0 registered now; 7, 19 (and 5 for a claim) already registered; -1 or no code the SII failed;
+ * any other code a refusal, with the SII's text.
+ */
+export async function docResponse(
+  ctx: SiiContext,
+  ambiente: Ambiente,
+  token: string,
+  ref: DocumentRef,
+  accion: string,
+): Promise<{ resultado: ResponseOutcome; codResp: number | null; descResp: string }> {
+  const answer = await reclamosCall(ctx, ambiente, token, "ingresarAceptacionReclamoDoc", ref, accion);
+  const code = answer.codResp;
+  const resultado: ResponseOutcome =
+    code === 0
+      ? "registrado"
+      : code === 7 || code === 19 || (code === 5 && CLAIMS.has(accion))
+        ? "ya_registrado"
+        : code === -1 || Number.isNaN(code)
+          ? "error"
+          : "rechazado";
+  return { resultado, codResp: Number.isNaN(code) ? null : code, descResp: answer.descResp };
+}

@@ -1,5 +1,5 @@
-// What the exchange operations share: one call of the acceptance/claim service under the
-// certificate's DTE token, and the handler of the three queries on one document.
+// What the exchange operations share: the certificate's DTE token for the acceptance/claim
+// service, and the handler of the three queries on one document.
 import { createRoute, type OpenAPIHono, type z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { SigningCredential } from "../../dte/credentials.ts";
@@ -9,7 +9,7 @@ import { registerOperation, valid } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import type { Ambiente } from "../../sii/hosts.ts";
 import type { SiiContext } from "../../sii/http.ts";
-import { type DocumentRef, type ReclamosAnswer, type ReclamosOperation, reclamosCall } from "../../sii/reclamos.ts";
+import type { DocumentRef } from "../../sii/reclamos.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { siiServices } from "../sii-context.ts";
 import { AmbienteQuery, DocumentParams } from "./schema.ts";
@@ -23,18 +23,6 @@ export async function withReclamosToken<T>(
 ): Promise<T> {
   const { ctx, sessions } = await siiServices(c);
   return sessions.withDteToken(credential, ambiente, (token) => use(ctx, token));
-}
-
-/** Runs one service operation for a document with the certificate's token (renewed once if refused). */
-export function callReclamos(
-  c: Context<AppEnv>,
-  credential: SigningCredential,
-  ambiente: Ambiente,
-  operation: ReclamosOperation,
-  ref: DocumentRef,
-  accion?: string,
-): Promise<ReclamosAnswer> {
-  return withReclamosToken(c, credential, ambiente, (ctx, token) => reclamosCall(ctx, ambiente, token, operation, ref, accion));
 }
 
 /** A query on one document: its path, what the OpenAPI document says, and the src/sii/reclamos.ts call that answers it. */

@@ -8,14 +8,14 @@ import { ApiError } from "../../platform/errors.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { docResponse } from "../../sii/reclamos.ts";
 import { CertAuth, parseCertificate } from "../credentials.ts";
 import { Folio } from "../folios/schema.ts";
-import { callReclamos } from "./factory.ts";
+import { withReclamosToken } from "./factory.ts";
 import { ACTIONABLE_TYPES, DteType } from "./schema.ts";
 
 export const MAX_DOCUMENTS = 50;
 const ACCIONES = ["ERM", "ACD", "RCD", "RFP", "RFT"] as const;
-const CLAIMS = new Set(["RCD", "RFP", "RFT"]);
 
 const Documento = z.object({
   emisor: Rut.openapi({ description: "Issuer of the received document" }),
@@ -81,13 +81,6 @@ const Result = envelope(
     .openapi("ReceiverResponseResult"),
 );
 
-function outcome(codResp: number, accion: string): Resultado {
-  if (codResp === 0) return "registrado";
-  if (codResp === 7 || codResp === 19 || (codResp === 5 && CLAIMS.has(accion))) return "ya_registrado";
-  if (codResp === -1 || Number.isNaN(codResp)) return "error";
-  return "rechazado";
-}
-
 export function registerIntercambiosRespuestaSii(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
@@ -126,19 +119,11 @@ export function registerIntercambiosRespuestaSii(app: OpenAPIHono<AppEnv>): void
           continue;
         }
         try {
-          const answer = await callReclamos(
-            c,
-            credential,
-            ambiente,
-            "ingresarAceptacionReclamoDoc",
-            { emisor: doc.emisor, tipo: doc.dte, folio: doc.folio },
-            doc.accion,
+          const ref = { emisor: doc.emisor, tipo: doc.dte, folio: doc.folio };
+          const answer = await withReclamosToken(c, credential, ambiente, (ctx, token) =>
+            docResponse(ctx, ambiente, token, ref, doc.accion),
           );
-          results.push({
-            ...doc,
-            resultado: outcome(answer.codResp, doc.accion),
-            ...answered(Number.isNaN(answer.codResp) ? null : answer.codResp, answer.descResp),
-          });
+          results.push({ ...doc, resultado: answer.resultado, ...answered(answer.codResp, answer.descResp) });
         } catch (err) {
           // Nothing was registered yet: the caller gets the upstream failure itself.
           if (!(err instanceof ApiError) || results.length === 0) throw err;
