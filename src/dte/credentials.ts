@@ -8,7 +8,7 @@ import { type CertificateRead, type RsaCertificate, readCertificate } from "./ce
 import { type CertField, credentialError } from "./credential-error.ts";
 import { readDerBlocks, toPem } from "./pem.ts";
 import { readPfx } from "./pkcs12.ts";
-import { type RsaPrivateKey, readPrivateKey } from "./private-key.ts";
+import { type RsaPrivateKey, readPrivateKeyAsync } from "./private-key.ts";
 
 export type CertInput = { "cert-data": string; "pkey-data": string; passphrase?: string } | { "pfx-data": string; passphrase: string };
 
@@ -104,7 +104,7 @@ async function buildCredential(source: Source): Promise<SigningCredential> {
     return assemble(key, pairCertificate(key, certificates, "pfx-data"), { key: "pfx-data", cert: "pfx-data" });
   }
   const certificates = readCertificateBlocks(source.cert);
-  const key = readPrivateKey(source.key, source.passphrase);
+  const key = await readPrivateKeyAsync(source.key, source.passphrase);
   return assemble(key, pairCertificate(key, certificates, "cert-data"), { key: "pkey-data", cert: "cert-data" });
 }
 

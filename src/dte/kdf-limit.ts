@@ -82,6 +82,17 @@ export function withKdfBudget<T>(field: CertField, read: () => T): T {
   }
 }
 
+/** The same ceiling for a derivation made outside forge (WebCrypto), checked before it runs. */
+export function checkKdfIterations(field: CertField, iterations: number): void {
+  const outer = current;
+  current = { field, left: MAX_KDF_ITERATIONS };
+  try {
+    charge(iterations);
+  } finally {
+    current = outer;
+  }
+}
+
 /** True for the refusal above, so callers that sort forge's errors pass it through unchanged. */
 export function isKdfRefusal(error: unknown): error is Error {
   return error instanceof Error && refusals.has(error);
