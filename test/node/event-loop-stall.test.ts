@@ -214,8 +214,8 @@ async function pbes2KeyPem(iterations: number): Promise<string> {
 describe("key derivation at the limit", () => {
   it("a PBES2 key at the full 100 000 iterations is read without holding the loop (derived natively)", async () => {
     const cert = { "cert-data": juana.certPem, "pkey-data": await pbes2KeyPem(100_000), passphrase: "sandbox" };
-    // The credential is accepted; the placeholder CAF is what is refused.
-    const { status, json } = await duringHostile(GENERAR, generar(cert, factura(1, 1)));
+    // The credential is accepted; the placeholder CAF is what is refused. forge's JavaScript took ~1 s here.
+    const { status, json } = await duringHostile(GENERAR, generar(cert, factura(1, 1)), 600);
     expect([status, json.error_code, json.errors[0].path]).toEqual([400, "VALIDATION_ERROR", "caf"]);
   });
 });
