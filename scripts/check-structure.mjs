@@ -1,0 +1,158 @@
+// The layers of src/ and the one way their imports point (ARCHITECTURE: entry → app → routes →
+// sii/dte → lib; platform serves routes; adapters implement ports; the sandbox is a simulated
+// upstream that only the entry files wire in, behind the SandboxControls port). A line scan of
+// every import, type-only ones included: it prints files per layer, the arrows that point up and
+// the import cycles, and exits 1 on an upward arrow or a cycle. Tests (*.test.ts) are left out.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Layer of a path relative to src/, first match wins. */
+const LAYERS = [
+  ["entry", (p) => p.startsWith("entry/")],
+  ["app", (p) => p === "app.ts" || p === "config.ts"],
+  ["routes", (p) => p.startsWith("routes/")],
+  ["platform", (p) => p.startsWith("platform/")],
+  ["adapters", (p) => p.startsWith("adapters/")],
+  ["sandbox", (p) => p.startsWith("sandbox/")],
+  ["sii", (p) => p.startsWith("sii/")],
+  ["dte", (p) => p.startsWith("dte/")],
+  ["ports", (p) => p === "ports.ts"],
+  ["lib", (p) => p.startsWith("lib/")],
+];
+
+/** What each layer may import besides itself. Anything else is an arrow pointing up (or sideways into the simulator). */
+export const ALLOWED = {
+  entry: ["app", "routes", "platform", "adapters", "sandbox", "sii", "dte", "ports", "lib"],
+  app: ["routes", "platform", "sii", "dte", "ports", "lib"],
+  routes: ["platform", "sii", "dte", "ports", "lib"],
+  platform: ["sii", "dte", "ports", "lib"],
+  adapters: ["sii", "dte", "ports", "lib"],
+  sandbox: ["dte", "ports", "lib"],
+  sii: ["dte", "ports", "lib"],
+  dte: ["lib"],
+  ports: ["lib"],
+  lib: [],
+};
+
+/**
+ * Known arrows against the order, kept until they move: the SII clients throw the API's error type
+ * (ApiError) from platform/errors.ts, the one platform file that imports nothing of ours.
+ */
+export const EXCEPTIONS = [{ from: "sii", to: "platform/errors.ts" }];
+
+export function layerOf(path) {
+  for (const [name, test] of LAYERS) if (test(path)) return name;
+  return "other";
+}
+
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["']([^"']+)["']/g;
+
+/** Import specifiers of a source text: static, re-exports, dynamic and `import("…")` types. */
+export function importsOf(text) {
+  const found = [];
+  for (const line of text.split("\n")) {
+    const trimmed = line.trim();
+    if (trimmed.startsWith("//") || trimmed.startsWith("*") || trimmed.startsWith("/*")) continue;
+    for (const m of line.matchAll(IMPORT)) found.push(m[1]);
+  }
+  return found;
+}
+
+function listTs(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...listTs(full));
+    else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") && !entry.name.endsWith(".d.ts")) out.push(full);
+  }
+  return out;
+}
+
+/** Strongly connected components with more than one file (Tarjan). */
+function cycles(graph) {
+  let index = 0;
+  const idx = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const found = [];
+  const visit = (v) => {
+    idx.set(v, index);
+    low.set(v, index);
+    index++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const component = [];
+      let w;
+      do {
+        w = stack.pop();
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const v of [...graph.keys()].sort()) if (!idx.has(v)) visit(v);
+  return found;
+}
+
+/** Reads every src file (or the given `files`: path relative to src → text) and judges its imports. */
+export function analyse(srcDir, files) {
+  const sources =
+    files ?? Object.fromEntries(listTs(srcDir).map((f) => [relative(srcDir, f).split("\\").join("/"), readFileSync(f, "utf8")]));
+  const perLayer = {};
+  const up = [];
+  const excepted = [];
+  const graph = new Map();
+  for (const [path, text] of Object.entries(sources)) {
+    const from = layerOf(path);
+    perLayer[from] = (perLayer[from] ?? 0) + 1;
+    const edges = [];
+    for (const spec of importsOf(text)) {
+      if (!spec.startsWith(".")) continue;
+      const target = relative(srcDir, resolve(srcDir, dirname(path), spec))
+        .split("\\")
+        .join("/");
+      if (target.startsWith("..")) continue;
+      edges.push(target);
+      const to = layerOf(target);
+      if (to === from || ALLOWED[from]?.includes(to)) continue;
+      if (EXCEPTIONS.some((e) => e.from === from && e.to === target)) excepted.push(`${path} → ${target}`);
+      else up.push(`${path} (${from}) → ${target} (${to})`);
+    }
+    graph.set(path, edges);
+  }
+  return { perLayer, up, excepted, cycles: cycles(graph) };
+}
+
+function main() {
+  const srcDir = resolve(dirname(fileURLToPath(import.meta.url)), "../src");
+  const { perLayer, up, excepted, cycles: found } = analyse(srcDir);
+  const order = [...LAYERS.map(([name]) => name), "other"];
+  console.log("Structure of src/ (tests excluded)");
+  console.log(
+    `  files per layer: ${order
+      .filter((l) => perLayer[l])
+      .map((l) => `${l} ${perLayer[l]}`)
+      .join(", ")}`,
+  );
+  console.log(`  arrows up: ${up.length}`);
+  for (const line of up) console.log(`    ${line}`);
+  console.log(`  known exceptions: ${excepted.length} (${EXCEPTIONS.map((e) => `${e.from} → ${e.to}`).join(", ")})`);
+  console.log(`  import cycles: ${found.length}`);
+  for (const c of found) console.log(`    ${c.length} files: ${c.join(" ↔ ")}`);
+  if (up.length || found.length || perLayer.other) {
+    if (perLayer.other) console.log("  files outside every layer: name their layer in scripts/check-structure.mjs");
+    process.exitCode = 1;
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
