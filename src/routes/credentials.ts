@@ -6,10 +6,6 @@ import type { Context } from "hono";
 import { type CertInput, parseCertificateCredential, type SigningCredential } from "../dte/credentials.ts";
 import type { AppEnv } from "../platform/context.ts";
 import { Rut } from "../platform/params.ts";
-import type { CookieJar } from "../sii/cookies.ts";
-import type { Ambiente } from "../sii/hosts.ts";
-import type { SiiContext } from "../sii/http.ts";
-import { sessionsFor } from "./sii-context.ts";
 
 export const CertAuth = z
   .object({
@@ -49,39 +45,4 @@ export function certInput(cert: z.output<typeof CertAuth>): CertInput {
 
 export function parseCertificate(c: Context<AppEnv>, cert: z.output<typeof CertAuth>): Promise<SigningCredential> {
   return parseCertificateCredential(certInput(cert), c.get("deps").clock.now());
-}
-
-// The SII sessions live in src/sii/session-service.ts, set up per request by siiServices
-// (src/routes/sii-context.ts). These wrappers keep the (ctx, …) form for routes not moved yet.
-
-export function withClaveSession<T>(
-  c: Context<AppEnv>,
-  ctx: SiiContext,
-  credential: { rut: string; clave: string },
-  use: (jar: CookieJar) => Promise<T>,
-  referencia?: string,
-): Promise<T> {
-  return sessionsFor(c, ctx).withClave(credential, use, referencia);
-}
-
-export function withCertificateSession<T>(
-  c: Context<AppEnv>,
-  ctx: SiiContext,
-  credential: SigningCredential,
-  ambiente: Ambiente,
-  use: (jar: CookieJar) => Promise<T>,
-  actingFor?: string,
-): Promise<T> {
-  return sessionsFor(c, ctx).withCertificate(credential, ambiente, use, actingFor);
-}
-
-export function withDteToken<T>(
-  c: Context<AppEnv>,
-  ctx: SiiContext,
-  credential: SigningCredential,
-  ambiente: Ambiente,
-  use: (token: string) => Promise<T>,
-  service: "dte" | "boleta" = "dte",
-): Promise<T> {
-  return sessionsFor(c, ctx).withDteToken(credential, ambiente, use, service);
 }

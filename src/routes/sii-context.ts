@@ -23,7 +23,7 @@ export function pacingMs(c: Context<AppEnv>): number {
 }
 
 /** The request's SII sessions over `ctx`, for the calling account. */
-export function sessionsFor(c: Context<AppEnv>, ctx: SiiContext): SiiSessions {
+function sessionsFor(c: Context<AppEnv>, ctx: SiiContext): SiiSessions {
   const { deps } = c.var;
   return sessionService({
     ctx,

@@ -1,7 +1,7 @@
 // POST /api/v1/platform/dte/documentos/escpos: a signed DTE (or every DTE of an envelope) as an
 // ESC/POS receipt for thermal printers: bytes, or base64 in the envelope on Accept: application/json.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { type CodePage, escposReceipt, type Paper } from "../../dte/render/escpos.ts";
+import { escposReceipt } from "../../dte/render/escpos.ts";
 import { printedDocument } from "../../dte/render/model.ts";
 import { bytesToBase64, concatBytes } from "../../lib/encoding.ts";
 import type { AppEnv } from "../../platform/context.ts";
@@ -9,7 +9,8 @@ import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import { checkDocumentCount, MAX_BATCH_DOCUMENTS, yielder } from "./batch.ts";
-import { fieldError, ResolucionField, readXmlField, resolucionOf, XmlField } from "./xml-input.ts";
+import { fieldError, readXmlField, resolucionOf } from "./factory.ts";
+import { ResolucionField, XmlField } from "./schema.ts";
 
 const Body = z
   .object({
@@ -32,7 +33,7 @@ const Receipt = envelope(
     .openapi("EscposReceipt"),
 );
 
-export function registerEscpos(app: OpenAPIHono<AppEnv>): void {
+export function registerDocumentosEscpos(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({
@@ -66,7 +67,7 @@ export function registerEscpos(app: OpenAPIHono<AppEnv>): void {
       for (const { element, raw } of contents.dtes) {
         const doc = printedDocument(element, raw);
         printed.push(doc);
-        receipts.push(escposReceipt(doc, { papel: body.papel as Paper, codepage: body.codepage as CodePage, resolucion }));
+        receipts.push(escposReceipt(doc, { papel: body.papel, codepage: body.codepage, resolucion }));
         await pause();
       }
       const all = concatBytes(receipts);

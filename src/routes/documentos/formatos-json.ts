@@ -15,7 +15,8 @@ import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { checkDocumentCount, checkLineCount, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, yielder } from "./batch.ts";
-import { DteJson, EXAMPLE_INVOICE } from "./examples.ts";
+import { EXAMPLE_INVOICE } from "./examples.ts";
+import { DteJson } from "./schema.ts";
 
 const Body = z
   .object({
@@ -85,7 +86,7 @@ function documentsOfXml(base64: string): { envelope: Envelope; documents: Node[]
   }
 }
 
-export function registerFormatosJson(app: OpenAPIHono<AppEnv>): void {
+export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({
@@ -114,9 +115,9 @@ export function registerFormatosJson(app: OpenAPIHono<AppEnv>): void {
       if (body.dte !== undefined) {
         const tipo = body.dte.Encabezado.IdDoc.TipoDTE;
         if (!SUPPORTED_TYPES.includes(tipo)) throw unsupportedType(tipo, "dte.Encabezado.IdDoc.TipoDTE");
-        return ok(c, normalizeDte(body.dte as Node, today));
+        return ok(c, normalizeDte(body.dte, today));
       }
-      const { envelope: sobre, documents } = documentsOfXml(body.xml as string);
+      const { envelope: sobre, documents } = documentsOfXml(body.xml ?? "");
       checkDocumentCount("xml", documents.length);
       checkLineCount("xml", documents);
       const documentos = [];

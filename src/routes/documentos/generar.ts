@@ -12,7 +12,8 @@ import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/
 import { CertAuth, parseCertificate } from "../credentials.ts";
 import { checkLineCount, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES } from "./batch.ts";
 import { trustedCafKeys } from "./caf-keys.ts";
-import { DteJson, EXAMPLE_INVOICE } from "./examples.ts";
+import { EXAMPLE_INVOICE } from "./examples.ts";
+import { DteJson } from "./schema.ts";
 
 const Body = z
   .object({
@@ -70,7 +71,7 @@ const Generated = envelope(
     .openapi("GeneratedDocuments"),
 );
 
-export function registerGenerar(app: OpenAPIHono<AppEnv>): void {
+export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

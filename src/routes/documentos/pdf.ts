@@ -3,14 +3,15 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ImageRefused, readImage } from "../../dte/render/image.ts";
 import { printedDocument } from "../../dte/render/model.ts";
-import { type PdfPaper, pdfDocument } from "../../dte/render/pdf.ts";
+import { pdfDocument } from "../../dte/render/pdf.ts";
 import { bytesToBase64 } from "../../lib/encoding.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import { checkDocumentCount, MAX_BATCH_DOCUMENTS, MAX_PRINTED_COPIES, tooLarge } from "./batch.ts";
-import { base64Field, fieldError, ResolucionField, readXmlField, resolucionOf, XmlField } from "./xml-input.ts";
+import { base64Field, fieldError, readXmlField, resolucionOf } from "./factory.ts";
+import { ResolucionField, XmlField } from "./schema.ts";
 
 const Body = z
   .object({
@@ -38,7 +39,7 @@ const Rendered = envelope(
     .openapi("RenderedPdf"),
 );
 
-export function registerPdf(app: OpenAPIHono<AppEnv>): void {
+export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({
@@ -81,7 +82,7 @@ export function registerPdf(app: OpenAPIHono<AppEnv>): void {
       const resolucion = resolucionOf(body.resolucion, contents);
       const docs = contents.dtes.map(({ element, raw }) => printedDocument(element, raw));
       const pdf = await pdfDocument(docs, {
-        papel: body.papel as PdfPaper,
+        papel: body.papel,
         cedible: body.cedible,
         copias: body.copias,
         resolucion,

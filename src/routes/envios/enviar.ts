@@ -12,9 +12,10 @@ import { Ambiente, DryRun } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { uploadBoletas } from "../../sii/boleta.ts";
 import { uploadEnvelope } from "../../sii/upload.ts";
-import { CertAuth, parseCertificate, withDteToken } from "../credentials.ts";
-import { inspectXmlField, XmlField } from "../documentos/xml-input.ts";
-import { siiContext } from "../sii-context.ts";
+import { CertAuth, parseCertificate } from "../credentials.ts";
+import { inspectXmlField } from "../documentos/factory.ts";
+import { XmlField } from "../documentos/schema.ts";
+import { siiServices } from "../sii-context.ts";
 
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 
@@ -52,7 +53,7 @@ function refused(message: string, problems: { path: string; message: string }[])
   });
 }
 
-export function registerEnviar(app: OpenAPIHono<AppEnv>): void {
+export function registerEnviosEnviar(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({
@@ -91,10 +92,10 @@ export function registerEnviar(app: OpenAPIHono<AppEnv>): void {
         const data = { track_id: null, estado: null, fecha_recepcion: null, servicio, archivo, emisor: caratula.rut_emisor, documentos };
         return ok(c, data, `Preview only (dry_run): the envelope passed every check; nothing was sent to the SII`);
       }
-      const ctx = await siiContext(c);
+      const { ctx, sessions } = await siiServices(c);
       const upload = { sender: credential.rut, company: caratula.rut_emisor, fileName: archivo, file: report.bytes };
       const send = servicio === "boleta" ? uploadBoletas : uploadEnvelope;
-      const received = await withDteToken(c, ctx, credential, ambiente, (token) => send(ctx, ambiente, token, upload), servicio);
+      const received = await sessions.withDteToken(credential, ambiente, (token) => send(ctx, ambiente, token, upload), servicio);
       const stamp = received.timestamp?.trim().replace(" ", "T");
       return ok(c, {
         track_id: received.track_id,

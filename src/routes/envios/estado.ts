@@ -8,8 +8,8 @@ import { Ambiente, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { boletaUploadStatus } from "../../sii/boleta.ts";
 import { queryUploadStatus } from "../../sii/envios.ts";
-import { CertAuthBody, parseCertificate, withDteToken } from "../credentials.ts";
-import { siiContext } from "../sii-context.ts";
+import { CertAuthBody, parseCertificate } from "../credentials.ts";
+import { siiServices } from "../sii-context.ts";
 
 const Params = pathParams({
   emisor: Rut,
@@ -78,7 +78,7 @@ const Status = envelope(
     .openapi("UploadStatus"),
 );
 
-export function registerEnvioEstado(app: OpenAPIHono<AppEnv>): void {
+export function registerEnviosEstado(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({
@@ -95,10 +95,8 @@ export function registerEnvioEstado(app: OpenAPIHono<AppEnv>): void {
       const { emisor, track_id } = valid(c, "param", Params);
       const { ambiente, servicio } = valid(c, "query", Query);
       const credential = await parseCertificate(c, valid(c, "json", CertAuthBody).auth.cert);
-      const ctx = await siiContext(c);
-      const status = await withDteToken(
-        c,
-        ctx,
+      const { ctx, sessions } = await siiServices(c);
+      const status = await sessions.withDteToken(
         credential,
         ambiente,
         async (token) =>

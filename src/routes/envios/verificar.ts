@@ -11,11 +11,12 @@ import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { advancedDocumentStatus, type SiiDocumentStatus } from "../../sii/envios.ts";
-import { CertAuth, parseCertificate, withDteToken } from "../credentials.ts";
+import { CertAuth, parseCertificate } from "../credentials.ts";
 import { checkDocumentCount, MAX_BATCH_DOCUMENTS, yielder } from "../documentos/batch.ts";
 import { trustedCafKeys } from "../documentos/caf-keys.ts";
-import { fieldError, inspectXmlField, readXmlField, XmlField } from "../documentos/xml-input.ts";
-import { siiContext } from "../sii-context.ts";
+import { fieldError, inspectXmlField, readXmlField } from "../documentos/factory.ts";
+import { XmlField } from "../documentos/schema.ts";
+import { siiServices } from "../sii-context.ts";
 
 const Query = z.object({ ambiente: Ambiente });
 const Body = z
@@ -60,7 +61,7 @@ const Verified = envelope(
 const check = (c: { valido: boolean; motivo: string | null } | null, missing: string): Check =>
   c ? { valido: c.valido, motivo: c.motivo } : { valido: false, motivo: missing };
 
-export function registerVerificar(app: OpenAPIHono<AppEnv>): void {
+export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({
@@ -83,11 +84,11 @@ export function registerVerificar(app: OpenAPIHono<AppEnv>): void {
 
       const cafKeys = trustedCafKeys(c);
       const credential = body.auth ? await parseCertificate(c, body.auth.cert) : null;
-      const ctx = credential ? await siiContext(c) : null;
+      const sii = credential ? await siiServices(c) : null;
       const askSii = (doc: DocumentSummary): Promise<SiiDocumentStatus> | null =>
-        credential && ctx
-          ? withDteToken(c, ctx, credential, ambiente, (token) =>
-              advancedDocumentStatus(ctx, ambiente, token, {
+        credential && sii
+          ? sii.sessions.withDteToken(credential, ambiente, (token) =>
+              advancedDocumentStatus(sii.ctx, ambiente, token, {
                 emisor: doc.emisor,
                 receptor: doc.receptor,
                 tipo: doc.tipo,

@@ -1,7 +1,7 @@
-// Uploaded XML in a JSON body (a DTE, EnvioDTE or EnvioBOLETA as base64), read the same way by
-// every operation that takes one: refused with 400 naming the field when it is not base64, not
-// readable XML, or not one of those documents.
-import { z } from "@hono/zod-openapi";
+// What the documents and submissions operations share: uploaded XML in a JSON body (a DTE,
+// EnvioDTE or EnvioBOLETA as base64), read the same way by every operation that takes one: refused
+// with 400 naming the field when it is not base64, not readable XML, or not one of those documents.
+import type { z } from "@hono/zod-openapi";
 import {
   type EnvelopeContents,
   type EnvelopeReport,
@@ -11,17 +11,7 @@ import {
 } from "../../dte/verify/envelope.ts";
 import { base64ToBytes } from "../../lib/encoding.ts";
 import { ApiError } from "../../platform/errors.ts";
-
-export const XmlField = z.string().min(1, { error: "is required" }).openapi({
-  description: "A DTE, EnvioDTE or EnvioBOLETA, base64",
-  example:
-    "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iSVNPLTg4NTktMSI/PjxFbnZpb0RURSB4bWxucz0iaHR0cDovL3d3dy5zaWkuY2wvU2lpRHRlIiB2ZXJzaW9uPSIxLjAiPjxTZXREVEUgSUQ9IlNldERvYyI+Li4uPC9TZXREVEU+PC9FbnZpb0RURT4=",
-});
-
-export const ResolucionField = z
-  .object({ numero: z.number().int().min(0), fecha: z.iso.date({ error: "must be a date YYYY-MM-DD" }) })
-  .optional()
-  .openapi({ description: "The SII resolution printed under the stamp; by default the envelope's carátula's" });
+import type { ResolucionField } from "./schema.ts";
 
 export function fieldError(path: string, message: string): ApiError {
   return new ApiError(400, "VALIDATION_ERROR", `${path} ${message}`, { errors: [{ path, location: "body", message }] });
