@@ -9,6 +9,7 @@ import { consultaBoletaPdf, presentaDatosEnvio, SANDBOX_BHE } from "./bhe.ts";
 import { boletaEnvio, boletaEstado, boletaSeed, boletaToken } from "./boletas.ts";
 import { bteAnnual, bteMenu, sandboxBte } from "./bte.ts";
 import { CERTIFICATION_ROUTES } from "./certificacion.ts";
+import type { CgiContext } from "./cvc-cgi.ts";
 import { dteUpload, queryEstDteAv, queryEstUp, seedEnvios } from "./envios.ts";
 import {
   anular,
@@ -16,7 +17,6 @@ import {
   anular2,
   anular3,
   confirmaFolio,
-  type FolioContext,
   generaArchivo,
   generaFolio,
   solicitaFolios,
@@ -228,7 +228,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   );
 
   // Folio stamping and annulment (palena / maullin).
-  const folios = (handler: (ctx: FolioContext) => Response | Promise<Response>) => (c: Context<Env>) =>
+  const folios = (handler: (ctx: CgiContext) => Response | Promise<Response>) => (c: Context<Env>) =>
     handler({ c, state, now: now(), ambiente: ambienteOf(c) });
   const cgi = `/:host${soapHosts}/cvc_cgi/dte`;
   app.get(`${cgi}/of_solicita_folios`, service("caf_request", folios(solicitaFolios)));

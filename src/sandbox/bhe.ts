@@ -5,18 +5,10 @@ import type { Context } from "hono";
 import { formDecodeLatin1, responseText } from "../lib/latin1.ts";
 import { escapeXml } from "../lib/xml.ts";
 import { claveLoginWall, latin1Html } from "./pages.ts";
+import type { BheSlip } from "./records.ts";
 import type { SandboxState } from "./state.ts";
 
-export interface BheSlip {
-  codigo: string;
-  emisor: string;
-  nro_boleta: number;
-  fecha: string;
-  receptor_rut: string;
-  receptor_nombre: string;
-  receptor_email: string;
-  bruto: number;
-}
+export type { BheSlip } from "./records.ts";
 
 /** The slips the sandbox's people have issued (deterministic, so their codes can be documented). */
 export const SANDBOX_BHE: readonly BheSlip[] = [

@@ -5,17 +5,12 @@ import type { Context } from "hono";
 import { MONTHS_ES } from "../lib/dates.ts";
 import { formDecodeLatin1, responseText } from "../lib/latin1.ts";
 import { claveLoginWall, latin1Html } from "./pages.ts";
+import type { BteSlip } from "./records.ts";
 import type { SandboxState } from "./state.ts";
 
-export const NO_MOVEMENTS = "NO REGISTRA MOVIMIENTOS PARA LA FECHA SEÑALADA";
+export type { BteSlip } from "./records.ts";
 
-export interface BteSlip {
-  emisor: string;
-  folio: number;
-  fecha: string; // YYYY-MM-DD
-  anulada: boolean;
-  bruto: number;
-}
+export const NO_MOVEMENTS = "NO REGISTRA MOVIMIENTOS PARA LA FECHA SEÑALADA";
 
 /** The company's BTEs: a few per month over 2025 and the first half of 2026 (deterministic). */
 export function sandboxBte(): BteSlip[] {

@@ -13,36 +13,13 @@ import { santiagoDate } from "../lib/dates.ts";
 import { encodeLatin1 } from "../lib/latin1.ts";
 import { parseRut, rutCheckDigit } from "../lib/rut.ts";
 import { escapeXml } from "../lib/xml.ts";
-import { envioEstado } from "./envios.ts";
-import { authorize, type FolioContext, form } from "./folios.ts";
+import { authorize, type CgiContext, form } from "./cvc-cgi.ts";
+import { envioEstado } from "./envio-steps.ts";
+import type { Certification, CertificationSet } from "./records.ts";
 import type { SandboxState } from "./state.ts";
 import { mayActFor, sandboxTaxpayer } from "./taxpayers.ts";
 
-export type SetState = "POR REALIZAR" | "EN REVISION" | "REVISADO CONFORME" | "RECHAZADO";
-
-export interface CertificationSet {
-  nombre: string;
-  numero: string;
-  /** Case numbers (`4943173-1`…) an envelope must carry, in their Referencia (RazonRef `CASO …`). */
-  casos: string[];
-  estado: SetState;
-  /** The envelope declared for this set, and why it was rejected. */
-  trackId?: string;
-  motivo?: string;
-}
-
-export interface Certification {
-  postulada: number;
-  email: string;
-  emailIntercambio: string;
-  software: string;
-  /** The application form's boxes that were checked (ESFAC, FACT, ESBOL, …). */
-  documentos: string[];
-  sets: CertificationSet[];
-  boletas?: CertificationSet;
-  /** The boleta application was asked for the company's application (obtenerPostulacionSeg) before a download. */
-  boletaPostulacionVista?: boolean;
-}
+export type { Certification, CertificationSet, SetState } from "./records.ts";
 
 const NUMERO_BASE = 4_900_000;
 
@@ -104,7 +81,7 @@ const APPLICATION_BOXES: [string[], string][] = [
 ];
 
 /** pe_datos_empresa: the application form (fields of the SII's docs/validadte.js pe_confirma), or the refusal. */
-export async function peDatosEmpresa(ctx: FolioContext): Promise<Response> {
+export async function peDatosEmpresa(ctx: CgiContext): Promise<Response> {
   const fields = await form(ctx.c);
   const who = authorize(ctx, fields);
   if (who instanceof Response) return who;
@@ -148,7 +125,7 @@ const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
  * pe_confirma: records the application after the checks the SII's script makes (docs/validadte.js
  * pe_confirma: the administrator's RUT, the three e-mails, the software's name; its messages).
  */
-export async function peConfirma(ctx: FolioContext): Promise<Response> {
+export async function peConfirma(ctx: CgiContext): Promise<Response> {
   const fields = await form(ctx.c);
   const who = authorize(ctx, fields);
   if (who instanceof Response) return who;
@@ -266,7 +243,7 @@ export function peGenerar(): Response {
  * pe_generar1: the sets page (devlas-cl/dte-sii SiiCertificacion.js): the sets obtained, the
  * optional sets as SETnn checkboxes, hidden AUTORIZADA and TOTAL, posted to pe_generar2.
  */
-export async function peGenerar1(ctx: FolioContext): Promise<Response> {
+export async function peGenerar1(ctx: CgiContext): Promise<Response> {
   const fields = await form(ctx.c);
   const who = authorize(ctx, fields);
   if (who instanceof Response) return who;
@@ -299,7 +276,7 @@ export async function peGenerar1(ctx: FolioContext): Promise<Response> {
 }
 
 /** pe_generar2: a new test set as a text file, with the basic set (SET01) and the optional sets checked. */
-export async function peGenerar2(ctx: FolioContext): Promise<Response> {
+export async function peGenerar2(ctx: CgiContext): Promise<Response> {
   const fields = await form(ctx.c);
   const who = authorize(ctx, fields);
   if (who instanceof Response) return who;
@@ -366,7 +343,7 @@ export function peAvance1(): Response {
  * PASO, posted to pe_avance3 (devlas-cl/dte-sii SiiCertificacion.js). The attention-number,
  * track-id and remarks cells are inferred.
  */
-export async function peAvance2(ctx: FolioContext): Promise<Response> {
+export async function peAvance2(ctx: CgiContext): Promise<Response> {
   const fields = await form(ctx.c);
   const who = authorize(ctx, fields);
   if (who instanceof Response) return who;
@@ -421,7 +398,7 @@ export function adEmpresa1(): Response {
  * no exige tags </TR> de cierre"), labels from that source and a public Python portal client;
  * resolution 0 and the application's date while certifying.
  */
-export async function adEmpresa2(ctx: FolioContext): Promise<Response> {
+export async function adEmpresa2(ctx: CgiContext): Promise<Response> {
   const fields = await form(ctx.c);
   const who = authorize(ctx, fields);
   if (who instanceof Response) return who;
@@ -480,7 +457,7 @@ function readGwtRequest(body: string): { policy: string; service: string; method
 }
 
 /** Who acts in this request, for `rut`-`dv`; a Response when the session or the company is refused. */
-function boletaCaller(ctx: FolioContext, rut: string, dv: string) {
+function boletaCaller(ctx: CgiContext, rut: string, dv: string) {
   return authorize(
     ctx,
     new Map([
@@ -496,7 +473,7 @@ function boletaCaller(ctx: FolioContext, rut: string, dv: string) {
  * list otherwise (devlas-cl/dte-sii cert/CertRunner.js: `//OK[0,[],0,7]`); obtenerPostulacionSeg,
  * which the application calls before a download, answers the empty list of a set not yet passed.
  */
-export async function boletaFacade(ctx: FolioContext): Promise<Response> {
+export async function boletaFacade(ctx: CgiContext): Promise<Response> {
   if (!/^text\/x-gwt-rpc/i.test(ctx.c.req.header("content-type") ?? "")) return gwtException("Content-Type was not text/x-gwt-rpc");
   const call = readGwtRequest(await ctx.c.req.text());
   if (!call || call.policy !== GWT_POLICY || call.service !== GWT_FACADE) return gwtException("The response could not be deserialized");
@@ -538,7 +515,7 @@ const BOLETA_CASES: [string, string, string][][] = [
  * certBolElectDteInternet/DownloadFileServlet: the boleta set as text, for a company that applied
  * for boletas, with its representative (rutRepre/dvRepre) and after obtenerPostulacionSeg.
  */
-export function boletaDownload(ctx: FolioContext): Response {
+export function boletaDownload(ctx: CgiContext): Response {
   const query = (name: string) => ctx.c.req.query(name) ?? "";
   const who = boletaCaller(ctx, query("rutEmpresa"), query("dvEmpresa"));
   if (who instanceof Response) return who;
@@ -574,7 +551,7 @@ export function boletaDownload(ctx: FolioContext): Response {
   });
 }
 
-type Handler = (ctx: FolioContext) => Response | Promise<Response>;
+type Handler = (ctx: CgiContext) => Response | Promise<Response>;
 
 /** The routes of the certification process: method, path (with the host), the SII service they count as, handler. */
 export const CERTIFICATION_ROUTES: { method: "get" | "post"; path: string; service: string; handler: Handler }[] = [

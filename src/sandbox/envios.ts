@@ -13,13 +13,15 @@ import { noteCertificationEnvelope } from "./certificacion.ts";
 import { folioBook } from "./folios.ts";
 import { latin1Html } from "./pages.ts";
 import { receivedKey } from "./reclamos.ts";
+import type { Envio, EnvioDocument } from "./records.ts";
 import { soapReturn } from "./soap.ts";
 import type { SandboxState } from "./state.ts";
 import { mayActFor, sandboxTaxpayer } from "./taxpayers.ts";
 
-/** How long each processing step takes in the sandbox. */
-export const ENVIO_STEP_MS = 1000;
-const STEPS = ["REC", "SOK", "FOK", "PDR", "EPR"] as const;
+export { ENVIO_STEP_MS, envioEstado } from "./envio-steps.ts";
+export type { Envio, EnvioDocument } from "./records.ts";
+
+import { envioEstado } from "./envio-steps.ts";
 
 export const ENVIO_GLOSAS: Record<string, string> = {
   REC: "Envio Recibido Conforme",
@@ -32,41 +34,6 @@ export const ENVIO_GLOSAS: Record<string, string> = {
   RFR: "Rechazado por Error en Firma",
   RCT: "Rechazado por Error en Caratula",
 };
-
-export interface EnvioDocument {
-  tipo: number;
-  folio: number;
-  /** DOK accepted, RPR accepted with objections, RCH rejected. */
-  estado: "DOK" | "RPR" | "RCH";
-  motivo?: string;
-}
-
-export interface Envio {
-  trackId: string;
-  ambiente: "0" | "1";
-  emisor: string;
-  sender: string;
-  file: string;
-  received: number;
-  /** Where processing stops when the envelope itself is refused. */
-  rejection?: "RSC" | "RFR" | "RCT";
-  detail?: string;
-  /** SHA-256 of the file, to refuse the same file twice. */
-  digest?: string;
-  /** Taken by the boleta service (its track ids are unknown to QueryEstUp, and the other way round). */
-  boleta?: boolean;
-  documents: EnvioDocument[];
-}
-
-/** The envelope's state at `now`: one step per ENVIO_STEP_MS, halting at its rejection. */
-export function envioEstado(envio: Envio, now: number): string {
-  const step = Math.min(STEPS.length - 1, Math.floor((now - envio.received) / ENVIO_STEP_MS));
-  if (envio.rejection) {
-    const at = { RSC: 1, RCT: 2, RFR: 2 }[envio.rejection];
-    if (step >= at) return envio.rejection;
-  }
-  return STEPS[step] ?? "REC";
-}
 
 /** Envelopes the company sent before (processed), so the status query has history to show. */
 export function seedEnvios(state: SandboxState, now: number): void {

@@ -2,14 +2,16 @@
 // do them (sii-upstream §3.1, §3.4): latin1 HTML forms that carry their state in hidden inputs,
 // a certificate session, the anti-hoarding refusal, the boletas' extra confirmation, and the
 // CAF file download that needs a Referer.
-import type { Context } from "hono";
 import { santiagoDate } from "../lib/dates.ts";
-import { encodeLatin1, formDecodeLatin1, responseText } from "../lib/latin1.ts";
-import { escapeXml } from "../lib/xml.ts";
+import { encodeLatin1 } from "../lib/latin1.ts";
 import { buildCaf } from "./caf.ts";
+import { authorize, type CgiContext, form, hidden, holder, loginWall, page } from "./cvc-cgi.ts";
 import { latin1Html } from "./pages.ts";
+import type { FolioBook, FolioRange } from "./records.ts";
 import type { SandboxState } from "./state.ts";
-import { mayActFor, sandboxTaxpayer } from "./taxpayers.ts";
+import { sandboxTaxpayer } from "./taxpayers.ts";
+
+export type { FolioBook, FolioRange } from "./records.ts";
 
 /** Most folios one stamping may ask for. */
 export const MAX_AUTOR = 1000;
@@ -25,20 +27,6 @@ export const DOCUMENT_NAMES: Record<number, string> = {
   56: "NOTA DE DEBITO ELECTRONICA",
   61: "NOTA DE CREDITO ELECTRONICA",
 };
-
-export interface FolioRange {
-  desde: number;
-  hasta: number;
-  fecha: string;
-  mandatario: string;
-  caf?: string;
-}
-
-export interface FolioBook {
-  ranges: FolioRange[];
-  used: Set<number>;
-  annulled: Set<number>;
-}
 
 /** The folio history of one issuer and document type; the company starts with some invoices issued. */
 export function folioBook(state: SandboxState, ambiente: string, rut: string, tipo: number): FolioBook {
@@ -65,52 +53,7 @@ function unused(book: FolioBook): number {
 
 const nextFolio = (book: FolioBook) => Math.max(0, ...book.ranges.map((r) => r.hasta)) + 1;
 
-export function hidden(fields: Record<string, string | number>): string {
-  return Object.entries(fields)
-    .map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeXml(String(value))}">`)
-    .join("\n");
-}
-
-export function page(title: string, body: string): Response {
-  return latin1Html(`<h2>${title}</h2>${body}`);
-}
-
-/** Who opened the certificate session behind the request, or null (the caller then sees the login wall). */
-function holder(c: Context, state: SandboxState, now: number): string | null {
-  const session = state.sessionOf(c.req.header("cookie"), now);
-  return session?.kind === "cert" ? session.holder : null;
-}
-
-function loginWall(c: Context): Response {
-  const here = `https://${c.req.param("host")}${new URL(c.req.url).pathname.replace(/^\/[^/]+/, "")}`;
-  return new Response(null, { status: 302, headers: { Location: `https://herculesr.sii.cl/cgi_AUT2000/CAutInicio.cgi?${here}` } });
-}
-
-export interface FolioContext {
-  c: Context;
-  state: SandboxState;
-  now: number;
-  ambiente: "0" | "1";
-}
-
-export async function form(c: Context): Promise<Map<string, string>> {
-  return formDecodeLatin1(await responseText(c.req.raw));
-}
-
-/** Checks the session and that its holder may act for RUT_EMP; answers the SII's refusal otherwise. */
-export function authorize(ctx: FolioContext, fields: Map<string, string>): { rut: string; holder: string } | Response {
-  const who = holder(ctx.c, ctx.state, ctx.now);
-  if (!who) return loginWall(ctx.c);
-  const rut = `${fields.get("RUT_EMP") ?? ""}-${(fields.get("DV_EMP") ?? "").toUpperCase()}`;
-  const taxpayer = sandboxTaxpayer(rut);
-  if (!taxpayer || !mayActFor(who, rut)) {
-    return page("ERROR", `<p>USUARIO ${who} NO AUTORIZADO PARA OPERAR CON EL CONTRIBUYENTE ${rut}.</p>`);
-  }
-  if (!taxpayer.dte_issuer) return page("ERROR", `<p>CONTRIBUYENTE ${rut} NO AUTORIZADO COMO EMISOR ELECTRONICO.</p>`);
-  return { rut, holder: who };
-}
-
-export function solicitaFolios(ctx: FolioContext): Response {
+export function solicitaFolios(ctx: CgiContext): Response {
   if (!holder(ctx.c, ctx.state, ctx.now)) return loginWall(ctx.c);
   return page(
     "SOLICITUD DE TIMBRAJE ELECTRONICO",
@@ -118,7 +61,7 @@ export function solicitaFolios(ctx: FolioContext): Response {
   );
 }
 
-export async function solicitaFoliosDcto(ctx: FolioContext): Promise<Response> {
+export async function solicitaFoliosDcto(ctx: CgiContext): Promise<Response> {
   const fields = await form(ctx.c);
   const who = authorize(ctx, fields);
   if (who instanceof Response) return who;
@@ -151,7 +94,7 @@ ${hidden({ AFECTO_IVA: tipo === 34 || tipo === 41 ? "N" : "S", CON_CREDITO: 0, C
   );
 }
 
-export async function confirmaFolio(ctx: FolioContext): Promise<Response> {
+export async function confirmaFolio(ctx: CgiContext): Promise<Response> {
   const fields = await form(ctx.c);
   const who = authorize(ctx, fields);
   if (who instanceof Response) return who;
@@ -203,7 +146,7 @@ export async function confirmaFolio(ctx: FolioContext): Promise<Response> {
   );
 }
 
-export async function generaFolio(ctx: FolioContext): Promise<Response> {
+export async function generaFolio(ctx: CgiContext): Promise<Response> {
   const fields = await form(ctx.c);
   const who = authorize(ctx, fields);
   if (who instanceof Response) return who;
@@ -231,7 +174,7 @@ export async function generaFolio(ctx: FolioContext): Promise<Response> {
   );
 }
 
-export async function generaArchivo(ctx: FolioContext): Promise<Response> {
+export async function generaArchivo(ctx: CgiContext): Promise<Response> {
   if (!ctx.c.req.header("referer")) return latin1Html("<h1>Error 500</h1>", 500);
   const fields = await form(ctx.c);
   const who = authorize(ctx, fields);
@@ -251,7 +194,7 @@ export async function generaArchivo(ctx: FolioContext): Promise<Response> {
 
 // Annulment
 
-export function anular1(ctx: FolioContext): Response {
+export function anular1(ctx: CgiContext): Response {
   if (!holder(ctx.c, ctx.state, ctx.now)) return loginWall(ctx.c);
   return page(
     "ANULACION DE FOLIOS",
@@ -259,7 +202,7 @@ export function anular1(ctx: FolioContext): Response {
   );
 }
 
-export async function anular2(ctx: FolioContext): Promise<Response> {
+export async function anular2(ctx: CgiContext): Promise<Response> {
   const fields = await form(ctx.c);
   const who = authorize(ctx, fields);
   if (who instanceof Response) return who;
@@ -277,7 +220,7 @@ export async function anular2(ctx: FolioContext): Promise<Response> {
   return page("ANULACION DE FOLIOS", forms || "<p>NO EXISTEN RANGOS DE FOLIOS PARA ANULAR.</p>");
 }
 
-export async function anular3(ctx: FolioContext): Promise<Response> {
+export async function anular3(ctx: CgiContext): Promise<Response> {
   const fields = await form(ctx.c);
   const who = authorize(ctx, fields);
   if (who instanceof Response) return who;
@@ -289,7 +232,7 @@ export async function anular3(ctx: FolioContext): Promise<Response> {
   );
 }
 
-export async function anular(ctx: FolioContext): Promise<Response> {
+export async function anular(ctx: CgiContext): Promise<Response> {
   const fields = await form(ctx.c);
   const who = authorize(ctx, fields);
   if (who instanceof Response) return who;

@@ -6,16 +6,10 @@
 import type { Context } from "hono";
 import { claveLoginWall } from "./pages.ts";
 import { answer, facadeRequest, rcvDocuments, TIPOS_COMPRA, tipoCompraKey } from "./rcv.ts";
+import type { SummaryEntry } from "./records.ts";
 import type { SandboxState } from "./state.ts";
 
-export interface SummaryEntry {
-  totDoc: number;
-  mntExe: number;
-  mntNeto: number;
-  mntIva: number;
-  mntTotal: number;
-  dias?: Record<string, unknown>[];
-}
+export type { SummaryEntry } from "./records.ts";
 
 const key = (rut: string, periodo: number) => `${rut}|${periodo}`;
 

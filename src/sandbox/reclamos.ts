@@ -7,9 +7,12 @@ import { santiagoDateTime } from "../lib/dates.ts";
 import { responseText } from "../lib/latin1.ts";
 import { rutCheckDigit } from "../lib/rut.ts";
 import { elementText, escapeXml } from "../lib/xml.ts";
+import type { DocumentEvent, ReceivedDocument } from "./records.ts";
 import { soapOperation } from "./soap.ts";
 import type { SandboxState } from "./state.ts";
 import { mayActFor } from "./taxpayers.ts";
+
+export type { DocumentEvent, ReceivedDocument } from "./records.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const NAMESPACE = "http://ws.registroreclamodte.diii.sdi.sii.cl";
@@ -23,27 +26,6 @@ const ACTIONS: Record<string, string> = {
   RFP: "Reclamo por Falta Parcial de Mercaderías",
   RFT: "Reclamo por Falta Total de Mercaderías",
 };
-
-export interface DocumentEvent {
-  codigo: string;
-  responsable: string;
-  at: number;
-}
-
-/** A document the simulated SII has received, keyed by `ambiente|emisor|tipo|folio`. */
-export interface ReceivedDocument {
-  emisor: string;
-  receptor: string;
-  tipo: number;
-  folio: number;
-  recibido: number;
-  events: DocumentEvent[];
-  /** What the SII recorded of an uploaded document (checked by QueryEstDteAv). */
-  fecha?: string;
-  monto?: number;
-  firma?: string;
-  trackId?: string;
-}
 
 export function receivedKey(ambiente: string, emisor: string, tipo: number, folio: number): string {
   return `${ambiente}|${emisor}|${tipo}|${folio}`;

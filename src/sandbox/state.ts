@@ -1,6 +1,8 @@
 // What the simulated SII remembers, per process (per isolate on Workers): seeds and tokens it
 // issued, web sessions, switched-on faults, and how many requests each service received.
 
+import type { BheSlip, BteSlip, Certification, Envio, FolioBook, ReceivedDocument, SummaryEntry } from "./records.ts";
+
 export type FaultKind =
   | "maintenance"
   | "throttle"
@@ -58,12 +60,12 @@ export class SandboxState {
   readonly pendingChoices = new Map<string, { holder: string; referencia: string; expiresAt: number }>();
   readonly calls = new Map<string, number>();
   /** Folio history per `ambiente|rut|tipo` (see folios.ts). */
-  readonly folios = new Map<string, import("./folios.ts").FolioBook>();
+  readonly folios = new Map<string, FolioBook>();
   /** Issued BHE slips, and the e-mails the simulated SII "sent". */
-  readonly bhe: import("./bhe.ts").BheSlip[] = [];
+  readonly bhe: BheSlip[] = [];
   readonly bheEmails: { codigo: string; email: string }[] = [];
   /** RCV sales summaries entered by taxpayers, per `rut|periodo`, by document type; purchases' transaction types. */
-  readonly rcvSummaries = new Map<string, Map<number, import("./rcv-writes.ts").SummaryEntry>>();
+  readonly rcvSummaries = new Map<string, Map<number, SummaryEntry>>();
   readonly rcvTransactionTypes = new Map<string, number>();
   /** RCV asynchronous download requests (getCtrlAsync). */
   readonly rcvJobs: {
@@ -76,13 +78,13 @@ export class SandboxState {
     created: number;
   }[] = [];
   /** Documents the SII has received, with their acceptance/claim events (see reclamos.ts). */
-  readonly received = new Map<string, import("./reclamos.ts").ReceivedDocument>();
+  readonly received = new Map<string, ReceivedDocument>();
   /** Envelopes received by upload, by track id (see envios.ts). */
-  readonly envios = new Map<string, import("./envios.ts").Envio>();
+  readonly envios = new Map<string, Envio>();
   /** Companies in the certification process, by RUT (see certificacion.ts). */
-  readonly certifications = new Map<string, import("./certificacion.ts").Certification>();
+  readonly certifications = new Map<string, Certification>();
   /** Issued BTE slips. */
-  readonly bte: import("./bte.ts").BteSlip[] = [];
+  readonly bte: BteSlip[] = [];
   faults: Fault[] = [];
 
   count(service: string): void {
