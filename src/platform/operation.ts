@@ -1,17 +1,18 @@
 // Registers one operation of the interface: the scope check runs before validation, then
-// idempotency, then quota, then the handler. Scope and weight come from the operations table.
+// idempotency, then quota, then the handler. Each route declares its scope and weight next to its
+// path; the app keeps what was registered, so the quota table is read from the routes.
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { z } from "zod";
-import type { SiiTransport } from "../ports.ts";
+import type { Scope, SiiTransport } from "../ports.ts";
 import { requireScope } from "./auth.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { failureResponse } from "./failure.ts";
 import { withIdempotency } from "./idempotency.ts";
 import { parseDryRun } from "./params.ts";
-import { type OperationSpec, operationSpec } from "./quota.ts";
+import type { OperationSpec } from "./quota.ts";
 import { bindingWindow } from "./rate-headers.ts";
 import { errorResponses } from "./schemas.ts";
 
@@ -20,13 +21,38 @@ const COMMON_ERRORS = [401, 403, 413, 429, 500] as const;
 
 export type OperationHandler = (c: Context<AppEnv>) => Promise<Response> | Response;
 
-/** `spec` defaults to the operation's row in the operations table (test harnesses pass their own). */
-export function registerOperation(
-  app: OpenAPIHono<AppEnv>,
-  route: RouteConfig,
-  handler: OperationHandler,
-  spec: OperationSpec = operationSpec(route.method.toUpperCase(), route.path),
-): void {
+/**
+ * Who may call an operation and what it costs (rules in src/platform/quota.ts). `write`: a POST
+ * that changes state at the SII, so it honours `Idempotency-Key`.
+ */
+export interface Access {
+  /** null: any valid token may call it. */
+  scope: Scope | null;
+  weight: number;
+  write?: true;
+}
+
+/** The operations registered on each app, in registration order. */
+const registered = new WeakMap<OpenAPIHono<AppEnv>, OperationSpec[]>();
+
+/** The operations table of an app: every operation with the scope and weight its route declares. */
+export function operationsOf(app: OpenAPIHono<AppEnv>): readonly OperationSpec[] {
+  return registered.get(app) ?? [];
+}
+
+export function registerOperation(app: OpenAPIHono<AppEnv>, route: RouteConfig, access: Access, handler: OperationHandler): void {
+  const spec: OperationSpec = {
+    method: route.method.toUpperCase() as OperationSpec["method"],
+    path: route.path,
+    scope: access.scope,
+    weight: access.weight,
+    changesState: access.write === true,
+  };
+  const table = registered.get(app) ?? [];
+  if (table.some((op) => op.method === spec.method && op.path === spec.path)) {
+    throw new Error(`${spec.method} ${spec.path} is registered twice`);
+  }
+  registered.set(app, [...table, spec]);
   // A JSON body can be refused for its Content-Type before its fields are read; `dry_run` is
   // refused (400) where the operation has no preview.
   const dryRun = declaresDryRun(route);

@@ -118,11 +118,11 @@ describe(`dry_run on each of the ${operations.length} operations of /openapi.jso
         request: { params: z.object({ contribuyente: z.string() }), query: z.object({ dry_run: DryRun }) },
         responses: { 200: { description: "ok" } },
       }),
+      { scope: "sii:write", weight: 5, write: true },
       async (c) => {
         const res = await c.get("deps").sii.fetch(new Request("https://maullin.sii.cl/DTEWS/CrSeed.jws", { method: "POST" }));
         return c.json({ status: res.status });
       },
-      { method: "POST", path, scope: "sii:write", weight: 5, changesState: true },
     );
     const { secret } = await tokenFor(t.deps);
     const res = await t.app.request(`/api/v1/test/careless/${COMPANY}?dry_run=1`, { method: "POST", headers: { "x-api-token": secret } });

@@ -1,6 +1,6 @@
 // Test harness: the real app over chosen stores, plus two probe operations that stand in for
 // SII operations so platform behaviour (scopes, quota, idempotency, dry_run, refunds) can be
-// exercised before those operations exist. They use real entries of the operations table.
+// exercised before those operations exist. They declare a scope and weight as real operations do.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { memoryCacheStore, memorySessionStore, memoryStores } from "../../src/adapters/memory/stores.ts";
 import { createApp } from "../../src/app.ts";
@@ -149,6 +149,7 @@ export function registerProbes(app: OpenAPIHono<AppEnv>): ProbeState {
       },
       responses: { 200: jsonContent(envelope(z.object({ n: z.number() })), "ok") },
     }),
+    { scope: "sii:write", weight: 5, write: true },
     async (c) => {
       if (isDryRun(c)) return ok(c, { n: 0 }, "preview");
       state.calls.write++;
@@ -160,7 +161,6 @@ export function registerProbes(app: OpenAPIHono<AppEnv>): ProbeState {
       if (fail === 500) throw new Error("boom with secret clave=hunter2");
       return ok(c, { n });
     },
-    { method: "POST", path: PROBE_WRITE, scope: "sii:write", weight: 5, changesState: true },
   );
   registerOperation(
     app,
@@ -170,8 +170,8 @@ export function registerProbes(app: OpenAPIHono<AppEnv>): ProbeState {
       request: { params: z.object({ categoria: z.string() }) },
       responses: { 200: jsonContent(envelope(z.object({ n: z.number() })), "ok") },
     }),
+    { scope: "sii:read", weight: 1 },
     async (c) => ok(c, { n: ++state.calls.read }),
-    { method: "GET", path: PROBE_READ, scope: "sii:read", weight: 1, changesState: false },
   );
   return state;
 }

@@ -54,6 +54,7 @@ export function registerBheEmitidasEmail(app: OpenAPIHono<AppEnv>): void {
       request: { params: Params, body: jsonBody(Body) },
       responses: { 200: jsonContent(Resent, "The SII's confirmation"), ...errorResponses([400, 404, 422, 502]) },
     }),
+    { scope: "sii:write", weight: 2, write: true },
     async (c) => {
       const { codigo } = valid(c, "param", Params);
       const body = valid(c, "json", Body);

@@ -84,6 +84,7 @@ export function registerBteEmitidasResumen(app: OpenAPIHono<AppEnv>): void {
         ...errorResponses([400, 422, 502, 503]),
       },
     }),
+    { scope: "sii:read", weight: 2 },
     async (c) => {
       const { anio } = valid(c, "param", Params);
       const { formato, csv_delimiter } = valid(c, "query", Query);

@@ -29,6 +29,7 @@ export function registerCertificacionBoletasSolicitarSet(app: OpenAPIHono<AppEnv
       request: { params: Params, query: WriteQuery, body: jsonBody(BoletaSetBody) },
       responses: { 200: jsonContent(TestSets, "The test set"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
+    { scope: "sii:write", weight: 5, write: true },
     async (c) => {
       const { email } = valid(c, "json", BoletaSetBody);
       const session = await certificationSession(c);

@@ -38,6 +38,7 @@ export function registerCertificacionContribuyentesDatos(app: OpenAPIHono<AppEnv
       request: { params: Params, body: jsonBody(CertAuthBody) },
       responses: { 200: jsonContent(Data, "The company's data"), ...errorResponses([400, 422, 502, 503]) },
     }),
+    { scope: "sii:read", weight: 2 },
     async (c) => {
       const session = await certificationSession(c);
       return ok(c, await session.run((ctx, jar) => certificationData(ctx, jar, session.contribuyente)));

@@ -59,6 +59,7 @@ export function registerCertificacionFacturasPostular(app: OpenAPIHono<AppEnv>):
         ...errorResponses([400, 404, 422, 502, 503]),
       },
     }),
+    { scope: "sii:write", weight: 5, write: true },
     async (c) => {
       const body = valid(c, "json", ApplyBody);
       const session = await certificationSession(c);

@@ -33,6 +33,7 @@ export function registerCertificacionFacturasSolicitarSet(app: OpenAPIHono<AppEn
       request: { params: Params, query: WriteQuery, body: jsonBody(SetBody) },
       responses: { 200: jsonContent(TestSets, "The test set"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
+    { scope: "sii:write", weight: 5, write: true },
     async (c) => {
       const session = await certificationSession(c);
       if (isDryRun(c))

@@ -41,6 +41,7 @@ export function registerCertificacionPostulacionAvance(app: OpenAPIHono<AppEnv>)
       request: { params: Params, body: jsonBody(CertAuthBody) },
       responses: { 200: jsonContent(Progress, "Each set's state"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
+    { scope: "sii:read", weight: 1 },
     async (c) => {
       const session = await certificationSession(c);
       return ok(c, {

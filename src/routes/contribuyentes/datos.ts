@@ -47,6 +47,7 @@ export function registerContribuyentesDatos(app: OpenAPIHono<AppEnv>): void {
         ...errorResponses([400, 404, 422, 502, 503]),
       },
     }),
+    { scope: "sii:read", weight: 2 },
     async (c) => {
       const { contribuyente } = valid(c, "param", Params);
       const { ambiente, formato } = valid(c, "query", Query);

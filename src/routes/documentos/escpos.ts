@@ -55,6 +55,7 @@ export function registerDocumentosEscpos(app: OpenAPIHono<AppEnv>): void {
         ...errorResponses([400, 422]),
       },
     }),
+    { scope: "sii:read", weight: 1 },
     async (c) => {
       const body = valid(c, "json", Body);
       const contents = await readXmlField(body.xml);

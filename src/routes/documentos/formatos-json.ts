@@ -100,6 +100,7 @@ export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
         ...errorResponses([400, 422]),
       },
     }),
+    { scope: "sii:read", weight: 1 },
     async (c) => {
       const body = valid(c, "json", Body);
       if ((body.dte === undefined) === (body.xml === undefined)) {

@@ -84,6 +84,7 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
       request: { body: jsonBody(Body) },
       responses: { 200: jsonContent(Generated, "The signed documents and envelope"), ...errorResponses([400, 422]) },
     }),
+    { scope: "sii:write", weight: 2 },
     async (c) => {
       const body = valid(c, "json", Body);
       const documents = Array.isArray(body.dte) ? body.dte : [body.dte];

@@ -58,6 +58,7 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
         ...errorResponses([400, 422]),
       },
     }),
+    { scope: "sii:read", weight: 2 },
     async (c) => {
       const body = valid(c, "json", Body);
       const contents = await readXmlField(body.xml);

@@ -66,6 +66,7 @@ export function registerEnviosEnviar(app: OpenAPIHono<AppEnv>): void {
       request: { query: Query, body: jsonBody(Body) },
       responses: { 200: jsonContent(Sent, "The SII received the envelope"), ...errorResponses([400, 422, 502, 503]) },
     }),
+    { scope: "sii:write", weight: 5, write: true },
     async (c) => {
       const { ambiente } = valid(c, "query", Query);
       const body = valid(c, "json", Body);

@@ -91,6 +91,7 @@ export function registerEnviosEstado(app: OpenAPIHono<AppEnv>): void {
       request: { params: Params, query: Query, body: jsonBody(CertAuthBody) },
       responses: { 200: jsonContent(Status, "The envelope's state"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
+    { scope: "sii:read", weight: 1 },
     async (c) => {
       const { emisor, track_id } = valid(c, "param", Params);
       const { ambiente, servicio } = valid(c, "query", Query);

@@ -74,6 +74,7 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
       request: { query: Query, body: jsonBody(Body) },
       responses: { 200: jsonContent(Verified, "Each document's checks"), ...errorResponses([400, 422, 502, 503]) },
     }),
+    { scope: "sii:read", weight: 2 },
     async (c) => {
       const { ambiente } = valid(c, "query", Query);
       const body = valid(c, "json", Body);

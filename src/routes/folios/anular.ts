@@ -33,6 +33,7 @@ export function registerFoliosAnular(app: OpenAPIHono<AppEnv>): void {
       request: { params: Params, query: Query, body: jsonBody(CertAuthBody) },
       responses: { 200: jsonContent(FolioAnnulmentEnvelope, "The annulment receipt"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
+    { scope: "sii:write", weight: 5, write: true },
     async (c) => {
       const { emisor, dte, folio_inicial, folio_final } = valid(c, "param", Params);
       const { ambiente } = valid(c, "query", Query);

@@ -38,6 +38,7 @@ export function registerFoliosSolicitar(app: OpenAPIHono<AppEnv>): void {
       request: { params: Params, query: Query, body: jsonBody(CertAuthBody) },
       responses: { 200: jsonContent(FolioRangeEnvelope, "The folios granted"), ...errorResponses([400, 422, 502, 503]) },
     }),
+    { scope: "sii:write", weight: 5, write: true },
     async (c) => {
       const { emisor, dte, cantidad } = valid(c, "param", Params);
       const { ambiente } = valid(c, "query", Query);

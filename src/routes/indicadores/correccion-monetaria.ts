@@ -61,6 +61,7 @@ export function registerIndicadoresCorreccionMonetaria(app: OpenAPIHono<AppEnv>)
       request: { params: Params },
       responses: { 200: jsonContent(Table, "The table"), ...errorResponses([400, 404, 502, 503]) },
     }),
+    { scope: "sii:read", weight: 1 },
     async (c) => {
       const { anio } = valid(c, "param", Params);
       const ctx = await siiContext(c);

@@ -49,6 +49,7 @@ export function registerIndicadoresImpuestoSegundaCategoria(app: OpenAPIHono<App
       request: { params: Params },
       responses: { 200: jsonContent(Table, "The brackets per period"), ...errorResponses([400, 404, 502, 503]) },
     }),
+    { scope: "sii:read", weight: 1 },
     async (c) => {
       const { anio, mes } = valid(c, "param", Params);
       const ctx = await siiContext(c);

@@ -33,6 +33,7 @@ export function registerIndicadoresUf(app: OpenAPIHono<AppEnv>): void {
       request: { params: Params },
       responses: { 200: jsonContent(Uf, "The value"), ...errorResponses([400, 404, 502, 503]) },
     }),
+    { scope: "sii:read", weight: 1 },
     async (c) => {
       const { anio, mes, dia } = valid(c, "param", Params);
       const date = new Date(Date.UTC(anio, mes - 1, dia));

@@ -9,6 +9,7 @@ import { Cesion } from "./schema.ts";
 export function registerIntercambiosCesion(app: OpenAPIHono<AppEnv>): void {
   registerDocumentQuery(app, {
     path: "/api/v1/platform/dte/intercambios/cesion/{emisor}/{dte}/{folio}",
+    access: { scope: "sii:read", weight: 1 },
     summary: "Whether a document can be assigned",
     description:
       "Asks the SII (consultarDocDteCedible) with the certificate of the issuer or the receiver. `cedible` is true for codes 23 (accepted without claims) and 25 (eight days without claims); 20, 21, 22 and 24 say why not.",

@@ -5,7 +5,7 @@ import type { Context } from "hono";
 import type { SigningCredential } from "../../dte/credentials.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { type Access, registerOperation, valid } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import type { Ambiente } from "../../sii/hosts.ts";
 import type { SiiContext } from "../../sii/http.ts";
@@ -28,6 +28,7 @@ export async function withReclamosToken<T>(
 /** A query on one document: its path, what the OpenAPI document says, and the src/sii/reclamos.ts call that answers it. */
 export interface DocumentQuery<D extends object> {
   path: string;
+  access: Access;
   summary: string;
   description: string;
   schema: z.ZodType;
@@ -46,6 +47,7 @@ export function registerDocumentQuery<D extends object>(app: OpenAPIHono<AppEnv>
       request: { params: DocumentParams, query: AmbienteQuery, body: jsonBody(CertAuthBody) },
       responses: { 200: jsonContent(query.schema, query.summary), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
+    query.access,
     async (c) => {
       const { emisor, dte, folio } = valid(c, "param", DocumentParams);
       const { ambiente } = valid(c, "query", AmbienteQuery);

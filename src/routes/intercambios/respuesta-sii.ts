@@ -94,6 +94,7 @@ export function registerIntercambiosRespuestaSii(app: OpenAPIHono<AppEnv>): void
       request: { query: Query, body: jsonBody(Body) },
       responses: { 200: jsonContent(Result, "What the SII did with each document"), ...errorResponses([400, 422, 502, 503]) },
     }),
+    { scope: "sii:write", weight: 5, write: true },
     async (c) => {
       const { ambiente } = valid(c, "query", Query);
       const body = valid(c, "json", Body);

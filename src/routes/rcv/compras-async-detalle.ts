@@ -21,6 +21,7 @@ export function registerRcvComprasAsyncDetalle(app: OpenAPIHono<AppEnv>): void {
       request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
       responses: { 200: jsonContent(FileEnvelope, "Every document of the file"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
+    { scope: "sii:read", weight: 2 },
     (c) => {
       const { receptor, periodo, solicitud_id, dte, estado } = valid(c, "param", Params);
       return answerAsync(c, "detalle", { rut: receptor, periodo, tipo: dte, operacion: "COMPRA", estado }, solicitud_id);

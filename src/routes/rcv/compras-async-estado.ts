@@ -21,6 +21,7 @@ export function registerRcvComprasAsyncEstado(app: OpenAPIHono<AppEnv>): void {
       request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
       responses: { 200: jsonContent(JobEnvelope, "The request"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
+    { scope: "sii:read", weight: 1 },
     (c) => {
       const { receptor, periodo, solicitud_id, dte, estado } = valid(c, "param", Params);
       return answerAsync(c, "estado", { rut: receptor, periodo, tipo: dte, operacion: "COMPRA", estado }, solicitud_id);

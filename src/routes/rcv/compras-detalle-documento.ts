@@ -44,6 +44,7 @@ export function registerRcvComprasDetalleDocumento(app: OpenAPIHono<AppEnv>): vo
         ...errorResponses([400, 404, 422, 502, 503]),
       },
     }),
+    { scope: "sii:read", weight: 1 },
     async (c) => {
       const { receptor, periodo, dte, folio } = valid(c, "param", Params);
       checkPeriodo(c, periodo);

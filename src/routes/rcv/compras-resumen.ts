@@ -23,6 +23,7 @@ export function registerRcvComprasResumen(app: OpenAPIHono<AppEnv>): void {
         ...errorResponses([400, 422, 502, 503]),
       },
     }),
+    { scope: "sii:read", weight: 2 },
     (c) => {
       const { receptor, periodo, estado } = valid(c, "param", Params);
       return answerSummary(c, { rut: receptor, periodo, operacion: "COMPRA", estado });

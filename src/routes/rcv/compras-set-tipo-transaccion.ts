@@ -35,6 +35,7 @@ const Body = withAuth({
 export function registerRcvComprasSetTipoTransaccion(app: OpenAPIHono<AppEnv>): void {
   registerRcvWrite(app, {
     path: "/api/v1/sii/rcv/compras/set_tipo_transaccion/{receptor}/{periodo}",
+    access: { scope: "sii:write", weight: 5, write: true },
     summary: "Set the transaction type of purchase documents",
     description:
       "The portal's own call (`cambiaTipoCompra`), one document at a time in the order given; a refusal stops there and names the documents already changed. `dry_run` validates everything without contacting the SII.",

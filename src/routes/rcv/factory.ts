@@ -7,7 +7,7 @@ import { encodeLatin1 } from "../../lib/latin1.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError, type FieldError } from "../../platform/errors.ts";
-import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
+import { type Access, isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import type { CookieJar } from "../../sii/cookies.ts";
 import type { SiiContext } from "../../sii/http.ts";
@@ -337,6 +337,7 @@ function refuse(errors: FieldError[]): void {
 /** A write: its payload is validated strictly (`check`) before anything is sent; `dry_run` stops there. */
 export interface WriteSpec<P extends z.ZodObject & z.ZodType<{ periodo: string }>, B extends z.ZodType<{ auth: RcvAuth }>> {
   path: string;
+  access: Access;
   summary: string;
   /** How the SII-side call is known (the operation's description). */
   description?: string;
@@ -365,6 +366,7 @@ export function registerRcvWrite<P extends z.ZodObject & z.ZodType<{ periodo: st
       request: { params: spec.params, query: WriteQuery, body: jsonBody(spec.body) },
       responses: { 200: jsonContent(Written, "The SII's confirmation"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
+    spec.access,
     async (c) => {
       const params = valid(c, "param", spec.params);
       const rut = spec.rut(params);

@@ -21,6 +21,7 @@ export function registerRcvVentasAsyncSolicitar(app: OpenAPIHono<AppEnv>): void 
       request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
       responses: { 200: jsonContent(JobEnvelope, "The request"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
+    { scope: "sii:read", weight: 1 },
     (c) => {
       const { emisor, periodo, dte } = valid(c, "param", Params);
       return answerAsync(c, "solicitar", { rut: emisor, periodo, tipo: dte, operacion: "VENTA", estado: "REGISTRO" });

@@ -12,6 +12,7 @@ import { SUMMARY_TYPES, withAuth } from "./schema.ts";
 export function registerRcvVentasDeleteResumen(app: OpenAPIHono<AppEnv>): void {
   registerRcvWrite(app, {
     path: "/api/v1/sii/rcv/ventas/delete_resumen/{emisor}/{periodo}",
+    access: { scope: "sii:write", weight: 5, write: true },
     summary: "Delete monthly sales summaries",
     params: pathParams({ emisor: Rut, periodo: Periodo }),
     rut: (params) => params.emisor,

@@ -21,6 +21,7 @@ export function registerRcvVentasDetalle(app: OpenAPIHono<AppEnv>): void {
       request: { params: Params, query: DetailQuery, body: jsonBody(RcvAuthBody) },
       responses: { 200: DetailResponse, ...errorResponses([400, 422, 502, 503]) },
     }),
+    { scope: "sii:read", weight: 2 },
     (c) => {
       const { emisor, periodo, dte } = valid(c, "param", Params);
       return answerDetail(c, { rut: emisor, periodo, operacion: "VENTA", estado: "REGISTRO" }, dte);

@@ -42,6 +42,7 @@ export function registerRcvVentasGetDetalleResumen(app: OpenAPIHono<AppEnv>): vo
         ...errorResponses([400, 422, 502, 503]),
       },
     }),
+    { scope: "sii:read", weight: 2 },
     async (c) => {
       const { emisor, periodo } = valid(c, "param", Params);
       checkPeriodo(c, periodo);

@@ -23,6 +23,7 @@ export function registerRcvVentasResumen(app: OpenAPIHono<AppEnv>): void {
         ...errorResponses([400, 422, 502, 503]),
       },
     }),
+    { scope: "sii:read", weight: 2 },
     (c) => {
       const { emisor, periodo } = valid(c, "param", Params);
       return answerSummary(c, { rut: emisor, periodo, operacion: "VENTA", estado: "REGISTRO" });

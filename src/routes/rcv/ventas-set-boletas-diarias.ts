@@ -30,6 +30,7 @@ const Params = pathParams({
 export function registerRcvVentasSetBoletasDiarias(app: OpenAPIHono<AppEnv>): void {
   registerRcvWrite(app, {
     path: "/api/v1/sii/rcv/ventas/set_boletas_diarias/{emisor}/{periodo}/{dte}",
+    access: { scope: "sii:write", weight: 5, write: true },
     summary: "Enter or replace the daily receipts detail of a period",
     description:
       "Sent to the daily receipts' service of the SII (complementoscvui facadeServiceBoletasDiarias, public by its read); the write method and its day fields are inferred (not public). `dry_run` validates everything without contacting the SII.",

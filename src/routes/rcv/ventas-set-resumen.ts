@@ -14,6 +14,7 @@ const Resumen = z.object({ tipo_documento: z.number().int(), documentos: Count, 
 export function registerRcvVentasSetResumen(app: OpenAPIHono<AppEnv>): void {
   registerRcvWrite(app, {
     path: "/api/v1/sii/rcv/ventas/set_resumen/{emisor}/{periodo}",
+    access: { scope: "sii:write", weight: 5, write: true },
     summary: "Enter or replace monthly sales summaries",
     params: pathParams({ emisor: Rut, periodo: Periodo }),
     rut: (params) => params.emisor,

@@ -17,6 +17,7 @@ export function registerSettingsGetProxy(app: OpenAPIHono<AppEnv>): void {
       summary: "Get the proxy configuration for SII traffic",
       responses: { 200: jsonContent(ProxySettingsEnvelope, "The configuration (defaults when never set)") },
     }),
+    { scope: "settings:read", weight: 1 },
     async (c) => ok(c, proxyView(await readProxy(c))),
   );
 }

@@ -19,6 +19,7 @@ export function registerSettingsPutProxy(app: OpenAPIHono<AppEnv>): void {
       request: { body: jsonBody(ProxySettingsInput) },
       responses: { 200: jsonContent(ProxySettingsEnvelope, "The stored configuration"), ...errorResponses([422]) },
     }),
+    { scope: "settings:write", weight: 1 },
     async (c) => {
       const input = valid(c, "json", ProxySettingsInput);
       const errors: FieldError[] = [];

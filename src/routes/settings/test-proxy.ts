@@ -41,6 +41,7 @@ export function registerSettingsTestProxy(app: OpenAPIHono<AppEnv>): void {
       request: { query: Query },
       responses: { 200: jsonContent(ProxyTest, "What the test found (also when the SII was not reached)"), ...errorResponses([400]) },
     }),
+    { scope: "settings:write", weight: 1 },
     async (c) => {
       const { ambiente } = valid(c, "query", Query);
       const ctx = await siiContext(c);

@@ -21,6 +21,7 @@ export function registerUsageGet(app: OpenAPIHono<AppEnv>): void {
       summary: "Quota state of the calling token (costs no units)",
       responses: { 200: jsonContent(UsageEnvelope, "Usage") },
     }),
+    { scope: null, weight: 0 },
     async (c) => {
       const principal = c.var.principal;
       if (!principal) throw new Error("usage reached without a principal");

@@ -11,6 +11,7 @@ const Characteristic = Named.extend({ data: z.array(Named).openapi({ description
 export function registerVehiculosCategoriasCaracteristicas(app: OpenAPIHono<AppEnv>): void {
   registerCategoryList(app, {
     path: "/api/v1/sii/vehiculos/categorias/caracteristicas/{categoria}",
+    access: { scope: "sii:read", weight: 1 },
     list: "caracteristicas",
     summary: "Characteristics of a category",
     description:

@@ -8,6 +8,7 @@ import { Named } from "./schema.ts";
 export function registerVehiculosCategoriasMarcas(app: OpenAPIHono<AppEnv>): void {
   registerCategoryList(app, {
     path: "/api/v1/sii/vehiculos/categorias/marcas/{categoria}",
+    access: { scope: "sii:read", weight: 1 },
     list: "marcas",
     summary: "Makes of a category",
     description: "The makes with the id a search's `marca` takes (the name works too). Ids are numbered alphabetically per year.",

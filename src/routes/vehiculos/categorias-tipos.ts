@@ -7,6 +7,7 @@ import { Named } from "./schema.ts";
 export function registerVehiculosCategoriasTipos(app: OpenAPIHono<AppEnv>): void {
   registerCategoryList(app, {
     path: "/api/v1/sii/vehiculos/categorias/tipos/{categoria}",
+    access: { scope: "sii:read", weight: 1 },
     list: "tipos",
     summary: "Vehicle types of a category",
     description: "The types (`AUTOMOVIL`, `CAMIONETA`, …) with the id a search's `tipo` takes. Ids are numbered alphabetically per year.",

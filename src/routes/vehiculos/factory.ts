@@ -5,7 +5,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { type Access, registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
 import type { Categoria, CategoryCatalog } from "../../sii/vehiculos-index.ts";
 import { int } from "../indicadores/cache.ts";
@@ -15,6 +15,7 @@ const Params = z.object({ categoria: int("categoria", 1, 3, 1).openapi({ descrip
 
 export interface ListOperation<L extends string> {
   path: string;
+  access: Access;
   list: L;
   summary: string;
   description: string;
@@ -44,6 +45,7 @@ export function registerCategoryList<L extends string>(app: OpenAPIHono<AppEnv>,
       request: { params: Params, query: AnioTasaQuery },
       responses: { 200: jsonContent(envelope(List), "The list"), ...errorResponses([400, 404, 502, 503]) },
     }),
+    op.access,
     async (c) => {
       const { categoria } = valid(c, "param", Params);
       const { anio_tasa } = valid(c, "query", AnioTasaQuery);

@@ -168,6 +168,7 @@ export function registerVehiculosTasacionBuscar(app: OpenAPIHono<AppEnv>): void 
       request: { body: jsonBody(Body) },
       responses: { 200: jsonContent(Result, "The matching vehicles, one page"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
+    { scope: "sii:read", weight: 2 },
     async (c) => {
       const body = valid(c, "json", Body);
       const { categoria, tipo } = checkRules(body);
