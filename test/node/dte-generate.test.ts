@@ -4,6 +4,7 @@
 // and every CAF or document problem stops it with the field named.
 import { createVerify } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { inflateSync } from "node:zlib";
 import { DOMParser } from "@xmldom/xmldom";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SignedXml } from "xml-crypto";
@@ -240,7 +241,7 @@ describe("every document type", () => {
 });
 
 const references = JSON.parse(readFileSync(fixturePath("normalization", "cases.json"), "utf8")) as { case: string; document: Node }[];
-describe("the 25 reference cases", () => {
+describe("the reference cases", () => {
   it.each(references.map((r) => [r.case, r.document] as const))("%s generates, verifies and validates", async (_name, document) => {
     const input = structuredClone(document);
     const encabezado = input.Encabezado as Node;
@@ -349,6 +350,45 @@ describe("refusals name the field", () => {
     ]);
     const mixed = await refusal({ documents: [sample(33, 6), sample(39, 6)] });
     expect(mixed).toEqual([expect.objectContaining({ path: "dte", message: expect.stringContaining("mixes boletas") })]);
+  });
+});
+
+describe("exempt documents carry no IVA", () => {
+  /** The PDF's drawing operators, each compressed content stream inflated. */
+  const pdfOperators = (pdf: Uint8Array) => {
+    const raw = Buffer.from(pdf).toString("latin1");
+    return raw.replace(/\/Filter \/FlateDecode \/Length (\d+) >>\nstream\n/g, (head, length: string, offset: number) => {
+      const start = offset + head.length;
+      return `${head}${inflateSync(Buffer.from(raw.slice(start, start + Number(length)), "latin1")).toString("latin1")}\n`;
+    });
+  };
+
+  it("a factura exenta (34) without IndExe is signed with exempt lines, MntExe and no IVA, valid, and printed so", async () => {
+    const document: Node = {
+      Encabezado: { IdDoc: { TipoDTE: 34, Folio: 11 }, Emisor: { ...emisor }, Receptor: { ...receptor } },
+      Detalle: [{ NmbItem: "Asesoría", QtyItem: 2, PrcItem: 5000 }],
+    };
+    const out = await generate({ documents: [document] });
+    const bytes = base64ToBytes(out.documentos[0]?.dte_xml as string);
+    const dte = decodeLatin1(bytes);
+    expect(dte).toContain("<IndExe>1</IndExe>");
+    expect(dte).toMatch(/<Totales><MntExe>10000<\/MntExe><MntTotal>10000<\/MntTotal><\/Totales>/);
+    for (const tag of ["<MntNeto>", "<TasaIVA>", "<IVA>"]) expect(dte).not.toContain(tag);
+    expect(out.documentos[0]?.warnings).toContain("Detalle[0].IndExe = 1");
+    expect(await schemaErrors(bytes, "DTE_v10.xsd")).toEqual([]);
+    expect(await schemaErrors(base64ToBytes(out.envio_xml), "EnvioDTE_v10.xsd")).toEqual([]);
+    expect(await ourVerdict(base64ToBytes(out.envio_xml))).toEqual([]);
+
+    const printed = printedDocument(parseXml(dte).root, dte);
+    expect(printed.totales).toEqual({ neto: null, exento: 10000, iva: null, tasa_iva: null, total: 10000 });
+    const pdf = pdfOperators(await pdfDocument([printed], PRINT));
+    expect(pdf).toContain("(Exento) Tj");
+    expect(pdf).toContain("(10.000) Tj");
+    expect(pdf).not.toMatch(/\(IVA 19%\) Tj|\(Neto\) Tj/);
+    const receipt = Buffer.from(escposReceipt(printed, { papel: "80mm", codepage: "WPC1252" })).toString("latin1");
+    expect(receipt).toMatch(/Exento +\$ 10\.000/);
+    expect(receipt).toMatch(/TOTAL +\$ 10\.000/);
+    expect(receipt).not.toMatch(/IVA 19%|Neto +\$/);
   });
 });
 

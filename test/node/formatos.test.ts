@@ -1,9 +1,11 @@
 // POST /api/v1/platform/dte/formatos/json through the gateway: JSON or XML input, sanitizing,
 // refusals naming the field, and security.
+
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { encodeLatin1 } from "../../src/lib/latin1.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { fixturePath } from "../support/fixtures.ts";
 
@@ -39,7 +41,7 @@ describe("normalize to the standard format: JSON input", () => {
     expect(data.dte.Encabezado.Totales).toEqual({ MntNeto: 31500, TasaIVA: 19, IVA: 5985, MntTotal: 37485 });
     expect(data.dte.Encabezado.IdDoc.FchEmis).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(data.warnings).toContain("Encabezado.Totales.MntTotal = 37485");
-    expect(deps.sii.sandbox!.state.calls.size).toBe(0);
+    expect(simulatorOf(deps.sii).state.calls.size).toBe(0);
   });
 
   it("sanitizes text and RUTs and says so", async () => {
@@ -76,6 +78,36 @@ describe("normalize to the standard format: JSON input", () => {
     expect((await bodyOf(missing)).errors[0].path).toBe("dte.Encabezado.IdDoc");
   });
 
+  it("a factura exenta (34) without IndExe on its lines answers exempt lines and totals without IVA", async () => {
+    const { post } = await setup();
+    const res = await post({
+      dte: { Encabezado: { IdDoc: { TipoDTE: 34, Folio: 1 } }, Detalle: { NmbItem: "Asesoría", QtyItem: 2, PrcItem: 5000 } },
+    });
+    expect(res.status).toBe(200);
+    const { data } = await bodyOf(res);
+    expect(data.dte.Detalle[0]).toMatchObject({ IndExe: 1, MontoItem: 10000 });
+    expect(data.dte.Encabezado.Totales).toEqual({ MntExe: 10000, MntTotal: 10000 });
+    expect(data.warnings).toContain("Detalle[0].IndExe = 1");
+  });
+
+  it("a credit note correcting text (CodRef 2) whose line has PrcItem false answers zero amounts", async () => {
+    const { post } = await setup();
+    const res = await post({
+      dte: {
+        Encabezado: { IdDoc: { TipoDTE: 61, Folio: 1 }, Totales: { MntNeto: 0, TasaIVA: 19, IVA: 0, MntTotal: 0 } },
+        Detalle: [{ NmbItem: "Corrige giro", QtyItem: 1, PrcItem: false }],
+        Referencia: [
+          { TpoDocRef: 33, FolioRef: "1", FchRef: "2026-11-02", CodRef: 2, RazonRef: "Donde dice Comercio debe decir Servicios" },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    const { data } = await bodyOf(res);
+    expect(data.dte.Detalle).toEqual([{ NmbItem: "Corrige giro", QtyItem: 1, NroLinDet: 1, MontoItem: 0 }]);
+    expect(data.dte.Encabezado.Totales).toEqual({ MntNeto: 0, MntExe: 0, IVA: 0, MntTotal: 0 });
+    expect(data.warnings).toContain("Detalle[0].PrcItem removed (false: no value)");
+  });
+
   it("answers 400 VALIDATION_ERROR naming each value that cannot be fixed", async () => {
     const { post } = await setup();
     const res = await post({
@@ -110,6 +142,22 @@ describe("normalize to the standard format: XML input", () => {
     expect(first.dte).not.toHaveProperty("TED");
     expect(first.dte).not.toHaveProperty("TmstFirma");
     expect(first.warnings).toContain("Detalle[0].MontoItem = 31500");
+  });
+
+  it("an XML factura exenta (34) whose lines lack IndExe and whose totals carry IVA comes back exempt, without IVA", async () => {
+    const { post } = await setup();
+    const xml = `<?xml version="1.0" encoding="ISO-8859-1"?>\n${dteXml(61)}`
+      .replaceAll("T33", "T34")
+      .replace("<TipoDTE>33</TipoDTE>", "<TipoDTE>34</TipoDTE>")
+      .replace("<MntNeto>0</MntNeto>", "<MntNeto>31500</MntNeto><TasaIVA>19</TasaIVA><IVA>5985</IVA>");
+    const res = await post({ xml: latin1Base64(xml) });
+    const body = await bodyOf(res);
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    const [first] = body.data.documentos;
+    expect([first.tipo, first.folio]).toEqual([34, 61]);
+    expect(first.dte.Detalle[0]).toMatchObject({ IndExe: 1, MontoItem: 31500 });
+    expect(first.dte.Encabezado.Totales).toEqual({ MntExe: 31500, MntTotal: 31500 });
+    expect(first.warnings).toContain("Encabezado.Totales.IVA removed (type 34 carries no IVA)");
   });
 
   it("answers each DTE of an envelope, in order; UTF-8 without a declaration is read as UTF-8", async () => {

@@ -230,6 +230,49 @@ describe("normalization rules (dte-engine §4), one at a time", () => {
     expect((service.dte.Encabezado as Node).Transporte).toBeUndefined();
   });
 
+  it("a factura exenta (34): lines without IndExe are exempt, no IVA is computed, and given IVA totals are removed", () => {
+    const { dte, warnings } = normalizeDte(doc(34, [{ NmbItem: "Asesoría", QtyItem: 2, PrcItem: 5000 }]), "2026-11-22");
+    expect((dte.Detalle as Node[])[0]).toMatchObject({ IndExe: 1, MontoItem: 10000 });
+    expect(totalsOf(dte)).toEqual({ MntExe: 10000, MntTotal: 10000 });
+    expect(warnings).toContain("Detalle[0].IndExe = 1");
+
+    const given = normalizeDte(
+      doc(
+        34,
+        [
+          { NmbItem: "Curso", PrcItem: 20000 },
+          { NmbItem: "Reembolso", PrcItem: 35000, IndExe: 2 },
+        ],
+        {
+          Encabezado: { IdDoc: { TipoDTE: 34 }, Totales: { MntNeto: 20000, TasaIVA: 19, IVA: 3800 } },
+        },
+      ),
+      "2026-11-22",
+    );
+    expect(totalsOf(given.dte)).toEqual({ MntExe: 20000, MontoNF: 35000, MntTotal: 20000, MontoPeriodo: 55000 });
+    expect((given.dte.Detalle as Node[]).map((l) => l.IndExe)).toEqual([1, 2]);
+    expect(given.warnings).toContain("Encabezado.Totales.IVA removed (type 34 carries no IVA)");
+  });
+
+  it("a boleta exenta (41): lines without IndExe are exempt, so no net amount or IVA is split from the total", () => {
+    const { dte } = normalizeDte(doc(41, [{ NmbItem: "Entrada", QtyItem: 2, PrcItem: 5000 }]), "2026-11-22");
+    expect((dte.Detalle as Node[])[0]).toMatchObject({ IndExe: 1, MontoItem: 10000 });
+    expect(totalsOf(dte)).toEqual({ MntExe: 10000, MntTotal: 10000 });
+  });
+
+  it("a credit note that corrects text (CodRef 2), its lines without a price (absent or false), has zero amounts", () => {
+    const note = doc(61, [{ NmbItem: "Corrige giro", QtyItem: 1, PrcItem: false }, { NmbItem: "Corrige dirección" }], {
+      Referencia: { TpoDocRef: 33, FolioRef: "7", CodRef: 2, RazonRef: "Donde dice Comercio debe decir Servicios" },
+    });
+    const { dte, warnings } = normalizeDte(note, "2026-11-22");
+    expect(dte.Detalle).toEqual([
+      { NmbItem: "Corrige giro", QtyItem: 1, NroLinDet: 1, MontoItem: 0 },
+      { NmbItem: "Corrige dirección", NroLinDet: 2, MontoItem: 0 },
+    ]);
+    expect(totalsOf(dte)).toEqual({ MntNeto: 0, MntExe: 0, MntTotal: 0 });
+    expect(warnings).toContain("Detalle[0].PrcItem removed (false: no value)");
+  });
+
   it("fills a payment without an amount with the total", () => {
     const { dte } = normalizeDte(
       { Encabezado: { IdDoc: { TipoDTE: 33, MntPagos: { FchPago: "2026-12-01" } } }, Detalle: [{ NmbItem: "A", PrcItem: 1000 }] },

@@ -41,6 +41,32 @@ const TOTAL_DEFAULTS: Record<number, Node> = {
 
 export const SUPPORTED_TYPES = Object.keys(TOTAL_DEFAULTS).map(Number);
 
+/**
+ * Types that carry no IVA. A line without `IndExe` is exempt (`IndExe` 1); on exports every line is,
+ * whatever it says. `MntNeto`, `TasaIVA`, `IVA` and `IVANoRet` never appear: none is computed, and
+ * given ones are removed.
+ *
+ * | type    | line without IndExe | IndExe given       | totals                                  |
+ * |---------|---------------------|--------------------|-----------------------------------------|
+ * | 34      | exempt (1)          | kept (2 → MontoNF) | MntExe, MntTotal, MontoNF, MontoPeriodo |
+ * | 41      | exempt (1)          | kept (2 → MontoNF) | MntExe, MntTotal, MontoNF               |
+ * | 110–112 | exempt (1)          | forced to 1        | TpoMoneda, MntExe, MntTotal             |
+ *
+ * Sources: LibreDTE (libredte-lib-core) `src/Package/Billing/Component/Document/Entity/TipoDocumento.php`:
+ * `isExento()` is 34, 41 and exports, and `getDefaultTasaIVA()` gives them no IVA rate ("documentos
+ * exentos y de exportación sin IVA"); its fixture `034_005_item_exento_con_item_no_facturable` keeps
+ * an `IndExe` 2 line as MontoNF. The SII's DTE_v10.xsd: an export's `Totales` holds only `TpoMoneda`,
+ * `MntExe` and `MntTotal`.
+ */
+const EXEMPT_TYPES: Record<number, { forceLines: boolean }> = {
+  34: { forceLines: false },
+  41: { forceLines: false },
+  110: { forceLines: true },
+  111: { forceLines: true },
+  112: { forceLines: true },
+};
+const IVA_TOTALS = ["MntNeto", "TasaIVA", "IVA", "IVANoRet"] as const;
+
 const node = (parent: Node, key: string): Node => {
   if (!isNode(parent[key])) parent[key] = {};
   return parent[key] as Node;
@@ -133,6 +159,7 @@ export function normalizeDte(input: Node, today: string, options: NormalizeOptio
   };
   const boleta = BOLETAS.has(tipo);
   const exportacion = EXPORTS.has(tipo);
+  const exempt = EXEMPT_TYPES[tipo];
 
   // 1. Common defaults.
   if (idDoc.FchEmis === undefined) set(idDoc, "FchEmis", today, "Encabezado.IdDoc.FchEmis");
@@ -164,8 +191,13 @@ export function normalizeDte(input: Node, today: string, options: NormalizeOptio
     if (r.FchRef === undefined && !boleta) set(r, "FchRef", today, `Referencia[${i}].FchRef`);
   });
 
-  // 2. Totals the type starts with.
+  // 2. Totals the type starts with; a type without IVA drops the IVA totals it was given.
   const totales = node(encabezado, "Totales");
+  for (const key of exempt ? IVA_TOTALS : []) {
+    if (totales[key] === undefined) continue;
+    delete totales[key];
+    warnings.push(`Encabezado.Totales.${key} removed (type ${tipo} carries no IVA)`);
+  }
   for (const [key, value] of Object.entries(TOTAL_DEFAULTS[tipo] ?? {})) if (totales[key] === undefined) totales[key] = value;
   const foreign = exportacion && typeof totales.TpoMoneda === "string" && totales.TpoMoneda !== "PESO CL";
   const decimals = foreign ? 4 : 0;
@@ -183,7 +215,7 @@ export function normalizeDte(input: Node, today: string, options: NormalizeOptio
       const value = num(line[key]);
       if (value !== undefined) line[key] = value;
     }
-    if (exportacion && line.IndExe !== 1) set(line, "IndExe", 1, `${path}.IndExe`);
+    if (exempt && (exempt.forceLines ? line.IndExe !== 1 : line.IndExe === undefined)) set(line, "IndExe", 1, `${path}.IndExe`);
     if (line.CdgItem !== undefined && !isNode(line.CdgItem) && !Array.isArray(line.CdgItem)) {
       line.CdgItem = { TpoCodigo: line.Retenedor ? "CPCS" : "INT1", VlrCodigo: String(line.CdgItem) };
     }
@@ -200,10 +232,13 @@ export function normalizeDte(input: Node, today: string, options: NormalizeOptio
       set(line, "MontoItem", round(monto, decimals), `${path}.MontoItem`);
     }
     const monto = num(line.MontoItem) ?? 0;
+    // On a type without IVA, other IndExe values add to no total (as the reference's NormalizeDetalleTrait).
     if (line.IndExe === 1) exento += monto;
     else if (line.IndExe === 2) noFacturable += monto;
-    else if (boleta) bruto += monto;
-    else neto += monto;
+    else if (exempt === undefined) {
+      if (boleta) bruto += monto;
+      else neto += monto;
+    }
   });
   const fill = (key: string, value: number) => {
     if (!given(key) && value !== 0) set(totales, key, round(value, decimals), `Encabezado.Totales.${key}`);

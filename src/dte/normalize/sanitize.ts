@@ -166,7 +166,13 @@ export function sanitizeDte(dte: Node, tipo: number): Sanitized {
 
     // The reference pads five-digit activity codes (they predate the six-digit table); keep the padding.
     if (key === "Acteco" && typeof value === "string" && /^0\d{5}$/.test(value)) return value;
-    if (key === "CredEC" && typeof value === "boolean") return value; // `true`: the reference computes it
+    // `false` is "no value" where the schema has a number (the reference's own defaults, and ERPs'
+    // "no price"); e.g. LibreDTE's case 061_002_corrige_texto_factura gives `PrcItem: false`.
+    if (value === false && NUMERIC_FIELDS.has(key)) {
+      warnings.push(`${path} removed (false: no value)`);
+      return REMOVE;
+    }
+    if (key === "CredEC" && value === true) return value; // the reference computes it
     if (NUMERIC_FIELDS.has(key) && !(boleta && key === "CodRef")) {
       let number = value;
       if (typeof value === "string" && NUMBER.test(value)) number = Number(value);
