@@ -1,9 +1,11 @@
 // RCV: the gateway's live memory while a period's documents stream through it, at 1 k, 10 k and
 // 100 k documents (the sandbox's periods 201901-201903), for the asynchronous detail (gzipped CSV)
-// and the synchronous one (the facade's JSON). The gateway runs in its own process, started with
+// and the synchronous one (the facade's JSON) up to 10 k: past about 4 MiB the SII's synchronous
+// detail answers no rows (the sandbox too), so its larger periods are a 502 pointing to the
+// asynchronous download and measure nothing. The gateway runs in its own process, started with
 // --expose-gc, which samples its heap after a full collection every 20 ms while the answer streams
 // (bench/server.ts): what it holds, not the garbage it has yet to collect. If anything held the
-// period, the growth from 10 k to 100 k documents would be about tenfold.
+// period, the growth from the smaller period to the tenfold larger one would be about tenfold.
 
 import { type BenchServer, startServer } from "./processes.ts";
 
@@ -16,16 +18,23 @@ export interface RcvFigure {
 }
 
 const MiB = 1024 * 1024;
-const SIZES: [periodo: string, label: string][] = [
-  ["201901", "1 k"],
-  ["201902", "10 k"],
-  ["201903", "100 k"],
-];
+type Size = [periodo: string, label: string];
+const SIZES: Record<"async" | "sync", Size[]> = {
+  async: [
+    ["201901", "1 k"],
+    ["201902", "10 k"],
+    ["201903", "100 k"],
+  ],
+  sync: [
+    ["201901", "1 k"],
+    ["201902", "10 k"],
+  ],
+};
 /** Growth below this is within what the sampling itself moves (GC timing, socket buffers). */
 const FLOOR_MIB = 1;
 /**
- * The 100 k / 10 k ratio's budget, gated: flat memory is ~1 (0.63-1.08 over six runs of both
- * details on a 2-core machine); the sync detail made to hold its answer measured 9.4.
+ * The tenfold period's growth over the smaller one's, gated: flat memory is ~1 (0.63-1.08 over
+ * six runs of both details on a 2-core machine); the sync detail made to hold its answer measured 9.4.
  */
 const RATIO_BUDGET = 2;
 
@@ -57,9 +66,10 @@ export async function rcvFigures(): Promise<RcvFigure[]> {
       },
       sync: async (periodo: string) => () => post(`/detalle/76192083-9/${periodo}/0`),
     };
-    for (const [kind, prepare] of Object.entries(kinds)) {
+    for (const [kind, prepare] of Object.entries(kinds) as [keyof typeof kinds, (periodo: string) => Promise<() => Promise<Response>>][]) {
+      const sizes = SIZES[kind];
       const grown: number[] = [];
-      for (const [periodo, label] of SIZES) {
+      for (const [periodo, label] of sizes) {
         const { mib, bytes } = await growth(gateway, await prepare(periodo));
         grown.push(mib);
         figures.push({
@@ -70,13 +80,16 @@ export async function rcvFigures(): Promise<RcvFigure[]> {
           gated: false,
         });
       }
-      const [, tenK = 0, hundredK = 0] = grown.map((g) => Math.max(FLOOR_MIB, g));
+      const [smaller = 0, larger = 0] = grown.slice(-2).map((g) => Math.max(FLOOR_MIB, g));
+      const [[, smallLabel], [, largeLabel]] = sizes.slice(-2) as [Size, Size];
       figures.push({
-        name: `RCV ${kind} detail: live-heap growth 100 k / 10 k documents (each at least ${FLOOR_MIB} MiB)`,
+        name: `RCV ${kind} detail: live-heap growth ${largeLabel} / ${smallLabel} documents (each at least ${FLOOR_MIB} MiB)`,
         unit: "ratio",
-        value: hundredK / tenK,
+        value: larger / smaller,
         budget: RATIO_BUDGET,
-        gated: true,
+        // The synchronous detail ends at the SII's ceiling (about 4 MiB a type), so its growth is
+        // bounded whatever the period; only the asynchronous file can grow without limit.
+        gated: kind === "async",
       });
     }
   } finally {
