@@ -1,5 +1,5 @@
-// Interfaces only: what the app needs from the runtime. Adapters live in src/adapters/<runtime>/.
-import type { Sandbox } from "./sandbox/app.ts";
+// Interfaces only: what the app needs from the runtime. Adapters live in src/adapters/<runtime>/;
+// the built-in SII simulator (src/sandbox/) is one more implementation, wired by the entry files.
 
 export type Scope = "sii:read" | "sii:write" | "settings:read" | "settings:write";
 export const ALL_SCOPES = ["sii:read", "sii:write", "settings:read", "settings:write"] as const satisfies readonly Scope[];
@@ -138,8 +138,71 @@ export interface TransportOptions {
 export interface SiiTransport {
   readonly mode: "sandbox" | "live";
   fetch(request: Request, options?: TransportOptions): Promise<Response>;
-  /** Sandbox mode only: the simulator itself, for its test controls (faults, call counts). */
-  readonly sandbox?: Sandbox;
+  /** Sandbox mode only: the simulator's test controls (faults, call counts, its test credentials). */
+  readonly sandbox?: SandboxControls;
+}
+
+/** How the simulator can be told to fail a service's next calls. */
+export const SANDBOX_FAULT_KINDS = [
+  "maintenance",
+  "throttle",
+  "session_limit",
+  "html",
+  "timeout",
+  "http_5xx",
+  "reset",
+  "truncated",
+  "charset",
+  "bad_gzip",
+] as const;
+export type SandboxFaultKind = (typeof SANDBOX_FAULT_KINDS)[number];
+
+export interface SandboxFault {
+  /** A service name (`seed`, `token`, `clave_login`, …) or an SII host (`palena.sii.cl`). */
+  service: string;
+  fault: SandboxFaultKind;
+  /** Calls still to be affected. */
+  remaining: number;
+}
+
+/** A test taxpayer of the simulator, with the secrets that work only against it. */
+export interface SandboxTaxpayer {
+  rut: string;
+  razon_social: string;
+  kind: "company" | "person";
+  clave: string;
+  certificate_holder: string;
+  samples: { bhe_codes: string[] };
+  cert: { "cert-data": string; "pkey-data": string };
+  pfx: { "pfx-data": string; passphrase: string };
+  pfx_legacy: { "pfx-data": string; passphrase: string };
+}
+
+export interface SandboxCredentials {
+  taxpayers: SandboxTaxpayer[];
+  /** PEM of the CA that issued the taxpayers' certificates. */
+  ca_certificate: string;
+  caf_signing_key: { idk: number; public_key: string };
+}
+
+/** An RSA public key as big-endian bytes: the one that signs the simulator's CAFs. */
+export interface CafSigningKey {
+  idk: string;
+  modulus: Uint8Array;
+  exponent: Uint8Array;
+}
+
+/** The simulator as the gateway sees it: test controls only, never its state or its code. */
+export interface SandboxControls {
+  faults(): SandboxFault[];
+  addFault(fault: SandboxFault): void;
+  clearFaults(): void;
+  /** Requests received per service since start or the last reset. */
+  calls(): Map<string, number>;
+  resetCalls(): void;
+  credentials(): SandboxCredentials;
+  /** Trusted next to the SII's own CAF keys while the gateway talks to the simulator. */
+  cafSigningKey(): CafSigningKey;
 }
 
 export interface Clock {

@@ -10,7 +10,11 @@ import { readDerBlocks, toPem } from "./pem.ts";
 import { readPfx } from "./pkcs12.ts";
 import { type RsaPrivateKey, readPrivateKeyAsync } from "./private-key.ts";
 
-export type CertInput = { "cert-data": string; "pkey-data": string; passphrase?: string } | { "pfx-data": string; passphrase: string };
+export type CertInput =
+  | { "cert-data": string; "pkey-data": string; passphrase?: string }
+  | { "pfx-data": string; passphrase: string }
+  // The apigateway.cl SDKs' names for a PFX (apigatewaycl/apigateway-api-client-php, src/ApiBase.php).
+  | { "file-data": string; "file-pass": string };
 
 export interface SigningCredential {
   /** RSASSA-PKCS1-v1_5 with SHA-1, non-extractable, usages ["sign"]. */
@@ -83,8 +87,16 @@ function sourceOf(input: unknown): Source {
     if (value !== undefined && typeof value !== "string") throw credentialError(field, `auth.cert.${field} must be a string`);
     return value;
   };
-  const passphrase = text("passphrase");
-  const pfx = text("pfx-data");
+  // `file-data` and `file-pass` stand for `pfx-data` and `passphrase`; one name per field.
+  const either = (field: CertField, alias: string) => {
+    const value = record[alias];
+    if (value === undefined) return text(field);
+    if (typeof value !== "string") throw credentialError(field, `auth.cert.${alias} must be a string`);
+    if (record[field] !== undefined) throw credentialError(field, `auth.cert.${alias} is auth.cert.${field} under another name: give only one`);
+    return value;
+  };
+  const passphrase = either("passphrase", "file-pass");
+  const pfx = either("pfx-data", "file-data");
   if (pfx !== undefined) return { kind: "pfx", pfx, passphrase };
   const cert = text("cert-data");
   const key = text("pkey-data");

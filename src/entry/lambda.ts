@@ -7,7 +7,7 @@ import { createApp } from "../app.ts";
 import { configFromEnv, consoleLogger, systemClock } from "../config.ts";
 import { seedDevToken } from "../platform/tokens.ts";
 import type { Deps } from "../ports.ts";
-import { sandboxTransport } from "../sii/transport.ts";
+import { sandboxTransport } from "../sandbox/transport.ts";
 
 export async function createLambdaDeps(env: Record<string, string | undefined>): Promise<Deps> {
   // A function is reachable from outside: the sandbox's built-in key is published in the source.

@@ -12,6 +12,7 @@ import { ProxyFailure } from "../lib/address-policy.ts";
 import { securityHeaders } from "../platform/security-headers.ts";
 import { seedDevToken } from "../platform/tokens.ts";
 import type { Deps, Logger } from "../ports.ts";
+import { sandboxTransport } from "../sandbox/transport.ts";
 import {
   EGRESS_AUTH_HEADER,
   EGRESS_PATH,
@@ -22,7 +23,6 @@ import {
   readBodyWithin,
   sealEgressAnswer,
 } from "../sii/egress.ts";
-import { sandboxTransport } from "../sii/transport.ts";
 
 export interface NodeOptions {
   env: Record<string, string | undefined>;

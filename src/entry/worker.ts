@@ -14,7 +14,7 @@ import { createApp } from "../app.ts";
 import { configFromEnv, consoleLogger, systemClock } from "../config.ts";
 import { seedDevToken } from "../platform/tokens.ts";
 import type { Deps } from "../ports.ts";
-import { sandboxTransport } from "../sii/transport.ts";
+import { sandboxTransport } from "../sandbox/transport.ts";
 
 export { IdempotencyLedger, QuotaCounter, SiiSessions } from "../adapters/cloudflare/durable-objects.ts";
 

@@ -1,39 +1,13 @@
 // What the simulated SII remembers, per process (per isolate on Workers): seeds and tokens it
 // issued, web sessions, switched-on faults, and how many requests each service received.
 
+import { SANDBOX_FAULT_KINDS, type SandboxFault, type SandboxFaultKind } from "../ports.ts";
 import type { BheSlip, BteSlip, Certification, Envio, FolioBook, ReceivedDocument, SummaryEntry } from "./records.ts";
 
-export type FaultKind =
-  | "maintenance"
-  | "throttle"
-  | "session_limit"
-  | "html"
-  | "timeout"
-  | "http_5xx"
-  | "reset"
-  | "truncated"
-  | "charset"
-  | "bad_gzip";
-export const FAULT_KINDS: readonly FaultKind[] = [
-  "maintenance",
-  "throttle",
-  "session_limit",
-  "html",
-  "timeout",
-  "http_5xx",
-  "reset",
-  "truncated",
-  "charset",
-  "bad_gzip",
-];
+export type FaultKind = SandboxFaultKind;
+export const FAULT_KINDS: readonly FaultKind[] = SANDBOX_FAULT_KINDS;
 
-export interface Fault {
-  /** A service name (`seed`, `token`, `clave_login`, …) or an SII host (`palena.sii.cl`). */
-  service: string;
-  fault: FaultKind;
-  /** Calls still to be affected. */
-  remaining: number;
-}
+export type Fault = SandboxFault;
 
 export interface IssuedToken {
   rut: string;

@@ -1,11 +1,12 @@
 import { describe, expect, it, vi } from "vitest";
 import { configFromEnv } from "../config.ts";
-import { createTransport, parseUpstream } from "./transport.ts";
+import { sandboxTransport } from "../sandbox/transport.ts";
+import { liveTransport, parseUpstream } from "./transport.ts";
 
 describe("SII transport wiring", () => {
   it("sends requests to the in-process sandbox in sandbox mode, never to the network", async () => {
     const network = vi.fn<typeof fetch>();
-    const transport = createTransport("sandbox", network);
+    const transport = sandboxTransport();
     const res = await transport.fetch(new Request("https://palena.sii.cl/DTEWS/CrSeed.jws"));
     expect(transport.mode).toBe("sandbox");
     expect(await res.text()).toContain("CrSeedService");
@@ -15,7 +16,7 @@ describe("SII transport wiring", () => {
 
   it("sends requests to the real hosts in live mode", async () => {
     const network = vi.fn<typeof fetch>(async () => new Response("seed"));
-    const transport = createTransport("live", network);
+    const transport = liveTransport(network);
     const res = await transport.fetch(new Request("https://palena.sii.cl/DTEWS/CrSeed.jws"));
     expect(await res.text()).toBe("seed");
     expect(network).toHaveBeenCalledOnce();

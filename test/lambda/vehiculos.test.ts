@@ -4,8 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { createDynamoStores } from "../../src/adapters/lambda/dynamodb-stores.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
+import { sandboxTransport } from "../../src/sandbox/transport.ts";
 import { sandboxVehicles } from "../../src/sandbox/vehiculos.ts";
-import { sandboxTransport } from "../../src/sii/transport.ts";
 import { PART_CHARS } from "../../src/sii/vehiculos-index.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { localDynamoDb } from "../support/local-dynamodb.ts";

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/ports.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { jsValue } from "../../src/sii/bhe.ts";
 import { bodyOf, type Loose, probeApp, tokenFor } from "../support/app.ts";
 
@@ -18,7 +19,7 @@ async function setup(scopes?: Scope[], account = "acme") {
       headers: { "x-api-token": secret, "content-type": "application/json" },
       body: JSON.stringify(body),
     });
-  const sandbox = t.deps.sii.sandbox!;
+  const sandbox = simulatorOf(t.deps.sii);
   return { ...t, post, sandbox };
 }
 

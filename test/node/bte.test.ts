@@ -4,9 +4,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { retentionRate, sandboxBte } from "../../src/sandbox/bte.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { annualBte } from "../../src/sii/bte.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
-import { createTransport } from "../../src/sii/transport.ts";
+import { liveTransport } from "../../src/sii/transport.ts";
 import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { rut: "76192083-9", clave: "sandbox76" };
@@ -15,7 +16,7 @@ async function setup() {
   const t = probeApp();
   const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
   const post = (path: string, body: unknown = { auth: { pass: company } }, secret = token.secret) => postJson(t.app, secret, path, body);
-  return { ...t, post, sandbox: t.deps.sii.sandbox! };
+  return { ...t, post, sandbox: simulatorOf(t.deps.sii) };
 }
 
 /** What the sandbox's slips add up to, computed independently of its page. */
@@ -122,7 +123,7 @@ describe("BTE annual summary page", () => {
       const html = request.url.endsWith("/bte_indiv_cons2") ? page : "<html><body><form name=formulario></form></body></html>";
       return new Response(encodeLatin1(html), { headers: { "content-type": "text/html" } });
     };
-    return { transport: createTransport("live", fetch as typeof globalThis.fetch), timeoutMs: 5_000 };
+    return { transport: liveTransport(fetch as typeof globalThis.fetch), timeoutMs: 5_000 };
   };
 
   it("finds the month table among the page's layout tables, in HTML 4.01 without closing tags", async () => {

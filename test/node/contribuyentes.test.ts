@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
 import { taxpayerData } from "../../src/sii/misii.ts";
 import { bodyOf, probeApp, tokenFor } from "../support/app.ts";
@@ -21,7 +22,7 @@ async function setup() {
       headers: { "x-api-token": secret, "content-type": "application/json" },
       body: JSON.stringify(body),
     });
-  return { ...t, post, sandbox: t.deps.sii.sandbox! };
+  return { ...t, post, sandbox: simulatorOf(t.deps.sii) };
 }
 
 describe("private taxpayer data", () => {

@@ -9,6 +9,7 @@ import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { registerOperation } from "../../src/platform/operation.ts";
 import { DryRun } from "../../src/platform/params.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedDte, signedEnvelope } from "../support/envelope.ts";
 import { type Baseline, baselineOf, type Operation, operationsOf, plainRequest, toRequest } from "../support/fuzz.ts";
@@ -47,8 +48,7 @@ async function dryRun(operation: Operation, spent: boolean) {
   const plan = { daily_units: 10, monthly_units: 1000 };
   const { secret, id } = await tokenFor(t.deps, { plan });
   if (spent) await t.deps.quota.consume(id, 10, plan, t.deps.clock.now());
-  const sandbox = t.deps.sii.sandbox;
-  if (!sandbox) throw new Error("the harness runs the sandbox");
+  const sandbox = simulatorOf(t.deps.sii);
   const total = () => [...sandbox.state.calls.values()].reduce((a, b) => a + b, 0);
   const request = plainRequest(operation, await validBaseline(operation), [["x-api-token", secret]]);
   request.query.dry_run = "1";
@@ -128,10 +128,10 @@ describe(`dry_run on each of the ${operations.length} operations of /openapi.jso
     const res = await t.app.request(`/api/v1/test/careless/${COMPANY}?dry_run=1`, { method: "POST", headers: { "x-api-token": secret } });
     expect(res.status).toBe(500);
     expect(res.headers.get("x-quota-units")).toBe("0");
-    expect(t.deps.sii.sandbox?.state.calls.size ?? 0).toBe(0);
+    expect(simulatorOf(t.deps.sii).state.calls.size ?? 0).toBe(0);
     const real = await t.app.request(`/api/v1/test/careless/${COMPANY}`, { method: "POST", headers: { "x-api-token": secret } });
     expect(real.status).toBe(200);
-    expect(t.deps.sii.sandbox?.state.calls.size).toBe(1);
+    expect(simulatorOf(t.deps.sii).state.calls.size).toBe(1);
   });
 });
 
@@ -139,8 +139,8 @@ describe("charging follows what happened", () => {
   it("a clave the SII refuses is charged: it cost an SII login (free attempts would let anyone guess claves)", async () => {
     const t = probeApp();
     const { secret } = await tokenFor(t.deps);
-    const sandbox = t.deps.sii.sandbox;
-    const total = () => [...(sandbox?.state.calls.values() ?? [])].reduce((a, b) => a + b, 0);
+    const sandbox = simulatorOf(t.deps.sii);
+    const total = () => [...sandbox.state.calls.values()].reduce((a, b) => a + b, 0);
     const before = total();
     const res = await postJson(t.app, secret, `/api/v1/sii/rcv/ventas/resumen/${COMPANY}/202401`, {
       auth: { pass: { rut: COMPANY, clave: "not-the-clave" } },
@@ -165,7 +165,7 @@ describe("charging follows what happened", () => {
       expect((await bodyOf(res)).error_code).toBe("AUTH_ERROR");
       expect(res.headers.get("x-quota-units")).toBe("0");
     }
-    expect(t.deps.sii.sandbox?.state.calls.size ?? 0).toBe(0);
+    expect(simulatorOf(t.deps.sii).state.calls.size ?? 0).toBe(0);
     const usage = await bodyOf(await t.app.request("/api/v1/usage", { headers: { "x-api-token": secret } }));
     expect(usage.data.usage.daily.used).toBe(0);
   });

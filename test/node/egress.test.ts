@@ -8,6 +8,7 @@ import { workerTransport } from "../../src/adapters/cloudflare/transport.ts";
 import { parseCertificateCredential } from "../../src/dte/credentials.ts";
 import { createNodeServer } from "../../src/entry/node-server.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { EGRESS_AUTH_HEADER, EGRESS_PATH, egressAuth, isSiiUrl, sealEgressRequest } from "../../src/sii/egress.ts";
 import { siiFetch } from "../../src/sii/http.ts";
 import { certificateLogin } from "../../src/sii/login.ts";
@@ -89,7 +90,7 @@ describe("egress", () => {
     const ctx = { transport: workerTransport({ url: base, secret }, workerSend), timeoutMs: 5_000 };
     const jar = await certificateLogin(ctx, await certificate());
     expect(jar.get("RUT_NS")).toBe("22222222");
-    expect(node.deps.sii.sandbox?.state.calls.get("cert_login")).toBe(1);
+    expect(simulatorOf(node.deps.sii).state.calls.get("cert_login")).toBe(1);
   });
 
   it("refuses requests sealed with another secret, replayed, stale, tampered, or not for the SII", async () => {

@@ -7,6 +7,7 @@ import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
 import { folioBook } from "../../src/sandbox/folios.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedEnvelope, type TestDocument } from "../support/envelope.ts";
 
@@ -21,7 +22,7 @@ async function setup() {
   const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(t.app, token.secret, path, body, headers);
   const juana = await parseCertificateCredential(juanaCert, new Date());
-  return { ...t, post, juana, sandbox: t.deps.sii.sandbox! };
+  return { ...t, post, juana, sandbox: simulatorOf(t.deps.sii) };
 }
 const send = (xml: Uint8Array, extra: Record<string, unknown> = {}) => ({ auth: { cert: juanaCert }, xml: bytesToBase64(xml), ...extra });
 const answer = async (res: Response) => [res.status, (await bodyOf(res)).error_code];

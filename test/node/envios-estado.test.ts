@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS, envioEstado } from "../../src/sandbox/envios.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { advancedDocumentStatus, queryUploadStatus, resultadoOf } from "../../src/sii/envios.ts";
 import estDteAvErr9 from "../fixtures/sii/dte/queryestdteav-err-code-9.http?raw";
 import estDteAvBody from "../fixtures/sii/dte/queryestdteav-estado-in-body.http?raw";
@@ -22,7 +23,7 @@ async function setup() {
   const t = probeApp();
   const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
   const post = (url: string, body: unknown) => postJson(t.app, token.secret, url, body);
-  return { ...t, post, sandbox: t.deps.sii.sandbox! };
+  return { ...t, post, sandbox: simulatorOf(t.deps.sii) };
 }
 const answer = async (res: Response) => [res.status, (await bodyOf(res)).error_code];
 

@@ -8,6 +8,7 @@ import { parseCertificateCredential } from "../../src/dte/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedDte, signedEnvelope } from "../support/envelope.ts";
 import { fixturePath } from "../support/fixtures.ts";
@@ -22,7 +23,7 @@ async function setup() {
   const post = (path: string, body: unknown) => postJson(t.app, token.secret, path, body);
   const juana = await parseCertificateCredential(juanaCert, new Date());
   const caf = await buildCaf({ rut: COMPANY, razonSocial: "COMERCIAL SANDBOX SPA", tipo: 33, desde: 1, hasta: 100, fecha: "2026-11-01" });
-  return { ...t, post, juana, caf, sandbox: t.deps.sii.sandbox! };
+  return { ...t, post, juana, caf, sandbox: simulatorOf(t.deps.sii) };
 }
 const verify = async (post: (p: string, b: unknown) => Promise<Response>, xml: Uint8Array | string, extra: object = {}) => {
   const bytes = typeof xml === "string" ? new TextEncoder().encode(xml) : xml;

@@ -10,7 +10,7 @@ import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { ASYNC_STEP_MS } from "../../src/sandbox/rcv.ts";
 import type { FaultKind } from "../../src/sandbox/state.ts";
-import { createTransport } from "../../src/sii/transport.ts";
+import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedDte, signedEnvelope } from "../support/envelope.ts";
 
@@ -228,7 +228,7 @@ async function call(family: Family, fault: FaultKind | null) {
   const t = probeApp(undefined, { siiTimeoutMs: 300 });
   let skew = 0;
   // A small appraisal workbook: the default one takes the sandbox longer than 300 ms to write on a busy machine.
-  t.deps.sii = createTransport("sandbox", fetch, createDefaultSandbox({ vehicleRows: 500, now: () => Date.now() + skew }));
+  t.deps.sii = sandboxTransport(createDefaultSandbox({ vehicleRows: 500, now: () => Date.now() + skew }));
   const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
   const path = family.prepare
     ? await family.prepare(
@@ -239,7 +239,7 @@ async function call(family: Family, fault: FaultKind | null) {
       )
     : family.path;
   if (fault) {
-    t.deps.sii.sandbox!.state.faults.push({ service: family.service, fault, remaining: 50 });
+    simulatorOf(t.deps.sii).state.faults.push({ service: family.service, fault, remaining: 50 });
     exercised.set(family.name, (exercised.get(family.name) ?? new Set()).add(fault));
   }
   const body =
@@ -304,7 +304,7 @@ describe("irreversible writes under faults", () => {
   it("sends a folio request to the SII at most once per Idempotency-Key, even when the first attempt timed out", async () => {
     const t = probeApp(undefined, { siiTimeoutMs: 300 });
     const token = await tokenFor(t.deps, { scopes: ["sii:write"] });
-    const sandbox = t.deps.sii.sandbox!;
+    const sandbox = simulatorOf(t.deps.sii);
     sandbox.state.faults.push({ service: "caf_generate", fault: "timeout", remaining: 1 });
     const request = () =>
       postJson(

@@ -5,6 +5,7 @@ import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { elementText } from "../../src/lib/xml.ts";
 import type { Scope } from "../../src/ports.ts";
 import { SANDBOX_CAF_SIGNER, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { requestFolios } from "../../src/sii/caf.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
 import confirma from "../fixtures/sii/dte/folios-confirma.http?raw";
@@ -25,7 +26,7 @@ async function setup(scopes?: Scope[]) {
   const t = probeApp();
   const token = await tokenFor(t.deps, { scopes, plan: { daily_units: 10_000, monthly_units: 100_000 } });
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(t.app, token.secret, path, body, headers);
-  const sandbox = t.deps.sii.sandbox!;
+  const sandbox = simulatorOf(t.deps.sii);
   return { ...t, token, post, sandbox, calls: (service: string) => sandbox.state.calls.get(service) ?? 0 };
 }
 

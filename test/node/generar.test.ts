@@ -8,6 +8,7 @@ import type { Scope } from "../../src/ports.ts";
 import { EXAMPLE_ISSUER } from "../../src/routes/documentos/examples.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const GENERAR = "/api/v1/platform/dte/documentos/generar";
@@ -27,7 +28,7 @@ async function setup(scopes: Scope[] = ["sii:read", "sii:write"]) {
     const { data } = await bodyOf(res);
     return { xml: data.caf_xml as string, desde: data.folio_inicial as number };
   };
-  return { ...t, post, caf, sandbox: t.deps.sii.sandbox! };
+  return { ...t, post, caf, sandbox: simulatorOf(t.deps.sii) };
 }
 
 const factura = (folio: number, tipo = 33, receptor = "22222222-2") => ({

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { HEALTH_PROBES } from "../../src/routes/health/probes.ts";
-import { createTransport } from "../../src/sii/transport.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
+import { liveTransport } from "../../src/sii/transport.ts";
 import { ADMIN, bodyOf, testDeps, tokenFor } from "../support/app.ts";
 
 const version = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "package.json"), "utf8")).version;
@@ -42,7 +43,7 @@ describe("GET /healthz", () => {
   it("says live mode when the gateway talks to the real SII, and does not reach it without deep=1", async () => {
     const calls: string[] = [];
     const { deps } = testDeps(undefined, { upstream: "live" });
-    deps.sii = createTransport("live", async (input) => {
+    deps.sii = liveTransport(async (input) => {
       calls.push(new Request(input).url);
       return new Response("", { status: 200 });
     });
@@ -65,7 +66,7 @@ describe("GET /healthz", () => {
       expect(res.status).toBe(401);
       expect((await bodyOf(res)).error_code).toBe("HTTP_401");
     }
-    expect(deps.sii.sandbox?.state.calls.size).toBe(0);
+    expect(simulatorOf(deps.sii).state.calls.size).toBe(0);
 
     const { app: noAdmin } = sandboxApp({ adminToken: undefined });
     expect((await noAdmin.request("/healthz?deep=1", { headers: admin })).status).toBe(401);
@@ -82,7 +83,7 @@ describe("GET /healthz", () => {
     expect(hosts.map((h) => h.host)).toEqual(HEALTH_PROBES.map((p) => p.host));
     for (const h of hosts) expect(h, h.host).toMatchObject({ reachable: true, error: null, status: expect.any(Number) });
     // The SOAP hosts were asked for their seed service's description: the simulated SII counted it.
-    expect(deps.sii.sandbox?.state.calls.get("seed_wsdl")).toBe(2);
+    expect(simulatorOf(deps.sii).state.calls.get("seed_wsdl")).toBe(2);
     expect(hosts.find((h) => h.host === "palena.sii.cl")?.status).toBe(200);
   });
 
@@ -126,7 +127,7 @@ describe("GET /healthz", () => {
   it("in live mode sends one GET per host through the transport and reports a failing network per host", async () => {
     const seen: string[] = [];
     const { deps } = testDeps(undefined, { upstream: "live" });
-    deps.sii = createTransport("live", async (input) => {
+    deps.sii = liveTransport(async (input) => {
       const request = new Request(input);
       seen.push(`${request.method} ${request.url}`);
       if (request.url.startsWith("https://ws1.sii.cl/"))

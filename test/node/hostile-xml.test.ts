@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { EXAMPLE_ISSUER } from "../../src/routes/documentos/examples.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const cert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
@@ -59,7 +60,7 @@ describe.each(OPERATIONS)("%s (%s)", (path, field, body) => {
     expect(performance.now() - started).toBeLessThan(1500);
     expect([res.status, answer.error_code], JSON.stringify(answer).slice(0, 300)).toEqual([400, "VALIDATION_ERROR"]);
     expect(answer.errors.map((e: { path: string }) => e.path).join(" ")).toMatch(new RegExp(`^${field}`));
-    expect([...t.deps.sii.sandbox!.state.calls.values()].reduce((a, b) => a + b, 0)).toBe(0);
+    expect([...simulatorOf(t.deps.sii).state.calls.values()].reduce((a, b) => a + b, 0)).toBe(0);
   });
 });
 

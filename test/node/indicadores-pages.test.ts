@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { encodeLatin1 } from "../../src/lib/latin1.ts";
 import type { SiiContext } from "../../src/sii/http.ts";
 import { correccionYear, segundaCategoriaYear, ufYear } from "../../src/sii/indicadores.ts";
-import { createTransport } from "../../src/sii/transport.ts";
+import { liveTransport } from "../../src/sii/transport.ts";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "sii", "indicadores");
 
@@ -20,7 +20,7 @@ function siiServing(...files: string[]): SiiContext {
     if (url.hostname !== "www.sii.cl" || !page) return new Response("<h1>Not Found</h1>", { status: 404 });
     return new Response(encodeLatin1(page), { headers: { "content-type": "text/html; charset=ISO-8859-1" } });
   };
-  return { transport: createTransport("live", fetch as typeof globalThis.fetch), timeoutMs: 5_000 };
+  return { transport: liveTransport(fetch as typeof globalThis.fetch), timeoutMs: 5_000 };
 }
 
 describe("UF yearly page", () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { correccionPage, impuestoSegundaPage, sandboxUtm } from "../../src/sandbox/indicadores.ts";
-import { sandboxTransport } from "../../src/sii/transport.ts";
+import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, type Loose, probeApp, tokenFor } from "../support/app.ts";
 
 async function setup(at = new Date("2026-03-20T12:00:00Z")) {
@@ -12,7 +12,7 @@ async function setup(at = new Date("2026-03-20T12:00:00Z")) {
   t.deps.sii = sandboxTransport(createDefaultSandbox({ now: () => at.getTime() }));
   const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
   const get = (path: string) => t.app.request(path, { headers: { "x-api-token": token.secret } });
-  return { ...t, get, calls: () => t.deps.sii.sandbox!.state.calls.get("indicadores") ?? 0 };
+  return { ...t, get, calls: () => simulatorOf(t.deps.sii).state.calls.get("indicadores") ?? 0 };
 }
 
 /** The sandbox's percentages: one decimal, as the SII publishes them. */

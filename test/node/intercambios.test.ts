@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/ports.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { SANDBOX_CUSTOMER, SANDBOX_SUPPLIER } from "../../src/sandbox/reclamos.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { isoFromSii } from "../../src/sii/reclamos.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 
@@ -19,7 +20,7 @@ async function setup(scopes: Scope[] = ["sii:read", "sii:write"]) {
   const t = probeApp();
   const token = await tokenFor(t.deps, { scopes });
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(t.app, token.secret, path, body, headers);
-  return { ...t, post, token, sandbox: t.deps.sii.sandbox! };
+  return { ...t, post, token, sandbox: simulatorOf(t.deps.sii) };
 }
 
 const wrongCheckDigit = (rut: string) => `${rut.slice(0, -1)}${rut.endsWith("0") ? "1" : "0"}`;

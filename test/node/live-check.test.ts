@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { SANDBOX_TAXPAYERS } from "../../src/sandbox/taxpayers.ts";
-import { createTransport } from "../../src/sii/transport.ts";
+import { liveTransport } from "../../src/sii/transport.ts";
 import { bodyOf, postJson, secretIn, testDeps, tokenFor } from "../support/app.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -153,7 +153,7 @@ function liveAppAnswering(page: string) {
     return new Response(page, { status: 200, headers: { "content-type": "text/html; charset=ISO-8859-1" } });
   };
   const { deps } = testDeps(undefined, { upstream: "live" });
-  deps.sii = createTransport("live", stub);
+  deps.sii = liveTransport(stub);
   return { app: createApp(() => deps), deps, requests };
 }
 
@@ -185,7 +185,7 @@ describe("live mode: a 502 about an unreadable SII answer carries a redacted exc
 
   it("adds nothing when the SII gave no answer (the call failed before one arrived)", async () => {
     const { deps } = testDeps(undefined, { upstream: "live" });
-    deps.sii = createTransport("live", async () => {
+    deps.sii = liveTransport(async () => {
       throw new TypeError("fetch failed");
     });
     const app = createApp(() => deps);

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createNodeServer } from "../../src/entry/node-server.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { tokenFor } from "../support/app.ts";
 
 const TOTAL = 400;
@@ -101,7 +102,7 @@ describe("load held (bounded, loopback)", () => {
 
     // Each write key reached the SII once, however many concurrent retries it had.
     const writes = answers.filter((a) => a.units === 5 && !a.replayed).length;
-    expect(started.deps.sii.sandbox!.state.calls.get("reclamos")).toBe(writes);
+    expect(simulatorOf(started.deps.sii).state.calls.get("reclamos")).toBe(writes);
     expect(writes).toBeLessThanOrEqual(WRITE_KEYS);
     const byStatus = new Map<number, number>();
     for (const a of answers) byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);

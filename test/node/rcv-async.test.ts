@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { ASYNC_STEP_MS, rcvDocuments } from "../../src/sandbox/rcv.ts";
-import { sandboxTransport } from "../../src/sii/transport.ts";
+import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
@@ -17,7 +17,7 @@ async function setup() {
   const later = (ms: number) => {
     clock.at = new Date(clock.at.getTime() + ms);
   };
-  return { ...t, post, later, sandbox: t.deps.sii.sandbox! };
+  return { ...t, post, later, sandbox: simulatorOf(t.deps.sii) };
 }
 
 describe("RCV asynchronous download", () => {

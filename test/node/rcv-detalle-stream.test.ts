@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { SiiTransport } from "../../src/ports.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
-import { sandboxTransport } from "../../src/sii/transport.ts";
+import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
@@ -46,7 +46,7 @@ function valvedSii(rewrite: (text: string, call: number) => string = (text) => t
       return new Response(body, { status: res.status, headers: res.headers });
     },
   };
-  return { transport, open, sent, state: (sandbox.sandbox as NonNullable<typeof sandbox.sandbox>).state };
+  return { transport, open, sent, state: simulatorOf(sandbox).state };
 }
 
 async function setup(sii: SiiTransport, siiTimeoutMs?: number) {

@@ -1,6 +1,7 @@
 // RCV details through the gateway against the sandbox's RCV facade.
 import { describe, expect, it } from "vitest";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
@@ -10,7 +11,7 @@ async function setup() {
   t.deps.clock = { now: () => new Date("2026-11-22T15:00:00Z") };
   const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
   const post = (path: string, body: unknown = company) => postJson(t.app, token.secret, path, body);
-  return { ...t, post, sandbox: t.deps.sii.sandbox! };
+  return { ...t, post, sandbox: simulatorOf(t.deps.sii) };
 }
 
 describe("RCV details", () => {

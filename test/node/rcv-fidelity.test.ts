@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { SiiTransport } from "../../src/ports.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
-import { sandboxTransport } from "../../src/sii/transport.ts";
+import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
@@ -39,7 +39,7 @@ function recordingSii(replace: Record<string, (request: Request) => Response | P
     },
   };
   const to = (suffix: string) => sent.filter((s) => new URL(s.url).pathname.includes(suffix));
-  return { transport, sent, to, state: (sandbox.sandbox as NonNullable<typeof sandbox.sandbox>).state };
+  return { transport, sent, to, state: simulatorOf(sandbox).state };
 }
 
 async function setup(sii: SiiTransport) {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
@@ -14,7 +15,7 @@ async function setup() {
   t.deps.clock = { now: () => new Date("2026-11-22T15:00:00Z") };
   const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
   const post = (path: string, body: unknown) => postJson(t.app, token.secret, path, body);
-  return { ...t, post, sandbox: t.deps.sii.sandbox! };
+  return { ...t, post, sandbox: simulatorOf(t.deps.sii) };
 }
 
 describe("RCV summaries", () => {

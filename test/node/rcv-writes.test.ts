@@ -2,6 +2,7 @@
 // portal's public call; the summaries follow the inferred contract).
 import { describe, expect, it } from "vitest";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const auth = { pass: { rut: "76192083-9", clave: "sandbox76" } };
@@ -11,7 +12,7 @@ async function setup(scopes: ("sii:read" | "sii:write")[] = ["sii:read", "sii:wr
   t.deps.clock = { now: () => new Date("2026-11-22T15:00:00Z") };
   const token = await tokenFor(t.deps, { scopes });
   const post = (path: string, body: unknown) => postJson(t.app, token.secret, path, body);
-  return { ...t, post, sandbox: t.deps.sii.sandbox! };
+  return { ...t, post, sandbox: simulatorOf(t.deps.sii) };
 }
 
 const boleta = { tipo_documento: 39, documentos: 120, monto_exento: 0, monto_neto: 840336, monto_iva: 159664, monto_total: 1000000 };

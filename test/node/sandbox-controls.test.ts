@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { SANDBOX_CAF_SIGNER } from "../../src/sandbox/credentials/index.ts";
 import { claveLogin } from "../../src/sii/login.ts";
-import { createTransport } from "../../src/sii/transport.ts";
+import { liveTransport } from "../../src/sii/transport.ts";
 import { bodyOf, postJson, testDeps, tokenFor } from "../support/app.ts";
 
 function sandboxApp() {
@@ -88,7 +88,7 @@ describe("sandbox endpoints", () => {
 
   it("does not exist in live mode", async () => {
     const { deps } = testDeps(undefined, { upstream: "live" });
-    deps.sii = createTransport("live", async () => new Response("unreachable", { status: 599 }));
+    deps.sii = liveTransport(async () => new Response("unreachable", { status: 599 }));
     const app = createApp(() => deps);
     for (const [method, path] of [
       ["GET", "/sandbox/v1/credentials"],

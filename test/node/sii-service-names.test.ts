@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { ASYNC_STEP_MS } from "../../src/sandbox/rcv.ts";
-import { createTransport } from "../../src/sii/transport.ts";
+import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const auth = { pass: { rut: "76192083-9", clave: "sandbox76" } };
@@ -55,8 +55,8 @@ describe("SII services keep the simulator's names", () => {
   it.each(CASES)("$service: a failing answer names the service its fault was switched on for", async ({ service, prepare }) => {
     const t = probeApp();
     let skew = 0;
-    t.deps.sii = createTransport("sandbox", fetch, createDefaultSandbox({ now: () => Date.now() + skew }));
-    const sandbox = t.deps.sii.sandbox!;
+    t.deps.sii = sandboxTransport(createDefaultSandbox({ now: () => Date.now() + skew }));
+    const sandbox = simulatorOf(t.deps.sii);
     const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
     const post = (path: string, body: unknown) => postJson(t.app, token.secret, path, body);
     const [path, body] = await prepare(post, (ms) => {

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import type { FaultKind } from "../../src/sandbox/state.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, probeApp, tokenFor } from "../support/app.ts";
 
 const juana = {
@@ -49,7 +50,7 @@ async function setup(plan = { daily_units: 1000, monthly_units: 10000 }) {
       body: JSON.stringify(op.body),
     });
   const fault = (service: string, kind: FaultKind, count = 2) =>
-    t.deps.sii.sandbox!.state.faults.push({ service, fault: kind, remaining: count });
+    simulatorOf(t.deps.sii).state.faults.push({ service, fault: kind, remaining: count });
   return { post, fault };
 }
 

@@ -3,6 +3,7 @@
 // never rides on a session the other account opened with the right one.
 import { describe, expect, it } from "vitest";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const COMPANY = "76192083-9";
@@ -27,7 +28,7 @@ async function twoAccounts() {
         body: JSON.stringify(body),
       }),
   });
-  return { ...t, alpha: as(a), beta: as(b), sandbox: t.deps.sii.sandbox! };
+  return { ...t, alpha: as(a), beta: as(b), sandbox: simulatorOf(t.deps.sii) };
 }
 
 describe("tenant isolation", () => {

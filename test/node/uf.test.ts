@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { lastPublishedUf, sandboxUf, siiDecimal, ufYearPage } from "../../src/sandbox/indicadores.ts";
+import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { parseDailyYear } from "../../src/sii/indicadores.ts";
-import { sandboxTransport } from "../../src/sii/transport.ts";
 import { bodyOf, probeApp, tokenFor } from "../support/app.ts";
 
 /** The gateway and the sandbox SII on one clock that the test moves. */
@@ -15,7 +15,7 @@ async function setup(start = new Date()) {
   t.deps.sii = sandboxTransport(createDefaultSandbox({ now: () => clock.at.getTime() }));
   const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
   const get = (path: string) => t.app.request(path, { headers: { "x-api-token": token.secret } });
-  return { ...t, clock, get, calls: () => t.deps.sii.sandbox!.state.calls.get("indicadores") ?? 0 };
+  return { ...t, clock, get, calls: () => simulatorOf(t.deps.sii).state.calls.get("indicadores") ?? 0 };
 }
 
 const path = (y: number, m: number, d: number) => `/api/v1/sii/indicadores/uf/anual/${y}/${m}/${d}`;
@@ -72,7 +72,7 @@ describe("UF", () => {
 
   it("maps SII throttling to 429, needs sii:read and a token", async () => {
     const { get, app, deps } = await setup();
-    deps.sii.sandbox!.state.faults.push({ service: "indicadores", fault: "throttle", remaining: 1 });
+    simulatorOf(deps.sii).state.faults.push({ service: "indicadores", fault: "throttle", remaining: 1 });
     expect((await get(path(2025, 1, 1))).status).toBe(429);
     const writer = await tokenFor(deps, { scopes: ["settings:read"] });
     expect((await app.request(path(2025, 1, 1), { headers: { "x-api-token": writer.secret } })).status).toBe(403);

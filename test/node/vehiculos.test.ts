@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 import { memoryCacheStore } from "../../src/adapters/memory/stores.ts";
 import type { CacheStore } from "../../src/ports.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
+import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { type SandboxVehicle, sandboxVehicles } from "../../src/sandbox/vehiculos.ts";
-import { sandboxTransport } from "../../src/sii/transport.ts";
 import { PART_CHARS } from "../../src/sii/vehiculos-index.ts";
 import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 
@@ -23,7 +23,7 @@ async function setup(options: { rows?: number; cache?: CacheStore } = {}) {
   const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
   const get = (path: string) => t.app.request(path, { headers: { "x-api-token": token.secret } });
   const search = (body: unknown) => postJson(t.app, token.secret, BUSCAR, body);
-  const sandbox = t.deps.sii.sandbox!;
+  const sandbox = simulatorOf(t.deps.sii);
   return { ...t, get, search, token, sandbox, downloads: () => sandbox.state.calls.get("vehiculos") ?? 0 };
 }
 
@@ -214,12 +214,12 @@ describe("appraisal search", () => {
     const res = await postJson(t.app, token.secret, BUSCAR, { categoria: 1, tipo: "AUTOMOVIL" });
     const { data } = await bodyOf(res);
     expect([res.status, data.anio_tasa]).toEqual([200, 2026]);
-    const asked = t.deps.sii.sandbox!.state.calls.get("vehiculos");
+    const asked = simulatorOf(t.deps.sii).state.calls.get("vehiculos");
     expect(asked).toBe(2); // 2027 (not found), then 2026
     await postJson(t.app, token.secret, BUSCAR, { categoria: 1, tipo: "AUTOMOVIL" });
     const explicit = await postJson(t.app, token.secret, BUSCAR, { categoria: 1, tipo: "AUTOMOVIL", anio_tasa: 2027 });
     expect(explicit.status).toBe(404);
-    expect(t.deps.sii.sandbox!.state.calls.get("vehiculos")).toBe(2);
+    expect(simulatorOf(t.deps.sii).state.calls.get("vehiculos")).toBe(2);
   });
 
   it("answers 404 for an appraisal year the SII has not published", async () => {

@@ -6,9 +6,9 @@ import { memorySessionStore } from "../../src/adapters/memory/stores.ts";
 import { ApiError } from "../../src/platform/errors.ts";
 import type { SessionStore } from "../../src/ports.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
+import { sandboxTransport } from "../../src/sandbox/transport.ts";
 import { claveLogin } from "../../src/sii/login.ts";
 import { SESSION_MAX_MS, type SessionEnv, SessionExpired, type SessionOwner, sessionKey, withWebSession } from "../../src/sii/sessions.ts";
-import { createTransport } from "../../src/sii/transport.ts";
 
 function setup() {
   let clock = Date.now();
@@ -24,7 +24,7 @@ function setup() {
     },
   };
   const env: SessionEnv = {
-    ctx: { transport: createTransport("sandbox", fetch, sandbox), timeoutMs: 2_000 },
+    ctx: { transport: sandboxTransport(sandbox), timeoutMs: 2_000 },
     sessions: recording,
     secretKey: "test-secret-key-with-enough-characters-0123",
     now: () => new Date(clock),

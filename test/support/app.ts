@@ -25,7 +25,7 @@ import type {
 } from "../../src/ports.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { SANDBOX_TAXPAYERS } from "../../src/sandbox/taxpayers.ts";
-import { createTransport } from "../../src/sii/transport.ts";
+import { sandboxTransport } from "../../src/sandbox/transport.ts";
 
 export const ADMIN = "test-admin-secret-of-at-least-32-characters";
 
@@ -101,7 +101,7 @@ export function testDeps(stores: Stores = memoryStores(), config: Partial<Deps["
   const guarded = Object.fromEntries(Object.entries(all).map(([name, store]) => [name, guardedStore(name, store)])) as typeof all;
   const deps: Deps = {
     ...guarded,
-    sii: createTransport("sandbox"),
+    sii: sandboxTransport(),
     clock: { now: () => new Date() },
     log: { log: guardedLog(logs) },
     config: {

@@ -3,8 +3,8 @@
 import { ApiError } from "../../src/platform/errors.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import type { FaultKind } from "../../src/sandbox/state.ts";
+import { sandboxTransport } from "../../src/sandbox/transport.ts";
 import type { SiiContext } from "../../src/sii/http.ts";
-import { sandboxTransport } from "../../src/sii/transport.ts";
 
 export function sandboxSetup(options: { timeoutMs?: number; now?: () => number } = {}) {
   const sandbox = createDefaultSandbox({ hangMs: 60_000, now: options.now });

@@ -8,8 +8,8 @@ import { memoryStores } from "../../src/adapters/memory/stores.ts";
 import type { WorkerEnv } from "../../src/entry/worker.ts";
 import type { CacheStore } from "../../src/ports.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
+import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { sandboxVehicles } from "../../src/sandbox/vehiculos.ts";
-import { sandboxTransport } from "../../src/sii/transport.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const bindings = env as unknown as WorkerEnv;
@@ -25,7 +25,7 @@ async function gateway(cache: CacheStore) {
     const res = await postJson(t.app, token.secret, "/api/v1/sii/vehiculos/tasacion/buscar", body);
     return { status: res.status, body: (await res.json()) as { data: { total: number; vehiculos: { codigo: string }[] } } };
   };
-  return { search, downloads: () => t.deps.sii.sandbox?.state.calls.get("vehiculos") ?? 0 };
+  return { search, downloads: () => simulatorOf(t.deps.sii).state.calls.get("vehiculos") ?? 0 };
 }
 
 describe("vehicle appraisals on Workers", () => {

@@ -1,17 +1,21 @@
 // The keys a CAF may be signed with: the SII's (IDK 100 certification, 300 production) and, when
-// the gateway talks to its built-in sandbox, the sandbox's own, which signs the CAFs it grants.
+// the gateway talks to its built-in sandbox, the key the sandbox signs its CAFs with, which it
+// hands over through the SandboxControls port.
 import type { Context } from "hono";
 import { type RsaPublicKey, SII_CAF_KEYS } from "../../dte/verify/timbre.ts";
 import type { AppEnv } from "../../platform/context.ts";
-import { sandboxCafPublicKey } from "../../sandbox/caf.ts";
+import type { SandboxControls } from "../../ports.ts";
 
-let withSandbox: ReadonlyMap<string, RsaPublicKey> | undefined;
+const withSandbox = new WeakMap<SandboxControls, ReadonlyMap<string, RsaPublicKey>>();
 
 export function trustedCafKeys(c: Context<AppEnv>): ReadonlyMap<string, RsaPublicKey> {
-  if (c.get("deps").sii.mode !== "sandbox") return SII_CAF_KEYS;
-  if (!withSandbox) {
-    const sandbox = sandboxCafPublicKey();
-    withSandbox = new Map([...SII_CAF_KEYS, [sandbox.idk, sandbox]]);
+  const sandbox = c.get("deps").sii.sandbox;
+  if (!sandbox) return SII_CAF_KEYS;
+  let keys = withSandbox.get(sandbox);
+  if (!keys) {
+    const key = sandbox.cafSigningKey();
+    keys = new Map([...SII_CAF_KEYS, [key.idk, key]]);
+    withSandbox.set(sandbox, keys);
   }
-  return withSandbox;
+  return keys;
 }

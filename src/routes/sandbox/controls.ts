@@ -6,10 +6,9 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
-import type { Sandbox } from "../../sandbox/app.ts";
-import { FAULT_KINDS } from "../../sandbox/state.ts";
+import { SANDBOX_FAULT_KINDS, type SandboxControls } from "../../ports.ts";
 
-function sandboxOf(c: Context<AppEnv>): Sandbox {
+function sandboxOf(c: Context<AppEnv>): SandboxControls {
   const sandbox = c.var.deps.sii.sandbox;
   if (!sandbox) throw new ApiError(404, "HTTP_404", "The sandbox exists only when SII_UPSTREAM=sandbox");
   return sandbox;
@@ -21,7 +20,7 @@ const FaultInput = z
       description: "An SII service name (`seed`, `token`, `clave_login`, `cert_login`, `logout`, …) or an SII host (`palena.sii.cl`)",
       example: "seed",
     }),
-    fault: z.enum(FAULT_KINDS as [string, ...string[]]).openapi({ example: "maintenance" }),
+    fault: z.enum(SANDBOX_FAULT_KINDS).openapi({ example: "maintenance" }),
     count: z.number().int().min(1).max(10_000).default(1).openapi({ description: "How many calls it affects", example: 1 }),
   })
   .openapi("SandboxFault");
@@ -30,12 +29,12 @@ const Faults = envelope(z.object({ faults: z.array(z.object({ service: z.string(
 const Calls = envelope(z.object({ calls: z.record(z.string(), z.number().int()), total: z.number().int() }));
 const tags = ["Sandbox"];
 
-function faultsView(sandbox: Sandbox) {
-  return { faults: sandbox.state.faults.map((f) => ({ service: f.service, fault: f.fault, remaining: f.remaining })) };
+function faultsView(sandbox: SandboxControls) {
+  return { faults: sandbox.faults().map((f) => ({ service: f.service, fault: f.fault, remaining: f.remaining })) };
 }
 
-function callsView(sandbox: Sandbox) {
-  const calls = Object.fromEntries([...sandbox.state.calls].sort(([a], [b]) => a.localeCompare(b)));
+function callsView(sandbox: SandboxControls) {
+  const calls = Object.fromEntries([...sandbox.calls()].sort(([a], [b]) => a.localeCompare(b)));
   return { calls, total: Object.values(calls).reduce((sum, n) => sum + n, 0) };
 }
 
@@ -53,7 +52,7 @@ export function registerSandboxControls(app: OpenAPIHono<AppEnv>): void {
     (c) => {
       const sandbox = sandboxOf(c);
       const input = c.req.valid("json");
-      sandbox.state.faults.push({ service: input.service, fault: input.fault as (typeof FAULT_KINDS)[number], remaining: input.count });
+      sandbox.addFault({ service: input.service, fault: input.fault, remaining: input.count });
       return ok(c, faultsView(sandbox), `The next ${input.count} call(s) to ${input.service} get ${input.fault}`);
     },
   );
@@ -69,7 +68,7 @@ export function registerSandboxControls(app: OpenAPIHono<AppEnv>): void {
     }),
     (c) => {
       const sandbox = sandboxOf(c);
-      sandbox.state.faults = [];
+      sandbox.clearFaults();
       return ok(c, faultsView(sandbox), "Faults cleared");
     },
   );
@@ -97,7 +96,7 @@ export function registerSandboxControls(app: OpenAPIHono<AppEnv>): void {
     }),
     (c) => {
       const sandbox = sandboxOf(c);
-      sandbox.state.calls.clear();
+      sandbox.resetCalls();
       return ok(c, callsView(sandbox), "Call counts reset");
     },
   );

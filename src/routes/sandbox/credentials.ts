@@ -6,9 +6,6 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
-import { SANDBOX_BHE } from "../../sandbox/bhe.ts";
-import { SANDBOX_CA, SANDBOX_CAF_SIGNER, SANDBOX_TAXPAYER_CERTS } from "../../sandbox/credentials/index.ts";
-import { SANDBOX_TAXPAYERS } from "../../sandbox/taxpayers.ts";
 
 const Taxpayer = z.object({
   rut: z.string().openapi({ example: "76192083-9" }),
@@ -52,27 +49,9 @@ export function registerSandboxCredentials(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: jsonContent(Credentials, "Sandbox credentials"), ...errorResponses([404]) },
     }),
     (c) => {
-      if (!c.var.deps.sii.sandbox) throw new ApiError(404, "HTTP_404", "The sandbox exists only when SII_UPSTREAM=sandbox");
-      const taxpayers = SANDBOX_TAXPAYERS.map((t) => {
-        const cert = SANDBOX_TAXPAYER_CERTS[t.certificate_of];
-        return {
-          rut: t.rut,
-          razon_social: t.razon_social,
-          kind: t.kind,
-          clave: t.clave,
-          certificate_holder: t.certificate_of,
-          samples: { bhe_codes: SANDBOX_BHE.filter((slip) => slip.emisor === t.rut).map((slip) => slip.codigo) },
-          cert: { "cert-data": cert.certPem, "pkey-data": cert.keyPem },
-          pfx: { "pfx-data": cert.modernPfxBase64, passphrase: cert.passphrase },
-          pfx_legacy: { "pfx-data": cert.legacyPfxBase64, passphrase: cert.passphrase },
-        };
-      });
-      const caf_signing_key = { idk: SANDBOX_CAF_SIGNER.idk, public_key: SANDBOX_CAF_SIGNER.publicKeyPem };
-      return ok(
-        c,
-        { taxpayers, ca_certificate: SANDBOX_CA.cert, caf_signing_key },
-        "Sandbox test credentials (fake; they work only against the sandbox)",
-      );
+      const sandbox = c.var.deps.sii.sandbox;
+      if (!sandbox) throw new ApiError(404, "HTTP_404", "The sandbox exists only when SII_UPSTREAM=sandbox");
+      return ok(c, sandbox.credentials(), "Sandbox test credentials (fake; they work only against the sandbox)");
     },
   );
 }
