@@ -17,11 +17,11 @@ import { parseCertificateCredential } from "../src/dte/credentials.ts";
 import { createNodeServer } from "../src/entry/node-server.ts";
 import { issueToken } from "../src/platform/tokens.ts";
 import { createDefaultSandbox } from "../src/sandbox/index.ts";
+import { sandboxTransport } from "../src/sandbox/transport.ts";
 import { annualBte } from "../src/sii/bte.ts";
 import { ufYear } from "../src/sii/indicadores.ts";
 import { claveLogin } from "../src/sii/login.ts";
 import { withWebSession } from "../src/sii/sessions.ts";
-import { sandboxTransport } from "../src/sii/transport.ts";
 
 const mode = process.argv[2];
 const quiet = { log: () => {} };

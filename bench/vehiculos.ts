@@ -8,8 +8,8 @@ import { createApp } from "../src/app.ts";
 import { createNodeDeps } from "../src/entry/node-server.ts";
 import { issueToken } from "../src/platform/tokens.ts";
 import { createDefaultSandbox } from "../src/sandbox/index.ts";
+import { sandboxTransport, simulatorOf } from "../src/sandbox/transport.ts";
 import { appraisalFile } from "../src/sandbox/vehiculos.ts";
-import { sandboxTransport } from "../src/sii/transport.ts";
 
 export interface VehicleFigure {
   name: string;
@@ -75,7 +75,7 @@ export async function vehicleFigures(quick: boolean): Promise<VehicleFigure[]> {
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
-  const downloads = deps.sii.sandbox?.state.calls.get("vehiculos") ?? 0;
+  const downloads = simulatorOf(deps.sii).state.calls.get("vehiculos") ?? 0;
   if (downloads !== 1) throw new Error(`the workbook was downloaded ${downloads} times, not once`);
   return [
     {

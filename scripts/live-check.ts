@@ -17,8 +17,8 @@ import { decodeAs } from "../src/lib/latin1.ts";
 import { parseRut } from "../src/lib/rut.ts";
 import { issueToken } from "../src/platform/tokens.ts";
 import type { Deps, SiiTransport } from "../src/ports.ts";
+import { sandboxTransport } from "../src/sandbox/transport.ts";
 import { REDACT_MAX_CHARS, redactSiiAnswer } from "../src/sii/redact.ts";
-import { sandboxTransport } from "../src/sii/transport.ts";
 
 const usage = `usage: npm run live-check -- --rut RUT [--clave CLAVE] [--cert cert.pem --key key.pem | --pfx file.pfx] [--passphrase P]
   --ambiente certificacion|produccion   where operations that take \`ambiente\` go (default certificacion)

@@ -8,7 +8,7 @@ import { createApp } from "../src/app.ts";
 import { configFromEnv } from "../src/config.ts";
 import type { Deps } from "../src/ports.ts";
 import { openApiDocument } from "../src/routes/openapi.ts";
-import { createTransport } from "../src/sii/transport.ts";
+import { sandboxTransport } from "../src/sandbox/transport.ts";
 
 type Json = Record<string, unknown>;
 
@@ -18,7 +18,7 @@ const check = process.argv.includes("--check");
 
 const deps: Deps = {
   ...memoryStores(),
-  sii: createTransport("sandbox"),
+  sii: sandboxTransport(),
   clock: { now: () => new Date(0) },
   log: { log: () => {} },
   config: configFromEnv({}),
