@@ -3,12 +3,14 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { DteError } from "../dte/errors.ts";
 import { withSiiExcerpt } from "../sii/excerpt.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError, type ErrorCode, errorResponse } from "./errors.ts";
 
 export function toApiError(err: unknown): ApiError | null {
   if (err instanceof ApiError) return err;
+  if (err instanceof DteError) return fromDteError(err);
   if (err instanceof HTTPException) {
     if (err.status === 400 && /malformed json/i.test(err.message)) {
       return new ApiError(422, "VALIDATION_ERROR", "The request body is not valid JSON", {
@@ -25,6 +27,12 @@ export function toApiError(err: unknown): ApiError | null {
     return new ApiError(status, `HTTP_${status}` as ErrorCode, err.message || `HTTP ${status}`);
   }
   return null;
+}
+
+/** The DTE engine's refusals are the caller's to fix: 400, naming each field. */
+export function fromDteError(err: DteError): ApiError {
+  const code = err.kind === "bad_credential" ? "AUTH_ERROR" : "VALIDATION_ERROR";
+  return new ApiError(400, code, err.message, { errors: err.errors, ...(err.details ? { details: err.details } : {}) });
 }
 
 export function failureResponse(c: Context<AppEnv>, err: unknown): Response {

@@ -5,6 +5,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { z } from "zod";
+import { DteError } from "../dte/errors.ts";
 import type { Scope, SiiTransport } from "../ports.ts";
 import { requireScope } from "./auth.ts";
 import type { AppEnv } from "./context.ts";
@@ -200,7 +201,8 @@ async function settle(c: Context<AppEnv>, handler: OperationHandler): Promise<{ 
     return { res, free: res.status === 503 || res.status === 500 };
   } catch (err) {
     const res = failureResponse(c, err);
-    const invalid = err instanceof ApiError && err.code === "VALIDATION_ERROR";
+    const invalid =
+      (err instanceof ApiError && err.code === "VALIDATION_ERROR") || (err instanceof DteError && err.kind === "invalid_document");
     return { res, free: invalid || res.status === 503 || res.status === 500 };
   }
 }

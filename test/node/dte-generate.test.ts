@@ -9,6 +9,7 @@ import { DOMParser } from "@xmldom/xmldom";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SignedXml } from "xml-crypto";
 import { parseCertificateCredential, type SigningCredential } from "../../src/dte/credentials.ts";
+import { DteError } from "../../src/dte/errors.ts";
 import { type GenerateRequest, generateDocuments } from "../../src/dte/generate/generate.ts";
 import type { Node } from "../../src/dte/normalize/normalize.ts";
 import { escposReceipt } from "../../src/dte/render/escpos.ts";
@@ -19,7 +20,7 @@ import { type RsaPublicKey, SII_CAF_KEYS, verifyStamp } from "../../src/dte/veri
 import { parseXml } from "../../src/dte/xml/parse.ts";
 import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
-import { ApiError } from "../../src/platform/errors.ts";
+import { fromDteError } from "../../src/platform/failure.ts";
 import { EXAMPLE_ISSUER, EXAMPLE_RECEIVER } from "../../src/routes/documentos/examples.ts";
 import { buildCaf, sandboxCafPublicKey } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
@@ -112,8 +113,8 @@ async function refusal(request: Partial<GenerateRequest> & { documents: Node[] }
     () => null,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(ApiError);
-  const api = error as ApiError;
+  expect(error).toBeInstanceOf(DteError);
+  const api = fromDteError(error as DteError);
   expect(api.status).toBe(400);
   return api.init.errors ?? [];
 }

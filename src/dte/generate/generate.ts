@@ -4,7 +4,7 @@
 // every problem is reported at once, naming its field. Pure: no I/O; the caller passes the time,
 // the signer and the keys trusted to sign CAFs.
 import { santiagoDate, santiagoDateTime } from "../../lib/dates.ts";
-import { ApiError } from "../../platform/errors.ts";
+import { DteError } from "../errors.ts";
 import { invalidDocument, type Node, normalizeDte, SUPPORTED_TYPES } from "../normalize/normalize.ts";
 import { type FieldProblem, isNode, sanitizeDte } from "../normalize/sanitize.ts";
 import type { XmlSigner } from "../sign/xmldsig.ts";
@@ -139,8 +139,8 @@ function prepare(input: Node, at: string, request: GenerateRequest, today: strin
       ({ dte, warnings } = normalizeDte(input, today, { at }));
     } catch (error) {
       // Its problems join the others', so one answer lists every document's.
-      if (!(error instanceof ApiError) || !error.init.errors) throw error;
-      problems.push(...error.init.errors.map(({ path, message }) => ({ path, message })));
+      if (!(error instanceof DteError)) throw error;
+      problems.push(...error.errors.map(({ path, message }) => ({ path, message })));
       return null;
     }
   } else {
@@ -226,9 +226,7 @@ export async function generateDocuments(request: GenerateRequest, context: Gener
     problems.push({ path: "dte", message: `has ${documents.length} documents; an ${sobre} carries at most ${MAX_DOCUMENTS[sobre]}` });
   if (problems.length) throw invalidDocument(problems, "");
   if (documents.length === 0)
-    throw new ApiError(400, "VALIDATION_ERROR", "dte holds no documents", {
-      errors: [{ path: "dte", location: "body", message: "holds no documents" }],
-    });
+    throw new DteError("invalid_document", "dte holds no documents", [{ path: "dte", location: "body", message: "holds no documents" }]);
 
   // Signed concurrently: where WebCrypto runs off the main thread (Node), the RSA work overlaps.
   const dtes = await Promise.all(

@@ -2,7 +2,7 @@
 // (LibreDTE) does (dte-engine §4): defaults, line amounts, discounts and surcharges, additional
 // taxes and retentions, IVA (boletas: net from gross), totals, other currency; text, RUTs, dates
 // and numbers sanitized before and after (sanitize.ts). Pure: no I/O.
-import { ApiError } from "../../platform/errors.ts";
+import { DteError } from "../errors.ts";
 import { type FieldProblem, isNode, type Node, sanitizeDte } from "./sanitize.ts";
 import { ADDITIONAL_TAXES } from "./taxes.ts";
 
@@ -94,14 +94,14 @@ export const round = (value: number, decimals = 0): number => {
 const MAX_PROBLEMS = 100;
 
 /** 400 VALIDATION_ERROR naming each field that cannot be fixed (paths prefixed with `at` unless it is empty). */
-export function invalidDocument(problems: FieldProblem[], at: string): ApiError {
+export function invalidDocument(problems: FieldProblem[], at: string): DteError {
   const errors = problems
     .slice(0, MAX_PROBLEMS)
     .map((p) => ({ path: at ? `${at}.${p.path}` : p.path, location: "body" as const, message: p.message }));
   const first = errors[0] as { path: string; message: string };
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
-  const details = problems.length > errors.length ? { details: { errors_total: problems.length } } : {};
-  return new ApiError(400, "VALIDATION_ERROR", `${first.path} ${first.message}${more}`, { errors, ...details });
+  const details = problems.length > errors.length ? { errors_total: problems.length } : undefined;
+  return new DteError("invalid_document", `${first.path} ${first.message}${more}`, errors, details);
 }
 
 /**
@@ -131,11 +131,11 @@ export function assertShallow(value: unknown, at: string): void {
   const path = tooDeepPath(value, at);
   if (path === null) return;
   const message = `is nested deeper than ${MAX_JSON_DEPTH} levels`;
-  throw new ApiError(400, "VALIDATION_ERROR", `${path} ${message}`, { errors: [{ path, location: "body", message }] });
+  throw new DteError("invalid_document", `${path} ${message}`, [{ path, location: "body", message }]);
 }
 
 /**
- * Normalizes a document; throws `ApiError` 400 VALIDATION_ERROR (naming `at`-prefixed paths) when a
+ * Normalizes a document; throws a `DteError` invalid_document (naming `at`-prefixed paths) when a
  * value cannot be fixed: a RUT with a wrong check digit, an impossible date, a negative quantity.
  */
 export function normalizeDte(input: Node, today: string, options: NormalizeOptions = {}): Normalized {

@@ -1,7 +1,9 @@
 // One test per sanitizing rule: ISO-8859-1 text, control characters and whitespace, schema
 // lengths, RUTs, dates, numbers; and the values that cannot be fixed, refused at their path.
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../platform/errors.ts";
+import type { ApiError } from "../../platform/errors.ts";
+import { fromDteError } from "../../platform/failure.ts";
+import { DteError } from "../errors.ts";
 import { TEXT_LIMITS } from "./fields.ts";
 import { type Node, normalizeDte } from "./normalize.ts";
 import { cleanControls, sanitizeDte, toLatin1Text } from "./sanitize.ts";
@@ -19,7 +21,7 @@ const refused = (dte: Node, at?: string): ApiError => {
   try {
     normalizeDte(dte, "2026-11-22", at ? { at } : {});
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (error instanceof DteError) return fromDteError(error);
     throw error;
   }
   throw new Error("the document was accepted");

@@ -1,0 +1,26 @@
+// What the DTE engine refuses, in its own terms: a document that cannot be fixed, or a
+// certificate that cannot be used. platform/failure.ts turns it into the API's 400 answer
+// (VALIDATION_ERROR or AUTH_ERROR), so the engine knows nothing of HTTP.
+
+export interface DteFieldError {
+  /** Dotted path of the offending field, e.g. `dte.Encabezado.Emisor.RUTEmisor`. */
+  path: string;
+  location: "body";
+  message: string;
+}
+
+export type DteErrorKind = "invalid_document" | "bad_credential";
+
+export class DteError extends Error {
+  readonly kind: DteErrorKind;
+  readonly errors: DteFieldError[];
+  readonly details?: Record<string, unknown>;
+
+  constructor(kind: DteErrorKind, message: string, errors: DteFieldError[], details?: Record<string, unknown>) {
+    super(message);
+    this.name = "DteError";
+    this.kind = kind;
+    this.errors = errors;
+    this.details = details;
+  }
+}
