@@ -1,11 +1,10 @@
 // Thin glue over node-forge's ASN.1 codec: forge works on "binary strings" (one char per byte),
 // the rest of the code on Uint8Array.
 
-import type Forge from "node-forge";
+import forge from "node-forge";
 import { decodeLatin1, encodeLatin1 } from "../lib/latin1.ts";
-import forge from "./forge.ts";
 
-export type Asn1 = Forge.asn1.Asn1;
+export type Asn1 = forge.asn1.Asn1;
 
 export const RSA_ENCRYPTION = "1.2.840.113549.1.1.1";
 
@@ -32,7 +31,7 @@ export function children(node: Asn1 | undefined): Asn1[] {
   return node.value.filter((child) => child.tagClass === forge.asn1.Class.UNIVERSAL);
 }
 
-export function isType(node: Asn1 | undefined, type: Forge.asn1.Type): boolean {
+export function isType(node: Asn1 | undefined, type: forge.asn1.Type): boolean {
   return node !== undefined && node.tagClass === forge.asn1.Class.UNIVERSAL && node.type === type;
 }
 
@@ -43,7 +42,7 @@ export function oidOf(node: Asn1 | undefined): string | null {
 }
 
 /** A forge big integer as unsigned big-endian bytes, without a leading zero byte. */
-export function bigIntegerBytes(value: Forge.jsbn.BigInteger): Uint8Array<ArrayBuffer> {
+export function bigIntegerBytes(value: forge.jsbn.BigInteger): Uint8Array<ArrayBuffer> {
   const hex = value.toString(16);
   const even = hex.length % 2 ? `0${hex}` : hex;
   const out = new Uint8Array(even.length / 2);

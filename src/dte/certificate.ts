@@ -2,10 +2,9 @@
 // holder's RUT. node-forge does the parsing; it hands UTF8String attributes back as raw bytes, so
 // names are decoded here.
 
-import type Forge from "node-forge";
+import forge from "node-forge";
 import { parseRut } from "../lib/rut.ts";
 import { type Asn1, bigIntegerBytes, binaryToBytes, children, isType, keyAlgorithmName, oidOf, parseDer, RSA_ENCRYPTION } from "./asn1.ts";
-import forge from "./forge.ts";
 
 /** Chilean CAs put the holder's RUT in subjectAltName as otherName with this type (IA5String). */
 export const RUT_OTHER_NAME = "1.3.6.1.4.1.8321.1";
@@ -41,9 +40,9 @@ function publicKeyAlgorithm(root: Asn1): string | null {
   return oidOf(children(children(spki)[0])[0]);
 }
 
-type Name = Forge.pki.Certificate["subject"];
+type Name = forge.pki.Certificate["subject"];
 
-function attributeText(attribute: Forge.pki.CertificateField): string {
+function attributeText(attribute: forge.pki.CertificateField): string {
   const value = typeof attribute.value === "string" ? attribute.value : "";
   // forge types valueTagClass as a class, but it holds the universal type of the value.
   const tag: unknown = attribute.valueTagClass;
@@ -72,7 +71,7 @@ function otherNameText(value: unknown): string | null {
   return inner && typeof inner.value === "string" ? inner.value : null;
 }
 
-function certificateRut(cert: Forge.pki.Certificate): string | null {
+function certificateRut(cert: forge.pki.Certificate): string | null {
   const candidates: string[] = [];
   for (const extension of cert.extensions as { name?: string; altNames?: { type: number; value: unknown }[] }[]) {
     if (extension.name !== "subjectAltName") continue;
@@ -96,13 +95,13 @@ export function readCertificate(der: Uint8Array<ArrayBuffer>): CertificateRead {
   const algorithm = root ? publicKeyAlgorithm(root) : null;
   if (!root || !algorithm) return { ok: false, problem: "not-x509" };
   if (algorithm !== RSA_ENCRYPTION) return { ok: false, problem: "not-rsa", algorithm: keyAlgorithmName(algorithm) };
-  let cert: Forge.pki.Certificate;
+  let cert: forge.pki.Certificate;
   try {
     cert = forge.pki.certificateFromAsn1(root);
   } catch {
     return { ok: false, problem: "not-x509" };
   }
-  const publicKey = cert.publicKey as Forge.pki.rsa.PublicKey;
+  const publicKey = cert.publicKey as forge.pki.rsa.PublicKey;
   return {
     ok: true,
     certificate: {

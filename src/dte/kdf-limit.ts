@@ -5,8 +5,8 @@
 // the guard below, which refuses it before deriving once a credential's iterations would exceed
 // the budget. Entry points as named in node-forge 1.4.3 lib/pbe.js and lib/pkcs12.js.
 
+import forge from "node-forge";
 import { type CertField, credentialError } from "./credential-error.ts";
-import forge from "./forge.ts";
 
 /**
  * Iterations derived for one credential, summed over every derivation (MAC, each encrypted part,

@@ -3,10 +3,9 @@
 // OpenSSL, Windows) and OpenSSL 3's default (PBES2 with AES-256-CBC, SHA-256 MAC). forge checks the
 // MAC first whenever there is one, so a wrong passphrase is told apart from a damaged file.
 
-import type Forge from "node-forge";
+import forge from "node-forge";
 import { encodeDer, parseDer } from "./asn1.ts";
 import { credentialError } from "./credential-error.ts";
-import forge from "./forge.ts";
 import { isKdfRefusal, withKdfBudget } from "./kdf-limit.ts";
 import { decodeBase64 } from "./pem.ts";
 import { type RsaPrivateKey, rsaKeyFromForge, rsaKeyFromPrivateKeyInfo } from "./private-key.ts";
@@ -43,7 +42,7 @@ export function readPfx(pfxBase64: string, passphrase: string | undefined): PfxC
   if (!root) throw notPfx();
   if (passphrase === undefined) throw credentialError("passphrase", "auth.cert.passphrase is required to open auth.cert.pfx-data");
 
-  let pfx: Forge.pkcs12.Pkcs12Pfx;
+  let pfx: forge.pkcs12.Pkcs12Pfx;
   try {
     // strict = false: tolerate BER (Windows exports are not always DER). The MAC is checked anyway.
     // Every derivation (MAC, encrypted safes, shrouded keys) is charged to one budget, refused before it runs.

@@ -2,10 +2,9 @@
 // WebCrypto imports: PKCS#8, PKCS#1 (wrapped here; workerd accepts it raw, Node does not),
 // encrypted PKCS#8 (PBES2 or PKCS#12 PBE) and old OpenSSL encrypted PKCS#1 (Proc-Type headers).
 
-import type Forge from "node-forge";
+import forge from "node-forge";
 import { type Asn1, binaryToBytes, children, encodeDer, isType, keyAlgorithmName, oidOf, parseDer, RSA_ENCRYPTION } from "./asn1.ts";
 import { type CertField, credentialError } from "./credential-error.ts";
-import forge from "./forge.ts";
 import { checkKdfIterations, isKdfRefusal, withKdfBudget } from "./kdf-limit.ts";
 import { type DerBlock, readDerBlocks, toPem } from "./pem.ts";
 
@@ -31,7 +30,7 @@ export function rsaKeyFromPrivateKeyInfo(info: Asn1, field: CertField): RsaPriva
   }
 }
 
-export function rsaKeyFromForge(key: Forge.pki.rsa.PrivateKey): RsaPrivateKey {
+export function rsaKeyFromForge(key: forge.pki.rsa.PrivateKey): RsaPrivateKey {
   return { pkcs8: encodeDer(forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(key))), modulusHex: key.n.toString(16) };
 }
 
@@ -77,7 +76,7 @@ function decryptPkcs8(encrypted: Asn1, passphrase: string): Asn1 {
 
 /** A traditional OpenSSL `RSA PRIVATE KEY` block with `Proc-Type: 4,ENCRYPTED` and `DEK-Info` headers. */
 function decryptLegacyPem(block: DerBlock, passphrase: string): RsaPrivateKey {
-  let key: Forge.pki.rsa.PrivateKey | null;
+  let key: forge.pki.rsa.PrivateKey | null;
   try {
     key = forge.pki.decryptRsaPrivateKey(
       toPem(block.label ?? "RSA PRIVATE KEY", block.der, block.headers),
