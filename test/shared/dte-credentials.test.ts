@@ -3,8 +3,9 @@
 import forge from "node-forge";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type CertInput, clearCredentialCache, parseCertificateCredential, type SigningCredential } from "../../src/dte/credentials.ts";
+import { DteError } from "../../src/dte/errors.ts";
 import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
-import { ApiError } from "../../src/platform/errors.ts";
+import { fromDteError } from "../../src/platform/failure.ts";
 import { EXPIRED_CERT, SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
@@ -67,10 +68,11 @@ async function authError(input: unknown, path: string, now = NOW): Promise<strin
     () => null,
     (e: unknown) => e,
   );
-  if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(error)}`);
-  expect(error.status).toBe(400);
-  expect(error.code).toBe("AUTH_ERROR");
-  expect(error.init.errors).toEqual([{ path, location: "body", message: error.message }]);
+  if (!(error instanceof DteError)) throw new Error(`expected a DteError, got ${String(error)}`);
+  const api = fromDteError(error);
+  expect(api.status).toBe(400);
+  expect(api.code).toBe("AUTH_ERROR");
+  expect(api.init.errors).toEqual([{ path, location: "body", message: error.message }]);
   for (const secret of SECRETS) {
     expect(error.message).not.toContain(secret);
   }

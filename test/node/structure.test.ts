@@ -1,0 +1,46 @@
+// The layers of src/ point one way and the simulator has no import cycle: the same check
+// `npm run lint` runs, on the tree and on small made-up trees that break each rule.
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { analyse, importsOf } from "../../scripts/check-structure.mjs";
+
+const src = fileURLToPath(new URL("../../src", import.meta.url));
+
+describe("structure of src/", () => {
+  it("has no arrow pointing up and no import cycle", () => {
+    const { up, cycles, perLayer } = analyse(src);
+    expect(up).toEqual([]);
+    expect(cycles).toEqual([]);
+    expect(perLayer.other).toBeUndefined();
+  });
+
+  it("sees static, re-exported, dynamic and type-position imports", () => {
+    const text = [
+      'import type { A } from "./a.ts";',
+      'export { b } from "./b.ts";',
+      'const c = await import("./c.ts");',
+      'let d: import("./d.ts").D;',
+      'import "./e.ts";',
+      '// import { f } from "./f.ts";',
+    ].join("\n");
+    expect(importsOf(text)).toEqual(["./a.ts", "./b.ts", "./c.ts", "./d.ts", "./e.ts"]);
+  });
+
+  it("reports an upward import", () => {
+    const { up } = analyse(src, {
+      "dte/x.ts": 'import { ApiError } from "../platform/errors.ts";',
+      "sii/transport.ts": 'import type { Sandbox } from "../sandbox/app.ts";',
+      "routes/ok.ts": 'import { x } from "../sii/x.ts";',
+    });
+    expect(up).toEqual(["dte/x.ts (dte) → platform/errors.ts (platform)", "sii/transport.ts (sii) → sandbox/app.ts (sandbox)"]);
+  });
+
+  it("reports an import cycle, type-only imports included", () => {
+    const { cycles } = analyse(src, {
+      "sandbox/state.ts": 'readonly envios = new Map<string, import("./envios.ts").Envio>();',
+      "sandbox/envios.ts": 'import { SandboxState } from "./state.ts";',
+      "sandbox/pages.ts": 'import { latin1 } from "../lib/latin1.ts";',
+    });
+    expect(cycles).toEqual([["sandbox/envios.ts", "sandbox/state.ts"]]);
+  });
+});
