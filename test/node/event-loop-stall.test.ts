@@ -14,7 +14,7 @@ import { MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../
 import { EXAMPLE_ISSUER } from "../../src/routes/documentos/examples.ts";
 import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
-import { tokenFor } from "../support/app.ts";
+import { type Loose, tokenFor } from "../support/app.ts";
 
 const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
 const juanaCert = { "cert-data": juana.certPem, "pkey-data": juana.keyPem };
@@ -75,7 +75,7 @@ const stalls: [string, number, number][] = [];
  * the sending and the answer. Each B call is answered within a second, A within its budget; the
  * longest stall of the loop is noted for the summary. A's answer is returned.
  */
-async function duringHostile(path: string, body: string, budgetMs = HOSTILE_BUDGET_MS): Promise<{ status: number; json: any }> {
+async function duringHostile(path: string, body: string, budgetMs = HOSTILE_BUDGET_MS): Promise<{ status: number; json: Loose }> {
   const histogram = monitorEventLoopDelay({ resolution: 5 });
   histogram.enable();
   let done = false;
