@@ -1,4 +1,4 @@
-// loa.sii.cl: boletas de honorarios (BHE) as the SII serves them (sii-upstream §5.3): latin1
+// loa.sii.cl: boletas de honorarios (BHE) as the SII serves them (docs/sii-services.md §5.3): latin1
 // pages whose data sits in JavaScript assignments, a clave session, and the two-step e-mail
 // resend of an issued slip.
 import type { Context } from "hono";

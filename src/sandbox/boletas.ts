@@ -1,4 +1,4 @@
-// The SII's boleta REST service (sii-upstream §2.2, §11.2): its own seed and token (the DTE token is
+// The SII's boleta REST service (docs/sii-services.md §2.2, §11.2): its own seed and token (the DTE token is
 // not accepted, nor this one by DTEUpload), the envelope upload on rahue/pangal answering JSON,
 // and the envelope status as JSON with per-document rejection detail.
 import type { Context } from "hono";

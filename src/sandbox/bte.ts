@@ -1,5 +1,5 @@
 // zeus.sii.cl: boletas de prestación de servicios de terceros (BTE) issued by a taxpayer, and the
-// annual summary page (sii-upstream §6: one row per month, a totals row, latin1 HTML; the POST
+// annual summary page (docs/sii-services.md §6: one row per month, a totals row, latin1 HTML; the POST
 // fields of the annual request are inferred from the menu form).
 import type { Context } from "hono";
 import { MONTHS_ES } from "../lib/dates.ts";

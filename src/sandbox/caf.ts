@@ -1,4 +1,4 @@
-// CAF files as the SII grants them (sii-upstream §3.5): a fresh 512-bit RSA key (e = 3) per
+// CAF files as the SII grants them (docs/sii-services.md §3.5): a fresh 512-bit RSA key (e = 3) per
 // range, the DA signed SHA1withRSA with the sandbox's own CAF-signing key (IDK 900), the whole
 // file ISO-8859-1.
 import forge from "node-forge";

@@ -1,4 +1,4 @@
-// The certification environment's process (sii-upstream §12) as the SII's own pages run it, after
+// The certification environment's process (docs/sii-services.md §12) as the SII's own pages run it, after
 // devlas-cl/dte-sii (its portal code was captured from those pages; the fixtures under
 // test/fixtures/sii/certificacion/ name each fact): maullin's CGIs for the application
 // (pe_ingrut → pe_datos_empresa → pe_confirma), the test set (pe_generar → pe_generar1 →

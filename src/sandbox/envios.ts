@@ -1,4 +1,4 @@
-// Envelopes the simulated SII has received and their processing (sii-upstream §8.2): each moves
+// Envelopes the simulated SII has received and their processing (docs/sii-services.md §8.2): each moves
 // REC → SOK → FOK → PDR → EPR one step at a time, or stops at its rejection (RSC schema, RFR
 // signature, RCT carátula); once processed, each document is accepted, accepted with objections
 // or rejected. QueryEstUp reports the envelope's state and the counts per document type.

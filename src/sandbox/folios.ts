@@ -1,5 +1,5 @@
 // palena/maullin /cvc_cgi/dte/: folio stamping (timbraje) and annulment as the SII's legacy CGIs
-// do them (sii-upstream §3.1, §3.4): latin1 HTML forms that carry their state in hidden inputs,
+// do them (docs/sii-services.md §3.1, §3.4): latin1 HTML forms that carry their state in hidden inputs,
 // a certificate session, the anti-hoarding refusal, the boletas' extra confirmation, and the
 // CAF file download that needs a Referer.
 import { santiagoDate } from "../lib/dates.ts";

@@ -1,4 +1,4 @@
-// www.sii.cl/valores_y_fechas/: the SII's public yearly pages of indicators (sii-upstream §10), latin1
+// www.sii.cl/valores_y_fechas/: the SII's public yearly pages of indicators (docs/sii-services.md §10), latin1
 // HTML. Each shape below names the public source it is rebuilt from (facts only) or says "inferred".
 // The sandbox's numbers are a smooth made-up series.
 import { MONTHS_ES } from "../lib/dates.ts";

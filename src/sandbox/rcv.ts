@@ -1,4 +1,4 @@
-// www4.sii.cl consdcvinternetui: the RCV's JSON facade (sii-upstream §7): an envelope with
+// www4.sii.cl consdcvinternetui: the RCV's JSON facade (docs/sii-services.md §7): an envelope with
 // metaData (namespace, conversationId = the session TOKEN), answers with respEstado.codRespuesta,
 // and the login wall as HTML when the session is gone. Documents are generated deterministically
 // per taxpayer, period and side (purchases / sales).
@@ -305,7 +305,7 @@ export async function getResumen(c: Context, state: SandboxState, now: number): 
   );
 }
 
-/** The export's columns (sii-upstream §7.5; the sales list is the part public clients show). */
+/** The export's columns (docs/sii-services.md §7.5; the sales list is the part public clients show). */
 const COMPRAS_COLUMNS =
   "Nro;Tipo Doc;Tipo Compra;RUT Proveedor;Razon Social;Folio;Fecha Docto;Fecha Recepcion;Fecha Acuse;Monto Exento;Monto Neto;Monto IVA Recuperable;Monto Iva No Recuperable;Codigo IVA No Rec.;Monto Total;Monto Neto Activo Fijo;IVA Activo Fijo;IVA uso Comun;Impto. Sin Derecho a Credito;IVA No Retenido;Tabacos Puros;Tabacos Cigarrillos;Tabacos Elaborados;NCE o NDE sobre Fact. de Compra;Codigo Otro Impuesto;Valor Otro Impuesto;Tasa Otro Impuesto";
 const VENTAS_COLUMNS =
@@ -353,7 +353,7 @@ function* detailLines(rut: string, periodo: number, operacion: "COMPRA" | "VENTA
           ]
         : [i, d.tipo, "Del Giro", d.rut, d.razonSocial, d.folio, d.fecha, `${d.fecha} 10:15:00`, "", "", d.exento, d.neto, d.iva, d.total];
     const [first, ...more] = otherTaxes(d);
-    // The tax columns are the last three; rows end with a `;` (sii-upstream §7.5).
+    // The tax columns are the last three; rows end with a `;` (docs/sii-services.md §7.5).
     const line = (start: (string | number)[], tax?: { codigo: number; valor: number; tasa: number }) => {
       const row: (string | number)[] = [...start, ...Array(width - 3 - start.length).fill("")];
       row.push(tax?.codigo ?? "", tax?.valor ?? "", tax?.tasa ?? "");

@@ -1,5 +1,5 @@
 // CrSeed and GetTokenFromSeed as the SII answers them: Axis RPC envelopes whose return value is
-// an escaped `SII:RESPUESTA` document (sii-upstream §2.1). The signed seed is really verified.
+// an escaped `SII:RESPUESTA` document (docs/sii-services.md §2.1). The signed seed is really verified.
 
 import { randomBytes } from "../lib/crypto.ts";
 import { base64ToBytes } from "../lib/encoding.ts";

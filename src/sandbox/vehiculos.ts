@@ -1,5 +1,5 @@
 // www.sii.cl/servicios_online/tasacion_fiscal_vehiculos/{liv,pes}YYYY.xlsx: the SII's yearly
-// appraisal workbooks (sii-upstream §11.1), made up here: a title block, the header in row 12,
+// appraisal workbooks (docs/sii-services.md §11.1), made up here: a title block, the header in row 12,
 // one vehicle per row (light: 20 columns; heavy: no doors, power, fuel or permit), a second sheet
 // of equipment abbreviations. Deterministic per year and size; the size is a sandbox option.
 import { type WriteCell, writeXlsx } from "../lib/xlsx.ts";

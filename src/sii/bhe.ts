@@ -1,4 +1,4 @@
-// BHE (boletas de honorarios) at loa.sii.cl, inside a clave session (sii-upstream §5.3).
+// BHE (boletas de honorarios) at loa.sii.cl, inside a clave session (docs/sii-services.md §5.3).
 import { formEncodeLatin1 } from "../lib/latin1.ts";
 import { ApiError } from "../platform/errors.ts";
 import { browse, type Page } from "./browse.ts";

@@ -1,5 +1,5 @@
 // BTE (boletas de terceros) issued, at zeus.sii.cl in a clave session: the annual summary page
-// (sii-upstream §6), read into a monthly table and its totals.
+// (docs/sii-services.md §6), read into a monthly table and its totals.
 import { MONTHS_ES } from "../lib/dates.ts";
 import { formEncodeLatin1 } from "../lib/latin1.ts";
 import { ApiError } from "../platform/errors.ts";

@@ -1,4 +1,4 @@
-// Folio ranges (CAF) at the SII, inside a certificate session (sii-upstream §3.1, §3.4): the
+// Folio ranges (CAF) at the SII, inside a certificate session (docs/sii-services.md §3.1, §3.4): the
 // timbraje forms posted back with every hidden field, and the annulment forms. The stamping step
 // is irreversible, so no request here is ever retried.
 import { encodeLatin1 } from "../lib/latin1.ts";

@@ -1,4 +1,4 @@
-// The software-certification process at the SII's certification environment (sii-upstream §12),
+// The software-certification process at the SII's certification environment (docs/sii-services.md §12),
 // inside a certificate session, as devlas-cl/dte-sii drives it (its portal code was captured from
 // the SII's pages): the application (pe_ingrut → pe_datos_empresa → pe_confirma), a new test set
 // (pe_generar → pe_generar1 → pe_generar2), the progress of each set (pe_avance1 → pe_avance2),

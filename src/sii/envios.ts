@@ -1,4 +1,4 @@
-// The processing status of an uploaded envelope (QueryEstUp, sii-upstream §8.2). The SII's state
+// The processing status of an uploaded envelope (QueryEstUp, docs/sii-services.md §8.2). The SII's state
 // codes are kept; `resultado` says plainly what they mean, because EPR alone ("processed") does
 // not mean accepted: the per-type counts do.
 import { elementInner, elementsInner, elementText } from "../lib/xml.ts";
@@ -180,7 +180,7 @@ export interface SiiDocumentStatus {
   track_id: string | null;
 }
 
-/** QueryEstDteAv (sii-upstream §8.4): the SII's own check of a document, its signature included. */
+/** QueryEstDteAv (docs/sii-services.md §8.4): the SII's own check of a document, its signature included. */
 export async function advancedDocumentStatus(
   ctx: SiiContext,
   ambiente: Ambiente,

@@ -1,4 +1,4 @@
-// Where each SII service lives, per ambiente (sii-upstream §1): `0` production, `1` certification.
+// Where each SII service lives, per ambiente (docs/sii-services.md §1): `0` production, `1` certification.
 export type Ambiente = "0" | "1";
 
 export function siiHosts(ambiente: Ambiente) {

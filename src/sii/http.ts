@@ -1,5 +1,5 @@
 // One SII request: timeout, retries for reads only, and the SII's failure signals turned into
-// the gateway's errors (sii-upstream §13). The SII's own text always travels in `details`.
+// the gateway's errors (docs/sii-services.md §13). The SII's own text always travels in `details`.
 import { responseText } from "../lib/latin1.ts";
 import { ApiError } from "../platform/errors.ts";
 import type { ClientCertificate, ProxyRoute, SiiTransport } from "../ports.ts";

@@ -1,4 +1,4 @@
-// The SII's public indicator pages (sii-upstream §10), read into numbers through a DOM. No credentials.
+// The SII's public indicator pages (docs/sii-services.md §10), read into numbers through a DOM. No credentials.
 // Page shapes, from public scrapers of www.sii.cl/valores_y_fechas (facts only, no code taken):
 // - UF (uf/ufYYYY.htm): one section per month, `<div … id='mes_enero'>` with an `<h2>Enero</h2>` heading
 //   (victorsilvaTR/LpFacturacion Facturacion/VB50/ModSII.bas: "el SII cambió de <h3> a <h2>"; felipemehr/quebot

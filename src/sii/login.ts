@@ -1,4 +1,4 @@
-// Web logins (sii-upstream §2.3, §2.4): RUT + clave on zeusr, and logout. Every failure page the
+// Web logins (docs/sii-services.md §2.3, §2.4): RUT + clave on zeusr, and logout. Every failure page the
 // SII shows is mapped: wrong clave → 400 AUTH_ERROR; maintenance → 503; too many sessions → 429.
 import { formEncodeLatin1 } from "../lib/latin1.ts";
 import { unescapeXml } from "../lib/xml.ts";

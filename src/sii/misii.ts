@@ -1,4 +1,4 @@
-// Mi SII (misiir.sii.cl): the taxpayer's private file of the session's taxpayer (sii-upstream §4.1).
+// Mi SII (misiir.sii.cl): the taxpayer's private file of the session's taxpayer (docs/sii-services.md §4.1).
 import { formEncodeLatin1 } from "../lib/latin1.ts";
 import { ApiError } from "../platform/errors.ts";
 import { browse, type Page } from "./browse.ts";

@@ -1,4 +1,4 @@
-// INFERRED WIRE FORMAT. The SII-side calls of these RCV operations are not public (sii-upstream
+// INFERRED WIRE FORMAT. The SII-side calls of these RCV operations are not public (docs/sii-services.md
 // §7.2: only the portal's read methods are known; the purchase type change is public and lives in
 // rcv.ts as `cambiaTipoCompra`; daily receipts have a public read, obtieneListaBoletasMes, under
 // complementoscvui/services/data/facadeServiceBoletasDiarias, but no public write). They are written here, and only here, against

@@ -1,4 +1,4 @@
-// The RCV's JSON facade at www4.sii.cl (sii-upstream §7): an envelope whose conversationId is the
+// The RCV's JSON facade at www4.sii.cl (docs/sii-services.md §7): an envelope whose conversationId is the
 // session TOKEN, answers whose respEstado says how it went, HTML when the session is gone.
 import { JsonObjectReader, JsonStreamError } from "../lib/json-object-reader.ts";
 import { decodeAs, decodeLatin1 } from "../lib/latin1.ts";
@@ -391,7 +391,7 @@ export function detalleRow(row: Record<string, unknown>): DetalleRow {
   };
 }
 
-// Asynchronous downloads (sii-upstream §7.6): request, poll, then fetch the gzipped CSV.
+// Asynchronous downloads (docs/sii-services.md §7.6): request, poll, then fetch the gzipped CSV.
 
 export interface AsyncJob {
   solicitud_id: number;

@@ -1,4 +1,4 @@
-// The SII's acceptance/claim web service (sii-upstream §9): JAX-WS rpc/literal with the DTE
+// The SII's acceptance/claim web service (docs/sii-services.md §9): JAX-WS rpc/literal with the DTE
 // token as a `TOKEN` cookie. Answers carry `codResp`/`descResp` (and events); the date query
 // answers a bare string. An invalid token comes back as a SOAP fault, which is a TokenRejected.
 import { santiagoIso } from "../lib/dates.ts";

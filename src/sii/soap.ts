@@ -1,4 +1,4 @@
-// SOAP without a SOAP stack (sii-upstream §2.1): hand-built RPC envelopes, and answers parsed by
+// SOAP without a SOAP stack (docs/sii-services.md §2.1): hand-built RPC envelopes, and answers parsed by
 // local name, whose `…Return` holds an escaped `SII:RESPUESTA` document.
 import { elementText, escapeXml } from "../lib/xml.ts";
 import { ApiError } from "../platform/errors.ts";

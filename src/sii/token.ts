@@ -1,4 +1,4 @@
-// The SII's SOAP token (sii-upstream §2.1): seed → signed seed → token. Tokens are cached per
+// The SII's SOAP token (docs/sii-services.md §2.1): seed → signed seed → token. Tokens are cached per
 // account, credential and ambiente for less than the SII keeps them, and dropped early when the
 // SII says it no longer knows one; then the call is made once more with a fresh token.
 import { signSeed } from "../dte/sign/seed.ts";
@@ -72,7 +72,7 @@ export async function requestToken(ctx: SiiContext, signer: XmlSigner, ambiente:
   return token;
 }
 
-/** The boleta service's own token (sii-upstream §2.2): the same signed seed, over plain REST. */
+/** The boleta service's own token (docs/sii-services.md §2.2): the same signed seed, over plain REST. */
 export async function requestBoletaToken(ctx: SiiContext, signer: XmlSigner, ambiente: Ambiente): Promise<string> {
   const base = `https://${siiHosts(ambiente).boletaApi}/recursos/v1`;
   const read = (text: string) => ({ estado: elementText(text, "ESTADO") ?? "", glosa: elementText(text, "GLOSA"), text });

@@ -1,4 +1,4 @@
-// DTEUpload (sii-upstream §8.1): the envelope as a multipart form in the SII's field order, the
+// DTEUpload (docs/sii-services.md §8.1): the envelope as a multipart form in the SII's field order, the
 // DTE token as a cookie and a User-Agent with `PROG 1.0` (without it the SII answers an HTML error).
 // Irreversible: never retried. The answer's STATUS becomes the gateway's error or the track id.
 import { concatBytes } from "../lib/encoding.ts";

@@ -1,4 +1,4 @@
-// The SII's yearly appraisal workbooks of vehicles (sii-upstream §11.1): light (`liv`) and heavy
+// The SII's yearly appraisal workbooks of vehicles (docs/sii-services.md §11.1): light (`liv`) and heavy
 // (`pes`) vehicles, public XLSX files of about 7 MB and 80 000 rows. Downloaded as bytes (the ZIP's
 // directory is at its end), then read row by row; columns are found by their header text, since
 // the header row moves (row 12 in 2026) and heavy vehicles lack some columns.

@@ -1,5 +1,5 @@
 // A CAF file (the SII's folio authorization, `AUTORIZACION`: CAF {DA, FRMA}, RSASK, RSAPUBK) read
-// and checked before anything is stamped with it (research: dte-engine §2.3): the SII's signature
+// and checked before anything is stamped with it (docs/dte-engine.md §2.3): the SII's signature
 // over the DA verifies with the key of its IDK, the private key matches the DA's public key, and
 // the folio, issuer, type and age suit the document. Pure: the trusted keys come from the caller.
 import { base64ToBytes, bytesToHex } from "../../lib/encoding.ts";
@@ -27,7 +27,7 @@ export interface Caf {
   signingKey: CryptoKey;
 }
 
-/** Types whose CAFs expire six months after their authorization (research §2.3). */
+/** Types whose CAFs expire six months after their authorization (docs/dte-engine.md §2.3). */
 const EXPIRING_TYPES = new Set([33, 43, 46, 56, 61]);
 
 export class CafError extends Error {

@@ -1,5 +1,5 @@
-// Documents as JSON → signed DTEs and the envelope that carries them to the SII (research:
-// dte-engine §1–§3, §5): normalize, fit to the type's schema, check each against its CAF, stamp the
+// Documents as JSON → signed DTEs and the envelope that carries them to the SII (docs/dte-engine.md
+// §1–§3, §5): normalize, fit to the type's schema, check each against its CAF, stamp the
 // TED, sign each DTE, then sign the envelope. Everything is checked before anything is signed, and
 // every problem is reported at once, naming its field. Pure: no I/O; the caller passes the time,
 // the signer and the keys trusted to sign CAFs.
@@ -50,7 +50,7 @@ export interface Generated {
   envio_xml: string;
 }
 
-/** The SII, which receives every upload (research §5). */
+/** The SII, which receives every upload (docs/dte-engine.md §5). */
 export const SII_RUT = "60803000-K";
 const BOLETAS = new Set([39, 41]);
 const XML_DECLARATION = '<?xml version="1.0" encoding="ISO-8859-1"?>\n';

@@ -1,6 +1,6 @@
 // A document as JSON with the SII's tag names, written as XML in the order the SII's schema demands
 // (schema-order.ts, generated from the XSDs). Text is escaped the way the SII wants it in files
-// (research: dte-engine §1.5: `&apos;` and `&quot;` too); numbers never in exponent notation.
+// (docs/dte-engine.md §1.5: `&apos;` and `&quot;` too); numbers never in exponent notation.
 // Anything the schema has no place for is reported by its path, so the caller can answer 400.
 import { escapeXml } from "../../lib/xml.ts";
 import { BOLETA_TEXT_LIMITS, TEXT_LIMITS } from "../normalize/fields.ts";
@@ -9,7 +9,7 @@ import { BOLETA_ORDER, DOCUMENTO_ORDER, EXPORTACIONES_ORDER, LIQUIDACION_ORDER, 
 
 export type Container = "Documento" | "Liquidacion" | "Exportaciones";
 
-/** Where a type's document lives in the DTE and which schema orders it (dte-engine §1.1). */
+/** Where a type's document lives in the DTE and which schema orders it (docs/dte-engine.md §1.1). */
 export function containerOf(tipo: number): { element: Container; order: SchemaOrder; limits: Readonly<Record<string, number>> } {
   if (tipo === 39 || tipo === 41) return { element: "Documento", order: BOLETA_ORDER, limits: { ...TEXT_LIMITS, ...BOLETA_TEXT_LIMITS } };
   if (tipo === 43) return { element: "Liquidacion", order: LIQUIDACION_ORDER, limits: TEXT_LIMITS };

@@ -1,4 +1,4 @@
-// Signing a DTE and wrapping signed DTEs in an EnvioDTE / EnvioBOLETA (research: dte-engine §3.2,
+// Signing a DTE and wrapping signed DTEs in an EnvioDTE / EnvioBOLETA (docs/dte-engine.md §3.2,
 // §3.3, §5, A.4). Every piece is written twice as it is built: as the file says it, and in its
 // canonical form (C14N), which is what digests are taken over. The two differ only where this
 // code decides (text escapes, redundant namespace declarations), so no parsing is needed; tests

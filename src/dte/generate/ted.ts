@@ -1,4 +1,4 @@
-// The TED (timbre electrónico, research: dte-engine §2): the DD built from the document and the CAF,
+// The TED (timbre electrónico, docs/dte-engine.md §2): the DD built from the document and the CAF,
 // flattened with no namespace, signed SHA1withRSA with the CAF's private key over its ISO-8859-1
 // bytes. The flattened TED is also the PDF417 barcode's payload.
 import { bytesToBase64 } from "../../lib/encoding.ts";

@@ -48,7 +48,7 @@ const doc = (tipo: number, detalle: Node[], extra: Node = {}): Node => ({
   ...extra,
 });
 
-describe("normalization rules (dte-engine §4), one at a time", () => {
+describe("normalization rules (docs/dte-engine.md §4), one at a time", () => {
   it("codes given as a scalar become CdgItem INT1, or CPCS on a line with a Retenedor", () => {
     const { dte } = normalizeDte(
       doc(33, [

@@ -1,5 +1,5 @@
 // A DTE as JSON with the SII's tag names, completed and computed the way the reference normalizer
-// (LibreDTE) does (dte-engine §4): defaults, line amounts, discounts and surcharges, additional
+// (LibreDTE) does (docs/dte-engine.md §4): defaults, line amounts, discounts and surcharges, additional
 // taxes and retentions, IVA (boletas: net from gross), totals, other currency; text, RUTs, dates
 // and numbers sanitized before and after (sanitize.ts). Pure: no I/O.
 import { DteError } from "../errors.ts";

@@ -1,4 +1,4 @@
-// Sanitizing of a DTE given as JSON with the SII's tag names (dte-engine §1.2, §1.5, §4.1): text
+// Sanitizing of a DTE given as JSON with the SII's tag names (docs/dte-engine.md §1.2, §1.5, §4.1): text
 // that ISO-8859-1 can carry and within the schema's lengths, canonical RUTs, real dates, numbers
 // where the schema has numbers. What can be fixed is fixed and reported as a warning; what cannot
 // (a RUT with a wrong check digit, 2025-02-30, a negative quantity) is reported as a problem at

@@ -1,5 +1,5 @@
 // Additional taxes (A, added to the total) and retentions (R, withheld from it), by SII code,
-// with their rates in percent (dte-engine §4.6, from LibreDTE's repository of codes).
+// with their rates in percent (docs/dte-engine.md §4.6, from LibreDTE's repository of codes).
 export const ADDITIONAL_TAXES: Record<number, { kind: "A" | "R"; rate: number }> = {
   15: { kind: "R", rate: 19 },
   17: { kind: "A", rate: 5 },

@@ -1,4 +1,4 @@
-// A DTE as an ESC/POS receipt (research: dte-engine §7): text in the printer's code page, the
+// A DTE as an ESC/POS receipt (docs/dte-engine.md §7): text in the printer's code page, the
 // SII's box (RUT, type, folio), lines and totals, and the TED as a PDF417 the printer draws
 // itself (GS ( k, error correction level 5) from the TED's exact ISO-8859-1 bytes; then feed and cut.
 import { type PrintedDocument, pesos } from "./model.ts";

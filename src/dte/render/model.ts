@@ -1,6 +1,6 @@
 // What a printed representation shows of a signed DTE, read from its XML: the issuer, the
 // receiver, the lines, the totals, the references, and the TED bytes for the PDF417 (the
-// flattened `<TED>` exactly as the file has it, in ISO-8859-1: research dte-engine §2.4).
+// flattened `<TED>` exactly as the file has it, in ISO-8859-1: docs/dte-engine.md §2.4).
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import { childElements, childText, findChild, localName, type XmlElement } from "../xml/parse.ts";
 

@@ -1,4 +1,4 @@
-// A DTE's printed representation as PDF (research: dte-engine §6.1–6.3), written directly: the
+// A DTE's printed representation as PDF (docs/dte-engine.md §6.1–6.3), written directly: the
 // standard Helvetica fonts in WinAnsi (accents and ñ print as they are), vector rectangles (the
 // TED's PDF417 too), a JPEG or PNG logo. Letter paper, or an 80 mm roll whose
 // height fits the document. A cedible copy adds the receipt box of Ley 19.983.

@@ -1,4 +1,4 @@
-// The TED's PDF417 (ISO/IEC 15438; research: dte-engine §6.3): the TED's exact ISO-8859-1 bytes in
+// The TED's PDF417 (ISO/IEC 15438; docs/dte-engine.md §6.3): the TED's exact ISO-8859-1 bytes in
 // byte compaction, Reed-Solomon error correction over GF(929) at level 5, row indicators, and the
 // codeword patterns of each row's cluster. Our own encoder: a general barcode library spent tens of
 // milliseconds per symbol, this one well under one.

@@ -1,4 +1,4 @@
-// The signed seed for GetTokenFromSeed (dte-engine §3.4): `<getToken><item><Semilla>…` with an
+// The signed seed for GetTokenFromSeed (docs/dte-engine.md §3.4): `<getToken><item><Semilla>…` with an
 // enveloped signature over the whole document, appended as the last child of getToken.
 import { sha1Base64, signatureElement, signedInfo, type XmlSigner } from "./xmldsig.ts";
 

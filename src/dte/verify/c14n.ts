@@ -1,6 +1,6 @@
 // Canonical XML (C14N 1.0 without comments, inclusive and exclusive) of one element of a parsed
 // document, for checking signatures made by other software. Received documents were signed in
-// several ways (research: dte-engine §3.5), so the namespace context is a parameter: the
+// several ways (docs/dte-engine.md §3.5), so the namespace context is a parameter: the
 // declarations inherited from ancestors (inclusive C14N in context), none at all, or a default
 // namespace forced on the apex.
 import type { XmlElement } from "../xml/parse.ts";

@@ -1,4 +1,4 @@
-// The stamp of a received document (research: dte-engine §2): the TED's FRMT must verify over the
+// The stamp of a received document (docs/dte-engine.md §2): the TED's FRMT must verify over the
 // flattened DD with the CAF's public key, the CAF's FRMA over the flattened DA with the SII's key
 // for its IDK, and the DD must say what the document says. Signatures are checked over the DD/DA
 // text exactly as the file has it, whitespace between tags removed, in ISO-8859-1 (what the

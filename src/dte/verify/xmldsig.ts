@@ -1,5 +1,5 @@
 // Checks every XMLDSig signature of a received document the way the SII's own documents and
-// other software's need (research: dte-engine §3.5, the "verifier ladder"): the referenced
+// other software's need (docs/dte-engine.md §3.5, the "verifier ladder"): the referenced
 // element is canonicalized in context, exclusively, without namespaces, and with the SiiDte
 // namespace restored, and any of those may match the digest; SignedInfo in context or
 // exclusively. The certificate's key must verify; a signature that only RSAKeyValue verifies

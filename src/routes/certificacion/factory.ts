@@ -1,4 +1,4 @@
-// What the certification operations share (sii-upstream §12): all run on the SII's certification
+// What the certification operations share (docs/sii-services.md §12): all run on the SII's certification
 // environment with the certificate of the company's representative.
 import type { Context } from "hono";
 import type { AppEnv } from "../../platform/context.ts";

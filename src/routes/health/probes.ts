@@ -2,7 +2,7 @@
 // the gateway itself reads a page or description from a host without a session, the check reads
 // that; elsewhere it asks for the host's root. Any HTTP answer counts as reached: the check is
 // about the network path through the configured transport, not about the SII's mood.
-// Hosts: sii-upstream §1 (LibreDTE libredte-lib-core
+// Hosts: docs/sii-services.md §1 (LibreDTE libredte-lib-core
 // src/Package/Billing/Component/Integration/Enum/SiiEnvironment.php for palena/maullin, ws1/ws2
 // and api/apicert; Odoo addons/l10n_cl_edi/models/l10n_cl_edi_util.py for rahue/pangal;
 // jsanbae/sii_api src/Endpoints/Auth.php for zeusr; crilam/mcp-sii src/scrapers for misiir, loa,
@@ -18,7 +18,7 @@ export const HEALTH_PROBES: readonly HealthProbe[] = [
   // Axis serves each .jws service's WSDL on GET; SOAP clients read it first (the proxy test does too).
   { host: "palena.sii.cl", path: "/DTEWS/CrSeed.jws?WSDL" },
   { host: "maullin.sii.cl", path: "/DTEWS/CrSeed.jws?WSDL" },
-  // The clave login's form page, fetched before the login post (sii-upstream §3, step 1).
+  // The clave login's form page, fetched before the login post (docs/sii-services.md §2.3, step 1).
   { host: "zeusr.sii.cl", path: "/AUT2000/InicioAutenticacion/IngresoRutClave.html" },
   { host: "herculesr.sii.cl", path: "/" },
   { host: "www4.sii.cl", path: "/" },
