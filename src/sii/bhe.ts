@@ -1,6 +1,7 @@
 // BHE (boletas de honorarios) at loa.sii.cl, inside a clave session (docs/sii-services.md §5.3).
+
+import { ApiError } from "../lib/api-error.ts";
 import { formEncodeLatin1 } from "../lib/latin1.ts";
-import { ApiError } from "../platform/errors.ts";
 import { browse, type Page } from "./browse.ts";
 import type { CookieJar } from "./cookies.ts";
 import { formFor } from "./forms.ts";

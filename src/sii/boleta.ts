@@ -1,7 +1,7 @@
 // The boleta REST service (docs/sii-services.md §11.2): an EnvioBOLETA goes to rahue/pangal as the same
 // ordered multipart as DTEUpload, with the boleta token as a cookie and a `PROG 1.0` agent; the
 // answers are JSON. 401 means the token (or agent) was not accepted.
-import { ApiError } from "../platform/errors.ts";
+import { ApiError } from "../lib/api-error.ts";
 import { resultadoOf, type TypeCounts, type UploadStatus } from "./envios.ts";
 import { type Ambiente, siiHosts } from "./hosts.ts";
 import { pageText, type SiiContext, siiFetch } from "./http.ts";

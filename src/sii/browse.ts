@@ -1,7 +1,7 @@
 // Requests to the SII's web applications the way a browser makes them: the jar's cookies,
 // redirects followed by hand (so every Set-Cookie on the way is kept), a browser User-Agent.
 
-import { ApiError } from "../platform/errors.ts";
+import { ApiError } from "../lib/api-error.ts";
 import type { CookieJar } from "./cookies.ts";
 import { pageText, type SiiAnswer, type SiiCall, type SiiContext, siiFetch } from "./http.ts";
 

@@ -1,8 +1,9 @@
 // BTE (boletas de terceros) issued, at zeus.sii.cl in a clave session: the annual summary page
 // (docs/sii-services.md §6), read into a monthly table and its totals.
+
+import { ApiError } from "../lib/api-error.ts";
 import { MONTHS_ES } from "../lib/dates.ts";
 import { formEncodeLatin1 } from "../lib/latin1.ts";
-import { ApiError } from "../platform/errors.ts";
 import { LOGIN_MARKERS } from "./bhe.ts";
 import { browse } from "./browse.ts";
 import type { CookieJar } from "./cookies.ts";

@@ -1,9 +1,10 @@
 // Folio ranges (CAF) at the SII, inside a certificate session (docs/sii-services.md §3.1, §3.4): the
 // timbraje forms posted back with every hidden field, and the annulment forms. The stamping step
 // is irreversible, so no request here is ever retried.
+
+import { ApiError } from "../lib/api-error.ts";
 import { encodeLatin1 } from "../lib/latin1.ts";
 import { elementText } from "../lib/xml.ts";
-import { ApiError } from "../platform/errors.ts";
 import type { Page } from "./browse.ts";
 import { cgiStep, cgiUrl } from "./cgi.ts";
 import type { CookieJar } from "./cookies.ts";

@@ -4,8 +4,9 @@
 // (pe_generar → pe_generar1 → pe_generar2), the progress of each set (pe_avance1 → pe_avance2),
 // the company's data there (ad_empresa1 → ad_empresa2), and the boleta set from the GWT-RPC
 // application certBolElectDteInternet. Each shape names its source; the rest is marked inferred.
+
+import { ApiError } from "../lib/api-error.ts";
 import { rutCheckDigit } from "../lib/rut.ts";
-import { ApiError } from "../platform/errors.ts";
 import { BROWSER_UA } from "./browse.ts";
 import { cgiStep, cgiUrl } from "./cgi.ts";
 import type { CookieJar } from "./cookies.ts";

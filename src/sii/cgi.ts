@@ -1,8 +1,9 @@
 // The legacy DTE CGIs on palena/maullin (folios, annulment, certification): forms posted back
 // inside a certificate session, where a redirect to the login means the session is gone and the
 // SII's "no autorizado para operar" means the certificate lacks power over the taxpayer.
+
+import { ApiError } from "../lib/api-error.ts";
 import { formEncodeLatin1 } from "../lib/latin1.ts";
-import { ApiError } from "../platform/errors.ts";
 import { browse, type Page } from "./browse.ts";
 import type { CookieJar } from "./cookies.ts";
 import { type Ambiente, siiHosts } from "./hosts.ts";

@@ -1,8 +1,9 @@
 // The processing status of an uploaded envelope (QueryEstUp, docs/sii-services.md §8.2). The SII's state
 // codes are kept; `resultado` says plainly what they mean, because EPR alone ("processed") does
 // not mean accepted: the per-type counts do.
+
+import { ApiError } from "../lib/api-error.ts";
 import { elementInner, elementsInner, elementText } from "../lib/xml.ts";
-import { ApiError } from "../platform/errors.ts";
 import { type Ambiente, siiHosts } from "./hosts.ts";
 import type { SiiContext } from "./http.ts";
 import { soapCall } from "./soap.ts";

@@ -1,7 +1,8 @@
 // One SII request: timeout, retries for reads only, and the SII's failure signals turned into
 // the gateway's errors (docs/sii-services.md §13). The SII's own text always travels in `details`.
+
+import { ApiError } from "../lib/api-error.ts";
 import { responseText } from "../lib/latin1.ts";
-import { ApiError } from "../platform/errors.ts";
 import type { ClientCertificate, ProxyRoute, SiiTransport } from "../ports.ts";
 import { type AnswerLog, forgetAnswer, recordAnswer } from "./excerpt.ts";
 

@@ -13,8 +13,9 @@
 //   Inicial", then Enero…Diciembre) and one column per month the amount is corrected to; the December column
 //   is the correction to the year's end (ModSII.bas reads column 12 of each month's row as 1 + %/100; a public
 //   TypeScript copy of the 2024-2026 tables keeps `capital_inicial` and each month's row as month → %).
+
+import { ApiError } from "../lib/api-error.ts";
 import { MONTHS_ES } from "../lib/dates.ts";
-import { ApiError } from "../platform/errors.ts";
 import { cellsOf, type HtmlDocument, type HtmlElement, parsePage, textOf } from "./html.ts";
 import { pageText, type SiiContext, siiFetch } from "./http.ts";
 

@@ -1,8 +1,9 @@
 // Web logins (docs/sii-services.md §2.3, §2.4): RUT + clave on zeusr, and logout. Every failure page the
 // SII shows is mapped: wrong clave → 400 AUTH_ERROR; maintenance → 503; too many sessions → 429.
+
+import { ApiError } from "../lib/api-error.ts";
 import { formEncodeLatin1 } from "../lib/latin1.ts";
 import { unescapeXml } from "../lib/xml.ts";
-import { ApiError } from "../platform/errors.ts";
 import type { ClientCertificate } from "../ports.ts";
 import { browse } from "./browse.ts";
 import { CookieJar } from "./cookies.ts";

@@ -1,6 +1,7 @@
 // Mi SII (misiir.sii.cl): the taxpayer's private file of the session's taxpayer (docs/sii-services.md §4.1).
+
+import { ApiError } from "../lib/api-error.ts";
 import { formEncodeLatin1 } from "../lib/latin1.ts";
-import { ApiError } from "../platform/errors.ts";
 import { browse, type Page } from "./browse.ts";
 import type { CookieJar } from "./cookies.ts";
 import { pageText, type SiiContext } from "./http.ts";

@@ -5,7 +5,7 @@
 // the facade's known conventions (the envelope, respEstado, rut/dv/ptributario fields), with
 // method names and fields modelled on the read methods. The sandbox implements this same contract.
 // When the real calls are observed, this module is the one place to change.
-import { ApiError } from "../platform/errors.ts";
+import { ApiError } from "../lib/api-error.ts";
 import type { CookieJar } from "./cookies.ts";
 import type { SiiContext } from "./http.ts";
 import { BOLETAS_SERVICE, complementoCall, type FacadeAnswer, rcvCall, rcvService } from "./rcv.ts";

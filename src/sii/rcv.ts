@@ -1,9 +1,10 @@
 // The RCV's JSON facade at www4.sii.cl (docs/sii-services.md §7): an envelope whose conversationId is the
 // session TOKEN, answers whose respEstado says how it went, HTML when the session is gone.
+
+import { ApiError } from "../lib/api-error.ts";
 import { JsonObjectReader, JsonStreamError } from "../lib/json-object-reader.ts";
 import { decodeAs, decodeLatin1 } from "../lib/latin1.ts";
 import { throughOnDemand } from "../lib/streams.ts";
-import { ApiError } from "../platform/errors.ts";
 import type { CookieJar } from "./cookies.ts";
 import { checkSiiPage, pageText, readWithin, type SiiContext, siiFetch, siiOpen } from "./http.ts";
 import { SessionExpired } from "./sessions.ts";

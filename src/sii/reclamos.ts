@@ -1,9 +1,10 @@
 // The SII's acceptance/claim web service (docs/sii-services.md §9): JAX-WS rpc/literal with the DTE
 // token as a `TOKEN` cookie. Answers carry `codResp`/`descResp` (and events); the date query
 // answers a bare string. An invalid token comes back as a SOAP fault, which is a TokenRejected.
+
+import { ApiError } from "../lib/api-error.ts";
 import { santiagoIso } from "../lib/dates.ts";
 import { elementInner, elementsInner, elementText, escapeXml } from "../lib/xml.ts";
-import { ApiError } from "../platform/errors.ts";
 import type { Ambiente } from "./hosts.ts";
 import { pageText, type SiiContext, siiFetch } from "./http.ts";
 import { TokenRejected } from "./token.ts";

@@ -1,8 +1,9 @@
 // SII web sessions (design §5): cached per account, RUT, ambiente and credential for up to 2 h,
 // sealed at rest; calls for one RUT are serialized in this process and paced across processes;
 // a session found expired is logged out, and one the SII has dropped is re-established once.
+
+import { ApiError } from "../lib/api-error.ts";
 import { keyedHash, open, seal } from "../lib/secret-box.ts";
-import { ApiError } from "../platform/errors.ts";
 import type { SessionStore } from "../ports.ts";
 import { CookieJar } from "./cookies.ts";
 import type { Ambiente } from "./hosts.ts";

@@ -1,7 +1,8 @@
 // SOAP without a SOAP stack (docs/sii-services.md §2.1): hand-built RPC envelopes, and answers parsed by
 // local name, whose `…Return` holds an escaped `SII:RESPUESTA` document.
+
+import { ApiError } from "../lib/api-error.ts";
 import { elementText, escapeXml } from "../lib/xml.ts";
-import { ApiError } from "../platform/errors.ts";
 import { pageText, type SiiContext, siiFetch } from "./http.ts";
 
 export interface Respuesta {

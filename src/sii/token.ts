@@ -3,8 +3,8 @@
 // SII says it no longer knows one; then the call is made once more with a fresh token.
 import { signSeed } from "../dte/sign/seed.ts";
 import type { XmlSigner } from "../dte/sign/xmldsig.ts";
+import { ApiError } from "../lib/api-error.ts";
 import { elementText } from "../lib/xml.ts";
-import { ApiError } from "../platform/errors.ts";
 import type { SiiTransport } from "../ports.ts";
 import { type Ambiente, siiHosts } from "./hosts.ts";
 import { pageText, type SiiContext, siiFetch } from "./http.ts";

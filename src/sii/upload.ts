@@ -1,10 +1,11 @@
 // DTEUpload (docs/sii-services.md §8.1): the envelope as a multipart form in the SII's field order, the
 // DTE token as a cookie and a User-Agent with `PROG 1.0` (without it the SII answers an HTML error).
 // Irreversible: never retried. The answer's STATUS becomes the gateway's error or the track id.
+
+import { ApiError } from "../lib/api-error.ts";
 import { concatBytes } from "../lib/encoding.ts";
 import { encodeLatin1 } from "../lib/latin1.ts";
 import { elementText } from "../lib/xml.ts";
-import { ApiError } from "../platform/errors.ts";
 import { type Ambiente, siiHosts } from "./hosts.ts";
 import { pageText, type SiiContext, siiFetch } from "./http.ts";
 import { TokenRejected } from "./token.ts";

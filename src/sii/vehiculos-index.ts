@@ -4,7 +4,7 @@
 // a search; a shard's text is stored once in a string table and rows are arrays of numbers.
 // Values are cut into parts that every store accepts (DynamoDB: 400 KB an item).
 
-import { ApiError } from "../platform/errors.ts";
+import { ApiError } from "../lib/api-error.ts";
 import type { CacheStore } from "../ports.ts";
 import type { SiiContext } from "./http.ts";
 import {

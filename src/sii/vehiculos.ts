@@ -2,11 +2,12 @@
 // (`pes`) vehicles, public XLSX files of about 7 MB and 80 000 rows. Downloaded as bytes (the ZIP's
 // directory is at its end), then read row by row; columns are found by their header text, since
 // the header row moves (row 12 in 2026) and heavy vehicles lack some columns.
+
+import { ApiError } from "../lib/api-error.ts";
 import { concatBytes } from "../lib/encoding.ts";
 import { decodeLatin1 } from "../lib/latin1.ts";
 import { type CellValue, sheetRows } from "../lib/xlsx.ts";
 import { looksLikeZip } from "../lib/zip.ts";
-import { ApiError } from "../platform/errors.ts";
 import { checkSiiPage, pageText, type SiiContext, siiRead } from "./http.ts";
 
 export type WorkbookKind = "liv" | "pes";
