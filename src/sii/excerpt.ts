@@ -51,7 +51,15 @@ function callerData(c: Context): { secrets: string[]; ownRuts: string[] } {
     body = undefined;
   }
   const auth = (body as { auth?: { pass?: Record<string, unknown>; cert?: Record<string, unknown> } } | undefined)?.auth;
-  for (const value of [auth?.pass?.clave, auth?.cert?.passphrase, auth?.cert?.["pkey-data"], auth?.cert?.["pfx-data"]]) {
+  const cert = auth?.cert;
+  for (const value of [
+    auth?.pass?.clave,
+    cert?.passphrase,
+    cert?.["pkey-data"],
+    cert?.["pfx-data"],
+    cert?.["file-pass"],
+    cert?.["file-data"],
+  ]) {
     if (typeof value === "string" && value !== "") secrets.push(value);
   }
   if (typeof auth?.pass?.rut === "string") ownRuts.push(auth.pass.rut);
