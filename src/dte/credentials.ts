@@ -92,7 +92,8 @@ function sourceOf(input: unknown): Source {
     const value = record[alias];
     if (value === undefined) return text(field);
     if (typeof value !== "string") throw credentialError(field, `auth.cert.${alias} must be a string`);
-    if (record[field] !== undefined) throw credentialError(field, `auth.cert.${alias} is auth.cert.${field} under another name: give only one`);
+    if (record[field] !== undefined)
+      throw credentialError(field, `auth.cert.${alias} is auth.cert.${field} under another name: give only one`);
     return value;
   };
   const passphrase = either("passphrase", "file-pass");

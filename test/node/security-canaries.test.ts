@@ -55,6 +55,9 @@ function makeCredentials() {
     pemWrong: { auth: { cert: { "cert-data": juana.certPem, "pkey-data": encryptedKey, passphrase: `${CANARIES.pemPassphrase}-x` } } },
     pfx: { auth: { cert: { "pfx-data": pfxBase64, passphrase: CANARIES.pfxPassphrase } } },
     pfxWrong: { auth: { cert: { "pfx-data": pfxBase64, passphrase: `${CANARIES.pfxPassphrase}-x` } } },
+    /** The same PFX under the apigateway.cl SDKs' names. */
+    pfxAlias: { auth: { cert: { "file-data": pfxBase64, "file-pass": CANARIES.pfxPassphrase } } },
+    pfxAliasWrong: { auth: { cert: { "file-data": pfxBase64, "file-pass": `${CANARIES.pfxPassphrase}-x` } } },
     /** Pieces of the key material itself: the encrypted PEM key's body and the PFX file. */
     pemKeyBody: encryptedKey.replace(/-----[^-]+-----|Proc-Type:.*|DEK-Info:.*|\s+/g, "").slice(200, 260),
     pfxBody: pfxBase64.slice(300, 360),
@@ -142,6 +145,8 @@ async function runEverything() {
     pemWrong: (await post(datos, c.pemWrong)).status,
     pfx: (await post(datos, c.pfx)).status,
     pfxWrong: (await post(datos, c.pfxWrong)).status,
+    pfxAlias: (await post(datos, c.pfxAlias)).status,
+    pfxAliasWrong: (await post(datos, c.pfxAliasWrong)).status,
     pemAgain: (await post(datos, c.pem)).status,
     clave: (await post("/api/v1/sii/rcv/ventas/resumen/76192083-9/202401", c.clave)).status,
     claveWrong: (await post("/api/v1/sii/rcv/ventas/resumen/76192083-9/202401", c.claveWrong)).status,
@@ -192,6 +197,8 @@ describe("secret canaries", () => {
       pemWrong: 400,
       pfx: 200,
       pfxWrong: 400,
+      pfxAlias: 200,
+      pfxAliasWrong: 400,
       pemAgain: 200,
       clave: 200,
       claveWrong: 400,

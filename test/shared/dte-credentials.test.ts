@@ -285,6 +285,26 @@ describe("errors", () => {
   });
 });
 
+describe("the apigateway.cl SDKs' names for a PFX (file-data + file-pass)", () => {
+  it("reads the same credential as pfx-data + passphrase", async () => {
+    const aliased = await parseCertificateCredential({ "file-data": pedro.modernPfxBase64, "file-pass": PASSPHRASE }, NOW);
+    clearCredentialCache();
+    const plain = await parseCertificateCredential({ "pfx-data": pedro.modernPfxBase64, passphrase: PASSPHRASE }, NOW);
+    expect([aliased.rut, aliased.fingerprint, aliased.chainDer.length]).toEqual([plain.rut, plain.fingerprint, plain.chainDer.length]);
+  });
+
+  it("refuses a field given under both names, and a wrong file-pass like a wrong passphrase", async () => {
+    const both = { "pfx-data": pedro.modernPfxBase64, "file-data": pedro.modernPfxBase64, passphrase: PASSPHRASE };
+    expect(await authError(both, "auth.cert.pfx-data")).toMatch(/file-data is auth.cert.pfx-data under another name/);
+    const twice = { "file-data": pedro.modernPfxBase64, "file-pass": PASSPHRASE, passphrase: PASSPHRASE };
+    expect(await authError(twice, "auth.cert.passphrase")).toMatch(/file-pass is auth.cert.passphrase under another name/);
+    expect(await authError({ "file-data": pedro.modernPfxBase64, "file-pass": WRONG }, "auth.cert.passphrase")).toMatch(/wrong passphrase/);
+    expect(await authError({ "file-data": pedro.modernPfxBase64, "file-pass": 7 }, "auth.cert.passphrase")).toMatch(
+      /file-pass must be a string/,
+    );
+  });
+});
+
 /** `asn` (changed in place) with every INTEGER equal to `from` set to `to`: iteration counts, not salts (OCTET STRINGs). */
 function withCount(asn: forge.asn1.Asn1, from: number, to: number): forge.asn1.Asn1 {
   const fromBytes = forge.asn1.integerToDer(from).getBytes();
