@@ -35,12 +35,6 @@ export const ALLOWED = {
   lib: [],
 };
 
-/**
- * Known arrows against the order, kept until they move: the SII clients throw the API's error type
- * (ApiError) from platform/errors.ts, the one platform file that imports nothing of ours.
- */
-export const EXCEPTIONS = [{ from: "sii", to: "platform/errors.ts" }];
-
 export function layerOf(path) {
   for (const [name, test] of LAYERS) if (test(path)) return name;
   return "other";
@@ -110,7 +104,6 @@ export function analyse(srcDir, files) {
     files ?? Object.fromEntries(listTs(srcDir).map((f) => [relative(srcDir, f).split("\\").join("/"), readFileSync(f, "utf8")]));
   const perLayer = {};
   const up = [];
-  const excepted = [];
   const graph = new Map();
   for (const [path, text] of Object.entries(sources)) {
     const from = layerOf(path);
@@ -125,17 +118,16 @@ export function analyse(srcDir, files) {
       edges.push(target);
       const to = layerOf(target);
       if (to === from || ALLOWED[from]?.includes(to)) continue;
-      if (EXCEPTIONS.some((e) => e.from === from && e.to === target)) excepted.push(`${path} → ${target}`);
-      else up.push(`${path} (${from}) → ${target} (${to})`);
+      up.push(`${path} (${from}) → ${target} (${to})`);
     }
     graph.set(path, edges);
   }
-  return { perLayer, up, excepted, cycles: cycles(graph) };
+  return { perLayer, up, cycles: cycles(graph) };
 }
 
 function main() {
   const srcDir = resolve(dirname(fileURLToPath(import.meta.url)), "../src");
-  const { perLayer, up, excepted, cycles: found } = analyse(srcDir);
+  const { perLayer, up, cycles: found } = analyse(srcDir);
   const order = [...LAYERS.map(([name]) => name), "other"];
   console.log("Structure of src/ (tests excluded)");
   console.log(
@@ -146,7 +138,6 @@ function main() {
   );
   console.log(`  arrows up: ${up.length}`);
   for (const line of up) console.log(`    ${line}`);
-  console.log(`  known exceptions: ${excepted.length} (${EXCEPTIONS.map((e) => `${e.from} → ${e.to}`).join(", ")})`);
   console.log(`  import cycles: ${found.length}`);
   for (const c of found) console.log(`    ${c.length} files: ${c.join(" ↔ ")}`);
   if (up.length || found.length || perLayer.other) {

@@ -2,7 +2,7 @@
 // answer" carries a short redacted excerpt of it (`details.sii_excerpt`) a user can put in a bug
 // report. Kept per request in memory, never stored or logged.
 import type { Context } from "hono";
-import { ApiError } from "../platform/errors.ts";
+import { ApiError } from "../lib/api-error.ts";
 import { REDACT_MAX_CHARS, redactedExcerpt, redactSecrets } from "./redact.ts";
 
 export interface AnswerLog {

@@ -353,9 +353,8 @@ describe("key-derivation limits", () => {
 
   /** Refused with the limit named, before any derivation: well under the ~16 s two million iterations take. */
   async function refused(input: unknown, path: string): Promise<void> {
-    const started = performance.now();
+    // How long it holds the event loop is measured against a live server (event-loop-stall test).
     expect(await authError(input, path)).toMatch(/at most 100000 iterations/);
-    expect(performance.now() - started).toBeLessThan(1000);
   }
 
   it("refuses an encrypted PKCS#8 key asking for 2 000 000 iterations (PBES2 and PKCS#12 PBE)", async () => {
