@@ -4,8 +4,7 @@
 // `obtieneListaBoletasMes`; the summaries and
 // the daily receipts' write follow the gateway's inferred contract (src/sii/rcv-inferred.ts).
 import type { Context } from "hono";
-import { claveLoginWall } from "./pages.ts";
-import { answer, facadeRequest, rcvDocuments, TIPOS_COMPRA, tipoCompraKey } from "./rcv.ts";
+import { answer, facadeRequest, rcvDocuments, sessionCall, TIPOS_COMPRA, tipoCompraKey } from "./rcv.ts";
 import type { SummaryEntry } from "./records.ts";
 import type { SandboxState } from "./state.ts";
 
@@ -36,14 +35,9 @@ type ComplementoRequest = { rut: string; data: Record<string, unknown>; metaData
 
 /** The checks of a complementoscvui call: session, envelope, conversationId, the taxpayer's `rut`/`dv`. */
 async function complementoRequest(c: Context, state: SandboxState, now: number): Promise<ComplementoRequest | Response> {
-  const session = state.sessionOf(c.req.header("cookie"), now);
-  if (!session) return claveLoginWall();
-  const envelope = (await c.req.json().catch(() => null)) as { metaData?: Record<string, unknown>; data?: Record<string, unknown> } | null;
-  const metaData = envelope?.metaData;
-  const data = envelope?.data;
-  if (!metaData?.namespace || !metaData.conversationId || !data) return c.json({ errorMsg: "Acceso no autorizado!" });
-  const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
-  if (metaData.conversationId !== token) return answer(c, { data: null }, metaData, 99, "Sesión no válida");
+  const call = await sessionCall(c, state, now);
+  if (call instanceof Response) return call;
+  const { session, data, metaData } = call;
   if (`${data.rut}-${String(data.dv).toUpperCase()}` !== session.rut) {
     return answer(c, { data: null }, metaData, 2, "Usuario no autorizado para el contribuyente");
   }

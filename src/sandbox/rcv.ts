@@ -105,9 +105,11 @@ export function answer(
 }
 
 type FacadeRequest = { rut: string; periodo: number; data: Record<string, unknown>; metaData: Record<string, unknown> };
+/** A JSON call of the RCV applications, its session and envelope checked. */
+type SessionCall = { session: { rut: string }; data: Record<string, unknown>; metaData: Record<string, unknown> };
 
-/** The checks every facade method makes: session, envelope, conversationId, taxpayer, period. */
-export async function facadeRequest(c: Context, state: SandboxState, now: number): Promise<FacadeRequest | Response> {
+/** The checks of every JSON call of the RCV applications: session, envelope, conversationId. */
+export async function sessionCall(c: Context, state: SandboxState, now: number): Promise<SessionCall | Response> {
   const session = state.sessionOf(c.req.header("cookie"), now);
   if (!session) return claveLoginWall();
   const envelope = (await c.req.json().catch(() => null)) as { metaData?: Record<string, unknown>; data?: Record<string, unknown> } | null;
@@ -116,6 +118,14 @@ export async function facadeRequest(c: Context, state: SandboxState, now: number
   if (!metaData?.namespace || !metaData.conversationId || !data) return c.json({ errorMsg: "Acceso no autorizado!" });
   const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
   if (metaData.conversationId !== token) return answer(c, { data: null }, metaData, 99, "Sesión no válida");
+  return { session, data, metaData };
+}
+
+/** The checks every facade method makes: session, envelope, conversationId, taxpayer, period. */
+export async function facadeRequest(c: Context, state: SandboxState, now: number): Promise<FacadeRequest | Response> {
+  const call = await sessionCall(c, state, now);
+  if (call instanceof Response) return call;
+  const { session, data, metaData } = call;
   const rut = `${data.rutEmisor}-${String(data.dvEmisor).toUpperCase()}`;
   if (rut !== session.rut) return answer(c, { data: null }, metaData, 2, "Usuario no autorizado para consultar el contribuyente");
   const periodo = Number(data.ptributario);
