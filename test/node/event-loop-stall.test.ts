@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createNodeServer } from "../../src/entry/node-server.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../src/routes/documentos/batch.ts";
-import { EXAMPLE_ISSUER } from "../../src/routes/documentos/examples.ts";
+import { exampleInvoiceOf } from "../../src/routes/documentos/examples.ts";
 import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { type Loose, tokenFor } from "../support/app.ts";
@@ -134,14 +134,7 @@ function withCount(asn: forge.asn1.Asn1, from: number, to: number): forge.asn1.A
   return asn;
 }
 
-const factura = (folio: number, lines: number) => ({
-  Encabezado: {
-    IdDoc: { TipoDTE: 33, Folio: folio },
-    Emisor: EXAMPLE_ISSUER,
-    Receptor: { RUTRecep: "22222222-2", RznSocRecep: "Pedro Pérez", GiroRecep: "Servicios", DirRecep: "Calle Uno 1", CmnaRecep: "Ñuñoa" },
-  },
-  Detalle: Array.from({ length: lines }, (_, i) => ({ NmbItem: `Artículo ${i + 1}`, QtyItem: 1 + i, PrcItem: 1_000 + i })),
-});
+const factura = exampleInvoiceOf;
 
 const generar = (cert: unknown, dte: unknown, caf = "<AUTORIZACION/>") =>
   JSON.stringify({ auth: { cert }, dte, caf, resolucion: { fecha: "2014-08-22", numero: 80 } });

@@ -22,3 +22,9 @@ export const EXAMPLE_INVOICE = {
   Encabezado: { IdDoc: { TipoDTE: 33, Folio: 1 }, Emisor: EXAMPLE_ISSUER, Receptor: EXAMPLE_RECEIVER },
   Detalle: [{ NmbItem: "Conectores RJ45", QtyItem: 450, PrcItem: 70 }],
 };
+
+/** An invoice of `lines` lines with folio `folio`: the batches the limits and the stall measurements use. */
+export const exampleInvoiceOf = (folio: number, lines: number) => ({
+  Encabezado: { IdDoc: { TipoDTE: 33, Folio: folio }, Emisor: EXAMPLE_ISSUER, Receptor: EXAMPLE_RECEIVER },
+  Detalle: Array.from({ length: lines }, (_, i) => ({ NmbItem: `Artículo ${i + 1}`, QtyItem: 1 + i, PrcItem: 1_000 + i })),
+});
