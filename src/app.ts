@@ -1,7 +1,7 @@
 // createApp(deps): the one Hono app every runtime serves. Middleware order follows the request
 // lifecycle of the design: request id, body limit, auth, scope, validation, idempotency, quota.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { authenticate } from "./platform/auth.ts";
 import type { AppEnv } from "./platform/context.ts";
@@ -96,7 +96,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
       onError: (c) => errorResponse(c, new ApiError(413, "PAYLOAD_TOO_LARGE", `The request body is larger than ${maxSize} bytes`)),
     })(c, next);
   });
-  app.use("/api/*", rateHeaders, authenticate);
+  app.use("/api/*", rateHeaders, authenticateKnownRoute(app));
 
   registerHealthz(app);
   registerUsageGet(app);
@@ -158,29 +158,60 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerAdminTokensRevoke(app);
   registerOpenApi(app);
 
-  app.notFound((c) => {
-    const allowed = allowedMethods(app, new URL(c.req.url).pathname);
-    if (allowed.length > 0) {
-      return errorResponse(
-        c,
-        new ApiError(405, "HTTP_405", `Method ${c.req.method} is not allowed here; use ${allowed.join(", ")}`, {
-          headers: { Allow: allowed.join(", ") },
-        }),
-      );
-    }
-    return errorResponse(c, new ApiError(404, "HTTP_404", `No route ${c.req.method} ${new URL(c.req.url).pathname}`));
-  });
+  app.notFound((c) => errorResponse(c, noRoute(app, c.req.method, new URL(c.req.url).pathname) ?? noRouteFor(c)));
   app.onError((err, c) => failureResponse(c, err));
   return app;
 }
 
+function noRouteFor(c: Context): ApiError {
+  return new ApiError(404, "HTTP_404", `No route ${c.req.method} ${new URL(c.req.url).pathname}`);
+}
+
+/**
+ * Authentication that first lets a request for no operation say so: a wrong method is a 405
+ * with `Allow` and an unknown path a 404, with or without a token (the route table is public in
+ * /openapi.json, so this tells a stranger nothing). The table is consulted only when the token
+ * check fails, so an authenticated call pays nothing for it; its wrong methods reach notFound.
+ */
+function authenticateKnownRoute(app: OpenAPIHono<AppEnv>): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    try {
+      await authenticate(c, async () => {});
+    } catch (err) {
+      const path = new URL(c.req.url).pathname;
+      const refused = noRoute(app, c.req.method, path);
+      if (refused) throw refused;
+      if (allowedMethods(app, path).length === 0) throw noRouteFor(c);
+      throw err;
+    }
+    await next();
+  };
+}
+
+/** A 405 with `Allow` when the path exists but not for this method; null when the method is served. */
+function noRoute(app: OpenAPIHono<AppEnv>, method: string, pathname: string): ApiError | null {
+  const allowed = allowedMethods(app, pathname);
+  // HEAD is answered by the GET route.
+  const served = method === "HEAD" ? "GET" : method;
+  if (allowed.length === 0 || allowed.includes(served)) return null;
+  return new ApiError(405, "HTTP_405", `Method ${method} is not allowed here; use ${allowed.join(", ")}`, {
+    headers: { Allow: allowed.join(", ") },
+  });
+}
+
+/** Each app's operations as [method, path pattern], compiled once, after registration. */
+const routeTables = new WeakMap<OpenAPIHono<AppEnv>, { method: string; pattern: RegExp }[]>();
+
 /** The methods that a registered route answers for this path (for 405 and `Allow`). */
 function allowedMethods(app: OpenAPIHono<AppEnv>, pathname: string): string[] {
-  const methods = new Set<string>();
-  for (const route of app.routes) {
-    if (route.method === "ALL" || route.path.includes("*")) continue;
-    const pattern = new RegExp(`^${route.path.replace(/:[^/]+/g, "[^/]+")}$`);
-    if (pattern.test(pathname)) methods.add(route.method);
+  let table = routeTables.get(app);
+  if (!table) {
+    table = app.routes
+      .filter((route) => route.method !== "ALL" && !route.path.includes("*"))
+      .map((route) => ({ method: route.method, pattern: new RegExp(`^${route.path.replace(/:[^/]+/g, "[^/]+")}$`) }));
+    routeTables.set(app, table);
   }
+  const methods = new Set<string>();
+  for (const route of table) if (route.pattern.test(pathname)) methods.add(route.method);
   return [...methods].sort();
 }
