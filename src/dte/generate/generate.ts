@@ -115,7 +115,7 @@ interface Prepared {
  * Types generated here: those the normalizer knows, and the liquidación-factura (43), which the
  * reference normalizer has no rules for, so it is taken as given (`normalizar: false`).
  */
-const GENERATED_TYPES = [...SUPPORTED_TYPES, 43].sort((a, b) => a - b);
+export const GENERATED_TYPES = [...SUPPORTED_TYPES, 43].sort((a, b) => a - b);
 const AS_GIVEN_ONLY = 43;
 
 function prepare(input: Node, at: string, request: GenerateRequest, today: string, problems: FieldProblem[]): Prepared | null {
