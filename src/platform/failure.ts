@@ -23,8 +23,11 @@ export function toApiError(err: unknown): ApiError | null {
         errors: [{ path: "content-type", location: "header", message: "must be application/json" }],
       });
     }
+    // Any other refusal keeps one of the documented codes (ERROR_CODES in schemas.ts).
     const status = err.status as ContentfulStatusCode;
-    return new ApiError(status, `HTTP_${status}` as ErrorCode, err.message || `HTTP ${status}`);
+    const code: ErrorCode =
+      status === 401 || status === 404 || status === 405 ? `HTTP_${status}` : status < 500 ? "VALIDATION_ERROR" : "INTERNAL_ERROR";
+    return new ApiError(status, code, err.message || `HTTP ${status}`);
   }
   return null;
 }

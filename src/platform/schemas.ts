@@ -1,10 +1,36 @@
 // OpenAPI building blocks shared by every route: envelopes and error answers.
 import { z } from "@hono/zod-openapi";
+import type { ErrorCode } from "./errors.ts";
+
+/** Every `error_code` the gateway answers; the type check below keeps it equal to `ErrorCode`. */
+export const ERROR_CODES = [
+  "AUTH_ERROR",
+  "VALIDATION_ERROR",
+  "HTTP_401",
+  "HTTP_404",
+  "HTTP_405",
+  "HTTP_415",
+  "INSUFFICIENT_SCOPE",
+  "ACCOUNT_BLOCKED",
+  "QUOTA_EXCEEDED",
+  "SII_RATE_LIMIT",
+  "SII_GATEWAY_ERROR",
+  "SII_UNAVAILABLE",
+  "PAYLOAD_TOO_LARGE",
+  "IDEMPOTENCY_CONFLICT",
+  "IDEMPOTENCY_IN_PROGRESS",
+  "ALREADY_SUBMITTED",
+  "NOT_IMPLEMENTED",
+  "INTERNAL_ERROR",
+] as const satisfies readonly ErrorCode[];
+// A code added to ErrorCode and not here fails the type check.
+const everyCodeListed: Exclude<ErrorCode, (typeof ERROR_CODES)[number]> extends never ? true : never = true;
+void everyCodeListed;
 
 export const ErrorBody = z
   .object({
     success: z.literal(false),
-    error_code: z.string().openapi({ example: "VALIDATION_ERROR" }),
+    error_code: z.enum(ERROR_CODES).openapi({ description: "What went wrong; the statuses below say which codes each status carries" }),
     message: z.string(),
     errors: z
       .array(
@@ -26,6 +52,7 @@ const errorDescriptions: Record<number, string> = {
   401: "API token absent or invalid (`HTTP_401`)",
   403: "Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`)",
   404: "Not found (`HTTP_404`)",
+  405: "Method not served on this path (`HTTP_405`); `Allow` lists the methods that are",
   409: "Idempotency-Key reused with another body (`IDEMPOTENCY_CONFLICT`) or still running (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`)",
   413: "Body larger than the gateway accepts (`PAYLOAD_TOO_LARGE`)",
   415: "Body not sent as JSON (`HTTP_415`); `errors[]` names the `content-type` header",
@@ -36,11 +63,82 @@ const errorDescriptions: Record<number, string> = {
   503: "The SII is in maintenance (`SII_UNAVAILABLE`); retry after `Retry-After` seconds",
 };
 
+const REQUEST_ID = "req_3f2b9c0d1e4a5b6c7d8e9f01";
+const AT = "2026-01-15T12:00:00.000Z";
+
+/** One body per status, with the code that status really carries (the gateway's own messages). */
+const errorExamples: Record<number, Record<string, unknown>> = {
+  400: {
+    error_code: "VALIDATION_ERROR",
+    message: "Invalid path parameters: rut",
+    errors: [{ path: "rut", location: "path", message: "RUT check digit does not match" }],
+  },
+  401: { error_code: "HTTP_401", message: "API token missing: send it in the X-API-Token header" },
+  403: {
+    error_code: "INSUFFICIENT_SCOPE",
+    message: "This operation needs the scope sii:write",
+    details: { required_scope: "sii:write", token_scopes: ["sii:read"] },
+  },
+  404: { error_code: "HTTP_404", message: "No token tok_0123456789abcdef" },
+  405: { error_code: "HTTP_405", message: "Method GET is not allowed here; use POST" },
+  409: { error_code: "IDEMPOTENCY_CONFLICT", message: "This Idempotency-Key was already used with a different request" },
+  413: { error_code: "PAYLOAD_TOO_LARGE", message: "The request body is larger than 10485760 bytes" },
+  415: {
+    error_code: "HTTP_415",
+    message: "The request body must be JSON: send Content-Type: application/json",
+    errors: [{ path: "content-type", location: "header", message: "must be application/json" }],
+  },
+  422: {
+    error_code: "VALIDATION_ERROR",
+    message: "The request body is invalid: auth.pass.clave",
+    errors: [{ path: "auth.pass.clave", location: "body", message: "is required" }],
+  },
+  429: {
+    error_code: "QUOTA_EXCEEDED",
+    message: "Quota exceeded: this call needs 1 units",
+    details: {
+      units_needed: 1,
+      daily: { used: 1000, limit: 1000, resets_at: 1768521600 },
+      monthly: { used: 5000, limit: 20000, resets_at: 1769904000 },
+    },
+  },
+  500: {
+    error_code: "INTERNAL_ERROR",
+    message: "Internal error; quote the request_id when reporting it",
+    details: { request_id: REQUEST_ID },
+  },
+  501: {
+    error_code: "NOT_IMPLEMENTED",
+    message:
+      "This call needs a TLS client certificate or a proxy, which Workers cannot do: set EGRESS_URL and EGRESS_SECRET to a Node egress",
+    details: { service: "cert_login", setting: "EGRESS_URL" },
+  },
+  502: {
+    error_code: "SII_GATEWAY_ERROR",
+    message: "The SII failed (HTTP 500)",
+    details: { service: "rcv_resumen", sii_status: 500, sii_message: "Error interno del servidor" },
+  },
+  503: {
+    error_code: "SII_UNAVAILABLE",
+    message: "The SII is not answering requests right now (maintenance); retry in about 5 minutes",
+    details: { service: "token", sii_status: 503, sii_message: "Servicio en mantencion" },
+  },
+};
+
+/** The example body of an error status, as the gateway answers it. */
+export function errorExample(status: number): Record<string, unknown> {
+  const example = errorExamples[status] ?? { error_code: "INTERNAL_ERROR", message: `Error ${status}` };
+  return { success: false, ...example, request_id: REQUEST_ID, timestamp: AT };
+}
+
 export function errorResponses(statuses: readonly number[]) {
   return Object.fromEntries(
     statuses.map((status) => [
       status,
-      { description: errorDescriptions[status] ?? `Error ${status}`, content: { "application/json": { schema: ErrorBody } } },
+      {
+        description: errorDescriptions[status] ?? `Error ${status}`,
+        content: { "application/json": { schema: ErrorBody, example: errorExample(status) } },
+      },
     ]),
   );
 }
