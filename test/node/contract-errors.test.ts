@@ -4,9 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
-import { bodyOf, testDeps } from "../support/app.ts";
-
-type Loose = Record<string, any>;
+import { bodyOf, type Loose, testDeps } from "../support/app.ts";
 
 async function document(): Promise<Loose> {
   const { deps } = testDeps();
