@@ -19,7 +19,7 @@ describe("validators built from the served OpenAPI document", () => {
     const res = await app.request("/api/v1/usage", { headers: { "x-api-token": secret } });
     expect(res.status).toBe(200);
     const usage = v.forOperation("get_usage");
-    const answer = await res.json();
+    const answer = (await res.json()) as Record<string, unknown>;
     expect(usage.response(200, answer).text).toBe("");
     expect(usage.response(200, { ...answer, success: "yes" }).valid).toBe(false);
     const denied = await app.request("/api/v1/usage");
