@@ -28,7 +28,8 @@ const ApplyBody = z
         z
           .number()
           .int()
-          .refine((t) => APPLICATION_TYPES.includes(t)),
+          .refine((t) => APPLICATION_TYPES.includes(t))
+          .openapi({ enum: APPLICATION_TYPES }),
         { error: `must list types among ${APPLICATION_TYPES.join(", ")}` },
       )
       .min(1)

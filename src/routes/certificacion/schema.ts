@@ -4,7 +4,9 @@ import { z } from "@hono/zod-openapi";
 import { DryRun, Rut } from "../../platform/params.ts";
 import { envelope, pathParams } from "../../platform/schemas.ts";
 
-export const Params = pathParams({ contribuyente: Rut });
+export const Params = pathParams({
+  contribuyente: Rut.openapi({ description: "The company in certification (the certificate's holder acts as its representative)" }),
+});
 export const WriteQuery = z.object({ dry_run: DryRun });
 export const TAGS = ["Certification"];
 

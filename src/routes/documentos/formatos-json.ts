@@ -15,24 +15,27 @@ import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { checkDocumentCount, checkLineCount, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, yielder } from "./batch.ts";
-import { EXAMPLE_INVOICE } from "./examples.ts";
-import { DteJson } from "./schema.ts";
+import { EXAMPLE_ENVELOPE, EXAMPLE_INVOICE } from "./examples.ts";
+import { BASE64_XML, dteJson } from "./schema.ts";
 
 const Body = z
   .object({
-    dte: DteJson.optional().openapi({
+    dte: dteJson(SUPPORTED_TYPES).optional().openapi({
       description:
         "The document with the SII's tag names (`Encabezado`, `Detalle`, `DscRcgGlobal`, `Referencia`, …); single objects are accepted where lists are expected. Give this or `xml`, not both.",
     }),
     xml: z
       .string()
+      .min(1, { error: "is empty" })
       .optional()
       .openapi({
+        ...BASE64_XML,
         description: `Instead of \`dte\`: an existing DTE XML, base64 of its bytes (ISO-8859-1 or UTF-8, as its declaration says): a \`DTE\`, or an \`EnvioDTE\`/\`EnvioBOLETA\` with one or more (at most ${MAX_BATCH_DOCUMENTS}, ${MAX_BATCH_LINES} Detalle lines in all). Its \`TED\`, \`TmstFirma\` and signature are dropped. The answer is then a list (\`data.documentos\`).`,
-        example: "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iSVNPLTg4NTktMSI/Pg==",
+        example: EXAMPLE_ENVELOPE,
       }),
   })
-  .openapi("NormalizeRequest", { example: { dte: EXAMPLE_INVOICE } });
+  // Exactly one of the two: the handler answers 400 naming both otherwise.
+  .openapi("NormalizeRequest", { oneOf: [{ required: ["dte"] }, { required: ["xml"] }], example: { dte: EXAMPLE_INVOICE } });
 
 const NormalizedDte = z.record(z.string(), z.unknown()).openapi({ description: "The normalized document (lists always as arrays)" });
 const Warnings = z.array(z.string()).openapi({
@@ -94,6 +97,8 @@ export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/formatos/json",
       tags: ["Documents"],
       summary: "Normalize a document (JSON or an existing XML) to the standard format",
+      description:
+        "Fills in what the SII's rules let be computed (defaults, line amounts, discounts and surcharges, taxes, IVA, totals), cleans text to the SII's character set and lengths, and writes RUTs canonically, listing each change in `warnings`. Give `dte` (JSON with the SII's tag names) or `xml` (an existing DTE or envelope, base64), not both. A value that cannot be fixed (a wrong RUT check digit, an impossible date) is a 400 naming its field. Nothing is signed, sent or stored.",
       request: { body: jsonBody(Body) },
       responses: {
         200: jsonContent(Normalized, "The normalized document (`dte` input) or documents (`xml` input)"),

@@ -2,7 +2,7 @@
 // with their TED, and the signed EnvioDTE / EnvioBOLETA that `envios/enviar` sends. Nothing is sent
 // to the SII; the certificate and the CAFs are used for this request only, never stored.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { generateDocuments, SII_RUT } from "../../dte/generate/generate.ts";
+import { GENERATED_TYPES, generateDocuments, SII_RUT } from "../../dte/generate/generate.ts";
 import { assertShallow } from "../../dte/normalize/normalize.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
@@ -12,8 +12,10 @@ import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/
 import { CertAuth, parseCertificate } from "../credentials.ts";
 import { checkLineCount, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES } from "./batch.ts";
 import { trustedCafKeys } from "./caf-keys.ts";
-import { EXAMPLE_INVOICE } from "./examples.ts";
-import { DteJson } from "./schema.ts";
+import { EXAMPLE_CAF, EXAMPLE_CERT, EXAMPLE_EXEMPT_INVOICE } from "./examples.ts";
+import { dteJson } from "./schema.ts";
+
+const DteJson = dteJson(GENERATED_TYPES);
 
 const Body = z
   .object({
@@ -23,12 +25,12 @@ const Body = z
     }),
     caf: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(20)]).openapi({
       description:
-        "The CAF file the SII gave for the folios (the whole `AUTORIZACION`, with its private key), raw XML or base64 of the file; a list with one per document type used.",
+        "The CAF file the SII gave for the folios (the whole `AUTORIZACION`, with its private key), raw XML or base64 of the file's bytes (base64 keeps the key's PEM block out of logs and documents); a list of at most 20 with one per document type used.",
     }),
     resolucion: z
       .object({
-        fecha: z.iso.date({ error: "must be a date YYYY-MM-DD" }),
-        numero: z.number().int().min(0).max(999_999),
+        fecha: z.iso.date({ error: "must be a date YYYY-MM-DD" }).openapi({ description: "The resolution's date, `YYYY-MM-DD`" }),
+        numero: z.number().int().min(0).max(999_999).openapi({ description: "The resolution's number (0 in certification)" }),
       })
       .openapi({ description: "The issuer's SII authorization resolution (`numero` 0 in certification), for the envelope's carátula" }),
     normalizar: z.boolean().default(true).openapi({
@@ -41,9 +43,9 @@ const Body = z
   })
   .openapi("GenerateRequest", {
     example: {
-      auth: { cert: { "cert-data": "<the certificate, PEM text>", "pkey-data": "<its private key, PEM text>" } },
-      dte: EXAMPLE_INVOICE,
-      caf: "<the CAF file, raw XML or base64>",
+      auth: { cert: EXAMPLE_CERT },
+      dte: EXAMPLE_EXEMPT_INVOICE,
+      caf: EXAMPLE_CAF,
       resolucion: { fecha: "2014-08-22", numero: 80 },
     },
   });

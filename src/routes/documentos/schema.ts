@@ -2,6 +2,7 @@
 // validated) and uploaded XML (a DTE, EnvioDTE or EnvioBOLETA as base64).
 import { z } from "@hono/zod-openapi";
 import { MAX_DOCUMENT_LINES } from "./batch.ts";
+import { EXAMPLE_ENVELOPE } from "./examples.ts";
 
 /** A list the engine walks line by line, at most `max` long (or one object where the schema has a list). */
 const Lines = (max: number, description: string) =>
@@ -10,24 +11,50 @@ const Lines = (max: number, description: string) =>
     .optional()
     .openapi({ description });
 
-/** What is checked before the engine sees it: the type and the size of its lists; everything else passes through. */
-export const DteJson = z
-  .object({
-    Encabezado: z.object({ IdDoc: z.object({ TipoDTE: z.coerce.number().int() }).passthrough() }).passthrough(),
-    // The SII's schemas: Detalle 1..60 (boletas 1..1000), DscRcgGlobal ≤ 20, Referencia ≤ 40 (DTE_v10.xsd).
-    Detalle: Lines(MAX_DOCUMENT_LINES, `The lines: at most ${MAX_DOCUMENT_LINES} (the boleta schema's maximum; other types take 60)`),
-    DscRcgGlobal: Lines(20, "Global discounts and surcharges: at most 20"),
-    Referencia: Lines(40, "References: at most 40"),
-  })
-  .passthrough();
+/**
+ * `TipoDTE` as a number or its digits (ERPs send both). The types an operation takes are checked by
+ * the engine (a 400 naming the field); the document lists them as an enum from the same constant.
+ */
+const TipoDte = (types: readonly number[]) =>
+  z
+    .union([z.number().int(), z.string().regex(/^\d{1,3}$/, { error: "must be a document type number" })])
+    .transform(Number)
+    .openapi({
+      anyOf: [
+        { type: "integer", enum: [...types] },
+        { type: "string", enum: types.map(String) },
+      ],
+      description: `The document type: ${types.join(", ")} (a number, or its digits as a string)`,
+      example: 33,
+    });
 
-export const XmlField = z.string().min(1, { error: "is required" }).openapi({
-  description: "A DTE, EnvioDTE or EnvioBOLETA, base64",
-  example:
-    "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iSVNPLTg4NTktMSI/PjxFbnZpb0RURSB4bWxucz0iaHR0cDovL3d3dy5zaWkuY2wvU2lpRHRlIiB2ZXJzaW9uPSIxLjAiPjxTZXREVEUgSUQ9IlNldERvYyI+Li4uPC9TZXREVEU+PC9FbnZpb0RURT4=",
-});
+/**
+ * What is checked before the engine sees it: the type and the size of its lists; everything else
+ * passes through. `types`: the document types the operation takes.
+ */
+export const dteJson = (types: readonly number[]) =>
+  z
+    .object({
+      Encabezado: z.object({ IdDoc: z.object({ TipoDTE: TipoDte(types) }).passthrough() }).passthrough(),
+      // The SII's schemas: Detalle 1..60 (boletas 1..1000), DscRcgGlobal ≤ 20, Referencia ≤ 40 (DTE_v10.xsd).
+      Detalle: Lines(MAX_DOCUMENT_LINES, `The lines: at most ${MAX_DOCUMENT_LINES} (the boleta schema's maximum; other types take 60)`),
+      DscRcgGlobal: Lines(20, "Global discounts and surcharges: at most 20"),
+      Referencia: Lines(40, "References: at most 40"),
+    })
+    .passthrough();
+
+/** Base64 of an XML file: whitespace (line breaks) is ignored, as the server reads it. */
+export const BASE64_XML = { contentEncoding: "base64", contentMediaType: "application/xml" } as const;
+
+export const XmlField = z
+  .string()
+  .min(1, { error: "is required" })
+  .openapi({ ...BASE64_XML, description: "A DTE, EnvioDTE or EnvioBOLETA, base64", example: EXAMPLE_ENVELOPE });
 
 export const ResolucionField = z
-  .object({ numero: z.number().int().min(0), fecha: z.iso.date({ error: "must be a date YYYY-MM-DD" }) })
+  .object({
+    numero: z.number().int().min(0).openapi({ description: "The resolution's number (0 in certification)" }),
+    fecha: z.iso.date({ error: "must be a date YYYY-MM-DD" }).openapi({ description: "The resolution's date, `YYYY-MM-DD`" }),
+  })
   .optional()
   .openapi({ description: "The SII resolution printed under the stamp; by default the envelope's carátula's" });

@@ -12,11 +12,15 @@ import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { siiServices } from "../sii-context.ts";
 
 const Params = pathParams({
-  emisor: Rut,
+  emisor: Rut.openapi({ description: "The envelope's issuer (RutEmisor of its carátula)" }),
   track_id: z
     .string()
     .regex(/^\d{1,15}$/, { error: "must be the SII's track id: up to 15 digits" })
-    .openapi({ type: "string", example: "0260003916" }),
+    .openapi({
+      type: "string",
+      example: "0260003916",
+      description: "The track id `envios/enviar` returned: up to 15 digits, leading zeros kept",
+    }),
 });
 const Query = z.object({
   ambiente: Ambiente,

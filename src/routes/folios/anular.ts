@@ -13,10 +13,10 @@ import { siiServices } from "../sii-context.ts";
 import { DocumentType, Folio, FolioAnnulmentEnvelope } from "./schema.ts";
 
 const Params = pathParams({
-  emisor: Rut,
+  emisor: Rut.openapi({ description: "The issuer the folios were granted to" }),
   dte: DocumentType,
-  folio_inicial: Folio,
-  folio_final: Folio,
+  folio_inicial: Folio.openapi({ description: "First folio to annul" }),
+  folio_final: Folio.openapi({ description: "Last folio to annul (not below `folio_inicial`: a 400 otherwise)" }),
 });
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 

@@ -14,15 +14,19 @@ export const DocumentType = z.coerce
     type: "integer",
     enum: [...FOLIO_TYPES],
     example: 33,
-    description: "33/34 invoices, 39/41 receipts, 52 dispatch guide, 56/61 notes",
+    description:
+      "The document type: 33 invoice, 34 exempt invoice, 39 boleta, 41 exempt boleta, 52 dispatch guide, 56 debit note, 61 credit note",
   });
+
+/** The largest folio: ten digits (DTE_v10.xsd FolioType). */
+export const MAX_FOLIO = 9_999_999_999;
 
 export const Folio = z.coerce
   .number({ error: "must be a folio number" })
   .int({ error: "must be a whole number" })
   .positive({ error: "must be positive" })
-  .max(9_999_999_999)
-  .openapi({ type: "integer", example: 101 });
+  .max(MAX_FOLIO)
+  .openapi({ type: "integer", minimum: 1, maximum: MAX_FOLIO, example: 101, description: "The document's folio number" });
 
 export const FolioRange = z
   .object({

@@ -14,14 +14,20 @@ import { siiServices } from "../sii-context.ts";
 import { DocumentType, FolioRangeEnvelope, MAX_FOLIOS_PER_REQUEST } from "./schema.ts";
 
 const Params = pathParams({
-  emisor: Rut,
+  emisor: Rut.openapi({ description: "The issuer the folios are for (the certificate's holder must be its representative)" }),
   dte: DocumentType,
   cantidad: z.coerce
     .number({ error: "must be a number" })
     .int({ error: "must be a whole number" })
     .min(1, { error: "must be at least 1" })
     .max(MAX_FOLIOS_PER_REQUEST, { error: `must be at most ${MAX_FOLIOS_PER_REQUEST}` })
-    .openapi({ param: { name: "cantidad", in: "path" }, type: "integer", example: 10 }),
+    .openapi({
+      type: "integer",
+      minimum: 1,
+      maximum: MAX_FOLIOS_PER_REQUEST,
+      example: 10,
+      description: `How many folios: 1 to ${MAX_FOLIOS_PER_REQUEST} (the SII grants at most its own MAX_AUTOR for the issuer, usually fewer)`,
+    }),
 });
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 

@@ -17,15 +17,17 @@ import { ACTIONABLE_TYPES, DteType } from "./schema.ts";
 export const MAX_DOCUMENTS = 50;
 const ACCIONES = ["ERM", "ACD", "RCD", "RFP", "RFT"] as const;
 
-const Documento = z.object({
+const documentoShape = {
   emisor: Rut.openapi({ description: "Issuer of the received document" }),
-  dte: DteType.openapi({ description: "33, 34 or 43 (the types that take acceptance or claim)" }),
+  // Other types are a 400 naming the document (checked in the handler, before the SII is called).
+  dte: DteType.openapi({ enum: [...ACTIONABLE_TYPES], description: "33, 34 or 43 (the types that take acceptance or claim)" }),
   folio: Folio,
   accion: z.enum(ACCIONES, { error: `must be one of ${ACCIONES.join(", ")}` }).openapi({
     description:
       "`ERM` receipt of goods or services (Ley 19.983), `ACD` accept contents, `RCD` claim contents, `RFP` claim partial lack of goods, `RFT` claim total lack of goods",
   }),
-});
+};
+const Documento = z.object(documentoShape).openapi("ReceiverResponseDocument");
 
 const Body = z
   .object({
@@ -38,7 +40,15 @@ const Body = z
           .min(1, { error: "must list at least one document" })
           .max(MAX_DOCUMENTS, { error: `at most ${MAX_DOCUMENTS} documents per call` }),
       )
-      .openapi({ description: `One document or a list of up to ${MAX_DOCUMENTS}` }),
+      // A lone object is taken as a list of one: the array keywords apply to lists only.
+      .openapi({
+        type: ["object", "array"],
+        anyOf: [{ $ref: "#/components/schemas/ReceiverResponseDocument" }, { type: "array" }],
+        items: { $ref: "#/components/schemas/ReceiverResponseDocument" },
+        minItems: 1,
+        maxItems: MAX_DOCUMENTS,
+        description: `One document or a list of up to ${MAX_DOCUMENTS}`,
+      }),
   })
   .openapi("ReceiverResponseRequest", {
     example: {
@@ -59,7 +69,8 @@ const Result = envelope(
   z
     .object({
       documentos: z.array(
-        Documento.extend({
+        z.object({
+          ...documentoShape,
           emisor: z.string(),
           dte: z.number().int(),
           resultado: z.enum(RESULTADOS).openapi({

@@ -13,9 +13,18 @@ export const DteType = z.coerce
   .number({ error: "must be a document type number" })
   .int()
   .refine((n) => (DTE_TYPES as readonly number[]).includes(n), { error: `must be one of ${DTE_TYPES.join(", ")}` })
-  .openapi({ type: "integer", enum: [...DTE_TYPES], example: 33 });
+  .openapi({
+    type: "integer",
+    enum: [...DTE_TYPES],
+    example: 33,
+    description: "The document type (33 invoice, 34 exempt invoice, 43 liquidación-factura, …)",
+  });
 
-export const DocumentParams = pathParams({ emisor: Rut, dte: DteType, folio: Folio });
+export const DocumentParams = pathParams({
+  emisor: Rut.openapi({ description: "The document's issuer" }),
+  dte: DteType,
+  folio: Folio,
+});
 
 export const AmbienteQuery = z.object({ ambiente: Ambiente });
 
