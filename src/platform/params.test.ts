@@ -8,10 +8,10 @@ describe("shared parameters", () => {
     for (const bad of ["2", "", "prod", "01"]) expect(Ambiente.safeParse(bad).success).toBe(false);
   });
 
-  it("dry_run: true|1|yes|on in any case are true; absent, empty, false|0|no|off false; else an error", () => {
-    for (const yes of ["true", "1", "yes", "on", "TRUE", "Yes", " on "]) expect(DryRun.parse(yes)).toBe(true);
-    for (const no of [undefined, "", "false", "0", "no", "off", "OFF"]) expect(DryRun.parse(no)).toBe(false);
-    for (const bad of ["maybe", "2", "tru"]) {
+  it("dry_run: true|1|yes|on in any case are true; absent, false|0|no|off false; else an error", () => {
+    for (const yes of ["true", "1", "yes", "on", "TRUE", "Yes", "oN"]) expect(DryRun.parse(yes)).toBe(true);
+    for (const no of [undefined, "false", "0", "no", "off", "OFF"]) expect(DryRun.parse(no)).toBe(false);
+    for (const bad of ["maybe", "2", "tru", "", " on ", "true "]) {
       expect(parseDryRun(bad)).toBeNull();
       expect(DryRun.safeParse(bad).success).toBe(false);
     }

@@ -1,32 +1,44 @@
-// Parameters shared by many operations, validated the same way everywhere.
+// Parameters shared by many operations, validated the same way everywhere. Every rule is written
+// into the schema the OpenAPI document is generated from, so the document is as strict as the
+// server; where a rule cannot be a JSON Schema keyword (a RUT's check digit), the description says so.
 import { z } from "@hono/zod-openapi";
 import { parseRut } from "../lib/rut.ts";
 
 export const Ambiente = z
   .enum(["0", "1"], { error: "must be 0 (production) or 1 (certification)" })
   .default("0")
-  .openapi({ description: "`0` production, `1` certification", example: "0" });
+  .openapi({ description: "`0` production (default), `1` certification (the SII's `maullin` test hosts)", example: "0" });
 
-const TRUE = new Set(["true", "1", "yes", "on"]);
-const FALSE = new Set(["", "false", "0", "no", "off"]);
+/** The spellings of `dry_run`, in any letter case. */
+export const DRY_RUN_TRUE = ["true", "1", "yes", "on"] as const;
+export const DRY_RUN_FALSE = ["false", "0", "no", "off"] as const;
 
-/** `true|1|yes|on` (any case) are true; absent, empty and `false|0|no|off` are false. */
+/** A pattern matching `words` in any letter case (JSON Schema patterns have no case-insensitive flag). */
+function anyCase(words: readonly string[]): string {
+  const word = (w: string) => [...w].map((ch) => (/[a-z]/.test(ch) ? `[${ch.toUpperCase()}${ch}]` : ch)).join("");
+  return `^(?:${words.map(word).join("|")})$`;
+}
+
+/** `dry_run`'s accepted values as a pattern: the eight spellings, any letter case, nothing around them. */
+export const DRY_RUN_PATTERN = anyCase([...DRY_RUN_TRUE, ...DRY_RUN_FALSE]);
+const DRY_RUN_FORM = new RegExp(DRY_RUN_PATTERN);
+
+/** `true|1|yes|on` (any case) are true; absent and `false|0|no|off` (any case) are false; anything else null. */
 export function parseDryRun(value: string | undefined): boolean | null {
   if (value === undefined) return false;
-  const v = value.trim().toLowerCase();
-  if (TRUE.has(v)) return true;
-  if (FALSE.has(v)) return false;
-  return null;
+  if (!DRY_RUN_FORM.test(value)) return null;
+  return (DRY_RUN_TRUE as readonly string[]).includes(value.toLowerCase());
 }
 
 export const DryRun = z
   .string()
+  .regex(DRY_RUN_FORM, { error: `must be one of ${[...DRY_RUN_TRUE, ...DRY_RUN_FALSE].join(", ")} (any letter case)` })
   .optional()
-  .refine((v) => parseDryRun(v) !== null, { error: "must be one of true, 1, yes, on, false, 0, no, off" })
   .transform((v) => parseDryRun(v) === true)
   .openapi({
-    type: "string",
-    description: "`true` validates and previews without contacting the SII; no quota is consumed",
+    description:
+      "`true`, `1`, `yes` or `on` (any letter case) validates and previews without contacting the SII; no quota is consumed. " +
+      "`false`, `0`, `no`, `off` or absent: the call runs",
     example: "true",
   });
 
@@ -34,20 +46,69 @@ export function Formato<const T extends readonly [string, ...string[]]>(values: 
   return z
     .enum(values, { error: `must be one of ${values.join(", ")}` })
     .default(values[0] as T[number])
-    .openapi({ description: `Output format: ${values.join(", ")}` });
+    .openapi({ description: `Output format: ${values.map((v) => `\`${v}\``).join(", ")} (default \`${values[0]}\`)` });
 }
+
+/**
+ * The forms of a RUT the server reads (src/lib/rut.ts parseRut): 1 to 8 body digits, with or
+ * without thousands dots, a hyphen, and the check digit (a digit, `K` or `k`). Leading zeros are
+ * read and dropped. The check digit itself (modulo 11) is verified after the pattern.
+ */
+export const RUT_PATTERN = "^(?:\\d{1,2}(?:\\.?\\d{3}){0,2}|\\d{1,8})-[\\dkK]$";
+const RUT_FORM = new RegExp(RUT_PATTERN);
+
+const RUT_DESCRIPTION =
+  "RUT as `76192083-9` (`76.192.083-9` and a lower-case `k` are also read, and normalized); " +
+  "the check digit is verified by the server (modulo 11, which a pattern cannot express)";
 
 export const Rut = z
   .string()
+  .regex(RUT_FORM, { error: "RUT must have the form XXXXXXXX-K (digits, a hyphen and the check digit)" })
   .transform((value, ctx) => {
     const parsed = parseRut(value);
     if (parsed.ok) return parsed.rut;
     ctx.addIssue({ code: "custom", message: `RUT ${parsed.reason}` });
     return z.NEVER;
   })
-  .openapi({ type: "string", description: "RUT in the form `XXXXXXXX-K` (check digit verified)", example: "76192083-9" });
+  .openapi({ description: RUT_DESCRIPTION, example: "76192083-9" });
 
 export const Periodo = z
   .string()
   .regex(/^\d{4}(0[1-9]|1[0-2])$/, { error: "must be a period YYYYMM (month 01 to 12)" })
-  .openapi({ description: "Tax period `YYYYMM`", example: "202401" });
+  .openapi({ description: "Tax period `YYYYMM` (month 01 to 12)", example: "202401" });
+
+export interface IntegerOptions {
+  min: number;
+  max: number;
+  /** What it is, for messages ("a year", "a month"). */
+  noun?: string;
+  /** Only these values (within min..max). */
+  values?: readonly number[];
+  example?: number;
+  description?: string;
+}
+
+/**
+ * A whole-number path or query parameter: decimal digits only (no sign, no spaces, no `0x`), from
+ * `min` to `max`, optionally one of `values`. Written out for the document from the same numbers
+ * the check uses (the parameter's text is read as a number, which zod cannot describe by itself).
+ */
+export function IntegerParam(options: IntegerOptions) {
+  const { min, max, values, noun = "a whole number" } = options;
+  const range = `from ${min} to ${max}`;
+  const listed = values ? ` (${values.join(", ")})` : "";
+  return z
+    .string()
+    .regex(/^\d{1,10}$/, { error: `must be ${noun} (digits only)` })
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, { error: `must be ${range}` })
+    .refine((n) => !values || values.includes(n), { error: `must be one of${listed}` })
+    .openapi({
+      type: "integer",
+      minimum: min,
+      maximum: max,
+      ...(values ? { enum: [...values] } : {}),
+      ...(options.example !== undefined ? { example: options.example } : {}),
+      ...(options.description ? { description: options.description } : {}),
+    });
+}

@@ -2,47 +2,89 @@
 // for the request; only sealed sessions are cached (src/sii/session-service.ts). A PFX may also
 // come as `file-data` + `file-pass`, the names the apigateway.cl SDKs send
 // (apigatewaycl/apigateway-api-client-php, src/ApiBase.php `setupAuth`).
+//
+// A certificate comes in exactly one of three forms, each a closed object: the document says so
+// with a `oneOf` generated from the three zod forms below; the server checks the same with the
+// one object and the messages of `CertAuth` (an agreement test holds the two together).
 
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type CertInput, parseCertificateCredential, type SigningCredential } from "../dte/credentials.ts";
 import type { AppEnv } from "../platform/context.ts";
 import { Rut } from "../platform/params.ts";
+import { EXAMPLE_CLAVE, EXAMPLE_PFX } from "./example-credentials.ts";
+
+const text = (description: string) => z.string().min(1).meta({ description });
+const FIELDS = {
+  "cert-data": text("Certificate, PEM (with its chain if you have it)"),
+  "pkey-data": text("Private key, PEM (PKCS#8, PKCS#1 or encrypted PKCS#8)"),
+  "pfx-data": text("PKCS#12 container (.pfx/.p12), base64"),
+  passphrase: z.string().meta({ description: "Of the encrypted key or of the PFX (may be empty for a PFX without one)" }),
+  "file-data": text("`pfx-data` under the name the apigateway.cl SDKs send"),
+  "file-pass": z.string().meta({ description: "`passphrase` under the name the apigateway.cl SDKs send" }),
+};
+
+/** The three forms of a certificate. */
+export const CERT_FORMS = {
+  pem: z.strictObject({ "cert-data": FIELDS["cert-data"], "pkey-data": FIELDS["pkey-data"], passphrase: FIELDS.passphrase.optional() }),
+  pfx: z.strictObject({ "pfx-data": FIELDS["pfx-data"], passphrase: FIELDS.passphrase }),
+  sdk: z.strictObject({ "file-data": FIELDS["file-data"], "file-pass": FIELDS["file-pass"] }),
+};
+
+/** A zod schema as a JSON Schema fragment for the document (the request side, without `$schema`). */
+function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: "input", target: "draft-2020-12" }) as Record<string, unknown>;
+  return rest;
+}
+
+const CERT_DESCRIPTION =
+  "The taxpayer's certificate in one of three forms: `cert-data` + `pkey-data` (+ `passphrase` for an encrypted key); " +
+  "`pfx-data` + `passphrase`; or `file-data` + `file-pass` (the same PFX under the apigateway.cl SDKs' names). " +
+  "Names of two forms may not be mixed, and any other field is refused.";
 
 export const CertAuth = z
-  .object({
-    "cert-data": z.string().min(1).optional().openapi({ description: "Certificate, PEM (with its chain if you have it)" }),
-    "pkey-data": z.string().min(1).optional().openapi({ description: "Private key, PEM (PKCS#8, PKCS#1 or encrypted PKCS#8)" }),
-    "pfx-data": z.string().min(1).optional().openapi({ description: "PKCS#12 container, base64" }),
-    passphrase: z.string().optional().openapi({ description: "Of the encrypted key or of the PFX" }),
-    "file-data": z
-      .string()
-      .min(1)
-      .optional()
-      .openapi({ description: "`pfx-data` under the name the apigateway.cl SDKs send: give one of the two" }),
-    "file-pass": z
-      .string()
-      .optional()
-      .openapi({ description: "`passphrase` under the name the apigateway.cl SDKs send: give one of the two" }),
+  .strictObject({
+    "cert-data": FIELDS["cert-data"].optional(),
+    "pkey-data": FIELDS["pkey-data"].optional(),
+    "pfx-data": FIELDS["pfx-data"].optional(),
+    passphrase: FIELDS.passphrase.optional(),
+    "file-data": FIELDS["file-data"].optional(),
+    "file-pass": FIELDS["file-pass"].optional(),
   })
   .superRefine((cert, ctx) => {
+    const issue = (field: string, message: string) => ctx.addIssue({ code: "custom", path: [field], message });
     for (const [alias, field] of ALIASES) {
-      if (cert[alias] !== undefined && cert[field] !== undefined) {
-        ctx.addIssue({ code: "custom", path: [alias], message: `is ${field} under another name: give only one of them` });
-      }
+      if (cert[alias] !== undefined && cert[field] !== undefined) issue(alias, `is ${field} under another name: give only one of them`);
     }
-    const { pfx, passphrase } = pfxOf(cert);
-    if (pfx !== undefined) {
-      if (cert["cert-data"] !== undefined || cert["pkey-data"] !== undefined) {
-        ctx.addIssue({ code: "custom", path: [pfxField(cert)], message: "give either pfx-data or cert-data + pkey-data, not both" });
+    const pem = cert["cert-data"] !== undefined || cert["pkey-data"] !== undefined;
+    if (cert["pfx-data"] !== undefined) {
+      if (pem) issue("pfx-data", "give either pfx-data or cert-data + pkey-data, not both");
+      if (cert.passphrase === undefined) {
+        if (cert["file-pass"] === undefined) issue("passphrase", "is required with pfx-data");
+        else issue("file-pass", "goes with file-data: with pfx-data send passphrase");
       }
-      if (passphrase === undefined) ctx.addIssue({ code: "custom", path: ["passphrase"], message: "is required with pfx-data" });
       return;
     }
-    if (cert["cert-data"] === undefined) ctx.addIssue({ code: "custom", path: ["cert-data"], message: "is required (or give pfx-data)" });
-    if (cert["pkey-data"] === undefined) ctx.addIssue({ code: "custom", path: ["pkey-data"], message: "is required with cert-data" });
+    if (cert["file-data"] !== undefined) {
+      if (pem) issue("file-data", "give either file-data or cert-data + pkey-data, not both");
+      if (cert["file-pass"] === undefined) {
+        if (cert.passphrase === undefined) issue("file-pass", "is required with file-data");
+        else issue("passphrase", "goes with pfx-data: with file-data send file-pass");
+      }
+      return;
+    }
+    if (cert["cert-data"] === undefined) issue("cert-data", "is required (or give pfx-data)");
+    if (cert["pkey-data"] === undefined) issue("pkey-data", "is required with cert-data");
+    if (cert["file-pass"] !== undefined && cert.passphrase === undefined) {
+      issue("file-pass", "goes with file-data: with cert-data + pkey-data send passphrase");
+    }
   })
-  .openapi("CertificateCredential");
+  .openapi("CertificateCredential", {
+    type: "object",
+    description: CERT_DESCRIPTION,
+    oneOf: [jsonSchemaOf(CERT_FORMS.pem), jsonSchemaOf(CERT_FORMS.pfx), jsonSchemaOf(CERT_FORMS.sdk)],
+    example: EXAMPLE_PFX,
+  });
 
 /** The SDKs' names and the fields they stand for. */
 const ALIASES = [
@@ -50,32 +92,42 @@ const ALIASES = [
   ["file-pass", "passphrase"],
 ] as const;
 
-type CertFields = { "pfx-data"?: string; passphrase?: string; "file-data"?: string; "file-pass"?: string };
-
-function pfxOf(cert: CertFields): { pfx: string | undefined; passphrase: string | undefined } {
-  return { pfx: cert["pfx-data"] ?? cert["file-data"], passphrase: cert.passphrase ?? cert["file-pass"] };
-}
-
-/** The name the PFX came under, for errors about it. */
-function pfxField(cert: CertFields): "pfx-data" | "file-data" {
-  return cert["pfx-data"] === undefined && cert["file-data"] !== undefined ? "file-data" : "pfx-data";
-}
-
-export const CertAuthBody = z.object({ auth: z.object({ cert: CertAuth }) }).openapi("CertificateAuth", {
-  example: { auth: { cert: { "cert-data": "<the certificate, PEM text>", "pkey-data": "<its private key, PEM text>" } } },
-});
+export const CertAuthBody = z
+  .object({ auth: z.strictObject({ cert: CertAuth }).openapi({ description: "The taxpayer's credentials: a certificate" }) })
+  .openapi("CertificateAuth", { example: { auth: { cert: EXAMPLE_PFX } } });
 
 export const PassAuth = z
-  .object({
-    rut: Rut.openapi({ description: "The taxpayer's RUT, `XXXXXXXX-K`" }),
-    clave: z.string().min(1, { error: "is required" }).max(200).openapi({ description: "Clave tributaria (never stored or logged)" }),
+  .strictObject({
+    rut: Rut.openapi({ description: "The taxpayer's RUT, `XXXXXXXX-K` (check digit verified)", example: EXAMPLE_CLAVE.rut }),
+    clave: z
+      .string()
+      .min(1, { error: "is required" })
+      .max(200)
+      .openapi({ description: "Clave tributaria, 1 to 200 characters (never stored or logged)", example: EXAMPLE_CLAVE.clave }),
   })
-  .openapi("ClaveCredential");
+  .openapi("ClaveCredential", { example: EXAMPLE_CLAVE });
+
+/** `auth` with a clave only. */
+export const PassOnlyAuth = z
+  .strictObject({ pass: PassAuth })
+  .openapi({ description: "The taxpayer's credentials: RUT and clave tributaria" });
+
+/**
+ * `auth` with either a clave or a certificate, exactly one: the server refuses both and neither,
+ * the document says it with a `oneOf` of the two required keys.
+ */
+export const PassOrCertAuth = z
+  .strictObject({ pass: PassAuth.optional(), cert: CertAuth.optional() })
+  .refine((a) => (a.pass === undefined) !== (a.cert === undefined), { error: "give either auth.pass (RUT + clave) or auth.cert" })
+  .openapi({
+    description: "The taxpayer's credentials: `pass` (RUT + clave) or `cert` (a certificate), exactly one of them",
+    oneOf: [{ required: ["pass"] }, { required: ["cert"] }],
+  });
 
 export function certInput(cert: z.output<typeof CertAuth>): CertInput {
-  const { pfx, passphrase } = pfxOf(cert);
-  if (pfx !== undefined) return { "pfx-data": pfx, passphrase: passphrase ?? "" };
-  return { "cert-data": cert["cert-data"] ?? "", "pkey-data": cert["pkey-data"] ?? "", passphrase };
+  const pfx = cert["pfx-data"] ?? cert["file-data"];
+  if (pfx !== undefined) return { "pfx-data": pfx, passphrase: cert.passphrase ?? cert["file-pass"] ?? "" };
+  return { "cert-data": cert["cert-data"] ?? "", "pkey-data": cert["pkey-data"] ?? "", passphrase: cert.passphrase };
 }
 
 export function parseCertificate(c: Context<AppEnv>, cert: z.output<typeof CertAuth>): Promise<SigningCredential> {

@@ -42,7 +42,7 @@ describe("auth.cert.file-data + file-pass", () => {
   it("still wants the passphrase with file-data, and still refuses a PFX next to a PEM pair", async () => {
     const post = await setup();
     const alone = await bodyOf(await post({ "file-data": juana.legacyPfxBase64 }));
-    expect(alone.errors).toContainEqual(expect.objectContaining({ path: "auth.cert.passphrase" }));
+    expect(alone.errors).toContainEqual(expect.objectContaining({ path: "auth.cert.file-pass" }));
     const mixed = await bodyOf(
       await post({ "file-data": juana.legacyPfxBase64, "file-pass": juana.passphrase, "cert-data": juana.certPem }),
     );

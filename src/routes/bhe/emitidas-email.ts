@@ -7,7 +7,7 @@ import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { resendBhe } from "../../sii/bhe.ts";
-import { PassAuth } from "../credentials.ts";
+import { PassOnlyAuth } from "../credentials.ts";
 import { siiServices } from "../sii-context.ts";
 
 const EMAIL = /^[^\s@<>"(),;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
@@ -21,7 +21,7 @@ const Params = z.object({
 
 const Body = z
   .object({
-    auth: z.object({ pass: PassAuth }),
+    auth: PassOnlyAuth,
     destinatario: z.object({
       email: z.string().max(254).openapi({ example: "pagos@cliente.cl" }),
       nombre: z.string().max(200).optional().openapi({ description: "For your records; the SII's form takes only the address" }),

@@ -8,7 +8,7 @@ import { registerOperation, valid } from "../../platform/operation.ts";
 import { Formato } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import { annualBte } from "../../sii/bte.ts";
-import { PassAuth } from "../credentials.ts";
+import { PassOnlyAuth } from "../credentials.ts";
 import { siiServices } from "../sii-context.ts";
 
 const Params = z.object({
@@ -30,7 +30,7 @@ const Query = z.object({
 });
 
 const Body = z
-  .object({ auth: z.object({ pass: PassAuth }) })
+  .object({ auth: PassOnlyAuth })
   .openapi("BteSummaryRequest", { example: { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } } });
 
 const Totals = {

@@ -3,17 +3,14 @@ import { z } from "@hono/zod-openapi";
 import { Ambiente, DryRun, Formato } from "../../platform/params.ts";
 import { envelope } from "../../platform/schemas.ts";
 import { RCV_ESTADOS } from "../../sii/rcv.ts";
-import { CertAuth, PassAuth } from "../credentials.ts";
+import { PassOrCertAuth } from "../credentials.ts";
+import { EXAMPLE_CLAVE } from "../example-credentials.ts";
 
 export const Estado = z.enum(RCV_ESTADOS, { error: `must be one of ${RCV_ESTADOS.join(", ")}` }).openapi({ example: "REGISTRO" });
 
 export const RcvAuthBody = z
-  .object({
-    auth: z
-      .object({ pass: PassAuth.optional(), cert: CertAuth.optional() })
-      .refine((a) => (a.pass === undefined) !== (a.cert === undefined), { error: "give either auth.pass (RUT + clave) or auth.cert" }),
-  })
-  .openapi("RcvAuth", { example: { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } } });
+  .object({ auth: PassOrCertAuth })
+  .openapi("RcvAuth", { example: { auth: { pass: EXAMPLE_CLAVE } } });
 
 export type RcvAuth = z.output<typeof RcvAuthBody>["auth"];
 
