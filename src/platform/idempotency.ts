@@ -9,12 +9,14 @@ import { keyedHash, open, seal } from "../lib/secret-box.ts";
 import type { StoredResponse } from "../ports.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
+import { IDEMPOTENCY_KEY_MAX } from "./schemas.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Longer than any upstream call may take, so a live first attempt is never taken over. */
 const LEASE_MS = 5 * 60 * 1000;
 const WAIT_MS = 60 * 1000;
-const KEY = /^[\x21-\x7e]{1,255}$/;
+/** Visible ASCII, 1 to IDEMPOTENCY_KEY_MAX characters; the OpenAPI parameter declares the same. */
+const KEY = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX}}$`);
 const KEPT_HEADERS = ["content-type", "content-disposition", "retry-after"];
 
 /** Answers that prove nothing reached the SII: the key may be used again for a real attempt. */
@@ -69,8 +71,8 @@ export async function withIdempotency(c: Context<AppEnv>, run: () => Promise<Res
   const principal = c.get("principal");
   if (key === undefined || !principal) return run();
   if (!KEY.test(key)) {
-    throw new ApiError(400, "VALIDATION_ERROR", "Idempotency-Key must be 1 to 255 visible ASCII characters", {
-      errors: [{ path: "Idempotency-Key", location: "header", message: "1 to 255 visible ASCII characters" }],
+    throw new ApiError(400, "VALIDATION_ERROR", `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters`, {
+      errors: [{ path: "Idempotency-Key", location: "header", message: `1 to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters` }],
     });
   }
   const { idempotency, clock, config } = c.get("deps");

@@ -15,7 +15,7 @@ import { withIdempotency } from "./idempotency.ts";
 import { parseDryRun } from "./params.ts";
 import type { OperationSpec } from "./quota.ts";
 import { bindingWindow } from "./rate-headers.ts";
-import { errorResponses } from "./schemas.ts";
+import { errorResponses, headerRefs } from "./schemas.ts";
 
 /** Statuses every authenticated operation can answer, whatever it does. */
 const COMMON_ERRORS = [401, 403, 413, 429, 500] as const;
@@ -57,7 +57,14 @@ export function registerOperation(app: OpenAPIHono<AppEnv>, route: RouteConfig, 
   // A JSON body can be refused for its Content-Type before its fields are read; `dry_run` is
   // refused (400) where the operation has no preview.
   const dryRun = declaresDryRun(route);
-  const extraErrors = [...(dryRun ? [] : [400]), ...(spec.changesState ? [409] : []), ...(route.request?.body ? [415] : [])];
+  // An operation that reaches the SII (it documents 502) also meets its maintenance (503).
+  const reachesSii = route.responses[502] !== undefined;
+  const extraErrors = [
+    ...(dryRun ? [] : [400]),
+    ...(spec.changesState ? [409] : []),
+    ...(route.request?.body ? [415] : []),
+    ...(reachesSii ? [503] : []),
+  ];
   const config = {
     operationId: operationId(spec),
     ...route,
@@ -65,11 +72,36 @@ export function registerOperation(app: OpenAPIHono<AppEnv>, route: RouteConfig, 
     middleware: dryRun ? [requireScope(spec.scope)] : [requireScope(spec.scope), refuseDryRun],
     "x-scope": spec.scope,
     "x-quota-weight": spec.weight,
-    responses: { ...errorResponses([...COMMON_ERRORS, ...extraErrors]), ...route.responses },
+    ...(spec.changesState ? { parameters: [...(route.parameters ?? []), { $ref: "#/components/parameters/Idempotency-Key" }] } : {}),
+    responses: declaredHeaders({ ...errorResponses([...COMMON_ERRORS, ...extraErrors]), ...route.responses }, spec.changesState),
   } as RouteConfig;
   // The route's typed handler would need each route's own response type; registration is
   // generic here, so the handler is widened on purpose.
   app.openapi(config, ((c: Context<AppEnv>) => runOperation(c, spec, handler, dryRun)) as never);
+}
+
+/** Answers given before the token is known (401, 413: the body limit runs first) carry no quota headers. */
+const NO_QUOTA_HEADERS = new Set(["401", "413"]);
+/**
+ * Answers never stored under an Idempotency-Key: refused before the key is read (401, 403, 413,
+ * 415, 422) or released for a real retry (429, 503; idempotency.ts).
+ */
+const NEVER_REPLAYED = new Set(["401", "403", "413", "415", "422", "429", "503"]);
+
+/** Each response with the headers the platform adds to it (X-Request-Id is added to every response by routes/openapi.ts). */
+function declaredHeaders(responses: Record<string, object>, write: boolean): RouteConfig["responses"] {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      const names = [
+        ...(NO_QUOTA_HEADERS.has(status)
+          ? []
+          : (["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Quota-Units"] as const)),
+        ...(write && !NEVER_REPLAYED.has(status) ? (["Idempotent-Replayed"] as const) : []),
+      ];
+      const own = (response as { headers?: Record<string, unknown> }).headers;
+      return [status, { ...response, headers: { ...headerRefs(names), ...own } }];
+    }),
+  ) as RouteConfig["responses"];
 }
 
 /** Whether the route's query schema has `dry_run`: the OpenAPI document then lists it too. */

@@ -131,12 +131,94 @@ export function errorExample(status: number): Record<string, unknown> {
   return { success: false, ...example, request_id: REQUEST_ID, timestamp: AT };
 }
 
+/**
+ * The headers the gateway sends, declared once under `components.headers` (registered by
+ * routes/openapi.ts) and referenced from each response. Names as request.ts, rate-headers.ts,
+ * operation.ts and idempotency.ts send them.
+ */
+export const RESPONSE_HEADERS = {
+  "X-Request-Id": {
+    description: "This request's id (the caller's `X-Request-Id` when well formed); also in error bodies as `request_id`",
+    required: true,
+    schema: { type: "string", example: "req_3f2b9c0d1e4a5b6c7d8e9f01" },
+  },
+  "X-RateLimit-Limit": {
+    description: "Units of the binding quota window (the daily or monthly one with fewer units left)",
+    required: true,
+    schema: { type: "integer", example: 1000 },
+  },
+  "X-RateLimit-Remaining": {
+    description: "Units left in that window",
+    required: true,
+    schema: { type: "integer", example: 998 },
+  },
+  "X-RateLimit-Reset": {
+    description: "When that window resets, in Unix seconds",
+    required: true,
+    schema: { type: "integer", example: 1768521600 },
+  },
+  "X-Quota-Units": {
+    description: "Units this call consumed (0 when it was refunded: refused before reaching the SII, or failed upstream)",
+    required: true,
+    schema: { type: "integer", example: 1 },
+  },
+  "Retry-After": {
+    description: "Seconds to wait before retrying",
+    required: true,
+    schema: { type: "integer", example: 300 },
+  },
+  "Idempotent-Replayed": {
+    description: "`true` when this is the stored answer of an earlier call with the same `Idempotency-Key`",
+    required: false,
+    schema: { type: "string", enum: ["true"] },
+  },
+} as const;
+
+/** The longest `Idempotency-Key` the gateway takes (idempotency.ts). */
+export const IDEMPOTENCY_KEY_MAX = 255;
+
+/** The request header of every write operation (components.parameters, registered by routes/openapi.ts). */
+export const IDEMPOTENCY_KEY_PARAMETER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Any unique string (a UUID, say): a repeat with the same key and body within 24 h gets the first call's answer " +
+    "(`Idempotent-Replayed: true`) instead of running again; the same key with another body is a 409 `IDEMPOTENCY_CONFLICT`",
+  schema: {
+    type: "string",
+    minLength: 1,
+    maxLength: IDEMPOTENCY_KEY_MAX,
+    pattern: "^[!-~]+$",
+    example: "5f0c3a1e-7d2b-4c59-9e61-2a8f4b7d9c10",
+  },
+} as const;
+
+export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;
+
+/** `$ref`s to the declared headers, for a response's `headers`. */
+export function headerRefs(names: readonly ResponseHeaderName[]): Record<string, { $ref: string }> {
+  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+}
+
+/** A 409 carries it only with `IDEMPOTENCY_IN_PROGRESS`. */
+const IN_PROGRESS_RETRY = {
+  description: "With `IDEMPOTENCY_IN_PROGRESS` only: seconds to wait before retrying",
+  required: false,
+  schema: { type: "integer", example: 5 },
+};
+
+/** Statuses whose answers carry `Retry-After`. */
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
+
 export function errorResponses(statuses: readonly number[]) {
   return Object.fromEntries(
     statuses.map((status) => [
       status,
       {
         description: errorDescriptions[status] ?? `Error ${status}`,
+        ...(RETRY_AFTER_STATUSES.has(status) ? { headers: headerRefs(["Retry-After"]) } : {}),
+        ...(status === 409 ? { headers: { "Retry-After": IN_PROGRESS_RETRY } } : {}),
         content: { "application/json": { schema: ErrorBody, example: errorExample(status) } },
       },
     ]),
