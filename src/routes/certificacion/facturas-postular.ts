@@ -6,7 +6,8 @@ import { ok } from "../../platform/envelope.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { APPLICATION_FIELDS, applyForCertification } from "../../sii/certificacion.ts";
-import { CertAuth } from "../credentials.ts";
+import { CertAuthBody } from "../credentials.ts";
+import { EXAMPLE_CERT } from "../documentos/examples.ts";
 import { certificationSession } from "./factory.ts";
 import { Params, TAGS, WriteQuery } from "./schema.ts";
 
@@ -15,7 +16,7 @@ const APPLICATION_TYPES = Object.keys(APPLICATION_FIELDS).map(Number);
 
 const ApplyBody = z
   .object({
-    auth: z.object({ cert: CertAuth }),
+    auth: CertAuthBody.shape.auth,
     email: z.email({ error: "must be an e-mail address" }).openapi({
       description: "Contact e-mail between the SII and the company and its administrator (MAIL_SII, MAIL_SUP)",
     }),
@@ -39,7 +40,9 @@ const ApplyBody = z
           "Document types to certify: 33, 34, 39, 41, 46, 52, 56, 61 (all by default, as public clients apply; exports and settlement invoices are not offered)",
       }),
   })
-  .openapi("CertificationApplication");
+  .openapi("CertificationApplication", {
+    example: { auth: { cert: EXAMPLE_CERT }, email: "contacto@example.cl", software: "Facturador propio" },
+  });
 
 export function registerCertificacionFacturasPostular(app: OpenAPIHono<AppEnv>): void {
   registerOperation(

@@ -9,6 +9,7 @@ import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import { checkDocumentCount, MAX_BATCH_DOCUMENTS, yielder } from "./batch.ts";
+import { EXAMPLE_ENVELOPE } from "./examples.ts";
 import { fieldError, readXmlField, resolucionOf } from "./factory.ts";
 import { ResolucionField, XmlField } from "./schema.ts";
 
@@ -22,7 +23,7 @@ const Body = z
       .openapi({ description: "The printer's code page for text (ESC t 16, 2 or 19)" }),
     resolucion: ResolucionField,
   })
-  .openapi("EscposRequest");
+  .openapi("EscposRequest", { example: { xml: EXAMPLE_ENVELOPE } });
 
 const Receipt = envelope(
   z

@@ -9,7 +9,7 @@ import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
-import { CertAuth, parseCertificate } from "../credentials.ts";
+import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { checkLineCount, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES } from "./batch.ts";
 import { trustedCafKeys } from "./caf-keys.ts";
 import { EXAMPLE_CAF, EXAMPLE_CERT, EXAMPLE_EXEMPT_INVOICE } from "./examples.ts";
@@ -19,7 +19,7 @@ const DteJson = dteJson(GENERATED_TYPES);
 
 const Body = z
   .object({
-    auth: z.object({ cert: CertAuth }),
+    auth: CertAuthBody.shape.auth,
     dte: z.union([DteJson, z.array(DteJson).min(1).max(MAX_BATCH_DOCUMENTS)]).openapi({
       description: `One document or a list (at most ${MAX_BATCH_DOCUMENTS} per request, with at most ${MAX_BATCH_LINES} Detalle lines in all: a larger batch goes in several requests, each its own envelope), with the SII's tag names (\`Encabezado\`, \`Detalle\`, \`DscRcgGlobal\`, \`Referencia\`, …); single objects are accepted where lists are expected. All of one issuer; boletas (39, 41) and other types go in separate requests (separate envelopes).`,
     }),

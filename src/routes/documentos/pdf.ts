@@ -10,6 +10,7 @@ import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import { checkDocumentCount, MAX_BATCH_DOCUMENTS, MAX_PRINTED_COPIES, tooLarge } from "./batch.ts";
+import { EXAMPLE_ENVELOPE } from "./examples.ts";
 import { base64Field, fieldError, readXmlField, resolucionOf } from "./factory.ts";
 import { ResolucionField, XmlField } from "./schema.ts";
 
@@ -28,7 +29,7 @@ const Body = z
     oficina_sii: z.string().max(60).optional().openapi({ description: "The SII office under the box (`S.I.I. - <oficina>`)" }),
     resolucion: ResolucionField,
   })
-  .openapi("PdfRequest");
+  .openapi("PdfRequest", { example: { xml: EXAMPLE_ENVELOPE } });
 
 const Rendered = envelope(
   z

@@ -12,7 +12,8 @@ import { Ambiente, DryRun } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { uploadBoletas } from "../../sii/boleta.ts";
 import { uploadEnvelope } from "../../sii/upload.ts";
-import { CertAuth, parseCertificate } from "../credentials.ts";
+import { CertAuthBody, parseCertificate } from "../credentials.ts";
+import { EXAMPLE_CERT, EXAMPLE_ENVELOPE } from "../documentos/examples.ts";
 import { inspectXmlField } from "../documentos/factory.ts";
 import { XmlField } from "../documentos/schema.ts";
 import { siiServices } from "../sii-context.ts";
@@ -21,7 +22,7 @@ const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 
 const Body = z
   .object({
-    auth: z.object({ cert: CertAuth }),
+    auth: CertAuthBody.shape.auth,
     xml: XmlField.openapi({ description: "The signed EnvioDTE or EnvioBOLETA, base64 (as `documentos/generar` returns it)" }),
     archivo: z
       .string()
@@ -29,7 +30,7 @@ const Body = z
       .optional()
       .openapi({ description: "The file name the SII records; default `EnvioDTE_<emisor>_<first folio>.xml`" }),
   })
-  .openapi("SendEnvelopeRequest");
+  .openapi("SendEnvelopeRequest", { example: { auth: { cert: EXAMPLE_CERT }, xml: EXAMPLE_ENVELOPE } });
 
 const Sent = envelope(
   z

@@ -12,13 +12,14 @@ import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { siiServices } from "../sii-context.ts";
 
 const Params = pathParams({
+  // Example: an envelope the sandbox company sent before (seeded in every new sandbox).
   emisor: Rut.openapi({ description: "The envelope's issuer (RutEmisor of its carátula)" }),
   track_id: z
     .string()
     .regex(/^\d{1,15}$/, { error: "must be the SII's track id: up to 15 digits" })
     .openapi({
       type: "string",
-      example: "0260003916",
+      example: "0260000001",
       description: "The track id `envios/enviar` returned: up to 15 digits, leading zeros kept",
     }),
 });

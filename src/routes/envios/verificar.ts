@@ -11,9 +11,10 @@ import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { advancedDocumentStatus, type SiiDocumentStatus } from "../../sii/envios.ts";
-import { CertAuth, parseCertificate } from "../credentials.ts";
+import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { checkDocumentCount, MAX_BATCH_DOCUMENTS, yielder } from "../documentos/batch.ts";
 import { trustedCafKeys } from "../documentos/caf-keys.ts";
+import { EXAMPLE_ENVELOPE } from "../documentos/examples.ts";
 import { fieldError, inspectXmlField, readXmlField } from "../documentos/factory.ts";
 import { XmlField } from "../documentos/schema.ts";
 import { siiServices } from "../sii-context.ts";
@@ -22,11 +23,11 @@ const Query = z.object({ ambiente: Ambiente });
 const Body = z
   .object({
     xml: XmlField.openapi({ description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents` }),
-    auth: z.object({ cert: CertAuth }).optional().openapi({
+    auth: CertAuthBody.shape.auth.optional().openapi({
       description: "Optional: with a certificate (of the issuer, the receiver or their representative) the SII checks each document too",
     }),
   })
-  .openapi("VerifyRequest");
+  .openapi("VerifyRequest", { example: { xml: EXAMPLE_ENVELOPE } });
 
 const CheckSchema = z
   .object({ valido: z.boolean(), motivo: z.string().nullable().openapi({ description: "Why it failed, or a note on how it passed" }) })

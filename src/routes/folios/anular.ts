@@ -15,8 +15,9 @@ import { DocumentType, Folio, FolioAnnulmentEnvelope } from "./schema.ts";
 const Params = pathParams({
   emisor: Rut.openapi({ description: "The issuer the folios were granted to" }),
   dte: DocumentType,
-  folio_inicial: Folio.openapi({ description: "First folio to annul" }),
-  folio_final: Folio.openapi({ description: "Last folio to annul (not below `folio_inicial`: a 400 otherwise)" }),
+  // Example: unused folios of the range the sandbox company holds in every new sandbox (1–100, 1–10 used).
+  folio_inicial: Folio.openapi({ description: "First folio to annul", example: 91 }),
+  folio_final: Folio.openapi({ description: "Last folio to annul (not below `folio_inicial`: a 400 otherwise)", example: 100 }),
 });
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 

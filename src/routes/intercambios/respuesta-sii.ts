@@ -9,7 +9,8 @@ import { isDryRun, registerOperation, valid } from "../../platform/operation.ts"
 import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { docResponse } from "../../sii/reclamos.ts";
-import { CertAuth, parseCertificate } from "../credentials.ts";
+import { CertAuthBody, parseCertificate } from "../credentials.ts";
+import { EXAMPLE_CERT } from "../documentos/examples.ts";
 import { Folio } from "../folios/schema.ts";
 import { withReclamosToken } from "./factory.ts";
 import { ACTIONABLE_TYPES, DteType } from "./schema.ts";
@@ -31,7 +32,7 @@ const Documento = z.object(documentoShape).openapi("ReceiverResponseDocument");
 
 const Body = z
   .object({
-    auth: z.object({ cert: CertAuth }),
+    auth: CertAuthBody.shape.auth,
     documentos: z
       .preprocess(
         (value) => (value && typeof value === "object" && !Array.isArray(value) ? [value] : value),
@@ -52,7 +53,7 @@ const Body = z
   })
   .openapi("ReceiverResponseRequest", {
     example: {
-      auth: { cert: { "pfx-data": "<base64 PKCS#12>", passphrase: "<passphrase>" } },
+      auth: { cert: EXAMPLE_CERT },
       documentos: [{ emisor: "77123456-9", dte: 33, folio: 1001, accion: "ACD" }],
     },
   });

@@ -21,9 +21,10 @@ export const DteType = z.coerce
   });
 
 export const DocumentParams = pathParams({
-  emisor: Rut.openapi({ description: "The document's issuer" }),
+  // The example is a document the sandbox company received (the sandbox's seeded supplier).
+  emisor: Rut.openapi({ description: "The document's issuer", example: "77123456-9" }),
   dte: DteType,
-  folio: Folio,
+  folio: Folio.openapi({ example: 1001 }),
 });
 
 export const AmbienteQuery = z.object({ ambiente: Ambiente });
