@@ -46,7 +46,8 @@ export function documentedOperations(doc: Json): DocumentedOperation[] {
   return out;
 }
 
-function pointerToken(token: string): string {
+/** One JSON pointer token (RFC 6901). */
+export function pointerToken(token: string): string {
   return token.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
