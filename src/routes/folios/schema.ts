@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { IntegerParam } from "../../platform/params.ts";
 import { envelope } from "../../platform/schemas.ts";
 
 /** Document types the SII stamps folios for (the spec's list). */
@@ -6,27 +7,35 @@ export const FOLIO_TYPES = [33, 34, 39, 41, 52, 56, 61] as const;
 /** Folios one request may ask for; the SII's own MAX_AUTOR (usually lower) is checked too. */
 export const MAX_FOLIOS_PER_REQUEST = 10_000;
 
-export const DocumentType = z.coerce
-  .number({ error: "must be a document type number" })
-  .int()
-  .refine((n) => (FOLIO_TYPES as readonly number[]).includes(n), { error: `must be one of ${FOLIO_TYPES.join(", ")}` })
-  .openapi({
-    type: "integer",
-    enum: [...FOLIO_TYPES],
-    example: 33,
-    description:
-      "The document type: 33 invoice, 34 exempt invoice, 39 boleta, 41 exempt boleta, 52 dispatch guide, 56 debit note, 61 credit note",
-  });
+export const DocumentType = IntegerParam({
+  min: Math.min(...FOLIO_TYPES),
+  max: Math.max(...FOLIO_TYPES),
+  values: FOLIO_TYPES,
+  noun: "a document type number",
+  example: 33,
+  description:
+    "The document type: 33 invoice, 34 exempt invoice, 39 boleta, 41 exempt boleta, 52 dispatch guide, 56 debit note, 61 credit note",
+});
 
 /** The largest folio: ten digits (DTE_v10.xsd FolioType). */
 export const MAX_FOLIO = 9_999_999_999;
 
-export const Folio = z.coerce
+/** A folio in a path. */
+export const Folio = IntegerParam({
+  min: 1,
+  max: MAX_FOLIO,
+  noun: "a folio number",
+  example: 101,
+  description: "The document's folio number",
+});
+
+/** A folio in a JSON body. */
+export const FolioNumber = z
   .number({ error: "must be a folio number" })
   .int({ error: "must be a whole number" })
-  .positive({ error: "must be positive" })
-  .max(MAX_FOLIO)
-  .openapi({ type: "integer", minimum: 1, maximum: MAX_FOLIO, example: 101, description: "The document's folio number" });
+  .min(1, { error: `must be from 1 to ${MAX_FOLIO}` })
+  .max(MAX_FOLIO, { error: `must be from 1 to ${MAX_FOLIO}` })
+  .openapi({ description: "The document's folio number", example: 1001 });
 
 export const FolioRange = z
   .object({

@@ -6,7 +6,7 @@ import { bytesToBase64 } from "../../lib/encoding.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
-import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
+import { Ambiente, DryRun, IntegerParam, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { requestFolios } from "../../sii/caf.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
@@ -16,18 +16,13 @@ import { DocumentType, FolioRangeEnvelope, MAX_FOLIOS_PER_REQUEST } from "./sche
 const Params = pathParams({
   emisor: Rut.openapi({ description: "The issuer the folios are for (the certificate's holder must be its representative)" }),
   dte: DocumentType,
-  cantidad: z.coerce
-    .number({ error: "must be a number" })
-    .int({ error: "must be a whole number" })
-    .min(1, { error: "must be at least 1" })
-    .max(MAX_FOLIOS_PER_REQUEST, { error: `must be at most ${MAX_FOLIOS_PER_REQUEST}` })
-    .openapi({
-      type: "integer",
-      minimum: 1,
-      maximum: MAX_FOLIOS_PER_REQUEST,
-      example: 10,
-      description: `How many folios: 1 to ${MAX_FOLIOS_PER_REQUEST} (the SII grants at most its own MAX_AUTOR for the issuer, usually fewer)`,
-    }),
+  cantidad: IntegerParam({
+    min: 1,
+    max: MAX_FOLIOS_PER_REQUEST,
+    noun: "a number of folios",
+    example: 10,
+    description: `How many folios: 1 to ${MAX_FOLIOS_PER_REQUEST} (the SII grants at most its own MAX_AUTOR for the issuer, usually fewer)`,
+  }),
 });
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 

@@ -6,14 +6,14 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
-import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
+import { Ambiente, DryRun, IntegerEnum, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { docResponse } from "../../sii/reclamos.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { EXAMPLE_CERT } from "../documentos/examples.ts";
-import { Folio } from "../folios/schema.ts";
+import { FolioNumber } from "../folios/schema.ts";
 import { withReclamosToken } from "./factory.ts";
-import { ACTIONABLE_TYPES, DteType } from "./schema.ts";
+import { ACTIONABLE_TYPES, DTE_TYPES } from "./schema.ts";
 
 export const MAX_DOCUMENTS = 50;
 const ACCIONES = ["ERM", "ACD", "RCD", "RFP", "RFT"] as const;
@@ -21,8 +21,12 @@ const ACCIONES = ["ERM", "ACD", "RCD", "RFP", "RFT"] as const;
 const documentoShape = {
   emisor: Rut.openapi({ description: "Issuer of the received document" }),
   // Other types are a 400 naming the document (checked in the handler, before the SII is called).
-  dte: DteType.openapi({ enum: [...ACTIONABLE_TYPES], description: "33, 34 or 43 (the types that take acceptance or claim)" }),
-  folio: Folio,
+  dte: IntegerEnum(DTE_TYPES).openapi({
+    enum: [...ACTIONABLE_TYPES],
+    description: "33, 34 or 43 (the types that take acceptance or claim)",
+    example: 33,
+  }),
+  folio: FolioNumber,
   accion: z.enum(ACCIONES, { error: `must be one of ${ACCIONES.join(", ")}` }).openapi({
     description:
       "`ERM` receipt of goods or services (Ley 19.983), `ACD` accept contents, `RCD` claim contents, `RFP` claim partial lack of goods, `RFT` claim total lack of goods",

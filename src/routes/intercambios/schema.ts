@@ -1,6 +1,6 @@
 // The exchange operations' schemas: the document a path names and the query answers.
 import { z } from "@hono/zod-openapi";
-import { Ambiente, Rut } from "../../platform/params.ts";
+import { Ambiente, IntegerParam, Rut } from "../../platform/params.ts";
 import { envelope, pathParams } from "../../platform/schemas.ts";
 import { Folio } from "../folios/schema.ts";
 
@@ -9,16 +9,15 @@ export const DTE_TYPES = [33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112] as 
 /** Types that take acceptance or claim at the SII (and can be assigned). */
 export const ACTIONABLE_TYPES = [33, 34, 43] as const;
 
-export const DteType = z.coerce
-  .number({ error: "must be a document type number" })
-  .int()
-  .refine((n) => (DTE_TYPES as readonly number[]).includes(n), { error: `must be one of ${DTE_TYPES.join(", ")}` })
-  .openapi({
-    type: "integer",
-    enum: [...DTE_TYPES],
-    example: 33,
-    description: "The document type (33 invoice, 34 exempt invoice, 43 liquidación-factura, …)",
-  });
+/** A document type in a path. */
+export const DteType = IntegerParam({
+  min: Math.min(...DTE_TYPES),
+  max: Math.max(...DTE_TYPES),
+  values: DTE_TYPES,
+  noun: "a document type number",
+  example: 33,
+  description: "The document type (33 invoice, 34 exempt invoice, 43 liquidación-factura, …)",
+});
 
 export const DocumentParams = pathParams({
   // The example is a document the sandbox company received (the sandbox's seeded supplier).
