@@ -1,8 +1,17 @@
-// zod failures to the error envelope: path and query problems are 400, body problems 422,
-// each field named in `errors[]`, the first MAX_FIELD_ERRORS of them: a body of a million bad
-// fields must not get an answer of a million entries (`details.errors_total` gives the count).
+// zod failures to the error envelope, each field named in `errors[]`, the first MAX_FIELD_ERRORS
+// of them: a body of a million bad fields must not get an answer of a million entries
+// (`details.errors_total` gives the count).
+//
+// One kind of error, one answer:
+// - 400 VALIDATION_ERROR: a path, query or header parameter of the wrong form, or a value of the
+//   right form that a business rule refuses (the interface's list: document type or quantity of
+//   a folio request, the folio range of an annulment, a malformed e-mail, a year out of range;
+//   and any check marked with `businessRule`, wherever the value sits);
+// - 422 VALIDATION_ERROR: a body that does not match the documented schema (JSON syntax, types,
+//   required fields, enums, lengths, which fields may go together).
+// Every `errors[].path` is written by `fieldPath`: fields dotted, array indexes in brackets.
+import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { z } from "zod";
 import { ApiError, type FieldError } from "./errors.ts";
 
 type Target = "json" | "form" | "query" | "param" | "header" | "cookie";
@@ -19,6 +28,53 @@ const locations: Record<Target, FieldError["location"]> = {
 /** Enough to fix a request by; a client that sent more mistakes sees them on the next try. */
 export const MAX_FIELD_ERRORS = 100;
 
+/** The one notation of `errors[].path`: `documentos[0].dte`, `auth.cert.cert-data`. */
+export function fieldPath(...segments: readonly (PropertyKey | readonly PropertyKey[])[]): string {
+  let out = "";
+  for (const segment of segments.flat()) {
+    if (typeof segment === "number") out += `[${segment}]`;
+    else if (String(segment) !== "") out += out ? `.${String(segment)}` : String(segment);
+  }
+  return out;
+}
+
+/** What a zod check passes to mark itself a business rule: its failure is a 400, not a 422. */
+const BUSINESS_RULE = { businessRule: true } as const;
+
+/**
+ * Options for `.refine()` (or `z.custom`) whose failure is one of the interface's business rules:
+ * `z.string().refine(isEmail, businessRule("must be an e-mail address"))`.
+ */
+export function businessRule(message: string): { message: string; params: typeof BUSINESS_RULE } {
+  return { message, params: BUSINESS_RULE };
+}
+
+function isBusinessRule(issue: z.core.$ZodIssue): boolean {
+  return issue.code === "custom" && (issue.params as { businessRule?: unknown } | undefined)?.businessRule === true;
+}
+
+/** Addresses the SII's forms take: no spaces or list separators, a dotted host name. */
+const EMAIL = /^[^\s@<>"(),;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
+const EMAIL_MAX = 254;
+
+/** Whether `value` (trimmed) is an e-mail address the gateway passes on. */
+export function isEmailAddress(value: string): boolean {
+  const email = value.trim();
+  return email.length <= EMAIL_MAX && EMAIL.test(email);
+}
+
+/**
+ * An e-mail address field. A malformed address is a business rule of the interface (400
+ * VALIDATION_ERROR), wherever it sits; a value that is no string at all is a malformed body (422).
+ */
+export function emailAddress() {
+  return z
+    .string()
+    .trim()
+    .refine(isEmailAddress, businessRule("must be an e-mail address like name@example.cl"))
+    .openapi({ format: "email", maxLength: EMAIL_MAX, example: "pagos@cliente.cl" });
+}
+
 function describe(issue: z.core.$ZodIssue): string {
   if (issue.code === "invalid_type" && /received undefined/.test(issue.message)) return "is required";
   return issue.message;
@@ -27,7 +83,7 @@ function describe(issue: z.core.$ZodIssue): string {
 /** The first `MAX_FIELD_ERRORS` issues as field errors. */
 export function fieldErrors(error: z.ZodError, target: Target): FieldError[] {
   return error.issues.slice(0, MAX_FIELD_ERRORS).map((issue) => ({
-    path: issue.path.map(String).join("."),
+    path: fieldPath(issue.path),
     location: locations[target],
     message: describe(issue),
   }));
@@ -41,6 +97,10 @@ export function validationHook(result: { success: boolean; error?: z.ZodError; t
   const names = errors.map((e) => e.path || e.location).join(", ") + more;
   const init = { errors, ...(more ? { details: { errors_total: total } } : {}) };
   if (result.target === "json" || result.target === "form") {
+    // Only a body whose every problem is a business rule is a 400: any malformed part makes it a 422.
+    if (result.error.issues.every(isBusinessRule)) {
+      throw new ApiError(400, "VALIDATION_ERROR", `The request breaks a rule: ${names}`, init);
+    }
     throw new ApiError(422, "VALIDATION_ERROR", `The request body is invalid: ${names}`, init);
   }
   throw new ApiError(400, "VALIDATION_ERROR", `Invalid ${result.target === "param" ? "path" : result.target} parameters: ${names}`, init);

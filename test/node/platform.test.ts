@@ -317,7 +317,7 @@ describe("admin API", () => {
     });
     expect(res.status).toBe(422);
     const paths = (await bodyOf(res)).errors.map((e: { path: string }) => e.path);
-    expect(paths).toEqual(expect.arrayContaining(["name", "account", "scopes.0"]));
+    expect(paths).toEqual(expect.arrayContaining(["name", "account", "scopes[0]"]));
   });
 
   it("does not exist without ADMIN_TOKEN", async () => {

@@ -42,9 +42,9 @@ describe("RCV sales summaries (set, read, delete)", () => {
     const cases: [unknown, number, string[]][] = [
       [{ auth, resumenes: [{ ...boleta, tipo_documento: 33 }] }, 400, ["resumenes.0.tipo_documento"]],
       [{ auth, resumenes: [boleta, boleta] }, 400, ["resumenes.1.tipo_documento"]],
-      [{ auth, resumenes: [{ ...boleta, monto_total: 5 }] }, 400, ["resumenes.0.monto_total"]],
-      [{ auth, resumenes: [{ ...boleta, monto_neto: 1.5 }] }, 422, ["resumenes.0.monto_neto"]],
-      [{ auth, resumenes: [{ ...boleta, documentos: -1 }] }, 422, ["resumenes.0.documentos"]],
+      [{ auth, resumenes: [{ ...boleta, monto_total: 5 }] }, 400, ["resumenes[0].monto_total"]],
+      [{ auth, resumenes: [{ ...boleta, monto_neto: 1.5 }] }, 422, ["resumenes[0].monto_neto"]],
+      [{ auth, resumenes: [{ ...boleta, documentos: -1 }] }, 422, ["resumenes[0].documentos"]],
     ];
     for (const [body, status, paths] of cases) {
       const res = await post("/api/v1/sii/rcv/ventas/set_resumen/76192083-9/202401", body);

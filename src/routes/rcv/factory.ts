@@ -9,6 +9,7 @@ import { ok } from "../../platform/envelope.ts";
 import { ApiError, type FieldError } from "../../platform/errors.ts";
 import { type Access, isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { fieldPath } from "../../platform/validation.ts";
 import type { CookieJar } from "../../sii/cookies.ts";
 import type { SiiContext } from "../../sii/http.ts";
 import {
@@ -322,7 +323,7 @@ export function checkTotals(
       ? []
       : [
           {
-            path: `${path}.${i}.monto_total`,
+            path: fieldPath(path, i, "monto_total"),
             location: "body" as const,
             message: `must be monto_exento + monto_neto + monto_iva (${r.monto_exento + r.monto_neto + r.monto_iva})`,
           },
