@@ -16,7 +16,9 @@ export const rateHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   } finally {
     const principal = c.get("principal");
     if (principal) {
-      const { deps, quota } = c.var;
+      // c.get, not c.var: c.var copies every variable into a new object on each read.
+      const deps = c.get("deps");
+      const quota = c.get("quota");
       const state = quota?.decision ?? (await deps.quota.peek(principal.tokenId, principal.plan, deps.clock.now()));
       const window = bindingWindow(state);
       c.res.headers.set("X-RateLimit-Limit", String(window.limit));

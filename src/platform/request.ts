@@ -21,7 +21,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     msg: "request",
     request_id: requestId,
     method: c.req.method,
-    path: new URL(c.req.url).pathname,
+    path: c.req.path,
     status: c.res.status,
     ms: Math.round(ms * 10) / 10,
     account: c.get("principal")?.account,

@@ -30,7 +30,8 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
   await next();
   const headers = c.res.headers;
   headers.set("X-Content-Type-Options", "nosniff");
-  const path = new URL(c.req.url).pathname;
+  // Hono's own path (no URL parse per request); same value as `new URL(c.req.url).pathname`.
+  const path = c.req.path;
   if (path.startsWith("/api/") || path.startsWith("/admin/")) headers.set("Cache-Control", "no-store");
   else if (path === "/docs" || path.startsWith("/docs/")) {
     headers.set("Content-Security-Policy", DOCS_CSP);
