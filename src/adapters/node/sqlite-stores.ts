@@ -2,7 +2,7 @@
 // transaction, so it is atomic within the process and against other processes on the same file.
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { CacheStore, IdempotencyStore, QuotaStore, SettingsStore, StoredResponse, TokenRecord, TokenStore } from "../../ports.ts";
-import { fits, quotaState, windowKeys } from "../quota-windows.ts";
+import { fits, quotaState, type WindowKeys, windowKeys } from "../quota-windows.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tokens (id TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, record TEXT NOT NULL);
@@ -83,33 +83,36 @@ export function sqliteTokenStore(db: DatabaseSync): TokenStore {
 }
 
 export function sqliteQuotaStore(db: DatabaseSync): QuotaStore {
-  const read = db.prepare("SELECT used FROM quota WHERE token_id = ? AND window = ?");
-  const add = db.prepare(
-    "INSERT INTO quota (token_id, window, used) VALUES (?, ?, ?) ON CONFLICT(token_id, window) DO UPDATE SET used = MAX(0, used + excluded.used)",
+  // Both windows in one statement each way: every charge reads and writes the pair, and each
+  // statement run costs about as much as the SQL in it (node:sqlite call overhead).
+  const read = db.prepare(
+    "SELECT (SELECT used FROM quota WHERE token_id = ?1 AND window = ?2) AS day, (SELECT used FROM quota WHERE token_id = ?1 AND window = ?3) AS month",
   );
-  const used = (tokenId: string, window: string) => Number((read.get(tokenId, window) as { used?: number } | undefined)?.used ?? 0);
+  const add = db.prepare(
+    "INSERT INTO quota (token_id, window, used) VALUES (?1, ?2, ?4), (?1, ?3, ?4) ON CONFLICT(token_id, window) DO UPDATE SET used = MAX(0, used + excluded.used)",
+  );
+  const used = (tokenId: string, keys: WindowKeys) => {
+    const row = read.get(tokenId, keys.day, keys.month) as { day: number | null; month: number | null };
+    return { day: Number(row.day ?? 0), month: Number(row.month ?? 0) };
+  };
   return {
     async consume(tokenId, units, plan, now) {
       const keys = windowKeys(now);
       return transaction(db, () => {
-        const day = used(tokenId, keys.day);
-        const month = used(tokenId, keys.month);
+        const { day, month } = used(tokenId, keys);
         if (!fits(plan, day, month, units)) return { allowed: false, ...quotaState(keys, plan, day, month) };
-        add.run(tokenId, keys.day, units);
-        add.run(tokenId, keys.month, units);
+        add.run(tokenId, keys.day, keys.month, units);
         return { allowed: true, ...quotaState(keys, plan, day + units, month + units) };
       });
     },
     async refund(tokenId, units, consumedAt) {
       const keys = windowKeys(consumedAt);
-      transaction(db, () => {
-        add.run(tokenId, keys.day, -units);
-        add.run(tokenId, keys.month, -units);
-      });
+      add.run(tokenId, keys.day, keys.month, -units);
     },
     async peek(tokenId, plan, now) {
       const keys = windowKeys(now);
-      return quotaState(keys, plan, used(tokenId, keys.day), used(tokenId, keys.month));
+      const { day, month } = used(tokenId, keys);
+      return quotaState(keys, plan, day, month);
     },
   };
 }
