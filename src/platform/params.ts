@@ -82,6 +82,8 @@ export interface IntegerOptions {
   max: number;
   /** What it is, for messages ("a year", "a month"). */
   noun?: string;
+  /** The message when the number is not one of `values`. */
+  valuesMessage?: string;
   /** Only these values (within min..max). */
   values?: readonly number[];
   example?: number;
@@ -99,10 +101,12 @@ export function IntegerParam(options: IntegerOptions) {
   const listed = values ? ` (${values.join(", ")})` : "";
   return z
     .string()
-    .regex(/^\d{1,10}$/, { error: `must be ${noun} (digits only)` })
+    .regex(/^\d+$/, { error: `must be ${noun} (digits only)` })
     .transform(Number)
-    .refine((n) => n >= min && n <= max, { error: `must be ${range}` })
-    .refine((n) => !values || values.includes(n), { error: `must be one of${listed}` })
+    .superRefine((n, ctx) => {
+      if (n < min || n > max) ctx.addIssue({ code: "custom", message: `must be ${range}` });
+      else if (values && !values.includes(n)) ctx.addIssue({ code: "custom", message: options.valuesMessage ?? `must be one of${listed}` });
+    })
     .openapi({
       type: "integer",
       minimum: min,
@@ -111,4 +115,13 @@ export function IntegerParam(options: IntegerOptions) {
       ...(options.example !== undefined ? { example: options.example } : {}),
       ...(options.description ? { description: options.description } : {}),
     });
+}
+
+/** A whole number of a JSON body that must be one of `values` (the document lists them as `enum`). */
+export function IntegerEnum(values: readonly number[], message = `must be one of ${values.join(", ")}`) {
+  return z
+    .number()
+    .int({ error: "must be a whole number" })
+    .refine((n) => values.includes(n), { error: message })
+    .openapi({ enum: [...values] });
 }

@@ -40,7 +40,7 @@ describe("RCV sales summaries (set, read, delete)", () => {
   it("validates strictly: types, duplicates, integer amounts, totals, before the SII", async () => {
     const { post, sandbox } = await setup();
     const cases: [unknown, number, string[]][] = [
-      [{ auth, resumenes: [{ ...boleta, tipo_documento: 33 }] }, 400, ["resumenes.0.tipo_documento"]],
+      [{ auth, resumenes: [{ ...boleta, tipo_documento: 33 }] }, 422, ["resumenes[0].tipo_documento"]],
       [{ auth, resumenes: [boleta, boleta] }, 400, ["resumenes.1.tipo_documento"]],
       [{ auth, resumenes: [{ ...boleta, monto_total: 5 }] }, 400, ["resumenes[0].monto_total"]],
       [{ auth, resumenes: [{ ...boleta, monto_neto: 1.5 }] }, 422, ["resumenes[0].monto_neto"]],
@@ -135,7 +135,7 @@ describe("RCV purchases transaction type", () => {
       auth,
       documentos: [{ tipo_documento: 33, rut_emisor: doc?.rut, folio: doc?.folio, tipo_transaccion: 6, codigo_iva_no_recuperable: 1 }],
     });
-    expect([res.status, (await bodyOf(res)).errors[0].path]).toEqual([400, "documentos.0.codigo_iva_no_recuperable"]);
+    expect([res.status, (await bodyOf(res)).errors[0].path]).toEqual([422, "documentos[0].codigo_iva_no_recuperable"]);
     expect(sandbox.state.calls.size).toBe(0);
   });
 });

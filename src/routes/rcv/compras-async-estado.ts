@@ -3,12 +3,11 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
-import { Periodo, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { answerAsync } from "./factory.ts";
-import { AmbienteQuery, Dte, Estado, JobEnvelope, RcvAuthBody, SolicitudId } from "./schema.ts";
+import { AmbienteQuery, Dte, Estado, JobEnvelope, RcvAuthBody, RcvPeriodo, Receptor, SolicitudId } from "./schema.ts";
 
-const Params = pathParams({ receptor: Rut, periodo: Periodo, solicitud_id: SolicitudId, dte: Dte, estado: Estado });
+const Params = pathParams({ receptor: Receptor, periodo: RcvPeriodo, solicitud_id: SolicitudId, dte: Dte, estado: Estado });
 
 export function registerRcvComprasAsyncEstado(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
@@ -18,6 +17,8 @@ export function registerRcvComprasAsyncEstado(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/sii/rcv/compras/async/estado/{receptor}/{periodo}/{solicitud_id}/{dte}/{estado}",
       tags: ["RCV"],
       summary: "Purchases download, step 2: state",
+      description:
+        "The state of a purchases download request: `CREADO`, `EN PROCESO`, `TERMINADO` (the file is ready) or an error. 404 when the SII has no such request for the period, state and type.",
       request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
       responses: { 200: jsonContent(JobEnvelope, "The request"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),

@@ -3,12 +3,11 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
-import { Periodo, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { answerAsync } from "./factory.ts";
-import { AmbienteQuery, Dte, Estado, JobEnvelope, RcvAuthBody } from "./schema.ts";
+import { AmbienteQuery, Dte, Estado, JobEnvelope, RcvAuthBody, RcvPeriodo, Receptor } from "./schema.ts";
 
-const Params = pathParams({ receptor: Rut, periodo: Periodo, dte: Dte, estado: Estado });
+const Params = pathParams({ receptor: Receptor, periodo: RcvPeriodo, dte: Dte, estado: Estado });
 
 export function registerRcvComprasAsyncSolicitar(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
@@ -18,6 +17,8 @@ export function registerRcvComprasAsyncSolicitar(app: OpenAPIHono<AppEnv>): void
       path: "/api/v1/sii/rcv/compras/async/solicitar/{receptor}/{periodo}/{dte}/{estado}",
       tags: ["RCV"],
       summary: "Purchases download, step 1: request",
+      description:
+        "Asks the SII to prepare the month's purchases of one state and type as a file (for periods too large for the synchronous detail). Answers the request's `solicitud_id`; poll step 2 until `TERMINADO`, then read step 3.",
       request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
       responses: { 200: jsonContent(JobEnvelope, "The request"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),

@@ -5,22 +5,18 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
-import { Periodo, Rut } from "../../platform/params.ts";
+import { IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { detalleRows, rcvPurchaseByFolio } from "../../sii/rcv.ts";
 import { siiServices } from "../sii-context.ts";
 import { checkEmptyType, checkPeriodo, withRcvSession } from "./factory.ts";
-import { AmbienteQuery, Document, Dte, RcvAuthBody } from "./schema.ts";
+import { AmbienteQuery, Document, Dte, MAX_FOLIO, RcvAuthBody, RcvPeriodo, Receptor } from "./schema.ts";
 
 const Params = pathParams({
-  receptor: Rut,
-  periodo: Periodo,
+  receptor: Receptor,
+  periodo: RcvPeriodo,
   dte: Dte,
-  folio: z.coerce
-    .number({ error: "must be a number" })
-    .int()
-    .positive({ error: "must be positive" })
-    .openapi({ param: { name: "folio", in: "path" }, type: "integer", example: 1001 }),
+  folio: IntegerParam({ min: 1, max: MAX_FOLIO, noun: "a folio", example: 1000, description: "The document's folio" }),
 });
 
 export function registerRcvComprasDetalleDocumento(app: OpenAPIHono<AppEnv>): void {
@@ -31,6 +27,8 @@ export function registerRcvComprasDetalleDocumento(app: OpenAPIHono<AppEnv>): vo
       path: "/api/v1/sii/rcv/compras/detalle/documento/{receptor}/{periodo}/{dte}/{folio}",
       tags: ["RCV"],
       summary: "One purchase document of the register, by type and folio",
+      description:
+        "The purchase documents of one type with one folio in the month, in whatever state (suppliers may share folio numbers, so several may match); 404 when none.",
       request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
       responses: {
         200: jsonContent(

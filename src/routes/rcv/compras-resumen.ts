@@ -2,12 +2,11 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
-import { Periodo, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { answerSummary } from "./factory.ts";
-import { AmbienteQuery, Estado, RcvAuthBody, Summary } from "./schema.ts";
+import { AmbienteQuery, Estado, RcvAuthBody, RcvPeriodo, Receptor, Summary } from "./schema.ts";
 
-const Params = pathParams({ receptor: Rut, periodo: Periodo, estado: Estado });
+const Params = pathParams({ receptor: Receptor, periodo: RcvPeriodo, estado: Estado });
 
 export function registerRcvComprasResumen(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
@@ -17,6 +16,8 @@ export function registerRcvComprasResumen(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/sii/rcv/compras/resumen/{receptor}/{periodo}/{estado}",
       tags: ["RCV"],
       summary: "Purchases summary of a period",
+      description:
+        "Per document type, the totals of the taxpayer's purchases register for the month in one state (the SII's `getResumen` of the RCV portal). Needs the taxpayer's clave, or a certificate of the taxpayer or its representative. An empty period is a 200 with no rows.",
       request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
       responses: {
         200: jsonContent(Summary, "The summary (empty when the period has no documents)"),

@@ -1,29 +1,59 @@
 // The RCV operations' schemas: credentials, path parameters, and the answers several operations share.
 import { z } from "@hono/zod-openapi";
-import { Ambiente, DryRun, Formato } from "../../platform/params.ts";
+import { Ambiente, DryRun, Formato, IntegerEnum, IntegerParam, Rut } from "../../platform/params.ts";
 import { envelope } from "../../platform/schemas.ts";
 import { RCV_ESTADOS } from "../../sii/rcv.ts";
 import { PassOrCertAuth } from "../credentials.ts";
 import { EXAMPLE_CLAVE } from "../example-credentials.ts";
 
-export const Estado = z.enum(RCV_ESTADOS, { error: `must be one of ${RCV_ESTADOS.join(", ")}` }).openapi({ example: "REGISTRO" });
+export const Estado = z.enum(RCV_ESTADOS, { error: `must be one of ${RCV_ESTADOS.join(", ")}` }).openapi({
+  description:
+    "State of the purchases in the register: `REGISTRO` registered, `PENDIENTE` pending acceptance, `NO_INCLUIR` excluded, `RECLAMADO` claimed",
+  example: "REGISTRO",
+});
 
-export const RcvAuthBody = z
-  .object({ auth: PassOrCertAuth })
-  .openapi("RcvAuth", { example: { auth: { pass: EXAMPLE_CLAVE } } });
+/** The taxpayer whose purchases are read or written (the receiver of the documents). */
+export const Receptor = Rut.openapi({
+  description:
+    "The taxpayer whose purchases register this is (the documents' receiver), `XXXXXXXX-K`; the check digit is verified by the server (modulo 11, which a pattern cannot express)",
+  example: "76192083-9",
+});
+
+/** The taxpayer whose sales are read or written (the issuer of the documents). */
+export const Emisor = Rut.openapi({
+  description:
+    "The taxpayer whose sales register this is (the documents' issuer), `XXXXXXXX-K`; the check digit is verified by the server (modulo 11, which a pattern cannot express)",
+  example: "76192083-9",
+});
+
+/** The SII's first RCV period (factory.ts checks the upper bound, the current month in Chile). */
+const RCV_PERIOD = /^(?:2017(?:0[5-9]|1[0-2])|(?:201[89]|20[2-9]\d|2[1-9]\d\d)(?:0[1-9]|1[0-2]))$/;
+
+export const RcvPeriodo = z.string().regex(RCV_PERIOD, { error: "must be a period YYYYMM from 201705 (the RCV's first month)" }).openapi({
+  description:
+    "Tax period `YYYYMM`, from `201705` (the register's first month) to the current month in Chile (a later month is a 400 the pattern cannot express)",
+  example: "202405",
+});
+
+export const RcvAuthBody = z.object({ auth: PassOrCertAuth }).openapi("RcvAuth", { example: { auth: { pass: EXAMPLE_CLAVE } } });
 
 export type RcvAuth = z.output<typeof RcvAuthBody>["auth"];
 
 /** Document types of the register (0: all). */
 export const RCV_TYPES = [
   0, 29, 30, 32, 33, 34, 35, 38, 39, 40, 41, 43, 45, 46, 48, 55, 56, 60, 61, 101, 102, 103, 104, 105, 106, 108, 109, 110, 111, 112, 914,
-];
+] as const;
 
-export const Dte = z.coerce
-  .number({ error: "must be a document type number" })
-  .int()
-  .refine((n) => RCV_TYPES.includes(n), { error: `must be 0 (all) or a document type of the register (${RCV_TYPES.slice(1).join(", ")})` })
-  .openapi({ param: { name: "dte", in: "path" }, type: "integer", example: 33 });
+export const Dte = IntegerParam({
+  min: 0,
+  max: 914,
+  values: RCV_TYPES,
+  noun: "a document type number",
+  valuesMessage: `must be 0 (all) or a document type of the register (${RCV_TYPES.slice(1).join(", ")})`,
+  example: 33,
+  description:
+    "Document type (SII code): `33` factura, `34` factura exenta, `39` boleta, `46` factura de compra, `56` nota de débito, `61` nota de crédito, …; `0` every type of the period",
+});
 
 export const Document = z.object({
   tipo_documento: z.number().int(),
@@ -127,19 +157,34 @@ export const FileEnvelope = envelope(
   z.object({ solicitud_id: z.number().int(), registros: z.number().int(), documentos: z.array(Document) }).openapi("RcvAsyncDetalle"),
 );
 
-export const SolicitudId = z.coerce
-  .number({ error: "must be a number" })
-  .int()
-  .positive({ error: "must be positive" })
-  .openapi({ param: { name: "solicitud_id", in: "path" }, type: "integer", example: 800001 });
+export const SolicitudId = IntegerParam({
+  min: 1,
+  max: Number.MAX_SAFE_INTEGER,
+  noun: "a number",
+  example: 800001,
+  description: "The download request's id, as step 1 (`solicitar`) answered it",
+});
 
 // Writes (…/set_*, …/delete_*).
 /** Types a taxpayer declares as monthly summaries instead of per document. */
 export const SUMMARY_TYPES = [35, 38, 39, 41, 48] as const;
 
+/** A folio has at most 10 digits (DTE_v10.xsd FolioType). */
+export const MAX_FOLIO = 9_999_999_999;
+
 export const Amount = z.number().int({ error: "must be a whole number of pesos" }).min(0, { error: "must be 0 or more" });
 export const Count = z.number().int({ error: "must be a whole number" }).min(0, { error: "must be 0 or more" });
-export const Totals = { monto_exento: Amount, monto_neto: Amount, monto_iva: Amount, monto_total: Amount };
+export const Totals = {
+  monto_exento: Amount.openapi({ description: "Exempt amount, CLP" }),
+  monto_neto: Amount.openapi({ description: "Net amount, CLP" }),
+  monto_iva: Amount.openapi({ description: "VAT, CLP" }),
+  monto_total: Amount.openapi({
+    description: "Total, CLP: must equal monto_exento + monto_neto + monto_iva (a 400 names it otherwise; a schema cannot add)",
+  }),
+};
+
+/** A summary type, for bodies (the document lists them). */
+export const SummaryType = IntegerEnum(SUMMARY_TYPES, `must be one of ${SUMMARY_TYPES.join(", ")}`);
 
 export const Written = envelope(
   z.object({ rut: z.string(), periodo: z.string(), sii: z.record(z.string(), z.unknown()) }).openapi("RcvWrite"),

@@ -3,12 +3,11 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
-import { Periodo, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { answerAsync } from "./factory.ts";
-import { AmbienteQuery, Dte, FileEnvelope, RcvAuthBody, SolicitudId } from "./schema.ts";
+import { AmbienteQuery, Dte, Emisor, FileEnvelope, RcvAuthBody, RcvPeriodo, SolicitudId } from "./schema.ts";
 
-const Params = pathParams({ emisor: Rut, periodo: Periodo, solicitud_id: SolicitudId, dte: Dte });
+const Params = pathParams({ emisor: Emisor, periodo: RcvPeriodo, solicitud_id: SolicitudId, dte: Dte });
 
 export function registerRcvVentasAsyncDetalle(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
@@ -18,6 +17,8 @@ export function registerRcvVentasAsyncDetalle(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/sii/rcv/ventas/async/detalle/{emisor}/{periodo}/{solicitud_id}/{dte}",
       tags: ["RCV"],
       summary: "Sales download, step 3: documents",
+      description:
+        "The finished file's sales documents, streamed as they are read (any size). 400 while the request is not `TERMINADO` yet.",
       request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
       responses: { 200: jsonContent(FileEnvelope, "Every document of the file"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),

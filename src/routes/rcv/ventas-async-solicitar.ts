@@ -3,12 +3,11 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
-import { Periodo, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { answerAsync } from "./factory.ts";
-import { AmbienteQuery, Dte, JobEnvelope, RcvAuthBody } from "./schema.ts";
+import { AmbienteQuery, Dte, Emisor, JobEnvelope, RcvAuthBody, RcvPeriodo } from "./schema.ts";
 
-const Params = pathParams({ emisor: Rut, periodo: Periodo, dte: Dte });
+const Params = pathParams({ emisor: Emisor, periodo: RcvPeriodo, dte: Dte });
 
 export function registerRcvVentasAsyncSolicitar(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
@@ -18,6 +17,8 @@ export function registerRcvVentasAsyncSolicitar(app: OpenAPIHono<AppEnv>): void 
       path: "/api/v1/sii/rcv/ventas/async/solicitar/{emisor}/{periodo}/{dte}",
       tags: ["RCV"],
       summary: "Sales download, step 1: request",
+      description:
+        "Asks the SII to prepare the month's sales of one type as a file (for periods too large for the synchronous detail). Answers the request's `solicitud_id`; poll step 2 until `TERMINADO`, then read step 3.",
       request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
       responses: { 200: jsonContent(JobEnvelope, "The request"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),

@@ -3,33 +3,27 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { Periodo, Rut } from "../../platform/params.ts";
 import { pathParams } from "../../platform/schemas.ts";
 import { deleteResumen } from "../../sii/rcv-inferred.ts";
+import { EXAMPLE_CLAVE } from "../example-credentials.ts";
 import { registerRcvWrite } from "./factory.ts";
-import { SUMMARY_TYPES, withAuth } from "./schema.ts";
+import { Emisor, RcvPeriodo, SUMMARY_TYPES, SummaryType, withAuth } from "./schema.ts";
 
 export function registerRcvVentasDeleteResumen(app: OpenAPIHono<AppEnv>): void {
   registerRcvWrite(app, {
     path: "/api/v1/sii/rcv/ventas/delete_resumen/{emisor}/{periodo}",
     access: { scope: "sii:write", weight: 5, write: true },
     summary: "Delete monthly sales summaries",
-    params: pathParams({ emisor: Rut, periodo: Periodo }),
+    params: pathParams({ emisor: Emisor, periodo: RcvPeriodo }),
     rut: (params) => params.emisor,
     body: withAuth({
       tipos_documento: z
-        .array(z.number().int())
+        .array(SummaryType)
         .min(1)
         .max(SUMMARY_TYPES.length)
         .optional()
-        .openapi({ description: "Default: every summary type" }),
-    }).openapi("RcvDeleteResumen"),
-    check: (body) =>
-      (body.tipos_documento ?? []).flatMap((t, i) =>
-        (SUMMARY_TYPES as readonly number[]).includes(t)
-          ? []
-          : [{ path: `tipos_documento.${i}`, location: "body" as const, message: `must be one of ${SUMMARY_TYPES.join(", ")}` }],
-      ),
+        .openapi({ description: `The summary types to delete (${SUMMARY_TYPES.join(", ")}); default: every summary type` }),
+    }).openapi("RcvDeleteResumen", { example: { auth: { pass: EXAMPLE_CLAVE }, tipos_documento: [39] } }),
     send: (ctx, jar, rut, body, params) => deleteResumen(ctx, jar, rut, params.periodo, body.tipos_documento ?? [...SUMMARY_TYPES]),
   });
 }

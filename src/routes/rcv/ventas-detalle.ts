@@ -3,12 +3,11 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
-import { Periodo, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, pathParams } from "../../platform/schemas.ts";
 import { answerDetail } from "./factory.ts";
-import { DetailQuery, DetailResponse, Dte, RcvAuthBody } from "./schema.ts";
+import { DetailQuery, DetailResponse, Dte, Emisor, RcvAuthBody, RcvPeriodo } from "./schema.ts";
 
-const Params = pathParams({ emisor: Rut, periodo: Periodo, dte: Dte });
+const Params = pathParams({ emisor: Emisor, periodo: RcvPeriodo, dte: Dte });
 
 export function registerRcvVentasDetalle(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
@@ -18,6 +17,8 @@ export function registerRcvVentasDetalle(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/sii/rcv/ventas/detalle/{emisor}/{periodo}/{dte}",
       tags: ["RCV"],
       summary: "Sales detail of a period",
+      description:
+        "The sales documents of the month, of one type or (`dte` 0) of every type with detail; types the SII keeps only as totals (boletas) are listed in `sin_detalle`. A period larger than the SII's synchronous detail serves is a 502 pointing to the asynchronous download. `formato=csv` answers the SII's own export (ISO-8859-1).",
       request: { params: Params, query: DetailQuery, body: jsonBody(RcvAuthBody) },
       responses: { 200: DetailResponse, ...errorResponses([400, 422, 502, 503]) },
     }),

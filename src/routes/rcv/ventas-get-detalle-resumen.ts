@@ -5,14 +5,13 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
-import { Periodo, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { rcvSummaryDetail } from "../../sii/rcv.ts";
 import { siiServices } from "../sii-context.ts";
 import { checkPeriodo, withRcvSession } from "./factory.ts";
-import { AmbienteQuery, RcvAuthBody } from "./schema.ts";
+import { AmbienteQuery, Emisor, RcvAuthBody, RcvPeriodo } from "./schema.ts";
 
-const Params = pathParams({ emisor: Rut, periodo: Periodo });
+const Params = pathParams({ emisor: Emisor, periodo: RcvPeriodo });
 
 export function registerRcvVentasGetDetalleResumen(app: OpenAPIHono<AppEnv>): void {
   registerOperation(

@@ -2,12 +2,11 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
-import { Periodo, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { answerSummary } from "./factory.ts";
-import { AmbienteQuery, RcvAuthBody, Summary } from "./schema.ts";
+import { AmbienteQuery, Emisor, RcvAuthBody, RcvPeriodo, Summary } from "./schema.ts";
 
-const Params = pathParams({ emisor: Rut, periodo: Periodo });
+const Params = pathParams({ emisor: Emisor, periodo: RcvPeriodo });
 
 export function registerRcvVentasResumen(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
@@ -17,6 +16,8 @@ export function registerRcvVentasResumen(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/sii/rcv/ventas/resumen/{emisor}/{periodo}",
       tags: ["RCV"],
       summary: "Sales summary of a period",
+      description:
+        "Per document type, the totals of the taxpayer's sales register for the month (the SII's `getResumen`), including the summaries entered as totals (boletas and the like). Needs the taxpayer's clave, or a certificate of the taxpayer or its representative.",
       request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
       responses: {
         200: jsonContent(Summary, "The summary (empty when the period has no documents)"),

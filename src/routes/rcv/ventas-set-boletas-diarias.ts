@@ -3,28 +3,32 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { Periodo, Rut } from "../../platform/params.ts";
+import { IntegerParam } from "../../platform/params.ts";
 import { pathParams } from "../../platform/schemas.ts";
 import { setBoletasDiarias } from "../../sii/rcv-inferred.ts";
+import { EXAMPLE_CLAVE } from "../example-credentials.ts";
 import { checkTotals, registerRcvWrite } from "./factory.ts";
-import { Count, SUMMARY_TYPES, Totals, withAuth } from "./schema.ts";
+import { Count, Emisor, MAX_FOLIO, RcvPeriodo, SUMMARY_TYPES, Totals, withAuth } from "./schema.ts";
 
 const Dia = z.object({
-  dia: z.number().int().min(1).max(31),
-  documentos: Count,
-  folio_inicial: z.number().int().positive(),
-  folio_final: z.number().int().positive(),
+  dia: z.number().int().min(1).max(31).openapi({ description: "Day of the month, 1 to 31 (past the period's last day it is a 400)" }),
+  documentos: Count.openapi({ description: "Receipts issued that day" }),
+  folio_inicial: z.number().int().min(1).max(MAX_FOLIO).openapi({ description: "First folio of the day" }),
+  folio_final: z.number().int().min(1).max(MAX_FOLIO).openapi({ description: "Last folio of the day, not lower than folio_inicial" }),
   ...Totals,
 });
 
 const Params = pathParams({
-  emisor: Rut,
-  periodo: Periodo,
-  dte: z.coerce
-    .number()
-    .int()
-    .refine((n) => (SUMMARY_TYPES as readonly number[]).includes(n), { error: `must be one of ${SUMMARY_TYPES.join(", ")}` })
-    .openapi({ param: { name: "dte", in: "path" }, type: "integer", example: 39 }),
+  emisor: Emisor,
+  periodo: RcvPeriodo,
+  dte: IntegerParam({
+    min: Math.min(...SUMMARY_TYPES),
+    max: Math.max(...SUMMARY_TYPES),
+    values: SUMMARY_TYPES,
+    noun: "a document type number",
+    example: 39,
+    description: "The summary type whose days these are: 35, 38, 39 (boletas), 41 (boletas exentas) or 48 (vouchers)",
+  }),
 });
 
 export function registerRcvVentasSetBoletasDiarias(app: OpenAPIHono<AppEnv>): void {
@@ -36,7 +40,25 @@ export function registerRcvVentasSetBoletasDiarias(app: OpenAPIHono<AppEnv>): vo
       "Sent to the daily receipts' service of the SII (complementoscvui facadeServiceBoletasDiarias, public by its read); the write method and its day fields are inferred (not public). `dry_run` validates everything without contacting the SII.",
     params: Params,
     rut: (params) => params.emisor,
-    body: withAuth({ dias: z.array(Dia).min(1).max(31) }).openapi("RcvSetBoletasDiarias"),
+    body: withAuth({
+      dias: z.array(Dia).min(1).max(31).openapi({ description: "The days, 1 to 31 entries, one per day (a day given twice is a 400)" }),
+    }).openapi("RcvSetBoletasDiarias", {
+      example: {
+        auth: { pass: EXAMPLE_CLAVE },
+        dias: [
+          {
+            dia: 1,
+            documentos: 10,
+            folio_inicial: 100,
+            folio_final: 109,
+            monto_exento: 0,
+            monto_neto: 10000,
+            monto_iva: 1900,
+            monto_total: 11900,
+          },
+        ],
+      },
+    }),
     check: (body, params) => {
       const days = new Date(Date.UTC(Number(params.periodo.slice(0, 4)), Number(params.periodo.slice(4, 6)), 0)).getUTCDate();
       return [

@@ -3,28 +3,43 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { Periodo, Rut } from "../../platform/params.ts";
 import { pathParams } from "../../platform/schemas.ts";
 import { setResumen } from "../../sii/rcv-inferred.ts";
+import { EXAMPLE_CLAVE } from "../example-credentials.ts";
 import { checkTotals, registerRcvWrite } from "./factory.ts";
-import { Count, SUMMARY_TYPES, Totals, withAuth } from "./schema.ts";
+import { Count, Emisor, RcvPeriodo, SUMMARY_TYPES, SummaryType, Totals, withAuth } from "./schema.ts";
 
-const Resumen = z.object({ tipo_documento: z.number().int(), documentos: Count, ...Totals });
+const Resumen = z.object({
+  tipo_documento: SummaryType.openapi({ description: "The type summarized: 35, 38, 39 (boletas), 41 (boletas exentas) or 48 (vouchers)" }),
+  documentos: Count.openapi({ description: "How many documents the summary covers" }),
+  ...Totals,
+});
+
+/** A summary that runs in the sandbox as written (120 boletas, 1 000 000 CLP with VAT). */
+export const EXAMPLE_RESUMEN = {
+  tipo_documento: 39,
+  documentos: 120,
+  monto_exento: 0,
+  monto_neto: 840336,
+  monto_iva: 159664,
+  monto_total: 1000000,
+};
 
 export function registerRcvVentasSetResumen(app: OpenAPIHono<AppEnv>): void {
   registerRcvWrite(app, {
     path: "/api/v1/sii/rcv/ventas/set_resumen/{emisor}/{periodo}",
     access: { scope: "sii:write", weight: 5, write: true },
     summary: "Enter or replace monthly sales summaries",
-    params: pathParams({ emisor: Rut, periodo: Periodo }),
+    params: pathParams({ emisor: Emisor, periodo: RcvPeriodo }),
     rut: (params) => params.emisor,
-    body: withAuth({ resumenes: z.array(Resumen).min(1).max(SUMMARY_TYPES.length) }).openapi("RcvSetResumen"),
+    body: withAuth({
+      resumenes: z
+        .array(Resumen)
+        .min(1)
+        .max(SUMMARY_TYPES.length)
+        .openapi({ description: `One summary per type, 1 to ${SUMMARY_TYPES.length} (a type given twice is a 400)` }),
+    }).openapi("RcvSetResumen", { example: { auth: { pass: EXAMPLE_CLAVE }, resumenes: [EXAMPLE_RESUMEN] } }),
     check: (body) => [
-      ...body.resumenes.flatMap((r, i) =>
-        (SUMMARY_TYPES as readonly number[]).includes(r.tipo_documento)
-          ? []
-          : [{ path: `resumenes.${i}.tipo_documento`, location: "body" as const, message: `must be one of ${SUMMARY_TYPES.join(", ")}` }],
-      ),
       ...body.resumenes.flatMap((r, i) =>
         body.resumenes.findIndex((o) => o.tipo_documento === r.tipo_documento) === i
           ? []
