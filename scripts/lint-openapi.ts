@@ -35,7 +35,7 @@ const deps: Deps = {
 };
 const res = await createApp(() => deps).request("/openapi.json");
 if (res.status !== 200) throw new Error(`GET /openapi.json answered ${res.status}`);
-const doc = await res.json();
+const doc = (await res.json()) as Record<string, unknown>;
 
 const dir = mkdtempSync(join(tmpdir(), "openapi-lint-"));
 const file = join(dir, "openapi.json");
