@@ -145,6 +145,37 @@ export function isDryRun(c: Context): boolean {
   return parseDryRun(c.req.query("dry_run")) === true;
 }
 
+/**
+ * The output format of an operation that offers several: `formato` when the caller gave it,
+ * else the offered media type the `Accept` header prefers (RFC 9110 §12.5.1: the most specific
+ * range that matches gives a type its weight; a tie keeps the first offered, the default), so
+ * `Accept: application/json` and any-type ranges keep JSON. The answer then varies by Accept.
+ */
+export function responseFormat<F extends string>(c: Context, formato: F, offered: Readonly<Record<F, string>>): F {
+  if (c.req.query("formato") !== undefined) return formato;
+  const accept = c.req.header("accept");
+  if (!accept) return formato;
+  c.header("Vary", "Accept");
+  const ranges = accept.split(",").map((part) => {
+    const [range = "", ...params] = part.trim().toLowerCase().split(";");
+    const q = params.map((p) => /^\s*q=([01](?:\.\d{0,3})?)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    return { range: range.trim(), q: q === undefined ? 1 : Number(q) };
+  });
+  const weight = (type: string): number => {
+    const [major] = type.split("/");
+    const match =
+      ranges.find((r) => r.range === type) ?? ranges.find((r) => r.range === `${major}/*`) ?? ranges.find((r) => r.range === "*/*");
+    return match?.q ?? 0;
+  };
+  let best = formato;
+  let bestWeight = weight(offered[formato]);
+  for (const format of Object.keys(offered) as F[]) {
+    const w = weight(offered[format]);
+    if (w > bestWeight) [best, bestWeight] = [format, w];
+  }
+  return best;
+}
+
 async function runOperation(c: Context<AppEnv>, spec: OperationSpec, handler: OperationHandler, dryRun: boolean): Promise<Response> {
   // A preview is free because it cannot reach the SII: the handler gets a transport that refuses
   // every call, so an operation that forgot to honour `dry_run` fails instead of acting for free.

@@ -4,7 +4,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation, responseFormat, valid } from "../../platform/operation.ts";
 import { Formato } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import { annualBte } from "../../sii/bte.ts";
@@ -87,7 +87,9 @@ export function registerBteEmitidasResumen(app: OpenAPIHono<AppEnv>): void {
     { scope: "sii:read", weight: 2 },
     async (c) => {
       const { anio } = valid(c, "param", Params);
-      const { formato, csv_delimiter } = valid(c, "query", Query);
+      const query = valid(c, "query", Query);
+      const { csv_delimiter } = query;
+      const formato = responseFormat(c, query.formato, { json: "application/json", csv: "text/csv", html: "text/html" });
       const { pass } = valid(c, "json", Body).auth;
       const { ctx, sessions } = await siiServices(c);
       const summary = await sessions.withClave(pass, (jar) => annualBte(ctx, jar, anio));

@@ -7,7 +7,7 @@ import { encodeLatin1 } from "../../lib/latin1.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError, type FieldError } from "../../platform/errors.ts";
-import { type Access, isDryRun, registerOperation, valid } from "../../platform/operation.ts";
+import { type Access, isDryRun, registerOperation, responseFormat, valid } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { fieldPath } from "../../platform/validation.ts";
 import type { CookieJar } from "../../sii/cookies.ts";
@@ -121,7 +121,8 @@ export async function answerDetail(c: Context<AppEnv>, q: RcvQuery, dte: number)
   checkPeriodo(c, q.periodo);
   const { auth } = valid(c, "json", RcvAuthBody);
   const { ctx, sessions } = await siiServices(c);
-  if (valid(c, "query", DetailQuery).formato === "csv") {
+  const formato = responseFormat(c, valid(c, "query", DetailQuery).formato, { json: "application/json", csv: "text/csv" });
+  if (formato === "csv") {
     // The SII's own file name (it sends it after the rows, too late for the header of a streamed answer).
     const name = `RCV_${q.operacion}_${q.estado}_${q.rut}_${q.periodo}.csv`;
     return answerInSession(
