@@ -1,8 +1,8 @@
 // Published indicators never change: a year whose page is complete is cached for good; a year
 // still being published is re-read at most hourly.
-import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../platform/context.ts";
+import { IntegerParam } from "../../platform/params.ts";
 import type { CacheStore } from "../../ports.ts";
 
 export const REREAD_MS = 60 * 60 * 1000;
@@ -37,11 +37,18 @@ export async function cachedYear<T>(
   return value;
 }
 
-/** A whole-number path parameter within a range (years, months, days). */
-export const int = (name: string, min: number, max: number, example: number) =>
-  z.coerce
-    .number({ error: "must be a number" })
-    .int({ error: "must be a whole number" })
-    .min(min, { error: `must be ${min} to ${max}` })
-    .max(max, { error: `must be ${min} to ${max}` })
-    .openapi({ param: { name, in: "path" }, type: "integer", example });
+/** The years the indicator operations take. */
+export const FIRST_YEAR = 1900;
+export const LAST_YEAR = 2100;
+
+/** The year of a published table (`anio`). */
+export const Anio = IntegerParam({
+  min: FIRST_YEAR,
+  max: LAST_YEAR,
+  noun: "a year",
+  example: 2025,
+  description: `Year, ${FIRST_YEAR} to ${LAST_YEAR}; a year the SII has not published is a 404`,
+});
+
+/** A month, 1 to 12 (`mes`). */
+export const Mes = IntegerParam({ min: 1, max: 12, noun: "a month", example: 3, description: "Month, 1 (January) to 12 (December)" });

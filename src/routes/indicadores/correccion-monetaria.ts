@@ -9,9 +9,9 @@ import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { correccionYear } from "../../sii/indicadores.ts";
 import { siiContext } from "../sii-context.ts";
-import { cachedYear, int } from "./cache.ts";
+import { Anio, cachedYear } from "./cache.ts";
 
-const Params = z.object({ anio: int("anio", 1900, 2100, 2025) });
+const Params = z.object({ anio: Anio });
 
 const Row = z.array(z.number().nullable()).length(12).openapi({
   description:
@@ -58,6 +58,8 @@ export function registerIndicadoresCorreccionMonetaria(app: OpenAPIHono<AppEnv>)
       path: "/api/v1/sii/indicadores/correccion_monetaria/anual/{anio}",
       tags: ["Indicators"],
       summary: "Annual monetary correction",
+      description:
+        "The SII's monetary-correction table of the year (corrección monetaria, for own capital and assets): per month the percentage and factor that correct an amount of that month to the year's end, and the SII's whole matrix. Cached; a year not published yet is a 404; no credentials needed.",
       request: { params: Params },
       responses: { 200: jsonContent(Table, "The table"), ...errorResponses([400, 404, 502, 503]) },
     }),

@@ -8,9 +8,9 @@ import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { segundaCategoriaYear } from "../../sii/indicadores.ts";
 import { siiContext } from "../sii-context.ts";
-import { cachedYear, int } from "./cache.ts";
+import { Anio, cachedYear, Mes } from "./cache.ts";
 
-const Params = z.object({ anio: int("anio", 1900, 2100, 2025), mes: int("mes", 1, 12, 3) });
+const Params = z.object({ anio: Anio, mes: Mes });
 
 const Bracket = z
   .object({
@@ -46,6 +46,8 @@ export function registerIndicadoresImpuestoSegundaCategoria(app: OpenAPIHono<App
       path: "/api/v1/sii/indicadores/impuesto_segunda_categoria/anual/{anio}/{mes}",
       tags: ["Indicators"],
       summary: "Second-category tax brackets of a month",
+      description:
+        "The brackets of the single second-category tax (impuesto único de segunda categoría, on wages) that the SII publishes for the month, per pay period (monthly, fortnightly, weekly, daily), in CLP. Cached; a month not published yet is a 404; no credentials needed.",
       request: { params: Params },
       responses: { 200: jsonContent(Table, "The brackets per period"), ...errorResponses([400, 404, 502, 503]) },
     }),

@@ -5,12 +5,23 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
+import { IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { ufYear } from "../../sii/indicadores.ts";
 import { siiContext } from "../sii-context.ts";
-import { cachedYear, int } from "./cache.ts";
+import { Anio, cachedYear, Mes } from "./cache.ts";
 
-const Params = z.object({ anio: int("anio", 1900, 2100, 2025), mes: int("mes", 1, 12, 3), dia: int("dia", 1, 31, 15) });
+const Params = z.object({
+  anio: Anio,
+  mes: Mes,
+  dia: IntegerParam({
+    min: 1,
+    max: 31,
+    noun: "a day",
+    example: 15,
+    description: "Day of the month, 1 to 31; a day the month does not have (2025-02-30) is a 400",
+  }),
+});
 
 const Uf = envelope(
   z
@@ -29,7 +40,8 @@ export function registerIndicadoresUf(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/sii/indicadores/uf/anual/{anio}/{mes}/{dia}",
       tags: ["Indicators"],
       summary: "The UF value of a date",
-      description: "From the SII's published table (ISO-8859-1 page, cached). A date the SII has not published yet is a 404.",
+      description:
+        "The value of the Unidad de Fomento (CLP per UF) on that date, from the SII's yearly table (an ISO-8859-1 page, cached: a complete year for good, the current year for an hour). A date the SII has not published yet is a 404; no credentials needed.",
       request: { params: Params },
       responses: { 200: jsonContent(Uf, "The value"), ...errorResponses([400, 404, 502, 503]) },
     }),

@@ -6,12 +6,14 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { type Access, registerOperation, valid } from "../../platform/operation.ts";
+import { IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
 import type { Categoria, CategoryCatalog } from "../../sii/vehiculos-index.ts";
-import { int } from "../indicadores/cache.ts";
 import { AnioTasaQuery, CATEGORIA_TEXT, catalogFor, TAGS } from "./schema.ts";
 
-const Params = z.object({ categoria: int("categoria", 1, 3, 1).openapi({ description: CATEGORIA_TEXT, minimum: 1, maximum: 3 }) });
+const Params = z.object({
+  categoria: IntegerParam({ min: 1, max: 3, values: [1, 2, 3], noun: "a category", example: 1, description: CATEGORIA_TEXT }),
+});
 
 export interface ListOperation<L extends string> {
   path: string;

@@ -3,6 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../platform/context.ts";
+import { IntegerParam } from "../../platform/params.ts";
 import { FIRST_APPRAISAL_YEAR } from "../../sii/vehiculos.ts";
 import { type CatalogView, type Categoria, categoryCatalog } from "../../sii/vehiculos-index.ts";
 import { siiContext } from "../sii-context.ts";
@@ -15,17 +16,13 @@ export const CATEGORIA_TEXT = "`1` light vehicles (livianos), `2` heavy (pesados
 export const Named = z.object({ id: z.number().int().openapi({ example: 3 }), name: z.string().openapi({ example: "STATION WAGON" }) });
 
 export const AnioTasaQuery = z.object({
-  anio_tasa: z.coerce
-    .number({ error: "must be a year" })
-    .int({ error: "must be a whole number" })
-    .min(FIRST_APPRAISAL_YEAR, { error: `must be ${FIRST_APPRAISAL_YEAR} or later (earlier workbooks are not XLSX)` })
-    .max(LAST_APPRAISAL_YEAR, { error: `must be ${LAST_APPRAISAL_YEAR} or earlier` })
-    .optional()
-    .openapi({
-      type: "integer",
-      description: "Year of the appraisal (the workbook's year). Default: this year's, or last year's while this year's is not published.",
-      example: 2026,
-    }),
+  anio_tasa: IntegerParam({
+    min: FIRST_APPRAISAL_YEAR,
+    max: LAST_APPRAISAL_YEAR,
+    noun: "a year",
+    example: 2026,
+    description: `Year of the appraisal (the workbook's year), ${FIRST_APPRAISAL_YEAR} (the first XLSX workbook) to ${LAST_APPRAISAL_YEAR}. Default: this year's, or last year's while this year's is not published`,
+  }).optional(),
 });
 
 export const isCategoria = (value: number): value is Categoria => value === 1 || value === 2 || value === 3;

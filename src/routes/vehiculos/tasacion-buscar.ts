@@ -15,6 +15,9 @@ import { CATEGORIA_TEXT, catalogFor, isCategoria, LAST_APPRAISAL_YEAR, Named, TA
 export const MAX_POR_PAGINA = 500;
 const DEFAULT_POR_PAGINA = 50;
 
+/** The earliest model year a search takes. */
+const FIRST_MODEL_YEAR = 1900;
+
 const IdOrName = z.union([z.number().int(), z.string().min(1)]);
 
 const Body = z
@@ -23,28 +26,45 @@ const Body = z
       .number()
       .int()
       .optional()
-      .openapi({ description: `Required. ${CATEGORIA_TEXT}`, minimum: 1, maximum: 3, example: 1 }),
+      .openapi({ description: `Required. ${CATEGORIA_TEXT}`, enum: [1, 2, 3], example: 1 }),
     tipo: IdOrName.optional().openapi({
       description: "Required. A type's id from `categorias/tipos/{categoria}`, or its name (`CAMIONETA`)",
       example: 3,
     }),
-    anio: z.number().int().optional().openapi({ description: "Model year", example: 2017 }),
-    anio_tasa: z.number().int().optional().openapi({
-      description: "Year of the appraisal. Default: this year's, or last year's while this year's is not published",
-      minimum: FIRST_APPRAISAL_YEAR,
-      example: 2026,
-    }),
+    anio: z
+      .number()
+      .int()
+      .optional()
+      .openapi({
+        description: `Model year, ${FIRST_MODEL_YEAR} to ${LAST_APPRAISAL_YEAR}`,
+        minimum: FIRST_MODEL_YEAR,
+        maximum: LAST_APPRAISAL_YEAR,
+        example: 2017,
+      }),
+    anio_tasa: z
+      .number()
+      .int()
+      .optional()
+      .openapi({
+        description: `Year of the appraisal, ${FIRST_APPRAISAL_YEAR} (the first XLSX workbook) to ${LAST_APPRAISAL_YEAR}. Default: this year's, or last year's while this year's is not published`,
+        minimum: FIRST_APPRAISAL_YEAR,
+        maximum: LAST_APPRAISAL_YEAR,
+        example: 2026,
+      }),
     marca: IdOrName.optional().openapi({ description: "A make's id from `categorias/marcas/{categoria}`, or its name", example: "SUZUKI" }),
     modelo: z.string().optional().openapi({ description: "Part of the model's name (case and accents ignored)", example: "VITARA" }),
     version: z.string().optional().openapi({ description: "Part of the version's name (case and accents ignored)", example: "AT" }),
-    pagina: z.number().int().optional().openapi({ description: "Page, from 1", minimum: 1, example: 1 }),
+    pagina: z.number().int().optional().openapi({ description: "Page, from 1 (default 1)", minimum: 1, example: 1 }),
     por_pagina: z
       .number()
       .int()
       .optional()
       .openapi({ description: `Vehicles per page (default ${DEFAULT_POR_PAGINA})`, minimum: 1, maximum: MAX_POR_PAGINA, example: 50 }),
   })
-  .openapi("VehiculoTasacionBuscar");
+  // `categoria` and `tipo` are required and the ranges above are checked by checkRules (a 400 with
+  // the words other gateways use): `required`, `minimum` and `maximum` state them in the document,
+  // and the agreement test holds the two together.
+  .openapi("VehiculoTasacionBuscar", { required: ["categoria", "tipo"] });
 
 const nullableText = z.string().nullable();
 const nullableNumber = z.number().nullable();
@@ -110,8 +130,8 @@ function checkRules(body: Filters): { categoria: Categoria; tipo: number | strin
   if (body.tipo === undefined) errors.push(problem("tipo", "Debe especificar el tipo de vehículo."));
   if (body.anio_tasa !== undefined && (body.anio_tasa < FIRST_APPRAISAL_YEAR || body.anio_tasa > LAST_APPRAISAL_YEAR))
     errors.push(problem("anio_tasa", `must be ${FIRST_APPRAISAL_YEAR} to ${LAST_APPRAISAL_YEAR} (earlier workbooks are not XLSX)`));
-  if (body.anio !== undefined && (body.anio < 1900 || body.anio > LAST_APPRAISAL_YEAR))
-    errors.push(problem("anio", `must be 1900 to ${LAST_APPRAISAL_YEAR}`));
+  if (body.anio !== undefined && (body.anio < FIRST_MODEL_YEAR || body.anio > LAST_APPRAISAL_YEAR))
+    errors.push(problem("anio", `must be ${FIRST_MODEL_YEAR} to ${LAST_APPRAISAL_YEAR}`));
   if (body.pagina !== undefined && body.pagina < 1) errors.push(problem("pagina", "must be 1 or more"));
   if (body.por_pagina !== undefined && (body.por_pagina < 1 || body.por_pagina > MAX_POR_PAGINA))
     errors.push(problem("por_pagina", `must be 1 to ${MAX_POR_PAGINA}`));
