@@ -1,6 +1,6 @@
-// Hashing, random identifiers and constant-time comparison. SHA-256 comes from `node:crypto`
-// (Node, Lambda, and Workers with nodejs_compat): hashing an API token on every request through
-// WebCrypto's asynchronous digest cost Node a thread-pool round trip each time.
+// Hashing, random identifiers and constant-time comparison. Digests come from `node:crypto`
+// (Node, Lambda, and Workers with nodejs_compat): hashing an API token on every request, or every
+// signed document, through WebCrypto's asynchronous digest cost Node a thread-pool round trip each time.
 import { createHash } from "node:crypto";
 import { bytesToBase64Url, bytesToHex } from "./encoding.ts";
 
@@ -8,6 +8,11 @@ const encoder = new TextEncoder();
 
 export async function sha256Hex(data: string | Uint8Array<ArrayBuffer>): Promise<string> {
   return createHash("sha256").update(data).digest("hex");
+}
+
+/** SHA-1 of the text's UTF-8 bytes, base64: an XMLDSig DigestValue. */
+export function sha1Base64(text: string): string {
+  return createHash("sha1").update(text, "utf8").digest("base64");
 }
 
 export function randomBytes(length: number): Uint8Array<ArrayBuffer> {

@@ -37,7 +37,7 @@ export async function signDte(container: Container, id: string, body: Written, s
   const close = `<TmstFirma>${tmstFirma}</TmstFirma></${container}>`;
   const inner = `${body.canonical}${close}`;
   // Standalone, the default namespace is rendered on the Documento (the apex of the digest).
-  const digest = await sha1Base64(`<${container} xmlns="${SII_NS}" ID="${id}">${inner}`);
+  const digest = sha1Base64(`<${container} xmlns="${SII_NS}" ID="${id}">${inner}`);
   const signature = await signatureElement(signer, signedInfo(`#${id}`, digest));
   return {
     xml: `<DTE xmlns="${SII_NS}" version="1.0"><${container} ID="${id}">${body.file}${close}${signature}</DTE>`,
@@ -72,7 +72,7 @@ export async function signEnvelope(
     `<TmstFirmaEnv>${caratula.tmstFirmaEnv}</TmstFirmaEnv>${subtotals}</Caratula>`;
   // In context: SetDTE renders both declarations of the root; the DTEs' own xmlns is then redundant.
   const canonical = `<SetDTE xmlns="${SII_NS}" xmlns:xsi="${XSI}" ID="SetDoc">${caratulaXml}${documents.map((d) => d.signed.canonicalInEnvelope).join("")}</SetDTE>`;
-  const digest = await sha1Base64(canonical);
+  const digest = sha1Base64(canonical);
   const signature = await signatureElement(signer, signedInfo("#SetDoc", digest, ENVELOPED, ` xmlns:xsi="${XSI}"`));
   const schema = kind === "EnvioDTE" ? "EnvioDTE_v10.xsd" : "EnvioBOLETA_v11.xsd";
   return (

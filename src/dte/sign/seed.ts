@@ -10,7 +10,7 @@ export async function signSeed(seed: string, signer: XmlSigner): Promise<string>
   if (!/^\d{1,20}$/.test(seed)) throw new Error("a seed is digits only");
   const document = seedDocument(seed);
   // The document has no attributes, namespaces or empty elements: it is its own canonical form.
-  const info = signedInfo("", await sha1Base64(document));
+  const info = signedInfo("", sha1Base64(document));
   const signature = await signatureElement(signer, info);
   return `<?xml version="1.0" encoding="UTF-8"?>${document.replace("</getToken>", `${signature}</getToken>`)}`;
 }

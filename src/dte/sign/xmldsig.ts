@@ -3,6 +3,8 @@
 // so what is signed is exactly what is written.
 import { bytesToBase64 } from "../../lib/encoding.ts";
 
+export { sha1Base64 } from "../../lib/crypto.ts";
+
 export const DSIG_NS = "http://www.w3.org/2000/09/xmldsig#";
 const C14N = "http://www.w3.org/TR/2001/REC-xml-c14n-20010315";
 const RSA_SHA1 = "http://www.w3.org/2000/09/xmldsig#rsa-sha1";
@@ -18,10 +20,6 @@ export interface XmlSigner {
 }
 
 const utf8 = new TextEncoder();
-
-export async function sha1Base64(canonical: string): Promise<string> {
-  return bytesToBase64(new Uint8Array(await crypto.subtle.digest("SHA-1", utf8.encode(canonical))));
-}
 
 /** Canonical SignedInfo. `extraNamespaces` are declarations inherited in context (e.g. xmlns:xsi). */
 export function signedInfo(uri: string, digest: string, transform = ENVELOPED, extraNamespaces = ""): string {
