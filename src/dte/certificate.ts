@@ -1,14 +1,26 @@
-// Reads what signing needs from an X.509 certificate: names, validity, RSA public key and the
-// holder's RUT. node-forge does the parsing; it hands UTF8String attributes back as raw bytes, so
-// names are decoded here.
-
-import forge from "node-forge";
+// Reads what signing needs from an X.509 certificate (RFC 5280 §4.1): names, validity, RSA public
+// key and the holder's RUT, with the DER reader of asn1.ts.
 import { parseRut } from "../lib/rut.ts";
-import { type Asn1, bigIntegerBytes, binaryToBytes, children, isType, keyAlgorithmName, oidOf, parseDer, RSA_ENCRYPTION } from "./asn1.ts";
+import {
+  type Asn1,
+  children,
+  contextChild,
+  isType,
+  keyAlgorithmName,
+  octetsOf,
+  oidOf,
+  parseDer,
+  RSA_ENCRYPTION,
+  TAG,
+  toHex,
+  unsignedBytes,
+} from "./asn1.ts";
 
 /** Chilean CAs put the holder's RUT in subjectAltName as otherName with this type (IA5String). */
 export const RUT_OTHER_NAME = "1.3.6.1.4.1.8321.1";
 const SERIAL_NUMBER = "2.5.4.5";
+const COMMON_NAME = "2.5.4.3";
+const SUBJECT_ALT_NAME = "2.5.29.17";
 
 export interface RsaCertificate {
   der: Uint8Array<ArrayBuffer>;
@@ -30,58 +42,122 @@ export type CertificateRead =
   | { ok: false; problem: "not-x509" }
   | { ok: false; problem: "not-rsa"; algorithm: string };
 
-/** The SubjectPublicKeyInfo algorithm OID, or null when the structure is not a certificate. */
-function publicKeyAlgorithm(root: Asn1): string | null {
+/** The signed parts of a certificate, for checking who issued it. */
+export interface CertificateParts {
+  /** The TBSCertificate's DER: what the issuer signed. */
+  tbs: Uint8Array<ArrayBuffer>;
+  signatureAlgorithm: string;
+  signature: Uint8Array<ArrayBuffer>;
+  /** The SubjectPublicKeyInfo's DER (WebCrypto imports it as "spki"). */
+  spki: Uint8Array<ArrayBuffer>;
+}
+
+interface Parsed extends CertificateParts {
+  tbsNode: Asn1;
+  tbsFields: Asn1[];
+}
+
+function parse(der: Uint8Array): Parsed | null {
+  const root = parseDer(der);
+  if (!root || !isType(root, TAG.SEQUENCE)) return null;
   const [tbs, signatureAlgorithm, signature] = children(root);
-  if (!isType(tbs, forge.asn1.Type.SEQUENCE) || !isType(signatureAlgorithm, forge.asn1.Type.SEQUENCE)) return null;
-  if (!isType(signature, forge.asn1.Type.BITSTRING)) return null;
-  // TBSCertificate, without the [0] version: serial, signature, issuer, validity, subject, spki.
-  const spki = children(tbs)[5];
-  return oidOf(children(children(spki)[0])[0]);
+  if (!isType(tbs, TAG.SEQUENCE) || !isType(signatureAlgorithm, TAG.SEQUENCE) || !isType(signature, TAG.BIT_STRING)) return null;
+  // Without the [0] version: serial, signature, issuer, validity, subject, spki.
+  const tbsFields = children(tbs);
+  const spki = tbsFields[5];
+  const algorithm = oidOf(children(signatureAlgorithm)[0]);
+  if (!isType(spki, TAG.SEQUENCE) || !algorithm || signature.content.length < 1) return null;
+  return { tbs: tbs.raw, signatureAlgorithm: algorithm, signature: signature.content.slice(1), spki: spki.raw, tbsNode: tbs, tbsFields };
 }
 
-type Name = forge.pki.Certificate["subject"];
-
-function attributeText(attribute: forge.pki.CertificateField): string {
-  const value = typeof attribute.value === "string" ? attribute.value : "";
-  // forge types valueTagClass as a class, but it holds the universal type of the value.
-  const tag: unknown = attribute.valueTagClass;
-  if (tag !== forge.asn1.Type.UTF8) return value;
-  return new TextDecoder().decode(binaryToBytes(value));
+/** The signed parts, or null when the bytes are not a certificate. */
+export function certificateParts(der: Uint8Array): CertificateParts | null {
+  const parsed = parse(der);
+  return parsed && { tbs: parsed.tbs, signatureAlgorithm: parsed.signatureAlgorithm, signature: parsed.signature, spki: parsed.spki };
 }
 
-function field(name: Name, type: string): string | null {
-  const attribute = name.attributes.find((a) => a.type === type);
-  return attribute ? attributeText(attribute) : null;
+/** Short names as OpenSSL prints them (X.520 attribute types); other types by OID. */
+const SHORT_NAMES: Record<string, string> = {
+  [COMMON_NAME]: "CN",
+  "2.5.4.6": "C",
+  "2.5.4.7": "L",
+  "2.5.4.8": "ST",
+  "2.5.4.10": "O",
+  "2.5.4.11": "OU",
+  [SERIAL_NUMBER]: "serialNumber",
+  "2.5.4.4": "SN",
+  "2.5.4.42": "GN",
+  "2.5.4.12": "title",
+  "1.2.840.113549.1.9.1": "emailAddress",
+};
+
+/** A directory string's text: UTF8String and BMPString decoded, the ASCII/Latin-1 types byte for byte. */
+function stringText(node: Asn1): string {
+  if (node.tag === TAG.UTF8_STRING) return new TextDecoder().decode(node.content);
+  if (node.tag === TAG.BMP_STRING) return new TextDecoder("utf-16be").decode(node.content);
+  let text = "";
+  for (const b of node.content) text += String.fromCharCode(b);
+  return text;
+}
+
+/** A Name's attributes in order: RDNSequence of SETs of (type, value). */
+function nameAttributes(name: Asn1 | undefined): { type: string; value: string }[] {
+  const out: { type: string; value: string }[] = [];
+  for (const rdn of children(name)) {
+    for (const attribute of children(rdn)) {
+      const [typeNode, value] = children(attribute);
+      const type = oidOf(typeNode);
+      if (type && value) out.push({ type, value: stringText(value) });
+    }
+  }
+  return out;
 }
 
 /** The CN, else the whole name as `C=CL, O=…`. */
-function displayName(name: Name): string {
-  const cn = field(name, "2.5.4.3");
-  if (cn) return cn;
-  return name.attributes.map((a) => `${a.shortName ?? a.name ?? a.type}=${attributeText(a)}`).join(", ");
+function displayName(name: Asn1 | undefined): string {
+  const attributes = nameAttributes(name);
+  const cn = attributes.find((a) => a.type === COMMON_NAME);
+  if (cn) return cn.value;
+  return attributes.map((a) => `${SHORT_NAMES[a.type] ?? a.type}=${a.value}`).join(", ");
 }
 
-/** The string inside an otherName's `[0] EXPLICIT` value, whatever string type the CA used. */
-function otherNameText(value: unknown): string | null {
-  if (!Array.isArray(value)) return null;
-  const [typeId, explicit] = value as Asn1[];
-  if (oidOf(typeId) !== RUT_OTHER_NAME || !explicit || !Array.isArray(explicit.value)) return null;
-  const inner = explicit.value[0];
-  return inner && typeof inner.value === "string" ? inner.value : null;
+/** UTCTime (YYMMDDHHMM[SS]) or GeneralizedTime (YYYYMMDDHHMM[SS][.f]), with Z or ±hhmm (X.680 §46-47). */
+function timeOf(node: Asn1 | undefined): Date | null {
+  if (node?.tagClass !== 0 || (node.tag !== 23 && node.tag !== 24)) return null;
+  const text = stringText(node);
+  const match = /^(\d{2}|\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?(?:[.,](\d+))?(Z|[+-]\d{4})?$/.exec(text);
+  if (!match || (node.tag === 23) !== (match[1]?.length === 2)) return null;
+  const [, y = "", mo = "", d = "", h = "", mi = "", s = "0", fraction = "", zone = "Z"] = match;
+  // RFC 5280 §4.1.2.5.1: a two-digit year from 50 is 19YY, below 50 is 20YY.
+  const year = y.length === 2 ? (Number(y) >= 50 ? 1900 : 2000) + Number(y) : Number(y);
+  let time = Date.UTC(year, Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), Math.round(Number(`0.${fraction || "0"}`) * 1000));
+  if (zone !== "Z") time -= (zone.startsWith("-") ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3))) * 60_000;
+  return Number.isNaN(time) ? null : new Date(time);
 }
 
-function certificateRut(cert: forge.pki.Certificate): string | null {
-  const candidates: string[] = [];
-  for (const extension of cert.extensions as { name?: string; altNames?: { type: number; value: unknown }[] }[]) {
-    if (extension.name !== "subjectAltName") continue;
-    for (const altName of extension.altNames ?? []) {
-      const text = altName.type === 0 ? otherNameText(altName.value) : null;
-      if (text) candidates.push(text);
+/** The strings inside subjectAltName otherNames of the RUT type (`[0] EXPLICIT` any string type). */
+function rutOtherNames(extensions: Asn1 | undefined): string[] {
+  const out: string[] = [];
+  for (const extension of children(children(extensions)[0] ?? extensions)) {
+    const [idNode, ...rest] = children(extension);
+    if (oidOf(idNode) !== SUBJECT_ALT_NAME) continue;
+    const value = octetsOf(rest.find((node) => isType(node, TAG.OCTET_STRING)));
+    const names = value ? parseDer(value) : null;
+    for (const general of names?.children ?? []) {
+      // GeneralName otherName: [0] { type-id OID, [0] EXPLICIT value }.
+      if (general.tagClass !== 2 || general.tag !== 0 || !general.constructed) continue;
+      const [typeId, explicit] = general.children;
+      const inner = explicit?.children[0];
+      if (oidOf(typeId) === RUT_OTHER_NAME && explicit?.tagClass === 2 && inner && !inner.constructed) out.push(stringText(inner));
     }
   }
-  const serial = field(cert.subject, SERIAL_NUMBER);
-  if (serial) candidates.push(serial);
+  return out;
+}
+
+function certificateRut(tbs: Asn1[], extensions: Asn1 | undefined): string | null {
+  const candidates = rutOtherNames(extensions);
+  const serial = nameAttributes(tbs[4]).find((a) => a.type === SERIAL_NUMBER);
+  if (serial) candidates.push(serial.value);
   for (const candidate of candidates) {
     // Chilean CAs zero-pad the RUT (`07880442-4`).
     const parsed = parseRut(candidate.trim().replace(/^0+(?=\d)/, ""));
@@ -91,29 +167,32 @@ function certificateRut(cert: forge.pki.Certificate): string | null {
 }
 
 export function readCertificate(der: Uint8Array<ArrayBuffer>): CertificateRead {
-  const root = parseDer(der);
-  const algorithm = root ? publicKeyAlgorithm(root) : null;
-  if (!root || !algorithm) return { ok: false, problem: "not-x509" };
+  const parsed = parse(der);
+  if (!parsed) return { ok: false, problem: "not-x509" };
+  const { tbsFields } = parsed;
+  const [spkiAlgorithm, publicKeyBits] = children(tbsFields[5]);
+  const algorithm = oidOf(children(spkiAlgorithm)[0]);
+  if (!algorithm) return { ok: false, problem: "not-x509" };
   if (algorithm !== RSA_ENCRYPTION) return { ok: false, problem: "not-rsa", algorithm: keyAlgorithmName(algorithm) };
-  let cert: forge.pki.Certificate;
-  try {
-    cert = forge.pki.certificateFromAsn1(root);
-  } catch {
-    return { ok: false, problem: "not-x509" };
-  }
-  const publicKey = cert.publicKey as forge.pki.rsa.PublicKey;
+  // RSAPublicKey (RFC 8017 appendix A.1.1) inside the BIT STRING, after its unused-bits byte.
+  const publicKey = isType(publicKeyBits, TAG.BIT_STRING) ? parseDer(publicKeyBits.content.subarray(1)) : null;
+  const [n, e] = children(publicKey ?? undefined);
+  const modulus = unsignedBytes(n);
+  const exponent = unsignedBytes(e);
+  const [notBefore, notAfter] = children(tbsFields[3]).map(timeOf);
+  if (!modulus || !exponent || !notBefore || !notAfter) return { ok: false, problem: "not-x509" };
   return {
     ok: true,
     certificate: {
       der,
-      subjectName: displayName(cert.subject),
-      issuerName: displayName(cert.issuer),
-      notBefore: cert.validity.notBefore,
-      notAfter: cert.validity.notAfter,
-      rut: certificateRut(cert),
-      modulus: bigIntegerBytes(publicKey.n),
-      exponent: bigIntegerBytes(publicKey.e),
-      modulusHex: publicKey.n.toString(16),
+      subjectName: displayName(tbsFields[4]),
+      issuerName: displayName(tbsFields[2]),
+      notBefore,
+      notAfter,
+      rut: certificateRut(tbsFields, contextChild(parsed.tbsNode, 3)),
+      modulus,
+      exponent,
+      modulusHex: toHex(modulus).replace(/^0+/, ""),
     },
   };
 }

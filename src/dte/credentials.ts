@@ -111,7 +111,7 @@ function sourceOf(input: unknown): Source {
 
 async function buildCredential(source: Source): Promise<SigningCredential> {
   if (source.kind === "pfx") {
-    const { keys, certificates } = readPfx(source.pfx, source.passphrase);
+    const { keys, certificates } = await readPfx(source.pfx, source.passphrase);
     const [key] = keys; // a PFX holds one key in practice
     if (!key) throw credentialError("pfx-data", "auth.cert.pfx-data holds no private key");
     return assemble(key, pairCertificate(key, certificates, "pfx-data"), { key: "pfx-data", cert: "pfx-data" });

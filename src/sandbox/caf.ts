@@ -1,7 +1,8 @@
 // CAF files as the SII grants them (docs/sii-services.md §3.5): a fresh 512-bit RSA key (e = 3) per
 // range, the DA signed SHA1withRSA with the sandbox's own CAF-signing key (IDK 900), the whole
-// file ISO-8859-1.
-import forge from "node-forge";
+// file ISO-8859-1. Keys come from WebCrypto; RSASK is the key's PKCS#1 form, RSAPUBK its SPKI.
+import { children, isType, octetsOf, parseDer, TAG, unsignedBytes } from "../dte/asn1.ts";
+import { readDerBlocks, toPem } from "../dte/pem.ts";
 import { base64ToBytes, bytesToBase64 } from "../lib/encoding.ts";
 import { encodeLatin1 } from "../lib/latin1.ts";
 import { escapeXml } from "../lib/xml.ts";
@@ -20,21 +21,26 @@ function cafSigningKey(): Promise<CryptoKey> {
   return signingKey;
 }
 
+/** Modulus and exponent of an SPKI (RFC 5280 §4.1.2.7) holding an RSAPublicKey. */
+function rsaPublicNumbers(spki: Uint8Array): { modulus: Uint8Array<ArrayBuffer>; exponent: Uint8Array<ArrayBuffer> } {
+  const [, bits] = children(parseDer(spki) ?? undefined);
+  const key = isType(bits, TAG.BIT_STRING) ? parseDer(bits.content.subarray(1)) : null;
+  const [n, e] = children(key ?? undefined);
+  const modulus = unsignedBytes(n);
+  const exponent = unsignedBytes(e);
+  if (!modulus || !exponent) throw new Error("not an RSA public key");
+  return { modulus, exponent };
+}
+
 let publicKey: { idk: string; modulus: Uint8Array; exponent: Uint8Array } | undefined;
 
 /** The public half of the sandbox's CAF-signing key (what a verifier trusts for IDK 900 in sandbox mode); read once. */
 export function sandboxCafPublicKey(): { idk: string; modulus: Uint8Array; exponent: Uint8Array } {
   if (publicKey) return publicKey;
-  const key = forge.pki.publicKeyFromPem(SANDBOX_CAF_SIGNER.publicKeyPem) as forge.pki.rsa.PublicKey;
-  const bytes = (n: forge.jsbn.BigInteger) => base64ToBytes(bigIntBase64(n));
-  publicKey = { idk: String(SANDBOX_CAF_SIGNER.idk), modulus: bytes(key.n), exponent: bytes(key.e) };
+  const spki = readDerBlocks(SANDBOX_CAF_SIGNER.publicKeyPem)?.[0]?.der;
+  if (!spki) throw new Error("the sandbox CAF-signing public key is not readable");
+  publicKey = { idk: String(SANDBOX_CAF_SIGNER.idk), ...rsaPublicNumbers(spki) };
   return publicKey;
-}
-
-/** Unsigned big-endian base64, as CAFs carry M and E. */
-function bigIntBase64(n: forge.jsbn.BigInteger): string {
-  const hex = n.toString(16);
-  return forge.util.encode64(forge.util.hexToBytes(hex.length % 2 ? `0${hex}` : hex));
 }
 
 export interface CafRequest {
@@ -49,16 +55,26 @@ export interface CafRequest {
 
 /** The CAF file's text; every character is below U+0100, so it encodes to ISO-8859-1 as is. */
 export async function buildCaf(request: CafRequest): Promise<string> {
-  const keys = forge.pki.rsa.generateKeyPair({ bits: 512, e: 3 });
+  const keys = (await crypto.subtle.generateKey(
+    { name: "RSASSA-PKCS1-v1_5", modulusLength: 512, publicExponent: Uint8Array.of(3), hash: "SHA-1" },
+    true,
+    ["sign", "verify"],
+  )) as CryptoKeyPair;
+  const spki = new Uint8Array((await crypto.subtle.exportKey("spki", keys.publicKey)) as ArrayBuffer);
+  const pkcs8 = new Uint8Array((await crypto.subtle.exportKey("pkcs8", keys.privateKey)) as ArrayBuffer);
+  // PrivateKeyInfo's privateKey OCTET STRING is the PKCS#1 RSAPrivateKey (RFC 5208 §5).
+  const pkcs1 = octetsOf(children(parseDer(pkcs8) ?? undefined)[2]);
+  if (!pkcs1) throw new Error("WebCrypto exported an unreadable PKCS#8 key");
+  const { modulus, exponent } = rsaPublicNumbers(spki);
   const da =
     `<DA><RE>${request.rut}</RE><RS>${escapeXml(request.razonSocial.slice(0, 40))}</RS><TD>${request.tipo}</TD>` +
     `<RNG><D>${request.desde}</D><H>${request.hasta}</H></RNG><FA>${request.fecha}</FA>` +
-    `<RSAPK><M>${bigIntBase64(keys.publicKey.n)}</M><E>${bigIntBase64(keys.publicKey.e)}</E></RSAPK><IDK>${SANDBOX_CAF_SIGNER.idk}</IDK></DA>`;
+    `<RSAPK><M>${bytesToBase64(modulus)}</M><E>${bytesToBase64(exponent)}</E></RSAPK><IDK>${SANDBOX_CAF_SIGNER.idk}</IDK></DA>`;
   const signature = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", await cafSigningKey(), encodeLatin1(da));
   return (
     '<?xml version="1.0" encoding="ISO-8859-1"?>\n<AUTORIZACION>\n<CAF version="1.0">\n' +
     `${da}\n<FRMA algoritmo="SHA1withRSA">${bytesToBase64(new Uint8Array(signature))}</FRMA>\n</CAF>\n` +
-    `<RSASK>${forge.pki.privateKeyToPem(keys.privateKey).trim()}</RSASK>\n` +
-    `<RSAPUBK>${forge.pki.publicKeyToPem(keys.publicKey).trim()}</RSAPUBK>\n</AUTORIZACION>\n`
+    `<RSASK>${toPem("RSA PRIVATE KEY", pkcs1).trim()}</RSASK>\n` +
+    `<RSAPUBK>${toPem("PUBLIC KEY", spki).trim()}</RSAPUBK>\n</AUTORIZACION>\n`
   );
 }
