@@ -15,6 +15,8 @@ export function registerSettingsGetProxy(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/settings/proxy",
       tags: ["Settings"],
       summary: "Get the proxy configuration for SII traffic",
+      description:
+        "This account's outbound proxy toward the SII (shared by all its tokens); the password is never returned, only whether one is stored. Needs the `settings:read` scope.",
       responses: { 200: jsonContent(ProxySettingsEnvelope, "The configuration (defaults when never set)") },
     }),
     { scope: "settings:read", weight: 1 },

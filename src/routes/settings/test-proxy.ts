@@ -38,6 +38,8 @@ export function registerSettingsTestProxy(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/settings/proxy/test",
       tags: ["Settings"],
       summary: "Reach the SII through the account's proxy",
+      description:
+        "Fetches the SII's seed service description through the enabled proxy (15 s timeout) and reports whether it answered, its status and the latency; a failure is a 200 with `reachable: false` and the reason. 400 when the account has no enabled proxy. Needs the `settings:write` scope.",
       request: { query: Query },
       responses: { 200: jsonContent(ProxyTest, "What the test found (also when the SII was not reached)"), ...errorResponses([400]) },
     }),
