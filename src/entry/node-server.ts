@@ -94,7 +94,7 @@ export function egressHandler(deps: Deps) {
 
 /** What the Node server adds in front of the app: static files under public/ (as Workers serves its assets) and the egress. */
 export function nodeFront(
-  app: { fetch: (req: Request) => Response | Promise<Response> },
+  app: { fetch: (req: Request, env?: unknown) => Response | Promise<Response> },
   publicDir: string,
   egress?: (req: Request) => Promise<Response>,
 ) {
@@ -120,10 +120,11 @@ export function nodeFront(
       return next();
     }
   });
-  root.all("*", (c) => app.fetch(c.req.raw));
+  // The Node bindings (`incoming`) go along: the app reads the peer's address from them.
+  root.all("*", (c) => app.fetch(c.req.raw, c.env));
   // API calls go straight to the app, which sets the same headers itself: the front's own router
   // and context would only add their cost to every call.
-  return { fetch: (req: Request, env?: unknown) => (isApiUrl(req.url) ? app.fetch(req) : root.fetch(req, env)) };
+  return { fetch: (req: Request, env?: unknown) => (isApiUrl(req.url) ? app.fetch(req, env) : root.fetch(req, env)) };
 }
 
 /** Whether an absolute URL's path starts with `/api/` (no route of the front can match it). */
