@@ -1,7 +1,11 @@
-// Sandbox mode only, without an API token: switch SII faults on and off, and count the requests
-// the simulated SII received, so failure paths can be exercised from outside.
+// Sandbox mode only: switch SII faults on and off, and count the requests the simulated SII
+// received, so failure paths can be exercised from outside. They change state every caller
+// shares, so off loopback they take the development token (DEV_API_TOKEN, as X-API-Token or
+// Bearer) or the operator's ADMIN_TOKEN (Bearer); on loopback (tests, `npm run dev`) no token.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import { constantTimeEqual } from "../../lib/crypto.ts";
+import { presentedToken } from "../../platform/auth.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
@@ -28,6 +32,53 @@ const FaultInput = z
 const Faults = envelope(z.object({ faults: z.array(z.object({ service: z.string(), fault: z.string(), remaining: z.number().int() })) }));
 const Calls = envelope(z.object({ calls: z.record(z.string(), z.number().int()), total: z.number().int() }));
 const tags = ["Sandbox"];
+/** Either token; documented so, though a caller on loopback needs neither. */
+const security: Record<string, string[]>[] = [{ ApiToken: [] }, { AdminToken: [] }];
+const description =
+  "Needs the development token (`DEV_API_TOKEN`, as `X-API-Token` or `Authorization: Bearer`) or the operator's " +
+  "`ADMIN_TOKEN` (`Authorization: Bearer`), except from loopback (tests, `npm run dev`).";
+
+/** What a runtime tells about the connection, when it does (c.env). */
+interface PeerEnv {
+  /** @hono/node-server: the Node request. */
+  incoming?: { socket?: { remoteAddress?: string } };
+  /** hono/aws-lambda: the API Gateway event. */
+  event?: { requestContext?: { http?: { sourceIp?: string }; identity?: { sourceIp?: string } } };
+}
+
+const LOOPBACK_ADDRESS = /^(?:127(?:\.\d{1,3}){3}|::1|::ffff:127(?:\.\d{1,3}){3})$/;
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
+
+/**
+ * Whether the caller is on this machine. Node and Lambda name the peer's address and that
+ * decides; a request that came through a proxy (forwarding headers) is never local, since the
+ * proxy's own address is loopback whoever sent it. Workers name no peer: the URL's host decides,
+ * which is loopback only under `wrangler dev` (a deployed Worker is reached by its own host name),
+ * as for the SECRET_KEY check in src/entry/worker.ts; so are in-process calls (`app.request`).
+ */
+export function fromLoopback(c: Context): boolean {
+  const headers = c.req.raw.headers;
+  if (headers.has("forwarded") || headers.has("x-forwarded-for") || headers.has("x-real-ip")) return false;
+  const env = c.env as PeerEnv | undefined;
+  const peer =
+    env?.incoming?.socket?.remoteAddress ?? env?.event?.requestContext?.http?.sourceIp ?? env?.event?.requestContext?.identity?.sourceIp;
+  if (peer !== undefined) return LOOPBACK_ADDRESS.test(peer);
+  if (env?.incoming || env?.event) return false;
+  return LOOPBACK_HOST.test(new URL(c.req.url).hostname);
+}
+
+/** Off loopback: the development token or the admin token, compared in constant time. */
+const controlGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!fromLoopback(c)) {
+    const { devToken, adminToken } = c.var.deps.config;
+    const presented = presentedToken(c);
+    const allowed = presented !== null && [devToken, adminToken].some((secret) => secret && constantTimeEqual(presented, secret));
+    if (!allowed) {
+      throw new ApiError(401, "HTTP_401", "The sandbox controls need the development token or the admin token from outside this machine");
+    }
+  }
+  await next();
+};
 
 function faultsView(sandbox: SandboxControls) {
   return { faults: sandbox.faults().map((f) => ({ service: f.service, fault: f.fault, remaining: f.remaining })) };
@@ -39,15 +90,19 @@ function callsView(sandbox: SandboxControls) {
 }
 
 export function registerSandboxControls(app: OpenAPIHono<AppEnv>): void {
+  app.use("/sandbox/v1/faults", controlGuard);
+  app.use("/sandbox/v1/calls", controlGuard);
   app.openapi(
     createRoute({
       method: "post",
       path: "/sandbox/v1/faults",
       operationId: "sandbox_faults_add",
       tags,
+      security,
+      description,
       summary: "Make the simulated SII fail the next calls of a service",
       request: { body: jsonBody(FaultInput) },
-      responses: { 200: jsonContent(Faults, "Faults now switched on"), ...errorResponses([404, 422]) },
+      responses: { 200: jsonContent(Faults, "Faults now switched on"), ...errorResponses([401, 404, 422]) },
     }),
     (c) => {
       const sandbox = sandboxOf(c);
@@ -63,8 +118,10 @@ export function registerSandboxControls(app: OpenAPIHono<AppEnv>): void {
       path: "/sandbox/v1/faults",
       operationId: "sandbox_faults_clear",
       tags,
+      security,
+      description,
       summary: "Switch every fault off",
-      responses: { 200: jsonContent(Faults, "No faults"), ...errorResponses([404]) },
+      responses: { 200: jsonContent(Faults, "No faults"), ...errorResponses([401, 404]) },
     }),
     (c) => {
       const sandbox = sandboxOf(c);
@@ -79,8 +136,10 @@ export function registerSandboxControls(app: OpenAPIHono<AppEnv>): void {
       path: "/sandbox/v1/calls",
       operationId: "sandbox_calls_get",
       tags,
+      security,
+      description,
       summary: "Requests the simulated SII received, per service, since start or the last reset",
-      responses: { 200: jsonContent(Calls, "Counts"), ...errorResponses([404]) },
+      responses: { 200: jsonContent(Calls, "Counts"), ...errorResponses([401, 404]) },
     }),
     (c) => ok(c, callsView(sandboxOf(c))),
   );
@@ -91,8 +150,10 @@ export function registerSandboxControls(app: OpenAPIHono<AppEnv>): void {
       path: "/sandbox/v1/calls",
       operationId: "sandbox_calls_reset",
       tags,
+      security,
+      description,
       summary: "Reset the call counts",
-      responses: { 200: jsonContent(Calls, "Counts reset"), ...errorResponses([404]) },
+      responses: { 200: jsonContent(Calls, "Counts reset"), ...errorResponses([401, 404]) },
     }),
     (c) => {
       const sandbox = sandboxOf(c);
