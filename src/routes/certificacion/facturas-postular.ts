@@ -4,12 +4,13 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
+import { DryRun } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { APPLICATION_FIELDS, applyForCertification } from "../../sii/certificacion.ts";
 import { CertAuthBody } from "../credentials.ts";
-import { EXAMPLE_CERT } from "../documentos/examples.ts";
+import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { certificationSession } from "./factory.ts";
-import { Params, TAGS, WriteQuery } from "./schema.ts";
+import { Params, TAGS } from "./schema.ts";
 
 /** The document types an application may include: those whose boxes devlas-cl/dte-sii marks on the SII's form. */
 const APPLICATION_TYPES = Object.keys(APPLICATION_FIELDS).map(Number);
@@ -41,8 +42,19 @@ const ApplyBody = z
       }),
   })
   .openapi("CertificationApplication", {
-    example: { auth: { cert: EXAMPLE_CERT }, email: "contacto@example.cl", software: "Facturador propio" },
+    example: { auth: { cert: EXAMPLE_PFX }, email: "contacto@example.cl", software: "Facturador propio" },
   });
+
+// The example applies for real (in the sandbox: the example certificate is one only it trusts), so
+// the operations its links lead to have a company in the process.
+const Query = z.object({ dry_run: DryRun.openapi({ example: "false" }) });
+
+/** An OpenAPI link to a later operation on the same company. */
+const nextStep = (operationId: string, description: string) => ({
+  operationId,
+  description,
+  parameters: { contribuyente: "$response.body#/data/contribuyente" },
+});
 
 export function registerCertificacionFacturasPostular(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
@@ -54,12 +66,20 @@ export function registerCertificacionFacturasPostular(app: OpenAPIHono<AppEnv>):
       summary: "Apply the company to the certification process",
       description:
         "Walks the SII's application (pe_ingrut, pe_datos_empresa, pe_confirma) in the certification environment; the certificate's holder becomes the company's administrator user. A company already applied is 409 `ALREADY_SUBMITTED`; a document type the SII's form does not offer is 400. Irreversible: send an `Idempotency-Key`; `dry_run` checks the certificate only.",
-      request: { params: Params, query: WriteQuery, body: jsonBody(ApplyBody) },
+      request: { params: Params, query: Query, body: jsonBody(ApplyBody) },
       responses: {
-        200: jsonContent(
-          envelope(z.object({ contribuyente: z.string(), postulado: z.boolean(), glosa: z.string() })),
-          "The application was taken",
-        ),
+        200: {
+          ...jsonContent(
+            envelope(z.object({ contribuyente: z.string(), postulado: z.boolean(), glosa: z.string() })),
+            "The application was taken",
+          ),
+          // What a company in the process does next, for the same company.
+          links: {
+            FacturasTestSet: nextStep("post_sii_certificacion_facturas_solicitar_set", "Request the invoices test set"),
+            BoletasTestSet: nextStep("post_sii_certificacion_boletas_solicitar_set", "Request the boletas test set"),
+            Progress: nextStep("post_sii_certificacion_postulacion_avance", "Follow each test set's state"),
+          },
+        },
         ...errorResponses([400, 404, 422, 502, 503]),
       },
     }),

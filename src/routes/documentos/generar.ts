@@ -10,9 +10,10 @@ import { registerOperation, valid } from "../../platform/operation.ts";
 import { Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
+import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { checkLineCount, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES } from "./batch.ts";
 import { trustedCafKeys } from "./caf-keys.ts";
-import { EXAMPLE_CAF, EXAMPLE_CERT, EXAMPLE_EXEMPT_INVOICE } from "./examples.ts";
+import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "./examples.ts";
 import { dteJson } from "./schema.ts";
 
 const DteJson = dteJson(GENERATED_TYPES);
@@ -43,7 +44,7 @@ const Body = z
   })
   .openapi("GenerateRequest", {
     example: {
-      auth: { cert: EXAMPLE_CERT },
+      auth: { cert: EXAMPLE_PFX },
       dte: EXAMPLE_EXEMPT_INVOICE,
       caf: EXAMPLE_CAF,
       resolucion: { fecha: "2014-08-22", numero: 80 },

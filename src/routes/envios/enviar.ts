@@ -13,9 +13,10 @@ import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/
 import { uploadBoletas } from "../../sii/boleta.ts";
 import { uploadEnvelope } from "../../sii/upload.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
-import { EXAMPLE_CERT, EXAMPLE_ENVELOPE } from "../documentos/examples.ts";
+import { EXAMPLE_ENVELOPE } from "../documentos/examples.ts";
 import { inspectXmlField } from "../documentos/factory.ts";
 import { XmlField } from "../documentos/schema.ts";
+import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { siiServices } from "../sii-context.ts";
 
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
@@ -30,7 +31,7 @@ const Body = z
       .optional()
       .openapi({ description: "The file name the SII records; default `EnvioDTE_<emisor>_<first folio>.xml`" }),
   })
-  .openapi("SendEnvelopeRequest", { example: { auth: { cert: EXAMPLE_CERT }, xml: EXAMPLE_ENVELOPE } });
+  .openapi("SendEnvelopeRequest", { example: { auth: { cert: EXAMPLE_PFX }, xml: EXAMPLE_ENVELOPE } });
 
 const Sent = envelope(
   z

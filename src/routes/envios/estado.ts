@@ -18,7 +18,6 @@ const Params = pathParams({
     .string()
     .regex(/^\d{1,15}$/, { error: "must be the SII's track id: up to 15 digits" })
     .openapi({
-      type: "string",
       example: "0260000001",
       description: "The track id `envios/enviar` returned: up to 15 digits, leading zeros kept",
     }),

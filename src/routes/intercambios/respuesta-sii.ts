@@ -10,7 +10,7 @@ import { Ambiente, DryRun, IntegerEnum, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { docResponse } from "../../sii/reclamos.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
-import { EXAMPLE_CERT } from "../documentos/examples.ts";
+import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { FolioNumber } from "../folios/schema.ts";
 import { withReclamosToken } from "./factory.ts";
 import { ACTIONABLE_TYPES, DTE_TYPES } from "./schema.ts";
@@ -57,7 +57,7 @@ const Body = z
   })
   .openapi("ReceiverResponseRequest", {
     example: {
-      auth: { cert: EXAMPLE_CERT },
+      auth: { cert: EXAMPLE_PFX },
       documentos: [{ emisor: "77123456-9", dte: 33, folio: 1001, accion: "ACD" }],
     },
   });
@@ -98,6 +98,8 @@ const Result = envelope(
 );
 
 export function registerIntercambiosRespuestaSii(app: OpenAPIHono<AppEnv>): void {
+  // `documentos` refers to it by name (one document or a list of them), so it is registered here.
+  app.openAPIRegistry.register("ReceiverResponseDocument", Documento);
   registerOperation(
     app,
     createRoute({
