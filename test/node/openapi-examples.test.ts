@@ -21,27 +21,14 @@ const operations = v.operations.filter((o) => !o.path.startsWith("/api/v1/test/"
  * is removed as soon as its examples are fixed.
  */
 const KNOWN_FAILING: Record<string, string> = {
-  post_platform_dte_documentos_escpos: "resolucion.fecha's example is not a YYYY-MM-DD date",
-  post_platform_dte_documentos_pdf: "resolucion.fecha's example is not a YYYY-MM-DD date",
   post_sii_rcv_compras_set_tipo_transaccion: "the body example omits the required documentos",
   post_sii_rcv_ventas_set_resumen: "the body example omits the required resumenes",
   post_sii_rcv_ventas_set_boletas_diarias: "the body example omits the required dias",
-  post_sii_certificacion_facturas_postular: "email and email_intercambio show no e-mail example",
-  post_sii_certificacion_postulacion_avance: "the example taxpayer is not in the sandbox's certification process (404)",
-  post_platform_dte_envios_enviar: "archivo's example does not end in .xml",
-  post_platform_dte_envios_estado: "the example track id is not one the sandbox knows (502 -11)",
-  post_platform_dte_intercambios_cesion: "the example document was never received by the sandbox SII (404)",
-  post_platform_dte_intercambios_eventos: "the example document was never received by the sandbox SII (404)",
-  post_platform_dte_intercambios_recepcion_sii: "the example document was never received by the sandbox SII (404)",
-  post_platform_dte_intercambios_respuesta_sii:
-    "its body schema refers to #/components/schemas/ReceiverResponseDocument, which the document lacks",
   post_settings_proxy_test: "needs a proxy configured first (400 otherwise)",
 };
 
 /** The same for the examples the document shows (by operationId, or `components`). */
-const KNOWN_BAD_EXAMPLES: Record<string, string> = {
-  components: "ReceiverResponseRequest refers to #/components/schemas/ReceiverResponseDocument, which the document lacks",
-};
+const KNOWN_BAD_EXAMPLES: Record<string, string> = {};
 
 /**
  * Operations whose parameters come from an earlier answer, written as OpenAPI links
