@@ -5,10 +5,14 @@ import type { AppEnv } from "./context.ts";
 
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The caller's X-Request-Id when well formed, else a new one; the fronts serving /docs use it too. */
+export function requestIdFor(incoming: string | null | undefined): string {
+  return incoming && CLIENT_ID.test(incoming) ? incoming : `req_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
+}
+
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = performance.now();
-  const incoming = c.req.header("x-request-id");
-  const requestId = incoming && CLIENT_ID.test(incoming) ? incoming : `req_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
+  const requestId = requestIdFor(c.req.header("x-request-id"));
   c.set("requestId", requestId);
   await next();
   const ms = performance.now() - started;
