@@ -46,23 +46,27 @@ const POPPLER = spawnSync("pdftoppm", ["-v"]).status === 0;
 const pageCount = (pdf: string) => Number(/\/Type \/Pages \/Kids \[[^\]]*\] \/Count (\d+)/.exec(pdf)?.[1]);
 
 /**
- * Rasterizes the first page's barcode (`q 0 g <module> 0 0 -<module> x y cm … re … f Q`): its
- * rectangles in module units, 4 pixels a module, with a quiet zone.
+ * Rasterizes the first document's stamp: its PDF417 image mask (one bit a module, a 1 is a bar,
+ * each row drawn three modules tall), 4 pixels a module, with a quiet zone.
  */
 function barcodeImage(pdf: string): Parameters<typeof readBarcodes>[0] {
-  const block = /q 0 g [\d.]+ 0 0 -[\d.]+ [\d.]+ [\d.]+ cm\n([\s\S]*?)\nf Q/.exec(pdf)?.[1] ?? "";
-  const rects = [...block.matchAll(/(\d+) (\d+) (\d+) (\d+) re/g)].map(
-    (m) => m.slice(1, 5).map(Number) as [number, number, number, number],
-  );
+  const mask = /\/Width (\d+) \/Height (\d+) \/ImageMask true [^>]*\/Length (\d+) >>\nstream\n/.exec(pdf);
+  const [columns, rows, length] = [Number(mask?.[1]), Number(mask?.[2]), Number(mask?.[3])];
+  const from = (mask?.index ?? 0) + (mask?.[0].length ?? 0);
+  const bits = pdf.slice(from, from + length);
+  const stride = Math.ceil(columns / 8);
   const scale = 4;
   const pad = 40;
-  const width = Math.max(...rects.map(([x, , w]) => x + w)) * scale + 2 * pad;
-  const height = Math.max(...rects.map(([, y, , h]) => y + h)) * scale + 2 * pad;
+  const width = columns * scale + 2 * pad;
+  const height = rows * 3 * scale + 2 * pad;
   const data = new Uint8ClampedArray(width * height * 4).fill(255);
-  for (const [x, y, w, h] of rects) {
-    for (let py = y * scale; py < (y + h) * scale; py++) {
-      const start = ((py + pad) * width + x * scale + pad) * 4;
-      for (let px = 0; px < w * scale; px++) data.fill(0, start + px * 4, start + px * 4 + 3);
+  for (let row = 0; row < rows; row++) {
+    for (let x = 0; x < columns; x++) {
+      if (!(bits.charCodeAt(row * stride + (x >> 3)) & (0x80 >> (x & 7)))) continue;
+      for (let py = row * 3 * scale; py < (row + 1) * 3 * scale; py++) {
+        const start = ((py + pad) * width + x * scale + pad) * 4;
+        for (let px = 0; px < scale; px++) data.fill(0, start + px * 4, start + px * 4 + 3);
+      }
     }
   }
   return { data, width, height, colorSpace: "srgb" } as unknown as Parameters<typeof readBarcodes>[0];
@@ -133,7 +137,7 @@ describe("PDF representations (documentos/pdf)", () => {
   });
 
   // A real renderer reads our file (objects, offsets, fonts, the content stream) and draws the
-  // barcode's rectangles itself; zxing then reads the printed page, as a scanner would.
+  // barcode's image mask itself; zxing then reads the printed page, as a scanner would.
   it.skipIf(!POPPLER)(
     "is drawn by a real PDF renderer (poppler's pdftoppm; skipped where it is not installed) with a readable stamp",
     async () => {

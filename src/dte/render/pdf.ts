@@ -1,6 +1,6 @@
 // A DTE's printed representation as PDF (docs/dte-engine.md §6.1–6.3), written directly: the
-// standard Helvetica fonts in WinAnsi (accents and ñ print as they are), vector rectangles (the
-// TED's PDF417 too), a JPEG or PNG logo. Letter paper, or an 80 mm roll whose
+// standard Helvetica fonts in WinAnsi (accents and ñ print as they are), vector rectangles, the
+// TED's PDF417 as a one-bit image mask, a JPEG or PNG logo. Letter paper, or an 80 mm roll whose
 // height fits the document. A cedible copy adds the receipt box of Ley 19.983.
 import { concatBytes } from "../../lib/encoding.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
@@ -88,23 +88,41 @@ class Canvas {
     this.ops.push((h) => `q ${n(width)} 0 0 ${n(height)} ${n(x)} ${n(h - top - height)} cm /${name} Do Q`);
   }
 
-  /** The PDF417 at (x, top), each module `module` points wide and each row three modules tall. */
-  barcode(symbol: Pdf417Symbol, x: number, top: number, module: number): { width: number; height: number } {
-    // Drawn in module units (whole numbers, short to write) under a transformation that scales them
-    // and turns y downwards; every bar is a rectangle.
-    this.ops.push((h) => {
-      const rects: string[] = [];
-      symbol.bars.forEach((bars, row) => {
-        for (let i = 0; i < bars.length; i += 2) rects.push(`${bars[i]} ${row * ROW_HEIGHT} ${bars[i + 1]} ${ROW_HEIGHT} re`);
-      });
-      return `q 0 g ${n(module)} 0 0 ${n(-module)} ${n(x)} ${n(h - top)} cm\n${rects.join("\n")}\nf Q`;
-    });
-    return { width: symbol.width * module, height: symbol.rows * ROW_HEIGHT * module };
+  /**
+   * The PDF417 at (x, top) from its image mask (`stampImage`), each module `module` points wide
+   * and each row three modules tall, painted black.
+   */
+  barcode(symbol: Pdf417Symbol, name: string, x: number, top: number, module: number): { width: number; height: number } {
+    const width = symbol.width * module;
+    const height = symbol.rows * ROW_HEIGHT * module;
+    this.ops.push((h) => `q 0 g ${n(width)} 0 0 ${n(height)} ${n(x)} ${n(h - top - height)} cm /${name} Do Q`);
+    return { width, height };
   }
 
   content(height: number): string {
     return this.ops.map((op) => op(height)).join("\n");
   }
+}
+
+/**
+ * The PDF417 as a one-bit image mask: one sample a module, one image row a symbol row (drawn
+ * three modules tall). As ~3 400 rectangles the same bars were ~50 KB of operators to write and
+ * compress for each document; as a mask they are rows × ⌈width / 8⌉ bytes (about 1.7 KB). A mask
+ * sample of 1 paints the fill colour (`/Decode [1 0]`), and a mask is scaled without
+ * interpolation, so each module stays a sharp block as the rectangles were.
+ */
+export function stampImage(symbol: Pdf417Symbol): Image {
+  const stride = Math.ceil(symbol.width / 8);
+  const data = new Uint8Array(stride * symbol.rows);
+  symbol.bars.forEach((bars, row) => {
+    const base = row * stride;
+    for (let i = 0; i < bars.length; i += 2) {
+      const start = bars[i] as number;
+      const end = start + (bars[i + 1] as number);
+      for (let m = start; m < end; m++) data[base + (m >> 3)] = (data[base + (m >> 3)] as number) | (0x80 >> (m & 7));
+    }
+  });
+  return { width: symbol.width, height: symbol.rows, dictionary: "/ImageMask true /BitsPerComponent 1 /Decode [1 0]", data };
 }
 
 /** Assembles the PDF file: catalog, pages, fonts, images, one content stream per page. */
@@ -164,7 +182,7 @@ const NO_CEDIBLE = new Set([39, 41, 56, 61, 110, 111, 112]);
 function drawDocument(
   canvas: Canvas,
   doc: PrintedDocument,
-  stamp: Pdf417Symbol | null,
+  stamp: { symbol: Pdf417Symbol; name: string } | null,
   options: PdfOptions,
   width: number,
   cedible: boolean,
@@ -293,7 +311,8 @@ function drawDocument(
   if (stamp) {
     const module = roll ? 0.72 : 0.75;
     const stampTop = roll ? y + 8 : totalsTop;
-    const size = canvas.barcode(stamp, roll ? margin + (inner - stamp.width * module) / 2 : margin, stampTop, module);
+    const left = roll ? margin + (inner - stamp.symbol.width * module) / 2 : margin;
+    const size = canvas.barcode(stamp.symbol, stamp.name, left, stampTop, module);
     const stampCenter = roll ? width / 2 : margin + size.width / 2;
     let legend = stampTop + size.height + 4;
     const legends = [
@@ -337,10 +356,15 @@ function drawDocument(
 export async function pdfDocument(docs: PrintedDocument[], options: PdfOptions): Promise<Uint8Array> {
   const width = options.papel === "carta" ? 612 : (80 / 25.4) * 72;
   const pages: Page[] = [];
-  for (const doc of docs) {
+  const images = new Map<string, Image>(options.logo ? [["Logo", options.logo]] : []);
+  for (const [index, doc] of docs.entries()) {
     const copies: boolean[] = [...Array.from({ length: options.copias }, () => false)];
     if (options.cedible && !NO_CEDIBLE.has(doc.tipo)) copies.push(true);
-    const stamp = doc.ted ? pdf417(doc.ted, 12) : null;
+    let stamp: { symbol: Pdf417Symbol; name: string } | null = null;
+    if (doc.ted) {
+      stamp = { symbol: pdf417(doc.ted, 12), name: `Ted${index + 1}` };
+      images.set(stamp.name, stampImage(stamp.symbol));
+    }
     for (const cedible of copies) {
       const canvas = new Canvas();
       const used = drawDocument(canvas, doc, stamp, options, width, cedible);
@@ -348,5 +372,5 @@ export async function pdfDocument(docs: PrintedDocument[], options: PdfOptions):
       pages.push({ width, height, content: await deflate(encodeLatin1(canvas.content(height))) });
     }
   }
-  return writePdf(pages, options.logo ? new Map([["Logo", options.logo]]) : new Map());
+  return writePdf(pages, images);
 }
