@@ -45,8 +45,11 @@ export function registerBlocking(app: OpenAPIHono<AppEnv>, path: string, blocked
       path,
       operationId: `admin_tokens_${action}`,
       summary: blocked ? "Block a token (its calls get 403 ACCOUNT_BLOCKED)" : "Unblock a token",
+      description: blocked
+        ? "Its calls are refused with 403 ACCOUNT_BLOCKED until it is unblocked; nothing else changes. Needs `Authorization: Bearer <ADMIN_TOKEN>`."
+        : "Its calls are served again. Needs `Authorization: Bearer <ADMIN_TOKEN>`.",
       request: { params: TokenId },
-      responses: { 200: jsonContent(TokenEnvelope, "Token"), ...errorResponses([401, 404]) },
+      responses: { 200: jsonContent(TokenEnvelope, "Token"), ...errorResponses([400, 401, 404]) },
     }),
     async (c) => {
       const record = await findToken(c, c.req.valid("param").id);

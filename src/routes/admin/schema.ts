@@ -4,24 +4,36 @@ import { ALL_SCOPES } from "../../ports.ts";
 
 export const Plan = z
   .object({
-    daily_units: z.number().int().min(0).max(1e9).openapi({ example: 1000 }),
-    monthly_units: z.number().int().min(0).max(1e10).openapi({ example: 20000 }),
+    daily_units: z.number().int().min(0).max(1e9).openapi({ description: "Units per UTC day, 0 to 10^9", example: 1000 }),
+    monthly_units: z.number().int().min(0).max(1e10).openapi({ description: "Units per UTC month, 0 to 10^10", example: 20000 }),
   })
   .openapi("Plan");
 
 export const TokenInput = z
   .object({
-    name: z.string().trim().min(1).max(100).openapi({ example: "erp-production" }),
+    name: z
+      .string()
+      .regex(/\S/, { error: "must not be blank" })
+      .trim()
+      .min(1)
+      .max(100)
+      .openapi({ description: "A label for your records, 1 to 100 characters (not blank; trimmed)", example: "erp-production" }),
     account: z
       .string()
       .regex(/^[A-Za-z0-9._-]{1,64}$/, { error: "1 to 64 letters, digits, dots, hyphens or underscores" })
-      .openapi({ example: "acme" }),
+      .openapi({
+        description:
+          "The account the token belongs to: tokens of one account share its settings (the proxy); 1 to 64 letters, digits, `.`, `-`, `_`",
+        example: "acme",
+      }),
     scopes: z
       .array(z.enum(ALL_SCOPES))
       .min(1)
       .transform((s) => [...new Set(s)])
-      .openapi({ example: ["sii:read", "sii:write"] }),
-    plan: Plan.default({ daily_units: 1000, monthly_units: 20000 }),
+      .openapi({ description: "What the token may call (at least one; repeats are ignored)", example: ["sii:read", "sii:write"] }),
+    plan: Plan.default({ daily_units: 1000, monthly_units: 20000 }).openapi({
+      description: "Units per UTC day and per UTC month (default 1000 and 20000)",
+    }),
   })
   .openapi("TokenInput");
 
@@ -52,7 +64,11 @@ export const TokenId = z.object({
     .string()
     .min(1)
     .max(64)
-    .openapi({ param: { name: "id", in: "path" }, example: "tok_3f2a9c1d0b7e6a54" }),
+    .openapi({
+      param: { name: "id", in: "path" },
+      description: "The token's id (`tok_…`, as issued; not its secret), 1 to 64 characters",
+      example: "tok_3f2a9c1d0b7e6a54",
+    }),
 });
 
 export const CreatedTokenEnvelope = envelope(Token.extend({ token: z.string().openapi({ description: "The secret: shown only here" }) }));

@@ -15,6 +15,8 @@ export function registerAdminTokensCreate(app: OpenAPIHono<AppEnv>): void {
       path: "/admin/v1/tokens",
       operationId: "admin_tokens_create",
       summary: "Issue an API token (the secret is shown only in this answer)",
+      description:
+        "Issues an API token for an account with its scopes and quota plan. The secret (`X-API-Token`) is in this answer only; the gateway keeps just its hash. Needs `Authorization: Bearer <ADMIN_TOKEN>`; the admin API exists only when ADMIN_TOKEN is set (404 otherwise).",
       request: { body: jsonBody(TokenInput) },
       responses: { 201: jsonContent(CreatedTokenEnvelope, "Token issued"), ...errorResponses([401, 404, 422]) },
     }),

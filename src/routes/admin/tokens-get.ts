@@ -16,8 +16,9 @@ export function registerAdminTokensGet(app: OpenAPIHono<AppEnv>): void {
       path: "/admin/v1/tokens/{id}",
       operationId: "admin_tokens_get",
       summary: "Show a token with its quota usage",
+      description: "A token with its quota usage in the current UTC day and month. Needs `Authorization: Bearer <ADMIN_TOKEN>`.",
       request: { params: TokenId },
-      responses: { 200: jsonContent(TokenWithUsageEnvelope, "Token"), ...errorResponses([401, 404]) },
+      responses: { 200: jsonContent(TokenWithUsageEnvelope, "Token"), ...errorResponses([400, 401, 404]) },
     }),
     async (c) => {
       const record = await findToken(c, c.req.valid("param").id);

@@ -15,6 +15,7 @@ export function registerAdminTokensList(app: OpenAPIHono<AppEnv>): void {
       path: "/admin/v1/tokens",
       operationId: "admin_tokens_list",
       summary: "List tokens (never their secrets)",
+      description: "Every token's id, account, scopes, plan and state, never a secret. Needs `Authorization: Bearer <ADMIN_TOKEN>`.",
       responses: { 200: jsonContent(TokenListEnvelope, "Tokens"), ...errorResponses([401, 404]) },
     }),
     async (c) => {

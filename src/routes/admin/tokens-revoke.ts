@@ -15,8 +15,10 @@ export function registerAdminTokensRevoke(app: OpenAPIHono<AppEnv>): void {
       path: "/admin/v1/tokens/{id}",
       operationId: "admin_tokens_revoke",
       summary: "Revoke a token for good",
+      description:
+        "Deletes the token: its secret stops working at once and cannot be restored. Needs `Authorization: Bearer <ADMIN_TOKEN>`.",
       request: { params: TokenId },
-      responses: { 200: jsonContent(TokenEnvelope, "Token revoked"), ...errorResponses([401, 404]) },
+      responses: { 200: jsonContent(TokenEnvelope, "Token revoked"), ...errorResponses([400, 401, 404]) },
     }),
     async (c) => {
       const record = await findToken(c, c.req.valid("param").id);

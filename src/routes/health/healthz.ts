@@ -17,7 +17,9 @@ const Query = z.object({
   deep: z
     .enum(["0", "1"])
     .optional()
-    .openapi({ description: "`1`: also reach every SII host (needs `Authorization: Bearer <ADMIN_TOKEN>`)" }),
+    .openapi({
+      description: "`1`: also reach every SII host (needs `Authorization: Bearer <ADMIN_TOKEN>`); `0` or absent: the gateway's own state",
+    }),
 });
 
 const HostState = z.object({
@@ -46,6 +48,8 @@ export function registerHealthz(app: OpenAPIHono<AppEnv>): void {
       operationId: "healthz",
       tags: ["Health"],
       summary: "The gateway's state; with deep=1 (admin) the SII hosts' reachability",
+      description:
+        "For load balancers and uptime checks: no API token, no quota, never cached. `deep=1` with `Authorization: Bearer <ADMIN_TOKEN>` also asks every SII host through the configured transport (5 s per host, all at once); an unreachable host makes `status` `degraded`, never a 5xx.",
       request: { query: Query },
       responses: { 200: jsonContent(Health, "The gateway answers"), ...errorResponses([400, 401]) },
     }),

@@ -19,6 +19,8 @@ export function registerUsageGet(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/usage",
       tags: ["Account"],
       summary: "Quota state of the calling token (costs no units)",
+      description:
+        "The calling token's id, account, scopes and plan, and the units used and left in the current UTC day and month (the `X-RateLimit-*` headers give the binding window on every answer). Any scope may call it; it is never charged.",
       responses: { 200: jsonContent(UsageEnvelope, "Usage") },
     }),
     { scope: null, weight: 0 },
