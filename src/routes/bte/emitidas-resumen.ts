@@ -5,19 +5,24 @@ import { encodeLatin1 } from "../../lib/latin1.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, responseFormat, valid } from "../../platform/operation.ts";
-import { Formato } from "../../platform/params.ts";
+import { Formato, IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import { annualBte } from "../../sii/bte.ts";
 import { PassOnlyAuth } from "../credentials.ts";
+import { EXAMPLE_CLAVE } from "../example-credentials.ts";
 import { siiServices } from "../sii-context.ts";
 
+/** The first year of the SII's BTE (boletas de prestación de servicios de terceros) tables. */
+const FIRST_BTE_YEAR = 2005;
+
 const Params = z.object({
-  anio: z.coerce
-    .number({ error: "must be a year" })
-    .int({ error: "must be a whole year" })
-    .min(2005, { error: "must be 2005 or later" })
-    .max(2100, { error: "must be 2100 or earlier" })
-    .openapi({ param: { name: "anio", in: "path" }, type: "integer", example: 2025 }),
+  anio: IntegerParam({
+    min: FIRST_BTE_YEAR,
+    max: 2100,
+    noun: "a year",
+    example: 2025,
+    description: `Year, ${FIRST_BTE_YEAR} (the BTE's first year in the SII) to 2100; a year without slips is a 200 with zeros`,
+  }),
 });
 
 const Query = z.object({
@@ -26,12 +31,13 @@ const Query = z.object({
     .string()
     .regex(/^[^\s"'\r\n]$/, { error: "must be one character (not a quote, space or line break)" })
     .default(";")
-    .openapi({ description: "Field delimiter when `formato=csv`", example: ";" }),
+    .openapi({
+      description: "Field delimiter when `formato=csv`: one character, not a quote, space or line break (default `;`)",
+      example: ";",
+    }),
 });
 
-const Body = z
-  .object({ auth: PassOnlyAuth })
-  .openapi("BteSummaryRequest", { example: { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } } });
+const Body = z.object({ auth: PassOnlyAuth }).openapi("BteSummaryRequest", { example: { auth: { pass: EXAMPLE_CLAVE } } });
 
 const Totals = {
   folios: z.number().int().openapi({ description: "Slips issued" }),
@@ -70,7 +76,7 @@ export function registerBteEmitidasResumen(app: OpenAPIHono<AppEnv>): void {
       tags: ["BTE"],
       summary: "Annual summary of issued BTEs",
       description:
-        "`formato=html` returns the SII's page as received and `formato=csv` its summary table (the SII offers no CSV of its own), both ISO-8859-1.",
+        "The year's boletas de prestación de servicios de terceros (BTE) the taxpayer of the clave issued, per month and for the year: counts, gross amount, withholding and paid, in CLP. The issuer is always the clave's taxpayer. `formato=html` returns the SII's page as received and `formato=csv` its summary table (the SII offers no CSV of its own), both ISO-8859-1.",
       request: { params: Params, query: Query, body: jsonBody(Body) },
       responses: {
         200: {

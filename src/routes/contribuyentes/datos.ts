@@ -12,7 +12,13 @@ import { taxpayerData, taxpayerPage } from "../../sii/misii.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { siiServices } from "../sii-context.ts";
 
-const Params = pathParams({ contribuyente: Rut });
+const Params = pathParams({
+  contribuyente: Rut.openapi({
+    description:
+      "The taxpayer whose data is read, `XXXXXXXX-K`: the certificate's holder or a company it represents; the check digit is verified by the server (modulo 11, which a pattern cannot express)",
+    example: "76192083-9",
+  }),
+});
 const Query = z.object({ ambiente: Ambiente, formato: Formato(["json", "html"]) });
 
 const Data = envelope(
