@@ -178,6 +178,8 @@ function authenticateKnownRoute(app: OpenAPIHono<AppEnv>): MiddlewareHandler<App
     try {
       await authenticate(c, async () => {});
     } catch (err) {
+      // A preflight that CORS did not answer keeps the ordinary answer (cors.ts).
+      if (c.req.method === "OPTIONS") throw err;
       const path = new URL(c.req.url).pathname;
       const refused = noRoute(app, c.req.method, path);
       if (refused) throw refused;
