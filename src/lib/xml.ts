@@ -5,7 +5,10 @@
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" };
 
+const SPECIAL = /[&<>"']/;
+
 export function escapeXml(text: string): string {
+  if (!SPECIAL.test(text)) return text;
   return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
 }
 

@@ -54,8 +54,9 @@ export function serializeChildren(
 ): string {
   const allowed = order[path] ?? [];
   const where = (name: string) => (path ? `${path.replaceAll("/", ".")}.${name}` : name);
+  const known = allowedSet(allowed);
   for (const name of Object.keys(node)) {
-    if (!allowed.includes(name) || (path === "" && (name === "TED" || name === "TmstFirma")))
+    if (!known.has(name) || (path === "" && (name === "TED" || name === "TmstFirma")))
       if (node[name] !== undefined && node[name] !== null)
         problems.push({ path: where(name), message: `has no place in this document type's schema (allowed here: ${allowed.join(", ")})` });
   }
@@ -63,26 +64,43 @@ export function serializeChildren(
   for (const name of allowed) {
     if (path === "" && (name === "TED" || name === "TmstFirma")) continue;
     const value = node[name];
-    const items = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
-    items.forEach((item, i) => {
-      const at = `${path ? `${path}/` : ""}${name}`;
-      const label = items.length > 1 ? `${where(name)}[${i}]` : where(name);
+    if (value === undefined || value === null) continue;
+    const at = path ? `${path}/${name}` : name;
+    const container = order[at] !== undefined;
+    const many = Array.isArray(value);
+    const count = many ? value.length : 1;
+    for (let i = 0; i < count; i++) {
+      const item = many ? value[i] : value;
+      // Paths are written only for a problem: most documents have none.
+      const label = () => (count > 1 ? `${where(name)}[${i}]` : where(name));
       if (isNode(item)) {
-        if (!order[at]) problems.push({ path: label, message: "is a value, not an object" });
+        if (!container) problems.push({ path: label(), message: "is a value, not an object" });
         else xml += `<${name}>${serializeChildren(item, order, at, problems, limits)}</${name}>`;
-        return;
+        continue;
       }
-      if (order[at]) {
-        problems.push({ path: label, message: "must be an object with its own elements" });
-        return;
+      if (container) {
+        problems.push({ path: label(), message: "must be an object with its own elements" });
+        continue;
       }
       const text = textOf(item);
-      if (text === null) problems.push({ path: label, message: "must be a string or a number" });
-      else if (unwritable(text)) problems.push({ path: label, message: unwritable(text) as string });
+      const refused = text === null ? null : unwritable(text);
+      if (text === null) problems.push({ path: label(), message: "must be a string or a number" });
+      else if (refused) problems.push({ path: label(), message: refused });
       else if (text.length > (limits[name] ?? Number.POSITIVE_INFINITY))
-        problems.push({ path: label, message: `is longer than the schema's ${limits[name]} characters` });
+        problems.push({ path: label(), message: `is longer than the schema's ${limits[name]} characters` });
       else if (text !== "") xml += `<${name}>${escapeXml(text)}</${name}>`;
-    });
+    }
   }
   return xml;
+}
+
+/** Each schema list's names as a set, made once per list. */
+const allowedSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+function allowedSet(allowed: readonly string[]): ReadonlySet<string> {
+  let set = allowedSets.get(allowed);
+  if (!set) {
+    set = new Set(allowed);
+    allowedSets.set(allowed, set);
+  }
+  return set;
 }

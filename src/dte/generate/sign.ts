@@ -20,7 +20,8 @@ export interface Written {
  * The canonical form of text this engine wrote with `escapeXml`: C14N writes quotes literally in
  * text, and our elements carry no attributes that need escaping (control characters are refused).
  */
-export const canonicalOfOwnText = (file: string): string => file.replaceAll("&apos;", "'").replaceAll("&quot;", '"');
+export const canonicalOfOwnText = (file: string): string =>
+  file.includes("&") ? file.replaceAll("&apos;", "'").replaceAll("&quot;", '"') : file;
 
 export interface SignedDte {
   /** `<DTE xmlns="…SiiDte" version="1.0">…</DTE>`. */

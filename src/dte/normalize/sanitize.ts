@@ -60,8 +60,22 @@ const TRANSLITERATIONS: Record<string, string> = {
   "\u02DC": "~",
 };
 
+/** A character outside ISO-8859-1 (either half of a surrogate pair included). */
+const ABOVE_LATIN1 = /[\u0100-\uffff]/;
+
+/** Whether the text has a C0 or C1 control character or DEL. */
+function hasControl(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
+  }
+  return false;
+}
+
 /** Text ISO-8859-1 can carry: common look-alikes transliterated, accents kept, anything else removed. */
 export function toLatin1Text(text: string): string {
+  // ISO-8859-1 text is its own NFC form: none of its characters composes with another.
+  if (!ABOVE_LATIN1.test(text)) return text;
   let out = "";
   for (const ch of text.normalize("NFC")) {
     const code = ch.codePointAt(0) as number;
@@ -79,6 +93,8 @@ export function toLatin1Text(text: string): string {
 
 /** Control characters out (C0, DEL, C1); a whitespace run holding a tab or line break becomes one space; ends trimmed. */
 export function cleanControls(text: string): string {
+  // Without control characters there is no line break, so only the ends change.
+  if (!hasControl(text)) return text.trim();
   let out = "";
   for (const ch of text) {
     const code = ch.charCodeAt(0);
