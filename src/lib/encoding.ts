@@ -1,11 +1,34 @@
 // Byte helpers that behave the same on Workers, Node and Lambda (no Buffer).
 
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/** Below this many bytes (signatures, digests, keys) a lookup table beats a binary string for btoa. */
+const SMALL = 1024;
+
 export function bytesToBase64(bytes: Uint8Array): string {
+  if (bytes.length < SMALL) return smallBytesToBase64(bytes);
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) {
     binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   }
   return btoa(binary);
+}
+
+function smallBytesToBase64(bytes: Uint8Array): string {
+  const at = (i: number) => bytes[i] ?? 0;
+  const digit = (n: number) => BASE64.charAt(n & 63);
+  let out = "";
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = (at(i) << 16) | (at(i + 1) << 8) | at(i + 2);
+    out += digit(n >> 18) + digit(n >> 12) + digit(n >> 6) + digit(n);
+  }
+  const rest = bytes.length - i;
+  if (rest > 0) {
+    const n = (at(i) << 16) | (rest === 2 ? at(i + 1) << 8 : 0);
+    out += `${digit(n >> 18)}${digit(n >> 12)}${rest === 2 ? digit(n >> 6) : "="}=`;
+  }
+  return out;
 }
 
 export function base64ToBytes(base64: string): Uint8Array<ArrayBuffer> {
