@@ -397,3 +397,155 @@ export function checkAnswer(
     problems.push("validation answer without errors[]");
   return problems;
 }
+
+// ---- The positive direction: requests the document calls valid ----
+
+/** A RUT's check digit (módulo 11, weights 2..7 from the right), computed here independently of src/. */
+export function rutDv(body: number): string {
+  let sum = 0;
+  let weight = 2;
+  for (let n = body; n > 0; n = Math.floor(n / 10)) {
+    sum += (n % 10) * weight;
+    weight = weight === 7 ? 2 : weight + 1;
+  }
+  const dv = 11 - (sum % 11);
+  return dv === 11 ? "0" : dv === 10 ? "K" : String(dv);
+}
+
+/** A pattern that describes a RUT (`digits-[0-9kK]`): values drawn for it carry the right check digit. */
+function isRutPattern(pattern: string): boolean {
+  return pattern.includes("-[\\dkK]") || pattern.includes("-[0-9kK]");
+}
+
+/** RUTs with a right check digit: mostly the sandbox's taxpayers, sometimes anyone. */
+export function rutArbitrary(known: string[]): fc.Arbitrary<string> {
+  const anyone = fc.integer({ min: 1_000_000, max: 99_999_999 }).map((n) => `${n}-${rutDv(n)}`);
+  return known.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: anyone }) : anyone;
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, "0");
+const dateArbitrary = fc
+  .record({ y: fc.integer({ min: 2000, max: 2030 }), m: fc.integer({ min: 1, max: 12 }), d: fc.integer({ min: 1, max: 28 }) })
+  .map(({ y, m, d }) => `${y}-${pad(m)}-${pad(d)}`);
+const emailArbitrary = fc
+  .tuple(fc.stringMatching(/^[a-z][a-z0-9]{0,11}$/), fc.stringMatching(/^[a-z]{2,12}$/), fc.constantFrom("cl", "com", "org"))
+  .map(([user, host, tld]) => `${user}@${host}.${tld}`);
+
+/** Keywords that describe a schema without constraining its values. */
+const ANNOTATIONS = new Set([
+  "example",
+  "examples",
+  "description",
+  "title",
+  "default",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "$comment",
+  "externalDocs",
+]);
+
+export interface ValidOptions {
+  /** RUTs to favour for RUT-pattern fields. */
+  ruts: string[];
+  /** Longest string drawn where the schema sets no maxLength (values stay readable in findings). */
+  maxString?: number;
+}
+
+/**
+ * Values the JSON Schema accepts, from its own keywords: const, enum, oneOf/anyOf (a branch),
+ * allOf (merged objects), object (every required key, optional keys or not, nothing extra),
+ * array (its length bounds), string (pattern, length bounds, format), integer/number (bounds).
+ * A value drawn here may still fail a rule the keywords combine (oneOf matching two branches):
+ * callers check the final request with the document's validator and discard those.
+ */
+export function validArbitrary(doc: Json, schema: Json, options: ValidOptions, depth = 0): fc.Arbitrary<unknown> {
+  const s = deref(doc, schema ?? {});
+  if (s.const !== undefined) return fc.constant(s.const);
+  if (Array.isArray(s.enum)) return fc.constantFrom(...s.enum);
+  const choices = s.oneOf ?? s.anyOf;
+  if (Array.isArray(choices) && choices.length > 0) {
+    const own = { ...s, oneOf: undefined, anyOf: undefined };
+    const hasOwn = own.type || own.properties;
+    return fc.oneof(
+      ...choices.map((c: Json) =>
+        hasOwn ? validArbitrary(doc, { allOf: [own, c] }, options, depth + 1) : validArbitrary(doc, c, options, depth + 1),
+      ),
+    );
+  }
+  if (Array.isArray(s.allOf)) {
+    const parts = [{ ...s, allOf: undefined }, ...s.allOf].map((p: Json) => deref(doc, p));
+    const alternatives = parts.find((p: Json) => Array.isArray(p.oneOf ?? p.anyOf));
+    if (alternatives) {
+      // Distribute the one-of over the other parts: allOf[A, oneOf[B, C]] = oneOf[allOf[A, B], allOf[A, C]].
+      const rest = parts.filter((p: Json) => p !== alternatives);
+      const own = { ...alternatives, oneOf: undefined, anyOf: undefined };
+      return fc.oneof(
+        ...(alternatives.oneOf ?? alternatives.anyOf).map((c: Json) =>
+          validArbitrary(doc, { allOf: [...rest, own, c] }, options, depth + 1),
+        ),
+      );
+    }
+    const objects = parts.filter((p: Json) => p.properties || p.type === "object" || p.required);
+    const constraining = parts.filter((p: Json) => Object.keys(p).some((k) => p[k] !== undefined && !ANNOTATIONS.has(k)));
+    if (objects.length === constraining.length) {
+      const properties: Record<string, Json> = {};
+      for (const p of objects) {
+        for (const [name, prop] of Object.entries<Json>(p.properties ?? {})) {
+          properties[name] = properties[name] ? { allOf: [properties[name], prop] } : prop;
+        }
+      }
+      const required = [...new Set(objects.flatMap((p: Json) => p.required ?? []))];
+      return validArbitrary(doc, { type: "object", properties, required }, options, depth + 1);
+    }
+    // Scalars constrained in parts: the most specific part decides, the validator checks the rest.
+    return validArbitrary(doc, parts[parts.length - 1], options, depth + 1);
+  }
+  const types: string[] = Array.isArray(s.type) ? s.type : s.type ? [s.type] : s.properties ? ["object"] : [];
+  const type = types.find((t) => t !== "null") ?? (s.pattern || s.format ? "string" : undefined);
+  if (type === "object") {
+    if (depth > 10) return fc.constant({});
+    const required = new Set<string>(s.required ?? []);
+    const model: Record<string, fc.Arbitrary<unknown>> = {};
+    for (const [name, prop] of Object.entries<Json>(s.properties ?? {})) {
+      if (deref(doc, prop).readOnly) continue;
+      model[name] = validArbitrary(doc, prop, options, depth + 1);
+    }
+    return fc.record(model, { requiredKeys: [...required].filter((k) => k in model) });
+  }
+  if (type === "array") {
+    const minLength = s.minItems ?? 0;
+    const maxLength = Math.min(s.maxItems ?? minLength + 3, minLength + 3);
+    return fc.array(validArbitrary(doc, s.items ?? {}, options, depth + 1), { minLength, maxLength });
+  }
+  if (type === "integer") {
+    const min = s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + 1 : -2_147_483_648);
+    const max = s.maximum ?? (s.exclusiveMaximum !== undefined ? s.exclusiveMaximum - 1 : 2_147_483_647);
+    return fc.integer({ min: Math.ceil(min), max: Math.floor(max) });
+  }
+  if (type === "number") {
+    const min = s.minimum ?? s.exclusiveMinimum ?? -1e9;
+    const max = s.maximum ?? s.exclusiveMaximum ?? 1e9;
+    return fc
+      .double({ min, max, noNaN: true, noDefaultInfinity: true })
+      .filter(
+        (n) => (s.exclusiveMinimum === undefined || n > s.exclusiveMinimum) && (s.exclusiveMaximum === undefined || n < s.exclusiveMaximum),
+      );
+  }
+  if (type === "boolean") return fc.boolean();
+  if (type === "string") {
+    const minLength = s.minLength ?? 0;
+    const maxLength = s.maxLength ?? Math.max(minLength, options.maxString ?? 40);
+    const fits = (v: string) => [...v].length >= minLength && [...v].length <= maxLength;
+    if (s.pattern && isRutPattern(s.pattern)) return rutArbitrary(options.ruts).filter(fits);
+    if (s.pattern) return fc.stringMatching(new RegExp(s.pattern)).filter(fits);
+    if (s.format === "date") return dateArbitrary;
+    if (s.format === "date-time") return dateArbitrary.map((d) => `${d}T12:00:00Z`);
+    if (s.format === "email") return emailArbitrary.filter(fits);
+    if (s.format === "uri" || s.format === "url") return fc.constantFrom("https://example.cl/", "http://127.0.0.1:3128");
+    return fc.string({ minLength, maxLength, unit: "grapheme" });
+  }
+  if (types.includes("null")) return fc.constant(null);
+  // No type: any JSON value fits; a small one.
+  return fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean());
+}
