@@ -1,17 +1,18 @@
 // POST /api/v1/sii/certificacion/boletas/solicitar_set/{contribuyente}: the boletas test set
 // (the SII's GWT-RPC application, as devlas-cl/dte-sii drives it), as text and parsed into cases.
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { emailAddress } from "../../platform/validation.ts";
 import { requestBoletaTestSet } from "../../sii/certificacion.ts";
 import { CertAuthBody } from "../credentials.ts";
 import { certificationSession, testSetAnswer } from "./factory.ts";
 import { Params, TAGS, TestSets, WriteQuery } from "./schema.ts";
 
 const BoletaSetBody = CertAuthBody.extend({
-  email: z.email({ error: "must be an e-mail address" }).optional().openapi({
+  email: emailAddress().optional().openapi({
     description: "The software provider's e-mail the SII records with the set (mailProvSw)",
   }),
 }).openapi("CertificationBoletaSetRequest");

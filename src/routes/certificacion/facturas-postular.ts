@@ -6,6 +6,7 @@ import { ok } from "../../platform/envelope.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { DryRun } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { emailAddress } from "../../platform/validation.ts";
 import { APPLICATION_FIELDS, applyForCertification } from "../../sii/certificacion.ts";
 import { CertAuthBody } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
@@ -18,10 +19,10 @@ const APPLICATION_TYPES = Object.keys(APPLICATION_FIELDS).map(Number);
 const ApplyBody = z
   .object({
     auth: CertAuthBody.shape.auth,
-    email: z.email({ error: "must be an e-mail address" }).openapi({
+    email: emailAddress().openapi({
       description: "Contact e-mail between the SII and the company and its administrator (MAIL_SII, MAIL_SUP)",
     }),
-    email_intercambio: z.email({ error: "must be an e-mail address" }).optional().openapi({
+    email_intercambio: emailAddress().optional().openapi({
       description: "E-mail for exchanges between companies (MAIL_DTE); `email` when absent",
     }),
     software: z.string().min(1).max(100).openapi({ description: "The software's name (NOM_SW, which the SII requires)" }),

@@ -14,6 +14,7 @@ import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { businessRule } from "../../platform/validation.ts";
 import { checkDocumentCount, checkLineCount, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, yielder } from "./batch.ts";
 import { EXAMPLE_ENVELOPE, EXAMPLE_INVOICE } from "./examples.ts";
 import { BASE64_XML, dteJson } from "./schema.ts";
@@ -34,7 +35,12 @@ const Body = z
         example: EXAMPLE_ENVELOPE,
       }),
   })
-  // Exactly one of the two: the handler answers 400 naming both otherwise.
+  // Exactly one of the two (a business rule: 400 naming both); the document says it with oneOf.
+  .superRefine((body, ctx) => {
+    if ((body.dte === undefined) !== (body.xml === undefined)) return;
+    const message = body.dte === undefined ? "give one of dte or xml" : "give only one of dte or xml, not both";
+    for (const path of ["dte", "xml"]) ctx.addIssue({ code: "custom", path: [path], ...businessRule(message) });
+  })
   .openapi("NormalizeRequest", { oneOf: [{ required: ["dte"] }, { required: ["xml"] }], example: { dte: EXAMPLE_INVOICE } });
 
 const NormalizedDte = z.record(z.string(), z.unknown()).openapi({ description: "The normalized document (lists always as arrays)" });
@@ -108,15 +114,6 @@ export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
     { scope: "sii:read", weight: 1 },
     async (c) => {
       const body = valid(c, "json", Body);
-      if ((body.dte === undefined) === (body.xml === undefined)) {
-        const message = body.dte === undefined ? "give one of dte or xml" : "give only one of dte or xml, not both";
-        throw new ApiError(400, "VALIDATION_ERROR", message, {
-          errors: [
-            { path: "dte", location: "body", message },
-            { path: "xml", location: "body", message },
-          ],
-        });
-      }
       const today = santiagoDate(c.get("deps").clock.now());
       if (body.dte !== undefined) {
         const tipo = body.dte.Encabezado.IdDoc.TipoDTE;

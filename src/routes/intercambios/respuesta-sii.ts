@@ -8,6 +8,7 @@ import { ApiError } from "../../platform/errors.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, DryRun, IntegerEnum, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { businessRule } from "../../platform/validation.ts";
 import { docResponse } from "../../sii/reclamos.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
@@ -20,12 +21,17 @@ const ACCIONES = ["ERM", "ACD", "RCD", "RFP", "RFT"] as const;
 
 const documentoShape = {
   emisor: Rut.openapi({ description: "Issuer of the received document" }),
-  // Other types are a 400 naming the document (checked in the handler, before the SII is called).
-  dte: IntegerEnum(DTE_TYPES).openapi({
-    enum: [...ACTIONABLE_TYPES],
-    description: "33, 34 or 43 (the types that take acceptance or claim)",
-    example: 33,
-  }),
+  // A DTE type that takes no acceptance or claim is a business rule (400 naming the document).
+  dte: IntegerEnum(DTE_TYPES)
+    .refine(
+      (n) => (ACTIONABLE_TYPES as readonly number[]).includes(n),
+      businessRule(`takes no acceptance or claim; only ${ACTIONABLE_TYPES.join(", ")}`),
+    )
+    .openapi({
+      enum: [...ACTIONABLE_TYPES],
+      description: "33, 34 or 43 (the types that take acceptance or claim)",
+      example: 33,
+    }),
   folio: FolioNumber,
   accion: z.enum(ACCIONES, { error: `must be one of ${ACCIONES.join(", ")}` }).openapi({
     description:
@@ -116,18 +122,6 @@ export function registerIntercambiosRespuestaSii(app: OpenAPIHono<AppEnv>): void
     async (c) => {
       const { ambiente } = valid(c, "query", Query);
       const body = valid(c, "json", Body);
-      const errors = body.documentos.flatMap((d, i) =>
-        (ACTIONABLE_TYPES as readonly number[]).includes(d.dte)
-          ? []
-          : [
-              {
-                path: `documentos[${i}].dte`,
-                location: "body" as const,
-                message: `type ${d.dte} takes no acceptance or claim; only ${ACTIONABLE_TYPES.join(", ")}`,
-              },
-            ],
-      );
-      if (errors.length) throw new ApiError(400, "VALIDATION_ERROR", errors.map((e) => `${e.path}: ${e.message}`).join("; "), { errors });
       const credential = await parseCertificate(c, body.auth.cert);
 
       const results: z.output<typeof Result>["data"]["documentos"] = [];
