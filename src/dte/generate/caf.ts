@@ -2,6 +2,7 @@
 // and checked before anything is stamped with it (docs/dte-engine.md §2.3): the SII's signature
 // over the DA verifies with the key of its IDK, the private key matches the DA's public key, and
 // the folio, issuer, type and age suit the document. Pure: the trusted keys come from the caller.
+import { sha256Hex } from "../../lib/crypto.ts";
 import { base64ToBytes, bytesToHex } from "../../lib/encoding.ts";
 import { decodeLatin1 } from "../../lib/latin1.ts";
 import type { FieldProblem } from "../normalize/sanitize.ts";
@@ -68,8 +69,39 @@ function cafText(input: string, path: string): string {
 
 const unsignedHex = (base64: string) => bytesToHex(base64ToBytes(base64.replace(/\s+/g, ""))).replace(/^0+/, "");
 
+/**
+ * Per isolate: CAFs already read and authenticated, by the SHA-256 of their text, with the key that
+ * authenticated each. A client sends the same CAF with every batch of its range, and reading it
+ * (parsing, the SII's signature, the private key's import) cost each request as much as signing a
+ * few documents. Failures are not kept: they are read, and reported, again.
+ */
+const cafCache = new Map<string, { caf: Caf; key: RsaPublicKey }>();
+const CAF_CACHE_LIMIT = 50;
+
+const sameKey = (a: RsaPublicKey, b: RsaPublicKey | undefined) =>
+  b !== undefined && bytesToHex(a.modulus) === bytesToHex(b.modulus) && bytesToHex(a.exponent) === bytesToHex(b.exponent);
+
 /** Reads and authenticates one CAF file; `path` names it in errors (e.g. `caf[1]`). */
 export async function readCaf(input: string, path: string, trustedKeys: ReadonlyMap<string, RsaPublicKey>): Promise<Caf> {
+  const id = await sha256Hex(input);
+  const cached = cafCache.get(id);
+  // Taken from the cache only while the key that authenticated it is still trusted for its IDK.
+  if (cached && sameKey(cached.key, trustedKeys.get(cached.caf.idk))) {
+    cafCache.delete(id);
+    cafCache.set(id, cached);
+    return cached.caf;
+  }
+  const { caf, key } = await authenticCaf(input, path, trustedKeys);
+  cafCache.set(id, { caf, key });
+  if (cafCache.size > CAF_CACHE_LIMIT) cafCache.delete(cafCache.keys().next().value ?? "");
+  return caf;
+}
+
+async function authenticCaf(
+  input: string,
+  path: string,
+  trustedKeys: ReadonlyMap<string, RsaPublicKey>,
+): Promise<{ caf: Caf; key: RsaPublicKey }> {
   const fail = (message: string, at = path): never => {
     throw new CafError({ path: at, message });
   };
@@ -123,7 +155,9 @@ export async function readCaf(input: string, path: string, trustedKeys: Readonly
   }
   const signingKey = await crypto.subtle.importKey("pkcs8", pkcs8, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" }, false, ["sign"]);
   const element = flattenedRaw(text, "CAF") ?? fail("has no CAF element");
-  return { ...caf, element, canonical: canonicalize(parseXml(element).root, { mode: "inclusive" }), signingKey };
+  const read = { ...caf, element, canonical: canonicalize(parseXml(element).root, { mode: "inclusive" }), signingKey };
+  // Shared by every request that gives the same file.
+  return { caf: Object.freeze(read), key: key as RsaPublicKey };
 }
 
 /** Six calendar months after `fa` (YYYY-MM-DD), clamped to the month's end. */
