@@ -19,7 +19,15 @@ export function registerSettingsPutProxy(app: OpenAPIHono<AppEnv>): void {
       description:
         "Replaces this account's outbound proxy: when enabled, every SII call of the account's tokens goes through it (an HTTP CONNECT proxy). The password is sealed at rest and never returned. Needs the `settings:write` scope.",
       request: { body: jsonBody(ProxySettingsInput) },
-      responses: { 200: jsonContent(ProxySettingsEnvelope, "The stored configuration"), ...errorResponses([422]) },
+      responses: {
+        200: {
+          ...jsonContent(ProxySettingsEnvelope, "The stored configuration"),
+          links: {
+            Test: { operationId: "post_settings_proxy_test", description: "Reach the SII through the proxy just stored" },
+          },
+        },
+        ...errorResponses([422]),
+      },
     }),
     { scope: "settings:write", weight: 1 },
     async (c) => {
