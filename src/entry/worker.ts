@@ -12,6 +12,8 @@ import {
 import { workerTransport } from "../adapters/cloudflare/transport.ts";
 import { createApp } from "../app.ts";
 import { configFromEnv, consoleLogger, systemClock } from "../config.ts";
+import { requestIdFor } from "../platform/request.ts";
+import { DOCS_CSP } from "../platform/security-headers.ts";
 import { seedDevToken } from "../platform/tokens.ts";
 import type { Deps } from "../ports.ts";
 import { sandboxTransport } from "../sandbox/transport.ts";
@@ -32,6 +34,8 @@ export interface WorkerEnv {
   SECRET_KEY?: string;
   EGRESS_URL?: string;
   EGRESS_SECRET?: string;
+  /** The static files under public/ (wrangler.toml `[assets]`). */
+  ASSETS?: Fetcher;
 }
 
 // Bindings are stable for an isolate's life, so the deps are built once per env object.
@@ -98,8 +102,29 @@ function refusedWithoutSecretKey(request: Request, env: WorkerEnv): Response | n
   return Response.json(body, { status: 500, headers: { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" } });
 }
 
+/**
+ * /docs and its files: wrangler.toml has the Worker run first there (`run_worker_first`), so they
+ * carry an X-Request-Id like every other answer; the headers public/_headers gives them are set
+ * here too, as the Node front sets them. A file that does not exist is the app's 404.
+ */
+async function docsAsset(request: Request, env: WorkerEnv): Promise<Response | null> {
+  if (!env.ASSETS) return null;
+  const path = new URL(request.url).pathname;
+  if (path !== "/docs" && !path.startsWith("/docs/")) return null;
+  const asset = await env.ASSETS.fetch(request);
+  if (asset.status === 404) return null;
+  const res = new Response(asset.body, asset);
+  res.headers.set("X-Request-Id", requestIdFor(request.headers.get("x-request-id")));
+  res.headers.set("X-Content-Type-Options", "nosniff");
+  res.headers.set("Content-Security-Policy", DOCS_CSP);
+  res.headers.set("X-Frame-Options", "DENY");
+  return res;
+}
+
 const app = createApp((c) => workerDeps(c.env as WorkerEnv));
 
 export default {
-  fetch: (request, env, ctx) => refusedWithoutSecretKey(request, env) ?? app.fetch(request, env, ctx),
+  // The reference page holds no state and no secret: it is served whatever the configuration.
+  fetch: async (request, env, ctx) =>
+    (await docsAsset(request, env)) ?? refusedWithoutSecretKey(request, env) ?? app.fetch(request, env, ctx),
 } satisfies ExportedHandler<WorkerEnv>;
