@@ -62,6 +62,13 @@ const CASES: Case[] = [
     valid: false,
   },
   { what: "an empty xml", operationId: "post_platform_dte_formatos_json", body: { xml: "" }, valid: false },
+  { what: "xml that is not base64", operationId: "post_platform_dte_formatos_json", body: { xml: "<DTE/>" }, valid: false },
+  {
+    what: "base64 with line breaks",
+    operationId: "post_platform_dte_formatos_json",
+    body: { xml: EXAMPLE_ENVELOPE.replace(/(.{76})/g, "$1\r\n") },
+    valid: true,
+  },
   { what: "a type it does not normalize", operationId: "post_platform_dte_formatos_json", body: { dte: withType(99) }, valid: false },
   { what: "43 (signed as given only)", operationId: "post_platform_dte_formatos_json", body: { dte: withType(43) }, valid: false },
   { what: "TipoDTE as words", operationId: "post_platform_dte_formatos_json", body: { dte: withType("treinta") }, valid: false },
@@ -135,6 +142,13 @@ const CASES: Case[] = [
     valid: false,
   },
   { what: "no xml", operationId: "post_platform_dte_documentos_pdf", body: {}, valid: false },
+  { what: "xml not base64", operationId: "post_platform_dte_documentos_pdf", body: { xml: "%%%" }, valid: false },
+  {
+    what: "a logo not base64",
+    operationId: "post_platform_dte_documentos_pdf",
+    body: { xml: EXAMPLE_ENVELOPE, logo: "a logo!" },
+    valid: false,
+  },
   { what: "an envelope", operationId: "post_platform_dte_documentos_escpos", body: { xml: EXAMPLE_ENVELOPE, papel: "58mm" }, valid: true },
   {
     what: "codepage CP437",
@@ -145,6 +159,7 @@ const CASES: Case[] = [
   // envios
   { what: "an envelope", operationId: "post_platform_dte_envios_verificar", body: { xml: EXAMPLE_ENVELOPE }, valid: true },
   { what: "an empty xml", operationId: "post_platform_dte_envios_verificar", body: { xml: "" }, valid: false },
+  { what: "xml not base64", operationId: "post_platform_dte_envios_verificar", body: { xml: "not base64!" }, valid: false },
   {
     what: "a preview",
     operationId: "post_platform_dte_envios_enviar",

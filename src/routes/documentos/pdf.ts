@@ -12,7 +12,7 @@ import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import { checkDocumentCount, MAX_BATCH_DOCUMENTS, MAX_PRINTED_COPIES, tooLarge } from "./batch.ts";
 import { EXAMPLE_ENVELOPE } from "./examples.ts";
 import { base64Field, fieldError, readXmlField, resolucionOf } from "./factory.ts";
-import { ResolucionField, XmlField } from "./schema.ts";
+import { BASE64, ResolucionField, XmlField } from "./schema.ts";
 
 const Body = z
   .object({
@@ -25,7 +25,13 @@ const Body = z
       .default(false)
       .openapi({ description: "Add the cedible copy with the receipt box of Ley 19.983 (types that may be assigned)" }),
     copias: z.number().int().min(1).max(5).default(1).openapi({ description: "Tax copies of each document" }),
-    logo: z.string().optional().openapi({ description: "A JPEG or PNG (without transparency), base64" }),
+    logo: z
+      .string()
+      .optional()
+      .openapi({
+        ...BASE64,
+        description: "A JPEG or PNG (without transparency), base64",
+      }),
     oficina_sii: z.string().max(60).optional().openapi({ description: "The SII office under the box (`S.I.I. - <oficina>`)" }),
     resolucion: ResolucionField,
   })

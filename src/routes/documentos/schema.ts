@@ -43,8 +43,17 @@ export const dteJson = (types: readonly number[]) =>
     })
     .passthrough();
 
-/** Base64 of an XML file: whitespace (line breaks) is ignored, as the server reads it. */
-export const BASE64_XML = { contentEncoding: "base64", contentMediaType: "application/xml" } as const;
+/**
+ * Base64 text as the server reads it (src/lib/encoding.ts: whitespace dropped, then the forgiving
+ * decoder of atob): the alphabet, padding at the end. Text outside it is a 400 naming the field.
+ */
+export const BASE64_PATTERN = "^[A-Za-z0-9+/\\s]*={0,2}\\s*$";
+
+/** Base64 content (line breaks may be kept). */
+export const BASE64 = { contentEncoding: "base64", pattern: BASE64_PATTERN } as const;
+
+/** Base64 of an XML file. */
+export const BASE64_XML = { ...BASE64, contentMediaType: "application/xml" } as const;
 
 export const XmlField = z
   .string()
