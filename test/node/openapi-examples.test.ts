@@ -20,12 +20,7 @@ const operations = v.operations.filter((o) => !o.path.startsWith("/api/v1/test/"
  * Operations whose examples do not work yet, with why. Each is asserted to still fail, so an entry
  * is removed as soon as its examples are fixed.
  */
-const KNOWN_FAILING: Record<string, string> = {
-  post_sii_rcv_compras_set_tipo_transaccion: "the body example omits the required documentos",
-  post_sii_rcv_ventas_set_resumen: "the body example omits the required resumenes",
-  post_sii_rcv_ventas_set_boletas_diarias: "the body example omits the required dias",
-  post_settings_proxy_test: "needs a proxy configured first (400 otherwise)",
-};
+const KNOWN_FAILING: Record<string, string> = {};
 
 /** The same for the examples the document shows (by operationId, or `components`). */
 const KNOWN_BAD_EXAMPLES: Record<string, string> = {};
