@@ -1,7 +1,7 @@
 // The Worker bundle swaps two packages for slimmer entry points (wrangler.toml [alias]); Node and
 // the tests load the packages as they are. Here the aliased modules are bundled the way wrangler
 // bundles them and run: the SII's HTML is read, and zod validates and describes, as without them.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -22,7 +22,8 @@ import { z } from "@hono/zod-openapi";
 export { parsePage, tableRows, textOf, z };
 `;
 
-const PAGE = "<TABLE><TR><TH>Rut<TD>76192083-9<TR><TH>Raz&oacute;n Social<TD>Empresa&nbsp;de  Prueba</TABLE><P CLASS=x>Hola";
+const PAGE =
+  "<STYLE>td { color: red }</STYLE><TABLE><TR><TH>Rut<TD>76192083-9<TR><TH>Raz&oacute;n Social<TD>Empresa&nbsp;de  Prueba</TABLE><P CLASS=x>Hola";
 
 type Bundled = { parsePage: typeof parsePage; tableRows: typeof tableRows; textOf: typeof textOf; z: typeof import("zod").z };
 let dir = "";
@@ -52,6 +53,7 @@ beforeAll(async () => {
   // The swaps took effect: no translations, no second copy of the entity tables.
   expect(inputs.filter((path) => path.includes("zod/v4/locales/") && !path.endsWith("/en.js"))).toEqual([]);
   expect(inputs.filter((path) => path.includes("htmlparser2/node_modules/dom-serializer"))).toEqual([]);
+  expect(inputs.filter((path) => path.includes("@acemir/cssom"))).toEqual([]);
   const file = join(dir, "bundle.mjs");
   await writeFile(file, result.outputFiles[0]?.text ?? "");
   bundled = (await import(pathToFileURL(file).href)) as Bundled;
@@ -62,8 +64,8 @@ afterAll(async () => {
 });
 
 describe("the Worker bundle's aliases", () => {
-  it("are the two wrangler.toml names", () => {
-    expect(Object.keys(aliases()).sort()).toEqual(["htmlparser2", "zod"]);
+  it("are the three wrangler.toml names", () => {
+    expect(Object.keys(aliases()).sort()).toEqual(["@acemir/cssom", "htmlparser2", "zod"]);
   });
 
   it("read the SII's HTML 4.01 as linkedom with all of htmlparser2 does", () => {
@@ -73,6 +75,18 @@ describe("the Worker bundle's aliases", () => {
       ["Razón Social", "Empresa de Prueba"],
     ]);
     expect(bundled.textOf(bundled.parsePage(PAGE).querySelector("p.x"))).toBe(textOf(parsePage(PAGE).querySelector("p.x")));
+  });
+
+  it("leave out linkedom's CSS parser, which only a style element's sheet uses and no source reads", () => {
+    const style = bundled.parsePage(PAGE).querySelector("style") as unknown as { sheet: unknown; textContent: string };
+    expect(style.textContent).toBe("td { color: red }");
+    expect(() => style.sheet).toThrow(/not parsed in the Worker bundle/);
+    // `.sheet` as a property (a spreadsheet MIME type is not one), outside the stub itself.
+    const reads = /(?<!spreadsheetml)\.sheet\b|styleSheets/;
+    const files = readdirSync("src", { recursive: true, encoding: "utf8" }).filter(
+      (f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith("cssom-bundle.ts"),
+    );
+    expect(files.filter((f) => reads.test(readFileSync(join("src", f), "utf8")))).toEqual([]);
   });
 
   it("validate with zod's English messages and describe schemas as JSON Schema", () => {
