@@ -404,6 +404,26 @@ describe("documents, submissions, exchanges, folios and certification: the docum
   });
 });
 
+describe("rules no JSON Schema keyword states (two values together, or the document's content)", () => {
+  it("folio_inicial above folio_final is a 400 naming folio_inicial, and the parameter's description says so", async () => {
+    const t = probeApp();
+    const { secret } = await tokenFor(t.deps);
+    const res = await t.app.request(`/api/v1/sii/dte/caf/anular/${COMPANY}/33/100/91?dry_run=true`, {
+      method: "POST",
+      headers: { "x-api-token": secret, "content-type": "application/json" },
+      body: JSON.stringify({ auth }),
+    });
+    const body: Loose = await res.json();
+    expect([res.status, body.errors]).toEqual([
+      400,
+      [{ path: "folio_inicial", location: "path", message: "100 is greater than folio_final 91" }],
+    ]);
+    const { op } = v.forOperation("post_sii_dte_caf_anular").operation;
+    const final = op.parameters.find((p: Loose) => p.name === "folio_final");
+    expect(final.description).toMatch(/not below `folio_inicial`/);
+  });
+});
+
 /** Path values of an operation when the case names none (each RUT the sandbox company). */
 function pathDefaults(operationId: string): Record<string, string> {
   const names = [...v.forOperation(operationId).operation.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);

@@ -3,7 +3,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { ApiError } from "../../platform/errors.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
@@ -18,6 +17,11 @@ const Params = pathParams({
   // Example: unused folios of the range the sandbox company holds in every new sandbox (1–100, 1–10 used).
   folio_inicial: Folio.openapi({ description: "First folio to annul", example: 91 }),
   folio_final: Folio.openapi({ description: "Last folio to annul (not below `folio_inicial`: a 400 otherwise)", example: 100 }),
+  // Two parameters together: no JSON Schema keyword states it, the description does.
+}).superRefine(({ folio_inicial, folio_final }, ctx) => {
+  if (folio_inicial > folio_final) {
+    ctx.addIssue({ code: "custom", path: ["folio_inicial"], message: `${folio_inicial} is greater than folio_final ${folio_final}` });
+  }
 });
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 
@@ -38,11 +42,6 @@ export function registerFoliosAnular(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { emisor, dte, folio_inicial, folio_final } = valid(c, "param", Params);
       const { ambiente } = valid(c, "query", Query);
-      if (folio_inicial > folio_final) {
-        throw new ApiError(400, "VALIDATION_ERROR", "folio_inicial must not be greater than folio_final", {
-          errors: [{ path: "folio_inicial", location: "path", message: `${folio_inicial} is greater than folio_final ${folio_final}` }],
-        });
-      }
       const credential = await parseCertificate(c, valid(c, "json", CertAuthBody).auth.cert);
       const count = folio_final - folio_inicial + 1;
       if (isDryRun(c)) {
