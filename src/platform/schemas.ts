@@ -48,7 +48,7 @@ export const ErrorBody = z
   .openapi("Error");
 
 const errorDescriptions: Record<number, string> = {
-  400: "A path, query or header parameter of the wrong form, or a business rule refused (`VALIDATION_ERROR`: a document type or quantity the operation does not take, a folio or year range, a malformed e-mail, amounts that do not add up; `errors[]` names each field), or taxpayer credentials refused (`AUTH_ERROR`)",
+  400: "A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`)",
   401: "API token absent or invalid (`HTTP_401`)",
   403: "Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`)",
   404: "Not found (`HTTP_404`)",
@@ -56,7 +56,7 @@ const errorDescriptions: Record<number, string> = {
   409: "Idempotency-Key reused with another body (`IDEMPOTENCY_CONFLICT`) or still running (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`)",
   413: "Body larger than the gateway accepts (`PAYLOAD_TOO_LARGE`)",
   415: "Body not sent as JSON (`HTTP_415`); `errors[]` names the `content-type` header",
-  422: "A body that does not match this operation's request schema: malformed JSON, a wrong type, a missing or unknown field, a value outside its enum or length, fields that may not go together (`VALIDATION_ERROR`, `errors[]` names each field)",
+  422: "A body that does not match this operation's request schema: malformed JSON, a wrong type, a missing or unknown field, a value outside its enum, range or length, fields that may not go together (`VALIDATION_ERROR`, `errors[]` names each field)",
   429: "Quota exceeded (`QUOTA_EXCEEDED`) or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After`",
   500: "Unexpected error (`INTERNAL_ERROR`), with a request id",
   502: "The SII rejected the request or failed (`SII_GATEWAY_ERROR`); `details` carries its text",

@@ -3,12 +3,14 @@
 // (`details.errors_total` gives the count).
 //
 // One kind of error, one answer:
-// - 400 VALIDATION_ERROR: a path, query or header parameter of the wrong form, or a value of the
-//   right form that a business rule refuses (the interface's list: document type or quantity of
-//   a folio request, the folio range of an annulment, a malformed e-mail, a year out of range;
-//   and any check marked with `businessRule`, wherever the value sits);
+// - 400 VALIDATION_ERROR: a path, query or header parameter of the wrong form, or a value that
+//   passes the body's schema but breaks a business rule (the interface's list: document type or
+//   quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out
+//   of range; and any check made after the schema or marked with `businessRule`: amounts that do
+//   not add up, a day outside the period, duplicates);
 // - 422 VALIDATION_ERROR: a body that does not match the documented schema (JSON syntax, types,
-//   required fields, enums, lengths, which fields may go together).
+//   required or unknown fields, a value outside its enum, range or length, fields that may not go
+//   together).
 // Every `errors[].path` is written by `fieldPath`: fields dotted, array indexes in brackets.
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
