@@ -11,8 +11,8 @@ export const ProxySettings = z
   })
   .openapi("ProxySettings");
 
-/** A port 1 to 65535, leading zeros allowed (as the server reads it: at most five digits). */
-const PORT = "(?=\\d{1,5}/?$)0*(?:[1-9]\\d{0,3}|[1-5]\\d{4}|6[0-4]\\d{3}|65[0-4]\\d{2}|655[0-2]\\d|6553[0-5])";
+/** A port 1 to 65535, written without leading zeros. */
+const PORT = "(?:[1-9]\\d{0,3}|[1-5]\\d{4}|6[0-4]\\d{3}|65[0-4]\\d{2}|655[0-2]\\d|6553[0-5])";
 
 /** `http(s)://host:port`, an optional final slash, nothing else (proxy.ts reads the same form). */
 export const PROXY_URL_PATTERN = `^https?://(?:\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+):${PORT}/?$`;
