@@ -16,7 +16,10 @@ import { ResolucionField, XmlField } from "./schema.ts";
 const Body = z
   .object({
     xml: XmlField.openapi({ description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents` }),
-    papel: z.enum(["80mm", "58mm"], { error: "must be 80mm or 58mm" }).default("80mm"),
+    papel: z
+      .enum(["80mm", "58mm"], { error: "must be 80mm or 58mm" })
+      .default("80mm")
+      .openapi({ description: "The roll's width: 80 mm (48 characters a line) or 58 mm (32)" }),
     codepage: z
       .enum(["WPC1252", "PC850", "PC858"], { error: "must be WPC1252, PC850 or PC858" })
       .default("WPC1252")

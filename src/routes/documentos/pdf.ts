@@ -19,7 +19,10 @@ const Body = z
     xml: XmlField.openapi({
       description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents, and at most ${MAX_PRINTED_COPIES} pages in all (documents × copies, the cedible copy counting as one)`,
     }),
-    papel: z.enum(["carta", "80mm"], { error: "must be carta or 80mm" }).default("carta"),
+    papel: z
+      .enum(["carta", "80mm"], { error: "must be carta or 80mm" })
+      .default("carta")
+      .openapi({ description: "Letter paper (`carta`, 216 × 279 mm) or an 80 mm roll" }),
     cedible: z
       .boolean()
       .default(false)

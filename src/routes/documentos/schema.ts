@@ -35,7 +35,15 @@ const TipoDte = (types: readonly number[]) =>
 export const dteJson = (types: readonly number[]) =>
   z
     .object({
-      Encabezado: z.object({ IdDoc: z.object({ TipoDTE: TipoDte(types) }).passthrough() }).passthrough(),
+      Encabezado: z
+        .object({
+          IdDoc: z
+            .object({ TipoDTE: TipoDte(types) })
+            .passthrough()
+            .openapi({ description: "`TipoDTE`, `Folio`, `FchEmis` and the rest of the SII's IdDoc" }),
+        })
+        .passthrough()
+        .openapi({ description: "`IdDoc`, `Emisor`, `Receptor`, `Totales`… with the SII's tag names (DTE_v10.xsd)" }),
       // The SII's schemas: Detalle 1..60 (boletas 1..1000), DscRcgGlobal ≤ 20, Referencia ≤ 40 (DTE_v10.xsd).
       Detalle: Lines(MAX_DOCUMENT_LINES, `The lines: at most ${MAX_DOCUMENT_LINES} (the boleta schema's maximum; other types take 60)`),
       DscRcgGlobal: Lines(20, "Global discounts and surcharges: at most 20"),
