@@ -1,0 +1,161 @@
+// CPU per request inside workerd, for the three reference operations (Workers bill CPU time, not
+// wall time). The Worker cannot time itself: performance.now() there is Date.now(), which does not
+// advance while code runs (workerd src/workerd/api/performance.c++, Performance::now), and local
+// workerd reports 0 ms CPU in its tail events (src/workerd/server/server.c++,
+// RequestObserverWithTracer: setOutcome(outcome, 0 ms cpu, 0 ms wall)) and enforces no CPU limit.
+// So the Worker runs under `wrangler dev` (local workerd, the sandbox as its SII) and the workerd
+// process's own CPU time (/proc/<pid>/stat, Linux) is read around a run of requests: per request,
+// the isolate's JavaScript plus what workerd does for it locally (HTTP, the KV and Durable Object
+// storage that run on Cloudflare's side in production), so an upper bound of what is billed.
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export interface WorkerdFigure {
+  name: string;
+  unit: string;
+  value: number;
+}
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+/** Clock ticks per second of /proc's utime and stime (USER_HZ, 100 on Linux). */
+const TICKS = 100;
+
+/** The pids of `pid`'s descendants whose command is `name`. */
+function descendants(pid: number, name: string): number[] {
+  const parents = new Map<number, number>();
+  const names = new Map<number, string>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      names.set(Number(entry), stat.slice(stat.indexOf("(") + 1, close));
+      parents.set(Number(entry), Number(stat.slice(close + 2).split(" ")[1]));
+    } catch {
+      // the process ended while the list was read
+    }
+  }
+  const below = (p: number): boolean => p === pid || (parents.has(p) && p !== 1 && below(parents.get(p) as number));
+  return [...names].filter(([p, n]) => n === name && below(p)).map(([p]) => p);
+}
+
+/** utime + stime of the processes, in milliseconds. */
+function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return (ticks * 1000) / TICKS;
+}
+
+async function started(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(() => reject(new Error(`wrangler dev did not start: ${output.slice(-2000)}`)), 90_000);
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      const ready = /Ready on https?:\/\/[^:\s]+:(\d+)/.exec(output);
+      if (ready) {
+        clearTimeout(timer);
+        resolve(Number(ready[1]));
+      }
+    };
+    child.stdout?.on("data", read);
+    child.stderr?.on("data", read);
+    child.once("exit", (code) => reject(new Error(`wrangler dev exited (${code}): ${output.slice(-2000)}`)));
+  });
+}
+
+export async function workerdFigures(requests: number, certPem: string, keyPem: string): Promise<WorkerdFigure[]> {
+  if (!existsSync("/proc/self/stat")) return [];
+  const token = `sii_bench_${randomBytes(24).toString("base64url")}`;
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const child = spawn(
+    join(root, "node_modules", ".bin", "wrangler"),
+    [
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--persist-to",
+      mkdtempSync(join(tmpdir(), "sii-bench-workerd-")),
+      "--var",
+      "SII_UPSTREAM:sandbox",
+      "--var",
+      `DEV_API_TOKEN:${token}`,
+    ],
+    { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1" }, stdio: ["ignore", "pipe", "pipe"], detached: true },
+  );
+  const figures: WorkerdFigure[] = [];
+  try {
+    const ready = await started(child);
+    const base = `http://127.0.0.1:${ready}`;
+    if (descendants(child.pid as number, "workerd").length === 0) throw new Error("no workerd process under wrangler dev");
+    const headers = { "content-type": "application/json", "x-api-token": token };
+    const operations = [
+      // No token, no quota, no SII: what workerd and the local dev proxy cost per request alone.
+      { name: "health check (no token: the floor)", path: "/healthz" },
+      { name: "indicator read (UF)", path: "/api/v1/sii/indicadores/uf/anual/2025/3/15" },
+      {
+        name: "credentialed read (BTE summary, cached session)",
+        path: "/api/v1/sii/bte/emitidas/resumen/2025",
+        body: JSON.stringify({ auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } }),
+      },
+      {
+        name: "write in dry_run (folio request)",
+        path: "/api/v1/sii/dte/caf/solicitar/76192083-9/33/10?dry_run=true",
+        body: JSON.stringify({ auth: { cert: { "cert-data": certPem, "pkey-data": keyPem } } }),
+      },
+    ];
+    for (const op of operations) {
+      // Four at a time, so workerd is kept busy without queueing much.
+      const send = async () => {
+        const res = await fetch(`${base}${op.path}`, { method: op.body ? "POST" : "GET", headers, body: op.body });
+        if (!res.ok) throw new Error(`workerd ${op.path}: ${res.status} ${await res.text()}`);
+        await res.arrayBuffer();
+      };
+      const run = async (count: number) => {
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: 4 }, async () => {
+            while (next++ < count) await send();
+          }),
+        );
+      };
+      // wrangler dev restarts workerd when a source file changes: a run that saw another set of
+      // workerd processes at its end is measured again.
+      let value = Number.NaN;
+      for (let attempt = 0; attempt < 3 && Number.isNaN(value); attempt++) {
+        await run(Math.min(100, requests)); // warm: sessions, caches, JIT
+        const pids = descendants(child.pid as number, "workerd");
+        const before = cpuMs(pids);
+        await run(requests);
+        if (descendants(child.pid as number, "workerd").join() === pids.join()) value = (cpuMs(pids) - before) / requests;
+      }
+      const floor = figures[0]?.value ?? 0;
+      figures.push(
+        figures.length === 0
+          ? { name: `workerd: ${op.name}, CPU per request (workerd processes; ${requests} requests)`, unit: "ms", value }
+          : {
+              name: `workerd: ${op.name}, CPU per request over the floor (${value.toFixed(1)} ms in all)`,
+              unit: "ms",
+              value: value - floor,
+            },
+      );
+    }
+  } finally {
+    try {
+      process.kill(-(child.pid as number), "SIGTERM");
+    } catch {
+      child.kill("SIGTERM");
+    }
+  }
+  return figures;
+}
