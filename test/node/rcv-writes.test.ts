@@ -41,7 +41,7 @@ describe("RCV sales summaries (set, read, delete)", () => {
     const { post, sandbox } = await setup();
     const cases: [unknown, number, string[]][] = [
       [{ auth, resumenes: [{ ...boleta, tipo_documento: 33 }] }, 422, ["resumenes[0].tipo_documento"]],
-      [{ auth, resumenes: [boleta, boleta] }, 400, ["resumenes.1.tipo_documento"]],
+      [{ auth, resumenes: [boleta, boleta] }, 400, ["resumenes[1].tipo_documento"]],
       [{ auth, resumenes: [{ ...boleta, monto_total: 5 }] }, 400, ["resumenes[0].monto_total"]],
       [{ auth, resumenes: [{ ...boleta, monto_neto: 1.5 }] }, 422, ["resumenes[0].monto_neto"]],
       [{ auth, resumenes: [{ ...boleta, documentos: -1 }] }, 422, ["resumenes[0].documentos"]],
@@ -89,7 +89,7 @@ describe("RCV daily receipts", () => {
       auth,
       dias: [dia(30, 100), { ...dia(3, 100), folio_final: 1 }],
     });
-    expect((await bodyOf(bad)).errors.map((e: Loose) => e.path)).toEqual(["dias.0.dia", "dias.1.folio_final"]);
+    expect((await bodyOf(bad)).errors.map((e: Loose) => e.path)).toEqual(["dias[0].dia", "dias[1].folio_final"]);
     expect((await post("/api/v1/sii/rcv/ventas/set_boletas_diarias/76192083-9/202402/33", { auth, dias: [dia(1, 100)] })).status).toBe(400);
   });
 });

@@ -5,6 +5,7 @@ import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { IntegerParam } from "../../platform/params.ts";
 import { pathParams } from "../../platform/schemas.ts";
+import { fieldPath } from "../../platform/validation.ts";
 import { setBoletasDiarias } from "../../sii/rcv-inferred.ts";
 import { EXAMPLE_CLAVE } from "../example-credentials.ts";
 import { checkTotals, registerRcvWrite } from "./factory.ts";
@@ -63,13 +64,15 @@ export function registerRcvVentasSetBoletasDiarias(app: OpenAPIHono<AppEnv>): vo
       const days = new Date(Date.UTC(Number(params.periodo.slice(0, 4)), Number(params.periodo.slice(4, 6)), 0)).getUTCDate();
       return [
         ...body.dias.flatMap((d, i) => [
-          ...(d.dia <= days ? [] : [{ path: `dias.${i}.dia`, location: "body" as const, message: `the period has ${days} days` }]),
+          ...(d.dia <= days
+            ? []
+            : [{ path: fieldPath("dias", i, "dia"), location: "body" as const, message: `the period has ${days} days` }]),
           ...(d.folio_final >= d.folio_inicial
             ? []
-            : [{ path: `dias.${i}.folio_final`, location: "body" as const, message: "must not be lower than folio_inicial" }]),
+            : [{ path: fieldPath("dias", i, "folio_final"), location: "body" as const, message: "must not be lower than folio_inicial" }]),
           ...(body.dias.findIndex((o) => o.dia === d.dia) === i
             ? []
-            : [{ path: `dias.${i}.dia`, location: "body" as const, message: "one entry per day" }]),
+            : [{ path: fieldPath("dias", i, "dia"), location: "body" as const, message: "one entry per day" }]),
         ]),
         ...checkTotals(body.dias, "dias"),
       ];

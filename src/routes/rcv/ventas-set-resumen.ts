@@ -4,6 +4,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { pathParams } from "../../platform/schemas.ts";
+import { fieldPath } from "../../platform/validation.ts";
 import { setResumen } from "../../sii/rcv-inferred.ts";
 import { EXAMPLE_CLAVE } from "../example-credentials.ts";
 import { checkTotals, registerRcvWrite } from "./factory.ts";
@@ -43,7 +44,13 @@ export function registerRcvVentasSetResumen(app: OpenAPIHono<AppEnv>): void {
       ...body.resumenes.flatMap((r, i) =>
         body.resumenes.findIndex((o) => o.tipo_documento === r.tipo_documento) === i
           ? []
-          : [{ path: `resumenes.${i}.tipo_documento`, location: "body" as const, message: "at most one summary per type and period" }],
+          : [
+              {
+                path: fieldPath("resumenes", i, "tipo_documento"),
+                location: "body" as const,
+                message: "at most one summary per type and period",
+              },
+            ],
       ),
       ...checkTotals(body.resumenes, "resumenes"),
     ],
