@@ -60,6 +60,34 @@ describe("error paths", () => {
     expectNotation(body.errors);
     expect(body.errors.map((e: Loose) => e.path)).toEqual(["resumenes[1].monto_total"]);
   });
+
+  it("writes the handler's own checks (duplicates, days of the period) in the same notation", async () => {
+    const { post } = await setup();
+    const resumen = { tipo_documento: 39, documentos: 1, monto_exento: 0, monto_neto: 84, monto_iva: 16, monto_total: 100 };
+    const handler = [
+      await post("/api/v1/sii/rcv/ventas/set_resumen/76192083-9/202401?dry_run=true", {
+        auth: company,
+        resumenes: [resumen, { ...resumen, monto_total: 5 }, resumen],
+      }),
+      await post("/api/v1/sii/rcv/ventas/set_boletas_diarias/76192083-9/202402/39?dry_run=true", {
+        auth: company,
+        dias: [
+          { dia: 30, folio_inicial: 1, folio_final: 10, documentos: 10, monto_exento: 0, monto_neto: 84, monto_iva: 16, monto_total: 100 },
+          { dia: 2, folio_inicial: 10, folio_final: 1, documentos: 1, monto_exento: 0, monto_neto: 84, monto_iva: 16, monto_total: 100 },
+        ],
+      }),
+    ];
+    const paths: string[] = [];
+    for (const res of handler) {
+      const body = await bodyOf(res);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expectNotation(body.errors);
+      paths.push(...body.errors.map((e: Loose) => e.path));
+    }
+    expect(paths).toEqual(
+      expect.arrayContaining(["resumenes[1].monto_total", "resumenes[2].tipo_documento", "dias[0].dia", "dias[1].folio_final"]),
+    );
+  });
 });
 
 describe("one status per kind of error", () => {
