@@ -445,6 +445,8 @@ const ANNOTATIONS = new Set([
   "externalDocs",
 ]);
 
+const CONDITIONS = new Set(["if", "then", "else", "not"]);
+
 export interface ValidOptions {
   /** RUTs to favour for RUT-pattern fields. */
   ruts: string[];
@@ -487,7 +489,10 @@ export function validArbitrary(doc: Json, schema: Json, options: ValidOptions, d
       );
     }
     const objects = parts.filter((p: Json) => p.properties || p.type === "object" || p.required);
-    const constraining = parts.filter((p: Json) => Object.keys(p).some((k) => p[k] !== undefined && !ANNOTATIONS.has(k)));
+    // Conditions (if/then/else, not) are left to the caller's validator, which discards misses.
+    const constraining = parts.filter((p: Json) =>
+      Object.keys(p).some((k) => p[k] !== undefined && !ANNOTATIONS.has(k) && !CONDITIONS.has(k)),
+    );
     if (objects.length === constraining.length) {
       const properties: Record<string, Json> = {};
       for (const p of objects) {
@@ -538,7 +543,17 @@ export function validArbitrary(doc: Json, schema: Json, options: ValidOptions, d
     const maxLength = s.maxLength ?? Math.max(minLength, options.maxString ?? 40);
     const fits = (v: string) => [...v].length >= minLength && [...v].length <= maxLength;
     if (s.pattern && isRutPattern(s.pattern)) return rutArbitrary(options.ruts).filter(fits);
-    if (s.pattern) return fc.stringMatching(new RegExp(s.pattern)).filter(fits);
+    if (s.pattern) {
+      const regex = new RegExp(s.pattern);
+      try {
+        return fc.stringMatching(regex).filter(fits);
+      } catch {
+        // A pattern fast-check cannot draw from (a lookahead): the schema's example, else strings it matches.
+        return s.example !== undefined
+          ? fc.constant(s.example)
+          : fc.string({ minLength, maxLength }).filter((v) => regex.test(v) && fits(v));
+      }
+    }
     if (s.format === "date") return dateArbitrary;
     if (s.format === "date-time") return dateArbitrary.map((d) => `${d}T12:00:00Z`);
     if (s.format === "email") return emailArbitrary.filter(fits);
