@@ -20,51 +20,58 @@ const FIRST_MODEL_YEAR = 1900;
 
 const IdOrName = z.union([z.number().int(), z.string().min(1)]);
 
+/** The message for an absent required field, in the words clients of other gateways know; zod's otherwise. */
+const missing = (message: string) => (issue: { input: unknown }) => (issue.input === undefined ? message : undefined);
+
+/** The ranges of the search. */
+const range = (min: number, max: number) => ({ error: `must be ${min} to ${max}` });
+
 const Body = z
   .object({
     categoria: z
-      .number()
+      .number({ error: missing("Debe especificar la categoría del vehículo.") })
       .int()
-      .optional()
-      .openapi({ description: `Required. ${CATEGORIA_TEXT}`, enum: [1, 2, 3], example: 1 }),
-    tipo: IdOrName.optional().openapi({
-      description: "Required. A type's id from `categorias/tipos/{categoria}`, or its name (`CAMIONETA`)",
-      example: 3,
-    }),
+      .min(1, { error: `must be 1, 2 or 3: ${CATEGORIA_TEXT}` })
+      .max(3, { error: `must be 1, 2 or 3: ${CATEGORIA_TEXT}` })
+      .openapi({ description: CATEGORIA_TEXT, example: 1 }),
+    tipo: z
+      .union([z.number().int(), z.string().min(1)], { error: missing("Debe especificar el tipo de vehículo.") })
+      .openapi({ description: "A type's id from `categorias/tipos/{categoria}`, or its name (`CAMIONETA`)", example: 3 }),
     anio: z
       .number()
       .int()
+      .min(FIRST_MODEL_YEAR, range(FIRST_MODEL_YEAR, LAST_APPRAISAL_YEAR))
+      .max(LAST_APPRAISAL_YEAR, range(FIRST_MODEL_YEAR, LAST_APPRAISAL_YEAR))
       .optional()
-      .openapi({
-        description: `Model year, ${FIRST_MODEL_YEAR} to ${LAST_APPRAISAL_YEAR}`,
-        minimum: FIRST_MODEL_YEAR,
-        maximum: LAST_APPRAISAL_YEAR,
-        example: 2017,
-      }),
+      .openapi({ description: `Model year, ${FIRST_MODEL_YEAR} to ${LAST_APPRAISAL_YEAR}`, example: 2017 }),
     anio_tasa: z
       .number()
       .int()
+      .min(FIRST_APPRAISAL_YEAR, { error: `must be ${FIRST_APPRAISAL_YEAR} to ${LAST_APPRAISAL_YEAR} (earlier workbooks are not XLSX)` })
+      .max(LAST_APPRAISAL_YEAR, range(FIRST_APPRAISAL_YEAR, LAST_APPRAISAL_YEAR))
       .optional()
       .openapi({
         description: `Year of the appraisal, ${FIRST_APPRAISAL_YEAR} (the first XLSX workbook) to ${LAST_APPRAISAL_YEAR}. Default: this year's, or last year's while this year's is not published`,
-        minimum: FIRST_APPRAISAL_YEAR,
-        maximum: LAST_APPRAISAL_YEAR,
         example: 2026,
       }),
     marca: IdOrName.optional().openapi({ description: "A make's id from `categorias/marcas/{categoria}`, or its name", example: "SUZUKI" }),
     modelo: z.string().optional().openapi({ description: "Part of the model's name (case and accents ignored)", example: "VITARA" }),
     version: z.string().optional().openapi({ description: "Part of the version's name (case and accents ignored)", example: "AT" }),
-    pagina: z.number().int().optional().openapi({ description: "Page, from 1 (default 1)", minimum: 1, example: 1 }),
+    pagina: z
+      .number()
+      .int()
+      .min(1, { error: "must be 1 or more" })
+      .optional()
+      .openapi({ description: "Page, from 1 (default 1)", example: 1 }),
     por_pagina: z
       .number()
       .int()
+      .min(1, range(1, MAX_POR_PAGINA))
+      .max(MAX_POR_PAGINA, range(1, MAX_POR_PAGINA))
       .optional()
-      .openapi({ description: `Vehicles per page (default ${DEFAULT_POR_PAGINA})`, minimum: 1, maximum: MAX_POR_PAGINA, example: 50 }),
+      .openapi({ description: `Vehicles per page, 1 to ${MAX_POR_PAGINA} (default ${DEFAULT_POR_PAGINA})`, example: 50 }),
   })
-  // `categoria` and `tipo` are required and the ranges above are checked by checkRules (a 400 with
-  // the words other gateways use): `required`, `minimum` and `maximum` state them in the document,
-  // and the agreement test holds the two together.
-  .openapi("VehiculoTasacionBuscar", { required: ["categoria", "tipo"] });
+  .openapi("VehiculoTasacionBuscar");
 
 const nullableText = z.string().nullable();
 const nullableNumber = z.number().nullable();
@@ -122,25 +129,10 @@ const fold = (text: string) =>
 
 const problem = (path: string, message: string): FieldError => ({ path, location: "body", message });
 
-/** The rules a body of the right shape must still meet: 400, each field named. */
-function checkRules(body: Filters): { categoria: Categoria; tipo: number | string } {
-  const errors: FieldError[] = [];
-  if (body.categoria === undefined) errors.push(problem("categoria", "Debe especificar la categoría del vehículo."));
-  else if (!isCategoria(body.categoria)) errors.push(problem("categoria", `must be 1, 2 or 3: ${CATEGORIA_TEXT}`));
-  if (body.tipo === undefined) errors.push(problem("tipo", "Debe especificar el tipo de vehículo."));
-  if (body.anio_tasa !== undefined && (body.anio_tasa < FIRST_APPRAISAL_YEAR || body.anio_tasa > LAST_APPRAISAL_YEAR))
-    errors.push(problem("anio_tasa", `must be ${FIRST_APPRAISAL_YEAR} to ${LAST_APPRAISAL_YEAR} (earlier workbooks are not XLSX)`));
-  if (body.anio !== undefined && (body.anio < FIRST_MODEL_YEAR || body.anio > LAST_APPRAISAL_YEAR))
-    errors.push(problem("anio", `must be ${FIRST_MODEL_YEAR} to ${LAST_APPRAISAL_YEAR}`));
-  if (body.pagina !== undefined && body.pagina < 1) errors.push(problem("pagina", "must be 1 or more"));
-  if (body.por_pagina !== undefined && (body.por_pagina < 1 || body.por_pagina > MAX_POR_PAGINA))
-    errors.push(problem("por_pagina", `must be 1 to ${MAX_POR_PAGINA}`));
-  const [first] = errors;
-  if (first)
-    throw new ApiError(400, "VALIDATION_ERROR", errors.length === 1 ? first.message : `Invalid ${errors.map((e) => e.path).join(", ")}`, {
-      errors,
-    });
-  return { categoria: body.categoria as Categoria, tipo: body.tipo as number | string };
+/** The schema has checked that `categoria` is 1 to 3. */
+function required(body: Filters): { categoria: Categoria; tipo: number | string } {
+  if (!isCategoria(body.categoria)) throw new Error("the body schema guarantees categoria 1 to 3");
+  return { categoria: body.categoria, tipo: body.tipo };
 }
 
 /** Each shard's strings folded once, for every later search of this isolate. */
@@ -191,7 +183,7 @@ export function registerVehiculosTasacionBuscar(app: OpenAPIHono<AppEnv>): void 
     { scope: "sii:read", weight: 2 },
     async (c) => {
       const body = valid(c, "json", Body);
-      const { categoria, tipo } = checkRules(body);
+      const { categoria, tipo } = required(body);
       let view = await catalogFor(c, categoria, body.anio_tasa);
       const findTipo = () => view.catalog.tipos.find((t) => (typeof tipo === "number" ? t.id === tipo : fold(t.name) === fold(tipo)));
       let found = findTipo();
