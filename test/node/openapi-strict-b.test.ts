@@ -30,6 +30,10 @@ const withType = (tipo: unknown) => ({
   Encabezado: { ...EXAMPLE_INVOICE.Encabezado, IdDoc: { TipoDTE: tipo, Folio: 1 } },
 });
 const received = (over: Record<string, unknown> = {}) => ({ emisor: SANDBOX_SUPPLIER, dte: 33, folio: 1001, accion: "ACD", ...over });
+const exempt = (idDoc: Record<string, unknown>) => ({
+  ...EXAMPLE_EXEMPT_INVOICE,
+  Encabezado: { ...EXAMPLE_EXEMPT_INVOICE.Encabezado, IdDoc: { ...EXAMPLE_EXEMPT_INVOICE.Encabezado.IdDoc, ...idDoc } },
+});
 const generar = (over: Record<string, unknown> = {}) => ({
   auth,
   dte: EXAMPLE_EXEMPT_INVOICE,
@@ -94,6 +98,25 @@ const CASES: Case[] = [
     valid: false,
   },
   { what: "an empty list", operationId: "post_platform_dte_documentos_generar", body: generar({ dte: [] }), valid: false },
+  {
+    what: "a folio as digits",
+    operationId: "post_platform_dte_documentos_generar",
+    body: generar({ dte: exempt({ Folio: "1" }) }),
+    valid: true,
+  },
+  {
+    what: "no folio",
+    operationId: "post_platform_dte_documentos_generar",
+    body: generar({ dte: exempt({ Folio: undefined }) }),
+    valid: false,
+  },
+  { what: "folio 0", operationId: "post_platform_dte_documentos_generar", body: generar({ dte: exempt({ Folio: 0 }) }), valid: false },
+  {
+    what: "no receiver",
+    operationId: "post_platform_dte_documentos_generar",
+    body: generar({ dte: { ...EXAMPLE_EXEMPT_INVOICE, Encabezado: { ...EXAMPLE_EXEMPT_INVOICE.Encabezado, Receptor: undefined } } }),
+    valid: false,
+  },
   {
     what: "a resolution number of 7 digits",
     operationId: "post_platform_dte_documentos_generar",

@@ -16,7 +16,7 @@ import { trustedCafKeys } from "./caf-keys.ts";
 import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "./examples.ts";
 import { dteJson } from "./schema.ts";
 
-const DteJson = dteJson(GENERATED_TYPES);
+const DteJson = dteJson(GENERATED_TYPES, true);
 
 const Body = z
   .object({

@@ -1,6 +1,7 @@
 // The schemas the documents and submissions operations share: a document as JSON (its shape as
 // validated) and uploaded XML (a DTE, EnvioDTE or EnvioBOLETA as base64).
 import { z } from "@hono/zod-openapi";
+import { MAX_FOLIO } from "../folios/schema.ts";
 import { MAX_DOCUMENT_LINES } from "./batch.ts";
 import { EXAMPLE_ENVELOPE } from "./examples.ts";
 
@@ -28,19 +29,43 @@ const TipoDte = (types: readonly number[]) =>
       example: 33,
     });
 
+/** The folio of a document to sign: a number or its digits, from 1 to ten digits (DTE_v10.xsd FolioType). */
+const FolioField = z
+  .union([
+    z.number().int({ error: "must be a positive integer" }).min(1, { error: "must be a positive integer" }).max(MAX_FOLIO),
+    z.string().regex(/^0*[1-9]\d{0,9}$/, { error: "must be a positive integer" }),
+  ])
+  .openapi({ description: "The folio, within the CAF's range (a number, or its digits as a string)", example: 1 });
+
+const RutField = (description: string) => z.string({ error: "is required" }).min(1).openapi({ description });
+
 /**
  * What is checked before the engine sees it: the type and the size of its lists; everything else
- * passes through. `types`: the document types the operation takes.
+ * passes through. `types`: the document types the operation takes. `signed`: the document is to
+ * be signed, so the fields signing cannot do without (the engine's REQUIRED besides what
+ * normalizing fills in) are required here too.
  */
-export const dteJson = (types: readonly number[]) =>
+export const dteJson = (types: readonly number[], signed = false) =>
   z
     .object({
       Encabezado: z
         .object({
           IdDoc: z
-            .object({ TipoDTE: TipoDte(types) })
+            .object({ TipoDTE: TipoDte(types), ...(signed ? { Folio: FolioField } : {}) })
             .passthrough()
             .openapi({ description: "`TipoDTE`, `Folio`, `FchEmis` and the rest of the SII's IdDoc" }),
+          ...(signed
+            ? {
+                Emisor: z
+                  .object({ RUTEmisor: RutField("The issuer's RUT: the CAF's") })
+                  .passthrough()
+                  .openapi({ description: "The issuer (`RUTEmisor`, `RznSoc`, `GiroEmis`, `Acteco`, …)" }),
+                Receptor: z
+                  .object({ RUTRecep: RutField("The receiver's RUT") })
+                  .passthrough()
+                  .openapi({ description: "The receiver (`RUTRecep`, `RznSocRecep`, …)" }),
+              }
+            : {}),
         })
         .passthrough()
         .openapi({ description: "`IdDoc`, `Emisor`, `Receptor`, `Totales`… with the SII's tag names (DTE_v10.xsd)" }),
