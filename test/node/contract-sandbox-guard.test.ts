@@ -64,6 +64,16 @@ describe("sandbox controls off loopback", () => {
     );
   });
 
+  it("on Lambda, the API Gateway event's source address decides", async () => {
+    const { app } = setup();
+    const fetch: Fetch = (req, env) => app.fetch(req, env as never);
+    const lambda = (sourceIp: string) => ({ event: { requestContext: { http: { sourceIp } } } });
+    expect((await add(fetch, "http://localhost/sandbox/v1/faults", {}, lambda("203.0.113.9"))).status).toBe(401);
+    expect(
+      (await add(fetch, "http://localhost/sandbox/v1/faults", { authorization: `Bearer ${ADMIN}` }, lambda("203.0.113.9"))).status,
+    ).toBe(200);
+  });
+
   it("documents the tokens those routes take and their 401", async () => {
     const { app } = setup();
     const doc = await bodyOf(await app.request("/openapi.json"));
