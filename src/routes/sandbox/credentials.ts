@@ -46,6 +46,10 @@ export function registerSandboxCredentials(app: OpenAPIHono<AppEnv>): void {
       operationId: "sandbox_credentials",
       tags: ["Sandbox"],
       summary: "Test taxpayers, claves and certificates of the built-in SII sandbox",
+      description:
+        "Sandbox mode only (404 otherwise), no token: the simulator's fake taxpayers with their claves, each certificate as PEM, " +
+        "modern PKCS#12 and legacy PKCS#12 ready to paste as `auth.cert`, the sandbox CA and the key that signs its CAFs. " +
+        "Nothing here works against the real SII.",
       responses: { 200: jsonContent(Credentials, "Sandbox credentials"), ...errorResponses([404]) },
     }),
     (c) => {
