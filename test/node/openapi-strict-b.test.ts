@@ -30,6 +30,8 @@ const withType = (tipo: unknown) => ({
   Encabezado: { ...EXAMPLE_INVOICE.Encabezado, IdDoc: { TipoDTE: tipo, Folio: 1 } },
 });
 const received = (over: Record<string, unknown> = {}) => ({ emisor: SANDBOX_SUPPLIER, dte: 33, folio: 1001, accion: "ACD", ...over });
+/** A 2 × 2 RGB PNG. */
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGNQcGgAIgYIBQAXDgOBobd1AQAAAABJRU5ErkJggg==";
 const exempt = (idDoc: Record<string, unknown>) => ({
   ...EXAMPLE_EXEMPT_INVOICE,
   Encabezado: { ...EXAMPLE_EXEMPT_INVOICE.Encabezado, IdDoc: { ...EXAMPLE_EXEMPT_INVOICE.Encabezado.IdDoc, ...idDoc } },
@@ -172,6 +174,13 @@ const CASES: Case[] = [
     body: { xml: EXAMPLE_ENVELOPE, logo: "a logo!" },
     valid: false,
   },
+  {
+    what: "a logo that is no image",
+    operationId: "post_platform_dte_documentos_pdf",
+    body: { xml: EXAMPLE_ENVELOPE, logo: "aGVsbG8=" },
+    valid: false,
+  },
+  { what: "a PNG logo", operationId: "post_platform_dte_documentos_pdf", body: { xml: EXAMPLE_ENVELOPE, logo: PNG }, valid: true },
   { what: "an envelope", operationId: "post_platform_dte_documentos_escpos", body: { xml: EXAMPLE_ENVELOPE, papel: "58mm" }, valid: true },
   {
     what: "codepage CP437",
