@@ -89,17 +89,22 @@ function onLoopback(url: string): boolean {
  */
 function refusedWithoutSecretKey(request: Request, env: WorkerEnv): Response | null {
   if (env.SECRET_KEY || onLoopback(request.url)) return null;
+  // Every answer carries a request id, this one too: the log line and the answer share it.
+  const requestId = requestIdFor(request.headers.get("x-request-id"));
   consoleLogger.log({
     level: "error",
     msg: "configuration refused: set SECRET_KEY (wrangler secret put SECRET_KEY); only wrangler dev on loopback runs without it",
+    request_id: requestId,
   });
   const body = {
     success: false,
     error_code: "INTERNAL_ERROR",
     message: "The gateway is not configured (SECRET_KEY is missing); see its log",
+    request_id: requestId,
     timestamp: new Date().toISOString(),
   };
-  return Response.json(body, { status: 500, headers: { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" } });
+  const headers = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "X-Request-Id": requestId };
+  return Response.json(body, { status: 500, headers });
 }
 
 /**

@@ -33,4 +33,16 @@ describe("/docs on Workers", () => {
     expect(res.headers.get("x-request-id")).toMatch(/^req_/);
     expect(((await res.json()) as { error_code: string }).error_code).toBe("HTTP_404");
   });
+
+  it("gives the refusal of a Worker without SECRET_KEY a request id too", async () => {
+    const noKey = { ...(env as unknown as WorkerEnv), SECRET_KEY: undefined } as WorkerEnv;
+    const res = await worker.fetch(
+      new Request("https://gateway.test/api/v1/usage", { headers: { "x-request-id": "trace-7" } }),
+      noKey,
+      ctx,
+    );
+    expect(res.status).toBe(500);
+    expect(res.headers.get("x-request-id")).toBe("trace-7");
+    expect(((await res.json()) as { request_id: string }).request_id).toBe("trace-7");
+  });
 });
