@@ -33,8 +33,9 @@ const Body = z
       .optional()
       .openapi({
         ...BASE64,
-        // The file's signature in base64: FF D8 (JPEG) is `/9`, 89 50 4E 47 (PNG) is `iVBOR` (src/dte/render/image.ts).
-        pattern: "^\\s*(?:/9|iVBOR)[A-Za-z0-9+/\\s]*={0,2}\\s*$",
+        // The bytes the image reader checks first (src/dte/render/image.ts), in base64: FF D8 (JPEG) is `/9` and a
+        // character from g to j, 89 50 4E 47 (PNG) is `iVBOR` and one from w to /.
+        pattern: "^\\s*(?:/9[g-j]|iVBOR[w-z0-9+/])[A-Za-z0-9+/\\s]*={0,2}\\s*$",
         description: "A JPEG or PNG (without transparency), base64; the server reads the image itself (a 400 naming `logo` when it cannot)",
       }),
     oficina_sii: z.string().max(60).optional().openapi({ description: "The SII office under the box (`S.I.I. - <oficina>`)" }),
