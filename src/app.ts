@@ -9,7 +9,7 @@ import { cors } from "./platform/cors.ts";
 import { ApiError, errorResponse } from "./platform/errors.ts";
 import { failureResponse } from "./platform/failure.ts";
 import { rateHeaders } from "./platform/rate-headers.ts";
-import { requestContext } from "./platform/request.ts";
+import { requestContext, requestIdFor } from "./platform/request.ts";
 import { securityHeaders } from "./platform/security-headers.ts";
 import { validationHook } from "./platform/validation.ts";
 import type { Deps } from "./ports.ts";
@@ -159,7 +159,14 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerOpenApi(app);
 
   app.notFound((c) => errorResponse(c, noRoute(app, c.req.method, new URL(c.req.url).pathname) ?? noRouteFor(c)));
-  app.onError((err, c) => failureResponse(c, err));
+  app.onError((err, c) => {
+    // A failure before the request context ran (the deps refused their configuration, say) still
+    // answers with a request id, in the body and the header.
+    if (!c.get("requestId")) c.set("requestId", requestIdFor(c.req.header("x-request-id")));
+    const res = failureResponse(c, err);
+    if (!res.headers.has("X-Request-Id")) res.headers.set("X-Request-Id", c.get("requestId"));
+    return res;
+  });
   return app;
 }
 

@@ -52,4 +52,17 @@ describe("X-Request-Id on /docs", () => {
     const first = /^run_worker_first = (\[.*\])$/m.exec(assets)?.[1];
     expect(JSON.parse(first ?? "[]")).toEqual(expect.arrayContaining(["/docs", "/docs/*"]));
   });
+
+  it("is on the 500 of a gateway whose configuration was refused before the request context ran", async () => {
+    const app = createApp(() => {
+      throw new Error("configuration refused");
+    });
+    const res = await app.request("/api/v1/usage", { headers: { "x-request-id": "trace-9" } });
+    expect(res.status).toBe(500);
+    expect(res.headers.get("x-request-id")).toBe("trace-9");
+    const body = await res.json();
+    expect(body).toMatchObject({ error_code: "INTERNAL_ERROR", request_id: "trace-9" });
+    const fresh = await app.request("/healthz");
+    expect(fresh.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{24}$/);
+  });
 });
