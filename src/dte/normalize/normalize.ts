@@ -112,15 +112,25 @@ export const MAX_JSON_DEPTH = 64;
 
 /** The path of a value nested deeper than `MAX_JSON_DEPTH`, or null; iterative, so any depth is safe to ask about. */
 export function tooDeepPath(value: unknown, at: string): string | null {
-  const stack: { value: unknown; depth: number; path: string }[] = [{ value, depth: 0, path: at }];
+  // Paths are written only for the value found too deep: most documents have none.
+  interface Visit {
+    value: unknown;
+    depth: number;
+    parent: Visit | null;
+    key: string;
+    inList: boolean;
+  }
+  const pathOf = (visit: Visit): string =>
+    visit.parent === null ? at : visit.inList ? `${pathOf(visit.parent)}[${visit.key}]` : `${pathOf(visit.parent)}.${visit.key}`;
+  const stack: Visit[] = [{ value, depth: 0, parent: null, key: "", inList: false }];
   for (let item = stack.pop(); item; item = stack.pop()) {
     if (typeof item.value !== "object" || item.value === null) continue;
-    if (item.depth >= MAX_JSON_DEPTH) return item.path;
-    const isList = Array.isArray(item.value);
-    for (const [key, child] of Object.entries(item.value)) {
-      if (typeof child === "object" && child !== null) {
-        stack.push({ value: child, depth: item.depth + 1, path: isList ? `${item.path}[${key}]` : `${item.path}.${key}` });
-      }
+    if (item.depth >= MAX_JSON_DEPTH) return pathOf(item);
+    const inList = Array.isArray(item.value);
+    const object = item.value as Record<string, unknown>;
+    for (const key of Object.keys(object)) {
+      const child = object[key];
+      if (typeof child === "object" && child !== null) stack.push({ value: child, depth: item.depth + 1, parent: item, key, inList });
     }
   }
   return null;
@@ -135,13 +145,34 @@ export function assertShallow(value: unknown, at: string): void {
 }
 
 /**
+ * The deep copy structuredClone makes, for what JSON gives (plain objects, arrays, primitives)
+ * several times faster; any other value is left to structuredClone (which refuses functions and
+ * symbols). Recursive: the caller has checked the depth.
+ */
+function copyJson(value: unknown): unknown {
+  if (typeof value === "function" || typeof value === "symbol") return structuredClone(value);
+  if (typeof value !== "object" || value === null) return value;
+  const proto = Object.getPrototypeOf(value);
+  if (proto === Array.prototype) return (value as unknown[]).map(copyJson);
+  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  const copy: Node = {};
+  for (const key of Object.keys(value)) {
+    const item = copyJson((value as Node)[key]);
+    // A key "__proto__" (JSON.parse makes it an own property) stays a property, as structuredClone keeps it.
+    if (key === "__proto__") Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
+  }
+  return copy;
+}
+
+/**
  * Normalizes a document; throws a `DteError` invalid_document (naming `at`-prefixed paths) when a
  * value cannot be fixed: a RUT with a wrong check digit, an impossible date, a negative quantity.
  */
 export function normalizeDte(input: Node, today: string, options: NormalizeOptions = {}): Normalized {
   const at = options.at ?? "dte";
   assertShallow(input, at);
-  const dte = structuredClone(input);
+  const dte = copyJson(input) as Node;
 
   const encabezado = node(dte, "Encabezado");
   const idDoc = node(encabezado, "IdDoc");

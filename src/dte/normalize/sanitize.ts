@@ -216,7 +216,8 @@ export function sanitizeDte(dte: Node, tipo: number): Sanitized {
   };
 
   const walk = (node: Node, prefix: string) => {
-    for (const [key, value] of Object.entries(node)) {
+    for (const key of Object.keys(node)) {
+      const value = node[key];
       const path = prefix ? `${prefix}.${key}` : key;
       if (Array.isArray(value)) {
         const kept: unknown[] = [];
@@ -235,7 +236,7 @@ export function sanitizeDte(dte: Node, tipo: number): Sanitized {
       } else if (value !== undefined && value !== null) {
         const result = scalar(key, value, path);
         if (result === REMOVE) delete node[key];
-        else node[key] = result;
+        else if (result !== value) node[key] = result;
       }
     }
   };
