@@ -52,21 +52,24 @@ export function serializeChildren(
   problems: FieldProblem[] = [],
   limits: Readonly<Record<string, number>> = TEXT_LIMITS,
 ): string {
-  const allowed = order[path] ?? [];
+  const slots = slotsOf(order, path);
   const where = (name: string) => (path ? `${path.replaceAll("/", ".")}.${name}` : name);
-  const known = allowedSet(allowed);
+  // The node's own fields (a few) put in schema order, rather than every name the schema allows looked up.
+  const present: { name: string; value: unknown; slot: Slot }[] = [];
   for (const name of Object.keys(node)) {
-    if (!known.has(name) || (path === "" && (name === "TED" || name === "TmstFirma")))
-      if (node[name] !== undefined && node[name] !== null)
-        problems.push({ path: where(name), message: `has no place in this document type's schema (allowed here: ${allowed.join(", ")})` });
-  }
-  let xml = "";
-  for (const name of allowed) {
-    if (path === "" && (name === "TED" || name === "TmstFirma")) continue;
     const value = node[name];
     if (value === undefined || value === null) continue;
-    const at = path ? `${path}/${name}` : name;
-    const container = order[at] !== undefined;
+    const slot = slots.get(name);
+    if (!slot || (path === "" && (name === "TED" || name === "TmstFirma")))
+      problems.push({
+        path: where(name),
+        message: `has no place in this document type's schema (allowed here: ${(order[path] ?? []).join(", ")})`,
+      });
+    else present.push({ name, value, slot });
+  }
+  present.sort((a, b) => a.slot.index - b.slot.index);
+  let xml = "";
+  for (const { name, value, slot } of present) {
     const many = Array.isArray(value);
     const count = many ? value.length : 1;
     for (let i = 0; i < count; i++) {
@@ -74,11 +77,11 @@ export function serializeChildren(
       // Paths are written only for a problem: most documents have none.
       const label = () => (count > 1 ? `${where(name)}[${i}]` : where(name));
       if (isNode(item)) {
-        if (!container) problems.push({ path: label(), message: "is a value, not an object" });
-        else xml += `<${name}>${serializeChildren(item, order, at, problems, limits)}</${name}>`;
+        if (!slot.container) problems.push({ path: label(), message: "is a value, not an object" });
+        else xml += `<${name}>${serializeChildren(item, order, slot.at, problems, limits)}</${name}>`;
         continue;
       }
-      if (container) {
+      if (slot.container) {
         problems.push({ path: label(), message: "must be an object with its own elements" });
         continue;
       }
@@ -94,13 +97,30 @@ export function serializeChildren(
   return xml;
 }
 
-/** Each schema list's names as a set, made once per list. */
-const allowedSets = new WeakMap<readonly string[], ReadonlySet<string>>();
-function allowedSet(allowed: readonly string[]): ReadonlySet<string> {
-  let set = allowedSets.get(allowed);
-  if (!set) {
-    set = new Set(allowed);
-    allowedSets.set(allowed, set);
+/** A name the schema allows at a path: its position, its own path, and whether it has elements of its own. */
+interface Slot {
+  index: number;
+  at: string;
+  container: boolean;
+}
+
+/** Per schema order, per path: the slots of the names allowed there, made once. */
+const slotCache = new WeakMap<SchemaOrder, Map<string, ReadonlyMap<string, Slot>>>();
+function slotsOf(order: SchemaOrder, path: string): ReadonlyMap<string, Slot> {
+  let byPath = slotCache.get(order);
+  if (!byPath) {
+    byPath = new Map();
+    slotCache.set(order, byPath);
   }
-  return set;
+  let slots = byPath.get(path);
+  if (!slots) {
+    slots = new Map(
+      (order[path] ?? []).map((name, index) => {
+        const at = path ? `${path}/${name}` : name;
+        return [name, { index, at, container: order[at] !== undefined }];
+      }),
+    );
+    byPath.set(path, slots);
+  }
+  return slots;
 }
