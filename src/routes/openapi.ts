@@ -18,7 +18,11 @@ export const API_INFO = {
   description:
     "HTTP/JSON gateway to Chile's tax authority (SII). Every operation takes an API token in `X-API-Token`. " +
     "In sandbox mode every operation answers from the built-in SII simulator.",
-  license: { name: project.license ?? "UNLICENSED" },
+  // An SPDX expression in package.json is the licence's identifier too (OpenAPI 3.1 License Object).
+  license:
+    project.license && project.license !== "UNLICENSED" && !/^SEE LICEN[CS]E IN /i.test(project.license)
+      ? { name: project.license, identifier: project.license }
+      : { name: project.license ?? "UNLICENSED" },
   contact: {
     name: project.author ?? "sii-gateway maintainers",
     ...((project.homepage ?? bugs.url) ? { url: project.homepage ?? bugs.url } : {}),

@@ -28,8 +28,8 @@ describe("top level of the OpenAPI document", () => {
 
   it("states the licence and a contact from package.json", async () => {
     const { doc } = await setup();
-    const license = (packageJson as { license?: string }).license ?? "UNLICENSED";
-    expect(doc.info.license).toEqual({ name: license });
+    const license = (packageJson as { license?: string }).license;
+    expect(doc.info.license).toEqual(license ? { name: license, identifier: license } : { name: "UNLICENSED" });
     expect(doc.info.contact.name).toMatch(/\w/);
   });
 
