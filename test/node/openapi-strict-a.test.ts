@@ -4,7 +4,8 @@
 // (a JSON Schema 2020-12 validator over the served document). A request the schema accepts is
 // served; a request the server refuses for its shape is refused by the schema too. The rules a
 // schema cannot state (a RUT's check digit, a month that has not come yet, sums, one entry per
-// day) are listed apart: the schema accepts them and the server answers 400, as documented.
+// day, a proxy host no URL parser reads) are listed apart: the schema accepts them and the server
+// answers 400, as documented.
 import { describe, expect, it } from "vitest";
 import { EXAMPLE_CLAVE, EXAMPLE_PFX } from "../../src/routes/example-credentials.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
@@ -259,6 +260,8 @@ const SERVER_ONLY: Case[] = [
     body: { auth: pass, dias: [dia(31)] },
   },
   { name: "2025-02-30", ...uf("2025", "2", "30") },
+  { name: "a proxy host no URL parser reads ([:0])", ...proxy({ enabled: true, url: "http://[:0]:3128" }) },
+  { name: "a proxy host no URL parser reads (1.2.3.256)", ...proxy({ enabled: true, url: "http://1.2.3.256:3128" }) },
 ];
 
 describe("the document is as strict as the server", () => {

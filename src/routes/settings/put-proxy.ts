@@ -26,19 +26,19 @@ export function registerSettingsPutProxy(app: OpenAPIHono<AppEnv>): void {
             Test: { operationId: "post_settings_proxy_test", description: "Reach the SII through the proxy just stored" },
           },
         },
-        ...errorResponses([422]),
+        ...errorResponses([400, 422]),
       },
     }),
     { scope: "settings:write", weight: 1 },
     async (c) => {
       const input = valid(c, "json", ProxySettingsInput);
       // The form and the rules between fields are the schema's; whether the address may be used
-      // depends on the operator's policy (ALLOW_PRIVATE_PROXY), checked here.
+      // depends on the operator's policy (ALLOW_PRIVATE_PROXY): a business rule checked here, 400.
       const url = input.url ?? null;
       const problem = url === null ? null : proxyUrlProblem(url, c.var.deps.config.allowPrivateProxy);
       if (problem) {
         const errors: FieldError[] = [{ path: "url", location: "body", message: problem }];
-        throw new ApiError(422, "VALIDATION_ERROR", "The request body is invalid: url", { errors });
+        throw new ApiError(400, "VALIDATION_ERROR", "The request breaks a rule: url", { errors });
       }
 
       const previous = await readProxy(c);

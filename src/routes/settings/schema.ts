@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import { parseProxyUrl } from "../../lib/address-policy.ts";
 import { envelope } from "../../platform/schemas.ts";
+import { businessRule } from "../../platform/validation.ts";
 
 export const ProxySettings = z
   .object({
@@ -41,12 +43,15 @@ export const ProxySettingsInput = z
       .max(300)
       .regex(new RegExp(PROXY_URL_PATTERN), {
         error: "must be http://host:port or https://host:port, with no path and no credentials (use username and password)",
+        abort: true,
       })
+      // What the pattern lets through but no URL parser reads (`[:0]`, `1.2.3.256`): a rule after the form, 400.
+      .refine((url) => parseProxyUrl(url) !== null, businessRule("has a host that is no valid name or IP address"))
       .nullable()
       .optional()
       .openapi({
         description:
-          "`http://host:port` or `https://host:port` (port 1 to 65535), no path, no credentials; required when `enabled` is true. Loopback, private and link-local addresses are refused unless the operator allows them (ALLOW_PRIVATE_PROXY)",
+          "`http://host:port` or `https://host:port` (port 1 to 65535), no path, no credentials; required when `enabled` is true. A host no URL parser reads (`[:0]`, `1.2.3.256`) is a 400, and so are loopback, private and link-local addresses unless the operator allows them (ALLOW_PRIVATE_PROXY)",
         example: "http://proxy.example.cl:3128",
       }),
     username: z
