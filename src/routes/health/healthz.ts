@@ -14,12 +14,9 @@ import { probeAll } from "./probes.ts";
 export const HEALTH_PROBE_TIMEOUT_MS = 5_000;
 
 const Query = z.object({
-  deep: z
-    .enum(["0", "1"])
-    .optional()
-    .openapi({
-      description: "`1`: also reach every SII host (needs `Authorization: Bearer <ADMIN_TOKEN>`); `0` or absent: the gateway's own state",
-    }),
+  deep: z.enum(["0", "1"]).optional().openapi({
+    description: "`1`: also reach every SII host (needs `Authorization: Bearer <ADMIN_TOKEN>`); `0` or absent: the gateway's own state",
+  }),
 });
 
 const HostState = z.object({

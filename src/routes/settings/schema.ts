@@ -27,10 +27,12 @@ export const PROXY_URL_PATTERN = `^https?://(?:\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-
 const CONDITIONS = [
   {
     if: { properties: { enabled: { const: true } }, required: ["enabled"] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable.
     then: { properties: { url: { type: "string", minLength: 1 } }, required: ["url"] },
   },
   {
     if: { properties: { password: { type: "string", minLength: 1 } }, required: ["password"] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable.
     then: { properties: { username: { type: "string", minLength: 1 } }, required: ["username"] },
   },
 ];
