@@ -228,6 +228,11 @@ const BUSINESS_RULES: { operationId: RegExp; why: string; matches: RegExp }[] = 
     why: "a tipo the year's catalogue does not list (depends on the SII's data)",
     matches: /body:tipo see GET \/api\/v1\/sii\/vehiculos\/categorias\/tipos\//,
   },
+  {
+    operationId: /documentos_pdf|documentos_escpos/,
+    why: "the logo's bytes must be a JPEG or PNG image (its content, not its shape)",
+    matches: /body:logo the logo must be a JPEG or a PNG/,
+  },
 ];
 
 /** One known finding: the operation, why it happens and who fixes it, and how to recognise it. */
@@ -240,14 +245,19 @@ interface KnownFinding {
 // Findings of the positive direction not fixed yet, each with why; each must still reproduce.
 const KNOWN_VALID: KnownFinding[] = [
   {
+    operationId: "post_platform_dte_documentos_pdf",
+    why: "logo is base64 for the server, any string for the schema (strict-b)",
+    matches: /body:logo is not base64/,
+  },
+  {
     operationId: "post_platform_dte_documentos_generar",
     why: "dte's Folio/RUTEmisor/RUTRecep are required by the server, not by the schema (strict-b)",
     matches: /body:dte(\[\d+\])?\.Encabezado\./,
   },
   {
-    operationId: "post_platform_dte_documentos_pdf",
-    why: "logo is base64 for the server, any string for the schema (strict-b)",
-    matches: /body:logo is not base64/,
+    operationId: "put_settings_proxy",
+    why: "url's pattern admits a bracketed host that is no IPv6 address (http://[:0]:65533), which the server refuses with 422 (strict-a)",
+    matches: /^422 VALIDATION_ERROR/,
   },
 ];
 
