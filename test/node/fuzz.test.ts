@@ -4,6 +4,8 @@
 // name the field, a rejected request costs no quota, and every answer carries the security headers.
 // Each operation starts from a request the sandbox accepts (its credentials, signed XML, a CAF). FUZZ_RUNS sets the cases per operation
 // (`npm run fuzz` runs many more), FUZZ_SEED replays a failure.
+// The other direction: requests drawn valid from the same schemas are accepted, or refused only
+// with a business error the document lists, never as malformed (FUZZ_VALID_RUNS cases each).
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/dte/credentials.ts";
