@@ -7,6 +7,9 @@
 // day, a proxy host no URL parser reads) are listed apart: the schema accepts them and the server
 // answers 400, as documented.
 import { describe, expect, it } from "vitest";
+import { parseRut } from "../../src/lib/rut.ts";
+import { DRY_RUN_PATTERN, parseDryRun, RUT_PATTERN } from "../../src/platform/params.ts";
+import { CertAuth } from "../../src/routes/credentials.ts";
 import { EXAMPLE_CLAVE, EXAMPLE_PFX } from "../../src/routes/example-credentials.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { SANDBOX_TAXPAYERS } from "../../src/sandbox/taxpayers.ts";
@@ -316,6 +319,53 @@ describe("the document's example credentials are the sandbox's public test ones"
       }
     }
     expect(problems).toEqual([]);
+  });
+});
+
+describe("the shared pieces agree with their document schemas everywhere", () => {
+  it("auth.cert: every combination of the six fields is accepted by both or refused by both", () => {
+    const values: Record<string, string> = {
+      "cert-data": juana.certPem,
+      "pkey-data": "key",
+      "pfx-data": juana.modernPfxBase64,
+      passphrase: "sandbox",
+      "file-data": juana.modernPfxBase64,
+      "file-pass": "sandbox",
+    };
+    const names = Object.keys(values);
+    const documented = v.schemaAt("#/components/schemas/CertificateCredential");
+    const disagreements: string[] = [];
+    for (let mask = 0; mask < 2 ** names.length; mask++) {
+      const cert = Object.fromEntries(names.filter((_, i) => mask & (2 ** i)).map((n) => [n, values[n]]));
+      if (documented(cert).valid !== CertAuth.safeParse(cert).success) disagreements.push(Object.keys(cert).join("+") || "{}");
+    }
+    expect(disagreements).toEqual([]);
+  });
+
+  it("dry_run: the pattern accepts exactly what the server reads, in every letter case", () => {
+    const pattern = new RegExp(DRY_RUN_PATTERN);
+    const cases = (word: string) => [word, word.toUpperCase(), word[0]?.toUpperCase() + word.slice(1), ` ${word}`, `${word} `, `${word}x`];
+    const spellings = ["true", "1", "yes", "on", "false", "0", "no", "off", "", "2", "maybe", "y", "nope", "ON!"].flatMap(cases);
+    for (const value of spellings) expect(pattern.test(value), JSON.stringify(value)).toBe(parseDryRun(value) !== null);
+  });
+
+  it("RUT: the pattern accepts every form parseRut reads (the check digit aside)", () => {
+    const pattern = new RegExp(RUT_PATTERN);
+    const bodies = ["1", "12", "123", "1234", "12345", "123456", "1234567", "12345678", "123456789", "1.234", "12.345", "123.456"];
+    const more = ["1.234.567", "12.345.678", "12.345678", "12345.678", "1.2345", ".123", "0012", "00.000.001", "1a"];
+    let checked = 0;
+    for (const body of [...bodies, ...more]) {
+      for (const tail of ["-0", "-k", "-K", "-X", "", " -1", "-1 ", "-12"]) {
+        const value = `${body}${tail}`;
+        // parseRut also verifies the check digit: whether it read the form is whether it got that far.
+        const parsed = parseRut(value);
+        const formRead = parsed.ok || !/must have the form/.test(parsed.reason);
+        if (value.trim() !== value) continue; // parseRut trims for its other callers; the parameter does not
+        expect(pattern.test(value), value).toBe(formRead);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
   });
 });
 
