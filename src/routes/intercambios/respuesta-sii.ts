@@ -51,13 +51,14 @@ const Body = z
           .min(1, { error: "must list at least one document" })
           .max(MAX_DOCUMENTS, { error: `at most ${MAX_DOCUMENTS} documents per call` }),
       )
-      // A lone object is taken as a list of one: the array keywords apply to lists only.
+      // A lone object is taken as a list of one (`type` widened: the generated list schema says array).
       .openapi({
         type: ["object", "array"],
-        anyOf: [{ $ref: "#/components/schemas/ReceiverResponseDocument" }, { type: "array" }],
         items: { $ref: "#/components/schemas/ReceiverResponseDocument" },
-        minItems: 1,
-        maxItems: MAX_DOCUMENTS,
+        anyOf: [
+          { $ref: "#/components/schemas/ReceiverResponseDocument" },
+          { type: "array", items: { $ref: "#/components/schemas/ReceiverResponseDocument" }, minItems: 1, maxItems: MAX_DOCUMENTS },
+        ],
         description: `One document or a list of up to ${MAX_DOCUMENTS}`,
       }),
   })
