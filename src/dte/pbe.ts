@@ -84,8 +84,9 @@ export function pkcs12Kdf(
   const i = new Uint8Array([...fill(salt, v), ...fill(password, v)]);
   const out = new Uint8Array(length);
   for (let produced = 0; produced < length; ) {
-    let a = createHash(hash).update(d).update(i).digest();
-    for (let r = 1; r < rounds; r++) a = createHash(hash).update(a).digest();
+    let a: Uint8Array = createHash(hash).update(d).update(i).digest();
+    if (hash === "sha1") a = sha1Repeated(a, rounds - 1);
+    else for (let r = 1; r < rounds; r++) a = createHash(hash).update(a).digest();
     out.set(a.subarray(0, Math.min(a.length, length - produced)), produced);
     produced += a.length;
     if (produced >= length) break;
@@ -99,6 +100,66 @@ export function pkcs12Kdf(
         carry = sum >> 8;
       }
     }
+  }
+  return out;
+}
+
+const SHA1_W = new Uint32Array(80);
+const SHA1_H = new Uint32Array(5);
+
+/**
+ * SHA-1 applied `times` times to a 20-byte digest (FIPS 180-4 §6.1, one padded block each time):
+ * the inner loop of the PKCS#12 KDF of every legacy PFX. A `createHash` object per round cost
+ * ~3 µs; this, well under one.
+ */
+export function sha1Repeated(digest: Uint8Array, times: number): Uint8Array<ArrayBuffer> {
+  const w = SHA1_W;
+  const h = SHA1_H;
+  for (let i = 0; i < 5; i++)
+    h[i] =
+      (((digest[4 * i] as number) << 24) |
+        ((digest[4 * i + 1] as number) << 16) |
+        ((digest[4 * i + 2] as number) << 8) |
+        (digest[4 * i + 3] as number)) >>>
+      0;
+  for (let round = 0; round < times; round++) {
+    // The block: the 20-byte message, the 0x80 marker, zeros, and the length (160 bits).
+    for (let i = 0; i < 5; i++) w[i] = h[i] as number;
+    w[5] = 0x80000000;
+    for (let i = 6; i < 15; i++) w[i] = 0;
+    w[15] = 160;
+    for (let t = 16; t < 80; t++) {
+      const x = (w[t - 3] as number) ^ (w[t - 8] as number) ^ (w[t - 14] as number) ^ (w[t - 16] as number);
+      w[t] = (x << 1) | (x >>> 31);
+    }
+    let a = 0x67452301;
+    let b = 0xefcdab89;
+    let c = 0x98badcfe;
+    let d = 0x10325476;
+    let e = 0xc3d2e1f0;
+    for (let t = 0; t < 80; t++) {
+      const f = t < 20 ? (b & c) | (~b & d) : t < 40 ? b ^ c ^ d : t < 60 ? (b & c) | (b & d) | (c & d) : b ^ c ^ d;
+      const k = t < 20 ? 0x5a827999 : t < 40 ? 0x6ed9eba1 : t < 60 ? 0x8f1bbcdc : 0xca62c1d6;
+      const temp = (((a << 5) | (a >>> 27)) + f + e + k + (w[t] as number)) | 0;
+      e = d;
+      d = c;
+      c = (b << 30) | (b >>> 2);
+      b = a;
+      a = temp;
+    }
+    h[0] = (0x67452301 + a) | 0;
+    h[1] = (0xefcdab89 + b) | 0;
+    h[2] = (0x98badcfe + c) | 0;
+    h[3] = (0x10325476 + d) | 0;
+    h[4] = (0xc3d2e1f0 + e) | 0;
+  }
+  const out = new Uint8Array(20);
+  for (let i = 0; i < 5; i++) {
+    const v = h[i] as number;
+    out[4 * i] = v >>> 24;
+    out[4 * i + 1] = (v >>> 16) & 0xff;
+    out[4 * i + 2] = (v >>> 8) & 0xff;
+    out[4 * i + 3] = v & 0xff;
   }
   return out;
 }

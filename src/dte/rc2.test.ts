@@ -1,9 +1,9 @@
 // RC2 and 3DES decryption (the ciphers of legacy PKCS#12 files) and the PKCS#12 KDF, against
 // published test vectors and OpenSSL's own output.
-import { createCipheriv } from "node:crypto";
+import { createCipheriv, createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { kdfBudget } from "./kdf-limit.ts";
-import { bmpPassword, pkcs12Kdf, tripleDesDecrypt } from "./pbe.ts";
+import { bmpPassword, pkcs12Kdf, sha1Repeated, tripleDesDecrypt } from "./pbe.ts";
 import { rc2CbcDecrypt, rc2DecryptBlock } from "./rc2.ts";
 
 const hex = (text: string) => Uint8Array.from(text.match(/../g) ?? [], (h) => Number.parseInt(h, 16));
@@ -69,6 +69,18 @@ describe("PKCS#12 KDF (RFC 7292 appendix B)", () => {
     // OpenSSL test/recipes/30-test_evp_data/evpkdf_pkcs12.txt: SHA1, id 1, "smeg", salt 0A58CF64530D823F, 1 iteration.
     const key = pkcs12Kdf("sha1", 1, bmpPassword("smeg"), hex("0a58cf64530d823f"), 1, 24, kdfBudget("pfx-data"));
     expect(toHex(key)).toBe("8aaae6297b6cb04642ab5b077851284eb7128f1a2a7fbca3");
+  });
+
+  it("iterates as OpenSSL does (its 1000-iteration vector), SHA-1 rounds equal to node:crypto's", () => {
+    // Same file: "queeg", salt 1682C0FC5B3F7EC5, 1000 iterations, id 1.
+    const key = pkcs12Kdf("sha1", 1, bmpPassword("queeg"), hex("1682c0fc5b3f7ec5"), 1000, 24, kdfBudget("pfx-data"));
+    expect(toHex(key)).toBe("483dd6e919d7de2e8e648ba8f862f3fbfbdc2bcb2c02957f");
+    const start = new Uint8Array(createHash("sha1").update("semilla").digest());
+    for (const times of [0, 1, 2, 64, 100]) {
+      let expected = start;
+      for (let i = 0; i < times; i++) expected = new Uint8Array(createHash("sha1").update(expected).digest());
+      expect(toHex(sha1Repeated(start, times))).toBe(toHex(expected));
+    }
   });
 
   it("charges the budget before deriving", () => {
