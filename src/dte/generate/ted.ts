@@ -1,6 +1,7 @@
 // The TED (timbre electrónico, docs/dte-engine.md §2): the DD built from the document and the CAF,
 // flattened with no namespace, signed SHA1withRSA with the CAF's private key over its ISO-8859-1
 // bytes. The flattened TED is also the PDF417 barcode's payload.
+import { signRsa } from "../../lib/crypto.ts";
 import { bytesToBase64 } from "../../lib/encoding.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import { escapeXml } from "../../lib/xml.ts";
@@ -31,8 +32,8 @@ export async function stampTed(dte: Node, caf: Caf, tsted: string): Promise<Writ
   const after = `<TSTED>${tsted}</TSTED></DD>`;
   // FRMT signs the DD exactly as the file writes it (§2.2), in ISO-8859-1.
   const dd = `${before}${caf.element}${after}`;
-  const signature = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", caf.signingKey, encodeLatin1(dd));
-  const frmt = `<FRMT algoritmo="SHA1withRSA">${bytesToBase64(new Uint8Array(signature))}</FRMT></TED>`;
+  const signature = await signRsa(caf.signingKey, encodeLatin1(dd));
+  const frmt = `<FRMT algoritmo="SHA1withRSA">${bytesToBase64(signature)}</FRMT></TED>`;
   return {
     file: `<TED version="1.0">${dd}${frmt}`,
     canonical: `<TED version="1.0">${canonicalOfOwnText(before)}${caf.canonical}${after}${frmt}`,

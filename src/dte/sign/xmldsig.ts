@@ -1,6 +1,7 @@
 // The SII's XMLDSig profile (xmldsignature_v10.xsd): RSA-SHA1, inclusive C14N, one Reference with
 // one Transform, KeyInfo = KeyValue then X509Data. The SignedInfo is built as its canonical text,
 // so what is signed is exactly what is written.
+import { signRsa } from "../../lib/crypto.ts";
 import { bytesToBase64 } from "../../lib/encoding.ts";
 
 export { sha1Base64 } from "../../lib/crypto.ts";
@@ -35,10 +36,10 @@ export function signedInfo(uri: string, digest: string, transform = ENVELOPED, e
 
 /** The whole `<Signature>` element for a canonical SignedInfo. */
 export async function signatureElement(signer: XmlSigner, canonicalSignedInfo: string): Promise<string> {
-  const value = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", signer.privateKey, utf8.encode(canonicalSignedInfo));
+  const value = await signRsa(signer.privateKey, utf8.encode(canonicalSignedInfo));
   return (
     `<Signature xmlns="${DSIG_NS}">${canonicalSignedInfo}` +
-    `<SignatureValue>${bytesToBase64(new Uint8Array(value))}</SignatureValue>` +
+    `<SignatureValue>${bytesToBase64(value)}</SignatureValue>` +
     `<KeyInfo><KeyValue><RSAKeyValue><Modulus>${signer.modulusBase64}</Modulus><Exponent>${signer.exponentBase64}</Exponent></RSAKeyValue></KeyValue>` +
     `<X509Data><X509Certificate>${signer.certificateBase64}</X509Certificate></X509Data></KeyInfo></Signature>`
   );
