@@ -233,7 +233,13 @@ const BUSINESS_RULES: { operationId: RegExp; why: string; matches: RegExp }[] = 
   {
     operationId: /documentos_pdf|documentos_escpos/,
     why: "the logo's bytes must be a JPEG or PNG image (its content, not its shape)",
-    matches: /body:logo the logo must be a JPEG or a PNG/,
+    // Every refusal of the logo but its encoding: which image, damaged, no frame header, …
+    matches: /body:logo (?!is not base64)/,
+  },
+  {
+    operationId: /put_settings_proxy/,
+    why: "a host that is no valid name or IP address (an IPv6 literal's full grammar, beyond a pattern)",
+    matches: /body:url has a host that is no valid name or IP address/,
   },
 ];
 
@@ -255,11 +261,6 @@ const KNOWN_VALID: KnownFinding[] = [
     operationId: "post_platform_dte_documentos_generar",
     why: "dte's Folio/RUTEmisor/RUTRecep are required by the server, not by the schema (strict-b)",
     matches: /body:dte(\[\d+\])?\.Encabezado\./,
-  },
-  {
-    operationId: "put_settings_proxy",
-    why: "url's pattern admits a bracketed host that is no IPv6 address (http://[:0]:65533), which the server refuses with 422 (strict-a)",
-    matches: /^422 VALIDATION_ERROR/,
   },
 ];
 
