@@ -101,6 +101,18 @@ const CASES: Case[] = [
   },
   { what: "an empty list", operationId: "post_platform_dte_documentos_generar", body: generar({ dte: [] }), valid: false },
   {
+    what: "a CAF neither XML nor base64",
+    operationId: "post_platform_dte_documentos_generar",
+    body: generar({ caf: "CAF #1" }),
+    valid: false,
+  },
+  {
+    what: "the CAF as XML",
+    operationId: "post_platform_dte_documentos_generar",
+    body: generar({ caf: new TextDecoder("latin1").decode(base64ToBytes(EXAMPLE_CAF)) }),
+    valid: true,
+  },
+  {
     what: "a folio as digits",
     operationId: "post_platform_dte_documentos_generar",
     body: generar({ dte: exempt({ Folio: "1" }) }),

@@ -14,9 +14,15 @@ import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { checkLineCount, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES } from "./batch.ts";
 import { trustedCafKeys } from "./caf-keys.ts";
 import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "./examples.ts";
-import { dteJson } from "./schema.ts";
+import { BASE64_PATTERN, dteJson } from "./schema.ts";
 
 const DteJson = dteJson(GENERATED_TYPES, true);
+
+/** A CAF file: its XML (starts with `<`) or base64 of its bytes, as src/dte/generate/caf.ts reads it. */
+const CafFile = z
+  .string()
+  .min(1)
+  .openapi({ pattern: `^\\s*<|${BASE64_PATTERN}`, description: "A CAF file: its XML, or base64 of the file's bytes" });
 
 const Body = z
   .object({
@@ -24,7 +30,7 @@ const Body = z
     dte: z.union([DteJson, z.array(DteJson).min(1).max(MAX_BATCH_DOCUMENTS)]).openapi({
       description: `One document or a list (at most ${MAX_BATCH_DOCUMENTS} per request, with at most ${MAX_BATCH_LINES} Detalle lines in all: a larger batch goes in several requests, each its own envelope), with the SII's tag names (\`Encabezado\`, \`Detalle\`, \`DscRcgGlobal\`, \`Referencia\`, …); single objects are accepted where lists are expected. All of one issuer; boletas (39, 41) and other types go in separate requests (separate envelopes).`,
     }),
-    caf: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(20)]).openapi({
+    caf: z.union([CafFile, z.array(CafFile).min(1).max(20)]).openapi({
       description:
         "The CAF file the SII gave for the folios (the whole `AUTORIZACION`, with its private key), raw XML or base64 of the file's bytes (base64 keeps the key's PEM block out of logs and documents); a list of at most 20 with one per document type used.",
     }),
