@@ -32,6 +32,12 @@ const MAC_HASHES: Record<string, string> = {
   "2.16.840.1.101.3.4.2.3": "sha512",
 };
 
+/**
+ * Bags read from one file. A certificate file holds a key, its certificate and the CA chain (a
+ * handful); each bag costs a parse, and keys and certificates are compared pairwise afterwards.
+ */
+export const MAX_PFX_BAGS = 64;
+
 const notPfx = () => credentialError("pfx-data", "auth.cert.pfx-data is not a PKCS#12 (.pfx/.p12) file");
 const unsupported = (oid: string) => credentialError("pfx-data", `auth.cert.pfx-data uses an unsupported algorithm (${oid})`);
 const undecryptable = () =>
@@ -73,6 +79,11 @@ async function readSafeContents(bytes: Uint8Array, passphrase: string, budget: K
   const safe = parseDer(bytes);
   if (!isType(safe ?? undefined, TAG.SEQUENCE) || depth > 4) throw notPfx();
   for (const bag of children(safe ?? undefined)) {
+    if (out.keys.length + out.certificates.length >= MAX_PFX_BAGS)
+      throw credentialError(
+        "pfx-data",
+        `auth.cert.pfx-data holds more than ${MAX_PFX_BAGS} keys and certificates; a certificate file holds a few`,
+      );
     const [bagId] = children(bag);
     const value = contextChild(bag, 0)?.children[0];
     switch (oidOf(bagId)) {
