@@ -121,6 +121,9 @@ async function buildCredential(source: Source): Promise<SigningCredential> {
   return assemble(key, pairCertificate(key, certificates, "cert-data"), { key: "pkey-data", cert: "cert-data" });
 }
 
+/** As for a PFX's entries (pkcs12.ts): each certificate is parsed and compared with the key. */
+const MAX_PEM_CERTIFICATES = 64;
+
 function readCertificateBlocks(text: string): Uint8Array<ArrayBuffer>[] {
   const blocks = readDerBlocks(text);
   if (!blocks) throw credentialError("cert-data", "auth.cert.cert-data is not a PEM certificate, nor base64 DER");
@@ -128,6 +131,12 @@ function readCertificateBlocks(text: string): Uint8Array<ArrayBuffer>[] {
   if (certificates.length === 0) {
     const found = blocks.map((b) => b.label).join(", ");
     throw credentialError("cert-data", `auth.cert.cert-data holds no certificate (found: ${found})`);
+  }
+  if (certificates.length > MAX_PEM_CERTIFICATES) {
+    throw credentialError(
+      "cert-data",
+      `auth.cert.cert-data holds more than ${MAX_PEM_CERTIFICATES} certificates; a certificate and its chain are a few`,
+    );
   }
   return certificates.map((b) => b.der);
 }

@@ -405,6 +405,15 @@ describe("PEM read in linear time", () => {
     expect(performance.now() - started).toBeLessThan(1000);
   });
 
+  it("refuses cert-data of hundreds of certificates before parsing them", async () => {
+    const many = { "cert-data": juana.certPem + SANDBOX_CA.cert.repeat(300), "pkey-data": juana.keyPem };
+    expect(await authError(many, "auth.cert.cert-data")).toBe(
+      "auth.cert.cert-data holds more than 64 certificates; a certificate and its chain are a few",
+    );
+    const long = { "cert-data": juana.certPem + SANDBOX_CA.cert.repeat(63), "pkey-data": juana.keyPem };
+    expect((await parseCertificateCredential(long, NOW)).chainDer).toHaveLength(63);
+  });
+
   it("still pairs each BEGIN with the first END of its own label", async () => {
     const noise = "-----BEGIN X-----\n-----END Y-----\n";
     const credential = await parseCertificateCredential({ "cert-data": noise + juana.certPem, "pkey-data": juana.keyPem }, NOW);
