@@ -10,9 +10,12 @@ export async function sha256Hex(data: string | Uint8Array<ArrayBuffer>): Promise
   return createHash("sha256").update(data).digest("hex");
 }
 
-/** SHA-1 of the text's UTF-8 bytes, base64: an XMLDSig DigestValue. */
-export function sha1Base64(text: string): string {
-  return createHash("sha1").update(text, "utf8").digest("base64");
+/** SHA-1 of the text's UTF-8 bytes, base64: an XMLDSig DigestValue. Given in parts, they are hashed one after another, never joined. */
+export function sha1Base64(text: string | readonly string[]): string {
+  const hash = createHash("sha1");
+  if (typeof text === "string") hash.update(text, "utf8");
+  else for (const part of text) hash.update(part, "utf8");
+  return hash.digest("base64");
 }
 
 /** node:crypto's names of the hashes a WebCrypto RSASSA-PKCS1-v1_5 key may carry. */

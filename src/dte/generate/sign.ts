@@ -72,8 +72,11 @@ export async function signEnvelope(
     `<RutReceptor>${caratula.rutReceptor}</RutReceptor><FchResol>${caratula.fchResol}</FchResol><NroResol>${caratula.nroResol}</NroResol>` +
     `<TmstFirmaEnv>${caratula.tmstFirmaEnv}</TmstFirmaEnv>${subtotals}</Caratula>`;
   // In context: SetDTE renders both declarations of the root; the DTEs' own xmlns is then redundant.
-  const canonical = `<SetDTE xmlns="${SII_NS}" xmlns:xsi="${XSI}" ID="SetDoc">${caratulaXml}${documents.map((d) => d.signed.canonicalInEnvelope).join("")}</SetDTE>`;
-  const digest = sha1Base64(canonical);
+  const digest = sha1Base64([
+    `<SetDTE xmlns="${SII_NS}" xmlns:xsi="${XSI}" ID="SetDoc">${caratulaXml}`,
+    ...documents.map((d) => d.signed.canonicalInEnvelope),
+    "</SetDTE>",
+  ]);
   const signature = await signatureElement(signer, signedInfo("#SetDoc", digest, ENVELOPED, ` xmlns:xsi="${XSI}"`));
   const schema = kind === "EnvioDTE" ? "EnvioDTE_v10.xsd" : "EnvioBOLETA_v11.xsd";
   return (
