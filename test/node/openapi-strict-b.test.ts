@@ -101,6 +101,31 @@ const CASES: Case[] = [
   },
   { what: "an empty list", operationId: "post_platform_dte_documentos_generar", body: generar({ dte: [] }), valid: false },
   {
+    what: "taken as given without a date or total",
+    operationId: "post_platform_dte_documentos_generar",
+    body: generar({ normalizar: false }),
+    valid: false,
+  },
+  {
+    what: "taken as given, complete",
+    operationId: "post_platform_dte_documentos_generar",
+    body: generar({
+      normalizar: false,
+      dte: [
+        {
+          ...EXAMPLE_EXEMPT_INVOICE,
+          Encabezado: {
+            ...EXAMPLE_EXEMPT_INVOICE.Encabezado,
+            IdDoc: { TipoDTE: 34, Folio: 1, FchEmis: "2026-11-20" },
+            Totales: { MntExe: 120000, MntTotal: 120000 },
+          },
+          Detalle: [{ NroLinDet: 1, IndExe: 1, NmbItem: "Asesoría contable", QtyItem: 1, PrcItem: 120000, MontoItem: 120000 }],
+        },
+      ],
+    }),
+    valid: true,
+  },
+  {
     what: "a CAF neither XML nor base64",
     operationId: "post_platform_dte_documentos_generar",
     body: generar({ caf: "CAF #1" }),

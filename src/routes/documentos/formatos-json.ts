@@ -41,7 +41,13 @@ const Body = z
     const message = body.dte === undefined ? "give one of dte or xml" : "give only one of dte or xml, not both";
     for (const path of ["dte", "xml"]) ctx.addIssue({ code: "custom", path: [path], ...businessRule(message) });
   })
-  .openapi("NormalizeRequest", { oneOf: [{ required: ["dte"] }, { required: ["xml"] }], example: { dte: EXAMPLE_INVOICE } });
+  .openapi("NormalizeRequest", {
+    oneOf: [
+      { required: ["dte"], properties: { dte: {} } },
+      { required: ["xml"], properties: { xml: {} } },
+    ],
+    example: { dte: EXAMPLE_INVOICE },
+  });
 
 const NormalizedDte = z.record(z.string(), z.unknown()).openapi({ description: "The normalized document (lists always as arrays)" });
 const Warnings = z.array(z.string()).openapi({

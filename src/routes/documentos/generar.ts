@@ -18,6 +18,32 @@ import { BASE64_PATTERN, dteJson } from "./schema.ts";
 
 const DteJson = dteJson(GENERATED_TYPES, true);
 
+/** What normalizing would fill in, so a document taken as given must carry it (the engine's REQUIRED). */
+const AS_GIVEN_REQUIRED = [
+  ["IdDoc", "FchEmis"],
+  ["Totales", "MntTotal"],
+] as const;
+const AS_GIVEN = {
+  type: "object",
+  required: ["Encabezado"],
+  properties: {
+    Encabezado: {
+      type: "object",
+      required: ["IdDoc", "Totales"],
+      properties: {
+        IdDoc: { type: "object", required: ["FchEmis"], properties: { FchEmis: {} } },
+        Totales: { type: "object", required: ["MntTotal"], properties: { MntTotal: {} } },
+      },
+    },
+  },
+};
+
+/** The same for the document: with `normalizar: false`, each document carries them. */
+const AS_GIVEN_RULE = {
+  if: { properties: { normalizar: { const: false } }, required: ["normalizar"] },
+  then: { properties: { dte: { anyOf: [AS_GIVEN, { type: "array", items: AS_GIVEN }] } } },
+};
+
 /** A CAF file: its XML (starts with `<`) or base64 of its bytes, as src/dte/generate/caf.ts reads it. */
 const CafFile = z
   .string()
@@ -48,7 +74,22 @@ const Body = z
       description: `RutReceptor of the envelope: the SII (${SII_RUT}, the default) for a submission, or the buyer's RUT for the exchange copy`,
     }),
   })
+  // Taken as given (`normalizar: false`), nothing fills in the date or the total: the document must carry them.
+  .superRefine((body, ctx) => {
+    if (body.normalizar) return;
+    const documents = Array.isArray(body.dte) ? body.dte : [body.dte];
+    for (const [i, document] of documents.entries()) {
+      const at = Array.isArray(body.dte) ? ["dte", i, "Encabezado"] : ["dte", "Encabezado"];
+      const encabezado = document.Encabezado as Record<string, unknown>;
+      const part = (name: string) => (encabezado[name] ?? {}) as Record<string, unknown>;
+      for (const [name, field] of AS_GIVEN_REQUIRED) {
+        if (part(name)[field] === undefined)
+          ctx.addIssue({ code: "custom", path: [...at, name, field], message: "is required with normalizar: false" });
+      }
+    }
+  })
   .openapi("GenerateRequest", {
+    ...AS_GIVEN_RULE,
     example: {
       auth: { cert: EXAMPLE_PFX },
       dte: EXAMPLE_EXEMPT_INVOICE,
