@@ -40,8 +40,10 @@ describe("sandbox endpoints", () => {
     for (const cert of [juana.cert, juana.pfx, juana.pfx_legacy]) {
       const body = {
         auth: { cert },
-        dte: { Encabezado: { IdDoc: { TipoDTE: 33 } } },
-        caf: "not a CAF",
+        dte: {
+          Encabezado: { IdDoc: { TipoDTE: 33, Folio: 1 }, Emisor: { RUTEmisor: "76192083-9" }, Receptor: { RUTRecep: "22222222-2" } },
+        },
+        caf: "<AUTORIZACION>not a CAF</AUTORIZACION>",
         resolucion: { fecha: "2014-08-22", numero: 80 },
       };
       const res = await postJson(app, token.secret, "/api/v1/platform/dte/documentos/generar", body);
