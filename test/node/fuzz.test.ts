@@ -254,12 +254,12 @@ interface KnownFinding {
 const KNOWN_VALID: KnownFinding[] = [
   {
     operationId: "post_platform_dte_documentos_pdf",
-    why: "logo is base64 for the server, any string for the schema (strict-b)",
+    why: "logo's pattern admits white space (\\v, \\f) the server's base64 reader refuses (strict-b)",
     matches: /body:logo is not base64/,
   },
   {
     operationId: "post_platform_dte_documentos_generar",
-    why: "dte's Folio/RUTEmisor/RUTRecep are required by the server, not by the schema (strict-b)",
+    why: "dte.Encabezado Emisor.RUTEmisor and Receptor.RUTRecep are any string for the schema, a RUT for the server (strict-b)",
     matches: /body:dte(\[\d+\])?\.Encabezado\./,
   },
 ];
