@@ -7,6 +7,10 @@
 // process's own CPU time (/proc/<pid>/stat, Linux) is read around a run of requests: per request,
 // the isolate's JavaScript plus what workerd does for it locally (HTTP, the KV and Durable Object
 // storage that run on Cloudflare's side in production), so an upper bound of what is billed.
+// Most of that is wrangler dev's, not the gateway's: its DevTools session serializes every
+// console.log (a CPU profile of the isolate put the access log's one line at about half of a UF
+// read's isolate time), and its proxy worker handles each request; so each operation is also
+// shown over the floor of a GET /healthz, and the figures are reported, never gated.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -114,6 +118,7 @@ export async function workerdFigures(requests: number, certPem: string, keyPem: 
         body: JSON.stringify({ auth: { cert: { "cert-data": certPem, "pkey-data": keyPem } } }),
       },
     ];
+    let floor = 0;
     for (const op of operations) {
       // Four at a time, so workerd is kept busy without queueing much.
       const send = async () => {
@@ -139,12 +144,12 @@ export async function workerdFigures(requests: number, certPem: string, keyPem: 
         await run(requests);
         if (descendants(child.pid as number, "workerd").join() === pids.join()) value = (cpuMs(pids) - before) / requests;
       }
-      const floor = figures[0]?.value ?? 0;
+      if (op.path === "/healthz") floor = value;
       figures.push(
-        figures.length === 0
+        op.path === "/healthz"
           ? { name: `workerd: ${op.name}, CPU per request (workerd processes; ${requests} requests)`, unit: "ms", value }
           : {
-              name: `workerd: ${op.name}, CPU per request over the floor (${value.toFixed(1)} ms in all)`,
+              name: `workerd: ${op.name}, CPU per request over the floor (workerd processes; ${value.toFixed(1)} ms in all)`,
               unit: "ms",
               value: value - floor,
             },
