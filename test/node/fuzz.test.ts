@@ -237,6 +237,11 @@ const BUSINESS_RULES: { operationId: RegExp; why: string; matches: RegExp }[] = 
     matches: /body:logo (?!is not base64)/,
   },
   {
+    operationId: /indicadores_uf_anual/,
+    why: "a day its month does not have (the calendar: three fields together)",
+    matches: /path:dia month \d+ of \d+ has no day \d+/,
+  },
+  {
     operationId: /put_settings_proxy/,
     why: "a host that is no valid name or IP address (an IPv6 literal's full grammar, beyond a pattern)",
     matches: /body:url has a host that is no valid name or IP address/,
