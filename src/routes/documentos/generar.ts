@@ -41,6 +41,7 @@ const AS_GIVEN = {
 /** The same for the document: with `normalizar: false`, each document carries them. */
 const AS_GIVEN_RULE = {
   if: { properties: { normalizar: { const: false } }, required: ["normalizar"] },
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable.
   then: { properties: { dte: { anyOf: [AS_GIVEN, { type: "array", items: AS_GIVEN }] } } },
 };
 
