@@ -22,7 +22,7 @@ const result = await build({
   sourcemap: true,
   legalComments: "external",
   metafile: true,
-  // CommonJS dependencies (node-forge) call require() for Node's own modules, which an ES module lacks.
+  // CommonJS dependencies call require() for Node's own modules, which an ES module lacks.
   banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
   logLevel: "warning",
 });
