@@ -237,6 +237,11 @@ const BUSINESS_RULES: { operationId: RegExp; why: string; matches: RegExp }[] = 
     matches: /body:logo (?!is not base64)/,
   },
   {
+    operationId: /documentos_generar/,
+    why: "the document's content past the fields the schema names follows the SII's DTE rules (DTE_v10.xsd, the engine's checks per type), and the CAFs must cover its type, issuer and folios: checked by the engine, a 400 naming the field",
+    matches: /body:(caf|dte(\[\d+\])?\.)/,
+  },
+  {
     operationId: /indicadores_uf_anual/,
     why: "a day its month does not have (the calendar: three fields together)",
     matches: /path:dia month \d+ of \d+ has no day \d+/,
@@ -261,11 +266,6 @@ const KNOWN_VALID: KnownFinding[] = [
     operationId: "post_platform_dte_documentos_pdf",
     why: "logo's pattern admits text the base64 reader refuses (`/9gZrefv=` amid tabs and \\v: 9 characters, padded) (strict-b)",
     matches: /body:logo is not base64/,
-  },
-  {
-    operationId: "post_platform_dte_documentos_generar",
-    why: "dte.Encabezado Emisor.RUTEmisor and Receptor.RUTRecep are any string for the schema, a RUT for the server (strict-b)",
-    matches: /body:dte(\[\d+\])?\.Encabezado\./,
   },
 ];
 

@@ -1,6 +1,7 @@
 // The schemas the documents and submissions operations share: a document as JSON (its shape as
 // validated) and uploaded XML (a DTE, EnvioDTE or EnvioBOLETA as base64).
 import { z } from "@hono/zod-openapi";
+import { RUT_PATTERN } from "../../platform/params.ts";
 import { MAX_FOLIO } from "../folios/schema.ts";
 import { MAX_DOCUMENT_LINES } from "./batch.ts";
 import { EXAMPLE_ENVELOPE } from "./examples.ts";
@@ -37,7 +38,12 @@ const FolioField = z
   ])
   .openapi({ description: "The folio, within the CAF's range (a number, or its digits as a string)", example: 1 });
 
-const RutField = (description: string) => z.string({ error: "is required" }).min(1).openapi({ description });
+/** A RUT inside the document, in the forms the engine reads (the check digit is the engine's to verify). */
+const RutField = (description: string) =>
+  z
+    .string({ error: "is required" })
+    .regex(new RegExp(RUT_PATTERN), { error: "must be a RUT, XXXXXXXX-K" })
+    .openapi({ description: `${description}, \`XXXXXXXX-K\` (check digit verified)`, pattern: RUT_PATTERN });
 
 /**
  * What is checked before the engine sees it: the type and the size of its lists; everything else
