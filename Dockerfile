@@ -35,4 +35,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8788) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
 # package.json's `start`, run directly (npm would stand between the signals and the server).
-CMD ["node", "--experimental-strip-types", "--no-warnings=ExperimentalWarning", "src/entry/node.ts"]
+CMD ["node", "--experimental-strip-types", "--experimental-async-context-frame", "--no-warnings=ExperimentalWarning", "src/entry/node.ts"]

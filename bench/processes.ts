@@ -16,7 +16,9 @@ export interface BenchServer {
 
 export async function startServer(mode: string, nodeFlags: string[] = []): Promise<BenchServer> {
   const child = fork(join(root, "bench", "server.ts"), [mode], {
-    execArgv: ["--experimental-strip-types", "--no-warnings", ...nodeFlags],
+    // As `npm start` runs the gateway: AsyncLocalStorage on async context frames (Node 24's default),
+    // so the operation wrapper's call counting does not put promise hooks on every promise.
+    execArgv: ["--experimental-strip-types", "--experimental-async-context-frame", "--no-warnings", ...nodeFlags],
     cwd: root,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
