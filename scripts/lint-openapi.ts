@@ -8,11 +8,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { memoryStores } from "../src/adapters/memory/stores.ts";
-import { createApp } from "../src/app.ts";
-import { configFromEnv } from "../src/config.ts";
-import type { Deps } from "../src/ports.ts";
-import { sandboxTransport } from "../src/sandbox/transport.ts";
+import { documentApp } from "./document-app.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
@@ -26,14 +22,7 @@ interface Finding {
   message: string;
 }
 
-const deps: Deps = {
-  ...memoryStores(),
-  sii: sandboxTransport(),
-  clock: { now: () => new Date(0) },
-  log: { log: () => {} },
-  config: configFromEnv({}),
-};
-const res = await createApp(() => deps).request("/openapi.json");
+const res = await documentApp().request("/openapi.json");
 if (res.status !== 200) throw new Error(`GET /openapi.json answered ${res.status}`);
 const doc = (await res.json()) as Record<string, unknown>;
 

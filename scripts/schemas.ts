@@ -3,12 +3,8 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { memoryStores } from "../src/adapters/memory/stores.ts";
-import { createApp } from "../src/app.ts";
-import { configFromEnv } from "../src/config.ts";
-import type { Deps } from "../src/ports.ts";
 import { openApiDocument } from "../src/routes/openapi.ts";
-import { sandboxTransport } from "../src/sandbox/transport.ts";
+import { documentApp } from "./document-app.ts";
 
 type Json = Record<string, unknown>;
 
@@ -16,14 +12,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = join(root, "schemas");
 const check = process.argv.includes("--check");
 
-const deps: Deps = {
-  ...memoryStores(),
-  sii: sandboxTransport(),
-  clock: { now: () => new Date(0) },
-  log: { log: () => {} },
-  config: configFromEnv({}),
-};
-const doc = openApiDocument(createApp(() => deps)) as unknown as Json;
+const doc = openApiDocument(documentApp()) as unknown as Json;
 const components = ((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
 
 /** Names of the component schemas a schema refers to, transitively. */
