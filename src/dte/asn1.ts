@@ -162,6 +162,19 @@ export function unsignedBytes(node: Asn1 | undefined): Uint8Array<ArrayBuffer> |
   return node.content.slice(start);
 }
 
+/**
+ * Modulus and exponent of a SubjectPublicKeyInfo (RFC 5280 §4.1.2.7) holding an RSAPublicKey
+ * (RFC 8017 appendix A.1.1) inside its BIT STRING, after the unused-bits byte; null otherwise.
+ */
+export function rsaPublicNumbers(spki: Asn1 | undefined): { modulus: Uint8Array<ArrayBuffer>; exponent: Uint8Array<ArrayBuffer> } | null {
+  const bits = children(spki)[1];
+  const key = isType(bits, TAG.BIT_STRING) ? parseDer(bits.content.subarray(1)) : null;
+  const [n, e] = children(key ?? undefined);
+  const modulus = unsignedBytes(n);
+  const exponent = unsignedBytes(e);
+  return modulus && exponent ? { modulus, exponent } : null;
+}
+
 export function toHex(bytes: Uint8Array): string {
   let hex = "";
   for (const b of bytes) hex += b.toString(16).padStart(2, "0");

@@ -11,9 +11,9 @@ import {
   oidOf,
   parseDer,
   RSA_ENCRYPTION,
+  rsaPublicNumbers,
   TAG,
   toHex,
-  unsignedBytes,
 } from "./asn1.ts";
 
 /** Chilean CAs put the holder's RUT in subjectAltName as otherName with this type (IA5String). */
@@ -170,17 +170,13 @@ export function readCertificate(der: Uint8Array<ArrayBuffer>): CertificateRead {
   const parsed = parse(der);
   if (!parsed) return { ok: false, problem: "not-x509" };
   const { tbsFields } = parsed;
-  const [spkiAlgorithm, publicKeyBits] = children(tbsFields[5]);
-  const algorithm = oidOf(children(spkiAlgorithm)[0]);
+  const algorithm = oidOf(children(children(tbsFields[5])[0])[0]);
   if (!algorithm) return { ok: false, problem: "not-x509" };
   if (algorithm !== RSA_ENCRYPTION) return { ok: false, problem: "not-rsa", algorithm: keyAlgorithmName(algorithm) };
-  // RSAPublicKey (RFC 8017 appendix A.1.1) inside the BIT STRING, after its unused-bits byte.
-  const publicKey = isType(publicKeyBits, TAG.BIT_STRING) ? parseDer(publicKeyBits.content.subarray(1)) : null;
-  const [n, e] = children(publicKey ?? undefined);
-  const modulus = unsignedBytes(n);
-  const exponent = unsignedBytes(e);
+  const numbers = rsaPublicNumbers(tbsFields[5]);
   const [notBefore, notAfter] = children(tbsFields[3]).map(timeOf);
-  if (!modulus || !exponent || !notBefore || !notAfter) return { ok: false, problem: "not-x509" };
+  if (!numbers || !notBefore || !notAfter) return { ok: false, problem: "not-x509" };
+  const { modulus, exponent } = numbers;
   return {
     ok: true,
     certificate: {

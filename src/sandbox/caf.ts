@@ -1,7 +1,7 @@
 // CAF files as the SII grants them (docs/sii-services.md §3.5): a fresh 512-bit RSA key (e = 3) per
 // range, the DA signed SHA1withRSA with the sandbox's own CAF-signing key (IDK 900), the whole
 // file ISO-8859-1. Keys come from WebCrypto; RSASK is the key's PKCS#1 form, RSAPUBK its SPKI.
-import { children, isType, octetsOf, parseDer, TAG, unsignedBytes } from "../dte/asn1.ts";
+import { children, octetsOf, parseDer, rsaPublicNumbers } from "../dte/asn1.ts";
 import { readDerBlocks, toPem } from "../dte/pem.ts";
 import { base64ToBytes, bytesToBase64 } from "../lib/encoding.ts";
 import { encodeLatin1 } from "../lib/latin1.ts";
@@ -21,15 +21,11 @@ function cafSigningKey(): Promise<CryptoKey> {
   return signingKey;
 }
 
-/** Modulus and exponent of an SPKI (RFC 5280 §4.1.2.7) holding an RSAPublicKey. */
-function rsaPublicNumbers(spki: Uint8Array): { modulus: Uint8Array<ArrayBuffer>; exponent: Uint8Array<ArrayBuffer> } {
-  const [, bits] = children(parseDer(spki) ?? undefined);
-  const key = isType(bits, TAG.BIT_STRING) ? parseDer(bits.content.subarray(1)) : null;
-  const [n, e] = children(key ?? undefined);
-  const modulus = unsignedBytes(n);
-  const exponent = unsignedBytes(e);
-  if (!modulus || !exponent) throw new Error("not an RSA public key");
-  return { modulus, exponent };
+/** Modulus and exponent of a DER SPKI holding an RSA key. */
+function rsaNumbersOf(spki: Uint8Array): { modulus: Uint8Array<ArrayBuffer>; exponent: Uint8Array<ArrayBuffer> } {
+  const numbers = rsaPublicNumbers(parseDer(spki) ?? undefined);
+  if (!numbers) throw new Error("not an RSA public key");
+  return numbers;
 }
 
 let publicKey: { idk: string; modulus: Uint8Array; exponent: Uint8Array } | undefined;
@@ -39,7 +35,7 @@ export function sandboxCafPublicKey(): { idk: string; modulus: Uint8Array; expon
   if (publicKey) return publicKey;
   const spki = readDerBlocks(SANDBOX_CAF_SIGNER.publicKeyPem)?.[0]?.der;
   if (!spki) throw new Error("the sandbox CAF-signing public key is not readable");
-  publicKey = { idk: String(SANDBOX_CAF_SIGNER.idk), ...rsaPublicNumbers(spki) };
+  publicKey = { idk: String(SANDBOX_CAF_SIGNER.idk), ...rsaNumbersOf(spki) };
   return publicKey;
 }
 
@@ -65,7 +61,7 @@ export async function buildCaf(request: CafRequest): Promise<string> {
   // PrivateKeyInfo's privateKey OCTET STRING is the PKCS#1 RSAPrivateKey (RFC 5208 §5).
   const pkcs1 = octetsOf(children(parseDer(pkcs8) ?? undefined)[2]);
   if (!pkcs1) throw new Error("WebCrypto exported an unreadable PKCS#8 key");
-  const { modulus, exponent } = rsaPublicNumbers(spki);
+  const { modulus, exponent } = rsaNumbersOf(spki);
   const da =
     `<DA><RE>${request.rut}</RE><RS>${escapeXml(request.razonSocial.slice(0, 40))}</RS><TD>${request.tipo}</TD>` +
     `<RNG><D>${request.desde}</D><H>${request.hasta}</H></RNG><FA>${request.fecha}</FA>` +
