@@ -12,6 +12,7 @@ import {
 import { workerTransport } from "../adapters/cloudflare/transport.ts";
 import { createApp } from "../app.ts";
 import { configFromEnv, consoleLogger, systemClock } from "../config.ts";
+import { isLoopbackHost } from "../lib/address-policy.ts";
 import { requestIdFor } from "../platform/request.ts";
 import { DOCS_CSP } from "../platform/security-headers.ts";
 import { seedDevToken } from "../platform/tokens.ts";
@@ -76,19 +77,13 @@ export function workerDeps(env: WorkerEnv): Promise<Deps> {
   return deps;
 }
 
-/** `wrangler dev` serves on loopback; a deployed Worker never has a loopback host. */
-function onLoopback(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
 /**
  * The sandbox's built-in SECRET_KEY is published in the source: a Worker reachable from outside
  * that ran on it would seal whatever it stores with a known key. Without a SECRET_KEY of its own,
  * only `wrangler dev` on loopback runs; a deployed Worker answers 500 and says why in its log.
  */
 function refusedWithoutSecretKey(request: Request, env: WorkerEnv): Response | null {
-  if (env.SECRET_KEY || onLoopback(request.url)) return null;
+  if (env.SECRET_KEY || isLoopbackHost(new URL(request.url).hostname)) return null;
   // Every answer carries a request id, this one too: the log line and the answer share it.
   const requestId = requestIdFor(request.headers.get("x-request-id"));
   consoleLogger.log({

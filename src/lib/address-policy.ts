@@ -171,6 +171,14 @@ export function hostClass(hostname: string): AddressClass | null {
   return isIpLiteral(hostname) ? addressClass(hostname) : nameClass(hostname);
 }
 
+/**
+ * Whether a URL's hostname names this machine, as `wrangler dev` and local servers are reached:
+ * `localhost`, `127.x.x.x` or `[::1]`. A deployed Worker is reached by its own host name.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "[::1]" || /^127(?:\.\d{1,3}){3}$/.test(hostname);
+}
+
 export type ProxyFailureKind = "not_allowed" | "unreachable" | "refused" | "not_http" | "tunnel_failed";
 
 const FAILURE_TEXT: Record<Exclude<ProxyFailureKind, "not_allowed">, string> = {

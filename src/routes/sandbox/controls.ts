@@ -4,6 +4,7 @@
 // Bearer) or the operator's ADMIN_TOKEN (Bearer); on loopback (tests, `npm run dev`) no token.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
+import { isLoopbackHost } from "../../lib/address-policy.ts";
 import { constantTimeEqual } from "../../lib/crypto.ts";
 import { presentedToken } from "../../platform/auth.ts";
 import type { AppEnv } from "../../platform/context.ts";
@@ -47,7 +48,6 @@ interface PeerEnv {
 }
 
 const LOOPBACK_ADDRESS = /^(?:127(?:\.\d{1,3}){3}|::1|::ffff:127(?:\.\d{1,3}){3})$/;
-const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
 
 /**
  * Whether the caller is on this machine. Node and Lambda name the peer's address and that
@@ -64,7 +64,7 @@ export function fromLoopback(c: Context): boolean {
     env?.incoming?.socket?.remoteAddress ?? env?.event?.requestContext?.http?.sourceIp ?? env?.event?.requestContext?.identity?.sourceIp;
   if (peer !== undefined) return LOOPBACK_ADDRESS.test(peer);
   if (env?.incoming || env?.event) return false;
-  return LOOPBACK_HOST.test(new URL(c.req.url).hostname);
+  return isLoopbackHost(new URL(c.req.url).hostname);
 }
 
 /** Off loopback: the development token or the admin token, compared in constant time. */
