@@ -158,7 +158,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerAdminTokensRevoke(app);
   registerOpenApi(app);
 
-  app.notFound((c) => errorResponse(c, noRoute(app, c.req.method, new URL(c.req.url).pathname) ?? noRouteFor(c)));
+  app.notFound((c) => errorResponse(c, methodNotAllowed(c.req.method, allowedMethods(app, new URL(c.req.url).pathname)) ?? noRouteFor(c)));
   app.onError((err, c) => {
     // A failure before the request context ran (the deps refused their configuration, say) still
     // answers with a request id, in the body and the header.
@@ -187,19 +187,16 @@ function authenticateKnownRoute(app: OpenAPIHono<AppEnv>): MiddlewareHandler<App
     } catch (err) {
       // A preflight that CORS did not answer keeps the ordinary answer (cors.ts).
       if (c.req.method === "OPTIONS") throw err;
-      const path = new URL(c.req.url).pathname;
-      const refused = noRoute(app, c.req.method, path);
-      if (refused) throw refused;
-      if (allowedMethods(app, path).length === 0) throw noRouteFor(c);
-      throw err;
+      const allowed = allowedMethods(app, new URL(c.req.url).pathname);
+      if (allowed.length === 0) throw noRouteFor(c);
+      throw methodNotAllowed(c.req.method, allowed) ?? err;
     }
     await next();
   };
 }
 
-/** A 405 with `Allow` when the path exists but not for this method; null when the method is served. */
-function noRoute(app: OpenAPIHono<AppEnv>, method: string, pathname: string): ApiError | null {
-  const allowed = allowedMethods(app, pathname);
+/** A 405 with `Allow` when the path exists (`allowed`) but not for this method; null when the method is served. */
+function methodNotAllowed(method: string, allowed: string[]): ApiError | null {
   // HEAD is answered by the GET route.
   const served = method === "HEAD" ? "GET" : method;
   if (allowed.length === 0 || allowed.includes(served)) return null;
