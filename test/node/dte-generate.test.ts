@@ -17,7 +17,7 @@ import { DOCUMENT_NAMES, printedDocument } from "../../src/dte/render/model.ts";
 import { pdfDocument } from "../../src/dte/render/pdf.ts";
 import { inspectEnvelope } from "../../src/dte/verify/envelope.ts";
 import { type RsaPublicKey, SII_CAF_KEYS, verifyStamp } from "../../src/dte/verify/timbre.ts";
-import { parseXml } from "../../src/dte/xml/parse.ts";
+import { childElements, localName, parseXml, type XmlElement } from "../../src/dte/xml/parse.ts";
 import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { fromDteError } from "../../src/platform/failure.ts";
@@ -28,6 +28,13 @@ import { fixturePath } from "../support/fixtures.ts";
 import { schemaErrors } from "../support/xsd.ts";
 
 const COMPANY = "76192083-9";
+
+/** The printed content of a lone signed DTE, read as the pdf and escpos operations read it. */
+function printedOf(xml: string) {
+  const parsed = parseXml(xml);
+  const documento = childElements(parsed.root).find((c) => ["Documento", "Liquidacion", "Exportaciones"].includes(localName(c.name)));
+  return printedDocument(parsed, documento as XmlElement);
+}
 const NOW = new Date("2026-11-20T13:00:00Z");
 const sandboxKey = sandboxCafPublicKey();
 const cafKeys = new Map<string, RsaPublicKey>([...SII_CAF_KEYS, [sandboxKey.idk, sandboxKey]]);
@@ -125,7 +132,7 @@ async function ourVerdict(bytes: Uint8Array<ArrayBuffer>): Promise<string[]> {
   const failures = report.problems.map((p) => `${p.path}: ${p.message}`);
   if (report.firma && !report.firma.valido) failures.push(`envelope: ${report.firma.motivo}`);
   for (const doc of report.documentos) {
-    const stamp = await verifyStamp(doc.element, doc.raw, cafKeys);
+    const stamp = await verifyStamp(report.doc, doc.documento, cafKeys);
     for (const [name, check] of Object.entries({ firma: doc.firma, ...stamp }))
       if (!check?.valido) failures.push(`${doc.id} ${name}: ${check?.motivo ?? "missing"}`);
   }
@@ -177,7 +184,7 @@ describe("every document type", () => {
 
     // Printed: the PDF and the receipt read the signed DTE back; the receipt stores the TED's bytes unchanged.
     const signed = decodeLatin1(base64ToBytes(out.documentos[0]?.dte_xml as string));
-    const printed = printedDocument(parseXml(signed).root, signed);
+    const printed = printedOf(signed);
     expect([printed.tipo, printed.folio, printed.nombre_tipo]).toEqual([tipo, 3, DOCUMENT_NAMES[tipo]]);
     expect(Buffer.from(printed.ted ?? []).equals(Buffer.from(out.documentos[0]?.ted as string, "latin1"))).toBe(true);
     const pdf = await pdfDocument([printed], PRINT);
@@ -217,7 +224,7 @@ describe("every document type", () => {
     expect(await ourVerdict(envelope)).toEqual([]);
     expect(independentlyVerifies(decodeLatin1(envelope), "#SetDoc")).toBe(true);
     const signed = decodeLatin1(base64ToBytes(out.documentos[0]?.dte_xml as string));
-    const printed = printedDocument(parseXml(signed).root, signed);
+    const printed = printedOf(signed);
     expect([printed.nombre_tipo, printed.totales.total, printed.lineas.length]).toEqual([DOCUMENT_NAMES[43], 113_050, 1]);
     expect(decodeLatin1((await pdfDocument([printed], PRINT)).subarray(0, 8))).toBe("%PDF-1.4");
     expect(await schemaErrors(envelope, "EnvioDTE_v10.xsd")).toEqual([]);
@@ -380,7 +387,7 @@ describe("exempt documents carry no IVA", () => {
     expect(await schemaErrors(base64ToBytes(out.envio_xml), "EnvioDTE_v10.xsd")).toEqual([]);
     expect(await ourVerdict(base64ToBytes(out.envio_xml))).toEqual([]);
 
-    const printed = printedDocument(parseXml(dte).root, dte);
+    const printed = printedOf(dte);
     expect(printed.totales).toEqual({ neto: null, exento: 10000, iva: null, tasa_iva: null, total: 10000 });
     const pdf = pdfOperators(await pdfDocument([printed], PRINT));
     expect(pdf).toContain("(Exento) Tj");

@@ -518,7 +518,7 @@ describe("the examples of these operations are the sandbox's own", () => {
     expect(document).toMatchObject({ tipo: 34, folio: 1, emisor: COMPANY });
     expect(document?.firma?.valido).toBe(true);
     const key = sandboxCafPublicKey();
-    const stamp = await verifyStamp(document!.element, document!.raw, new Map([[key.idk, key]]));
+    const stamp = await verifyStamp(report.doc, document!.documento, new Map([[key.idk, key]]));
     expect(stamp).toMatchObject({ timbre: { valido: true }, caf: { valido: true }, coherencia: { valido: true } });
   });
 

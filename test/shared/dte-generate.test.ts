@@ -54,7 +54,7 @@ describe("generating in this runtime", () => {
     expect(report.firma?.valido).toBe(true);
     const [doc] = report.documentos;
     expect(doc?.firma?.valido).toBe(true);
-    const stamp = await verifyStamp(doc?.element as never, doc?.raw as string, new Map([[key.idk, key]]));
+    const stamp = await verifyStamp(report.doc, doc?.documento as never, new Map([[key.idk, key]]));
     expect([stamp.timbre.valido, stamp.caf.valido, stamp.coherencia.valido]).toEqual([true, true, true]);
   });
 });

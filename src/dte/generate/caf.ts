@@ -1,16 +1,31 @@
 // A CAF file (the SII's folio authorization, `AUTORIZACION`: CAF {DA, FRMA}, RSASK, RSAPUBK) read
 // and checked before anything is stamped with it (docs/dte-engine.md §2.3): the SII's signature
 // over the DA verifies with the key of its IDK, the private key matches the DA's public key, and
-// the folio, issuer, type and age suit the document. Pure: the trusted keys come from the caller.
+// the folio, issuer, type and age suit the document. Everything is read from the parsed tree: the
+// one CAF, its one DA and FRMA, the SII's signature checked over that DA node's own text; a CAF
+// holding a comment, a processing instruction or a second DA, FRMA or key is refused, since a
+// reader and the signature check could then each see another one. Pure: the trusted keys come from
+// the caller.
 import { sha256Hex } from "../../lib/crypto.ts";
 import { base64ToBytes, bytesToHex } from "../../lib/encoding.ts";
 import { decodeLatin1 } from "../../lib/latin1.ts";
 import type { FieldProblem } from "../normalize/sanitize.ts";
 import { readPrivateKey } from "../private-key.ts";
 import { canonicalize } from "../verify/c14n.ts";
-import { flattenedRaw, type RsaPublicKey, verifyRsaSha1 } from "../verify/timbre.ts";
+import { flattenedSource, type RsaPublicKey, verifyRsaSha1 } from "../verify/timbre.ts";
 import { unsafeXmlReason } from "../xml/guard.ts";
-import { childText, decodeXmlBytes, findChild, localName, parseXml, XmlParseError } from "../xml/parse.ts";
+import {
+  childText,
+  decodeXmlBytes,
+  localName,
+  markupInside,
+  onlyChild,
+  parseXml,
+  textContent,
+  type XmlDocument,
+  type XmlElement,
+  XmlParseError,
+} from "../xml/parse.ts";
 
 export interface Caf {
   /** Issuer RUT, type, folio range and authorization date (`FA`, YYYY-MM-DD) of the DA. */
@@ -108,17 +123,30 @@ async function authenticCaf(
   const text = cafText(input, path);
   const unsafe = unsafeXmlReason(text);
   if (unsafe) fail(`is refused: ${unsafe}`);
-  let root: ReturnType<typeof parseXml>["root"];
+  let doc: XmlDocument;
   try {
-    root = parseXml(text).root;
+    doc = parseXml(text);
   } catch (error) {
     if (!(error instanceof XmlParseError)) throw error;
     return fail(`is not well-formed XML: ${error.message}`);
   }
+  const root = doc.root;
   if (localName(root.name) !== "AUTORIZACION")
     fail(`must be the whole CAF file the SII gives (<AUTORIZACION> with the private key), not <${root.name}>`);
-  const da = findChild(root, "CAF", "DA");
-  if (!da) return fail("has no CAF/DA");
+  const markup = markupInside(root);
+  if (markup) fail(`holds a ${markup.type === "comment" ? "comment" : "processing instruction"}; a CAF from the SII has none`);
+  const one = (parent: XmlElement, name: string, at: string): XmlElement => {
+    const found = onlyChild(parent, name);
+    return typeof found === "string" ? fail(found, at) : found;
+  };
+  const cafNode = one(root, "CAF", path);
+  const da = one(cafNode, "DA", `${path}.DA`);
+  const frmaNode = one(cafNode, "FRMA", `${path}.FRMA`);
+  const rsaskNode =
+    onlyChild(root, "RSASK") === "has no RSASK"
+      ? fail("has no private key (RSASK): give the whole file as the SII delivered it", `${path}.RSASK`)
+      : one(root, "RSASK", `${path}.RSASK`);
+  for (const name of ["RE", "TD", "FA", "IDK", "RNG", "RSAPK"]) one(da, name, `${path}.DA.${name}`);
   const field = (name: string) => childText(da, name).trim() || fail(`has no DA/${name}`, `${path}.DA.${name}`);
   const caf = {
     re: field("RE").toUpperCase(),
@@ -133,16 +161,14 @@ async function authenticCaf(
   const key = trustedKeys.get(caf.idk);
   if (!key)
     fail(`was signed with IDK ${caf.idk}, which is not a CAF-signing key of the SII (100 certification, 300 production)`, `${path}.DA.IDK`);
-  const daCanonical = flattenedRaw(text, "DA");
-  const frma = childText(root, "CAF", "FRMA");
-  if (!(await verifyRsaSha1(key as RsaPublicKey, frma, [daCanonical])))
+  if (!(await verifyRsaSha1(key as RsaPublicKey, textContent(frmaNode), [flattenedSource(doc, da)])))
     fail(
       `is not authentic: its FRMA does not verify with the SII's key ${caf.idk} (the file was altered or is not from the SII)`,
       `${path}.FRMA`,
     );
 
   const rsask =
-    childText(root, "RSASK").trim() || fail("has no private key (RSASK): give the whole file as the SII delivered it", `${path}.RSASK`);
+    textContent(rsaskNode).trim() || fail("has no private key (RSASK): give the whole file as the SII delivered it", `${path}.RSASK`);
   let pkcs8: Uint8Array<ArrayBuffer>;
   try {
     const read = readPrivateKey(rsask, undefined);
@@ -154,7 +180,7 @@ async function authenticCaf(
     return fail("is not a readable RSA private key", `${path}.RSASK`);
   }
   const signingKey = await crypto.subtle.importKey("pkcs8", pkcs8, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" }, false, ["sign"]);
-  const element = flattenedRaw(text, "CAF") ?? fail("has no CAF element");
+  const element = flattenedSource(doc, cafNode);
   const read = { ...caf, element, canonical: canonicalize(parseXml(element).root, { mode: "inclusive" }), signingKey };
   // Shared by every request that gives the same file.
   return { caf: Object.freeze(read), key: key as RsaPublicKey };

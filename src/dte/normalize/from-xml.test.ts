@@ -1,7 +1,8 @@
 // A DTE XML to the normalizer's JSON shape (real documents: test/node/real-documents.test.ts).
 import { describe, expect, it } from "vitest";
-import { XmlParseError } from "../xml/parse.ts";
-import { DteXmlError, dteDocumentsFromXml } from "./from-xml.ts";
+import { encodeLatin1 } from "../../lib/latin1.ts";
+import { EnvelopeUnreadable, readEnvelope } from "../verify/envelope.ts";
+import { dteDocumentsFromXml } from "./from-xml.ts";
 import type { Node } from "./normalize.ts";
 
 const dteXml = (folio: number, ns = ' xmlns="http://www.sii.cl/SiiDte"') => `<DTE${ns} version="1.0"><Documento ID="F${folio}T33">
@@ -13,9 +14,13 @@ const dteXml = (folio: number, ns = ' xmlns="http://www.sii.cl/SiiDte"') => `<DT
   <TED version="1.0"><DD><RE>76192083-9</RE></DD><FRMT algoritmo="SHA1withRSA">x</FRMT></TED><TmstFirma>2026-11-20T10:00:00</TmstFirma>
 </Documento><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo/></Signature></DTE>`;
 
+/** The documents of an upload, read as formatos/json reads it. */
+const documentsOf = (xml: string) =>
+  dteDocumentsFromXml(readEnvelope(xml.includes("ISO-8859-1") ? encodeLatin1(xml) : new Uint8Array(new TextEncoder().encode(xml))));
+
 describe("DTE XML to the JSON shape", () => {
   it("takes Documento's content with SII tag names, lists for repeated elements, numbers where the schema has numbers", () => {
-    const { envelope, documents } = dteDocumentsFromXml(`<?xml version="1.0" encoding="ISO-8859-1"?>\n${dteXml(7)}`);
+    const { envelope, documents } = documentsOf(`<?xml version="1.0" encoding="ISO-8859-1"?>\n${dteXml(7)}`);
     expect(envelope).toBe("DTE");
     expect(documents).toEqual([
       {
@@ -39,17 +44,17 @@ describe("DTE XML to the JSON shape", () => {
 
   it("reads every DTE of an EnvioDTE or EnvioBOLETA, prefixed or not", () => {
     const envio = `<EnvioDTE xmlns="http://www.sii.cl/SiiDte" version="1.0"><SetDTE ID="SetDoc"><Caratula version="1.0"/>${dteXml(1, "")}${dteXml(2, "")}</SetDTE></EnvioDTE>`;
-    const { envelope, documents } = dteDocumentsFromXml(envio);
+    const { envelope, documents } = documentsOf(envio);
     expect(envelope).toBe("EnvioDTE");
     expect(documents.map((d) => ((d.Encabezado as Node).IdDoc as Node).Folio)).toEqual([1, 2]);
     const prefixed = `<s:EnvioBOLETA xmlns:s="http://www.sii.cl/SiiDte"><s:SetDTE><s:DTE><s:Documento><s:Encabezado><s:IdDoc><s:TipoDTE>39</s:TipoDTE></s:IdDoc></s:Encabezado></s:Documento></s:DTE></s:SetDTE></s:EnvioBOLETA>`;
-    expect(dteDocumentsFromXml(prefixed)).toEqual({ envelope: "EnvioBOLETA", documents: [{ Encabezado: { IdDoc: { TipoDTE: 39 } } }] });
+    expect(documentsOf(prefixed)).toEqual({ envelope: "EnvioBOLETA", documents: [{ Encabezado: { IdDoc: { TipoDTE: 39 } } }] });
   });
 
-  it("refuses other roots, empty envelopes, and a DTE without exactly one Documento", () => {
-    expect(() => dteDocumentsFromXml("<Documento/>")).toThrow(DteXmlError);
-    expect(() => dteDocumentsFromXml("<EnvioDTE><SetDTE/></EnvioDTE>")).toThrow(/holds no DTE/);
-    expect(() => dteDocumentsFromXml("<DTE><Documento/><Documento/></DTE>")).toThrow(/exactly one Documento/);
-    expect(() => dteDocumentsFromXml("<DTE><Documento></DTE>")).toThrow(XmlParseError);
+  it("refuses other roots and a DTE without exactly one Documento; an empty envelope holds no documents", () => {
+    expect(() => documentsOf("<Documento/>")).toThrow(EnvelopeUnreadable);
+    expect(documentsOf("<EnvioDTE><SetDTE/></EnvioDTE>").documents).toEqual([]);
+    expect(() => documentsOf("<DTE><Documento/><Documento/></DTE>")).toThrow(/exactly one Documento/);
+    expect(() => documentsOf("<DTE><Documento></DTE>")).toThrow(/not well-formed/);
   });
 });

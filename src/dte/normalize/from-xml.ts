@@ -3,12 +3,13 @@
 // `Exportaciones`), repeated elements as lists, numbers where the schema has numbers. The TED,
 // the signing time and the signature are dropped: they belong to the signed original, and a
 // normalized document must be stamped and signed again.
-import { childElements, localName, parseXml, type XmlElement } from "../xml/parse.ts";
+import type { EnvelopeContents } from "../verify/envelope.ts";
+import { childElements, localName, type XmlElement } from "../xml/parse.ts";
 import { NUMERIC_FIELDS } from "./fields.ts";
 
 type Node = Record<string, unknown>;
 
-export type Envelope = "DTE" | "EnvioDTE" | "EnvioBOLETA";
+export type Envelope = EnvelopeContents["kind"];
 
 export interface XmlDocuments {
   /** What the XML was: a lone DTE or one of the SII's envelopes. */
@@ -16,38 +17,15 @@ export interface XmlDocuments {
   documents: Node[];
 }
 
-export class DteXmlError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "DteXmlError";
-  }
-}
-
-const CONTAINERS = new Set(["Documento", "Liquidacion", "Exportaciones"]);
 const DROPPED = new Set(["TED", "TmstFirma", "Signature"]);
 const PLAIN_NUMBER = /^-?\d+(?:\.\d+)?$/;
 
-/** Parses XML text (see `decodeXmlBytes`) and returns its documents; throws XmlParseError or DteXmlError. */
-export function dteDocumentsFromXml(xml: string): XmlDocuments {
-  const { root } = parseXml(xml);
-  const rootName = localName(root.name);
-  if (rootName === "DTE") return { envelope: "DTE", documents: [documentOf(root, 0)] };
-  if (rootName !== "EnvioDTE" && rootName !== "EnvioBOLETA") {
-    throw new DteXmlError(`the root element is <${root.name}>; expected DTE, EnvioDTE or EnvioBOLETA`);
-  }
-  const set = childElements(root).find((e) => localName(e.name) === "SetDTE");
-  if (!set) throw new DteXmlError(`<${root.name}> has no SetDTE`);
-  const dtes = childElements(set).filter((e) => localName(e.name) === "DTE");
-  if (!dtes.length) throw new DteXmlError(`<${root.name}> holds no DTE`);
-  return { envelope: rootName, documents: dtes.map(documentOf) };
-}
-
-function documentOf(dte: XmlElement, index: number): Node {
-  const containers = childElements(dte).filter((e) => CONTAINERS.has(localName(e.name)));
-  if (containers.length !== 1) {
-    throw new DteXmlError(`DTE ${index + 1} must hold exactly one Documento, Liquidacion or Exportaciones (found ${containers.length})`);
-  }
-  return toNode(containers[0] as XmlElement);
+/**
+ * The documents of an upload as the envelope reader read it (src/dte/verify/envelope.ts): each
+ * DTE's one Documento (or Liquidacion / Exportaciones), the very node its signature is checked on.
+ */
+export function dteDocumentsFromXml(contents: Pick<EnvelopeContents, "kind" | "dtes">): XmlDocuments {
+  return { envelope: contents.kind, documents: contents.dtes.map(({ documento }) => toNode(documento)) };
 }
 
 /** Element children by local name; a name seen twice becomes a list. Attributes (ID, version) are left out. */

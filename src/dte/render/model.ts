@@ -2,7 +2,7 @@
 // receiver, the lines, the totals, the references, and the TED bytes for the PDF417 (the
 // flattened `<TED>` exactly as the file has it, in ISO-8859-1: docs/dte-engine.md §2.4).
 import { encodeLatin1 } from "../../lib/latin1.ts";
-import { childElements, childText, findChild, localName, type XmlElement } from "../xml/parse.ts";
+import { childElements, childText, findChild, localName, onlyChild, sourceOf, type XmlDocument, type XmlElement } from "../xml/parse.ts";
 
 export const DOCUMENT_NAMES: Record<number, string> = {
   33: "FACTURA ELECTRÓNICA",
@@ -56,19 +56,19 @@ const num = (value: string) => (value === "" ? null : Number(value));
 const children = (element: XmlElement | undefined, name: string) =>
   element ? childElements(element).filter((c) => localName(c.name) === name) : [];
 
-/** The printed content of one DTE; `raw` is its text exactly as in the file (for the TED bytes). */
-export function printedDocument(dte: XmlElement, raw: string): PrintedDocument {
-  const documento = childElements(dte).find((c) => ["Documento", "Liquidacion", "Exportaciones"].includes(localName(c.name)));
+/**
+ * The printed content of one DTE: `documento` is its Documento (or Liquidacion / Exportaciones) in
+ * the parsed `doc`, whose source gives the TED's bytes exactly as the file has them.
+ */
+export function printedDocument(doc: Pick<XmlDocument, "source">, documento: XmlElement): PrintedDocument {
   const encabezado = findChild(documento, "Encabezado");
   const tipo = Number(childText(encabezado, "IdDoc", "TipoDTE"));
   const emisor = findChild(encabezado, "Emisor");
   const receptor = findChild(encabezado, "Receptor");
   const totales = findChild(encabezado, "Totales");
-  // The first <TED …> and the first </TED> after it, each found once (a lazy pattern between them
-  // rescanned the rest of the text from every unclosed `<TED `).
-  const open = /<TED[\s>]/.exec(raw);
-  const close = open ? raw.indexOf("</TED>", open.index + open[0].length) : -1;
-  const ted = open && close !== -1 ? raw.slice(open.index, close + "</TED>".length) : undefined;
+  // The document's one TED node (none drawn when it has none, or several: no stamp to vouch for).
+  const tedNode = onlyChild(documento, "TED");
+  const ted = typeof tedNode === "string" ? undefined : sourceOf(doc, tedNode);
   return {
     tipo,
     nombre_tipo: DOCUMENT_NAMES[tipo] ?? `DOCUMENTO TRIBUTARIO ELECTRÓNICO ${tipo}`,

@@ -47,7 +47,8 @@ export function canonicalize(apex: XmlElement, options: C14nOptions): string {
   const writeChildren = (element: XmlElement, scope: ReadonlyMap<string, string>, rendered: ReadonlyMap<string, string>) => {
     for (const child of element.children) {
       if (child.type === "text") out.push(escapeText(child.text));
-      else if (child !== options.omit) write(child, scope, rendered);
+      // Canonical XML without comments (the only form the SII's signatures use) drops comments and PIs too.
+      else if (child.type === "element" && child !== options.omit) write(child, scope, rendered);
     }
   };
   const write = (element: XmlElement, scope: ReadonlyMap<string, string>, rendered: ReadonlyMap<string, string>) => {

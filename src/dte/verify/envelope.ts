@@ -1,6 +1,10 @@
 // What an uploaded EnvioDTE / EnvioBOLETA (or a lone DTE) holds, and what is wrong with it before
 // it goes to the SII: well-formed ISO-8859-1 XML, a carátula that agrees with its documents, the
-// SII's limits per envelope, and valid signatures (the envelope's and each document's).
+// SII's limits per envelope, and valid signatures (the envelope's and each document's). The file is
+// parsed once; each DTE is read as its one Documento (or Liquidacion / Exportaciones), and that
+// node is what its signature must cover and what every reader (summary, stamp check, conversion,
+// rendering) takes. Shapes that let a reader and a verifier see different nodes (an element the
+// SII's schemas do not place in a DTE, an ID carried twice, a key field given twice) are findings.
 import { unsafeXmlReason } from "../xml/guard.ts";
 import {
   childElements,
@@ -13,7 +17,7 @@ import {
   type XmlElement,
   XmlParseError,
 } from "../xml/parse.ts";
-import { type SignatureCheck, verifySignatures } from "./xmldsig.ts";
+import { checkSignature, type IdIndex, indexIds, type SignatureCheck, walk } from "./xmldsig.ts";
 
 /** Documents per envelope the SII takes: DTEUpload (LibreDTE's limit) and the boleta service. */
 export const MAX_DOCUMENTS = { EnvioDTE: 2000, EnvioBOLETA: 500 } as const;
@@ -29,13 +33,15 @@ export interface DocumentSummary {
   monto_total: number;
   /** The DTE element (with its TED and signature). */
   element: XmlElement;
-  /** The DTE's text exactly as in the file (the stamp's signed bytes are checked on it). */
-  raw: string;
+  /** Its one Documento, Liquidacion or Exportaciones: the node its signature was checked on. */
+  documento: XmlElement;
   /** The document's SignatureValue (what the SII's advanced status query compares). */
   signatureValue: string | null;
   /** The RazonRef of each Referencia (certification cases are named there: `CASO 4943173-1`). */
   razonesReferencia: string[];
   firma: SignatureCheck | null;
+  /** What the envelope says against this document (its type and folio given again by another DTE). */
+  hallazgos: string[];
 }
 
 export interface Caratula {
@@ -52,8 +58,6 @@ export interface EnvelopeReport {
   /** The file as uploaded (what is sent on, never re-serialized). */
   bytes: Uint8Array<ArrayBuffer>;
   doc: XmlDocument;
-  /** The decoded text (ISO-8859-1 or UTF-8, as declared). */
-  text: string;
   encoding: string;
   caratula: Caratula | null;
   firma: SignatureCheck | null;
@@ -65,21 +69,20 @@ export interface EnvelopeReport {
 /** Thrown when the bytes are not an XML document this gateway can read. */
 export class EnvelopeUnreadable extends Error {}
 
-function summarize(dte: XmlElement, raw: string): Omit<DocumentSummary, "firma"> {
-  const documento = childElements(dte).find((c) => ["Documento", "Liquidacion", "Exportaciones"].includes(localName(c.name)));
+function summarize({ element, documento }: DteEntry): Omit<DocumentSummary, "firma" | "hallazgos"> {
   const encabezado = findChild(documento, "Encabezado");
   return {
-    id: documento?.attributes.find((a) => a.name === "ID")?.value ?? "",
+    id: documento.attributes.find((a) => a.name === "ID")?.value ?? "",
     tipo: Number(childText(encabezado, "IdDoc", "TipoDTE")),
     folio: Number(childText(encabezado, "IdDoc", "Folio")),
     emisor: childText(encabezado, "Emisor", "RUTEmisor").toUpperCase(),
     receptor: childText(encabezado, "Receptor", "RUTRecep").toUpperCase(),
     fecha_emision: childText(encabezado, "IdDoc", "FchEmis"),
     monto_total: Number(childText(encabezado, "Totales", "MntTotal") || 0),
-    element: dte,
-    raw,
-    signatureValue: childText(dte, "Signature", "SignatureValue").replace(/\s+/g, "") || null,
-    razonesReferencia: (documento ? childElements(documento) : [])
+    element,
+    documento,
+    signatureValue: childText(element, "Signature", "SignatureValue").replace(/\s+/g, "") || null,
+    razonesReferencia: childElements(documento)
       .filter((c) => localName(c.name) === "Referencia")
       .map((r) => childText(r, "RazonRef")),
   };
@@ -99,48 +102,37 @@ function readCaratula(caratula: XmlElement | undefined): Caratula | null {
   };
 }
 
+/** One DTE of the file, as every reader takes it. */
+export interface DteEntry {
+  element: XmlElement;
+  /** Its one Documento, Liquidacion or Exportaciones. */
+  documento: XmlElement;
+  /** Its ancestors, root first (the namespace scope its signature is checked in). */
+  ancestors: XmlElement[];
+}
+
 export interface EnvelopeContents {
   kind: EnvelopeReport["kind"];
   /** The file as uploaded (what is sent on, never re-serialized). */
   bytes: Uint8Array<ArrayBuffer>;
+  /** The parsed file: every reader of this upload reads this tree, and signed texts are its nodes' source. */
   doc: XmlDocument;
-  text: string;
   encoding: string;
   /** The SetDTE element (undefined for a lone DTE, or an envelope without one). */
   setDte: XmlElement | undefined;
-  /** Each DTE with its text exactly as in the file. */
-  dtes: { element: XmlElement; raw: string }[];
+  dtes: DteEntry[];
   caratula: Caratula | null;
 }
 
-const DTE_OPEN = /<(?:[\w.-]+:)?DTE[\s>]/g;
-const DTE_CLOSE = /<\/(?:[\w.-]+:)?DTE>/g;
-
-/**
- * The text of each `<DTE …>…</DTE>`, each closing tag searched for once from its opening: a lazy
- * `[\s\S]*?` between them rescanned the rest of the file from every `<DTE ` left unclosed (say, in
- * a comment), quadratic in the upload.
- */
-function dteTexts(text: string): string[] {
-  const raws: string[] = [];
-  DTE_OPEN.lastIndex = 0;
-  for (let open = DTE_OPEN.exec(text); open; open = DTE_OPEN.exec(text)) {
-    DTE_CLOSE.lastIndex = DTE_OPEN.lastIndex;
-    const close = DTE_CLOSE.exec(text);
-    // No closing tag after this opening: none after a later one either.
-    if (!close) break;
-    raws.push(text.slice(open.index, DTE_CLOSE.lastIndex));
-    DTE_OPEN.lastIndex = DTE_CLOSE.lastIndex;
-  }
-  return raws;
-}
+const CONTENTS = ["Documento", "Liquidacion", "Exportaciones"];
+/** Elements that, found outside a DTE's Documento and Signature, could be read or verified in their place. */
+const WRAPPING_NAMES = new Set([...CONTENTS, "DTE", "Signature", "Encabezado", "TED"]);
 
 /** Reads an envelope or a lone DTE without checking it. Throws EnvelopeUnreadable when it is not readable XML. */
 export function readEnvelope(bytes: Uint8Array<ArrayBuffer>): EnvelopeContents {
-  let text: string;
   let doc: XmlDocument;
   try {
-    text = decodeXmlBytes(bytes);
+    const text = decodeXmlBytes(bytes);
     const unsafe = unsafeXmlReason(text);
     if (unsafe) throw new EnvelopeUnreadable(unsafe);
     doc = parseXml(text);
@@ -156,25 +148,105 @@ export function readEnvelope(bytes: Uint8Array<ArrayBuffer>): EnvelopeContents {
   const kind = rootName as EnvelopeReport["kind"];
   const setDte = kind === "DTE" ? undefined : findChild(doc.root, "SetDTE");
   const elements = kind === "DTE" ? [doc.root] : setDte ? childElements(setDte).filter((c) => localName(c.name) === "DTE") : [];
-  // DTE elements never nest, so their texts are found in document order.
-  const raws = dteTexts(text);
-  const dtes = elements.map((element, i) => ({ element, raw: raws[i] ?? "" }));
-  return { kind, bytes, doc, text, encoding, setDte, dtes, caratula: readCaratula(findChild(setDte, "Caratula")) };
+  const ancestors = kind === "DTE" ? [] : [doc.root, setDte as XmlElement];
+  const dtes = elements.map((element, i) => {
+    const contents = childElements(element).filter((c) => CONTENTS.includes(localName(c.name)));
+    if (contents.length !== 1) {
+      throw new EnvelopeUnreadable(
+        `DTE ${i + 1} must hold exactly one Documento, Liquidacion or Exportaciones (it holds ${contents.length})`,
+      );
+    }
+    return { element, documento: contents[0] as XmlElement, ancestors };
+  });
+  return { kind, bytes, doc, encoding, setDte, dtes, caratula: readCaratula(findChild(setDte, "Caratula")) };
+}
+
+/** Fields a reader takes one of: given twice, a reader and the SII could each take another. */
+const SINGLE_FIELDS = [
+  ["Encabezado"],
+  ["Encabezado", "IdDoc"],
+  ["Encabezado", "IdDoc", "TipoDTE"],
+  ["Encabezado", "IdDoc", "Folio"],
+  ["Encabezado", "IdDoc", "FchEmis"],
+  ["Encabezado", "Emisor"],
+  ["Encabezado", "Emisor", "RUTEmisor"],
+  ["Encabezado", "Receptor"],
+  ["Encabezado", "Receptor", "RUTRecep"],
+  ["Encabezado", "Totales"],
+  ["Encabezado", "Totales", "MntTotal"],
+];
+
+/** What in a DTE's shape lets readers disagree on what it says; each as `{path, message}` under `path`. */
+function shapeProblems({ element, documento }: DteEntry, path: string): EnvelopeReport["problems"] {
+  const problems: EnvelopeReport["problems"] = [];
+  // DTE_v10.xsd: a DTE is its Documento (or Liquidacion / Exportaciones) and one ds:Signature.
+  const signatures = childElements(element).filter((c) => localName(c.name) === "Signature");
+  // Real documents carry extra elements the SII accepts (a `DocPersonalizado` beside the signature);
+  // one that holds a document, a signature or an ID is how a second Documento hides from a reader.
+  for (const child of childElements(element)) {
+    if (child === documento || localName(child.name) === "Signature") continue;
+    const hidden = [...walk(child)].find(
+      ({ element: e }) => WRAPPING_NAMES.has(localName(e.name)) || e.attributes.some((a) => a.name === "ID" || a.name === "Id"),
+    );
+    if (hidden) {
+      problems.push({
+        path: `${path}/${child.name}`,
+        message: `holds <${hidden.element.name}>, outside the DTE's Documento and Signature (DTE_v10.xsd): a signature-wrapping shape`,
+      });
+    }
+  }
+  if (signatures.length > 1) problems.push({ path: `${path}/Signature`, message: `appears ${signatures.length} times; a DTE has one` });
+  for (const fields of SINGLE_FIELDS) {
+    const parent = findChild(documento, ...fields.slice(0, -1));
+    const name = fields[fields.length - 1] as string;
+    const count = parent ? childElements(parent).filter((c) => localName(c.name) === name).length : 0;
+    if (count > 1)
+      problems.push({
+        path: `${path}/${localName(documento.name)}/${fields.join("/")}`,
+        message: `appears ${count} times; it must appear once`,
+      });
+  }
+  return problems;
+}
+
+/** Checks the DTE's own signature, which must cover its Documento and nothing else. */
+async function documentSignature(entry: DteEntry, ids: IdIndex, root: XmlElement): Promise<SignatureCheck | null> {
+  const signature = childElements(entry.element).find((c) => localName(c.name) === "Signature");
+  if (!signature) return null;
+  const check = await checkSignature({ element: signature, ancestors: [...entry.ancestors, entry.element] }, ids, root);
+  if (check.valido && check.cubre !== entry.documento) {
+    return {
+      ...check,
+      valido: false,
+      motivo: `the signature covers ${check.referencia}, which is not this DTE's ${localName(entry.documento.name)}`,
+    };
+  }
+  return check;
 }
 
 /** Reads and checks an envelope or a lone DTE. Throws EnvelopeUnreadable when it is not readable XML. */
 export async function inspectEnvelope(bytes: Uint8Array<ArrayBuffer>): Promise<EnvelopeReport> {
-  const { kind, doc, text, encoding, setDte, dtes, caratula } = readEnvelope(bytes);
+  const contents = readEnvelope(bytes);
+  const { kind, doc, encoding, setDte, dtes, caratula } = contents;
   const problems: EnvelopeReport["problems"] = [];
-  const signatures = await verifySignatures(doc);
-  const signatureFor = (id: string) => signatures.find((s) => s.referencia === `#${id}`) ?? null;
+  const ids = indexIds(doc.root);
+  for (const [id, carriers] of ids) {
+    if (carriers.length > 1) problems.push({ path: `@ID=${id}`, message: `is carried by ${carriers.length} elements; an ID names one` });
+  }
+  const pathOf = (i: number) => (kind === "DTE" ? "DTE" : `SetDTE/DTE[${i + 1}]`);
 
-  const documentos = dtes.map(({ element, raw }) => {
-    const summary = summarize(element, raw);
-    return { ...summary, firma: signatureFor(summary.id) };
-  });
+  const documentos: DocumentSummary[] = [];
+  for (const [i, entry] of dtes.entries()) {
+    const shape = shapeProblems(entry, pathOf(i));
+    problems.push(...shape);
+    const firma = await documentSignature(entry, ids, doc.root);
+    // A shape readers could disagree on leaves the signature unable to vouch for what is reported.
+    const vouched =
+      firma && shape.length ? { ...firma, valido: false, motivo: shape.map((p) => `${p.path} ${p.message}`).join("; ") } : firma;
+    documentos.push({ ...summarize(entry), firma: vouched, hallazgos: [] });
+  }
   documentos.forEach((d, i) => {
-    const path = kind === "DTE" ? "DTE" : `SetDTE/DTE[${i + 1}]`;
+    const path = pathOf(i);
     if (!d.id) problems.push({ path: `${path}/Documento`, message: "has no ID" });
     if (!Number.isInteger(d.tipo) || d.tipo <= 0)
       problems.push({ path: `${path}/Documento/Encabezado/IdDoc/TipoDTE`, message: "is missing or not a number" });
@@ -184,14 +256,20 @@ export async function inspectEnvelope(bytes: Uint8Array<ArrayBuffer>): Promise<E
     else if (!d.firma.valido)
       problems.push({ path: `${path}/Signature`, message: `the document's signature is not valid: ${d.firma.motivo}` });
   });
+  for (const [key, indexes] of repeatedFolios(documentos)) {
+    const [tipo, folio] = key.split(":");
+    const message = `type ${tipo}, folio ${folio} appears ${indexes.length} times in the envelope: a folio is used once`;
+    problems.push({ path: indexes.map((i) => pathOf(i)).join(", "), message });
+    for (const i of indexes) documentos[i]?.hallazgos.push(message);
+  }
 
-  if (kind === "DTE") return { kind, bytes, doc, text, encoding, caratula: null, firma: null, documentos, problems };
+  if (kind === "DTE") return { kind, bytes, doc, encoding, caratula: null, firma: null, documentos, problems };
 
   if (encoding !== "ISO-8859-1") problems.push({ path: "<?xml?>", message: `the SII takes ISO-8859-1 files; this one is ${encoding}` });
   const setId = setDte?.attributes.find((a) => a.name === "ID")?.value ?? "";
   if (!setDte) problems.push({ path: "SetDTE", message: "is missing" });
   else if (!setId) problems.push({ path: "SetDTE/@ID", message: "is missing (the envelope's signature refers to it)" });
-  const firma = setId ? signatureFor(setId) : null;
+  const firma = setDte ? await envelopeSignature(doc.root, setDte, ids) : null;
   if (setDte && !firma) problems.push({ path: "Signature", message: "the envelope is not signed" });
   else if (firma && !firma.valido) problems.push({ path: "Signature", message: `the envelope's signature is not valid: ${firma.motivo}` });
 
@@ -234,5 +312,25 @@ export async function inspectEnvelope(bytes: Uint8Array<ArrayBuffer>): Promise<E
       });
     }
   }
-  return { kind, bytes, doc, text, encoding, caratula, firma, documentos, problems };
+  return { kind, bytes, doc, encoding, caratula, firma, documentos, problems };
+}
+
+/** Indexes of the documents that share a type and folio, by `tipo:folio`, for each pair given more than once. */
+function repeatedFolios(documentos: readonly DocumentSummary[]): Map<string, number[]> {
+  const seen = new Map<string, number[]>();
+  documentos.forEach((d, i) => {
+    const key = `${d.tipo}:${d.folio}`;
+    seen.set(key, [...(seen.get(key) ?? []), i]);
+  });
+  return new Map([...seen].filter(([, indexes]) => indexes.length > 1));
+}
+
+/** The envelope's own signature (the root's), which must cover its SetDTE. */
+async function envelopeSignature(root: XmlElement, setDte: XmlElement, ids: IdIndex): Promise<SignatureCheck | null> {
+  const signature = childElements(root).find((c) => localName(c.name) === "Signature");
+  if (!signature) return null;
+  const check = await checkSignature({ element: signature, ancestors: [root] }, ids, root);
+  if (check.valido && check.cubre !== setDte)
+    return { ...check, valido: false, motivo: `the signature covers ${check.referencia}, not the SetDTE` };
+  return check;
 }

@@ -1,11 +1,25 @@
 // The stamp of a received document (docs/dte-engine.md §2): the TED's FRMT must verify over the
 // flattened DD with the CAF's public key, the CAF's FRMA over the flattened DA with the SII's key
-// for its IDK, and the DD must say what the document says. Signatures are checked over the DD/DA
-// text exactly as the file has it, whitespace between tags removed, in ISO-8859-1 (what the
-// signers sign), and over the canonical form as a second reading.
+// for its IDK, and the DD must say what the document says. Everything is read from the parsed
+// tree of the document being reported on: its one TED, the TED's one DD, the DD's one CAF/DA. The
+// signatures are checked over the text of those very nodes exactly as the file has it, whitespace
+// between tags removed, in ISO-8859-1 (what the signers sign), and over their canonical form as a
+// second reading; a comment or processing instruction inside a stamp makes it invalid (a signed
+// text never holds one, and a reader could take one for data).
 import { base64ToBytes, bytesToBase64Url } from "../../lib/encoding.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
-import { childElements, childText, findChild, localName, type XmlElement } from "../xml/parse.ts";
+import {
+  childElements,
+  childText,
+  findChild,
+  localName,
+  markupInside,
+  onlyChild,
+  sourceOf,
+  textContent,
+  type XmlDocument,
+  type XmlElement,
+} from "../xml/parse.ts";
 import { canonicalize } from "./c14n.ts";
 
 export interface Check {
@@ -50,10 +64,9 @@ export const SII_CAF_KEYS: ReadonlyMap<string, RsaPublicKey> = new Map([
 const pass: Check = { valido: true, motivo: null };
 const fail = (motivo: string): Check => ({ valido: false, motivo });
 
-/** `<name …>…</name>` as it appears in `raw`, whitespace between tags removed. */
-export function flattenedRaw(raw: string, name: string): string | null {
-  const found = new RegExp(`<${name}[\\s>][\\s\\S]*?</${name}>`).exec(raw)?.[0];
-  return found ? found.replace(/>\s+</g, "><") : null;
+/** The element's text as the file has it, whitespace between tags removed: what the SII and the CAF's key sign. */
+export function flattenedSource(doc: Pick<XmlDocument, "source">, element: XmlElement): string {
+  return sourceOf(doc, element).replace(/>\s+</g, "><");
 }
 
 export async function verifyRsaSha1(key: RsaPublicKey, signatureBase64: string, texts: (string | null)[]): Promise<boolean> {
@@ -83,45 +96,65 @@ export interface StampChecks {
   coherencia: Check;
 }
 
+/** The TED of a document, its DD and the DD's CAF/DA, each the one of its name; or why not. */
+function stampParts(documento: XmlElement): { ted: XmlElement; dd: XmlElement; da: XmlElement; frma: XmlElement } | string {
+  const ted = onlyChild(documento, "TED");
+  if (typeof ted === "string") return `the document ${ted === "has no TED" ? "has no TED (timbre electrónico)" : ted.slice(4)}`;
+  const markup = markupInside(ted);
+  if (markup) return `the TED holds a ${markup.type === "comment" ? "comment" : "processing instruction"}, which a stamp never has`;
+  const dd = onlyChild(ted, "DD");
+  if (typeof dd === "string") return `the TED ${dd}`;
+  const caf = onlyChild(dd, "CAF");
+  if (typeof caf === "string") return `the TED's DD ${caf}`;
+  const da = onlyChild(caf, "DA");
+  if (typeof da === "string") return `the TED's CAF ${da}`;
+  const frma = onlyChild(caf, "FRMA");
+  if (typeof frma === "string") return `the TED's CAF ${frma}`;
+  return { ted, dd, da, frma };
+}
+
 /**
- * Checks the TED of one DTE. `raw` is the DTE's own text as in the file (for the exact signed
- * bytes); `cafKeys` are the keys trusted to sign CAFs, by IDK.
+ * Checks the TED of one document (`documento`: the DTE's Documento, Liquidacion or Exportaciones,
+ * the node the caller reports on) of the parsed `doc`; `cafKeys` are the keys trusted to sign CAFs,
+ * by IDK.
  */
-export async function verifyStamp(dte: XmlElement, raw: string, cafKeys: ReadonlyMap<string, RsaPublicKey>): Promise<StampChecks> {
-  const documento = childElements(dte).find((c) => ["Documento", "Liquidacion", "Exportaciones"].includes(localName(c.name)));
-  const ted = findChild(documento, "TED");
-  if (!ted) {
-    const missing = fail("the document has no TED (timbre electrónico)");
+export async function verifyStamp(
+  doc: Pick<XmlDocument, "source">,
+  documento: XmlElement,
+  cafKeys: ReadonlyMap<string, RsaPublicKey>,
+): Promise<StampChecks> {
+  const parts = stampParts(documento);
+  if (typeof parts === "string") {
+    const missing = fail(parts);
     return { timbre: missing, caf: missing, coherencia: missing };
   }
-  const dd = findChild(ted, "DD");
-  const da = findChild(dd, "CAF", "DA");
-  const tedRaw = /<TED[\s>][\s\S]*?<\/TED>/.exec(raw)?.[0] ?? "";
-  const readings = (element: XmlElement | undefined, name: string) => [
-    flattenedRaw(tedRaw, name),
-    element ? canonicalize(element, { mode: "no-namespaces" }).replace(/>\s+</g, "><") : null,
+  const { ted, dd, da, frma } = parts;
+  const readings = (element: XmlElement) => [
+    flattenedSource(doc, element),
+    canonicalize(element, { mode: "no-namespaces" }).replace(/>\s+</g, "><"),
   ];
 
   const caf = await (async (): Promise<Check> => {
-    if (!da) return fail("the TED carries no CAF");
     const idk = childText(da, "IDK");
     const key = cafKeys.get(idk);
     if (!key) return fail(`the CAF was signed with IDK ${idk || "(none)"}, not a key of the SII`);
-    const ok = await verifyRsaSha1(key, childText(dd, "CAF", "FRMA"), readings(da, "DA"));
+    const ok = await verifyRsaSha1(key, textContent(frma), readings(da));
     return ok ? pass : fail(`the CAF's signature (FRMA) does not verify with the SII's key ${idk}`);
   })();
 
   const timbre = await (async (): Promise<Check> => {
     const modulus = childText(da, "RSAPK", "M");
     const exponent = childText(da, "RSAPK", "E");
-    if (!dd || !modulus || !exponent) return fail("the TED has no DD or its CAF no public key (RSAPK)");
+    if (!modulus || !exponent) return fail("the TED's CAF has no public key (RSAPK)");
+    const frmt = onlyChild(ted, "FRMT");
+    if (typeof frmt === "string") return fail(`the TED ${frmt}`);
     let key: RsaPublicKey;
     try {
       key = { modulus: base64ToBytes(modulus.replace(/\s+/g, "")), exponent: base64ToBytes(exponent.replace(/\s+/g, "")) };
     } catch {
       return fail("the CAF's public key is not base64");
     }
-    const ok = await verifyRsaSha1(key, childText(ted, "FRMT"), readings(dd, "DD"));
+    const ok = await verifyRsaSha1(key, textContent(frmt), readings(dd));
     return ok
       ? pass
       : fail("the TED's signature (FRMT) does not verify with the CAF's key: the stamp was altered or not made with this CAF");
@@ -131,7 +164,7 @@ export async function verifyStamp(dte: XmlElement, raw: string, cafKeys: Readonl
 }
 
 /** The DD and the CAF must say what the document says. */
-function coherence(documento: XmlElement | undefined, dd: XmlElement | undefined, da: XmlElement | undefined): Check {
+function coherence(documento: XmlElement, dd: XmlElement, da: XmlElement): Check {
   const encabezado = findChild(documento, "Encabezado");
   const firstItem = documento && childElements(documento).find((c) => localName(c.name) === "Detalle");
   const same = (a: string, b: string) => a.toUpperCase() === b.toUpperCase();
@@ -150,9 +183,9 @@ function coherence(documento: XmlElement | undefined, dd: XmlElement | undefined
   const desde = Number(childText(da, "RNG", "D"));
   const hasta = Number(childText(da, "RNG", "H"));
   const problems = wrong.map(([field, stamped, actual]) => `TED ${field} is "${stamped}", the document says "${actual}"`);
-  if (da && !same(childText(da, "RE"), childText(encabezado, "Emisor", "RUTEmisor")))
+  if (!same(childText(da, "RE"), childText(encabezado, "Emisor", "RUTEmisor")))
     problems.push(`the CAF is for ${childText(da, "RE")}, not the issuer`);
-  if (da && childText(da, "TD") !== childText(encabezado, "IdDoc", "TipoDTE")) problems.push(`the CAF is for type ${childText(da, "TD")}`);
-  if (da && !(folio >= desde && folio <= hasta)) problems.push(`folio ${folio} is outside the CAF's range ${desde}–${hasta}`);
+  if (childText(da, "TD") !== childText(encabezado, "IdDoc", "TipoDTE")) problems.push(`the CAF is for type ${childText(da, "TD")}`);
+  if (!(folio >= desde && folio <= hasta)) problems.push(`folio ${folio} is outside the CAF's range ${desde}–${hasta}`);
   return problems.length ? fail(problems.join("; ")) : pass;
 }

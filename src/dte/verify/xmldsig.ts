@@ -1,9 +1,11 @@
-// Checks every XMLDSig signature of a received document the way the SII's own documents and
-// other software's need (docs/dte-engine.md §3.5, the "verifier ladder"): the referenced
-// element is canonicalized in context, exclusively, without namespaces, and with the SiiDte
-// namespace restored, and any of those may match the digest; SignedInfo in context or
-// exclusively. The certificate's key must verify; a signature that only RSAKeyValue verifies
-// (the SII's 2003 example) passes but says so.
+// Checks an XMLDSig signature of a received document the way the SII's own documents and other
+// software's need (docs/dte-engine.md §3.5, the "verifier ladder"): the referenced element is
+// canonicalized in context, exclusively, without namespaces, and with the SiiDte namespace
+// restored, and any of those may match the digest; SignedInfo in context or exclusively. What a
+// signature covers is exactly one element: a Reference to an ID that two elements carry is
+// refused (signature wrapping), and the check returns the element it verified so the caller can
+// require it to be the very node it reports on. The key that verifies must be the certificate's:
+// a certificate beside an RSAKeyValue of another key does not say who signed.
 import { base64ToBytes, bytesToBase64, bytesToBase64Url } from "../../lib/encoding.ts";
 import { readCertificate } from "../certificate.ts";
 import { childElements, findChild, localName, textContent, type XmlDocument, type XmlElement } from "../xml/parse.ts";
@@ -22,10 +24,22 @@ export interface SignatureCheck {
   /** Which canonical form matched the digest. */
   variante: "inclusive" | "exclusive" | "sin_namespaces" | "namespace_sii" | null;
   /** The signer's certificate, when readable. */
-  firmante: { rut: string | null; nombre: string; emisor: string; desde: string; hasta: string } | null;
+  firmante: Firmante | null;
+  /** The element whose digest was checked (null when none was found): the one the signature covers. */
+  cubre: XmlElement | null;
 }
 
-interface Located {
+export interface Firmante {
+  rut: string | null;
+  nombre: string;
+  emisor: string;
+  desde: string;
+  hasta: string;
+  /** The certificate's DER, for the trust check. */
+  der: Uint8Array<ArrayBuffer>;
+}
+
+export interface Located {
   element: XmlElement;
   /** Ancestors from the root down to the parent. */
   ancestors: XmlElement[];
@@ -40,7 +54,7 @@ function namespaceScope(ancestors: XmlElement[]): Map<string, string> {
 }
 
 /** Every element in document order with its ancestors. */
-function* walk(element: XmlElement, ancestors: XmlElement[] = []): Generator<Located> {
+export function* walk(element: XmlElement, ancestors: XmlElement[] = []): Generator<Located> {
   yield { element, ancestors };
   const path = [...ancestors, element];
   for (const child of childElements(element)) yield* walk(child, path);
@@ -79,22 +93,49 @@ function isSignature(located: Located): boolean {
   return scope.get(prefix) === DSIG_NS;
 }
 
+/** Whether base64 `text` holds the same unsigned integer as `bytes` (leading zero bytes aside). */
+function sameUnsigned(bytes: Uint8Array, text: string): boolean {
+  let other: Uint8Array;
+  try {
+    other = base64ToBytes(text);
+  } catch {
+    return false;
+  }
+  const strip = (b: Uint8Array) => b.subarray(b.findIndex((x) => x !== 0) >>> 0);
+  return bytesToBase64(strip(bytes)) === bytesToBase64(strip(other));
+}
+
+/** Every element carrying an `ID` (or `Id`) attribute, by its value: more than one under a value is a finding. */
+export type IdIndex = ReadonlyMap<string, readonly Located[]>;
+
+export function indexIds(root: XmlElement): IdIndex {
+  const byId = new Map<string, Located[]>();
+  for (const located of walk(root)) {
+    const id = located.element.attributes.find((a) => a.name === "ID" || a.name === "Id")?.value;
+    if (id === undefined) continue;
+    const list = byId.get(id);
+    if (list) list.push(located);
+    else byId.set(id, [located]);
+  }
+  return byId;
+}
+
 /** Checks each signature of the document (in document order). */
 export async function verifySignatures(doc: XmlDocument): Promise<SignatureCheck[]> {
-  const all = [...walk(doc.root)];
-  const byId = new Map<string, Located>();
-  for (const located of all) {
-    const id = located.element.attributes.find((a) => a.name === "ID" || a.name === "Id")?.value;
-    if (id !== undefined && !byId.has(id)) byId.set(id, located);
-  }
+  const ids = indexIds(doc.root);
   const results: SignatureCheck[] = [];
-  for (const signature of all.filter(isSignature)) results.push(await checkSignature(signature, byId, doc.root));
+  for (const signature of walk(doc.root)) if (isSignature(signature)) results.push(await checkSignature(signature, ids, doc.root));
   return results;
 }
 
-async function checkSignature(signature: Located, byId: Map<string, Located>, root: XmlElement): Promise<SignatureCheck> {
+/** The SII's signature schema (xmldsignature_v10.xsd): SignedInfo, SignatureValue, KeyInfo, nothing else (no Object). */
+const SIGNATURE_PARTS = ["SignedInfo", "SignatureValue", "KeyInfo"];
+
+/** Checks one signature (found as `signature`, with its ancestors) of the document whose IDs are `ids`. */
+export async function checkSignature(signature: Located, ids: IdIndex, root: XmlElement): Promise<SignatureCheck> {
   const signedInfo = findChild(signature.element, "SignedInfo");
-  const reference = signedInfo && findChild(signedInfo, "Reference");
+  const references = signedInfo ? childElements(signedInfo).filter((c) => localName(c.name) === "Reference") : [];
+  const reference = references[0];
   const uri = reference?.attributes.find((a) => a.name === "URI")?.value ?? "";
   const fail = (motivo: string, extra: Partial<SignatureCheck> = {}): SignatureCheck => ({
     referencia: uri,
@@ -102,11 +143,23 @@ async function checkSignature(signature: Located, byId: Map<string, Located>, ro
     motivo,
     variante: null,
     firmante: null,
+    cubre: null,
     ...extra,
   });
   if (!signedInfo || !reference) return fail("the signature has no SignedInfo/Reference");
+  if (references.length > 1) return fail(`the signature has ${references.length} References; the SII's signatures cover one element`);
+  const extra = childElements(signature.element).find((c) => !SIGNATURE_PARTS.includes(localName(c.name)));
+  if (extra) {
+    return fail(
+      `the signature holds <${extra.name}>, which the SII's signature schema does not allow (SignedInfo, SignatureValue and KeyInfo only)`,
+    );
+  }
 
-  const target = uri === "" ? { element: root, ancestors: [] } : uri.startsWith("#") ? byId.get(uri.slice(1)) : undefined;
+  const candidates = uri === "" ? [{ element: root, ancestors: [] }] : uri.startsWith("#") ? (ids.get(uri.slice(1)) ?? []) : [];
+  if (candidates.length > 1) {
+    return fail(`${candidates.length} elements carry the ID ${uri.slice(1)}: a signature must cover exactly one (signature wrapping)`);
+  }
+  const target = candidates[0];
   if (!target) return fail(`the signature refers to ${uri}, which is not in the document`);
   const transforms = reference && findChild(reference, "Transforms");
   const transformList = transforms ? childElements(transforms).map((t) => t.attributes.find((a) => a.name === "Algorithm")?.value) : [];
@@ -145,14 +198,16 @@ async function checkSignature(signature: Located, byId: Map<string, Located>, ro
   if (!read.ok)
     return fail(read.problem === "not-rsa" ? "the signer's certificate is not an RSA certificate" : "the X509Certificate cannot be read");
   const cert = read.certificate;
-  const firmante = {
+  const firmante: Firmante = {
     rut: cert.rut,
     nombre: cert.subjectName,
     emisor: cert.issuerName,
     desde: cert.notBefore.toISOString(),
     hasta: cert.notAfter.toISOString(),
+    der: cert.der,
   };
   if (!variante) return fail("the digest does not match the signed element: the document was changed after signing", { firmante });
+  const cubre = target.element;
 
   const signatureValue = descendantText(signature.element, "SignatureValue") ?? "";
   let signatureBytes: Uint8Array<ArrayBuffer>;
@@ -166,21 +221,27 @@ async function checkSignature(signature: Located, byId: Map<string, Located>, ro
     canonicalize(signedInfo, { mode: "inclusive", inherited: signedInfoScope }),
     canonicalize(signedInfo, { mode: "exclusive", inherited: signedInfoScope }),
   ];
+  // A KeyValue beside the certificate must be the certificate's key: two keys in one KeyInfo leave
+  // it open which one signed, and only the certificate names a signer.
+  if (modulus !== null && !sameUnsigned(cert.modulus, modulus)) {
+    const keyValueSigned =
+      exponent !== null &&
+      (await (async () => {
+        try {
+          return await verifies(await rsaKey(base64ToBytes(modulus), base64ToBytes(exponent)), signatureBytes, signedTexts);
+        } catch {
+          return false;
+        }
+      })());
+    return fail(
+      keyValueSigned
+        ? "signed by the RSAKeyValue key, which is not the key of the X509Certificate beside it: the certificate does not identify the signer"
+        : "the KeyInfo carries an RSAKeyValue that is not the key of its X509Certificate",
+      { firmante, variante, cubre },
+    );
+  }
   if (await verifies(await rsaKey(cert.modulus, cert.exponent), signatureBytes, signedTexts)) {
-    return { referencia: uri, valido: true, motivo: null, variante, firmante };
+    return { referencia: uri, valido: true, motivo: null, variante, firmante, cubre };
   }
-  const sameKey = modulus !== null && bytesToBase64(cert.modulus) === modulus;
-  if (modulus && exponent && !sameKey) {
-    const keyValue = await rsaKey(base64ToBytes(modulus), base64ToBytes(exponent));
-    if (await verifies(keyValue, signatureBytes, signedTexts)) {
-      return {
-        referencia: uri,
-        valido: true,
-        motivo: "signed by the RSAKeyValue key, which is not the key of the X509Certificate that accompanies it",
-        variante,
-        firmante,
-      };
-    }
-  }
-  return fail("the signature value does not verify with the signer's key", { firmante, variante });
+  return fail("the signature value does not verify with the signer's key", { firmante, variante, cubre });
 }

@@ -2,7 +2,17 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeLatin1 } from "../../lib/latin1.ts";
-import { childElements, decodeXmlBytes, localName, parseXml, textContent, type XmlElement, XmlParseError } from "./parse.ts";
+import {
+  childElements,
+  decodeXmlBytes,
+  localName,
+  markupInside,
+  parseXml,
+  sourceOf,
+  textContent,
+  type XmlElement,
+  XmlParseError,
+} from "./parse.ts";
 
 const refusal = (xml: string): XmlParseError => {
   try {
@@ -20,7 +30,7 @@ describe("XML parser: the tree", () => {
       '<?xml version="1.0" encoding="ISO-8859-1"?>\n<DTE xmlns="http://www.sii.cl/SiiDte" version="1.0"><a:X xmlns:a="urn:a" b=\'2\' a:c="3">  two  words\n</a:X><E/></DTE>\n',
     );
     expect(declaration).toEqual({ version: "1.0", encoding: "ISO-8859-1", standalone: undefined });
-    expect(root).toEqual({
+    expect(root).toMatchObject({
       type: "element",
       name: "DTE",
       attributes: [
@@ -50,9 +60,15 @@ describe("XML parser: the tree", () => {
     expect(textContent(root)).toBe("<>&'\" ññ 😀");
   });
 
-  it("reads CDATA as text joined to its neighbours, and skips comments and processing instructions", () => {
+  it("reads CDATA as text joined to its neighbours; comments and processing instructions are not text", () => {
     const { root } = parseXml("<!-- before --><?pi x?><r>a<![CDATA[<b>&amp;</b>]]>c<!-- inside --><?pi y?>d</r><!-- after -->");
-    expect(root.children).toEqual([{ type: "text", text: "a<b>&amp;</b>cd" }]);
+    expect(root.children).toEqual([
+      { type: "text", text: "a<b>&amp;</b>c" },
+      { type: "comment", text: " inside " },
+      { type: "instruction", target: "pi" },
+      { type: "text", text: "d" },
+    ]);
+    expect(textContent(root)).toBe("a<b>&amp;</b>cd");
   });
 
   it("turns CRLF and CR into LF, and literal whitespace in attributes into spaces (XML 1.0 §2.11, §3.3.3)", () => {
@@ -153,8 +169,20 @@ describe("XML parser: properties", () => {
       .replace(/\t/g, attribute ? "&#9;" : "\t");
   const write = (t: Tree): string =>
     `<${t.name}${t.attributes.map(([n, v]) => ` ${n}="${escapeText(v, true)}"`).join("")}>${t.children.map((c) => (typeof c === "string" ? escapeText(c, false) : write(c))).join("")}</${t.name}>`;
-  const expected = (t: Tree): XmlElement => {
-    const children: XmlElement["children"] = [];
+  type Shape = {
+    type: "element";
+    name: string;
+    attributes: XmlElement["attributes"];
+    children: (Shape | { type: "text"; text: string })[];
+  };
+  const shape = (e: XmlElement): Shape => ({
+    type: "element",
+    name: e.name,
+    attributes: e.attributes,
+    children: e.children.flatMap((c): Shape["children"] => (c.type === "element" ? [shape(c)] : c.type === "text" ? [c] : [])),
+  });
+  const expected = (t: Tree): Shape => {
+    const children: Shape["children"] = [];
     for (const c of t.children) {
       const last = children[children.length - 1];
       if (typeof c !== "string") children.push(expected(c));
@@ -167,7 +195,11 @@ describe("XML parser: properties", () => {
   it("reads back exactly the tree that was written (escaped text, attributes in order)", () => {
     fc.assert(
       fc.property(tree, (t) => {
-        expect(parseXml(write(t)).root).toEqual(expected(t));
+        const text = write(t);
+        const doc = parseXml(text);
+        expect(shape(doc.root)).toEqual(expected(t));
+        // Each element's recorded span is its own text.
+        expect(sourceOf(doc, doc.root)).toBe(text);
       }),
       { numRuns: 300 },
     );
@@ -188,5 +220,25 @@ describe("XML parser: properties", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe("comments and processing instructions", () => {
+  it("are kept as nodes of their own, never as text or elements", () => {
+    const doc = parseXml("<a>x<!--<b>1</b>--><?pi data?>y<c>z</c></a>");
+    expect(doc.root.children.map((c) => c.type)).toEqual(["text", "comment", "instruction", "text", "element"]);
+    expect(childElements(doc.root).map((e) => e.name)).toEqual(["c"]);
+    expect(textContent(doc.root)).toBe("xyz");
+    expect(markupInside(doc.root)).toEqual({ type: "comment", text: "<b>1</b>" });
+    expect(markupInside(childElements(doc.root)[0] as XmlElement)).toBeNull();
+  });
+
+  it("give each element the span of its own text, self-closing ones too", () => {
+    const text = '<r>\n <TED version="1.0"><DD><RE>1-9</RE><e/></DD></TED><TED/></r>';
+    const doc = parseXml(text);
+    const [ted, empty] = childElements(doc.root) as [XmlElement, XmlElement];
+    expect(sourceOf(doc, ted)).toBe('<TED version="1.0"><DD><RE>1-9</RE><e/></DD></TED>');
+    expect(sourceOf(doc, empty)).toBe("<TED/>");
+    expect(sourceOf(doc, childElements(childElements(ted)[0] as XmlElement)[1] as XmlElement)).toBe("<e/>");
   });
 });

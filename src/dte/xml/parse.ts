@@ -2,7 +2,11 @@
 // what canonicalization (C14N) needs later: element names with their prefix, attributes in
 // document order (namespace declarations included), and text exactly as parsed (no trimming;
 // CDATA becomes text; line ends normalized to LF as every XML parser must). Comments and
-// processing instructions are skipped. Anything outside that (DOCTYPE, entities other than the
+// processing instructions inside the root are kept as nodes of their own, so no reader can take
+// them for data and a signed part can be refused when it holds one; each element records where it
+// starts and ends in `XmlDocument.source`, so the exact text of the very node that was parsed can
+// be read (a signature over text is then checked on that node, never on a text search). Anything
+// outside that (DOCTYPE, entities other than the
 // five predefined ones, mismatched tags, stray text) is refused with its line and column.
 // Call `unsafeXmlReason` (guard.ts) on uploaded XML first; this parser is iterative anyway, so
 // deep nesting cannot exhaust the stack.
@@ -19,6 +23,9 @@ export interface XmlElement {
   name: string;
   attributes: XmlAttribute[];
   children: XmlNode[];
+  /** Offsets in `XmlDocument.source`: the `<` of the start tag and just after the end tag's `>`. */
+  start: number;
+  end: number;
 }
 
 export interface XmlText {
@@ -26,12 +33,26 @@ export interface XmlText {
   text: string;
 }
 
-export type XmlNode = XmlElement | XmlText;
+/** A comment (`<!--text-->`): never data, but kept so a check can refuse a signed part holding one. */
+export interface XmlComment {
+  type: "comment";
+  text: string;
+}
+
+/** A processing instruction (`<?target data?>`), kept for the same reason. */
+export interface XmlInstruction {
+  type: "instruction";
+  target: string;
+}
+
+export type XmlNode = XmlElement | XmlText | XmlComment | XmlInstruction;
 
 export interface XmlDocument {
   /** Pseudo-attributes of `<?xml …?>`, when the document has one. */
   declaration: { version: string; encoding?: string; standalone?: string } | null;
   root: XmlElement;
+  /** The text parsed (line ends normalized to LF): elements' `start`/`end` are offsets in it. */
+  source: string;
 }
 
 export class XmlParseError extends Error {
@@ -99,7 +120,7 @@ class Parser {
     const root = this.element();
     this.misc();
     if (this.i < this.s.length) this.fail(this.s[this.i] === "<" ? "a second root element" : "text after the root element");
-    return { declaration, root };
+    return { declaration, root, source: this.s };
   }
 
   private fail(message: string, at = this.i): never {
@@ -206,16 +227,17 @@ class Parser {
     }
   }
 
-  private comment(): void {
+  private comment(): XmlComment {
     const start = this.i;
     const end = this.s.indexOf("-->", start + 4);
     if (end < 0) this.fail("unterminated comment", start);
     const dashes = this.s.indexOf("--", start + 4);
     if (dashes < end) this.fail('"--" is not allowed inside a comment', dashes);
     this.i = end + 3;
+    return { type: "comment", text: this.s.slice(start + 4, end) };
   }
 
-  private instruction(): void {
+  private instruction(): XmlInstruction {
     const start = this.i;
     this.i += 2;
     const target = this.name("a processing-instruction target");
@@ -223,6 +245,7 @@ class Parser {
     const end = this.s.indexOf("?>", this.i);
     if (end < 0) this.fail("unterminated processing instruction", start);
     this.i = end + 2;
+    return { type: "instruction", target };
   }
 
   /** One element and everything inside it, without recursion. */
@@ -245,8 +268,9 @@ class Parser {
         this.expect(">", `">" to close </${name}`);
         const open = stack.pop() as XmlElement;
         if (open.name !== name) this.fail(`end tag </${name}> does not match the open <${open.name}>`, start);
+        open.end = this.i;
       } else if (this.s.startsWith("<!--", start)) {
-        this.comment();
+        (stack[stack.length - 1] as XmlElement).children.push(this.comment());
       } else if (this.s.startsWith("<![CDATA[", start)) {
         const end = this.s.indexOf("]]>", start + 9);
         if (end < 0) this.fail("unterminated CDATA section", start);
@@ -255,16 +279,24 @@ class Parser {
         addText(text);
         this.i = end + 3;
       } else if (this.s.startsWith("<?", start)) {
-        this.instruction();
+        (stack[stack.length - 1] as XmlElement).children.push(this.instruction());
       } else if (this.s.startsWith("<!", start)) {
         this.fail(this.s.startsWith("<!DOCTYPE", start) ? "DOCTYPE declarations are not accepted" : "markup declarations are not accepted");
       } else if (this.s[start] === "<") {
         this.i++;
-        const element: XmlElement = { type: "element", name: this.name("an element name"), attributes: [], children: [] };
+        const element: XmlElement = {
+          type: "element",
+          name: this.name("an element name"),
+          attributes: [],
+          children: [],
+          start,
+          end: start,
+        };
         const selfClosing = this.attributes(element);
         if (stack.length) (stack[stack.length - 1] as XmlElement).children.push(element);
         else root = element;
-        if (!selfClosing) stack.push(element);
+        if (selfClosing) element.end = this.i;
+        else stack.push(element);
       } else {
         const end = this.s.indexOf("<", start);
         if (end < 0) this.fail(`<${(stack[stack.length - 1] as XmlElement).name}> is not closed`, this.s.length);
@@ -342,9 +374,38 @@ export function childElements(element: XmlElement): XmlElement[] {
   return element.children.filter((child): child is XmlElement => child.type === "element");
 }
 
-/** All the text inside `element`, descendants included, in document order. */
+/** All the text inside `element`, descendants included, in document order (comments are not text). */
 export function textContent(element: XmlElement): string {
-  return element.children.map((child) => (child.type === "text" ? child.text : textContent(child))).join("");
+  let text = "";
+  for (const child of element.children) {
+    if (child.type === "text") text += child.text;
+    else if (child.type === "element") text += textContent(child);
+  }
+  return text;
+}
+
+/** The first comment or processing instruction in `element`'s subtree, or null: signed parts must hold none. */
+export function markupInside(element: XmlElement): XmlComment | XmlInstruction | null {
+  const pending = [element];
+  for (let current = pending.pop(); current; current = pending.pop()) {
+    for (const child of current.children) {
+      if (child.type === "comment" || child.type === "instruction") return child;
+      if (child.type === "element") pending.push(child);
+    }
+  }
+  return null;
+}
+
+/** The one child of `parent` named `name`, or why there is not exactly one. */
+export function onlyChild(parent: XmlElement, name: string): XmlElement | string {
+  const found = childElements(parent).filter((c) => localName(c.name) === name);
+  if (found.length === 1) return found[0] as XmlElement;
+  return found.length === 0 ? `has no ${name}` : `has ${found.length} ${name} elements; it must have one`;
+}
+
+/** The element's text exactly as parsed (`doc.source` between its tags, both included). */
+export function sourceOf(doc: Pick<XmlDocument, "source">, element: XmlElement): string {
+  return doc.source.slice(element.start, element.end);
 }
 
 /** The element at `path` below `element` (each step the first child with that local name). */

@@ -69,8 +69,8 @@ export function registerDocumentosEscpos(app: OpenAPIHono<AppEnv>): void {
       const printed = [];
       const receipts = [];
       const pause = yielder();
-      for (const { element, raw } of contents.dtes) {
-        const doc = printedDocument(element, raw);
+      for (const { documento } of contents.dtes) {
+        const doc = printedDocument(contents.doc, documento);
         printed.push(doc);
         receipts.push(escposReceipt(doc, { papel: body.papel, codepage: body.codepage, resolucion }));
         await pause();

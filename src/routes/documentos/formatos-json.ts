@@ -3,20 +3,18 @@
 // (defaults, line amounts, discounts, taxes, IVA, totals, sanitized text, canonical RUTs) with
 // the list of what was filled in or changed. Nothing is sent anywhere.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { DteXmlError, dteDocumentsFromXml, type Envelope } from "../../dte/normalize/from-xml.ts";
+import { dteDocumentsFromXml } from "../../dte/normalize/from-xml.ts";
 import { type Node, normalizeDte, SUPPORTED_TYPES } from "../../dte/normalize/normalize.ts";
-import { unsafeXmlReason } from "../../dte/xml/guard.ts";
-import { decodeXmlBytes, XmlParseError } from "../../dte/xml/parse.ts";
 import { santiagoDate } from "../../lib/dates.ts";
-import { base64ToBytes } from "../../lib/encoding.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { ApiError } from "../../platform/errors.ts";
+import type { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { businessRule } from "../../platform/validation.ts";
 import { checkDocumentCount, checkLineCount, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, yielder } from "./batch.ts";
 import { EXAMPLE_ENVELOPE, EXAMPLE_INVOICE } from "./examples.ts";
+import { fieldError, readXmlField } from "./factory.ts";
 import { BASE64_XML, dteJson } from "./schema.ts";
 
 const Body = z
@@ -74,31 +72,8 @@ const FromXml = z
 
 const Normalized = envelope(z.union([FromJson, FromXml]));
 
-const fieldError = (path: string, message: string) =>
-  new ApiError(400, "VALIDATION_ERROR", `${path}: ${message}`, { errors: [{ path, location: "body", message }] });
-
 function unsupportedType(tipo: number, path: string): ApiError {
   return fieldError(path, `document type ${tipo} is not one this gateway normalizes (one of ${SUPPORTED_TYPES.join(", ")})`);
-}
-
-/** The documents in a base64 XML upload, screened before parsing. */
-function documentsOfXml(base64: string): { envelope: Envelope; documents: Node[] } {
-  let bytes: Uint8Array;
-  try {
-    bytes = base64ToBytes(base64.replace(/\s+/g, ""));
-  } catch {
-    throw fieldError("xml", "is not base64 (send the XML file's bytes in base64)");
-  }
-  if (bytes.length === 0) throw fieldError("xml", "is empty");
-  try {
-    const text = decodeXmlBytes(bytes);
-    const unsafe = unsafeXmlReason(text);
-    if (unsafe) throw fieldError("xml", unsafe);
-    return dteDocumentsFromXml(text);
-  } catch (error) {
-    if (error instanceof XmlParseError || error instanceof DteXmlError) throw fieldError("xml", error.message);
-    throw error;
-  }
 }
 
 export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
@@ -126,7 +101,9 @@ export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
         if (!SUPPORTED_TYPES.includes(tipo)) throw unsupportedType(tipo, "dte.Encabezado.IdDoc.TipoDTE");
         return ok(c, normalizeDte(body.dte, today));
       }
-      const { envelope: sobre, documents } = documentsOfXml(body.xml ?? "");
+      const contents = await readXmlField(body.xml ?? "");
+      if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
+      const { envelope: sobre, documents } = dteDocumentsFromXml(contents);
       checkDocumentCount("xml", documents.length);
       checkLineCount("xml", documents);
       const documentos = [];

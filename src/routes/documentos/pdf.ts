@@ -94,7 +94,7 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
         }
       }
       const resolucion = resolucionOf(body.resolucion, contents);
-      const docs = contents.dtes.map(({ element, raw }) => printedDocument(element, raw));
+      const docs = contents.dtes.map(({ documento }) => printedDocument(contents.doc, documento));
       const pdf = await pdfDocument(docs, {
         papel: body.papel,
         cedible: body.cedible,

@@ -106,13 +106,18 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
       const pause = yielder();
       for (const doc of report.documentos) {
         await pause();
-        const stamp = await verifyStamp(doc.element, doc.raw, cafKeys);
+        const stamp = await verifyStamp(report.doc, doc.documento, cafKeys);
+        // The envelope's word against this document (its folio given twice) is a coherence failure.
+        const coherencia = doc.hallazgos.length
+          ? { valido: false, motivo: [stamp.coherencia.motivo, ...doc.hallazgos].filter(Boolean).join("; ") }
+          : stamp.coherencia;
         documentos.push({
           tipo: doc.tipo,
           folio: doc.folio,
           emisor: doc.emisor,
           firma: check(doc.firma, "the document is not signed"),
           ...stamp,
+          coherencia,
           sii: await askSii(doc),
         });
       }
