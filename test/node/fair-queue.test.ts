@@ -5,6 +5,7 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeTransport } from "../../src/adapters/node/transport.ts";
+import { configFromEnv } from "../../src/config.ts";
 import type { SiiTransport } from "../../src/ports.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 
@@ -12,7 +13,7 @@ const COMPANY = "76192083-9";
 const BTE = "/api/v1/sii/bte/emitidas/resumen/2025";
 const right = { auth: { pass: { rut: COMPANY, clave: "sandbox76" } } };
 const wrong = { auth: { pass: { rut: COMPANY, clave: "not-the-clave" } } };
-/** Short, so the attacker's calls time out quickly: on the old per-RUT queue each one held the victim this long. */
+/** Short, so the attacker's calls time out quickly: on the old per-RUT queue each attempt held the victim this long. */
 const TIMEOUT_MS = 400;
 const WAIT_MS = 200;
 
@@ -83,5 +84,12 @@ describe("fair sharing of a taxpayer between accounts", () => {
       [429, "SII_RATE_LIMIT", "1"],
       [429, "SII_RATE_LIMIT", "1"],
     ]);
+  });
+
+  it("reads the wait bound from SII_MAX_WAIT_MS, refusing what is not a whole number of at least 100 ms", () => {
+    expect(configFromEnv({}).siiMaxWaitMs).toBeUndefined();
+    expect(configFromEnv({ SII_MAX_WAIT_MS: "2500" }).siiMaxWaitMs).toBe(2500);
+    for (const bad of ["99", "1.5", "soon", "-1"])
+      expect(() => configFromEnv({ SII_MAX_WAIT_MS: bad }), bad).toThrow(/SII_MAX_WAIT_MS must be a whole number/);
   });
 });
