@@ -56,7 +56,7 @@ function bare() {
   });
   app.post("/bte/:anio", async (c) => {
     const { auth } = await c.req.json<{ auth: { pass: { rut: string; clave: string } } }>();
-    const env = { ctx, sessions, secretKey: "bench-secret-key-with-32-characters!", now: () => new Date(), pacingMs: 0 };
+    const env = { ctx, sessions, secretKey: "bench-secret-key-with-32-characters!", now: () => new Date(), pacingMs: 0, waitMs: 5_000 };
     const owner = { account: "bench", rut: auth.pass.rut, ambiente: "0" as const, kind: "clave" as const, proof: auth.pass.clave };
     const summary = await withWebSession(
       env,

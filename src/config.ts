@@ -27,6 +27,10 @@ export function configFromEnv(env: EnvVars): Config {
   const siiTimeoutMs = timeout === undefined ? undefined : Number(timeout);
   if (siiTimeoutMs !== undefined && (!Number.isSafeInteger(siiTimeoutMs) || siiTimeoutMs < 100))
     throw new Error("SII_TIMEOUT_MS must be a whole number of milliseconds, at least 100");
+  const maxWait = text(env, "SII_MAX_WAIT_MS");
+  const siiMaxWaitMs = maxWait === undefined ? undefined : Number(maxWait);
+  if (siiMaxWaitMs !== undefined && (!Number.isSafeInteger(siiMaxWaitMs) || siiMaxWaitMs < 100))
+    throw new Error("SII_MAX_WAIT_MS must be a whole number of milliseconds, at least 100");
   if (!secretKey || secretKey.length < 32) throw new Error("SECRET_KEY must be set to at least 32 characters when SII_UPSTREAM=live");
   // The admin token mints API tokens with every scope: a short one could be guessed.
   const adminToken = text(env, "ADMIN_TOKEN");
@@ -43,6 +47,7 @@ export function configFromEnv(env: EnvVars): Config {
     egressSecret: text(env, "EGRESS_SECRET"),
     allowPrivateProxy: upstream === "sandbox" || text(env, "ALLOW_PRIVATE_PROXY") === "true",
     siiTimeoutMs,
+    siiMaxWaitMs,
     corsOrigins: parseCorsOrigins(text(env, "CORS_ORIGINS")),
   };
 }

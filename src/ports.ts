@@ -111,8 +111,11 @@ export interface SessionStore {
   get(key: string, now: Date): Promise<string | null>;
   put(key: string, sealed: string, ttlMs: number, now: Date): Promise<void>;
   delete(key: string): Promise<void>;
-  /** Reserves the next call slot for `key`; returns how many ms to wait before using it. */
-  reserve(key: string, intervalMs: number, now: Date): Promise<number>;
+  /**
+   * Reserves the next call slot for `key`; returns how many ms to wait before using it. A slot more
+   * than `maxWaitMs` away is not reserved (the answer, above `maxWaitMs`, says how far it is).
+   */
+  reserve(key: string, intervalMs: number, now: Date, maxWaitMs?: number): Promise<number>;
 }
 
 /** A TLS client certificate for the SII's certificate login (mutual TLS). Held in memory only. */
@@ -235,6 +238,8 @@ export interface Config {
   secretKey: string;
   /** How long one SII call may take before it is reported as failed (default 30 s). */
   siiTimeoutMs?: number;
+  /** How long an SII call may wait for its turn and the taxpayer's pacing before it is refused with 429 (default 5 s). */
+  siiMaxWaitMs?: number;
   /** Origins that get CORS headers and preflight answers; none when unset (CORS off). */
   corsOrigins?: readonly string[];
 }

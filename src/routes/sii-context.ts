@@ -17,6 +17,12 @@ export async function siiContext(c: Context<AppEnv>): Promise<SiiContext> {
   return { transport: sii, timeoutMs: config.siiTimeoutMs ?? SII_TIMEOUT_MS, proxy: await activeProxy(c), answers };
 }
 
+/**
+ * Longest an SII call waits for its turn (earlier calls with its session, the calls at once per
+ * taxpayer) and for pacing, before it is answered 429 with `Retry-After` (`SII_MAX_WAIT_MS`).
+ */
+export const SII_MAX_WAIT_MS = 5_000;
+
 /** Least time between two SII calls for one taxpayer (the SII bans bursts); short against the sandbox. */
 export function pacingMs(c: Context<AppEnv>): number {
   return c.get("deps").sii.mode === "live" ? 1200 : 0;
@@ -31,6 +37,7 @@ function sessionsFor(c: Context<AppEnv>, ctx: SiiContext): SiiSessions {
     secretKey: deps.config.secretKey,
     now: () => c.get("deps").clock.now(),
     pacingMs: pacingMs(c),
+    waitMs: deps.config.siiMaxWaitMs ?? SII_MAX_WAIT_MS,
     account: () => {
       const principal = c.get("principal");
       if (!principal) throw new Error("a session needs a principal");

@@ -1,7 +1,8 @@
 // The SII sessions of one request, set up once per request by the route layer
 // (src/routes/sii-context.ts `siiServices`): the RUT + clave web session, the certificate's web
 // session (the holder's own or as a represented taxpayer), and the DTE/boleta token. Sessions are
-// per gateway account, sealed in the session store and paced per taxpayer (src/sii/sessions.ts);
+// per gateway account, sealed in the session store, take turns per session and taxpayer within a
+// bounded wait and are paced per taxpayer (src/sii/sessions.ts, src/sii/turns.ts);
 // tokens are cached per account and certificate (src/sii/token.ts).
 import type { SigningCredential } from "../dte/credentials.ts";
 import type { SessionStore } from "../ports.ts";
@@ -20,6 +21,8 @@ export interface SessionServiceEnv {
   now: () => Date;
   /** Least time between two SII calls for one taxpayer. */
   pacingMs: number;
+  /** Longest a call waits for its turn and for pacing before it is refused (429). */
+  waitMs: number;
   /** The calling gateway account: sessions and tokens are never shared between accounts. */
   account: () => string;
 }
@@ -45,7 +48,8 @@ export interface SiiSessions {
 
 export function sessionService(env: SessionServiceEnv): SiiSessions {
   const { ctx } = env;
-  const web: SessionEnv = { ctx, sessions: env.sessions, secretKey: env.secretKey, now: env.now, pacingMs: env.pacingMs };
+  const { sessions, secretKey, now, pacingMs, waitMs } = env;
+  const web: SessionEnv = { ctx, sessions, secretKey, now, pacingMs, waitMs };
   const millis = () => env.now().getTime();
   return {
     withClave(credential, use, referencia) {

@@ -1,6 +1,7 @@
 // SII web sessions (design §5): cached per account, RUT, ambiente and credential for up to 2 h,
-// sealed at rest; calls for one RUT are serialized in this process and paced across processes;
-// a session found expired is logged out, and one the SII has dropped is re-established once.
+// sealed at rest; calls take turns per session and per RUT in this process (turns.ts) and are paced
+// per RUT across processes, each within a bounded wait; a session found expired is logged out, and
+// one the SII has dropped is re-established once.
 
 import { ApiError } from "../lib/api-error.ts";
 import { keyedHash, open, seal } from "../lib/secret-box.ts";
@@ -9,6 +10,7 @@ import { CookieJar } from "./cookies.ts";
 import type { Ambiente } from "./hosts.ts";
 import type { SiiContext } from "./http.ts";
 import { logout } from "./login.ts";
+import { inTurn, retryAfter } from "./turns.ts";
 
 export const SESSION_MAX_MS = 2 * 60 * 60 * 1000;
 /** Stored a while past their use, so an expired session can still be found and logged out. */
@@ -22,6 +24,8 @@ export interface SessionEnv {
   now: () => Date;
   /** Least time between two SII calls for one RUT. */
   pacingMs: number;
+  /** Longest a call waits, for its turn and for pacing together, before it is refused (429). */
+  waitMs: number;
 }
 
 export interface SessionOwner {
@@ -49,29 +53,33 @@ interface SealedSession {
   cookies: ReturnType<CookieJar["toJSON"]>;
 }
 
-// Per-RUT queue in this process: the SII bans bursts, and sessions per RUT are limited.
-const queues = new Map<string, Promise<unknown>>();
-
-function serialize<T>(rut: string, work: () => Promise<T>): Promise<T> {
-  const previous = queues.get(rut) ?? Promise.resolve();
-  const next = previous.catch(() => undefined).then(work);
-  queues.set(rut, next);
-  const done = () => {
-    if (queues.get(rut) === next) queues.delete(rut);
-  };
-  next.then(done, done);
-  return next;
-}
-
 export async function sessionKey(env: SessionEnv, owner: SessionOwner): Promise<string> {
   const id = [owner.account, owner.rut, owner.ambiente, owner.kind, owner.proof].join("\u0000");
   return `${owner.rut}|${await keyedHash(env.secretKey, id)}`;
 }
 
-async function pace(env: SessionEnv, rut: string): Promise<void> {
+/** What one call has waited so far (for its turn, for pacing): all its waits share `waitMs`. */
+interface Waited {
+  ms: number;
+}
+
+async function pace(env: SessionEnv, rut: string, waited: Waited): Promise<void> {
   if (env.pacingMs <= 0) return; // nothing to space out (the sandbox): skip the store's round trip
-  const wait = await env.sessions.reserve(`${rut}|pace`, env.pacingMs, env.now());
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  const left = Math.max(0, env.waitMs - waited.ms);
+  // A slot further off than the call may still wait is not booked: refused calls never push
+  // the taxpayer's next slot later for everyone else.
+  const wait = await env.sessions.reserve(`${rut}|pace`, env.pacingMs, env.now(), left);
+  if (wait > left) {
+    throw new ApiError(
+      429,
+      "SII_RATE_LIMIT",
+      `Calls to the SII for this taxpayer are spaced ${env.pacingMs} ms apart and the next free slot is ${wait} ms away; retry then`,
+      { headers: { "Retry-After": retryAfter(wait) }, details: { reason: "pacing", wait_ms: wait } },
+    );
+  }
+  if (wait <= 0) return;
+  waited.ms += wait;
+  await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
 interface OpenSession {
@@ -110,27 +118,27 @@ async function save(env: SessionEnv, key: string, jar: CookieJar, created: numbe
 
 /**
  * Runs `use` inside the owner's SII session: a cached one, or a new one from `login`. When `use`
- * throws SessionExpired, the session is dropped and `use` runs once more in a fresh one.
+ * throws SessionExpired, the session is dropped and `use` runs once more in a fresh one. A call
+ * that would wait longer than `env.waitMs` for its turn and pacing is refused (429 SII_RATE_LIMIT).
  */
-export function withWebSession<T>(
+export async function withWebSession<T>(
   env: SessionEnv,
   owner: SessionOwner,
   login: () => Promise<CookieJar>,
   use: (jar: CookieJar) => Promise<T>,
 ): Promise<T> {
-  // Computed before queueing: only what touches the session needs to wait its turn.
-  const keyed = sessionKey(env, owner);
-  keyed.catch(() => undefined); // awaited in turn below; not an unhandled rejection meanwhile
-  return serialize(owner.rut, async () => {
-    const key = await keyed;
+  const key = await sessionKey(env, owner);
+  // The session key is the lane: one call at a time per session, never behind another account's.
+  return inTurn({ rut: owner.rut, account: owner.account, lane: key }, env.waitMs, async (turnMs) => {
+    const waited: Waited = { ms: turnMs };
     const fresh = async (): Promise<OpenSession> => {
-      await pace(env, owner.rut);
+      await pace(env, owner.rut, waited);
       const jar = await login();
       const created = env.now().getTime();
       return { jar, created, stored: await save(env, key, jar, created) };
     };
     const attempt = async (session: OpenSession) => {
-      await pace(env, owner.rut);
+      await pace(env, owner.rut, waited);
       const result = await use(session.jar);
       // Keep cookies the SII changed; an unchanged session needs no new write (its expiry is fixed by `created`).
       if (JSON.stringify(session.jar.toJSON()) !== session.stored) await save(env, key, session.jar, session.created);

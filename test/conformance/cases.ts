@@ -259,6 +259,17 @@ export function sessionConformanceCases(factory: () => SessionStore | Promise<Se
         equal(await store.reserve(key, 1000, new Date(noon.getTime() + 10_000)), 0, "free again later");
       },
     },
+    {
+      name: "sessions: a call slot further off than the caller's maxWaitMs is not booked",
+      async run() {
+        const store = await factory();
+        const key = unique("rut");
+        equal(await store.reserve(key, 1000, noon, 500), 0, "free now");
+        equal(await store.reserve(key, 1000, noon, 500), 1000, "too far: says how far");
+        equal(await store.reserve(key, 1000, noon, 1000), 1000, "within the bound: booked");
+        equal(await store.reserve(key, 1000, noon), 2000, "the refused call booked nothing");
+      },
+    },
   ];
 }
 

@@ -29,6 +29,7 @@ function setup() {
     secretKey: "test-secret-key-with-enough-characters-0123",
     now: () => new Date(clock),
     pacingMs: 5,
+    waitMs: 2_000,
   };
   const advance = (ms: number) => {
     clock += ms;

@@ -115,9 +115,10 @@ export class SiiSessions extends DurableObject<unknown> {
     this.ctx.storage.sql.exec("DELETE FROM sessions WHERE key = ?", key);
   }
 
-  reserve(key: string, intervalMs: number, nowMs: number): number {
+  reserve(key: string, intervalMs: number, nowMs: number, maxWaitMs: number): number {
     const row = this.ctx.storage.sql.exec<{ next: number }>("SELECT next FROM slots WHERE key = ?", key).toArray()[0];
     const slot = Math.max(nowMs, row?.next ?? 0);
+    if (slot - nowMs > maxWaitMs) return slot - nowMs; // too far off for the caller: not booked
     this.ctx.storage.sql.exec("INSERT OR REPLACE INTO slots (key, next) VALUES (?, ?)", key, slot + intervalMs);
     return slot - nowMs;
   }

@@ -80,7 +80,8 @@ export function durableSessionStore(ns: DurableObjectNamespace<SiiSessions>): Se
     get: (key, now) => taxpayer(key).get(key, now.getTime()),
     put: (key, sealed, ttlMs, now) => taxpayer(key).put(key, sealed, ttlMs, now.getTime()),
     delete: (key) => taxpayer(key).delete(key),
-    reserve: (key, intervalMs, now) => taxpayer(key).reserve(key, intervalMs, now.getTime()),
+    reserve: (key, intervalMs, now, maxWaitMs = Number.POSITIVE_INFINITY) =>
+      taxpayer(key).reserve(key, intervalMs, now.getTime(), maxWaitMs),
   };
 }
 

@@ -148,8 +148,9 @@ export function memorySessionStore(maxEntries = 10_000): SessionStore {
     async delete(key) {
       entries.delete(key);
     },
-    async reserve(key, intervalMs, now) {
+    async reserve(key, intervalMs, now, maxWaitMs = Number.POSITIVE_INFINITY) {
       const slot = Math.max(now.getTime(), nextSlot.get(key) ?? 0);
+      if (slot - now.getTime() > maxWaitMs) return slot - now.getTime();
       nextSlot.set(key, slot + intervalMs);
       if (nextSlot.size > maxEntries) for (const [k, at] of nextSlot) if (at <= now.getTime()) nextSlot.delete(k);
       return slot - now.getTime();
