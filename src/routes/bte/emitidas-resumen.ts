@@ -29,6 +29,7 @@ const Query = z.object({
   formato: Formato(["json", "csv", "html"]),
   csv_delimiter: z
     .string()
+    .max(1)
     .regex(/^[^\s"'\r\n]$/, { error: "must be one character (not a quote, space or line break)" })
     .default(";")
     .openapi({
