@@ -139,7 +139,8 @@ const Detail = envelope(
 export const DetailQuery = z.object({ ambiente: Ambiente, formato: Formato(["json", "csv"]) });
 
 export const DetailResponse = {
-  description: "The documents, or with `formato=csv` the SII's export (ISO-8859-1) as received",
+  description:
+    "The documents, or with `formato=csv` the SII's export (ISO-8859-1) as received, except that a cell a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return, other than a plain number) gets a leading `'` (OWASP CSV injection)",
   content: { "application/json": { schema: Detail }, "text/csv": { schema: { type: "string" as const } } },
 };
 
