@@ -11,7 +11,7 @@ import { failureResponse } from "./platform/failure.ts";
 import { rateHeaders } from "./platform/rate-headers.ts";
 import { requestContext, requestIdFor } from "./platform/request.ts";
 import { securityHeaders } from "./platform/security-headers.ts";
-import { validationHook } from "./platform/validation.ts";
+import { clip, validationHook } from "./platform/validation.ts";
 import type { Deps } from "./ports.ts";
 import { registerAdminGuard } from "./routes/admin/factory.ts";
 import { registerAdminTokensBlock } from "./routes/admin/tokens-block.ts";
@@ -171,7 +171,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
 }
 
 function noRouteFor(c: Context): ApiError {
-  return new ApiError(404, "HTTP_404", `No route ${c.req.method} ${new URL(c.req.url).pathname}`);
+  return new ApiError(404, "HTTP_404", `No route ${clip(`${c.req.method} ${new URL(c.req.url).pathname}`)}`);
 }
 
 /**

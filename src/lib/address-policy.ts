@@ -179,6 +179,9 @@ export function isLoopbackHost(hostname: string): boolean {
   return hostname === "localhost" || hostname === "[::1]" || /^127(?:\.\d{1,3}){3}$/.test(hostname);
 }
 
+/** The words of a proxy address the policy refuses, before its class (`loopback`, `private`, …). */
+export const PROXY_NOT_ALLOWED = "the proxy address is not allowed: ";
+
 export type ProxyFailureKind = "not_allowed" | "unreachable" | "refused" | "not_http" | "tunnel_failed";
 
 const FAILURE_TEXT: Record<Exclude<ProxyFailureKind, "not_allowed">, string> = {
@@ -197,7 +200,7 @@ export class ProxyFailure extends Error {
   readonly addressClass: AddressClass | null;
 
   constructor(kind: ProxyFailureKind, addressClass: AddressClass | null = null) {
-    super(kind === "not_allowed" ? `the proxy address is not allowed: ${addressClass ?? "reserved"}` : FAILURE_TEXT[kind]);
+    super(kind === "not_allowed" ? `${PROXY_NOT_ALLOWED}${addressClass ?? "reserved"}` : FAILURE_TEXT[kind]);
     this.name = "ProxyFailure";
     this.kind = kind;
     this.addressClass = kind === "not_allowed" ? (addressClass ?? "reserved") : null;

@@ -4,6 +4,39 @@
 import { z } from "@hono/zod-openapi";
 import { parseRut } from "../lib/rut.ts";
 
+/**
+ * The longest value each kind of request string takes, in characters: every string a request
+ * carries has one, in the schema and so in the document, so no field takes megabytes that a
+ * handler could copy into its answer. Sized well above what the field holds, and below the body
+ * limit (`MAX_BODY_BYTES`, 10 MiB by default).
+ */
+export const MAX_CHARS = {
+  /** `76.192.083-9`: 8 digits, 2 dots, a hyphen and the check digit. */
+  rut: 12,
+  /** `YYYYMM`. */
+  periodo: 6,
+  /** `YYYY-MM-DD`. */
+  date: 10,
+  /** A whole number in a path or query (leading zeros are read). */
+  integer: 20,
+  /** A PEM certificate with its chain (up to 64 certificates of a few KiB). */
+  pemCertificate: 256 * 1024,
+  /** A PEM private key (an RSA 4096-bit key is about 3.3 KiB; encrypted, a little more). */
+  pemKey: 16 * 1024,
+  /** A PKCS#12 container in base64 (a certificate, its key and chain: some KiB). */
+  pfx: 256 * 1024,
+  /** A passphrase of a key or a PFX. */
+  passphrase: 1024,
+  /** A CAF file (AUTORIZACION, about 2 KiB), as XML or base64. */
+  caf: 64 * 1024,
+  /** A DTE, EnvioDTE or EnvioBOLETA in base64: at most 20 documents and 1,200 lines weigh far less. */
+  xml: 8 * 1024 * 1024,
+  /** A logo image (JPEG or PNG) in base64. */
+  image: 2 * 1024 * 1024,
+  /** A name or a search text. */
+  name: 200,
+} as const;
+
 export const Ambiente = z
   .enum(["0", "1"], { error: "must be 0 (production) or 1 (certification)" })
   .default("0")
@@ -32,6 +65,7 @@ export function parseDryRun(value: string | undefined): boolean | null {
 
 export const DryRun = z
   .string()
+  .max(5)
   .regex(DRY_RUN_FORM, { error: `must be one of ${[...DRY_RUN_TRUE, ...DRY_RUN_FALSE].join(", ")} (any letter case)` })
   .optional()
   .transform((v) => parseDryRun(v) === true)
@@ -63,6 +97,7 @@ const RUT_DESCRIPTION =
 
 export const Rut = z
   .string()
+  .max(MAX_CHARS.rut)
   .regex(RUT_FORM, { error: "RUT must have the form XXXXXXXX-K (digits, a hyphen and the check digit)" })
   .transform((value, ctx) => {
     const parsed = parseRut(value);
@@ -74,6 +109,7 @@ export const Rut = z
 
 export const Periodo = z
   .string()
+  .max(MAX_CHARS.periodo)
   .regex(/^\d{4}(0[1-9]|1[0-2])$/, { error: "must be a period YYYYMM (month 01 to 12)" })
   .openapi({ description: "Tax period `YYYYMM` (month 01 to 12)", example: "202401" });
 
@@ -101,6 +137,7 @@ export function IntegerParam(options: IntegerOptions) {
   const listed = values ? ` (${values.join(", ")})` : "";
   return z
     .string()
+    .max(MAX_CHARS.integer)
     .regex(/^\d+$/, { error: `must be ${noun} (digits only)` })
     .transform(Number)
     .superRefine((n, ctx) => {

@@ -77,23 +77,48 @@ export function emailAddress() {
     .openapi({ format: "email", maxLength: EMAIL_MAX, example: "pagos@cliente.cl" });
 }
 
-function describe(issue: z.core.$ZodIssue): string {
-  if (issue.code === "invalid_type" && /received undefined/.test(issue.message)) return "is required";
-  return issue.message;
+/**
+ * Where an error's path and message are cut: both may carry what the client sent (an unknown
+ * key's name, a record's key), and an answer must not echo megabytes of it.
+ */
+export const MAX_ERROR_TEXT = 200;
+
+export function clip(text: string): string {
+  return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text;
 }
 
-/** The first `MAX_FIELD_ERRORS` issues as field errors. */
-export function fieldErrors(error: z.ZodError, target: Target): FieldError[] {
+/** The value the client sent at `path` (zod's issues do not carry it). */
+function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
+  let value = data;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function describe(issue: z.core.$ZodIssue, data: unknown): string {
+  if (issue.code === "invalid_type" && /received undefined/.test(issue.message)) return "is required";
+  // zod says "Too big: expected string to have <=64 characters": the limit and the length sent say more.
+  if (issue.code === "too_big" && issue.origin === "string") {
+    const value = valueAt(data, issue.path);
+    return `must be at most ${issue.maximum} characters${typeof value === "string" ? ` (got ${value.length})` : ""}`;
+  }
+  return clip(issue.message);
+}
+
+/** The first `MAX_FIELD_ERRORS` issues as field errors; `data` is what was validated. */
+export function fieldErrors(error: z.ZodError, target: Target, data?: unknown): FieldError[] {
   return error.issues.slice(0, MAX_FIELD_ERRORS).map((issue) => ({
-    path: fieldPath(issue.path),
+    path: clip(fieldPath(issue.path)),
     location: locations[target],
-    message: describe(issue),
+    message: describe(issue, data),
   }));
 }
 
-export function validationHook(result: { success: boolean; error?: z.ZodError; target: Target }, _c: Context): void {
+export function validationHook(result: { success: boolean; error?: z.ZodError; target: Target; data?: unknown }, _c: Context): void {
   if (result.success || !result.error) return;
-  const errors = fieldErrors(result.error, result.target);
+  const errors = fieldErrors(result.error, result.target, result.data);
   const total = result.error.issues.length;
   const more = total > errors.length ? ` and ${total - errors.length} more` : "";
   const names = errors.map((e) => e.path || e.location).join(", ") + more;

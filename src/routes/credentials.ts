@@ -11,17 +11,18 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type CertInput, parseCertificateCredential, type SigningCredential } from "../dte/credentials.ts";
 import type { AppEnv } from "../platform/context.ts";
-import { Rut } from "../platform/params.ts";
+import { MAX_CHARS, Rut } from "../platform/params.ts";
 import { EXAMPLE_CLAVE, EXAMPLE_PFX } from "./example-credentials.ts";
 
-const text = (description: string) => z.string().min(1).meta({ description });
+const text = (description: string, max: number) => z.string().min(1).max(max).meta({ description });
+const secret = (description: string) => z.string().max(MAX_CHARS.passphrase).meta({ description });
 const FIELDS = {
-  "cert-data": text("Certificate, PEM (with its chain if you have it)"),
-  "pkey-data": text("Private key, PEM (PKCS#8, PKCS#1 or encrypted PKCS#8)"),
-  "pfx-data": text("PKCS#12 container (.pfx/.p12), base64"),
-  passphrase: z.string().meta({ description: "Of the encrypted key or of the PFX (may be empty for a PFX without one)" }),
-  "file-data": text("`pfx-data` under the name the apigateway.cl SDKs send"),
-  "file-pass": z.string().meta({ description: "`passphrase` under the name the apigateway.cl SDKs send" }),
+  "cert-data": text("Certificate, PEM (with its chain if you have it)", MAX_CHARS.pemCertificate),
+  "pkey-data": text("Private key, PEM (PKCS#8, PKCS#1 or encrypted PKCS#8)", MAX_CHARS.pemKey),
+  "pfx-data": text("PKCS#12 container (.pfx/.p12), base64", MAX_CHARS.pfx),
+  passphrase: secret("Of the encrypted key or of the PFX (may be empty for a PFX without one)"),
+  "file-data": text("`pfx-data` under the name the apigateway.cl SDKs send", MAX_CHARS.pfx),
+  "file-pass": secret("`passphrase` under the name the apigateway.cl SDKs send"),
 };
 
 /** The three forms of a certificate. */

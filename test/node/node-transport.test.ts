@@ -200,6 +200,6 @@ describe("proxy test operation (live mode)", () => {
     await call("PUT", "/api/v1/settings/proxy", { enabled: true, url: `http://127.0.0.1:${port}` });
     const { data } = await bodyOf(await call("POST", "/api/v1/settings/proxy/test?ambiente=1"));
     expect(data).toMatchObject({ reachable: false, target: "https://maullin.sii.cl", sii_status: null });
-    expect(data.error).toBe("the proxy could not be reached");
+    expect(data.error).toBe("the SII could not be reached through the proxy");
   });
 });

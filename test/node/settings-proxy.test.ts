@@ -5,6 +5,8 @@ import { type AddressInfo, createServer as createTcpServer, type Server, type So
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeTransport, type ResolveAll } from "../../src/adapters/node/transport.ts";
 import { createApp } from "../../src/app.ts";
+import { ApiError } from "../../src/lib/api-error.ts";
+import { failureOf, UNREACHED } from "../../src/routes/settings/test-proxy.ts";
 import { bodyOf, probeApp, testDeps, tokenFor } from "../support/app.ts";
 
 const path = "/api/v1/settings/proxy";
@@ -209,12 +211,16 @@ describe("proxy test in live mode: no reach inside", () => {
     // Stored as an older gateway may have accepted it: the check at connect time must hold alone.
     const store = (url: string) =>
       deps.settings.put("acme", "proxy", { enabled: true, url, username: "erp", password_box: null, updated_at: null });
-    const test = async () => {
+    const request = async () => {
       const res = await app.request("/api/v1/settings/proxy/test?ambiente=0", { method: "POST", headers: { "x-api-token": token.secret } });
-      expect(res.status).toBe(200);
-      return (await bodyOf(res)).data as { reachable: boolean; error: string | null };
+      return { status: res.status, body: await bodyOf(res) };
     };
-    return { store, test };
+    const test = async () => {
+      const { status, body } = await request();
+      expect(status).toBe(200);
+      return body.data as { reachable: boolean; error: string | null };
+    };
+    return { store, test, request };
   }
 
   it("opens no socket to any spelling of a loopback proxy", async () => {
@@ -274,30 +280,50 @@ describe("proxy test in live mode: no reach inside", () => {
     recorder.connections.length = 0;
   });
 
-  it("tells reachable from unreachable in the gateway's words only", async () => {
-    const { store, test } = await liveApp(undefined, true);
-    const closed = await listener();
-    closed.server.close();
-    await store(`http://127.0.0.1:${closed.port}`);
-    const unreachable = await test();
-    expect(unreachable).toMatchObject({ reachable: false, error: "the proxy could not be reached" });
-    expectNoSocketText(unreachable.error ?? "", closed.port);
+  it("answers one message for a closed port, a refusing proxy and a service that is no proxy: no port scanning", async () => {
+    const { store, test, request } = await liveApp(undefined, true);
+    // One port, first served, then closed: the stored proxy (and so the answer's `proxy`) is the same.
+    const web = createHttpServer((_req, res) => res.end("not a proxy"));
+    web.on("connect", (_req, socket: Socket) => socket.end("HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n"));
+    await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
+    const port = (web.address() as AddressInfo).port;
+    await store(`http://127.0.0.1:${port}`);
+    const refused = await request();
+    await new Promise<void>((resolve) => web.close(() => resolve()));
+    const closed = await request();
+    expect(closed.status).toBe(refused.status);
+    expect(withoutIds(closed.body)).toEqual(withoutIds(refused.body));
+    expect(closed.body.data).toMatchObject({ reachable: false, error: UNREACHED, latency_ms: null, sii_status: null });
+    expectNoSocketText(String(closed.body.data.error), port);
 
     const garbage = await listener((socket) => socket.end("SSH-2.0-OpenSSH_9.6\r\n"));
     await store(`http://127.0.0.1:${garbage.port}`);
     const notHttp = await test();
-    expect(notHttp).toMatchObject({ reachable: false, error: "the proxy answered something other than HTTP" });
+    expect(notHttp).toMatchObject({ reachable: false, error: UNREACHED });
     expectNoSocketText(notHttp.error ?? "", garbage.port);
     garbage.server.close();
+  });
 
-    const web = createHttpServer((_req, res) => res.end("not a proxy"));
-    web.on("connect", (_req, socket: Socket) => socket.end("HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n"));
-    await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
-    const webPort = (web.address() as AddressInfo).port;
-    await store(`http://127.0.0.1:${webPort}`);
-    const refused = await test();
-    expect(refused).toMatchObject({ reachable: false, error: "the proxy refused the connection" });
-    expectNoSocketText(refused.error ?? "", webPort);
-    web.close();
+  it("maps a timeout and every transport failure to the same words, keeping only the policy's refusal", () => {
+    const failure = (reason: string, code: "SII_GATEWAY_ERROR" = "SII_GATEWAY_ERROR") =>
+      failureOf(new ApiError(502, code, "Could not reach the SII", { details: { service: "proxy_test", reason } }));
+    for (const reason of [
+      "timeout",
+      "the proxy could not be reached",
+      "the proxy refused the connection",
+      "fetch failed: connect ECONNREFUSED 1.2.3.4:22",
+    ]) {
+      expect(failure(reason), reason).toEqual({ error: UNREACHED, status: null });
+    }
+    expect(failure("the proxy address is not allowed: loopback")).toEqual({
+      error: "the proxy address is not allowed: loopback",
+      status: null,
+    });
   });
 });
+
+/** An answer without what differs per request (its id and time). */
+function withoutIds(body: Record<string, unknown>): Record<string, unknown> {
+  const { request_id: _, timestamp: __, ...rest } = body;
+  return rest;
+}

@@ -20,6 +20,7 @@ export const TokenInput = z
       .openapi({ description: "A label for your records, 1 to 100 characters (not blank; trimmed)", example: "erp-production" }),
     account: z
       .string()
+      .max(64)
       .regex(/^[A-Za-z0-9._-]{1,64}$/, { error: "1 to 64 letters, digits, dots, hyphens or underscores" })
       .openapi({
         description:

@@ -13,6 +13,7 @@ import { siiServices } from "../sii-context.ts";
 const Params = z.object({
   codigo: z
     .string()
+    .max(40)
     .regex(/^[A-Za-z0-9]{6,40}$/, { error: "must be the BHE's code (letters and digits, as the SII lists it)" })
     .openapi({
       param: { name: "codigo", in: "path" },

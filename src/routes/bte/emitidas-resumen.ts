@@ -1,6 +1,7 @@
 // POST /api/v1/sii/bte/emitidas/resumen/{anio}: the year's BTEs issued, month by month. The
 // issuer is the one of the credentials, never the path.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { csvText } from "../../lib/csv.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
@@ -29,6 +30,7 @@ const Query = z.object({
   formato: Formato(["json", "csv", "html"]),
   csv_delimiter: z
     .string()
+    .max(1)
     .regex(/^[^\s"'\r\n]$/, { error: "must be one character (not a quote, space or line break)" })
     .default(";")
     .openapi({
@@ -62,11 +64,6 @@ const Summary = envelope(
     .openapi("BteAnnualSummary"),
 );
 
-function csv(cells: string[][], delimiter: string): string {
-  const field = (value: string) => (/["\r\n]/.test(value) || value.includes(delimiter) ? `"${value.replaceAll('"', '""')}"` : value);
-  return cells.map((row) => row.map(field).join(delimiter)).join("\r\n") + (cells.length ? "\r\n" : "");
-}
-
 export function registerBteEmitidasResumen(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
@@ -80,7 +77,8 @@ export function registerBteEmitidasResumen(app: OpenAPIHono<AppEnv>): void {
       request: { params: Params, query: Query, body: jsonBody(Body) },
       responses: {
         200: {
-          description: "The summary (JSON), or the SII's output (`text/csv` / `text/html`, ISO-8859-1)",
+          description:
+            "The summary (JSON), or the SII's output (`text/csv` / `text/html`, ISO-8859-1); in the CSV a cell a spreadsheet would read as a formula (other than a plain number) gets a leading `'`",
           content: {
             "application/json": { schema: Summary },
             "text/csv": { schema: { type: "string" } },
@@ -101,7 +99,7 @@ export function registerBteEmitidasResumen(app: OpenAPIHono<AppEnv>): void {
       const summary = await sessions.withClave(pass, (jar) => annualBte(ctx, jar, anio));
       if (formato === "html") return c.body(encodeLatin1(summary.page), 200, { "content-type": "text/html; charset=ISO-8859-1" });
       if (formato === "csv") {
-        return c.body(encodeLatin1(csv(summary.cells, csv_delimiter)), 200, {
+        return c.body(encodeLatin1(csvText(summary.cells, csv_delimiter)), 200, {
           "content-type": "text/csv; charset=ISO-8859-1",
           "content-disposition": `attachment; filename="bte-emitidas-${pass.rut}-${anio}.csv"`,
         });

@@ -12,7 +12,12 @@ import { Params, TAGS, TestSets, WriteQuery } from "./schema.ts";
 
 const SetBody = CertAuthBody.extend({
   sets: z
-    .array(z.string().regex(/^SET\d{2}$/, "must be a set's box on the SII's page, SETnn"))
+    .array(
+      z
+        .string()
+        .max(5)
+        .regex(/^SET\d{2}$/, "must be a set's box on the SII's page, SETnn"),
+    )
     .default(DEFAULT_OPTIONAL_SETS)
     .openapi({
       description:

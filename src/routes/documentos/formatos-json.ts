@@ -10,6 +10,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import type { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
+import { MAX_CHARS } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { businessRule } from "../../platform/validation.ts";
 import { checkDocumentCount, checkLineCount, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, yielder } from "./batch.ts";
@@ -26,6 +27,7 @@ const Body = z
     xml: z
       .string()
       .min(1, { error: "is empty" })
+      .max(MAX_CHARS.xml)
       .optional()
       .openapi({
         ...BASE64_XML,

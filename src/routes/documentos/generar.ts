@@ -7,7 +7,7 @@ import { assertShallow } from "../../dte/normalize/normalize.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
-import { Rut } from "../../platform/params.ts";
+import { MAX_CHARS, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
@@ -49,6 +49,7 @@ const AS_GIVEN_RULE = {
 const CafFile = z
   .string()
   .min(1)
+  .max(MAX_CHARS.caf)
   .openapi({ pattern: `^\\s*<|${BASE64_PATTERN}`, description: "A CAF file: its XML, or base64 of the file's bytes" });
 
 const Body = z
@@ -63,7 +64,10 @@ const Body = z
     }),
     resolucion: z
       .object({
-        fecha: z.iso.date({ error: "must be a date YYYY-MM-DD" }).openapi({ description: "The resolution's date, `YYYY-MM-DD`" }),
+        fecha: z.iso
+          .date({ error: "must be a date YYYY-MM-DD" })
+          .max(MAX_CHARS.date)
+          .openapi({ description: "The resolution's date, `YYYY-MM-DD`" }),
         numero: z.number().int().min(0).max(999_999).openapi({ description: "The resolution's number (0 in certification)" }),
       })
       .openapi({ description: "The issuer's SII authorization resolution (`numero` 0 in certification), for the envelope's carátula" }),

@@ -8,6 +8,7 @@ import { bytesToBase64 } from "../../lib/encoding.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
+import { MAX_CHARS } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import { checkDocumentCount, MAX_BATCH_DOCUMENTS, MAX_PRINTED_COPIES, tooLarge } from "./batch.ts";
 import { EXAMPLE_ENVELOPE } from "./examples.ts";
@@ -30,6 +31,7 @@ const Body = z
     copias: z.number().int().min(1).max(5).default(1).openapi({ description: "Tax copies of each document" }),
     logo: z
       .string()
+      .max(MAX_CHARS.image)
       .optional()
       .openapi({
         ...BASE64,

@@ -1,7 +1,7 @@
 // The schemas the documents and submissions operations share: a document as JSON (its shape as
 // validated) and uploaded XML (a DTE, EnvioDTE or EnvioBOLETA as base64).
 import { z } from "@hono/zod-openapi";
-import { RUT_PATTERN } from "../../platform/params.ts";
+import { MAX_CHARS, RUT_PATTERN } from "../../platform/params.ts";
 import { MAX_FOLIO } from "../folios/schema.ts";
 import { MAX_DOCUMENT_LINES } from "./batch.ts";
 import { EXAMPLE_ENVELOPE } from "./examples.ts";
@@ -19,7 +19,13 @@ const Lines = (max: number, description: string) =>
  */
 const TipoDte = (types: readonly number[]) =>
   z
-    .union([z.number().int(), z.string().regex(/^\d{1,3}$/, { error: "must be a document type number" })])
+    .union([
+      z.number().int(),
+      z
+        .string()
+        .max(3)
+        .regex(/^\d{1,3}$/, { error: "must be a document type number" }),
+    ])
     .transform(Number)
     .openapi({
       anyOf: [
@@ -34,7 +40,10 @@ const TipoDte = (types: readonly number[]) =>
 const FolioField = z
   .union([
     z.number().int({ error: "must be a positive integer" }).min(1, { error: "must be a positive integer" }).max(MAX_FOLIO),
-    z.string().regex(/^0*[1-9]\d{0,9}$/, { error: "must be a positive integer" }),
+    z
+      .string()
+      .max(20)
+      .regex(/^0*[1-9]\d{0,9}$/, { error: "must be a positive integer" }),
   ])
   .openapi({ description: "The folio, within the CAF's range (a number, or its digits as a string)", example: 1 });
 
@@ -42,6 +51,7 @@ const FolioField = z
 const RutField = (description: string) =>
   z
     .string({ error: "is required" })
+    .max(MAX_CHARS.rut)
     .regex(new RegExp(RUT_PATTERN), { error: "must be a RUT, XXXXXXXX-K" })
     .openapi({ description: `${description}, \`XXXXXXXX-K\` (check digit verified)`, pattern: RUT_PATTERN });
 
@@ -97,12 +107,16 @@ export const BASE64_XML = { ...BASE64, contentMediaType: "application/xml" } as 
 export const XmlField = z
   .string()
   .min(1, { error: "is required" })
+  .max(MAX_CHARS.xml)
   .openapi({ ...BASE64_XML, description: "A DTE, EnvioDTE or EnvioBOLETA, base64", example: EXAMPLE_ENVELOPE });
 
 export const ResolucionField = z
   .object({
     numero: z.number().int().min(0).openapi({ description: "The resolution's number (0 in certification)" }),
-    fecha: z.iso.date({ error: "must be a date YYYY-MM-DD" }).openapi({ description: "The resolution's date, `YYYY-MM-DD`" }),
+    fecha: z.iso
+      .date({ error: "must be a date YYYY-MM-DD" })
+      .max(MAX_CHARS.date)
+      .openapi({ description: "The resolution's date, `YYYY-MM-DD`" }),
   })
   .optional()
   .openapi({ description: "The SII resolution printed under the stamp; by default the envelope's carátula's" });

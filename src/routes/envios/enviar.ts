@@ -27,6 +27,7 @@ const Body = z
     xml: XmlField.openapi({ description: "The signed EnvioDTE or EnvioBOLETA, base64 (as `documentos/generar` returns it)" }),
     archivo: z
       .string()
+      .max(104)
       .regex(/^[\w.-]{1,100}\.xml$/, { error: "must be a file name ending in .xml (letters, digits, . _ -)" })
       .optional()
       .openapi({ description: "The file name the SII records; default `EnvioDTE_<emisor>_<first folio>.xml`" }),

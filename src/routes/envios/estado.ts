@@ -16,6 +16,7 @@ const Params = pathParams({
   emisor: Rut.openapi({ description: "The envelope's issuer (RutEmisor of its carátula)" }),
   track_id: z
     .string()
+    .max(15)
     .regex(/^\d{1,15}$/, { error: "must be the SII's track id: up to 15 digits" })
     .openapi({
       example: "0260000001",

@@ -2,6 +2,7 @@
 // certificate's), and the handlers each operation's file calls with its validated parameters.
 import { createRoute, type OpenAPIHono, type z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { neutralizeCsvLine } from "../../lib/csv.ts";
 import { santiagoDate } from "../../lib/dates.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import type { AppEnv } from "../../platform/context.ts";
@@ -131,7 +132,8 @@ export async function answerDetail(c: Context<AppEnv>, q: RcvQuery, dte: number)
       q.rut,
       auth,
       async function* (jar) {
-        for await (const line of rcvExport(ctx, jar, q, dte)) yield `${line}\n`;
+        // The SII's cells as received, each guarded against formula injection (names are the counterparts' own).
+        for await (const line of rcvExport(ctx, jar, q, dte)) yield `${neutralizeCsvLine(line, ";")}\n`;
       },
       {
         headers: { "content-type": "text/csv; charset=ISO-8859-1", "content-disposition": `attachment; filename="${name}"` },

@@ -1,6 +1,6 @@
 // The RCV operations' schemas: credentials, path parameters, and the answers several operations share.
 import { z } from "@hono/zod-openapi";
-import { Ambiente, DryRun, Formato, IntegerEnum, IntegerParam, Rut } from "../../platform/params.ts";
+import { Ambiente, DryRun, Formato, IntegerEnum, IntegerParam, MAX_CHARS, Rut } from "../../platform/params.ts";
 import { envelope } from "../../platform/schemas.ts";
 import { RCV_ESTADOS } from "../../sii/rcv.ts";
 import { PassOrCertAuth } from "../credentials.ts";
@@ -29,11 +29,15 @@ export const Emisor = Rut.openapi({
 /** The SII's first RCV period (factory.ts checks the upper bound, the current month in Chile). */
 const RCV_PERIOD = /^(?:2017(?:0[5-9]|1[0-2])|(?:201[89]|20[2-9]\d|2[1-9]\d\d)(?:0[1-9]|1[0-2]))$/;
 
-export const RcvPeriodo = z.string().regex(RCV_PERIOD, { error: "must be a period YYYYMM from 201705 (the RCV's first month)" }).openapi({
-  description:
-    "Tax period `YYYYMM`, from `201705` (the register's first month) to the current month in Chile (a later month is a 400 the pattern cannot express)",
-  example: "202405",
-});
+export const RcvPeriodo = z
+  .string()
+  .max(MAX_CHARS.periodo)
+  .regex(RCV_PERIOD, { error: "must be a period YYYYMM from 201705 (the RCV's first month)" })
+  .openapi({
+    description:
+      "Tax period `YYYYMM`, from `201705` (the register's first month) to the current month in Chile (a later month is a 400 the pattern cannot express)",
+    example: "202405",
+  });
 
 export const RcvAuthBody = z.object({ auth: PassOrCertAuth }).openapi("RcvAuth", { example: { auth: { pass: EXAMPLE_CLAVE } } });
 
@@ -135,7 +139,8 @@ const Detail = envelope(
 export const DetailQuery = z.object({ ambiente: Ambiente, formato: Formato(["json", "csv"]) });
 
 export const DetailResponse = {
-  description: "The documents, or with `formato=csv` the SII's export (ISO-8859-1) as received",
+  description:
+    "The documents, or with `formato=csv` the SII's export (ISO-8859-1) as received, except that a cell a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return, other than a plain number) gets a leading `'` (OWASP CSV injection)",
   content: { "application/json": { schema: Detail }, "text/csv": { schema: { type: "string" as const } } },
 };
 

@@ -33,11 +33,14 @@ const FaultInput = z
 const Faults = envelope(z.object({ faults: z.array(z.object({ service: z.string(), fault: z.string(), remaining: z.number().int() })) }));
 const Calls = envelope(z.object({ calls: z.record(z.string(), z.number().int()), total: z.number().int() }));
 const tags = ["Sandbox"];
-/** Either token; documented so, though a caller on loopback needs neither. */
-const security: Record<string, string[]>[] = [{ ApiToken: [] }, { AdminToken: [] }];
+/**
+ * No token from loopback (the empty requirement: anonymous), otherwise either token. OpenAPI
+ * cannot say where a caller is, so the description does.
+ */
+const security: Record<string, string[]>[] = [{}, { ApiToken: [] }, { AdminToken: [] }];
 const description =
-  "Needs the development token (`DEV_API_TOKEN`, as `X-API-Token` or `Authorization: Bearer`) or the operator's " +
-  "`ADMIN_TOKEN` (`Authorization: Bearer`), except from loopback (tests, `npm run dev`).";
+  "No token from loopback (tests, `npm run dev`); otherwise the development token (`DEV_API_TOKEN`, as `X-API-Token` or " +
+  "`Authorization: Bearer`) or the operator's `ADMIN_TOKEN` (`Authorization: Bearer`), and 401 without one.";
 
 /** What a runtime tells about the connection, when it does (c.env). */
 interface PeerEnv {

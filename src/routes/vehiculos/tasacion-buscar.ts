@@ -7,6 +7,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError, type FieldError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
+import { MAX_CHARS } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { FIRST_APPRAISAL_YEAR } from "../../sii/vehiculos.ts";
 import { CATEGORIAS, type Categoria, decodeRow, FIELDS, loadShard, type Shard } from "../../sii/vehiculos-index.ts";
@@ -18,7 +19,7 @@ const DEFAULT_POR_PAGINA = 50;
 /** The earliest model year a search takes. */
 const FIRST_MODEL_YEAR = 1900;
 
-const IdOrName = z.union([z.number().int(), z.string().min(1)]);
+const IdOrName = z.union([z.number().int(), z.string().min(1).max(MAX_CHARS.name)]);
 
 /** The message for an absent required field, in the words clients of other gateways know; zod's otherwise. */
 const missing = (message: string) => (issue: { input: unknown }) => (issue.input === undefined ? message : undefined);
@@ -35,7 +36,7 @@ const Body = z
       .max(3, { error: `must be 1, 2 or 3: ${CATEGORIA_TEXT}` })
       .openapi({ description: CATEGORIA_TEXT, example: 1 }),
     tipo: z
-      .union([z.number().int(), z.string().min(1)], { error: missing("Debe especificar el tipo de vehículo.") })
+      .union([z.number().int(), z.string().min(1).max(MAX_CHARS.name)], { error: missing("Debe especificar el tipo de vehículo.") })
       .openapi({ description: "A type's id from `categorias/tipos/{categoria}`, or its name (`CAMIONETA`)", example: 3 }),
     anio: z
       .number()
@@ -55,8 +56,16 @@ const Body = z
         example: 2026,
       }),
     marca: IdOrName.optional().openapi({ description: "A make's id from `categorias/marcas/{categoria}`, or its name", example: "SUZUKI" }),
-    modelo: z.string().optional().openapi({ description: "Part of the model's name (case and accents ignored)", example: "VITARA" }),
-    version: z.string().optional().openapi({ description: "Part of the version's name (case and accents ignored)", example: "AT" }),
+    modelo: z
+      .string()
+      .max(MAX_CHARS.name)
+      .optional()
+      .openapi({ description: "Part of the model's name (case and accents ignored)", example: "VITARA" }),
+    version: z
+      .string()
+      .max(MAX_CHARS.name)
+      .optional()
+      .openapi({ description: "Part of the version's name (case and accents ignored)", example: "AT" }),
     pagina: z
       .number()
       .int()
