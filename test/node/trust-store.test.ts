@@ -14,6 +14,9 @@ import type { AppEnv } from "../../src/platform/context.ts";
 import type { Deps } from "../../src/ports.ts";
 import { trustStoreFor } from "../../src/routes/documentos/trust-store.ts";
 import { SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import esign from "../fixtures/real-documents/sii-crypto/DTE--60910000-1--33--2336600-cert.pem?raw";
+import ecertchile from "../fixtures/real-documents/sii-crypto/DTE--76354771-K--33--170-cert.pem?raw";
+import acepta from "../fixtures/real-documents/sii-crypto/DTE--76399752-9--33--25568-cert.pem?raw";
 import { testDeps } from "../support/app.ts";
 import { makeCertificate, rsaKey } from "../support/certificates.ts";
 
@@ -46,6 +49,20 @@ describe("the bundled collection", () => {
     }
     // The collection's 17 self-signed roots (VERIFICATION.md), the VeriSign Class 2 root among them.
     expect(seen).toEqual({ roots: 17, intermediates: 27 });
+  });
+
+  it("does not hold the class-2 CAs of real DTE signers: they stay emisor_desconocido", async () => {
+    const store = buildTrustStore(await bundledCertificates());
+    const issuers = [];
+    for (const pem of [ecertchile, acepta, esign]) {
+      const der = new Uint8Array(Buffer.from(pem.replace(/-----[^-]+-----|\s+/g, ""), "base64"));
+      const verdict = await verifyChain(der, store, new Date("2019-04-01"));
+      expect(verdict.confianza).toBe("emisor_desconocido");
+      issuers.push(verdict.motivo);
+    }
+    expect(issuers.join("\n")).toMatch(
+      /E-CERTCHILE CA FIRMA ELECTRONICA SIMPLE[\s\S]*Clase 2 Persona Natural - G4[\s\S]*Firma Tributaria CA/,
+    );
   });
 });
 
