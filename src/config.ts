@@ -1,4 +1,5 @@
 // Settings every entry reads from its environment (Worker vars/secrets, process.env on Node and Lambda).
+import { readDerBlocks } from "./dte/pem.ts";
 import { parseCorsOrigins } from "./platform/cors.ts";
 import type { Clock, Config, Logger } from "./ports.ts";
 import { parseUpstream } from "./sii/transport.ts";
@@ -13,6 +14,16 @@ const SANDBOX_SECRET_KEY = "sandbox-only-secret-key-never-used-in-live-mode";
 function text(env: EnvVars, name: string): string | undefined {
   const value = env[name];
   return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/** TRUST_ANCHORS_PEM: one or more PEM certificates (CAs an operator trusts for DTE signers, and their intermediates). */
+function trustAnchors(pem: string | undefined): Uint8Array[] | undefined {
+  if (pem === undefined) return undefined;
+  const blocks = readDerBlocks(pem);
+  const certificates = blocks?.filter((block) => block.label === "CERTIFICATE").map((block) => block.der) ?? [];
+  if (!blocks || certificates.length === 0 || certificates.length !== blocks.length)
+    throw new Error("TRUST_ANCHORS_PEM must hold only PEM certificates (-----BEGIN CERTIFICATE-----)");
+  return certificates;
 }
 
 export function configFromEnv(env: EnvVars): Config {
@@ -49,6 +60,7 @@ export function configFromEnv(env: EnvVars): Config {
     siiTimeoutMs,
     siiMaxWaitMs,
     corsOrigins: parseCorsOrigins(text(env, "CORS_ORIGINS")),
+    trustAnchors: trustAnchors(text(env, "TRUST_ANCHORS_PEM")),
   };
 }
 

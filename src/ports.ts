@@ -206,6 +206,8 @@ export interface SandboxControls {
   credentials(): SandboxCredentials;
   /** Trusted next to the SII's own CAF keys while the gateway talks to the simulator. */
   cafSigningKey(): CafSigningKey;
+  /** PEM of the CA that issues the test taxpayers' certificates: a trust anchor for DTE signers while the gateway talks to the simulator. */
+  caCertificate(): string;
 }
 
 export interface Clock {
@@ -242,6 +244,8 @@ export interface Config {
   siiMaxWaitMs?: number;
   /** Origins that get CORS headers and preflight answers; none when unset (CORS off). */
   corsOrigins?: readonly string[];
+  /** The operator's extra trust anchors and intermediates for DTE signers (DER), from TRUST_ANCHORS_PEM. */
+  trustAnchors?: readonly Uint8Array[];
 }
 
 export interface Deps {

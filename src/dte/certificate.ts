@@ -55,6 +55,8 @@ export interface CertificateParts {
 interface Parsed extends CertificateParts {
   tbsNode: Asn1;
   tbsFields: Asn1[];
+  /** The signatureAlgorithm's parameters, if any. */
+  parameters: Asn1 | undefined;
 }
 
 function parse(der: Uint8Array): Parsed | null {
@@ -67,7 +69,16 @@ function parse(der: Uint8Array): Parsed | null {
   const spki = tbsFields[5];
   const algorithm = oidOf(children(signatureAlgorithm)[0]);
   if (!isType(spki, TAG.SEQUENCE) || !algorithm || signature.content.length < 1) return null;
-  return { tbs: tbs.raw, signatureAlgorithm: algorithm, signature: signature.content.slice(1), spki: spki.raw, tbsNode: tbs, tbsFields };
+  const parameters = children(signatureAlgorithm)[1];
+  return {
+    tbs: tbs.raw,
+    signatureAlgorithm: algorithm,
+    signature: signature.content.slice(1),
+    spki: spki.raw,
+    tbsNode: tbs,
+    tbsFields,
+    parameters,
+  };
 }
 
 /** The signed parts, or null when the bytes are not a certificate. */
@@ -135,21 +146,26 @@ function timeOf(node: Asn1 | undefined): Date | null {
   return Number.isNaN(time) ? null : new Date(time);
 }
 
+/** The parsed extnValue of the extension `oid` in the `[3]` Extensions (RFC 5280 §4.1.2.9), if present and readable. */
+function extensionValue(extensions: Asn1 | undefined, oid: string): Asn1 | null {
+  for (const extension of children(children(extensions)[0] ?? extensions)) {
+    const [idNode, ...rest] = children(extension);
+    if (oidOf(idNode) !== oid) continue;
+    const value = octetsOf(rest.find((node) => isType(node, TAG.OCTET_STRING)));
+    return value ? parseDer(value) : null;
+  }
+  return null;
+}
+
 /** The strings inside subjectAltName otherNames of the RUT type (`[0] EXPLICIT` any string type). */
 function rutOtherNames(extensions: Asn1 | undefined): string[] {
   const out: string[] = [];
-  for (const extension of children(children(extensions)[0] ?? extensions)) {
-    const [idNode, ...rest] = children(extension);
-    if (oidOf(idNode) !== SUBJECT_ALT_NAME) continue;
-    const value = octetsOf(rest.find((node) => isType(node, TAG.OCTET_STRING)));
-    const names = value ? parseDer(value) : null;
-    for (const general of names?.children ?? []) {
-      // GeneralName otherName: [0] { type-id OID, [0] EXPLICIT value }.
-      if (general.tagClass !== 2 || general.tag !== 0 || !general.constructed) continue;
-      const [typeId, explicit] = general.children;
-      const inner = explicit?.children[0];
-      if (oidOf(typeId) === RUT_OTHER_NAME && explicit?.tagClass === 2 && inner && !inner.constructed) out.push(stringText(inner));
-    }
+  for (const general of extensionValue(extensions, SUBJECT_ALT_NAME)?.children ?? []) {
+    // GeneralName otherName: [0] { type-id OID, [0] EXPLICIT value }.
+    if (general.tagClass !== 2 || general.tag !== 0 || !general.constructed) continue;
+    const [typeId, explicit] = general.children;
+    const inner = explicit?.children[0];
+    if (oidOf(typeId) === RUT_OTHER_NAME && explicit?.tagClass === 2 && inner && !inner.constructed) out.push(stringText(inner));
   }
   return out;
 }
@@ -190,5 +206,58 @@ export function readCertificate(der: Uint8Array<ArrayBuffer>): CertificateRead {
       exponent,
       modulusHex: toHex(modulus).replace(/^0+/, ""),
     },
+  };
+}
+
+const BASIC_CONSTRAINTS = "2.5.29.19";
+const SUBJECT_KEY_IDENTIFIER = "2.5.29.14";
+const AUTHORITY_KEY_IDENTIFIER = "2.5.29.35";
+
+/** What linking a certificate to its issuer needs (RFC 5280 §6.1): names as DER, validity, CA flag, key ids. */
+export interface CertificateLinks extends CertificateParts {
+  /** The issuer and subject Names' DER, compared byte for byte to find an issuer. */
+  issuer: Uint8Array<ArrayBuffer>;
+  subject: Uint8Array<ArrayBuffer>;
+  issuerName: string;
+  subjectName: string;
+  notBefore: Date;
+  notAfter: Date;
+  /** basicConstraints cA (RFC 5280 §4.2.1.9); false when the extension is absent. */
+  isCa: boolean;
+  subjectKeyId: Uint8Array<ArrayBuffer> | null;
+  /** authorityKeyIdentifier's keyIdentifier [0] (RFC 5280 §4.2.1.1). */
+  authorityKeyId: Uint8Array<ArrayBuffer> | null;
+  /** The signatureAlgorithm's parameters' DER (RSASSA-PSS carries its hash and salt there); null when absent. */
+  signatureParameters: Uint8Array<ArrayBuffer> | null;
+}
+
+/** The links to the issuer, or null when the bytes are not a certificate. */
+export function certificateLinks(der: Uint8Array): CertificateLinks | null {
+  const parsed = parse(der);
+  if (!parsed) return null;
+  const { tbsFields, tbsNode } = parsed;
+  const [issuer, validity, subject] = [tbsFields[2], tbsFields[3], tbsFields[4]];
+  const [notBefore, notAfter] = children(validity).map(timeOf);
+  if (!isType(issuer, TAG.SEQUENCE) || !isType(subject, TAG.SEQUENCE) || !notBefore || !notAfter) return null;
+  const extensions = contextChild(tbsNode, 3);
+  const basic = extensionValue(extensions, BASIC_CONSTRAINTS);
+  const cA = children(basic ?? undefined)[0];
+  const ski = extensionValue(extensions, SUBJECT_KEY_IDENTIFIER);
+  const aki = extensionValue(extensions, AUTHORITY_KEY_IDENTIFIER)?.children.find((n) => n.tagClass === 2 && n.tag === 0);
+  return {
+    tbs: parsed.tbs,
+    signatureAlgorithm: parsed.signatureAlgorithm,
+    signature: parsed.signature,
+    spki: parsed.spki,
+    issuer: issuer.raw,
+    subject: subject.raw,
+    issuerName: displayName(issuer),
+    subjectName: displayName(subject),
+    notBefore,
+    notAfter,
+    isCa: isType(cA, TAG.BOOLEAN) && cA.content[0] !== 0,
+    subjectKeyId: ski && isType(ski, TAG.OCTET_STRING) ? ski.content : null,
+    authorityKeyId: aki && !aki.constructed ? aki.content : null,
+    signatureParameters: parsed.parameters?.tag === TAG.NULL ? null : (parsed.parameters?.raw ?? null),
   };
 }

@@ -40,5 +40,6 @@ export function sandboxControls(sandbox: Sandbox): SandboxControls {
     resetCalls: () => state.calls.clear(),
     credentials,
     cafSigningKey: sandboxCafPublicKey,
+    caCertificate: () => SANDBOX_CA.cert,
   };
 }
