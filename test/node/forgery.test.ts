@@ -3,6 +3,7 @@
 // envios/verificar calls valid must be what formatos/json presents, and generar must refuse a CAF
 // whose authorization is not the one the SII signed.
 import { describe, expect, it } from "vitest";
+import { certificateParts } from "../../src/dte/certificate.ts";
 import { parseCertificateCredential, type SigningCredential } from "../../src/dte/credentials.ts";
 import { sha1Base64, signatureElement, signedInfo } from "../../src/dte/sign/xmldsig.ts";
 import { canonicalize } from "../../src/dte/verify/c14n.ts";
@@ -13,6 +14,7 @@ import { EXAMPLE_ISSUER } from "../../src/routes/documentos/examples.ts";
 import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { makeCertificate } from "../support/certificates.ts";
 import { signedDte, signedEnvelope } from "../support/envelope.ts";
 
 const VERIFICAR = "/api/v1/platform/dte/envios/verificar";
@@ -168,6 +170,33 @@ describe("comments are never data", () => {
 });
 
 describe("the signer's key", () => {
+  it("a self-signed certificate of the very key that signed does not establish a signer: the signature is invalid", async () => {
+    const { post, juana, caf } = await setup();
+    const dte = await signedDte(juana, COMPANY, { tipo: 33, folio: 13, receptor: "22222222-2", total: 11_900, caf });
+    const pem = (text: string, label: string) => base64ToBytes(text.replace(new RegExp(`-----(BEGIN|END) ${label}-----|\\s+`, "g"), ""));
+    const privateKey = await crypto.subtle.importKey(
+      "pkcs8",
+      pem(SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem, "PRIVATE KEY"),
+      { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
+    const spki = certificateParts(juana.certificateDer)?.spki as Uint8Array<ArrayBuffer>;
+    const selfSigned = await makeCertificate({
+      name: "Juana Pérez Soto",
+      key: { keys: { privateKey, publicKey: privateKey }, spki, kind: "rsa" },
+    });
+    const forged = dte.replace(
+      /<X509Certificate>[^<]+<\/X509Certificate>/,
+      `<X509Certificate>${bytesToBase64(selfSigned.der)}</X509Certificate>`,
+    );
+    const data = await verify(post, forged);
+    expect(data.documentos[0].firmante).toMatchObject({ confianza: "autofirmado" });
+    expect(data.documentos[0].firma).toMatchObject({ valido: false, motivo: expect.stringMatching(/self-signed/) });
+    expect(data.documentos[0].timbre.valido).toBe(true);
+    expect(data.valido).toBe(false);
+  });
+
   it("a certificate of one key beside an RSAKeyValue of the key that signed is invalid", async () => {
     const { post, juana, caf } = await setup();
     const dte = await signedDte(juana, COMPANY, { tipo: 33, folio: 12, receptor: "22222222-2", total: 11_900, caf });

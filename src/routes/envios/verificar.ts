@@ -4,7 +4,9 @@
 // stamp says what the document says. With a certificate, also the SII's own check (QueryEstDteAv).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { DocumentSummary } from "../../dte/verify/envelope.ts";
+import { type SignerReport, STAMPED_FIELDS, signerReport, signingTime, withSigner } from "../../dte/verify/signer.ts";
 import { type Check, verifyStamp } from "../../dte/verify/timbre.ts";
+import { findChild } from "../../dte/xml/parse.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
@@ -17,6 +19,7 @@ import { trustedCafKeys } from "../documentos/caf-keys.ts";
 import { EXAMPLE_ENVELOPE } from "../documentos/examples.ts";
 import { fieldError, inspectXmlField, readXmlField } from "../documentos/factory.ts";
 import { XmlField } from "../documentos/schema.ts";
+import { trustStoreFor } from "../documentos/trust-store.ts";
 import { siiServices } from "../sii-context.ts";
 
 const Query = z.object({ ambiente: Ambiente });
@@ -33,21 +36,55 @@ const CheckSchema = z
   .object({ valido: z.boolean(), motivo: z.string().nullable().openapi({ description: "Why it failed, or a note on how it passed" }) })
   .openapi("Check");
 
+const Firmante = z
+  .object({
+    rut: z.string().nullable().openapi({ description: "The holder's RUT, from the certificate" }),
+    nombre: z.string(),
+    emisor: z.string().openapi({ description: "The CA that issued the certificate" }),
+    vigente_desde: z.string(),
+    vigente_hasta: z.string(),
+    vigente_al_firmar: z
+      .boolean()
+      .nullable()
+      .openapi({ description: "Valid at the signing time the document states (null: it states none)" }),
+    confianza: z.enum(["cadena_valida", "emisor_desconocido", "autofirmado", "cadena_invalida"]).openapi({
+      description:
+        "`cadena_valida`: chains to the trust store (the accredited Chilean CAs bundled with the gateway, the operator's TRUST_ANCHORS_PEM, and in sandbox mode the sandbox's CA); `emisor_desconocido`: its issuer is not in the store (real DTEs are signed under class-2 CAs whose certificates are not public); `autofirmado` and `cadena_invalida` make the signature invalid",
+    }),
+    cadena: z.array(z.string()).openapi({ description: "Subject names from the signer up to the trusted CA" }),
+    motivo: z.string().nullable(),
+  })
+  .nullable()
+  .openapi("Signer", { description: "The signer's certificate and whether it can be trusted; null when none could be read" });
+
 const Verified = envelope(
   z
     .object({
-      valido: z.boolean().openapi({ description: "True only when every check of every document passed (the SII's too, when asked)" }),
-      sobre: z.object({ firma: CheckSchema }).nullable().openapi({ description: "The envelope's own signature; null for a lone DTE" }),
+      valido: z.boolean().openapi({
+        description:
+          "True only when every check of every document passed (the SII's too, when asked) and each document's signer is established: its certificate chains to the trust store, or the SII confirmed the document (`auth` given)",
+      }),
+      motivo: z.string().nullable().openapi({ description: "When not `valido`: in words, what could not be established, per document" }),
+      sobre: z
+        .object({ firma: CheckSchema, firmante: Firmante })
+        .nullable()
+        .openapi({ description: "The envelope's own signature; null for a lone DTE" }),
       documentos: z.array(
         z.object({
           tipo: z.number().int(),
           folio: z.number().int(),
           emisor: z.string(),
-          firma: CheckSchema.openapi({ description: "The document's XMLDSig signature" }),
+          firma: CheckSchema.openapi({ description: "The document's XMLDSig signature, on the very Documento reported" }),
+          firmante: Firmante,
           timbre: CheckSchema.openapi({ description: "The TED, signed with the CAF's key" }),
           caf: CheckSchema.openapi({ description: "The CAF, signed by the SII (key by IDK)" }),
           coherencia: CheckSchema.openapi({
-            description: "The TED and the CAF say what the document says (RUTs, type, folio, date, total, first item, range)",
+            description:
+              "The TED and the CAF say what the document says (RUTs, type, folio, date, total, first item, range), and the envelope does not give its folio twice",
+          }),
+          timbre_cubre: z.array(z.string()).openapi({
+            description:
+              "The fields a valid stamp vouches for whoever signed the document (empty when the stamp, its CAF or their coherence failed)",
           }),
           sii: z
             .object({ recibido: z.boolean(), estado: z.string(), glosa: z.string().nullable(), track_id: z.string().nullable() })
@@ -61,6 +98,39 @@ const Verified = envelope(
 
 const check = (c: { valido: boolean; motivo: string | null } | null, missing: string): Check =>
   c ? { valido: c.valido, motivo: c.motivo } : { valido: false, motivo: missing };
+
+interface Reported {
+  tipo: number;
+  folio: number;
+  firma: Check;
+  firmante: SignerReport | null;
+  timbre: Check;
+  caf: Check;
+  coherencia: Check;
+  sii: SiiDocumentStatus | null;
+}
+
+/** What could not be established, in words (null: everything was): each failed check, and each document whose signer is not established. */
+function unestablished(sobre: { firma: Check } | null, documentos: Reported[], siiAsked: boolean): string | null {
+  const parts: string[] = [];
+  if (sobre && !sobre.firma.valido) parts.push(`the envelope's signature: ${sobre.firma.motivo}`);
+  documentos.forEach((d, i) => {
+    const failed = (["firma", "timbre", "caf", "coherencia"] as const)
+      .filter((name) => !d[name].valido)
+      .map((name) => `${name}: ${d[name].motivo}`);
+    if (d.sii && d.sii.estado !== "DOK") failed.push(`the SII answered ${d.sii.estado}${d.sii.glosa ? ` (${d.sii.glosa})` : ""}`);
+    else if (!failed.length && d.firmante?.confianza !== "cadena_valida" && d.sii?.estado !== "DOK") {
+      const who = d.firmante
+        ? `its signer's certificate (issued by ${d.firmante.emisor}) does not chain to a trusted CA`
+        : "its signer is unknown";
+      failed.push(
+        `${who}, and ${siiAsked ? "the SII did not confirm it" : "the SII was not asked to confirm it (give auth.cert)"}; its valid stamp vouches for ${STAMPED_FIELDS.join(", ")}`,
+      );
+    }
+    if (failed.length) parts.push(`document ${i + 1} (type ${d.tipo}, folio ${d.folio}): ${failed.join("; ")}`);
+  });
+  return parts.length ? parts.join(". ") : null;
+}
 
 export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
@@ -102,6 +172,8 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
             )
           : null;
 
+      const store = trustStoreFor(c);
+      const now = c.get("deps").clock.now();
       const documentos = [];
       const pause = yielder();
       for (const doc of report.documentos) {
@@ -111,23 +183,33 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
         const coherencia = doc.hallazgos.length
           ? { valido: false, motivo: [stamp.coherencia.motivo, ...doc.hallazgos].filter(Boolean).join("; ") }
           : stamp.coherencia;
+        const firmante = await signerReport(doc.firma, signingTime(doc.documento, "TmstFirma"), now, store);
+        const stamped = stamp.timbre.valido && stamp.caf.valido && coherencia.valido;
         documentos.push({
           tipo: doc.tipo,
           folio: doc.folio,
           emisor: doc.emisor,
-          firma: check(doc.firma, "the document is not signed"),
+          firma: withSigner(check(doc.firma, "the document is not signed"), firmante),
+          firmante,
           ...stamp,
           coherencia,
+          timbre_cubre: stamped ? [...STAMPED_FIELDS] : [],
           sii: await askSii(doc),
         });
       }
-      const sobre = report.kind === "DTE" ? null : { firma: check(report.firma, "the envelope is not signed") };
-      const valido =
-        (sobre?.firma.valido ?? true) &&
-        documentos.every(
-          (d) => d.firma.valido && d.timbre.valido && d.caf.valido && d.coherencia.valido && (d.sii === null || d.sii.estado === "DOK"),
+      let sobre: { firma: Check; firmante: SignerReport | null } | null = null;
+      if (report.kind !== "DTE") {
+        const firmante = await signerReport(
+          report.firma,
+          signingTime(findChild(report.doc.root, "SetDTE", "Caratula"), "TmstFirmaEnv"),
+          now,
+          store,
         );
-      return ok(c, { valido, sobre, documentos });
+        sobre = { firma: withSigner(check(report.firma, "the envelope is not signed"), firmante), firmante };
+      }
+      const motivo = unestablished(sobre, documentos, credential !== null);
+      const valido = motivo === null;
+      return ok(c, { valido, motivo, sobre, documentos });
     },
   );
 }
