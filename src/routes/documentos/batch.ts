@@ -3,6 +3,7 @@
 // serves every other request of the process or isolate: each limit keeps the largest request's
 // longest hold of it in the low hundreds of milliseconds (measured figures in the README), and a
 // bigger batch is sent as several requests.
+import { childElements, localName, type XmlElement } from "../../dte/xml/parse.ts";
 import { ApiError } from "../../platform/errors.ts";
 
 /** Documents per request (generar, pdf, escpos, envios/verificar, formatos/json from XML). */
@@ -25,16 +26,35 @@ export function checkDocumentCount(path: string, count: number): void {
   }
 }
 
-/** 400 when the documents' Detalle lines add up to more than one request may carry. */
-export function checkLineCount(path: string, documents: readonly unknown[]): void {
-  let lines = 0;
-  for (const document of documents) {
-    const detalle = typeof document === "object" && document !== null ? (document as Record<string, unknown>).Detalle : undefined;
-    lines += Array.isArray(detalle) ? detalle.length : detalle === undefined ? 0 : 1;
+/** 400 when one document has more Detalle lines than a document may, or all of them more than one request may carry. */
+function checkLines(path: string, counts: readonly number[]): void {
+  const over = counts.findIndex((n) => n > MAX_DOCUMENT_LINES);
+  if (over >= 0) {
+    throw tooLarge(path, `document ${over + 1} has ${counts[over]} Detalle lines; a document has at most ${MAX_DOCUMENT_LINES}`);
   }
+  const lines = counts.reduce((a, b) => a + b, 0);
   if (lines > MAX_BATCH_LINES) {
     throw tooLarge(path, `has ${lines} Detalle lines in all; at most ${MAX_BATCH_LINES} per request (send the rest in further requests)`);
   }
+}
+
+/** The same limits for documents given as JSON (`Detalle` one object or a list). */
+export function checkLineCount(path: string, documents: readonly unknown[]): void {
+  checkLines(
+    path,
+    documents.map((document) => {
+      const detalle = typeof document === "object" && document !== null ? (document as Record<string, unknown>).Detalle : undefined;
+      return Array.isArray(detalle) ? detalle.length : detalle === undefined ? 0 : 1;
+    }),
+  );
+}
+
+/** The same limits for uploaded XML: every Detalle line is drawn, none dropped, so the whole upload must fit. */
+export function checkXmlLineCount(path: string, dtes: readonly { documento: XmlElement }[]): void {
+  checkLines(
+    path,
+    dtes.map(({ documento }) => childElements(documento).filter((c) => localName(c.name) === "Detalle").length),
+  );
 }
 
 /**

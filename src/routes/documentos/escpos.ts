@@ -8,7 +8,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
-import { checkDocumentCount, MAX_BATCH_DOCUMENTS, yielder } from "./batch.ts";
+import { checkDocumentCount, checkXmlLineCount, MAX_BATCH_DOCUMENTS, yielder } from "./batch.ts";
 import { EXAMPLE_ENVELOPE } from "./examples.ts";
 import { fieldError, readXmlField, resolucionOf } from "./factory.ts";
 import { ResolucionField, XmlField } from "./schema.ts";
@@ -65,6 +65,7 @@ export function registerDocumentosEscpos(app: OpenAPIHono<AppEnv>): void {
       const contents = await readXmlField(body.xml);
       if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
       checkDocumentCount("xml", contents.dtes.length);
+      checkXmlLineCount("xml", contents.dtes);
       const resolucion = resolucionOf(body.resolucion, contents);
       const printed = [];
       const receipts = [];

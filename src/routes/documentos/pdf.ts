@@ -10,7 +10,7 @@ import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { MAX_CHARS } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
-import { checkDocumentCount, MAX_BATCH_DOCUMENTS, MAX_PRINTED_COPIES, tooLarge } from "./batch.ts";
+import { checkDocumentCount, checkXmlLineCount, MAX_BATCH_DOCUMENTS, MAX_PRINTED_COPIES, tooLarge } from "./batch.ts";
 import { EXAMPLE_ENVELOPE } from "./examples.ts";
 import { base64Field, fieldError, readXmlField, resolucionOf } from "./factory.ts";
 import { BASE64, ResolucionField, XmlField } from "./schema.ts";
@@ -79,6 +79,7 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
       const contents = await readXmlField(body.xml);
       if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
       checkDocumentCount("xml", contents.dtes.length);
+      checkXmlLineCount("xml", contents.dtes);
       const pages = contents.dtes.length * (body.copias + (body.cedible ? 1 : 0));
       if (pages > MAX_PRINTED_COPIES) {
         throw tooLarge(
