@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   "QUOTA_EXCEEDED",
   "SII_RATE_LIMIT",
   "SII_GATEWAY_ERROR",
+  "SII_FORMAT_CHANGED",
   "SII_UNAVAILABLE",
   "PAYLOAD_TOO_LARGE",
   "IDEMPOTENCY_CONFLICT",
@@ -59,7 +60,7 @@ const errorDescriptions: Record<number, string> = {
   422: "A body that does not match this operation's request schema: malformed JSON, a wrong type, a missing or unknown field, a value outside its enum, range or length, fields that may not go together (`VALIDATION_ERROR`, `errors[]` names each field)",
   429: "Quota exceeded (`QUOTA_EXCEEDED`) or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After`",
   500: "Unexpected error (`INTERNAL_ERROR`), with a request id",
-  502: "The SII rejected the request or failed (`SII_GATEWAY_ERROR`); `details` carries its text",
+  502: "The SII rejected the request or failed (`SII_GATEWAY_ERROR`); `details` carries its text. `SII_FORMAT_CHANGED`: the SII answered in a shape the gateway does not read (a column it looks for by its header is missing, or the data breaks what it promises: totals, counts, ranges); `details.service` and `details.check` say which, and nothing was answered from it",
   503: "The SII is in maintenance (`SII_UNAVAILABLE`); retry after `Retry-After` seconds",
 };
 

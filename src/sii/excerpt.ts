@@ -67,18 +67,19 @@ function callerData(c: Context): { secrets: string[]; ownRuts: string[] } {
 }
 
 /**
- * A 502 SII_GATEWAY_ERROR raised after an answer was read gets `details.sii_excerpt`: the answer,
+ * A 502 SII_GATEWAY_ERROR (or SII_FORMAT_CHANGED) raised after an answer was read gets `details.sii_excerpt`: the answer,
  * redacted, at most 500 characters. The SII's own text in `sii_message` loses the caller's secrets.
  * Requests without an answer log (sandbox mode) are left as they are.
  */
 export function withSiiExcerpt(c: Context, err: ApiError): ApiError {
-  if (err.status !== 502 || err.code !== "SII_GATEWAY_ERROR") return err;
+  if (err.status !== 502 || (err.code !== "SII_GATEWAY_ERROR" && err.code !== "SII_FORMAT_CHANGED")) return err;
   const log = logs.get(c);
   if (log?.last === undefined) return err;
   const caller = callerData(c);
   const secrets = [...caller.secrets, ...log.secrets];
   const details: Record<string, unknown> = { ...err.init.details };
   if (typeof details.sii_message === "string") details.sii_message = redactSecrets(details.sii_message, secrets);
-  details.sii_excerpt = redactedExcerpt(log.last, { secrets, ownRuts: caller.ownRuts });
+  // A format check names the part it could not read; the whole answer's start says the rest.
+  details.sii_excerpt ??= redactedExcerpt(log.last, { secrets, ownRuts: caller.ownRuts });
   return new ApiError(err.status, err.code, err.message, { ...err.init, details });
 }
