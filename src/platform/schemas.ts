@@ -158,7 +158,8 @@ export const RESPONSE_HEADERS = {
     schema: { type: "integer", example: 1768521600 },
   },
   "X-Quota-Units": {
-    description: "Units this call consumed (0 when it was refunded: refused before reaching the SII, or failed upstream)",
+    description:
+      "Units this call consumed: 0 when it was refused before reaching the SII, answered 500 or 503, a dry_run or an idempotent replay; a refusal after the SII was called is charged",
     required: true,
     schema: { type: "integer", example: 1 },
   },
