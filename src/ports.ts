@@ -243,7 +243,7 @@ export interface Config {
   siiTimeoutMs?: number;
   /** Origins that get CORS headers and preflight answers; none when unset (CORS off). */
   corsOrigins?: readonly string[];
-  /** Live Idempotency-Key answers an account may hold (default IDEMPOTENCY_RECORDS_MAX in src/platform/idempotency.ts). */
+  /** Live Idempotency-Key answers an account may hold (default IDEMPOTENCY_RECORDS_MAX in src/platform/schemas.ts). */
   idempotencyMaxRecords?: number;
 }
 

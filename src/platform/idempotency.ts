@@ -10,7 +10,7 @@ import type { StoredResponse } from "../ports.ts";
 import { acceptWeights } from "./accept.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
-import { IDEMPOTENCY_KEY_MAX } from "./schemas.ts";
+import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_RECORDS_MAX } from "./schemas.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Longer than any upstream call may take, so a live first attempt is never taken over. */
@@ -19,14 +19,6 @@ const WAIT_MS = 60 * 1000;
 /** Visible ASCII, 1 to IDEMPOTENCY_KEY_MAX characters; the OpenAPI parameter declares the same. */
 const KEY = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX}}$`);
 const KEPT_HEADERS = ["content-type", "content-disposition", "retry-after"];
-/**
- * Live answers one account may hold. Only answers that reached the SII or were charged are kept,
- * and a default plan (1000 units a day, a write weighs 5) pays for 200 writes a day per token:
- * 5000 leaves room for 25 such tokens on one account, yet bounds what an account can make the
- * store hold (a refused-request flood once stored 12 000 answers in 50 s).
- */
-export const IDEMPOTENCY_RECORDS_MAX = 5000;
-
 /** Answers that prove nothing reached the SII: the key may be used again for a real attempt. */
 function nothingHappened(res: Response, code: string | null): boolean {
   return res.status === 503 || code === "QUOTA_EXCEEDED" || code === "SII_RATE_LIMIT";
