@@ -8,13 +8,13 @@ import type { z } from "zod";
 import type { Scope, SiiTransport } from "../ports.ts";
 import { acceptWeights } from "./accept.ts";
 import { requireScope } from "./auth.ts";
+import { chargeUnits, refundCharge } from "./charge.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { failureResponse } from "./failure.ts";
 import { idempotencyKey, withIdempotency } from "./idempotency.ts";
 import { parseDryRun } from "./params.ts";
 import type { OperationSpec } from "./quota.ts";
-import { bindingWindow } from "./rate-headers.ts";
 import { errorResponses, headerRefs } from "./schemas.ts";
 
 /** Statuses every authenticated operation can answer, whatever it does. */
@@ -223,8 +223,9 @@ function offline(sii: SiiTransport): SiiTransport {
  * Runs the handler under quota. Units are given back when nothing reached the SII and the call
  * was refused (4xx: invalid input, a certificate the gateway cannot use), and on 500 or 503
  * whatever was called: the gateway failed, or the SII was unavailable, and the caller did not
- * get what it paid for. Once the SII was called, a later refusal (4xx) is charged, a validation
- * error too: the SII did the work (a folio request over MAX_AUTOR has already asked it twice).
+ * get what it paid for (5xx keep the rule they had: 500 and 503 free, a 502 from the SII's side
+ * charged). Once the SII was called, a later refusal (4xx) is charged, a validation error too:
+ * the SII did the work (a folio request over MAX_AUTOR has already asked it twice).
  */
 async function charged(
   c: Context<AppEnv>,
@@ -232,30 +233,11 @@ async function charged(
   handler: OperationHandler,
   calls: { readonly made: number },
 ): Promise<Response> {
-  const principal = c.get("principal");
-  if (!principal || spec.weight === 0) return settle(c, handler);
-  const { quota, clock } = c.get("deps");
-  const at = clock.now();
-  const decision = await quota.consume(principal.tokenId, spec.weight, principal.plan, at);
-  if (!decision.allowed) {
-    c.set("quota", { decision, units: 0 });
-    const window = bindingWindow(decision);
-    const retryAfter = Math.max(1, window.resets_at - Math.floor(at.getTime() / 1000));
-    throw new ApiError(429, "QUOTA_EXCEEDED", `Quota exceeded: this call needs ${spec.weight} units`, {
-      headers: { "Retry-After": String(retryAfter) },
-      details: { units_needed: spec.weight, daily: decision.daily, monthly: decision.monthly },
-    });
-  }
-  c.set("quota", { decision, units: spec.weight });
+  await chargeUnits(c, spec.weight);
   const res = await settle(c, handler);
   const failed = res.status === 500 || res.status === 503;
   const refusedBeforeSii = calls.made === 0 && res.status >= 400 && res.status < 500;
-  if (failed || refusedBeforeSii) {
-    await quota.refund(principal.tokenId, spec.weight, at);
-    const daily = { ...decision.daily, used: Math.max(0, decision.daily.used - spec.weight) };
-    const monthly = { ...decision.monthly, used: Math.max(0, decision.monthly.used - spec.weight) };
-    c.set("quota", { decision: { ...decision, daily, monthly }, units: 0 });
-  }
+  if (failed || refusedBeforeSii) await refundCharge(c);
   return res;
 }
 
