@@ -78,19 +78,25 @@ export type IdempotencyBegin =
   | { state: "started" }
   | { state: "in_progress" }
   | { state: "completed"; response: StoredResponse }
-  | { state: "conflict" };
+  | { state: "conflict" }
+  /** A new key while the account already holds `maxStored` live answers; `freesAt` (ms epoch): when one expires. */
+  | { state: "full"; stored: number; freesAt: number };
 
 /**
  * Records of `Idempotency-Key` use, per account. `begin` is atomic: of two concurrent calls with
  * the same key exactly one gets `started`. A record whose fingerprint differs is a `conflict`.
  * An in-progress record older than `leaseMs` is taken over (its holder died); a completed one
- * lives `ttlMs` after completion.
+ * lives `ttlMs` after completion. A key with no live record starts only while the account holds
+ * fewer than `maxStored` live completed answers (else `full`); replays and conflicts are answered
+ * whatever the count. Expired records are purged in bounded batches, never all on one request.
  */
 export interface IdempotencyStore {
-  begin(account: string, key: string, fingerprint: string, now: Date, leaseMs: number): Promise<IdempotencyBegin>;
+  begin(account: string, key: string, fingerprint: string, now: Date, leaseMs: number, maxStored: number): Promise<IdempotencyBegin>;
   complete(account: string, key: string, fingerprint: string, response: StoredResponse, now: Date, ttlMs: number): Promise<void>;
   /** Drops an in-progress record so the same key can be tried again (nothing happened upstream). */
   abandon(account: string, key: string, fingerprint: string): Promise<void>;
+  /** How many completed answers the account holds that have not expired at `now` (what `maxStored` caps). */
+  stored(account: string, now: Date): Promise<number>;
 }
 
 /**
@@ -246,6 +252,8 @@ export interface Config {
   corsOrigins?: readonly string[];
   /** The operator's extra trust anchors and intermediates for DTE signers (DER), from TRUST_ANCHORS_PEM. */
   trustAnchors?: readonly Uint8Array[];
+  /** Live Idempotency-Key answers an account may hold (default IDEMPOTENCY_RECORDS_MAX in src/platform/schemas.ts). */
+  idempotencyMaxRecords?: number;
 }
 
 export interface Deps {

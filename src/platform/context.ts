@@ -13,7 +13,10 @@ export interface AppEnv {
     deps: Deps;
     requestId: string;
     principal?: Principal;
-    /** Set when this call consumed quota, so the response headers can report it. */
-    quota?: { decision: QuotaDecision; units: number };
+    /**
+     * Set when this call consumed quota, so the response headers can report it; `at`: when its
+     * first units were taken (a refund gives them back to that day's window).
+     */
+    quota?: { decision: QuotaDecision; units: number; at?: Date };
   };
 }

@@ -7,9 +7,10 @@ import type { Context } from "hono";
 import { base64ToBytes, bytesToBase64 } from "../lib/encoding.ts";
 import { keyedHash, open, seal } from "../lib/secret-box.ts";
 import type { StoredResponse } from "../ports.ts";
+import { acceptWeights } from "./accept.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
-import { IDEMPOTENCY_KEY_MAX } from "./schemas.ts";
+import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_RECORDS_MAX } from "./schemas.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Longer than any upstream call may take, so a live first attempt is never taken over. */
@@ -18,10 +19,23 @@ const WAIT_MS = 60 * 1000;
 /** Visible ASCII, 1 to IDEMPOTENCY_KEY_MAX characters; the OpenAPI parameter declares the same. */
 const KEY = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX}}$`);
 const KEPT_HEADERS = ["content-type", "content-disposition", "retry-after"];
-
 /** Answers that prove nothing reached the SII: the key may be used again for a real attempt. */
 function nothingHappened(res: Response, code: string | null): boolean {
   return res.status === 503 || code === "QUOTA_EXCEEDED" || code === "SII_RATE_LIMIT";
+}
+
+/**
+ * The Idempotency-Key of a request, checked as every call checks it (a `dry_run` too, so a
+ * preview answers what the real call would); undefined when the request has none.
+ */
+export function idempotencyKey(c: Context<AppEnv>): string | undefined {
+  const key = c.req.header("idempotency-key");
+  if (key !== undefined && !KEY.test(key)) {
+    throw new ApiError(400, "VALIDATION_ERROR", `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters`, {
+      errors: [{ path: "Idempotency-Key", location: "header", message: `1 to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters` }],
+    });
+  }
+  return key;
 }
 
 /** Separates this key from the other uses of SECRET_KEY. */
@@ -50,7 +64,7 @@ async function store(secret: string, res: Response): Promise<StoredResponse> {
  * ".") and expire within 24 h: they are replayed as they are. A sealed record that no longer
  * opens (SECRET_KEY changed) cannot be replayed, and running the call again could repeat it.
  */
-async function replay(secret: string, stored: StoredResponse): Promise<Response> {
+async function replay(secret: string, stored: StoredResponse, accept: string | undefined): Promise<Response> {
   let answer = { headers: stored.headers, body: stored.body };
   if (stored.body.startsWith("v1.")) {
     const opened = await open(secret, PURPOSE, stored.body);
@@ -59,30 +73,58 @@ async function replay(secret: string, stored: StoredResponse): Promise<Response>
     }
     answer = JSON.parse(opened) as typeof answer;
   }
+  refuseUnacceptable(stored.status, answer.headers["content-type"], accept);
   const headers = new Headers(answer.headers);
   headers.set("Idempotent-Replayed", "true");
   return new Response(stored.status === 204 ? null : base64ToBytes(answer.body), { status: stored.status, headers });
 }
 
+/**
+ * A stored success in a media type the replay's Accept refuses is not served as if it were what
+ * was asked (the first call may have negotiated it from its own Accept): the caller learns why.
+ * Error answers are the JSON envelope whatever Accept says, as on a first call.
+ */
+function refuseUnacceptable(status: number, contentType: string | undefined, accept: string | undefined): void {
+  if (status >= 300 || !contentType || !accept) return;
+  const type = contentType.split(";", 1)[0]?.trim().toLowerCase() ?? "";
+  if (acceptWeights(accept)(type) > 0) return;
+  throw new ApiError(
+    409,
+    "IDEMPOTENCY_CONFLICT",
+    `The answer stored for this Idempotency-Key is ${type}, which this request's Accept header does not accept; repeat it with an Accept that includes ${type}, or use a new key`,
+  );
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function withIdempotency(c: Context<AppEnv>, run: () => Promise<Response>): Promise<Response> {
-  const key = c.req.header("idempotency-key");
+/**
+ * Runs `run` under the request's Idempotency-Key. Its answer is kept for replays only when
+ * `worthKeeping()` says the attempt reached the SII or was charged: an answer that did neither
+ * (a refusal the gateway gave on its own) releases the key, so refusals cannot fill the store.
+ */
+export async function withIdempotency(c: Context<AppEnv>, run: () => Promise<Response>, worthKeeping: () => boolean): Promise<Response> {
+  const key = idempotencyKey(c);
   const principal = c.get("principal");
   if (key === undefined || !principal) return run();
-  if (!KEY.test(key)) {
-    throw new ApiError(400, "VALIDATION_ERROR", `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters`, {
-      errors: [{ path: "Idempotency-Key", location: "header", message: `1 to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters` }],
-    });
-  }
   const { idempotency, clock, config } = c.get("deps");
+  const maxStored = config.idempotencyMaxRecords ?? IDEMPOTENCY_RECORDS_MAX;
   const print = await fingerprint(c);
   const deadline = Date.now() + WAIT_MS;
   for (let pause = 25; ; pause = Math.min(pause * 2, 250)) {
-    const begun = await idempotency.begin(principal.account, key, print, clock.now(), LEASE_MS);
-    if (begun.state === "completed") return replay(config.secretKey, begun.response);
+    const now = clock.now();
+    const begun = await idempotency.begin(principal.account, key, print, now, LEASE_MS, maxStored);
+    if (begun.state === "completed") return replay(config.secretKey, begun.response, c.req.header("accept"));
     if (begun.state === "conflict") {
       throw new ApiError(409, "IDEMPOTENCY_CONFLICT", "This Idempotency-Key was already used with a different request");
+    }
+    if (begun.state === "full") {
+      const retryAfter = Math.max(1, Math.ceil((begun.freesAt - now.getTime()) / 1000));
+      throw new ApiError(
+        429,
+        "QUOTA_EXCEEDED",
+        `Idempotency-Key limit reached: this account holds ${begun.stored} stored answers, the most it may hold is ${maxStored} (each is kept 24 h); retry later, or send the request without Idempotency-Key`,
+        { headers: { "Retry-After": String(retryAfter) }, details: { idempotency_records: begun.stored, limit: maxStored } },
+      );
     }
     if (begun.state === "started") break;
     if (Date.now() > deadline) {
@@ -100,7 +142,7 @@ export async function withIdempotency(c: Context<AppEnv>, run: () => Promise<Res
     throw err;
   }
   const code = res.headers.get("content-type")?.includes("json") ? await errorCode(res) : null;
-  if (nothingHappened(res, code)) await idempotency.abandon(principal.account, key, print);
+  if (nothingHappened(res, code) || !worthKeeping()) await idempotency.abandon(principal.account, key, print);
   else await idempotency.complete(principal.account, key, print, await store(config.secretKey, res), clock.now(), IDEMPOTENCY_TTL_MS);
   return res;
 }

@@ -5,16 +5,16 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { z } from "zod";
-import { DteError } from "../dte/errors.ts";
 import type { Scope, SiiTransport } from "../ports.ts";
+import { acceptWeights } from "./accept.ts";
 import { requireScope } from "./auth.ts";
+import { chargeUnits, refundCharge } from "./charge.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { failureResponse } from "./failure.ts";
-import { withIdempotency } from "./idempotency.ts";
+import { idempotencyKey, withIdempotency } from "./idempotency.ts";
 import { parseDryRun } from "./params.ts";
 import type { OperationSpec } from "./quota.ts";
-import { bindingWindow } from "./rate-headers.ts";
 import { errorResponses, headerRefs } from "./schemas.ts";
 
 /** Statuses every authenticated operation can answer, whatever it does. */
@@ -156,17 +156,7 @@ export function responseFormat<F extends string>(c: Context, formato: F, offered
   const accept = c.req.header("accept");
   if (!accept) return formato;
   c.header("Vary", "Accept");
-  const ranges = accept.split(",").map((part) => {
-    const [range = "", ...params] = part.trim().toLowerCase().split(";");
-    const q = params.map((p) => /^\s*q=([01](?:\.\d{0,3})?)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-    return { range: range.trim(), q: q === undefined ? 1 : Number(q) };
-  });
-  const weight = (type: string): number => {
-    const [major] = type.split("/");
-    const match =
-      ranges.find((r) => r.range === type) ?? ranges.find((r) => r.range === `${major}/*`) ?? ranges.find((r) => r.range === "*/*");
-    return match?.q ?? 0;
-  };
+  const weight = acceptWeights(accept);
   let best = formato;
   let bestWeight = weight(offered[formato]);
   for (const format of Object.keys(offered) as F[]) {
@@ -180,15 +170,21 @@ async function runOperation(c: Context<AppEnv>, spec: OperationSpec, handler: Op
   // A preview is free because it cannot reach the SII: the handler gets a transport that refuses
   // every call, so an operation that forgot to honour `dry_run` fails instead of acting for free.
   // It is no attempt either, so it neither takes nor replays an Idempotency-Key.
+  // The key is still checked, so a preview answers a malformed one as the real call would.
+  const idempotent = spec.changesState && c.req.method === "POST";
   if (dryRun && isDryRun(c)) {
+    if (idempotent) idempotencyKey(c);
     const deps = c.get("deps");
     c.set("deps", { ...deps, sii: offline(deps.sii) });
-    return (await settle(c, handler)).res;
+    return settle(c, handler);
   }
   const deps = c.get("deps");
   c.set("deps", { ...deps, sii: counting(deps.sii) });
-  const attempt = () => charged(c, spec, handler);
-  return spec.changesState && c.req.method === "POST" ? withIdempotency(c, attempt) : attempt();
+  const calls = { made: 0 };
+  const attempt = () => siiCalls.run(calls, () => charged(c, spec, handler, calls));
+  // An answer is kept for replays only if the attempt reached the SII or was charged.
+  const worthKeeping = () => calls.made > 0 || (c.get("quota")?.units ?? 0) > 0;
+  return idempotent ? withIdempotency(c, attempt, worthKeeping) : attempt();
 }
 
 /** The SII calls of the operation running in this async context, so charging follows what happened. */
@@ -223,49 +219,33 @@ function offline(sii: SiiTransport): SiiTransport {
   };
 }
 
-/** Runs the handler under quota; answers that cost the SII nothing give their units back. */
-async function charged(c: Context<AppEnv>, spec: OperationSpec, handler: OperationHandler): Promise<Response> {
-  const principal = c.get("principal");
-  if (!principal || spec.weight === 0) return (await settle(c, handler)).res;
-  const { quota, clock } = c.get("deps");
-  const at = clock.now();
-  const decision = await quota.consume(principal.tokenId, spec.weight, principal.plan, at);
-  if (!decision.allowed) {
-    c.set("quota", { decision, units: 0 });
-    const window = bindingWindow(decision);
-    const retryAfter = Math.max(1, window.resets_at - Math.floor(at.getTime() / 1000));
-    throw new ApiError(429, "QUOTA_EXCEEDED", `Quota exceeded: this call needs ${spec.weight} units`, {
-      headers: { "Retry-After": String(retryAfter) },
-      details: { units_needed: spec.weight, daily: decision.daily, monthly: decision.monthly },
-    });
-  }
-  c.set("quota", { decision, units: spec.weight });
-  const calls = { made: 0 };
-  const { res, free } = await siiCalls.run(calls, () => settle(c, handler));
-  // A request refused before anything reached the SII (a certificate or key the gateway cannot
-  // use, say) cost nothing upstream; once the SII was asked, the call counts, a wrong clave too.
+/**
+ * Runs the handler under quota. Units are given back when nothing reached the SII and the call
+ * was refused (4xx: invalid input, a certificate the gateway cannot use), and on 500 or 503
+ * whatever was called: the gateway failed, or the SII was unavailable, and the caller did not
+ * get what it paid for (5xx keep the rule they had: 500 and 503 free, a 502 from the SII's side
+ * charged). Once the SII was called, a later refusal (4xx) is charged, a validation error too:
+ * the SII did the work (a folio request over MAX_AUTOR has already asked it twice).
+ */
+async function charged(
+  c: Context<AppEnv>,
+  spec: OperationSpec,
+  handler: OperationHandler,
+  calls: { readonly made: number },
+): Promise<Response> {
+  await chargeUnits(c, spec.weight);
+  const res = await settle(c, handler);
+  const failed = res.status === 500 || res.status === 503;
   const refusedBeforeSii = calls.made === 0 && res.status >= 400 && res.status < 500;
-  if (free || refusedBeforeSii) {
-    await quota.refund(principal.tokenId, spec.weight, at);
-    const daily = { ...decision.daily, used: Math.max(0, decision.daily.used - spec.weight) };
-    const monthly = { ...decision.monthly, used: Math.max(0, decision.monthly.used - spec.weight) };
-    c.set("quota", { decision: { ...decision, daily, monthly }, units: 0 });
-  }
+  if (failed || refusedBeforeSii) await refundCharge(c);
   return res;
 }
 
-/**
- * Every outcome as a Response, so idempotency and refunds see errors too. `free`: the call is
- * not charged (the input was invalid, the SII was unavailable, or the gateway failed).
- */
-async function settle(c: Context<AppEnv>, handler: OperationHandler): Promise<{ res: Response; free: boolean }> {
+/** Every outcome as a Response, so idempotency and refunds see errors too. */
+async function settle(c: Context<AppEnv>, handler: OperationHandler): Promise<Response> {
   try {
-    const res = await handler(c);
-    return { res, free: res.status === 503 || res.status === 500 };
+    return await handler(c);
   } catch (err) {
-    const res = failureResponse(c, err);
-    const invalid =
-      (err instanceof ApiError && err.code === "VALIDATION_ERROR") || (err instanceof DteError && err.kind === "invalid_document");
-    return { res, free: invalid || res.status === 503 || res.status === 500 };
+    return failureResponse(c, err);
   }
 }

@@ -54,11 +54,11 @@ const errorDescriptions: Record<number, string> = {
   403: "Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`)",
   404: "Not found (`HTTP_404`)",
   405: "Method not served on this path (`HTTP_405`); `Allow` lists the methods that are",
-  409: "Idempotency-Key reused with another body (`IDEMPOTENCY_CONFLICT`) or still running (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`)",
+  409: "Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`)",
   413: "Body larger than the gateway accepts (`PAYLOAD_TOO_LARGE`)",
   415: "Body not sent as JSON (`HTTP_415`); `errors[]` names the `content-type` header",
   422: "A body that does not match this operation's request schema: malformed JSON, a wrong type, a missing or unknown field, a value outside its enum, range or length, fields that may not go together (`VALIDATION_ERROR`, `errors[]` names each field)",
-  429: "Quota exceeded (`QUOTA_EXCEEDED`) or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After`",
+  429: "Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After`",
   500: "Unexpected error (`INTERNAL_ERROR`), with a request id",
   502: "The SII rejected the request or failed (`SII_GATEWAY_ERROR`); `details` carries its text. `SII_FORMAT_CHANGED`: the SII answered in a shape the gateway does not read (a column it looks for by its header is missing, or the data breaks what it promises: totals, counts, ranges); `details.service` and `details.check` say which, and nothing was answered from it",
   503: "The SII is in maintenance (`SII_UNAVAILABLE`); retry after `Retry-After` seconds",
@@ -159,7 +159,8 @@ export const RESPONSE_HEADERS = {
     schema: { type: "integer", example: 1768521600 },
   },
   "X-Quota-Units": {
-    description: "Units this call consumed (0 when it was refunded: refused before reaching the SII, or failed upstream)",
+    description:
+      "Units this call consumed: 0 when it was refused before reaching the SII, answered 500 or 503, a dry_run or an idempotent replay; a refusal after the SII was called is charged",
     required: true,
     schema: { type: "integer", example: 1 },
   },
@@ -177,6 +178,13 @@ export const RESPONSE_HEADERS = {
 
 /** The longest `Idempotency-Key` the gateway takes (idempotency.ts). */
 export const IDEMPOTENCY_KEY_MAX = 255;
+/**
+ * Live answers one account may hold. Only answers that reached the SII or were charged are kept,
+ * and a default plan (1000 units a day, a write weighs 5) pays for 200 writes a day per token:
+ * 5000 leaves room for 25 such tokens on one account, yet bounds what an account can make the
+ * store hold (a refused-request flood once stored 12 000 answers in 50 s).
+ */
+export const IDEMPOTENCY_RECORDS_MAX = 5000;
 
 /** The request header of every write operation (components.parameters, registered by routes/openapi.ts). */
 export const IDEMPOTENCY_KEY_PARAMETER = {
@@ -185,7 +193,10 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
   required: false,
   description:
     "Any unique string (a UUID, say): a repeat with the same key and body within 24 h gets the first call's answer " +
-    "(`Idempotent-Replayed: true`) instead of running again; the same key with another body is a 409 `IDEMPOTENCY_CONFLICT`",
+    "(`Idempotent-Replayed: true`) instead of running again; the same key with another body is a 409 `IDEMPOTENCY_CONFLICT`, " +
+    "and so is a repeat whose `Accept` does not take the stored answer's media type. Only answers that reached the SII or " +
+    `were charged are kept (a refusal the gateway gave on its own frees the key); an account holds at most ${IDEMPOTENCY_RECORDS_MAX} ` +
+    "live answers, and past that a new key is a 429 `QUOTA_EXCEEDED` with `Retry-After`",
   schema: {
     type: "string",
     minLength: 1,

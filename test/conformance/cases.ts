@@ -183,13 +183,13 @@ export function conformanceCases(factory: StoreFactory): ConformanceCase[] {
         const account = unique("acct");
         const key = unique("key");
         const response = { status: 201, headers: { "content-type": "application/json" }, body: "eyJhIjoxfQ==" };
-        equal(await store.begin(account, key, "fp1", noon, 60_000), { state: "started" }, "first begin");
-        equal(await store.begin(account, key, "fp1", noon, 60_000), { state: "in_progress" }, "second begin");
-        equal(await store.begin(account, key, "fp2", noon, 60_000), { state: "conflict" }, "other body while in progress");
+        equal(await store.begin(account, key, "fp1", noon, 60_000, 100), { state: "started" }, "first begin");
+        equal(await store.begin(account, key, "fp1", noon, 60_000, 100), { state: "in_progress" }, "second begin");
+        equal(await store.begin(account, key, "fp2", noon, 60_000, 100), { state: "conflict" }, "other body while in progress");
         await store.complete(account, key, "fp1", response, noon, 3_600_000);
-        equal(await store.begin(account, key, "fp1", noon, 60_000), { state: "completed", response }, "replay");
-        equal(await store.begin(account, key, "fp2", noon, 60_000), { state: "conflict" }, "other body after completion");
-        equal(await store.begin(unique("acct"), key, "fp2", noon, 60_000), { state: "started" }, "same key, other account");
+        equal(await store.begin(account, key, "fp1", noon, 60_000, 100), { state: "completed", response }, "replay");
+        equal(await store.begin(account, key, "fp2", noon, 60_000, 100), { state: "conflict" }, "other body after completion");
+        equal(await store.begin(unique("acct"), key, "fp2", noon, 60_000, 100), { state: "started" }, "same key, other account");
       },
     },
     {
@@ -199,17 +199,50 @@ export function conformanceCases(factory: StoreFactory): ConformanceCase[] {
         const account = unique("acct");
         const response = { status: 200, headers: {}, body: "" };
         const k1 = unique("key");
-        await store.begin(account, k1, "fp", noon, 60_000);
+        await store.begin(account, k1, "fp", noon, 60_000, 100);
         await store.complete(account, k1, "fp", response, noon, 1_000);
         const later = new Date(noon.getTime() + 2_000);
-        equal(await store.begin(account, k1, "other", later, 60_000), { state: "started" }, "expired record is replaced");
+        equal(await store.begin(account, k1, "other", later, 60_000, 100), { state: "started" }, "expired record is replaced");
         const k2 = unique("key");
-        await store.begin(account, k2, "fp", noon, 1_000);
-        equal(await store.begin(account, k2, "fp", later, 1_000), { state: "started" }, "stale lease taken over");
+        await store.begin(account, k2, "fp", noon, 1_000, 100);
+        equal(await store.begin(account, k2, "fp", later, 1_000, 100), { state: "started" }, "stale lease taken over");
         const k3 = unique("key");
-        await store.begin(account, k3, "fp", noon, 60_000);
+        await store.begin(account, k3, "fp", noon, 60_000, 100);
         await store.abandon(account, k3, "fp");
-        equal(await store.begin(account, k3, "fp", noon, 60_000), { state: "started" }, "abandoned key starts again");
+        equal(await store.begin(account, k3, "fp", noon, 60_000, 100), { state: "started" }, "abandoned key starts again");
+      },
+    },
+    {
+      name: "idempotency: a cap on the live answers of an account; replays pass it, expiry frees room",
+      async run() {
+        const store = await factory.idempotency();
+        const account = unique("acct");
+        const day = 24 * 3_600_000;
+        const response = { status: 200, headers: {}, body: "" };
+        const keys = [unique("key"), unique("key"), unique("key")];
+        for (const k of keys) {
+          equal(await store.begin(account, k, "fp", noon, 60_000, 3), { state: "started" }, "under the cap");
+          await store.complete(account, k, "fp", response, noon, day);
+        }
+        equal(await store.stored(account, noon), 3, "answers held");
+        const full = await store.begin(account, unique("key"), "fp", noon, 60_000, 3);
+        check(full.state === "full", `a fourth key is refused, got ${full.state}`);
+        equal(full.stored, 3, "the count it names");
+        check(full.freesAt > noon.getTime() && full.freesAt <= noon.getTime() + day + 3_600_000, `freesAt ${full.freesAt}`);
+        equal(await store.begin(account, keys[0] ?? "", "fp", noon, 60_000, 3), { state: "completed", response }, "a replay passes");
+        equal(await store.begin(account, keys[1] ?? "", "other", noon, 60_000, 3), { state: "conflict" }, "a conflict is told");
+        equal(await store.begin(unique("acct"), unique("key"), "fp", noon, 60_000, 3), { state: "started" }, "other account");
+        // In-progress and abandoned records are no answers: they do not count.
+        const open = unique("acct");
+        await store.begin(open, unique("key"), "fp", noon, 60_000, 1);
+        const dropped = unique("key");
+        await store.begin(open, dropped, "fp", noon, 60_000, 1);
+        await store.abandon(open, dropped, "fp");
+        equal(await store.stored(open, noon), 0, "nothing stored while in progress");
+        // Stores may count by the hour of completion (DynamoDB): 25 h later every one has gone.
+        const after = new Date(noon.getTime() + day + 3_600_000 + 1_000);
+        equal(await store.stored(account, after), 0, "expired answers are not counted");
+        equal(await store.begin(account, unique("key"), "fp", after, 60_000, 3), { state: "started" }, "room again");
       },
     },
     {
@@ -218,7 +251,7 @@ export function conformanceCases(factory: StoreFactory): ConformanceCase[] {
         const store = await factory.idempotency();
         const account = unique("acct");
         const key = unique("key");
-        const results = await Promise.all(Array.from({ length: 10 }, () => store.begin(account, key, "fp", noon, 60_000)));
+        const results = await Promise.all(Array.from({ length: 10 }, () => store.begin(account, key, "fp", noon, 60_000, 100)));
         equal(results.filter((r) => r.state === "started").length, 1, "started");
         equal(results.filter((r) => r.state === "in_progress").length, 9, "in progress");
       },

@@ -118,7 +118,8 @@ describe("folio request", () => {
     expect(body.errors[0]).toMatchObject({ path: "cantidad" });
     expect(body.details.max_autor).toBe(1000);
     expect(calls("caf_generate")).toBe(0);
-    expect(res.headers.get("x-quota-units")).toBe("0");
+    // The SII was asked for its MAX_AUTOR: the refusal is charged (test/node/charge-after-sii.test.ts).
+    expect(res.headers.get("x-quota-units")).toBe("5");
   });
 
   it("passes the SII's anti-hoarding refusal (NO SE AUTORIZA) as 400 with its text", async () => {

@@ -12,6 +12,7 @@ import { parseCertificateCredential } from "../../src/dte/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { SANDBOX_TAXPAYERS } from "../../src/sandbox/taxpayers.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { ADMIN, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedDte, signedEnvelope } from "../support/envelope.ts";
 import {
@@ -90,6 +91,8 @@ async function fuzzOperation(operation: Operation) {
     operation.auth === "api" ? [["x-api-token", secret]] : operation.auth === "admin" ? [["authorization", `Bearer ${ADMIN}`]] : [];
   const base = await validBaseline(operation, baselineOf(doc, operation), t, secret);
   const used = async () => (await t.deps.quota.peek(id, plan, t.deps.clock.now())).daily.used;
+  const sandbox = simulatorOf(t.deps.sii);
+  const siiCalls = () => [...sandbox.state.calls.values()].reduce((sum, n) => sum + n, 0);
   const plain = await t.app.request(toRequest("http://gateway.test", plainRequest(operation, base, credentials)));
   const plainBody: Loose = await plain.json().catch(() => undefined);
   const baselineErrors = errorKeys(plainBody);
@@ -99,6 +102,7 @@ async function fuzzOperation(operation: Operation) {
     fc.asyncProperty(caseArbitrary, async (c) => {
       const { request, mutation } = buildCase(operation, base, c, credentials);
       const before = await used();
+      const callsBefore = siiCalls();
       const res = await t.app.request(toRequest("http://gateway.test", request));
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       const type = res.headers.get("content-type") ?? "";
@@ -108,8 +112,9 @@ async function fuzzOperation(operation: Operation) {
       if (res.headers.get("x-content-type-options") !== "nosniff") problems.push("no X-Content-Type-Options: nosniff");
       if (request.path.startsWith("/api/") && res.headers.get("cache-control") !== "no-store") problems.push("no Cache-Control: no-store");
       if (res.headers.has("server") || res.headers.has("x-powered-by")) problems.push("a server banner");
-      if (res.status >= 400 && UNCHARGED.has(body?.error_code) && (await used()) !== before)
-        problems.push("a rejected request consumed quota");
+      // A refusal after the SII was called is charged (the SII did the work); before it, never.
+      if (res.status >= 400 && UNCHARGED.has(body?.error_code) && siiCalls() === callsBefore && (await used()) !== before)
+        problems.push("a request rejected before the SII consumed quota");
       const known = problems.filter((p) => KNOWN.some((k) => k.operationId === operation.operationId && k.matches(p)));
       const open = problems.filter((p) => !known.includes(p));
       if (open.length > 0) {

@@ -254,6 +254,50 @@ describe("Idempotency-Key", () => {
     expect(probes.calls.write).toBe(2);
   });
 
+  it("checks a malformed key on a dry_run as the real call does (400 naming the header)", async () => {
+    const { call, probes } = await setup();
+    const send = (query: string) =>
+      call(`${writePath}${query}`, { method: "POST", headers: { ...json, "idempotency-key": "two words" }, body: writeBody });
+    const real = await send("");
+    const preview = await send("?dry_run=true");
+    const shape = async (res: Response) => {
+      const { request_id: _id, timestamp: _at, ...rest } = await bodyOf(res);
+      return [res.status, rest];
+    };
+    const expected = await shape(real);
+    expect(await shape(preview)).toEqual(expected);
+    expect(expected).toMatchObject([400, { error_code: "VALIDATION_ERROR", errors: [{ path: "Idempotency-Key", location: "header" }] }]);
+    expect(probes.calls.write).toBe(0);
+  });
+
+  it("refuses with 409 a replay whose Accept refuses the stored answer's media type, and serves one that accepts it", async () => {
+    const { call } = await setup();
+    const send = (accept?: string) =>
+      call(writePath, {
+        method: "POST",
+        headers: { ...json, "idempotency-key": "k-accept", ...(accept ? { accept } : {}) },
+        body: writeBody,
+      });
+    expect((await send("application/json")).status).toBe(200);
+    const refused = await send("text/csv");
+    const body = await bodyOf(refused);
+    expect([refused.status, body.error_code]).toEqual([409, "IDEMPOTENCY_CONFLICT"]);
+    expect(body.message).toContain("application/json, which this request's Accept header does not accept");
+    for (const accept of ["application/*", "*/*", "text/csv, application/json;q=0.5", undefined]) {
+      expect((await send(accept)).headers.get("idempotent-replayed"), String(accept)).toBe("true");
+    }
+  });
+
+  it("replays a stored error whatever the Accept: errors are JSON on a first call too", async () => {
+    const { call, probes } = await setup();
+    probes.behaviour.failWith = 502;
+    const send = () =>
+      call(writePath, { method: "POST", headers: { ...json, "idempotency-key": "k-err", accept: "text/csv" }, body: writeBody });
+    expect((await send()).status).toBe(502);
+    const again = await send();
+    expect([again.status, again.headers.get("idempotent-replayed")]).toEqual([502, "true"]);
+  });
+
   it("keeps keys per account", async () => {
     const { app, deps, probes } = await setup();
     const other = await tokenFor(deps, { account: "globex" });

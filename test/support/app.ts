@@ -119,8 +119,11 @@ export function testDeps(stores: Stores = memoryStores(), config: Partial<Deps["
 export interface ProbeState {
   /** Calls that reached the probe handlers, by operation. */
   calls: { write: number; read: number };
-  /** What the write probe answers with next: a status to fail with, or a delay. */
-  behaviour: { failWith?: 500 | 502 | 503; delayMs?: number };
+  /**
+   * What the write probe answers with next: a status to fail with (400: a refusal of its own, as
+   * a route refuses input), a delay, or one call to the SII before it answers.
+   */
+  behaviour: { failWith?: 400 | 500 | 502 | 503; delayMs?: number; callSii?: boolean };
 }
 
 /**
@@ -155,7 +158,9 @@ export function registerProbes(app: OpenAPIHono<AppEnv>): ProbeState {
       state.calls.write++;
       const n = state.calls.write;
       if (state.behaviour.delayMs) await new Promise((r) => setTimeout(r, state.behaviour.delayMs));
+      if (state.behaviour.callSii) await (await c.get("deps").sii.fetch(new Request("https://palena.sii.cl/probe"))).arrayBuffer();
       const fail = state.behaviour.failWith;
+      if (fail === 400) throw new ApiError(400, "VALIDATION_ERROR", "contribuyente: refused by the probe");
       if (fail === 503) throw new ApiError(503, "SII_UNAVAILABLE", "SII en mantencion", { headers: { "Retry-After": "300" } });
       if (fail === 502) throw new ApiError(502, "SII_GATEWAY_ERROR", "SII rechazo", { details: { glosa: "x" } });
       if (fail === 500) throw new Error("boom with secret clave=hunter2");

@@ -323,7 +323,7 @@ const PLATFORM: Record<number, string[]> = {
   422: ["VALIDATION_ERROR"],
 };
 
-/** Codes that say the request never reached work worth charging: such answers must cost nothing. */
+/** Codes of refusals: such answers must cost nothing unless the SII was called first (then they are charged). */
 export const UNCHARGED = new Set(["VALIDATION_ERROR", "HTTP_401", "HTTP_405", "HTTP_415", "PAYLOAD_TOO_LARGE", "INSUFFICIENT_SCOPE"]);
 
 /** The unchanged request, so each case can be judged against what the baseline already got wrong. */

@@ -2,6 +2,7 @@
 // synchronous SQLite work, so no two calls interleave: no locks needed.
 import { DurableObject } from "cloudflare:workers";
 import type { IdempotencyBegin, Plan, QuotaDecision, QuotaState, StoredResponse } from "../../ports.ts";
+import { PURGE_BATCH, purgeSchedule } from "../idempotency-expiry.ts";
 import { fits, quotaState, windowKeys } from "../quota-windows.ts";
 
 /** One per token: its quota windows. */
@@ -51,24 +52,48 @@ export class QuotaCounter extends DurableObject<unknown> {
 
 /** One per account: its Idempotency-Key records. */
 export class IdempotencyLedger extends DurableObject<unknown> {
+  private readonly purgeDue = purgeSchedule();
+
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
     ctx.storage.sql.exec(
       "CREATE TABLE IF NOT EXISTS records (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, state TEXT NOT NULL, until INTEGER NOT NULL, response TEXT)",
     );
+    // Expiry and the live answers are read through indexes: each SQL row read is billed.
+    ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS records_expiry ON records (until)");
+    ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS records_answers ON records (state, until)");
   }
 
-  begin(key: string, fingerprint: string, nowMs: number, leaseMs: number): IdempotencyBegin {
+  private answers(nowMs: number): { n: number; first: number | null } {
+    const row = this.ctx.storage.sql
+      .exec<{ n: number; first: number | null }>(
+        "SELECT COUNT(*) AS n, MIN(until) AS first FROM records WHERE state = 'completed' AND until > ?",
+        nowMs,
+      )
+      .toArray()[0];
+    return row ?? { n: 0, first: null };
+  }
+
+  begin(key: string, fingerprint: string, nowMs: number, leaseMs: number, maxStored: number): IdempotencyBegin {
     const sql = this.ctx.storage.sql;
-    sql.exec("DELETE FROM records WHERE until <= ?", nowMs);
     const row = sql
-      .exec<{ fingerprint: string; state: string; response: string | null }>(
-        "SELECT fingerprint, state, response FROM records WHERE key = ?",
+      .exec<{ fingerprint: string; state: string; until: number; response: string | null }>(
+        "SELECT fingerprint, state, until, response FROM records WHERE key = ?",
         key,
       )
       .toArray()[0];
-    if (!row) {
-      sql.exec("INSERT INTO records (key, fingerprint, state, until) VALUES (?, ?, 'in_progress', ?)", key, fingerprint, nowMs + leaseMs);
+    if (!row || row.until <= nowMs) {
+      const held = this.answers(nowMs);
+      if (held.n >= maxStored) return { state: "full", stored: held.n, freesAt: held.first ?? nowMs };
+      sql.exec(
+        "INSERT OR REPLACE INTO records (key, fingerprint, state, until, response) VALUES (?, ?, 'in_progress', ?, NULL)",
+        key,
+        fingerprint,
+        nowMs + leaseMs,
+      );
+      if (this.purgeDue()) {
+        sql.exec(`DELETE FROM records WHERE key IN (SELECT key FROM records WHERE until <= ? LIMIT ${PURGE_BATCH})`, nowMs);
+      }
       return { state: "started" };
     }
     if (row.fingerprint !== fingerprint) return { state: "conflict" };
@@ -88,6 +113,10 @@ export class IdempotencyLedger extends DurableObject<unknown> {
 
   abandon(key: string, fingerprint: string): void {
     this.ctx.storage.sql.exec("DELETE FROM records WHERE key = ? AND fingerprint = ? AND state = 'in_progress'", key, fingerprint);
+  }
+
+  stored(nowMs: number): number {
+    return this.answers(nowMs).n;
   }
 }
 

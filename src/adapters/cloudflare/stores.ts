@@ -66,10 +66,12 @@ export function durableQuotaStore(ns: DurableObjectNamespace<QuotaCounter>): Quo
 export function durableIdempotencyStore(ns: DurableObjectNamespace<IdempotencyLedger>): IdempotencyStore {
   const ledger = (account: string) => ns.get(ns.idFromName(account));
   return {
-    begin: (account, key, fingerprint, now, leaseMs) => ledger(account).begin(key, fingerprint, now.getTime(), leaseMs),
+    begin: (account, key, fingerprint, now, leaseMs, maxStored) =>
+      ledger(account).begin(key, fingerprint, now.getTime(), leaseMs, maxStored),
     complete: (account, key, fingerprint, response, now, ttlMs) =>
       ledger(account).complete(key, fingerprint, response, now.getTime(), ttlMs),
     abandon: (account, key, fingerprint) => ledger(account).abandon(key, fingerprint),
+    stored: (account, now) => ledger(account).stored(now.getTime()),
   };
 }
 

@@ -10,34 +10,45 @@
 //   settings#<account>    <key>           value (JSON)
 //   cache#<key>           cache           value, until_ms ("" = kept for good), expires_at
 //   idem#<account>        <key>           state, fingerprint, until_ms, response (JSON), expires_at
+//   idemcount#<account>   h#YYYY-MM-DDTHH n (answers completed in that UTC hour), expires_at
 //
 // `expires_at` (unix seconds) is there for a DynamoDB TTL on that attribute, which removes dead
-// quota months and idempotency records. Enabling it is optional: no read depends on it.
-import { AwsClient } from "aws4fetch";
+// quota months, idempotency records and their hourly counts (createDynamoTable enables it). No
+// read depends on it: each read compares `until_ms` or the hour itself with the clock.
 import type {
   CacheStore,
-  IdempotencyBegin,
   IdempotencyStore,
   Plan,
   QuotaDecision,
   QuotaState,
   QuotaStore,
   SettingsStore,
-  StoredResponse,
   TokenRecord,
   TokenStore,
 } from "../../ports.ts";
 import { quotaState, type WindowKeys, windowKeys } from "../quota-windows.ts";
+import { dynamoIdempotencyStore } from "./dynamodb-idempotency.ts";
+import {
+  type Call,
+  conditional,
+  count,
+  type DynamoConfig,
+  DynamoError,
+  dynamoClient,
+  type GetItem,
+  isConditionFailed,
+  isRecord,
+  itemIn,
+  type Json,
+  type Key,
+  key,
+  N,
+  parseJson,
+  S,
+  text,
+} from "./dynamodb-wire.ts";
 
-export interface DynamoConfig {
-  table: string;
-  region: string;
-  /** Defaults to the region's public endpoint. */
-  endpoint?: string;
-  accessKeyId: string;
-  secretAccessKey: string;
-  sessionToken?: string;
-}
+export { type DynamoConfig, DynamoError, isConditionFailed } from "./dynamodb-wire.ts";
 
 export interface DynamoStores {
   tokens: TokenStore;
@@ -45,101 +56,6 @@ export interface DynamoStores {
   settings: SettingsStore;
   idempotency: IdempotencyStore;
   cache: CacheStore;
-}
-
-/** An error answer from DynamoDB; `type` is the short name, e.g. "ConditionalCheckFailedException". */
-export class DynamoError extends Error {
-  readonly type: string;
-  readonly status: number;
-
-  constructor(type: string, message: string, status: number) {
-    super(`DynamoDB ${type}: ${message || `HTTP ${status}`}`);
-    this.name = "DynamoError";
-    this.type = type;
-    this.status = status;
-  }
-}
-
-/** A conditional write whose condition did not hold: an expected outcome, not a failure. */
-export function isConditionFailed(err: unknown): boolean {
-  return err instanceof DynamoError && err.type === "ConditionalCheckFailedException";
-}
-
-// --- Wire format ---------------------------------------------------------------------------
-
-type Json = Record<string, unknown>;
-type AttributeValue = { S: string } | { N: string };
-type Key = { pk: AttributeValue; sk: AttributeValue };
-type Call = (operation: string, body: Json) => Promise<Json>;
-
-const isRecord = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
-
-const S = (value: string): AttributeValue => ({ S: value });
-const N = (value: number): AttributeValue => ({ N: String(value) });
-const key = (pk: string, sk: string): Key => ({ pk: S(pk), sk: S(sk) });
-
-/** An item (or `Attributes`) from a response, if there is one. */
-function itemIn(response: Json, field: "Item" | "Attributes"): Json | undefined {
-  const item = response[field];
-  return isRecord(item) ? item : undefined;
-}
-
-function text(item: Json | undefined, name: string): string | undefined {
-  const value = item?.[name];
-  return isRecord(value) && typeof value.S === "string" ? value.S : undefined;
-}
-
-/** A number attribute; a missing one counts as zero. */
-function count(item: Json | undefined, name: string): number {
-  const value = item?.[name];
-  return isRecord(value) && typeof value.N === "string" ? Number(value.N) : 0;
-}
-
-function parseJson(source: string | undefined): unknown {
-  if (source === undefined || source === "") return undefined;
-  try {
-    return JSON.parse(source);
-  } catch {
-    return undefined;
-  }
-}
-
-function dynamoClient(config: DynamoConfig): Call {
-  const aws = new AwsClient({
-    accessKeyId: config.accessKeyId,
-    secretAccessKey: config.secretAccessKey,
-    sessionToken: config.sessionToken,
-    region: config.region,
-    service: "dynamodb",
-  });
-  const endpoint = config.endpoint ?? `https://dynamodb.${config.region}.amazonaws.com`;
-  return async (operation, body) => {
-    const response = await aws.fetch(endpoint, {
-      method: "POST",
-      headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": `DynamoDB_20120810.${operation}` },
-      body: JSON.stringify(body),
-    });
-    const parsed = parseJson(await response.text());
-    const payload = isRecord(parsed) ? parsed : {};
-    if (!response.ok) {
-      // "__type" looks like "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException".
-      const type = typeof payload.__type === "string" ? payload.__type.slice(payload.__type.lastIndexOf("#") + 1) : "UnknownError";
-      const message = payload.message ?? payload.Message;
-      throw new DynamoError(type, typeof message === "string" ? message : "", response.status);
-    }
-    return payload;
-  };
-}
-
-/** Runs a conditional write; false when its condition did not hold. */
-async function conditional(write: Promise<unknown>): Promise<boolean> {
-  try {
-    await write;
-    return true;
-  } catch (err) {
-    if (isConditionFailed(err)) return false;
-    throw err;
-  }
 }
 
 // --- Stores --------------------------------------------------------------------------------
@@ -156,8 +72,6 @@ export function createDynamoStores(config: DynamoConfig): DynamoStores {
     cache: dynamoCacheStore(call, TableName, getItem),
   };
 }
-
-type GetItem = (k: Key) => Promise<Json | undefined>;
 
 // Tokens: the record by id, and a lookup item hash → id. Without transactions the two items are
 // written one after the other, in an order where a half-done change is harmless: the lookup is
@@ -367,80 +281,6 @@ function dynamoCacheStore(call: Call, TableName: string, getItem: GetItem): Cach
   };
 }
 
-// Idempotency: `until_ms` is when the record stops counting, the lease's end while in progress
-// and the replay window's end once completed. `begin` is one conditional PutItem that succeeds
-// only where no live record is, so of concurrent callers exactly one starts.
-function dynamoIdempotencyStore(call: Call, TableName: string, getItem: GetItem): IdempotencyStore {
-  const recordKey = (account: string, name: string) => key(`idem#${account}`, name);
-
-  const tryStart = (account: string, name: string, fingerprint: string, untilMs: number, nowMs: number) =>
-    conditional(
-      call("PutItem", {
-        TableName,
-        Item: {
-          ...recordKey(account, name),
-          state: S("in_progress"),
-          fingerprint: S(fingerprint),
-          until_ms: N(untilMs),
-          expires_at: N(Math.ceil(untilMs / 1000)),
-        },
-        ConditionExpression: "attribute_not_exists(pk) OR until_ms <= :now",
-        ExpressionAttributeValues: { ":now": N(nowMs) },
-      }),
-    );
-
-  const parseResponse = (item: Json): StoredResponse | null => {
-    const response = parseJson(text(item, "response"));
-    return isRecord(response) ? (response as unknown as StoredResponse) : null;
-  };
-
-  return {
-    async begin(account, name, fingerprint, now, leaseMs): Promise<IdempotencyBegin> {
-      const nowMs = now.getTime();
-      // A record that vanishes (abandoned) or lapses between the write and the read: try again.
-      for (let attempt = 0; attempt < 5; attempt++) {
-        if (await tryStart(account, name, fingerprint, nowMs + leaseMs, nowMs)) return { state: "started" };
-        const item = await getItem(recordKey(account, name));
-        if (!item || count(item, "until_ms") <= nowMs) continue;
-        if (text(item, "fingerprint") !== fingerprint) return { state: "conflict" };
-        const response = text(item, "state") === "completed" ? parseResponse(item) : null;
-        return response ? { state: "completed", response } : { state: "in_progress" };
-      }
-      return { state: "in_progress" };
-    },
-    async complete(account, name, fingerprint, response, now, ttlMs) {
-      const untilMs = now.getTime() + ttlMs;
-      // Only over this request's own record: a different body under the key is not ours to replace.
-      await conditional(
-        call("PutItem", {
-          TableName,
-          Item: {
-            ...recordKey(account, name),
-            state: S("completed"),
-            fingerprint: S(fingerprint),
-            until_ms: N(untilMs),
-            response: S(JSON.stringify(response)),
-            expires_at: N(Math.ceil(untilMs / 1000)),
-          },
-          ConditionExpression: "fingerprint = :fingerprint",
-          ExpressionAttributeValues: { ":fingerprint": S(fingerprint) },
-        }),
-      );
-    },
-    async abandon(account, name, fingerprint) {
-      await conditional(
-        call("DeleteItem", {
-          TableName,
-          Key: recordKey(account, name),
-          ConditionExpression: "#state = :inProgress AND fingerprint = :fingerprint",
-          ExpressionAttributeNames: { "#state": "state" }, // a reserved word
-          ExpressionAttributeValues: { ":inProgress": S("in_progress"), ":fingerprint": S(fingerprint) },
-        }),
-      );
-    },
-  };
-}
-
 // --- Table ---------------------------------------------------------------------------------
 
 /** Creates the table (or finds it already there) and waits until it is ACTIVE. */
@@ -465,8 +305,25 @@ export async function createDynamoTable(config: DynamoConfig, timeoutMs = 120_00
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { Table } = await call("DescribeTable", { TableName: config.table });
-    if (isRecord(Table) && Table.TableStatus === "ACTIVE") return;
+    if (isRecord(Table) && Table.TableStatus === "ACTIVE") break;
     if (Date.now() > deadline) throw new Error(`DynamoDB table ${config.table} did not become ACTIVE within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await enableExpiry(call, config.table);
+}
+
+/**
+ * The TTL on `expires_at` (template.yaml declares the same) that removes expired records. Asking
+ * to enable it twice is an error on DynamoDB, so the current state is read first; a compatible
+ * server without TTL (dynalite) keeps every item, which no read depends on.
+ */
+async function enableExpiry(call: Call, TableName: string): Promise<void> {
+  const { TimeToLiveDescription } = await call("DescribeTimeToLive", { TableName });
+  const status = isRecord(TimeToLiveDescription) ? TimeToLiveDescription.TimeToLiveStatus : undefined;
+  if (status === "ENABLED" || status === "ENABLING") return;
+  try {
+    await call("UpdateTimeToLive", { TableName, TimeToLiveSpecification: { AttributeName: "expires_at", Enabled: true } });
+  } catch (err) {
+    if (!(err instanceof DynamoError && err.type === "UnknownOperationException")) throw err;
   }
 }

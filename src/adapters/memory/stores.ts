@@ -11,6 +11,7 @@ import type {
   TokenRecord,
   TokenStore,
 } from "../../ports.ts";
+import { PURGE_BATCH, purgeSchedule } from "../idempotency-expiry.ts";
 import { fits, quotaState, windowKeys } from "../quota-windows.ts";
 
 const copy = <T>(value: T): T => structuredClone(value);
@@ -89,13 +90,40 @@ interface IdemRecord {
 }
 
 export function memoryIdempotencyStore(): IdempotencyStore {
-  const records = new Map<string, IdemRecord>();
+  // Per account, so counting one account's answers reads only its own records.
+  const accounts = new Map<string, Map<string, IdemRecord>>();
+  const purgeDue = purgeSchedule();
+  const recordsOf = (account: string) => {
+    const records = accounts.get(account) ?? new Map<string, IdemRecord>();
+    accounts.set(account, records);
+    return records;
+  };
+  const live = (records: Map<string, IdemRecord>, nowMs: number) =>
+    [...records.values()].filter((r) => r.state === "completed" && r.until > nowMs);
+  /** Drops up to PURGE_BATCH expired records. */
+  const purge = (nowMs: number) => {
+    let dropped = 0;
+    for (const [account, records] of accounts) {
+      for (const [key, r] of records) {
+        if (dropped >= PURGE_BATCH) return;
+        if (r.until > nowMs) continue;
+        records.delete(key);
+        dropped++;
+      }
+      if (records.size === 0) accounts.delete(account);
+    }
+  };
   return {
-    async begin(account, key, fingerprint, now, leaseMs): Promise<IdempotencyBegin> {
-      const id = `${account}|${key}`;
-      const r = records.get(id);
+    async begin(account, key, fingerprint, now, leaseMs, maxStored): Promise<IdempotencyBegin> {
+      const records = recordsOf(account);
+      const r = records.get(key);
       if (!r || r.until <= now.getTime()) {
-        records.set(id, { fingerprint, state: "in_progress", until: now.getTime() + leaseMs });
+        const answers = live(records, now.getTime());
+        if (answers.length >= maxStored) {
+          return { state: "full", stored: answers.length, freesAt: Math.min(...answers.map((a) => a.until)) };
+        }
+        records.set(key, { fingerprint, state: "in_progress", until: now.getTime() + leaseMs });
+        if (purgeDue()) purge(now.getTime());
         return { state: "started" };
       }
       if (r.fingerprint !== fingerprint) return { state: "conflict" };
@@ -103,14 +131,17 @@ export function memoryIdempotencyStore(): IdempotencyStore {
       return { state: "in_progress" };
     },
     async complete(account, key, fingerprint, response, now, ttlMs) {
-      const id = `${account}|${key}`;
-      if (records.get(id)?.fingerprint !== fingerprint) return;
-      records.set(id, { fingerprint, state: "completed", until: now.getTime() + ttlMs, response: copy(response) });
+      const records = recordsOf(account);
+      if (records.get(key)?.fingerprint !== fingerprint) return;
+      records.set(key, { fingerprint, state: "completed", until: now.getTime() + ttlMs, response: copy(response) });
     },
     async abandon(account, key, fingerprint) {
-      const id = `${account}|${key}`;
-      const r = records.get(id);
-      if (r?.state === "in_progress" && r.fingerprint === fingerprint) records.delete(id);
+      const records = recordsOf(account);
+      const r = records.get(key);
+      if (r?.state === "in_progress" && r.fingerprint === fingerprint) records.delete(key);
+    },
+    async stored(account, now) {
+      return live(accounts.get(account) ?? new Map(), now.getTime()).length;
     },
   };
 }

@@ -1,7 +1,17 @@
 // Node state in one SQLite file (node:sqlite). Every method is synchronous inside an IMMEDIATE
 // transaction, so it is atomic within the process and against other processes on the same file.
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import type { CacheStore, IdempotencyStore, QuotaStore, SettingsStore, StoredResponse, TokenRecord, TokenStore } from "../../ports.ts";
+import type {
+  CacheStore,
+  IdempotencyBegin,
+  IdempotencyStore,
+  QuotaStore,
+  SettingsStore,
+  StoredResponse,
+  TokenRecord,
+  TokenStore,
+} from "../../ports.ts";
+import { PURGE_BATCH, purgeSchedule } from "../idempotency-expiry.ts";
 import { fits, quotaState, type WindowKeys, windowKeys } from "../quota-windows.ts";
 
 const SCHEMA = `
@@ -12,6 +22,8 @@ CREATE TABLE IF NOT EXISTS cache (key TEXT PRIMARY KEY, value TEXT NOT NULL, unt
 CREATE TABLE IF NOT EXISTS idempotency (
   account TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, state TEXT NOT NULL,
   until INTEGER NOT NULL, response TEXT, PRIMARY KEY (account, key));
+CREATE INDEX IF NOT EXISTS idempotency_expiry ON idempotency (until);
+CREATE INDEX IF NOT EXISTS idempotency_answers ON idempotency (account, state, until);
 `;
 
 export function openDatabase(path: string): DatabaseSync {
@@ -169,20 +181,32 @@ export function sqliteIdempotencyStore(db: DatabaseSync): IdempotencyStore {
   const write = db.prepare(
     "INSERT OR REPLACE INTO idempotency (account, key, fingerprint, state, until, response) VALUES (?, ?, ?, ?, ?, ?)",
   );
+  // Both read the idempotency_answers index: the cost follows the account's own answers only.
+  const answers = db.prepare(
+    "SELECT COUNT(*) AS n, MIN(until) AS first FROM idempotency WHERE account = ? AND state = 'completed' AND until > ?",
+  );
+  const drop = db.prepare("DELETE FROM idempotency WHERE account = ? AND key = ? AND fingerprint = ? AND state = 'in_progress'");
+  // The idempotency_expiry index finds the batch; the cost is bounded by PURGE_BATCH, not the table.
+  const purge = db.prepare(`DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency WHERE until <= ? LIMIT ${PURGE_BATCH})`);
+  const purgeDue = purgeSchedule();
   return {
-    async begin(account, key, fingerprint, now, leaseMs) {
-      return transaction(db, () => {
+    async begin(account, key, fingerprint, now, leaseMs, maxStored): Promise<IdempotencyBegin> {
+      const begun = transaction(db, (): IdempotencyBegin => {
         const row = read.get(account, key) as IdemRow | undefined;
         if (!row || row.until <= now.getTime()) {
+          const held = answers.get(account, now.getTime()) as { n: number; first: number | null };
+          if (held.n >= maxStored) return { state: "full", stored: held.n, freesAt: held.first ?? now.getTime() };
           write.run(account, key, fingerprint, "in_progress", now.getTime() + leaseMs, null);
-          return { state: "started" } as const;
+          return { state: "started" };
         }
-        if (row.fingerprint !== fingerprint) return { state: "conflict" } as const;
+        if (row.fingerprint !== fingerprint) return { state: "conflict" };
         if (row.state === "completed" && row.response) {
-          return { state: "completed", response: JSON.parse(row.response) as StoredResponse } as const;
+          return { state: "completed", response: JSON.parse(row.response) as StoredResponse };
         }
-        return { state: "in_progress" } as const;
+        return { state: "in_progress" };
       });
+      if (begun.state === "started" && purgeDue()) purge.run(now.getTime());
+      return begun;
     },
     async complete(account, key, fingerprint, response, now, ttlMs) {
       transaction(db, () => {
@@ -190,15 +214,12 @@ export function sqliteIdempotencyStore(db: DatabaseSync): IdempotencyStore {
         if (row?.fingerprint !== fingerprint) return;
         write.run(account, key, fingerprint, "completed", now.getTime() + ttlMs, JSON.stringify(response));
       });
-      // Expired records are of no use to anyone: drop them while we are here.
-      db.prepare("DELETE FROM idempotency WHERE until <= ?").run(now.getTime());
     },
     async abandon(account, key, fingerprint) {
-      db.prepare("DELETE FROM idempotency WHERE account = ? AND key = ? AND fingerprint = ? AND state = 'in_progress'").run(
-        account,
-        key,
-        fingerprint,
-      );
+      drop.run(account, key, fingerprint);
+    },
+    async stored(account, now) {
+      return (answers.get(account, now.getTime()) as { n: number }).n;
     },
   };
 }
