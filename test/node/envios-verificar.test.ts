@@ -112,7 +112,10 @@ describe("verifying documents made here", () => {
   it("asks the SII with a certificate: not received before sending, matching after", async () => {
     const { post, juana, caf } = await setup();
     const xml = await signedEnvelope(juana, COMPANY, [{ tipo: 33, folio: 30, receptor: "22222222-2", total: 11_900, caf }]);
-    const before = await verify(post, xml, { auth: { cert: juanaCert } });
+    // Charged the weight plus one unit per document the SII is asked about.
+    const charged = await post(VERIFICAR, { xml: bytesToBase64(xml), auth: { cert: juanaCert } });
+    expect(charged.headers.get("x-quota-units")).toBe("3");
+    const before = (await bodyOf(charged)).data;
     expect(before.documentos[0].sii).toMatchObject({ recibido: false, estado: "FAU" });
     expect(before.valido).toBe(false);
     const sent = await post("/api/v1/platform/dte/envios/enviar", { auth: { cert: juanaCert }, xml: bytesToBase64(xml) });

@@ -7,6 +7,7 @@ import type { DocumentSummary } from "../../dte/verify/envelope.ts";
 import { type SignerReport, STAMPED_FIELDS, signerReport, signingTime, withSigner } from "../../dte/verify/signer.ts";
 import { type Check, verifyStamp } from "../../dte/verify/timbre.ts";
 import { findChild } from "../../dte/xml/parse.ts";
+import { chargeUnits } from "../../platform/charge.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
@@ -141,7 +142,7 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
       tags: ["Submissions"],
       summary: "Check the authenticity of documents",
       description:
-        "Checks each document of a DTE or envelope: its signature (accepting the canonical forms real documents were signed with), its TED with the CAF's key, the CAF with the SII's key of its IDK (and, against the sandbox, the sandbox's), and their coherence with the document. A document that does not validate against the SII's schema can still verify. With `auth.cert`, the SII checks each document too (QueryEstDteAv).",
+        "Checks each document of a DTE or envelope: its signature (accepting the canonical forms real documents were signed with), its TED with the CAF's key, the CAF with the SII's key of its IDK (and, against the sandbox, the sandbox's), and their coherence with the document. Every check is made on the one parsed node it reports on (signature wrapping, comments and IDs carried twice make a document invalid). Each signer is reported with its chain to the trust store; `valido` needs the signer established (a chain, or the SII's confirmation), and `motivo` says what could not be. A document that does not validate against the SII's schema can still verify. With `auth.cert`, the SII checks each document too (QueryEstDteAv), at one more unit per document on top of the operation's weight.",
       request: { query: Query, body: jsonBody(Body) },
       responses: { 200: jsonContent(Verified, "Each document's checks"), ...errorResponses([400, 422, 502, 503]) },
     }),
@@ -172,6 +173,8 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
             )
           : null;
 
+      // Each document the SII is asked about is one query of its own: charged like any batch, before the first.
+      if (credential) await chargeUnits(c, report.documentos.length);
       const store = trustStoreFor(c);
       const now = c.get("deps").clock.now();
       const documentos = [];
