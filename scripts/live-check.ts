@@ -2,9 +2,11 @@
 // calls every read-only SII operation of the gateway once with the user's credentials, against
 // the real SII (certification environment by default) or the built-in sandbox (`--sandbox`), and
 // says per operation whether it works, the SII refused it, or its answer could not be read. For
-// the last kind the SII's answer is saved redacted (secrets, third parties' RUT check digits,
-// names, amounts) so it can be attached to a bug report. Nothing is written at the SII: no folio
-// request, no submission, no e-mail, no register change.
+// an answer it could not read, or read but found implausible (a failed invariant), the SII's answer
+// is saved redacted (secrets, third parties' RUT check digits, names, amounts) so it can be
+// attached to a bug report, both as a report and as a body of `POST /sandbox/v1/replays`;
+// `--replay DIR` runs the check against the sandbox giving those answers back. Nothing is written
+// at the SII: no folio request, no submission, no e-mail, no register change.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
@@ -16,17 +18,23 @@ import { randomBase64Url } from "../src/lib/crypto.ts";
 import { decodeAs } from "../src/lib/latin1.ts";
 import { parseRut } from "../src/lib/rut.ts";
 import { issueToken } from "../src/platform/tokens.ts";
-import type { Deps, SiiTransport } from "../src/ports.ts";
+import type { Deps } from "../src/ports.ts";
+import type { Sandbox } from "../src/sandbox/app.ts";
+import { createDefaultSandbox } from "../src/sandbox/index.ts";
 import { sandboxTransport } from "../src/sandbox/transport.ts";
 import { REDACT_MAX_CHARS, redactSiiAnswer } from "../src/sii/redact.ts";
+import { copying, type SiiAnswerCopy } from "./live-check-answers.ts";
+import { type Answer, classify, type Result, readReplays, replayFile, SAVED_RESULTS } from "./live-check-report.ts";
 
 const usage = `usage: npm run live-check -- --rut RUT [--clave CLAVE] [--cert cert.pem --key key.pem | --pfx file.pfx] [--passphrase P]
   --ambiente certificacion|produccion   where operations that take \`ambiente\` go (default certificacion)
   --track-id N     a submission of yours, for envios/estado (skipped without it)
-  --out DIR        folder for the redacted answers that could not be read (default live-check-report)
-  --strict         exit 1 when an answer could not be read
+  --out DIR        folder for the redacted answers that could not be read or were implausible (default live-check-report)
+  --strict         exit 1 when an answer could not be read or was implausible
   --sandbox        against the built-in SII sandbox instead of the real SII (what CI runs)
-  --sandbox-fault SERVICE:KIND[:COUNT]   sandbox only: make the simulated SII fail (repeatable)`;
+  --sandbox-fault SERVICE:KIND[:COUNT]   sandbox only: make the simulated SII fail (repeatable)
+  --replay DIR     against the sandbox, each operation given the SII answer saved for it in DIR
+                   (<operation>.json, as --out writes); without --rut, as the sandbox's test company`;
 
 const { values } = parseArgs({
   options: {
@@ -42,6 +50,7 @@ const { values } = parseArgs({
     strict: { type: "boolean", default: false },
     sandbox: { type: "boolean", default: false },
     "sandbox-fault": { type: "string", multiple: true, default: [] },
+    replay: { type: "string" },
     help: { type: "boolean", default: false },
   },
 });
@@ -55,7 +64,12 @@ if (values.help) {
   console.log(usage);
   process.exit(0);
 }
-const rutCheck = parseRut(values.rut ?? "");
+const sandboxMode = values.sandbox || values.replay !== undefined;
+const transport = sandboxMode ? sandboxTransport() : nodeTransport();
+/** `--replay` without credentials: the sandbox's test company, whose clave and certificate work there. */
+const testCompany =
+  values.replay !== undefined && !values.rut ? transport.sandbox?.credentials().taxpayers.find((t) => t.kind === "company") : undefined;
+const rutCheck = parseRut(values.rut ?? testCompany?.rut ?? "");
 if (!rutCheck.ok) fail(`--rut: ${values.rut ? rutCheck.reason : "is required"}\n${usage}`);
 const rut = rutCheck.rut;
 if (!["certificacion", "produccion"].includes(values.ambiente)) fail(`--ambiente must be certificacion or produccion\n${usage}`);
@@ -63,7 +77,15 @@ const ambiente = values.ambiente === "produccion" ? "0" : "1";
 if (values.pfx && (values.cert || values.key)) fail("give either --pfx or --cert with --key, not both");
 if (Boolean(values.cert) !== Boolean(values.key)) fail("--cert and --key go together");
 if (values.pfx && values.passphrase === undefined) fail("--pfx needs --passphrase");
-if (values["sandbox-fault"].length > 0 && !values.sandbox) fail("--sandbox-fault works only with --sandbox");
+if (values["sandbox-fault"].length > 0 && !sandboxMode) fail("--sandbox-fault works only with --sandbox or --replay");
+const replays = (() => {
+  if (values.replay === undefined) return new Map<string, unknown>();
+  try {
+    return readReplays(values.replay);
+  } catch (err) {
+    fail(`--replay ${values.replay}: ${(err as Error).message}`);
+  }
+})();
 
 const readText = (path: string) => {
   try {
@@ -80,8 +102,9 @@ const cert: Record<string, string> | undefined = values.pfx
         "pkey-data": readText(values.key),
         ...(values.passphrase !== undefined ? { passphrase: values.passphrase } : {}),
       }
-    : undefined;
-const pass = values.clave ? { rut, clave: values.clave } : undefined;
+    : testCompany?.cert;
+const clave = values.clave ?? testCompany?.clave;
+const pass = clave ? { rut, clave } : undefined;
 if (!cert && !pass) fail(`give --clave, a certificate (--cert/--key or --pfx), or both\n${usage}`);
 
 /** Everything the redaction must hide, in whatever form the SII might echo it. */
@@ -93,72 +116,17 @@ const secrets = [values.clave, values.passphrase, cert?.["pkey-data"], cert?.["p
 // The gateway in this process, with memory stores; every SII answer is kept (the first 64 KiB)
 // so the one an operation could not read can be saved.
 
-interface SiiAnswerCopy {
-  url: string;
-  status: number;
-  contentType: string;
-  text: string;
-}
 const answers: SiiAnswerCopy[] = [];
 const copies: Promise<void>[] = [];
 
-async function firstBytes(stream: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array> {
-  const reader = stream.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < max) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      parts.push(value);
-      size += value.length;
-    }
-  } catch {
-    // The client's side decides what a broken answer means; the copy keeps what arrived.
-  } finally {
-    reader.cancel().catch(() => undefined);
-  }
-  const out = new Uint8Array(Math.min(size, max));
-  let at = 0;
-  for (const part of parts) {
-    const take = part.subarray(0, out.length - at);
-    out.set(take, at);
-    at += take.length;
-  }
-  return out;
-}
-
-const NULL_BODY = new Set([101, 204, 205, 304]);
-
-function copying(inner: SiiTransport): SiiTransport {
-  return {
-    mode: inner.mode,
-    sandbox: inner.sandbox,
-    async fetch(request, options) {
-      const res = await inner.fetch(request, options);
-      if (!res.body || NULL_BODY.has(res.status)) return res;
-      const [copy, rest] = res.body.tee();
-      const contentType = res.headers.get("content-type") ?? "";
-      copies.push(
-        firstBytes(copy, REDACT_MAX_CHARS).then((bytes) => {
-          answers.push({ url: request.url, status: res.status, contentType, text: decodeAs(bytes, contentType) });
-        }),
-      );
-      const out = new Response(rest, { status: res.status, statusText: res.statusText, headers: res.headers });
-      Object.defineProperty(out, "url", { value: res.url });
-      return out;
-    },
-  };
-}
-
 const config = configFromEnv({
-  SII_UPSTREAM: values.sandbox ? "sandbox" : "live",
+  SII_UPSTREAM: sandboxMode ? "sandbox" : "live",
   SECRET_KEY: randomBase64Url(48),
   SII_TIMEOUT_MS: process.env.SII_TIMEOUT_MS,
 });
 const deps: Deps = {
   ...memoryStores(),
-  sii: copying(values.sandbox ? sandboxTransport() : nodeTransport()),
+  sii: copying(transport, answers, copies),
   clock: systemClock,
   // Records never carry credentials; the table below says what a user needs.
   log: { log: () => undefined },
@@ -170,12 +138,6 @@ const { secret: token } = await issueToken(
   { name: "live-check", account: "live-check", scopes: ["sii:read"], plan: { daily_units: 100_000, monthly_units: 100_000 } },
   deps.clock.now(),
 );
-
-interface Answer {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: answers are read by path; a wrong guess is reported.
-  body: any;
-}
 
 async function call(method: string, path: string, body?: unknown): Promise<Answer> {
   const res = await app.request(path, {
@@ -353,53 +315,69 @@ function authFor(need: Need, state: State): { auth: Record<string, unknown> } | 
   return pass ? { auth: { pass } } : cert ? { auth: { cert } } : { skip: "needs --clave or a certificate" };
 }
 
-type Result = "works" | "refused by the SII" | "could not be read" | "skipped" | "gateway error";
+const redact = (text: string) => redactSiiAnswer(text, { secrets, ownRuts: [rut] });
 
-/** What the user learns from one answer: 2xx works; the SII saying no; an answer the gateway could not read. */
-function classify(answer: Answer): { result: Result; detail: string } {
-  const { status, body } = answer;
-  if (status >= 200 && status < 300) return { result: "works", detail: String(status) };
-  const code: string = body?.error_code ?? `HTTP ${status}`;
-  const details = body?.details ?? {};
-  // The gateway's message may quote the SII: shown redacted like the reports.
-  const message = redactSiiAnswer(String(body?.message ?? body?.raw ?? ""), { secrets, ownRuts: [rut] });
-  const detail = `${status} ${code}: ${message.slice(0, 100)}`;
-  if (status === 502 && code === "SII_GATEWAY_ERROR") {
-    // No answer (timeout, network), the SII failing (5xx) or saying no are not reading problems.
-    const noAnswer = typeof details.reason === "string" && details.sii_status === undefined && !/could not be read/i.test(body.message);
-    const siiFailed = typeof details.sii_status === "number" && details.sii_status >= 500;
-    // The SII's own state or error code read from its answer (sii_code, sii_estado, …): it said no.
-    const siiCode = Object.keys(details).some((k) => k.startsWith("sii_") && !["sii_message", "sii_status", "sii_excerpt"].includes(k));
-    const saidNo = siiCode || /refused|rechaz/i.test(String(body.message));
-    return noAnswer || siiFailed || saidNo ? { result: "refused by the SII", detail } : { result: "could not be read", detail };
-  }
-  if (
-    ["AUTH_ERROR", "SII_RATE_LIMIT", "SII_UNAVAILABLE", "HTTP_404", "NOT_IMPLEMENTED"].includes(code) ||
-    status === 404 ||
-    status === 409
-  ) {
-    return { result: "refused by the SII", detail };
-  }
-  return { result: "gateway error", detail };
+let identifier: Sandbox | undefined;
+/** The sandbox's name of the SII service an answer came from (what a replay names), or null. */
+function serviceOf(copy: SiiAnswerCopy): Promise<string | null> {
+  identifier ??= createDefaultSandbox();
+  return identifier.serviceOf(new Request(copy.url, { method: copy.method }));
 }
 
-function reportFile(operationId: string, method: string, path: string, answer: Answer, copy: SiiAnswerCopy | undefined): string {
+/** The SII answer behind a failure: the last of the operation's, of the service the gateway names if it does. */
+async function answerBehind(since: number, named: unknown): Promise<{ copy: SiiAnswerCopy; service: string | null } | undefined> {
+  const own = answers.slice(since);
+  for (let i = own.length - 1; i >= 0; i--) {
+    const copy = own[i] as SiiAnswerCopy;
+    const service = await serviceOf(copy);
+    if (typeof named !== "string" || service === named) return { copy, service };
+  }
+  const last = own.at(-1);
+  return last ? { copy: last, service: await serviceOf(last) } : undefined;
+}
+
+/**
+ * Saves what an operation could not read (or read implausibly): `<operation>.txt`, a redacted
+ * report to read, and `<operation>.json`, the same answer as a body of `POST /sandbox/v1/replays`
+ * for `--replay`. Returns what the table says of them.
+ */
+async function saveAnswer(operationId: string, method: string, path: string, answer: Answer, since: number): Promise<string> {
   mkdirSync(values.out, { recursive: true });
-  const file = join(values.out, `${operationId}.txt`);
-  const ownRuts = [rut];
-  const redact = (text: string) => redactSiiAnswer(text, { secrets, ownRuts });
+  const behind = await answerBehind(since, answer.body?.details?.service);
+  const copy = behind?.copy;
   const lines = [
     `operation: ${method} ${path}`,
     `gateway answer: ${answer.status} ${answer.body?.error_code ?? ""} ${redact(String(answer.body?.message ?? ""))}`,
     `gateway details: ${redact(JSON.stringify(answer.body?.details ?? {}))}`,
-    `checked at: ${new Date().toISOString()} (${values.sandbox ? "sandbox" : "real SII"}, ambiente ${ambiente})`,
-    copy ? `SII answer: HTTP ${copy.status} from ${redact(copy.url)} (${copy.contentType || "no content type"})` : "SII answer: none kept",
+    `checked at: ${new Date().toISOString()} (${sandboxMode ? "sandbox" : "real SII"}, ambiente ${ambiente})`,
+    copy
+      ? `SII answer: HTTP ${copy.status} from ${redact(copy.url)} (${copy.contentType || "no content type"})` +
+        (copy.cut ? `, its first ${REDACT_MAX_CHARS} bytes` : "")
+      : "SII answer: none kept",
     "Redacted: secrets, session cookies and tokens, third parties' RUT check digits, names, contact data, amounts.",
     "",
-    copy ? redact(copy.text) : "",
+    copy ? redact(decodeAs(copy.bytes, copy.contentType)) : "",
   ];
-  writeFileSync(file, `${lines.join("\n")}\n`);
-  return file;
+  const report = join(values.out, `${operationId}.txt`);
+  writeFileSync(report, `${lines.join("\n")}\n`);
+  const saved = [relative(process.cwd(), report)];
+  if (copy && behind.service) {
+    const replay = join(values.out, `${operationId}.json`);
+    writeFileSync(replay, `${JSON.stringify(replayFile(copy, behind.service, redact), null, 2)}\n`);
+    saved.push(relative(process.cwd(), replay));
+  }
+  return saved.join(", ");
+}
+
+/** `--replay`: the saved answer goes to the sandbox just before its operation. */
+async function queueReplay(operationId: string): Promise<void> {
+  const replay = replays.get(operationId);
+  if (replay === undefined) return;
+  const res = await call("POST", "/sandbox/v1/replays", replay);
+  if (res.status !== 200) {
+    const errors = (res.body?.errors ?? []) as { path: string; message: string }[];
+    fail(`--replay ${operationId}.json: ${res.body?.message ?? res.status} ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -415,12 +393,20 @@ for (const [path, item] of Object.entries(openapi.body.paths as Record<string, R
 }
 const unknown = reads.filter((r) => !PLAN[r.operationId] && !NOT_CALLED[r.operationId]).map((r) => r.operationId);
 if (unknown.length) fail(`read operations this check does not know how to call: ${unknown.join(", ")}`);
+const notCalled = [...replays.keys()].filter((id) => !PLAN[id]);
+if (notCalled.length) fail(`--replay: no operation this check calls is named ${notCalled.map((id) => `${id}.json`).join(", ")}`);
 
 const state: State = {};
 const rows: { operationId: string; result: Result; detail: string }[] = [];
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-console.log(`SII live check for ${rut} — ${values.sandbox ? "built-in sandbox" : "real SII"}, ambiente ${ambiente} (${values.ambiente})`);
+const where =
+  values.replay !== undefined
+    ? `built-in sandbox replaying ${replays.size} saved answer(s)`
+    : sandboxMode
+      ? "built-in sandbox"
+      : "real SII";
+console.log(`SII live check for ${rut} — ${where}, ambiente ${ambiente} (${values.ambiente})`);
 for (const { method, operationId } of reads) {
   const step = PLAN[operationId];
   if (!step) {
@@ -435,22 +421,23 @@ for (const { method, operationId } of reads) {
   }
   const body = auth || planned.body ? { ...planned.body, ...auth } : undefined;
   const before = answers.length;
+  await queueReplay(operationId);
   let answer = await call(method, planned.path, body);
   // The SII prepares a download in the background: ask for its state a few times.
   const side = /rcv_(compras|ventas)_async_estado/.exec(operationId)?.[1] as "compras" | "ventas" | undefined;
   for (let i = 0; side && answer.status === 200 && answer.body.data?.estado !== "TERMINADO" && i < 5; i++) {
-    await pause(values.sandbox ? 700 : 3000);
+    await pause(sandboxMode ? 700 : 3000);
     answer = await call(method, planned.path, body);
   }
   await Promise.all(copies);
+  // A replay the operation did not use is not left for the next one.
+  if (replays.has(operationId)) await call("DELETE", "/sandbox/v1/replays");
   if (answer.status === 400 && answer.body?.error_code === "AUTH_ERROR" && body && "pass" in (body.auth as object))
     state.claveRefused = true;
-  const { result, detail } = classify(answer);
-  let shown = detail;
-  if (result === "could not be read") {
-    const copy = answers.length > before ? answers[answers.length - 1] : undefined;
-    shown = `${detail} → ${relative(process.cwd(), reportFile(operationId, method, planned.path, answer, copy))}`;
-  }
+  const { result, detail } = classify(answer, redact);
+  const shown = SAVED_RESULTS.includes(result)
+    ? `${detail} → ${await saveAnswer(operationId, method, planned.path, answer, before)}`
+    : detail;
   if (answer.status === 200) {
     const data = answer.body.data;
     if (operationId === "get_sii_vehiculos_categorias_tipos") {
@@ -478,9 +465,12 @@ for (const row of rows) console.log(`${row.operationId.padEnd(width)}  ${row.res
 const count = (result: Result) => rows.filter((r) => r.result === result).length;
 const unreadable = count("could not be read");
 const broken = count("gateway error");
+const implausible = count("read, but implausible");
 console.log(
   `summary: ${count("works")} works, ${count("refused by the SII")} refused by the SII, ${unreadable} could not be read, ` +
-    `${broken} gateway errors, ${count("skipped")} skipped` +
-    (unreadable ? ` — redacted answers in ${values.out}/ (check them before attaching to a bug report)` : ""),
+    `${implausible} read but implausible, ${broken} gateway errors, ${count("skipped")} skipped` +
+    (unreadable + implausible
+      ? ` — redacted answers in ${values.out}/ (check them before attaching to a bug report; npm run live-check -- --replay ${values.out} replays them)`
+      : ""),
 );
-process.exit(broken > 0 || (values.strict && unreadable > 0) ? 1 : 0);
+process.exit(broken > 0 || (values.strict && unreadable + implausible > 0) ? 1 : 0);

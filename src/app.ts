@@ -64,6 +64,7 @@ import { registerRcvVentasSetBoletasDiarias } from "./routes/rcv/ventas-set-bole
 import { registerRcvVentasSetResumen } from "./routes/rcv/ventas-set-resumen.ts";
 import { registerSandboxControls } from "./routes/sandbox/controls.ts";
 import { registerSandboxCredentials } from "./routes/sandbox/credentials.ts";
+import { registerSandboxReplays } from "./routes/sandbox/replays.ts";
 import { registerSettingsGetProxy } from "./routes/settings/get-proxy.ts";
 import { registerSettingsPutProxy } from "./routes/settings/put-proxy.ts";
 import { registerSettingsTestProxy } from "./routes/settings/test-proxy.ts";
@@ -148,6 +149,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerSettingsPutProxy(app);
   registerSettingsTestProxy(app);
   registerSandboxControls(app);
+  registerSandboxReplays(app);
   registerSandboxCredentials(app);
   registerAdminGuard(app);
   registerAdminTokensCreate(app);

@@ -174,6 +174,18 @@ export interface SandboxFault {
   remaining: number;
 }
 
+/** A recorded SII answer the simulator gives instead of its own, for the next calls of a service. */
+export interface SandboxReplay {
+  /** A service name of the simulator (`indicadores`, `bte_report`, …). */
+  service: string;
+  status: number;
+  /** Header names lower-case. */
+  headers: Record<string, string>;
+  body: Uint8Array;
+  /** Calls still to be answered with it. */
+  remaining: number;
+}
+
 /** A test taxpayer of the simulator, with the secrets that work only against it. */
 export interface SandboxTaxpayer {
   rut: string;
@@ -206,6 +218,11 @@ export interface SandboxControls {
   faults(): SandboxFault[];
   addFault(fault: SandboxFault): void;
   clearFaults(): void;
+  /** The service names the simulator answers, sorted: what faults and replays name. */
+  services(): string[];
+  replays(): SandboxReplay[];
+  addReplay(replay: SandboxReplay): void;
+  clearReplays(): void;
   /** Requests received per service since start or the last reset. */
   calls(): Map<string, number>;
   resetCalls(): void;

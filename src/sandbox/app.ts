@@ -46,9 +46,14 @@ export interface Sandbox {
   readonly state: SandboxState;
   /** `clientCertificate`: what a TLS client would present to the SII (the certificate login). */
   fetch(request: Request, tls?: { clientCertificatePem?: string }): Promise<Response>;
+  /** The service names it answers, sorted (what faults and replays name). */
+  services(): string[];
+  /** The service a request to the SII's URL would reach, or null; nothing is counted or answered. */
+  serviceOf(request: Request): Promise<string | null>;
 }
 
-type Env = { Bindings: { clientCertificatePem?: string } };
+/** `identify`: only name the service that would answer (see `serviceOf`). */
+type Env = { Bindings: { clientCertificatePem?: string; identify?: boolean } };
 
 type ServiceHandler = (c: Context<Env>) => Response | Promise<Response>;
 
@@ -60,6 +65,9 @@ const sleep = (ms: number, signal?: AbortSignal) =>
       resolve();
     });
   });
+
+/** Carries the service name a request would reach, when the sandbox is only asked which one. */
+const SERVICE_NAME = "x-sandbox-service";
 
 /** Marks a response the sandbox's fetch turns into a dropped connection. */
 const RESET = "x-sandbox-connection-reset";
@@ -102,9 +110,17 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const hangMs = options.hangMs ?? 120_000;
   const app = new Hono<Env>();
 
-  /** Registers one SII service: counted, subject to faults, then answered. */
-  const service = (name: string, handler: ServiceHandler) => async (c: Context<Env>) => {
+  const names = new Set<string>();
+  /** Registers one SII service: counted, given a recorded answer or a fault if one is queued, then answered. */
+  const service = (name: string, handler: ServiceHandler) => {
+    names.add(name);
+    return (c: Context<Env>) => (c.env?.identify ? new Response(null, { headers: { [SERVICE_NAME]: name } }) : serve(name, handler, c));
+  };
+  const serve = async (name: string, handler: ServiceHandler, c: Context<Env>) => {
     state.count(name);
+    // A recorded answer (POST /sandbox/v1/replays) stands in for the simulator's own, byte for byte.
+    const replay = state.takeReplay(name);
+    if (replay) return replay;
     const fault = state.takeFault(name, c.req.param("host") ?? "");
     if (fault === "truncated") {
       // The real answer, cut in the middle (a connection that closed early).
@@ -369,15 +385,23 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 
   app.notFound(() => latin1Html("<h1>Not Found</h1><p>The requested URL was not found on this server.</p>", 404));
 
+  // Route on host + path: `https://palena.sii.cl/DTEWS/CrSeed.jws` → `/palena.sii.cl/DTEWS/CrSeed.jws`.
+  const routed = (request: Request) => {
+    const url = new URL(request.url);
+    return new Request(`http://sandbox/${url.hostname}${url.pathname}${url.search}`, request);
+  };
+  const sorted = [...names].sort();
   return {
     state,
     async fetch(request, tls) {
-      // Route on host + path: `https://palena.sii.cl/DTEWS/CrSeed.jws` → `/palena.sii.cl/DTEWS/CrSeed.jws`.
-      const url = new URL(request.url);
-      const routed = new Request(`http://sandbox/${url.hostname}${url.pathname}${url.search}`, request);
-      const res = await app.fetch(routed, { clientCertificatePem: tls?.clientCertificatePem });
+      const res = await app.fetch(routed(request), { clientCertificatePem: tls?.clientCertificatePem });
       if (res.headers.has(RESET)) throw new TypeError("fetch failed", { cause: new Error("read ECONNRESET") });
       return res;
+    },
+    services: () => [...sorted],
+    async serviceOf(request) {
+      const res = await app.fetch(routed(request), { identify: true });
+      return res.headers.get(SERVICE_NAME);
     },
   };
 }

@@ -1,5 +1,5 @@
 // The simulator's side of the SandboxControls port: what the gateway's /sandbox/v1 routes may
-// ask of it (faults, call counts, its test credentials, its CAF-signing key), and nothing else.
+// ask of it (faults, recorded answers to replay, call counts, its test credentials, its CAF-signing key), and nothing else.
 import type { SandboxControls, SandboxCredentials } from "../ports.ts";
 import type { Sandbox } from "./app.ts";
 import { SANDBOX_BHE } from "./bhe.ts";
@@ -35,6 +35,14 @@ export function sandboxControls(sandbox: Sandbox): SandboxControls {
     },
     clearFaults: () => {
       state.faults = [];
+    },
+    services: () => sandbox.services(),
+    replays: () => state.replays.map((r) => ({ ...r, headers: { ...r.headers } })),
+    addReplay: (replay) => {
+      state.replays.push({ ...replay, headers: { ...replay.headers }, body: replay.body.slice() });
+    },
+    clearReplays: () => {
+      state.replays = [];
     },
     calls: () => new Map(state.calls),
     resetCalls: () => state.calls.clear(),

@@ -1,7 +1,7 @@
 // What the simulated SII remembers, per process (per isolate on Workers): seeds and tokens it
 // issued, web sessions, switched-on faults, and how many requests each service received.
 
-import { SANDBOX_FAULT_KINDS, type SandboxFault, type SandboxFaultKind } from "../ports.ts";
+import { SANDBOX_FAULT_KINDS, type SandboxFault, type SandboxFaultKind, type SandboxReplay } from "../ports.ts";
 import type { BheSlip, BteSlip, Certification, Envio, FolioBook, ReceivedDocument, SummaryEntry } from "./records.ts";
 
 export type FaultKind = SandboxFaultKind;
@@ -23,6 +23,8 @@ export interface WebSession {
   kind: "clave" | "cert";
   expiresAt: number;
 }
+
+const NULL_BODY_STATUS = new Set([204, 205, 304]);
 
 export class SandboxState {
   readonly seeds = new Map<string, { ambiente: "0" | "1"; expiresAt: number }>();
@@ -60,6 +62,8 @@ export class SandboxState {
   /** Issued BTE slips. */
   readonly bte: BteSlip[] = [];
   faults: Fault[] = [];
+  /** Recorded answers to give instead of the simulator's own (POST /sandbox/v1/replays). */
+  replays: SandboxReplay[] = [];
 
   count(service: string): void {
     this.calls.set(service, (this.calls.get(service) ?? 0) + 1);
@@ -72,6 +76,17 @@ export class SandboxState {
     fault.remaining--;
     this.faults = this.faults.filter((f) => f.remaining > 0);
     return fault.fault;
+  }
+
+  /** The recorded answer this call gets, if one is queued for its service; each use counts down. */
+  takeReplay(service: string): Response | null {
+    const replay = this.replays.find((r) => r.remaining > 0 && r.service === service);
+    if (!replay) return null;
+    replay.remaining--;
+    this.replays = this.replays.filter((r) => r.remaining > 0);
+    // A status that has no body (204, 205, 304) is given without one.
+    const body = NULL_BODY_STATUS.has(replay.status) ? null : replay.body.slice();
+    return new Response(body, { status: replay.status, headers: replay.headers });
   }
 
   /** The live web session a request's TOKEN cookie names, if any. */

@@ -44,10 +44,24 @@ describe("sandbox controls off loopback", () => {
       ["GET", "/sandbox/v1/calls"],
       ["DELETE", "/sandbox/v1/calls"],
       ["DELETE", "/sandbox/v1/faults"],
+      ["DELETE", "/sandbox/v1/replays"],
     ] as const) {
       const res = await fetch(new Request(`https://sii-gateway-preview.example.workers.dev${path}`, { method }));
       expect(res.status, `${method} ${path}`).toBe(401);
     }
+    // A recorded answer changes what every caller's SII says: guarded like the faults.
+    const replay = (headers: Record<string, string>) =>
+      fetch(
+        new Request("https://sii-gateway-preview.example.workers.dev/sandbox/v1/replays", {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: JSON.stringify({ service: "indicadores", status: 200, body: "" }),
+        }),
+      );
+    expect((await replay({})).status).toBe(401);
+    expect((await replay({ "x-api-token": "wrong" })).status).toBe(401);
+    expect((await replay({ "x-api-token": DEV })).status).toBe(200);
+    expect((await replay({ authorization: `Bearer ${ADMIN}` })).status).toBe(200);
     // The test credentials change nothing and stay public.
     expect((await fetch(new Request("https://sii-gateway-preview.example.workers.dev/sandbox/v1/credentials"))).status).toBe(200);
   });
@@ -82,6 +96,8 @@ describe("sandbox controls off loopback", () => {
       ["/sandbox/v1/faults", "delete"],
       ["/sandbox/v1/calls", "get"],
       ["/sandbox/v1/calls", "delete"],
+      ["/sandbox/v1/replays", "post"],
+      ["/sandbox/v1/replays", "delete"],
     ] as const) {
       const op = doc.paths[path][method];
       // The anonymous alternative ({}) for loopback, and the two tokens for everywhere else.

@@ -1,10 +1,17 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { classify, replayFile, SAVED_RESULTS } from "../../scripts/live-check-report.ts";
 import { createApp } from "../../src/app.ts";
+import { base64ToBytes } from "../../src/lib/encoding.ts";
+import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
+import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { SANDBOX_TAXPAYERS } from "../../src/sandbox/taxpayers.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
+import { formatChanged } from "../../src/sii/format-changed.ts";
+import { redactSiiAnswer } from "../../src/sii/redact.ts";
 import { liveTransport } from "../../src/sii/transport.ts";
 import { bodyOf, postJson, secretIn, testDeps, tokenFor } from "../support/app.ts";
 
@@ -50,7 +57,9 @@ function liveCheck(args: string[], base = SANDBOX_LOGIN): Promise<Run> {
       (error, stdout, stderr) => {
         const rows = new Map<string, { result: string; detail: string }>();
         for (const line of stdout.split("\n")) {
-          const m = /^(\w+)\s{2,}(works|refused by the SII|could not be read|skipped|gateway error)\s{2,}(.*)$/.exec(line);
+          const m = /^(\w+)\s{2,}(works|refused by the SII|could not be read|read, but implausible|skipped|gateway error)\s{2,}(.*)$/.exec(
+            line,
+          );
           if (m?.[1] && m[2]) rows.set(m[1], { result: m[2], detail: m[3] ?? "" });
         }
         resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr, rows });
@@ -100,7 +109,9 @@ describe.concurrent("npm run live-check against the sandbox", () => {
       expect(row, `${id} is listed`).toBeDefined();
       expect(NOT_WORKING_IN_SANDBOX[id] ?? ["works"], `${id}: ${row?.detail}`).toContain(row?.result);
     }
-    expect(run.stdout).toMatch(/summary: \d+ works, \d+ refused by the SII, \d+ could not be read, 0 gateway errors, 5 skipped/);
+    expect(run.stdout).toMatch(
+      /summary: \d+ works, \d+ refused by the SII, \d+ could not be read, 0 read but implausible, 0 gateway errors, 5 skipped/,
+    );
     // README shows this output: its header and summary lines are the ones printed here.
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     for (const line of run.stdout.split("\n").filter((l) => /^(SII live check for|operation |summary: )/.test(l))) {
@@ -117,8 +128,9 @@ describe.concurrent("npm run live-check against the sandbox", () => {
     expect(run.rows.get("get_sii_indicadores_uf_anual")?.result).toBe("works");
   }, 120_000);
 
-  it("saves the answers it could not read, redacted, and --strict fails on them", async () => {
+  it("saves the answers it could not read, redacted, as replays that --replay and POST /sandbox/v1/replays take as they are", async () => {
     const out = mkdtempSync(join(tmpdir(), "live-check-"));
+    const again = mkdtempSync(join(tmpdir(), "live-check-replayed-"));
     try {
       const run = await liveCheck(["--out", out, "--strict", "--sandbox-fault", "indicadores:html", "--sandbox-fault", "bte_report:html"]);
       expect(run.stderr).toBe("");
@@ -136,8 +148,71 @@ describe.concurrent("npm run live-check against the sandbox", () => {
       }
       // Faults hit one call each: the other indicators still work.
       expect(run.rows.get("get_sii_indicadores_correccion_monetaria_anual")?.result).toBe("works");
+
+      // Each saved answer is a body of POST /sandbox/v1/replays, nothing more, with no secret in it.
+      const services = { get_sii_indicadores_uf_anual: "indicadores", post_sii_bte_emitidas_resumen: "bte_report" };
+      for (const [id, service] of Object.entries(services)) {
+        expect(run.rows.get(id)?.detail).toContain(`${id}.json`);
+        const text = readFileSync(join(out, `${id}.json`), "utf8");
+        const replay = JSON.parse(text);
+        expect(Object.keys(replay).sort()).toEqual(["body", "count", "headers", "service", "status"]);
+        expect(replay).toMatchObject({ service, status: 200, count: 1, headers: { "content-type": "text/html; charset=ISO-8859-1" } });
+        expect(Object.keys(replay.headers)).toEqual(["content-type"]);
+        const page = decodeLatin1(base64ToBytes(replay.body));
+        expect(page).toContain("Servicio no disponible");
+        for (const form of [text, page]) {
+          expect(secretIn(form)).toBeUndefined();
+          expect(form).not.toContain(COMPANY?.clave);
+        }
+      }
+
+      // Posted by hand, the gateway reads the same answer the same way.
+      const { deps } = testDeps();
+      const app = createApp(() => deps);
+      const posted = await app.request("/sandbox/v1/replays", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: readFileSync(join(out, "get_sii_indicadores_uf_anual.json"), "utf8"),
+      });
+      expect(posted.status).toBe(200);
+      const { secret } = await tokenFor(deps, { scopes: ["sii:read"] });
+      const res = await app.request(`/api/v1/sii/indicadores/uf/anual/${new Date().getFullYear()}/1/1`, {
+        headers: { "x-api-token": secret },
+      });
+      expect(res.status).toBe(502);
+      expect((await bodyOf(res)).message).toMatch(/is not the yearly table it should be/);
+
+      // --replay: no fault asked for, no credentials given; the saved answers alone reproduce both failures.
+      const replayed = await liveCheck(["--replay", out, "--out", again, "--strict"], []);
+      expect(replayed.stderr).toBe("");
+      expect(replayed.stdout).toContain("built-in sandbox replaying 2 saved answer(s)");
+      expect(replayed.code).toBe(1);
+      for (const id of Object.keys(services)) expect(replayed.rows.get(id)?.result, id).toBe("could not be read");
+      expect(replayed.rows.get("get_sii_indicadores_correccion_monetaria_anual")?.result).toBe("works");
+      expect(replayed.rows.get("post_sii_rcv_compras_resumen")?.result).toBe("works");
     } finally {
       rmSync(out, { recursive: true, force: true });
+      rmSync(again, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it("refuses a --replay folder with a file no operation is named by, or an answer the sandbox does not take", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "live-check-bad-replay-"));
+    try {
+      writeFileSync(
+        join(dir, "get_sii_no_such_operation.json"),
+        JSON.stringify({ service: "indicadores", status: 200, body: "", count: 1 }),
+      );
+      const unknown = await liveCheck(["--replay", dir], []);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain("get_sii_no_such_operation.json");
+      rmSync(join(dir, "get_sii_no_such_operation.json"));
+      writeFileSync(join(dir, "get_sii_indicadores_uf_anual.json"), JSON.stringify({ service: "uf", status: 200, body: "", count: 1 }));
+      const refused = await liveCheck(["--replay", dir], []);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/get_sii_indicadores_uf_anual\.json: .*service: must be a service of the simulator: .*indicadores/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
 });
@@ -213,5 +288,80 @@ describe("live mode: a 502 about an unreadable SII answer carries a redacted exc
     expect(res.status).toBe(502);
     const body = await bodyOf(res);
     expect(body.details.sii_excerpt).toBeUndefined();
+  });
+});
+
+describe("live-check's judgement and saved answers", () => {
+  const redact = (text: string) => redactSiiAnswer(text, { secrets: [CLAVE], ownRuts: ["76192083-9"] });
+
+  it("reports an SII_FORMAT_CHANGED answer as read, but implausible, naming the service and the failed check", () => {
+    const err = formatChanged("bte_report", "the totals row is not the sum of its rows (January)", "<tr><td>1.000</td></tr>");
+    const answer = { status: err.status, body: { success: false, error_code: err.code, message: err.message, details: err.init.details } };
+    const { result, detail } = classify(answer, redact);
+    expect(result).toBe("read, but implausible");
+    expect(detail).toBe("502 SII_FORMAT_CHANGED: bte_report: the totals row is not the sum of its rows (January)");
+    expect(SAVED_RESULTS).toContain(result);
+    // The other kinds keep their meaning.
+    const unreadable = { status: 502, body: { error_code: "SII_GATEWAY_ERROR", message: "The SII's page could not be read", details: {} } };
+    expect(classify(unreadable, redact).result).toBe("could not be read");
+    expect(classify({ status: 200, body: {} }, redact).result).toBe("works");
+  });
+
+  it("saves the answer in the replay form, without clave, cookie, token or key, in the encoding it came in", async () => {
+    const key = readFileSync(join(CREDENTIALS, "key.pem"), "utf8");
+    const page = [
+      "<html><body><p>Año tributario: boletas emitidas</p>",
+      `<input type="hidden" name="clave" value="${CLAVE}"><script>document.cookie="TOKEN=Q1W2E3R4T5Y6U7I8O9P0; CSESSIONID=abc123XYZ789"</script>`,
+      `<pre>${key}</pre><p>Se ingreso ${CLAVE}</p></body></html>`,
+    ].join("");
+    const copy = {
+      method: "POST",
+      url: "https://zeus.sii.cl/cvc_cgi/bte/bte_indiv_cons2",
+      status: 200,
+      contentType: "text/html; charset=ISO-8859-1",
+      bytes: encodeLatin1(page),
+      cut: false,
+    };
+    const replay = replayFile(copy, "bte_report", redact);
+    expect(replay).toEqual({
+      service: "bte_report",
+      status: 200,
+      headers: { "content-type": "text/html; charset=ISO-8859-1" },
+      body: expect.any(String),
+      count: 1,
+    });
+    const bytes = base64ToBytes(replay.body);
+    // latin1 in, latin1 out: "Año" is one byte 0xF1, not UTF-8's two.
+    expect([...bytes].filter((b) => b === 0xf1)).toHaveLength(1);
+    const saved = decodeLatin1(bytes);
+    expect(saved).toContain("Año tributario");
+    for (const secret of [CLAVE, "Q1W2E3R4T5Y6U7I8O9P0", "abc123XYZ789", key.split("\n")[1] ?? "", "PRIVATE KEY"]) {
+      expect(saved).not.toContain(secret);
+      expect(JSON.stringify(replay)).not.toContain(secret);
+    }
+    expect(secretIn(saved)).toBeUndefined();
+
+    // The file is a body the sandbox takes as it is, and its bytes are what the service answers.
+    const { deps } = testDeps();
+    const app = createApp(() => deps);
+    const res = await app.request("/sandbox/v1/replays", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(replay),
+    });
+    expect(res.status).toBe(200);
+    const answered = await simulatorOf(deps.sii).fetch(new Request(copy.url, { method: "POST", body: "" }));
+    expect(answered.headers.get("content-type")).toBe("text/html; charset=ISO-8859-1");
+    expect(new Uint8Array(await answered.arrayBuffer())).toEqual(bytes);
+  });
+
+  it("names an SII URL by the sandbox's service, as a replay names it", async () => {
+    const sandbox = createDefaultSandbox();
+    expect(await sandbox.serviceOf(new Request("https://zeus.sii.cl/cvc_cgi/bte/bte_indiv_cons2", { method: "POST" }))).toBe("bte_report");
+    expect(await sandbox.serviceOf(new Request("https://www.sii.cl/valores_y_fechas/uf/uf2025.htm"))).toBe("indicadores");
+    expect(await sandbox.serviceOf(new Request("https://www.sii.cl/nothing-here"))).toBeNull();
+    // Asking counts nothing.
+    expect(sandbox.state.calls.size).toBe(0);
+    expect(sandbox.services()).toContain("rcv_detalle");
   });
 });

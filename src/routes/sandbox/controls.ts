@@ -13,7 +13,7 @@ import { ApiError } from "../../platform/errors.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { SANDBOX_FAULT_KINDS, type SandboxControls } from "../../ports.ts";
 
-function sandboxOf(c: Context<AppEnv>): SandboxControls {
+export function sandboxOf(c: Context<AppEnv>): SandboxControls {
   const sandbox = c.var.deps.sii.sandbox;
   if (!sandbox) throw new ApiError(404, "HTTP_404", "The sandbox exists only when SII_UPSTREAM=sandbox");
   return sandbox;
@@ -32,13 +32,13 @@ const FaultInput = z
 
 const Faults = envelope(z.object({ faults: z.array(z.object({ service: z.string(), fault: z.string(), remaining: z.number().int() })) }));
 const Calls = envelope(z.object({ calls: z.record(z.string(), z.number().int()), total: z.number().int() }));
-const tags = ["Sandbox"];
+export const tags = ["Sandbox"];
 /**
  * No token from loopback (the empty requirement: anonymous), otherwise either token. OpenAPI
  * cannot say where a caller is, so the description does.
  */
-const security: Record<string, string[]>[] = [{}, { ApiToken: [] }, { AdminToken: [] }];
-const description =
+export const security: Record<string, string[]>[] = [{}, { ApiToken: [] }, { AdminToken: [] }];
+export const description =
   "No token from loopback (tests, `npm run dev`); otherwise the development token (`DEV_API_TOKEN`, as `X-API-Token` or " +
   "`Authorization: Bearer`) or the operator's `ADMIN_TOKEN` (`Authorization: Bearer`), and 401 without one.";
 
@@ -71,7 +71,7 @@ export function fromLoopback(c: Context): boolean {
 }
 
 /** Off loopback: the development token or the admin token, compared in constant time. */
-const controlGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const controlGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!fromLoopback(c)) {
     const { devToken, adminToken } = c.var.deps.config;
     const presented = presentedToken(c);
