@@ -6,11 +6,12 @@ import { findTable, normalizeLabel } from "./table.ts";
 
 const WANTED = { mes: ["mes"], bruto: ["monto bruto", "bruto"], neto: ["liquido", "total liquido"] };
 
-const refusal = (run: () => unknown) => {
+const refusal = (run: () => unknown): { status: number; code: string; service?: unknown; check?: string } => {
   try {
     run();
   } catch (err) {
-    if (err instanceof ApiError) return { status: err.status, code: err.code, ...(err.init.details as Record<string, unknown>) };
+    if (err instanceof ApiError)
+      return { status: err.status, code: err.code, ...(err.init.details as { service?: unknown; check?: string }) };
     throw err;
   }
   throw new Error("expected a refusal");

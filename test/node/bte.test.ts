@@ -2,7 +2,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../src/lib/api-error.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { retentionRate, sandboxBte } from "../../src/sandbox/bte.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
@@ -11,6 +10,7 @@ import { annualBte } from "../../src/sii/bte.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
 import { liveTransport } from "../../src/sii/transport.ts";
 import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { failure } from "../support/sii.ts";
 
 const company = { rut: "76192083-9", clave: "sandbox76" };
 
@@ -196,14 +196,13 @@ describe("BTE annual summary page", () => {
     ],
   ])("refuses %s with SII_FORMAT_CHANGED", async (_, edit, check) => {
     const page = rewritten(fixture("resumen-anual-2025.htm"), edit);
-    const err = await annualBte(siiServing(page), new CookieJar(), 2025).catch((e: ApiError) => e);
-    expect(err).toBeInstanceOf(ApiError);
+    const err = await failure(annualBte(siiServing(page), new CookieJar(), 2025));
     expect([err.status, err.code, (err.init.details as Loose)?.service]).toEqual([502, "SII_FORMAT_CHANGED", "bte_report"]);
     expect(String((err.init.details as Loose)?.check)).toMatch(check);
   });
 
   it("refuses the old seven-column layout instead of reading other numbers from it", async () => {
-    const err = await annualBte(siiServing(fixture("resumen-anual-2025-7col.htm")), new CookieJar(), 2025).catch((e: ApiError) => e);
+    const err = await failure(annualBte(siiServing(fixture("resumen-anual-2025-7col.htm")), new CookieJar(), 2025));
     expect([err.status, err.code]).toEqual([502, "SII_FORMAT_CHANGED"]);
   });
 
