@@ -1,14 +1,15 @@
 // BTE (boletas de terceros) issued, at zeus.sii.cl in a clave session: the annual summary page
 // (docs/sii-services.md §6), read into a monthly table and its totals.
 
+import { ApiError } from "../lib/api-error.ts";
 import { MONTHS_ES } from "../lib/dates.ts";
 import { formEncodeLatin1 } from "../lib/latin1.ts";
 import { LOGIN_MARKERS } from "./bhe.ts";
 import { browse } from "./browse.ts";
 import type { CookieJar } from "./cookies.ts";
 import { formatChanged } from "./format-changed.ts";
-import { parsePage } from "./html.ts";
-import type { SiiContext } from "./http.ts";
+import { parsePage, rowsOf } from "./html.ts";
+import { pageText, type SiiContext } from "./http.ts";
 import { SessionExpired } from "./sessions.ts";
 import { cell, findTable } from "./table.ts";
 
@@ -77,8 +78,15 @@ interface Row extends BteTotals {
  * each, gross − withheld = net on every row, valid + void = the folio range where the row shows one,
  * the totals row equal to the sum of the months. Any failure is SII_FORMAT_CHANGED, never numbers.
  */
-export function readAnnualTable(html: string): { mensual: BteMonth[]; anual: BteTotals; cells: string[][] } {
-  const table = findTable(parsePage(html), SERVICE, COLUMNS);
+export function readAnnualTable(html: string, status = 200): { mensual: BteMonth[]; anual: BteTotals; cells: string[][] } {
+  const page = parsePage(html);
+  // A page without a single month row is an error page, not a summary in another shape.
+  if (!rowsOf(page).some((row) => monthOf(row[0] ?? "") >= 0)) {
+    throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII answered without the BTE summary table", {
+      details: { service: SERVICE, sii_status: status, sii_message: pageText(html) },
+    });
+  }
+  const table = findTable(page, SERVICE, COLUMNS);
   const at = (row: string[], key: keyof typeof COLUMNS) => count(cell(row, table.columns[key]), key);
   const read = (row: string[]): Row => {
     const vigentes = at(row, "vigentes");
@@ -174,5 +182,5 @@ export async function annualBte(ctx: SiiContext, jar: CookieJar, anio: number): 
   if (LOGIN_MARKERS.test(page.text)) throw new SessionExpired();
   const empty: BteTotals = { folios: 0, vigentes: 0, anuladas: 0, bruto: 0, retencion: 0, total: 0 };
   if (NO_MOVEMENTS.test(page.text)) return { mensual: [], anual: empty, page: page.text, cells: [] };
-  return { ...readAnnualTable(page.text), page: page.text };
+  return { ...readAnnualTable(page.text, page.status), page: page.text };
 }
