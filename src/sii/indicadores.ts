@@ -90,8 +90,10 @@ function dailyMonth(tables: HtmlElement[], year: number, month: number): Record<
   const name = MONTHS_ES[month - 1] ?? String(month);
   for (const table of tables) {
     const read = readTable(table, SERVICE, DAILY, { repeated: ["dia", "valor"] });
+    // Each day beside its value, on whichever side the page puts it (the public readers show the day first).
     const pairs = read.all.dia.map((dia, i) => [dia, read.all.valor[i] ?? -1] as const);
-    if (read.all.dia.length !== read.all.valor.length || pairs.some(([dia, valor]) => valor !== dia + 1)) {
+    const side = (read.all.valor[0] ?? 0) - (read.all.dia[0] ?? 0);
+    if (read.all.dia.length !== read.all.valor.length || Math.abs(side) !== 1 || pairs.some(([dia, valor]) => valor !== dia + side)) {
       throw formatChanged(SERVICE, `UF ${name}: the Día and Valor columns are not in pairs (headers seen: ${read.headers.join(", ")})`);
     }
     for (const row of read.rows) {
@@ -132,7 +134,10 @@ function dailyYear(doc: HtmlDocument, year: number): DailyYear {
     const days = Object.keys(result[month] ?? {}).map(Number);
     const whole = month < last ? daysIn(year, month) : Math.max(0, ...days);
     if (days.length !== whole)
-      throw formatChanged(SERVICE, `UF ${MONTHS_ES[month - 1]}: ${days.length} days of ${whole} before a later month's values`);
+      throw formatChanged(
+        SERVICE,
+        `UF ${MONTHS_ES[month - 1]}: ${days.length} days of ${whole}${month < last ? ", before a later month's values" : ""}`,
+      );
   }
   return result;
 }
