@@ -1,6 +1,6 @@
 // zeus.sii.cl: boletas de prestación de servicios de terceros (BTE) issued by a taxpayer, and the
-// annual summary page (docs/sii-services.md §6: one row per month, a totals row, latin1 HTML; the POST
-// fields of the annual request are inferred from the menu form).
+// annual summary page (docs/sii-services.md §6: one row per month in eight columns, a `*Totales` row,
+// latin1 HTML; the POST fields of the annual request are inferred from the menu form).
 import type { Context } from "hono";
 import { MONTHS_ES } from "../lib/dates.ts";
 import { formDecodeLatin1, responseText } from "../lib/latin1.ts";
@@ -63,33 +63,38 @@ export async function bteAnnual(c: Context, state: SandboxState, now: number): P
   const header = `<h3>INFORME ANUAL DE BTE's EMITIDAS AÑO ${year}</h3>`;
   if (!slips.length) return latin1Html(`${header}<p>${NO_MOVEMENTS}</p>`);
   const rate = retentionRate(year);
-  const totals = { folios: 0, vigentes: 0, anuladas: 0, bruto: 0, retencion: 0, pagado: 0 };
-  const rows: string[] = [];
-  MONTHS_ES.forEach((name, index) => {
+  const totals = { vigentes: 0, anuladas: 0, bruto: 0, retencion: 0, liquido: 0 };
+  const rows = MONTHS_ES.map((name, index) => {
     const month = slips.filter((s) => Number(s.fecha.slice(5, 7)) === index + 1);
-    if (!month.length) return;
     const valid = month.filter((s) => !s.anulada);
     const bruto = valid.reduce((sum, s) => sum + s.bruto, 0);
     const retencion = Math.round(bruto * rate);
-    const row = {
-      folios: month.length,
-      vigentes: valid.length,
-      anuladas: month.length - valid.length,
-      bruto,
-      retencion,
-      pagado: bruto - retencion,
-    };
+    const row = { vigentes: valid.length, anuladas: month.length - valid.length, bruto, retencion, liquido: bruto - retencion };
     for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += row[key];
-    rows.push(
-      `<TR><TD>${name}<TD ALIGN=right>${row.folios}<TD ALIGN=right>${row.vigentes}<TD ALIGN=right>${row.anuladas}<TD ALIGN=right>${miles(row.bruto)}<TD ALIGN=right>${miles(row.retencion)}<TD ALIGN=right>${miles(row.pagado)}\n`,
-    );
+    const folios = month.map((s) => s.folio);
+    const range = folios.length ? [Math.min(...folios), Math.max(...folios)] : [0, 0];
+    return annualRow(name, [...range, row.vigentes, row.anuladas, row.bruto, row.retencion, row.liquido]);
   });
-  const total = `<TR><TD><B>TOTAL</B><TD ALIGN=right>${totals.folios}<TD ALIGN=right>${totals.vigentes}<TD ALIGN=right>${totals.anuladas}<TD ALIGN=right>${miles(totals.bruto)}<TD ALIGN=right>${miles(totals.retencion)}<TD ALIGN=right>${miles(totals.pagado)}\n`;
-  // The page lays itself out in tables and the summary comes after them (jsanbae/sii_api
-  // src/DomParser/BTEInformeEmitidasSummaryParser.php reads the 3rd <table> of the monthly report).
-  // Inferred: the same layout here, and HTML 4.01 cells without closing tags, in upper case.
-  const layout = `<TABLE WIDTH="100%"><TR><TD><IMG SRC="/cvc_cgi/bte/img/logo.gif"><TD>${header}</TABLE>\n<TABLE><TR><TD>Contribuyente:<TD>${rut}</TABLE>\n`;
+  const all = slips.map((s) => s.folio);
+  const total = annualRow("*Totales", [
+    Math.min(...all),
+    Math.max(...all),
+    totals.vigentes,
+    totals.anuladas,
+    totals.bruto,
+    totals.retencion,
+    totals.liquido,
+  ]);
+  // The eight columns and the `*Totales` row a public Laravel reader of the SII's saved annual page takes
+  // (App/Services/Sii/BteResumenAnualParser.php: eight <td> cells a row, closed </td> and </tr>, month name first;
+  // `RUT:`, `Contribuyente:` and `año YYYY` in the page's text). Inferred: the header texts (its view's
+  // preview headings), every month listed even without slips (a public Selenium script reads the totals on
+  // row 15), 0 in the folio cells of an empty month, and the totals' folio cells as the year's range.
   return latin1Html(
-    `${layout}<TABLE BORDER=1>\n<TR><TH>MES<TH>CANTIDAD BOLETAS<TH>VIGENTES<TH>ANULADAS<TH>MONTO BRUTO<TH>MONTO RETENIDO<TH>MONTO PAGADO\n${rows.join("")}${total}</TABLE>`,
+    `<TABLE WIDTH="100%"><TR><TD><IMG SRC="/cvc_cgi/bte/img/logo.gif"></TD><TD>${header}</TD></TR></TABLE>\n<TABLE><TR><TD>Contribuyente: ${rut}</TD></TR><TR><TD>RUT: ${rut}</TD></TR><TR><TD>Informe del año ${year}</TD></TR></TABLE>\n<TABLE BORDER=1>\n<TR><TH>Mes</TH><TH>Folio Inicial</TH><TH>Folio Final</TH><TH>Vigentes</TH><TH>Nulas</TH><TH>Honorario Bruto</TH><TH>Retenciones</TH><TH>Total L&iacute;quido</TH></TR>\n${rows.join("")}${total}</TABLE>`,
   );
 }
+
+/** A row of the annual table: the label, two folio cells and five amounts, closed cells. */
+const annualRow = (label: string, values: number[]) =>
+  `<TR><TD>${label}</TD>${values.map((v, i) => `<TD ALIGN=right>${i < 4 ? v : miles(v)}</TD>`).join("")}</TR>\n`;

@@ -14,10 +14,22 @@
 //   is the correction to the year's end (ModSII.bas reads column 12 of each month's row as 1 + %/100; a public
 //   TypeScript copy of the 2024-2026 tables keeps `capital_inicial` and each month's row as month → %).
 
+//
+// Every table is read by its header labels (./table.ts) and checked before anything is answered: days 1-31
+// once each and every month before the last published one complete (UF), brackets ascending and contiguous
+// with rates in range (tax), a cell only after its own month (correction). A page that fails is
+// SII_FORMAT_CHANGED. A page need not end in `</html>`: the checks decide whether it is whole (inferred; no
+// public capture shows the SII's pages cut short or with trailing bytes, and the UF's months come in reverse
+// order, so a page cut short loses January first, which the completeness check catches).
+
 import { ApiError } from "../lib/api-error.ts";
 import { MONTHS_ES } from "../lib/dates.ts";
-import { cellsOf, type HtmlDocument, type HtmlElement, parsePage, textOf } from "./html.ts";
+import { formatChanged } from "./format-changed.ts";
+import { type HtmlDocument, type HtmlElement, parsePage, textOf } from "./html.ts";
 import { pageText, type SiiContext, siiFetch } from "./http.ts";
+import { cell, findTable, type LabelledTable, readTable } from "./table.ts";
+
+const SERVICE = "indicadores";
 
 const BASE = "https://www.sii.cl/valores_y_fechas";
 
@@ -68,64 +80,108 @@ function monthTables(doc: HtmlDocument): Map<number, HtmlElement[]> {
   return months;
 }
 
-const rowsOfTables = (tables: HtmlElement[]) => tables.flatMap((table) => Array.from(table.querySelectorAll("tr")));
+const DAILY = { dia: ["dia", "dias"], valor: ["valor", "valores", "uf"] } as const;
 
-/** The (day, value) pairs of a month's tables: a `<th>` day number, then its `<td>` value. */
-function dailyMonth(tables: HtmlElement[]): Record<number, number> {
+const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+
+/** The (day, value) pairs of a month's tables, by their `Día` and `Valor` columns (three pairs a row). */
+function dailyMonth(tables: HtmlElement[], year: number, month: number): Record<number, number> {
   const days: Record<number, number> = {};
-  for (const row of rowsOfTables(tables)) {
-    const cells = cellsOf(row);
-    cells.forEach((cell, i) => {
-      const next = cells[i + 1];
-      const day = textOf(cell);
-      if (cell.tagName.toUpperCase() !== "TH" || !next || next.tagName.toUpperCase() !== "TD" || !/^\d{1,2}$/.test(day)) return;
-      const value = parseSiiDecimal(textOf(next));
-      if (value !== null) days[Number(day)] = value;
-    });
+  const name = MONTHS_ES[month - 1] ?? String(month);
+  for (const table of tables) {
+    const read = readTable(table, SERVICE, DAILY, { repeated: ["dia", "valor"] });
+    // Each day beside its value, on whichever side the page puts it (the public readers show the day first).
+    const pairs = read.all.dia.map((dia, i) => [dia, read.all.valor[i] ?? -1] as const);
+    const side = (read.all.valor[0] ?? 0) - (read.all.dia[0] ?? 0);
+    if (read.all.dia.length !== read.all.valor.length || Math.abs(side) !== 1 || pairs.some(([dia, valor]) => valor !== dia + side)) {
+      throw formatChanged(SERVICE, `UF ${name}: the Día and Valor columns are not in pairs (headers seen: ${read.headers.join(", ")})`);
+    }
+    for (const row of read.rows) {
+      for (const [dia, valor] of pairs) {
+        const dayText = cell(row, dia);
+        const valueText = cell(row, valor);
+        if (!dayText && !valueText) continue;
+        const day = Number(dayText);
+        if (!/^\d{1,2}$/.test(dayText) || day < 1 || day > 31)
+          throw formatChanged(SERVICE, `UF ${name}: "${dayText.slice(0, 20)}" is not a day`);
+        const value = parseSiiDecimal(valueText);
+        if (value === null && valueText) throw formatChanged(SERVICE, `UF ${name} ${day}: "${valueText.slice(0, 20)}" is not a value`);
+        if (value === null) continue;
+        if (day > daysIn(year, month)) throw formatChanged(SERVICE, `UF ${name} has a value for day ${day}`);
+        if (days[day] !== undefined) throw formatChanged(SERVICE, `UF ${name} ${day} given twice`);
+        if (value <= 0) throw formatChanged(SERVICE, `UF ${name} ${day} is not positive`);
+        days[day] = value;
+      }
+    }
   }
   return days;
 }
 
-function dailyYear(doc: HtmlDocument): DailyYear {
-  const year: DailyYear = {};
-  for (const [month, tables] of monthTables(doc)) year[month] = dailyMonth(tables);
-  return year;
+/**
+ * Each month's days and values. Every month before the last one with values must be complete (the
+ * SII publishes the UF of every day, weekends included, up to the 9th of the next month) and start
+ * from January: a page that lost months or days (cut short) is refused, not answered in part.
+ */
+function dailyYear(doc: HtmlDocument, year: number): DailyYear {
+  const result: DailyYear = {};
+  for (const [month, tables] of monthTables(doc)) result[month] = dailyMonth(tables, year, month);
+  const published = Object.keys(result)
+    .map(Number)
+    .filter((m) => Object.keys(result[m] ?? {}).length > 0)
+    .sort((a, b) => a - b);
+  const last = published.at(-1) ?? 0;
+  for (let month = 1; month <= last; month++) {
+    const days = Object.keys(result[month] ?? {}).map(Number);
+    const whole = month < last ? daysIn(year, month) : Math.max(0, ...days);
+    if (days.length !== whole)
+      throw formatChanged(
+        SERVICE,
+        `UF ${MONTHS_ES[month - 1]}: ${days.length} days of ${whole}${month < last ? ", before a later month's values" : ""}`,
+      );
+  }
+  return result;
 }
 
 /** A yearly page of daily values (the UF page): each month's days and values. */
-export function parseDailyYear(html: string): DailyYear {
-  return dailyYear(parsePage(html));
+export function parseDailyYear(html: string, year: number): DailyYear {
+  return dailyYear(parsePage(html), year);
 }
 
 /** The UF of every published day of a year; null when the SII has no page for that year. */
 export async function ufYear(ctx: SiiContext, anio: number): Promise<DailyYear | null> {
-  const page = await yearPage(ctx, `uf/uf${anio}.htm`, hasMonthTables);
-  return page === null ? null : dailyYear(page);
+  return readYearPage(ctx, `uf/uf${anio}.htm`, hasMonthTables, (page) => dailyYear(page, anio));
 }
 
 const hasMonthTables = (doc: HtmlDocument) => Array.from(monthTables(doc).values()).some((tables) => tables.length > 0);
 
 /**
- * A yearly page, or null when the SII has none for that year. A page that is cut short or has no
- * month in it is not the SII's yearly page: it is a failure (502), never "not published" (404),
- * which would be cached.
+ * A yearly page read by `read`, or null when the SII has none for that year. A page without any month
+ * in it is not the SII's yearly page: a failure (502), never "not published" (404), which would be
+ * cached. Whether it ends in `</html>` does not decide anything alone: a page whose tables pass the
+ * reader's checks is answered either way; one that fails them is "cut short" (SII_GATEWAY_ERROR, worth a
+ * retry) when it is not closed, and SII_FORMAT_CHANGED when it is.
  */
-async function yearPage(ctx: SiiContext, path: string, hasContent: (doc: HtmlDocument) => boolean): Promise<HtmlDocument | null> {
-  const answer = await siiFetch(ctx, new Request(`${BASE}/${path}`), { service: "indicadores", read: true });
+async function readYearPage<T>(
+  ctx: SiiContext,
+  path: string,
+  hasContent: (doc: HtmlDocument) => boolean,
+  read: (doc: HtmlDocument) => T,
+): Promise<T | null> {
+  const answer = await siiFetch(ctx, new Request(`${BASE}/${path}`), { service: SERVICE, read: true });
   if (answer.status === 404) return null;
-  const complete = /<\/html>\s*$/i.test(answer.text);
-  const doc = complete ? parsePage(answer.text) : null;
-  if (!doc || !hasContent(doc)) {
-    throw new ApiError(
-      502,
-      "SII_GATEWAY_ERROR",
-      `The SII's page ${path} is ${complete ? "not the yearly table it should be" : "cut short"}`,
-      {
-        details: { service: "indicadores", sii_status: answer.status, sii_message: pageText(answer.text) || answer.text.slice(-200) },
-      },
-    );
+  const closed = /<\/html>\s*$/i.test(answer.text);
+  const failed = (what: string) =>
+    new ApiError(502, "SII_GATEWAY_ERROR", `The SII's page ${path} is ${what}`, {
+      details: { service: SERVICE, sii_status: answer.status, sii_message: pageText(answer.text) || answer.text.slice(-200) },
+    });
+  const doc = parsePage(answer.text);
+  if (!hasContent(doc)) throw failed(closed ? "not the yearly table it should be" : "cut short");
+  try {
+    return read(doc);
+  } catch (err) {
+    if (!closed && err instanceof ApiError && err.code === "SII_FORMAT_CHANGED") throw failed("cut short");
+    throw err;
   }
-  return doc;
 }
 
 export interface CorreccionMonth {
@@ -153,42 +209,77 @@ export interface CorreccionYear {
 
 const factorOf = (porcentaje: number | null) => (porcentaje === null ? null : Math.round((1 + porcentaje / 100) * 10_000) / 10_000);
 
-/** The matrix's rows: "Capital Inicial" (month 0) and each month, with the cells under each month column. */
+/** The matrix's twelve month columns, by their header (the month's name, or its three-letter short form). */
+const MONTH_COLUMNS = Object.fromEntries(MONTHS_ES.map((name) => [name.toLowerCase(), [name, name.slice(0, 3)]])) as Record<
+  string,
+  readonly string[]
+>;
+
+/**
+ * The matrix's rows: "Capital Inicial" (month 0) and each month, with the cells under each month's
+ * column, found by its header. Decided by the sources above: the rows are those crilam/mcp-sii
+ * src/scrapers/indicadores.ts reads (first cell a month name, then the values: one row per month), the
+ * columns are months (ModSII.bas reads the 12th as December, the public TypeScript copy keys each row by
+ * month). Checks: each origin once, a percentage only after its own month, within ±100 %.
+ */
 function correccionMatrix(doc: HtmlDocument): Map<number, (number | null)[]> {
+  const table = findTable(doc, SERVICE, MONTH_COLUMNS);
   const rows = new Map<number, (number | null)[]>();
-  for (const table of Array.from(doc.querySelectorAll("table"))) {
-    // Column → month, from the header row that names the months; else the twelve cells after the label.
-    let columns: number[] = Array.from({ length: 12 }, (_, i) => i + 1);
-    for (const row of Array.from(table.querySelectorAll("tr"))) {
-      const texts = cellsOf(row).map(textOf);
-      const named = texts.map(monthIndex);
-      if (named.filter((m) => m > 0).length >= 6) {
-        columns = named.slice(1).map((m, i) => (m > 0 ? m : i + 1));
-        // A header row whose first cell is a month is not a data row (the label column is unnamed).
-        if (named[0] === 0) continue;
-      }
-      const label = plain(texts[0] ?? "");
-      const origin = label.includes("CAPITAL") ? 0 : monthIndex(label);
-      if (origin < 0 || (origin === 0 && !label.includes("CAPITAL"))) continue;
-      const values: (number | null)[] = Array.from({ length: 12 }, () => null);
-      texts.slice(1).forEach((text, i) => {
-        const month = columns[i];
-        if (month !== undefined && month >= 1 && month <= 12) values[month - 1] = parseSiiDecimal(text);
-      });
-      rows.set(origin, values);
+  const columnOf = (month: number) => table.columns[MONTHS_ES[month - 1]?.toLowerCase() ?? ""] ?? -1;
+  for (const row of table.rows) {
+    const label = plain(row[0] ?? "");
+    const origin = label.includes("CAPITAL") ? 0 : monthIndex(label);
+    const values = Array.from({ length: 12 }, (_, i) => {
+      const text = cell(row, columnOf(i + 1));
+      const value = parseSiiDecimal(text);
+      if (value === null && text && text !== "-")
+        throw formatChanged(SERVICE, `correction ${label} / ${MONTHS_ES[i]}: "${text.slice(0, 20)}" is not a percentage`);
+      return value;
+    });
+    if (origin === 0 && !label.includes("CAPITAL")) {
+      if (values.every((v) => v === null)) continue; // a note or a heading row, no figures
+      throw formatChanged(SERVICE, `correction row "${label.slice(0, 30)}" is neither the initial capital nor a month`);
     }
-    if (rows.size > 0) break;
+    if (rows.has(origin)) throw formatChanged(SERVICE, `correction row ${label} given twice`);
+    values.forEach((value, i) => {
+      if (value === null) return;
+      if (i + 1 <= origin)
+        throw formatChanged(SERVICE, `correction ${label} has a percentage for ${MONTHS_ES[i]}, not after its own month`);
+      if (Math.abs(value) > 100) throw formatChanged(SERVICE, `correction ${label} / ${MONTHS_ES[i]} ${value} % out of range`);
+    });
+    rows.set(origin, values);
   }
   return rows;
 }
 
+/**
+ * The matrix with its promise kept: a column published (the initial capital has a figure there) has a
+ * figure in every month's row before it, so a page that lost rows is refused rather than read as "not
+ * published yet".
+ */
+function completeMatrix(doc: HtmlDocument): Map<number, (number | null)[]> {
+  const matrix = correccionMatrix(doc);
+  const capital = matrix.get(0);
+  if (!capital) throw formatChanged(SERVICE, "correction without the initial capital's row");
+  capital.forEach((value, i) => {
+    if (value === null) return;
+    for (let origin = 1; origin <= i; origin++) {
+      if (matrix.get(origin)?.[i] == null)
+        throw formatChanged(SERVICE, `correction ${MONTHS_ES[origin - 1]} has no figure for ${MONTHS_ES[i]}, published for the capital`);
+    }
+  });
+  return matrix;
+}
+
 /** Corrección monetaria of a year: the SII's matrix, and per month the correction to the year's end. */
 export async function correccionYear(ctx: SiiContext, anio: number): Promise<CorreccionYear | null> {
-  const page = await yearPage(ctx, `correccion_monetaria/correccion${anio}.htm`, (doc) =>
-    Array.from(correccionMatrix(doc).keys()).some((m) => m > 0),
+  const matrix = await readYearPage(
+    ctx,
+    `correccion_monetaria/correccion${anio}.htm`,
+    (doc) => doc.querySelector("table") !== null,
+    completeMatrix,
   );
-  if (page === null) return null;
-  const matrix = correccionMatrix(page);
+  if (matrix === null) return null;
   const empty = () => Array.from({ length: 12 }, (): number | null => null);
   const capital = matrix.get(0) ?? empty();
   // December's column is published once the year has ended; December's own row has no cell there: 0 %.
@@ -228,26 +319,73 @@ function amount(cell: string): number | null | undefined {
   return parseSiiDecimal(text) ?? undefined;
 }
 
+const TAX_COLUMNS = {
+  periodo: ["periodo", "periodos", "periodo de pago", "periodicidad"],
+  desde: ["desde", "renta desde", "monto de la renta liquida imponible desde", "renta liquida imponible desde"],
+  hasta: ["hasta", "renta hasta", "monto de la renta liquida imponible hasta", "renta liquida imponible hasta"],
+  factor: ["factor", "tasa", "factor tasa"],
+  rebaja: ["cantidad a rebajar", "rebaja", "cantidad a rebajar sin credito"],
+  maxima: [
+    "tasa de impuesto efectiva maxima por cada tramo de renta",
+    "tasa de impuesto efectiva maxima",
+    "tasa de impuesto efectiva",
+    "tasa efectiva maxima",
+    "tasa efectiva",
+  ],
+} as const;
+
+/** A period's brackets as the SII promises them: from 0, each starting where the previous ends (a cent above), ascending rates in range, only the last open. */
+function checkBrackets(brackets: Bracket[], where: string): void {
+  brackets.forEach((b, i) => {
+    const previous = brackets[i - 1];
+    const fail = (check: string) => formatChanged(SERVICE, `tax ${where}, bracket ${i + 1}: ${check}`);
+    if (i === 0 && b.desde !== 0) throw fail("the first bracket does not start at 0");
+    if (previous && (previous.hasta === null || b.desde - previous.hasta < 0 || b.desde - previous.hasta > 1.01))
+      throw fail("not contiguous with the previous one");
+    if (b.hasta === null ? i !== brackets.length - 1 : b.hasta <= b.desde) throw fail("its upper bound is not above its lower one");
+    if (b.factor < 0 || b.factor >= 1 || (previous && b.factor < previous.factor))
+      throw fail(`factor ${b.factor} out of range or descending`);
+    if (b.tasa_efectiva_maxima !== null && (b.tasa_efectiva_maxima < 0 || b.tasa_efectiva_maxima > 100))
+      throw fail("effective rate out of range");
+  });
+  if (brackets.length && brackets.at(-1)?.hasta !== null)
+    throw formatChanged(SERVICE, `tax ${where}: the last bracket is not open ("Y MÁS")`);
+}
+
+/** One month's brackets per pay period, from its table read by label. */
+function taxMonth(table: LabelledTable<keyof typeof TAX_COLUMNS>, name: string): SegundaCategoriaMonth {
+  const month: SegundaCategoriaMonth = { mensual: [], quincenal: [], semanal: [], diario: [] };
+  const { columns } = table;
+  let period: (typeof PERIODS)[number] | undefined;
+  for (const row of table.rows) {
+    const label = plain(cell(row, columns.periodo));
+    const named = PERIODS.find((p) => p === label.toLowerCase());
+    if (named) period = named;
+    else if (label) throw formatChanged(SERVICE, `tax ${name}: "${label.slice(0, 20)}" is not a pay period`);
+    if (row.every((text) => !text)) continue;
+    const [desde, hasta, factor, rebaja, maxima] = (["desde", "hasta", "factor", "rebaja", "maxima"] as const).map((key) =>
+      amount(cell(row, columns[key])),
+    );
+    if (!period) throw formatChanged(SERVICE, `tax ${name}: a bracket before any pay period`);
+    if (desde === null || desde === undefined || factor === null || factor === undefined || hasta === undefined || rebaja === undefined) {
+      throw formatChanged(SERVICE, `tax ${name} ${period}: a bracket whose amounts are not numbers`);
+    }
+    month[period].push({ desde, hasta, factor, rebaja: rebaja ?? 0, tasa_efectiva_maxima: maxima ?? null });
+  }
+  for (const p of PERIODS) checkBrackets(month[p], `${name} ${p}`);
+  if (!month.mensual.length) throw formatChanged(SERVICE, `tax ${name}: no monthly brackets`);
+  return month;
+}
+
 /** Impuesto único de segunda categoría: per month (1-12), the brackets of each pay period. */
 export async function segundaCategoriaYear(ctx: SiiContext, anio: number): Promise<Record<number, SegundaCategoriaMonth> | null> {
-  const page = await yearPage(ctx, `impuesto_2da_categoria/impuesto${anio}.htm`, hasMonthTables);
-  if (page === null) return null;
-  const months: Record<number, SegundaCategoriaMonth> = {};
-  for (const [mes, tables] of monthTables(page)) {
-    if (tables.length === 0) continue;
-    const month: SegundaCategoriaMonth = { mensual: [], quincenal: [], semanal: [], diario: [] };
-    let period: (typeof PERIODS)[number] | undefined;
-    for (const row of rowsOfTables(tables)) {
-      const texts = cellsOf(row).map(textOf);
-      if (texts.length < 6) continue;
-      const named = PERIODS.find((p) => p === plain(texts[0] ?? "").toLowerCase());
-      if (named) period = named;
-      const [desde, hasta, factor, rebaja, maxima] = texts.slice(1, 6).map(amount);
-      // A header row or a cell that is not an amount is not a bracket.
-      if (!period || desde === null || desde === undefined || factor === null || factor === undefined || hasta === undefined) continue;
-      month[period].push({ desde, hasta, factor, rebaja: rebaja ?? 0, tasa_efectiva_maxima: maxima ?? null });
+  return readYearPage(ctx, `impuesto_2da_categoria/impuesto${anio}.htm`, hasMonthTables, (page) => {
+    const months: Record<number, SegundaCategoriaMonth> = {};
+    for (const [mes, tables] of monthTables(page)) {
+      // One table a month (dimabe-odoo/sociedadJP reads the section's tbody rows); inferred that no other table with text shares it.
+      const table = tables.find((t) => textOf(t) !== "");
+      if (table) months[mes] = taxMonth(readTable(table, SERVICE, TAX_COLUMNS), MONTHS_ES[mes - 1] ?? String(mes));
     }
-    months[mes] = month;
-  }
-  return months;
+    return months;
+  });
 }

@@ -4,11 +4,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { retentionRate, sandboxBte } from "../../src/sandbox/bte.ts";
-import { simulatorOf } from "../../src/sandbox/transport.ts";
+import { createDefaultSandbox } from "../../src/sandbox/index.ts";
+import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { annualBte } from "../../src/sii/bte.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
 import { liveTransport } from "../../src/sii/transport.ts";
 import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { failure } from "../support/sii.ts";
 
 const company = { rut: "76192083-9", clave: "sandbox76" };
 
@@ -81,9 +83,9 @@ describe("BTE annual summary", () => {
     const lines = decodeLatin1(new Uint8Array(await csv.arrayBuffer()))
       .trim()
       .split("\r\n");
-    expect(lines[0]).toBe("MES|CANTIDAD BOLETAS|VIGENTES|ANULADAS|MONTO BRUTO|MONTO RETENIDO|MONTO PAGADO");
-    expect(lines.at(-1)).toMatch(/^TOTAL\|/);
-    expect(lines).toHaveLength(expected(2026).length + 2);
+    expect(lines[0]).toBe("Mes|Folio Inicial|Folio Final|Vigentes|Nulas|Honorario Bruto|Retenciones|Total Líquido");
+    expect(lines.at(-1)).toMatch(/^\*Totales\|/);
+    expect(lines).toHaveLength(12 + 2);
   });
 
   it("refuses years outside 2005-2100 and bad parameters with 400, a missing clave with 422", async () => {
@@ -115,31 +117,112 @@ describe("BTE annual summary", () => {
   });
 });
 
-describe("BTE annual summary page", () => {
-  /** A live-mode context whose zeus.sii.cl shows the menu and answers the summary with the recorded page. */
-  const siiServing = (file: string) => {
-    const page = readFileSync(join(import.meta.dirname, "..", "fixtures", "sii", "bte", file), "utf8");
-    const fetch = async (request: Request) => {
-      const html = request.url.endsWith("/bte_indiv_cons2") ? page : "<html><body><form name=formulario></form></body></html>";
-      return new Response(encodeLatin1(html), { headers: { "content-type": "text/html" } });
-    };
-    return { transport: liveTransport(fetch as typeof globalThis.fetch), timeoutMs: 5_000 };
-  };
+const FIXTURES = join(import.meta.dirname, "..", "fixtures", "sii", "bte");
+const fixture = (file: string) => readFileSync(join(FIXTURES, file), "utf8");
 
-  it("finds the month table among the page's layout tables, in HTML 4.01 without closing tags", async () => {
-    const summary = await annualBte(siiServing("resumen-anual-2025.htm"), new CookieJar(), 2025);
-    expect(summary.mensual).toHaveLength(12);
-    expect(summary.mensual[1]).toEqual({
-      mes: 2,
-      nombre_mes: "FEBRERO",
-      folios: 3,
-      vigentes: 2,
-      anuladas: 1,
-      bruto: 500_000,
-      retencion: 76_250,
-      total: 423_750,
+/** A live-mode context whose zeus.sii.cl shows the menu and answers the summary with `page`. */
+const siiServing = (page: string) => {
+  const fetch = async (request: Request) => {
+    const html = request.url.endsWith("/bte_indiv_cons2") ? page : "<html><body><form name=formulario></form></body></html>";
+    return new Response(encodeLatin1(html), { headers: { "content-type": "text/html" } });
+  };
+  return { transport: liveTransport(fetch as typeof globalThis.fetch), timeoutMs: 5_000 };
+};
+
+/** The fixture's summary table rewritten cell by cell: `edit(cells, rowIndex)` returns the row's new cells. */
+function rewritten(page: string, edit: (cells: string[], row: number) => string[]): string {
+  let row = 0;
+  return page.replace(/<TR>(.*?)<\/TR>/g, (whole, inner: string) => {
+    const cells = inner.match(/<T[HD][^>]*>.*?<\/T[HD]>/g) ?? [];
+    if (cells.length !== 8) return whole;
+    return `<TR>${edit(cells, row++).join("")}</TR>`;
+  });
+}
+
+const FEBRUARY = { mes: 2, nombre_mes: "FEBRERO", folios: 3, vigentes: 2, anuladas: 1, bruto: 500_000, retencion: 76_250, total: 423_750 };
+const YEAR = { folios: 9, vigentes: 8, anuladas: 1, bruto: 2_000_000, retencion: 305_000, total: 1_695_000 };
+
+describe("BTE annual summary page", () => {
+  it("reads the eight-column page (first and last folio, valid, void, gross, withheld, net; *Totales)", async () => {
+    const summary = await annualBte(siiServing(fixture("resumen-anual-2025.htm")), new CookieJar(), 2025);
+    expect(summary.mensual.map((m) => m.mes)).toEqual([1, 2, 3]);
+    expect(summary.mensual[1]).toEqual(FEBRUARY);
+    expect(summary.anual).toEqual(YEAR);
+    expect(summary.cells[0]?.[0]).toBe("Mes");
+  });
+
+  it("reads the same numbers with the columns in another order and a header renamed to a synonym", async () => {
+    const order = [0, 7, 2, 1, 5, 4, 6, 3];
+    const page = rewritten(fixture("resumen-anual-2025.htm"), (cells, row) => {
+      const moved = order.map((i) => cells[i] ?? "");
+      return row === 0 ? moved.map((c) => c.replace("Nulas", "Boletas Anuladas").replace("Retenciones", "MONTO RETENIDO")) : moved;
     });
-    expect(summary.anual).toEqual({ folios: 9, vigentes: 8, anuladas: 1, bruto: 2_000_000, retencion: 305_000, total: 1_695_000 });
-    expect(summary.cells[0]?.[0]).toBe("MES");
+    expect(page).toContain("Boletas Anuladas");
+    const summary = await annualBte(siiServing(page), new CookieJar(), 2025);
+    expect(summary.mensual[1]).toEqual(FEBRUARY);
+    expect(summary.anual).toEqual(YEAR);
+  });
+
+  it.each([
+    [
+      "a header missing",
+      (cells: string[], row: number) => (row === 0 ? cells.map((c) => c.replace("Honorario Bruto", "Monto X")) : cells),
+      /bruto not found/,
+    ],
+    [
+      "a header doubled",
+      (cells: string[], row: number) => (row === 0 ? cells.map((c) => c.replace("Folio Final", "Vigentes")) : cells),
+      /found twice|not found/,
+    ],
+    [
+      "totals that are not the sum",
+      (cells: string[], row: number) => (row === 13 ? cells.map((c, i) => (i === 5 ? "<TD>2.000.001</TD>" : c)) : cells),
+      /gross - withheld|totals row/,
+    ],
+    [
+      "gross less withheld that is not net",
+      (cells: string[], row: number) => (row === 2 ? cells.map((c, i) => (i === 7 ? "<TD>423.751</TD>" : c)) : cells),
+      /gross - withheld != net/,
+    ],
+    [
+      "counts outside the folio range",
+      (cells: string[], row: number) => (row === 2 ? cells.map((c, i) => (i === 2 ? "<TD>7</TD>" : c)) : cells),
+      /folio range/,
+    ],
+    [
+      "a month twice",
+      (cells: string[], row: number) => (row === 2 ? cells.map((c, i) => (i === 0 ? "<TD>ENERO</TD>" : c)) : cells),
+      /listed twice/,
+    ],
+  ])("refuses %s with SII_FORMAT_CHANGED", async (_, edit, check) => {
+    const page = rewritten(fixture("resumen-anual-2025.htm"), edit);
+    const err = await failure(annualBte(siiServing(page), new CookieJar(), 2025));
+    expect([err.status, err.code, (err.init.details as Loose)?.service]).toEqual([502, "SII_FORMAT_CHANGED", "bte_report"]);
+    expect(String((err.init.details as Loose)?.check)).toMatch(check);
+  });
+
+  it("refuses the old seven-column layout instead of reading other numbers from it", async () => {
+    const err = await failure(annualBte(siiServing(fixture("resumen-anual-2025-7col.htm")), new CookieJar(), 2025));
+    expect([err.status, err.code]).toEqual([502, "SII_FORMAT_CHANGED"]);
+  });
+
+  it("answers 502 SII_FORMAT_CHANGED through the API when the SII's page lacks a column, never a 200", async () => {
+    const t = probeApp();
+    const sandbox = sandboxTransport(createDefaultSandbox());
+    t.deps.sii = {
+      ...sandbox,
+      fetch: async (request, options) => {
+        const answer = await sandbox.fetch(request, options);
+        if (!request.url.endsWith("/bte_indiv_cons2")) return answer;
+        const page = decodeLatin1(new Uint8Array(await answer.arrayBuffer())).replace("Retenciones", "Otra cosa");
+        return new Response(encodeLatin1(page), { status: answer.status, headers: answer.headers });
+      },
+    };
+    const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
+    const res = await postJson(t.app, token.secret, "/api/v1/sii/bte/emitidas/resumen/2025", { auth: { pass: company } });
+    const body = await bodyOf(res);
+    expect([res.status, body.error_code, body.details.service]).toEqual([502, "SII_FORMAT_CHANGED", "bte_report"]);
+    expect(body.details.check).toContain("retencion not found");
+    expect(body.details.check).toContain('"Otra cosa"');
   });
 });

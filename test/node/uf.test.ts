@@ -25,7 +25,7 @@ describe("UF", () => {
     const page = decodeLatin1(new Uint8Array(await ufYearPage(2024, new Date("2026-01-20T12:00:00Z")).arrayBuffer()));
     expect(page.indexOf("<h2>Diciembre</h2>")).toBeLessThan(page.indexOf("<h2>Enero</h2>"));
     expect(siiDecimal(40875.09)).toBe("40.875,09");
-    const year = parseDailyYear(page);
+    const year = parseDailyYear(page, 2024);
     expect(Object.keys(year[2] ?? {})).toHaveLength(29); // 2024 is a leap year
     expect(year[12]?.[31]).toBe(sandboxUf(new Date(Date.UTC(2024, 11, 31))));
   });

@@ -42,12 +42,15 @@ const Query = z.object({
 const Body = z.object({ auth: PassOnlyAuth }).openapi("BteSummaryRequest", { example: { auth: { pass: EXAMPLE_CLAVE } } });
 
 const Totals = {
-  folios: z.number().int().openapi({ description: "Slips issued" }),
-  vigentes: z.number().int().openapi({ description: "Of them still valid" }),
-  anuladas: z.number().int().openapi({ description: "Of them annulled" }),
+  folios: z.number().int().openapi({
+    description:
+      "Slips issued: valid plus annulled. The SII's page has no count column; it shows the first and last folio, and the gateway checks this count against that range",
+  }),
+  vigentes: z.number().int().openapi({ description: "Of them still valid (the page's Vigentes)" }),
+  anuladas: z.number().int().openapi({ description: "Of them annulled (the page's Nulas)" }),
   bruto: z.number().openapi({ description: "Gross amount, CLP" }),
   retencion: z.number().openapi({ description: "Withheld, CLP" }),
-  total: z.number().openapi({ description: "Paid (gross less withholding), CLP" }),
+  total: z.number().openapi({ description: "Net (the page's Total líquido: gross less withholding, checked), CLP" }),
 };
 
 const Summary = envelope(
@@ -73,7 +76,7 @@ export function registerBteEmitidasResumen(app: OpenAPIHono<AppEnv>): void {
       tags: ["BTE"],
       summary: "Annual summary of issued BTEs",
       description:
-        "The year's boletas de prestación de servicios de terceros (BTE) the taxpayer of the clave issued, per month and for the year: counts, gross amount, withholding and paid, in CLP. The issuer is always the clave's taxpayer. `formato=html` returns the SII's page as received and `formato=csv` its summary table (the SII offers no CSV of its own), both ISO-8859-1.",
+        "The year's boletas de prestación de servicios de terceros (BTE) the taxpayer of the clave issued, per month and for the year: counts, gross amount, withholding and paid, in CLP. The issuer is always the clave's taxpayer. `formato=html` returns the SII's page as received and `formato=csv` its summary table (the SII offers no CSV of its own), both ISO-8859-1. The page's columns are found by their header labels and its rows checked (months once each, gross less withholding equal to net, the totals row equal to the months' sum); a page that does not fit is a 502 `SII_FORMAT_CHANGED` naming the failed check, never a 200.",
       request: { params: Params, query: Query, body: jsonBody(Body) },
       responses: {
         200: {

@@ -1,0 +1,174 @@
+// Reading an SII table by its header labels, never by position alone: an SII page whose columns move,
+// are renamed to a known synonym, or gain a column still reads the same numbers; one whose wanted
+// column is missing (or named twice) is refused with SII_FORMAT_CHANGED, never read as other numbers.
+//
+// Use: `findTable(page, "service", { mes: ["mes"], bruto: ["monto bruto", "bruto"] })` → the first table
+// whose header names every wanted column, with `columns.bruto` the index of that cell in each row and
+// `rows` the data rows (the cells' text) below the header. `cell(row, index)` reads one safely.
+import { formatChanged } from "./format-changed.ts";
+import { cellsOf, type HtmlElement, type HtmlScope, textOf } from "./html.ts";
+
+/** How a label is compared: no accents, lower case, punctuation as spaces, runs of white space as one. */
+export function normalizeLabel(text: string): string {
+  return text
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim();
+}
+
+/** Wanted columns: key → its known labels (synonyms). A column repeated by design (`Día Valor Día Valor`) is listed in `repeated`. */
+export type WantedColumns<K extends string> = Record<K, readonly string[]>;
+
+export interface LabelledTable<K extends string> {
+  /** key → the cell index of its column (the first, for a repeated one). */
+  columns: Record<K, number>;
+  /** key → every cell index of a repeated column, in order (a single index for the others). */
+  all: Record<K, number[]>;
+  /** The header's labels as the page shows them, one per cell position. */
+  headers: string[];
+  /** The rows below the header, each as its cells' text (the cells of a nested table excluded). */
+  rows: string[][];
+  /** The header rows and then the data rows, as the page shows them (for a CSV of the table). */
+  cells: string[][];
+}
+
+export interface FindOptions<K extends string> {
+  /** Columns the page repeats on purpose (found once or more, never refused for it). */
+  repeated?: readonly K[];
+}
+
+/** A table's own rows (not those of a table nested in one of its cells). */
+function ownRows(table: HtmlElement): HtmlElement[] {
+  return Array.from(table.querySelectorAll("tr")).filter((row) => row.closest("table") === table);
+}
+
+const span = (cell: HtmlElement) => Math.max(1, Math.min(50, Number(cell.getAttribute("colspan")) || 1));
+
+/**
+ * The header of a table: its leading rows made only of `<th>` cells (several rows are merged per
+ * position, `colspan` spread over the positions it covers); without such rows, the first row that
+ * names one of the wanted labels. Returns the label parts per position and how many rows it took.
+ */
+function headerOf(rows: HtmlElement[], known: Set<string>): { parts: string[][]; size: number } | null {
+  let size = 0;
+  while (size < rows.length) {
+    const row = rows[size];
+    const cells = row ? cellsOf(row) : [];
+    if (!cells.length || cells.some((cell) => cell.tagName.toUpperCase() !== "TH")) break;
+    size++;
+  }
+  let headerRows = rows.slice(0, size);
+  if (!size) {
+    const index = rows.findIndex((row) => cellsOf(row).some((cell) => known.has(normalizeLabel(textOf(cell)))));
+    if (index < 0) return null;
+    headerRows = rows.slice(index, index + 1);
+    size = index + 1;
+  }
+  // Positions already taken by a cell spanning rows above (rowspan), so that the cells of a lower row
+  // fall under the right position.
+  const parts: string[][] = [];
+  const taken = new Map<number, number>();
+  headerRows.forEach((row, r) => {
+    let position = 0;
+    for (const cell of cellsOf(row)) {
+      while ((taken.get(position) ?? -1) >= r) position++;
+      const rowspan = Math.max(1, Math.min(10, Number(cell.getAttribute("rowspan")) || 1));
+      for (let i = 0; i < span(cell); i++) {
+        const text = textOf(cell);
+        const at = parts[position + i] ?? [];
+        if (text && at.at(-1) !== text) at.push(text);
+        parts[position + i] = at;
+        if (rowspan > 1) taken.set(position + i, r + rowspan - 1);
+      }
+      position += span(cell);
+    }
+  });
+  return { parts: Array.from(parts, (p) => p ?? []), size };
+}
+
+/** Whether a header position carries a label: the whole of its parts, or its lowest part, is one of them. */
+function matches(parts: string[], labels: Set<string>): boolean {
+  if (!parts.length) return false;
+  return labels.has(normalizeLabel(parts.join(" "))) || labels.has(normalizeLabel(parts.at(-1) ?? ""));
+}
+
+interface Attempt<K extends string> {
+  table?: LabelledTable<K>;
+  missing: string[];
+  twice: string[];
+  headers: string[];
+}
+
+function tryTable<K extends string>(table: HtmlElement, wanted: WantedColumns<K>, repeated: readonly K[]): Attempt<K> {
+  const keys = Object.keys(wanted) as K[];
+  const known = new Set(keys.flatMap((key) => wanted[key].map(normalizeLabel)));
+  const rows = ownRows(table);
+  const header = headerOf(rows, known);
+  if (!header) return { missing: keys, twice: [], headers: [] };
+  const headers = header.parts.map((p) => p.join(" "));
+  const all = {} as Record<K, number[]>;
+  const columns = {} as Record<K, number>;
+  const missing: string[] = [];
+  const twice: string[] = [];
+  for (const key of keys) {
+    const labels = new Set(wanted[key].map(normalizeLabel));
+    const found = header.parts.flatMap((parts, i) => (matches(parts, labels) ? [i] : []));
+    if (!found.length) missing.push(key);
+    else if (found.length > 1 && !repeated.includes(key)) twice.push(key);
+    all[key] = found;
+    columns[key] = found[0] ?? -1;
+  }
+  const text = (row: HtmlElement) => cellsOf(row).map(textOf);
+  const cells = rows.map(text);
+  if (missing.length || twice.length) return { missing, twice, headers };
+  return { table: { columns, all, headers, rows: cells.slice(header.size), cells }, missing, twice, headers };
+}
+
+/**
+ * The first table in `scope` whose header names every wanted column (tables nested in another's cells
+ * are tried on their own). None → `formatChanged(service, …)` naming the missing (or doubled) columns
+ * and the headers of the table that came closest.
+ */
+export function findTable<K extends string>(
+  scope: HtmlScope,
+  service: string,
+  wanted: WantedColumns<K>,
+  options: FindOptions<K> = {},
+): LabelledTable<K> {
+  let best: Attempt<K> | undefined;
+  for (const table of Array.from(scope.querySelectorAll("table"))) {
+    const attempt = tryTable(table, wanted, options.repeated ?? []);
+    if (attempt.table) return attempt.table;
+    const score = (a: Attempt<K>) => a.missing.length + a.twice.length;
+    if (!best || score(attempt) < score(best)) best = attempt;
+  }
+  throw refusal(service, best ?? { missing: Object.keys(wanted), twice: [], headers: [] });
+}
+
+/** One table read by its header labels; a wanted column missing or doubled → `formatChanged`. */
+export function readTable<K extends string>(
+  table: HtmlElement,
+  service: string,
+  wanted: WantedColumns<K>,
+  options: FindOptions<K> = {},
+): LabelledTable<K> {
+  const attempt = tryTable(table, wanted, options.repeated ?? []);
+  if (attempt.table) return attempt.table;
+  throw refusal(service, attempt);
+}
+
+function refusal(service: string, attempt: { missing: string[]; twice: string[]; headers: string[] }) {
+  const seen = attempt.headers.length ? attempt.headers.map((h) => `"${h}"`).join(", ") : "none";
+  const what = [
+    attempt.missing.length ? `column ${attempt.missing.join(", ")} not found` : "",
+    attempt.twice.length ? `column ${attempt.twice.join(", ")} found twice` : "",
+  ]
+    .filter(Boolean)
+    .join("; ");
+  return formatChanged(service, `${what} (headers seen: ${seen})`.slice(0, 400));
+}
+
+/** A row's cell at `index` ("" when the row is shorter). */
+export const cell = (row: readonly string[], index: number): string => row[index] ?? "";
