@@ -134,4 +134,3 @@ export function boletaDownload(ctx: CgiContext): Response {
     headers: { "content-type": "text/plain; charset=ISO-8859-1", "content-disposition": 'attachment; filename="SetPruebasBoleta.txt"' },
   });
 }
-

@@ -4,21 +4,21 @@
 // (pe_ingrut → pe_datos_empresa → pe_confirma), the test set (pe_generar → pe_generar1 →
 // pe_generar2), the progress (pe_avance1 → pe_avance2) and the company's data (ad_empresa1 →
 // ad_empresa2), written as the SII writes them: HTML 4.01 with upper-case tags, unquoted values,
-// rows and cells never closed, accents as entities; and the boleta set from the GWT-RPC
-// application on www4 (facade, then DownloadFileServlet). Texts the sources do not show are
+// rows and cells never closed, accents as entities; and the routes of the boleta set's GWT-RPC
+// application on www4 (certificacion-boleta.ts). Texts the sources do not show are
 // inferred. A set moves from undeclared to EN REVISION when an envelope carrying all its cases
 // arrives (the real SII waits for the track id to be declared at pe_avance3), and to REVISADO
 // CONFORME once that envelope is processed without rejections.
 import { santiagoDate } from "../lib/dates.ts";
 import { encodeLatin1 } from "../lib/latin1.ts";
-import { parseRut, rutCheckDigit } from "../lib/rut.ts";
+import { parseRut } from "../lib/rut.ts";
 import { escapeXml } from "../lib/xml.ts";
 import { boletaDownload, boletaFacade, NUMERO_BASE } from "./certificacion-boleta.ts";
 import { authorize, type CgiContext, form } from "./cvc-cgi.ts";
 import { envioEstado } from "./envio-steps.ts";
 import type { Certification, CertificationSet } from "./records.ts";
 import type { SandboxState } from "./state.ts";
-import { mayActFor, sandboxTaxpayer } from "./taxpayers.ts";
+import { sandboxTaxpayer } from "./taxpayers.ts";
 
 export type { Certification, CertificationSet, SetState } from "./records.ts";
 

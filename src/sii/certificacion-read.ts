@@ -5,8 +5,8 @@
 // numbers, the company asked for); a page that does not fit is SII_FORMAT_CHANGED, never a 200.
 
 import { parseRut } from "../lib/rut.ts";
-import { labelledValues } from "./forms.ts";
 import { formatChanged } from "./format-changed.ts";
+import { labelledValues } from "./forms.ts";
 import { cellsOf, type HtmlDocument, type HtmlElement, parsePage, textOf } from "./html.ts";
 
 /** A page as text or already parsed: each answer is parsed once however many readers look at it. */
@@ -59,7 +59,8 @@ type ProgressColumn = keyof typeof PROGRESS_COLUMNS;
  * (refused, "No Tiene un SET Basico Aprobado"). "ENVIO CON ERRORES O REPAROS" and RECHAZADO are
  * inferred spellings.
  */
-const KNOWN_STATE = /^(REVISADO CONFORME|EN REVISION|POR REALIZAR|SIN DECLARAR|DECLARADO|RECHAZADO|(ENVIO CON )?ERRORES O REPAROS|SRH\b.*)$/;
+const KNOWN_STATE =
+  /^(REVISADO CONFORME|EN REVISION|POR REALIZAR|SIN DECLARAR|DECLARADO|RECHAZADO|(ENVIO CON )?ERRORES O REPAROS|SRH\b.*)$/;
 const DECLARATION: Record<string, string> = { S01: "SIN DECLARAR", S21: "DECLARADO" };
 
 const upper = (text: string) => plain(text).toUpperCase();
@@ -124,7 +125,10 @@ export function readProgress(html: Page, contribuyente?: string): SetProgress[] 
 function companyOf(root: HtmlDocument): string | null {
   const inputs = Array.from(root.querySelectorAll("input"));
   const hidden = (name: string) =>
-    inputs.find((i) => (i.getAttribute("name") ?? "").toUpperCase() === name)?.getAttribute("value")?.trim() ?? "";
+    inputs
+      .find((i) => (i.getAttribute("name") ?? "").toUpperCase() === name)
+      ?.getAttribute("value")
+      ?.trim() ?? "";
   const body = hidden("RUT_EMP");
   return body ? `${body}-${hidden("DV_EMP").toUpperCase()}` : null;
 }

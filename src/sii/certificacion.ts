@@ -10,8 +10,8 @@ import { ApiError } from "../lib/api-error.ts";
 import { splitRut } from "../lib/rut.ts";
 import { type CertificationData, type Page, parsed, readCertificationData, readProgress, type SetProgress } from "./certificacion-read.ts";
 import { cgiStep, cgiUrl } from "./cgi.ts";
-import { formatChanged } from "./format-changed.ts";
 import type { CookieJar } from "./cookies.ts";
+import { formatChanged } from "./format-changed.ts";
 import { formIn } from "./forms.ts";
 import { cellsOf, type HtmlDocument, type HtmlElement, parsePage, textOf } from "./html.ts";
 import { pageText, type SiiContext } from "./http.ts";
@@ -277,4 +277,3 @@ export async function certificationData(ctx: SiiContext, jar: CookieJar, contrib
   if (!data) throw formatChanged(service, "no row labelled Rut: not the company's data page", pageText(page.text));
   return data;
 }
-

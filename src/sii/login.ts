@@ -110,9 +110,14 @@ export async function certificateLogin(
   await requireSession(ctx, jar, page, "cert_login", "The SII certificate login did not open a session");
   const entered = enteredAs(jar);
   if (actingFor && !entered.includes(actingFor)) {
-    throw new ApiError(403, "AUTH_ERROR", `The certificate's holder ${entered.join(" / ")} is not an electronic representative of ${actingFor}`, {
-      details: { service: "cert_login" },
-    });
+    throw new ApiError(
+      403,
+      "AUTH_ERROR",
+      `The certificate's holder ${entered.join(" / ")} is not an electronic representative of ${actingFor}`,
+      {
+        details: { service: "cert_login" },
+      },
+    );
   }
   return jar;
 }

@@ -47,9 +47,18 @@ describe("test set text", () => {
     ["UTF-8 read as Latin-1", "SET BASICO - NÃ\u009aMERO DE ATENCIÃ\u0093N: 5000003"],
     ["no colon, a colon before the label, leading blanks", "  SET BASICO : NUMERO DE ATENCION 5000003"],
   ])("finds a set whose attention number comes with %s", (_, head) => {
-    const text = [head, "CASO 5000003-1", "==============", "DOCUMENTO\tFACTURA ELECTRONICA", "ITEM\tCANTIDAD\tPRECIO UNITARIO", "Tornillo\t10\t350"].join("\n");
+    const text = [
+      head,
+      "CASO 5000003-1",
+      "==============",
+      "DOCUMENTO\tFACTURA ELECTRONICA",
+      "ITEM\tCANTIDAD\tPRECIO UNITARIO",
+      "Tornillo\t10\t350",
+    ].join("\n");
     const [set] = parseTestSets(text);
     expect(set).toMatchObject({ nombre: "SET BASICO", numero_atencion: "5000003" });
-    expect(set?.casos).toMatchObject([{ caso: "5000003-1", tipo: 33, items: [{ nombre: "Tornillo", cantidad: 10, precio_unitario: 350 }] }]);
+    expect(set?.casos).toMatchObject([
+      { caso: "5000003-1", tipo: 33, items: [{ nombre: "Tornillo", cantidad: 10, precio_unitario: 350 }] },
+    ]);
   });
 });

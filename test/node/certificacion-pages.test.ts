@@ -58,7 +58,10 @@ describe("certification pages", () => {
     expect(guias).toMatchObject({ nombre: "SET GUIA DE DESPACHO", numero_atencion: "4943174", casos: [{ tipo: 52 }] });
     expect(readTestSetAnswer(html(fixture("pe_generar1.html")))).toBeNull();
     // The set file with the accent broken on the way (devlas-cl/dte-sii cert/SetParser.js reads past it).
-    const broken = { headers: new Headers({ "content-type": "text/plain" }), text: "SET BASICO - NUMERO DE ATENCI\uFFFDN: 4943173\nCASO 4943173-1\n" };
+    const broken = {
+      headers: new Headers({ "content-type": "text/plain" }),
+      text: "SET BASICO - NUMERO DE ATENCI\uFFFDN: 4943173\nCASO 4943173-1\n",
+    };
     expect(parseTestSets(readTestSetAnswer(broken) ?? "")).toMatchObject([{ nombre: "SET BASICO", numero_atencion: "4943173" }]);
   });
 

@@ -3,8 +3,8 @@
 // not known to use, a set twice, another company, a resolution that is not a number) is
 // SII_FORMAT_CHANGED naming the check, never a 200 with other values.
 import { describe, expect, it } from "vitest";
-import { readCertificationData, readProgress } from "../../src/sii/certificacion-read.ts";
 import { ApiError } from "../../src/lib/api-error.ts";
+import { readCertificationData, readProgress } from "../../src/sii/certificacion-read.ts";
 import { certificationFixture as fixture } from "../fixtures/sii/certificacion/read.ts";
 
 const COMPANY = "76192083-9";
@@ -25,7 +25,7 @@ function refusal(read: () => unknown): { code: string; service: unknown; check: 
 function reordered(order: number[]): string {
   return fixture("pe_avance2.html").replace(/<TR>([\s\S]*?)<\/TR>/g, (row, inner: string) => {
     const cells = inner.match(/<TD>[\s\S]*?<\/TD>(?=<TD>|$)/g);
-    if (!cells || cells.length !== 5) return row;
+    if (cells?.length !== 5) return row;
     return `<TR>${order.map((i) => cells[i]).join("")}</TR>`;
   });
 }
@@ -46,8 +46,14 @@ describe("certification progress by its labels", () => {
 
   it("refuses a page without its header, a state the SII is not known to use, a set twice, another company", () => {
     const page = fixture("pe_avance2.html");
-    const changed = (check: RegExp) => ({ code: "SII_FORMAT_CHANGED", service: "certification_progress", check: expect.stringMatching(check) });
-    expect(refusal(() => readProgress(page.replace("<B>Estado</B>", "<B>Situaci&oacute;n</B>"), COMPANY))).toEqual(changed(/no header row/));
+    const changed = (check: RegExp) => ({
+      code: "SII_FORMAT_CHANGED",
+      service: "certification_progress",
+      check: expect.stringMatching(check),
+    });
+    expect(refusal(() => readProgress(page.replace("<B>Estado</B>", "<B>Situaci&oacute;n</B>"), COMPANY))).toEqual(
+      changed(/no header row/),
+    );
     expect(refusal(() => readProgress(page.replace("<b>REVISADO CONFORME</b>", "<b>APROBADO PARCIAL</b>"), COMPANY))).toEqual(
       changed(/SET BASICO's state "APROBADO PARCIAL"/),
     );

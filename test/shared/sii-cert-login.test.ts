@@ -5,8 +5,8 @@ import { parseCertificateCredential } from "../../src/dte/credentials.ts";
 import { EXPIRED_CERT, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { sandboxTransport } from "../../src/sandbox/transport.ts";
-import type { SiiContext } from "../../src/sii/http.ts";
 import { certificationData } from "../../src/sii/certificacion.ts";
+import type { SiiContext } from "../../src/sii/http.ts";
 import { certificateLogin, enteredAs, logout, webSessionToken } from "../../src/sii/login.ts";
 import livewire from "../fixtures/sii/dte/cert-login-livewire.http?raw";
 import noSession from "../fixtures/sii/dte/cert-login-no-session.http?raw";
@@ -65,12 +65,19 @@ describe("certificate login", () => {
     const certificate = await clientCertificate(juana.certPem, juana.keyPem);
     const jar = await certificateLogin(ctx, certificate, { actingFor: "76192083-9" });
     // The holder stays in rut and RUT_NS; the company is in rutm, where devlas's obtenerEmisor looks first.
-    expect([jar.get("NETSCAPE_LIVEWIRE.rutm"), jar.get("NETSCAPE_LIVEWIRE.rut"), jar.get("RUT_NS")]).toEqual(["76192083", "11111111", "11111111"]);
+    expect([jar.get("NETSCAPE_LIVEWIRE.rutm"), jar.get("NETSCAPE_LIVEWIRE.rut"), jar.get("RUT_NS")]).toEqual([
+      "76192083",
+      "11111111",
+      "11111111",
+    ]);
     expect(enteredAs(jar)).toEqual(["76192083-9", "11111111-1"]);
     expect(sandbox.state.sessions.get(webSessionToken(jar) ?? "")).toMatchObject({ rut: "76192083-9", holder: "11111111-1" });
     expect(await certificationData(ctx, jar, "76192083-9")).toMatchObject({ rut: "76192083-9", razon_social: "Comercial Sandbox SpA" });
     // A company the holder does not represent is still refused.
-    await expect(certificateLogin(ctx, certificate, { actingFor: "22222222-2" })).rejects.toMatchObject({ status: 403, code: "AUTH_ERROR" });
+    await expect(certificateLogin(ctx, certificate, { actingFor: "22222222-2" })).rejects.toMatchObject({
+      status: 403,
+      code: "AUTH_ERROR",
+    });
   });
 
   it("gives a session the SII opened with CSESSIONID alone that value as its token", async () => {
