@@ -23,3 +23,9 @@ export function parseRut(input: string): RutCheck {
   if (digit !== expected) return { ok: false, reason: `has a wrong check digit (${digit}; ${body} takes ${expected})` };
   return { ok: true, rut: `${body}-${digit}` };
 }
+
+/** `12345678-k` as its body and its check digit in upper case: `["12345678", "K"]`. */
+export function splitRut(rut: string): [string, string] {
+  const [body = "", dv = ""] = rut.split("-");
+  return [body, dv.toUpperCase()];
+}

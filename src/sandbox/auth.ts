@@ -5,7 +5,7 @@ import { randomBytes } from "../lib/crypto.ts";
 import { formDecodeLatin1, responseText } from "../lib/latin1.ts";
 import { latin1Html, SESSION_LIMIT_TEXT, WRONG_CLAVE_TEXT } from "./pages.ts";
 import type { CertificateCheck } from "./soap.ts";
-import type { SandboxState } from "./state.ts";
+import { type SandboxState, sessionTokenOf } from "./state.ts";
 import { representedBy, sandboxTaxpayer } from "./taxpayers.ts";
 
 export const SESSION_TTL_MS = 2 * 60 * 60 * 1000;
@@ -46,23 +46,31 @@ export function openSession(
   const [holderBody, holderDv] = holder.split("-");
   const headers = new Headers({ Location: referencia || "https://misiir.sii.cl/cgi_misii/siihome.cgi" });
   // The certificate login answers with the NETSCAPE_LIVEWIRE.* family and RUT_NS/DV_NS only; TOKEN
-  // and CSESSIONID come from consdcvinternetui/ (devlas-cl/dte-sii SiiPortalAuth.js; the names and
-  // the rut/rutm, dv/dvm pairs as a captured portal request shows them). The clave login sets TOKEN
-  // at once, as public clave-login clients read it.
+  // and CSESSIONID come from consdcvinternetui/ (devlas-cl/dte-sii SiiPortalAuth.js). The clave
+  // login sets them at once, as public clave-login clients read them. A session entered as a
+  // represented company names it in rutm/dvm, as devlas's obtenerEmisor takes the company from
+  // them; rut/dv and RUT_NS/DV_NS stay the holder's, the RUT that logged in, as in captured cookie
+  // headers where all three agree (jsanbae/sii_api src/Endpoints/BHE.php). Which cookie the SII
+  // really changes for a representative is inferred.
   const cookies =
     kind === "cert"
       ? [
-          `NETSCAPE_LIVEWIRE.rut=${body}`,
-          `NETSCAPE_LIVEWIRE.dv=${dv}`,
-          `NETSCAPE_LIVEWIRE.rutm=${holderBody}`,
-          `NETSCAPE_LIVEWIRE.dvm=${holderDv}`,
+          `NETSCAPE_LIVEWIRE.rut=${holderBody}`,
+          `NETSCAPE_LIVEWIRE.dv=${holderDv}`,
+          `NETSCAPE_LIVEWIRE.rutm=${body}`,
+          `NETSCAPE_LIVEWIRE.dvm=${dv}`,
           `NETSCAPE_LIVEWIRE.clave=${livewireKey(state, token)}`,
-          `RUT_NS=${body}`,
-          `DV_NS=${dv}`,
+          `RUT_NS=${holderBody}`,
+          `DV_NS=${holderDv}`,
         ]
-      : [`TOKEN=${token}`, `CSESSIONID=${token}`, `RUT_NS=${body}`, `DV_NS=${dv}`];
+      : [...tokenCookies(state, token), `RUT_NS=${body}`, `DV_NS=${dv}`];
   for (const cookie of cookies) headers.append("Set-Cookie", `${cookie}; Domain=.sii.cl; Path=/`);
   return new Response(null, { status: 302, headers });
+}
+
+/** TOKEN and CSESSIONID (the same value, as captured sessions show), or CSESSIONID alone when the state asks for it. */
+function tokenCookies(state: SandboxState, token: string): string[] {
+  return state.csessionidOnly ? [`CSESSIONID=${token}`] : [`TOKEN=${token}`, `CSESSIONID=${token}`];
 }
 
 /** Certificate sessions waiting for their TOKEN: NETSCAPE_LIVEWIRE.clave → the session's token. */
@@ -83,7 +91,7 @@ function livewireKey(state: SandboxState, token: string): string {
 export function consdcvToken(c: Context, state: SandboxState, now: number): Response {
   const cookie = c.req.header("cookie") ?? "";
   const key = /(?:^|;\s*)NETSCAPE_LIVEWIRE\.clave=([^;]+)/.exec(cookie)?.[1];
-  const token = (key && livewire.get(state)?.get(key)) || /(?:^|;\s*)TOKEN=([^;]+)/.exec(cookie)?.[1];
+  const token = (key && livewire.get(state)?.get(key)) || sessionTokenOf(cookie);
   const session = token ? state.sessions.get(token) : undefined;
   if (!token || !session || session.expiresAt <= now) {
     const here = "https://www4.sii.cl/consdcvinternetui/";
@@ -93,7 +101,7 @@ export function consdcvToken(c: Context, state: SandboxState, now: number): Resp
     });
   }
   const headers = new Headers({ "content-type": "text/html; charset=UTF-8" });
-  for (const name of ["TOKEN", "CSESSIONID"]) headers.append("Set-Cookie", `${name}=${token}; Domain=.sii.cl; Path=/`);
+  for (const cookie of tokenCookies(state, token)) headers.append("Set-Cookie", `${cookie}; Domain=.sii.cl; Path=/`);
   return new Response(
     '<!DOCTYPE html><html><head><title>Registro de Compras y Ventas</title></head><body><div id="app"></div></body></html>',
     {
@@ -162,7 +170,7 @@ export function chooseRepresentation(c: Context, state: SandboxState, now: numbe
 }
 
 export function logout(c: Context, state: SandboxState): Response {
-  const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
+  const token = sessionTokenOf(c.req.header("cookie"));
   if (token) state.sessions.delete(token);
   const headers = new Headers({ "content-type": "text/html; charset=ISO-8859-1" });
   headers.append("Set-Cookie", "TOKEN=; Domain=.sii.cl; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT");

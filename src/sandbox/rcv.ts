@@ -7,7 +7,7 @@ import { encodeLatin1 } from "../lib/latin1.ts";
 import { rutCheckDigit } from "../lib/rut.ts";
 import { throughOnDemand } from "../lib/streams.ts";
 import { claveLoginWall } from "./pages.ts";
-import type { SandboxState } from "./state.ts";
+import { type SandboxState, sessionTokenOf } from "./state.ts";
 
 export const FIRST_RCV_PERIOD = 201705;
 const ESTADOS = ["REGISTRO", "PENDIENTE", "NO_INCLUIR", "RECLAMADO"] as const;
@@ -116,7 +116,7 @@ export async function sessionCall(c: Context, state: SandboxState, now: number):
   const metaData = envelope?.metaData;
   const data = envelope?.data;
   if (!metaData?.namespace || !metaData.conversationId || !data) return c.json({ errorMsg: "Acceso no autorizado!" });
-  const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
+  const token = sessionTokenOf(c.req.header("cookie"));
   if (metaData.conversationId !== token) return answer(c, { data: null }, metaData, 99, "Sesión no válida");
   return { session, data, metaData };
 }

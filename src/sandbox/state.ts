@@ -64,6 +64,12 @@ export class SandboxState {
   faults: Fault[] = [];
   /** Recorded answers to give instead of the simulator's own (POST /sandbox/v1/replays). */
   replays: SandboxReplay[] = [];
+  /**
+   * Test hook: web sessions get `CSESSIONID` and no `TOKEN` (a public PHP client,
+   * jsanbae/sii_api src/Endpoints/BHE.php, keeps CSESSIONID alone), so the gateway meets a session
+   * whose token is only there.
+   */
+  csessionidOnly = false;
 
   count(service: string): void {
     this.calls.set(service, (this.calls.get(service) ?? 0) + 1);
@@ -89,9 +95,9 @@ export class SandboxState {
     return new Response(body, { status: replay.status, headers: replay.headers });
   }
 
-  /** The live web session a request's TOKEN cookie names, if any. */
+  /** The live web session a request's TOKEN (or CSESSIONID) cookie names, if any. */
   sessionOf(cookieHeader: string | undefined, now: number): WebSession | null {
-    const token = /(?:^|;\s*)TOKEN=([^;]+)/.exec(cookieHeader ?? "")?.[1];
+    const token = sessionTokenOf(cookieHeader);
     const session = token ? this.sessions.get(token) : undefined;
     return session && session.expiresAt > now ? session : null;
   }
@@ -101,4 +107,10 @@ export class SandboxState {
     this.tokens.clear();
     this.boletaTokens.clear();
   }
+}
+
+/** The web session's token a request carries: its TOKEN cookie, or CSESSIONID (the same value) when only that was set. */
+export function sessionTokenOf(cookieHeader: string | undefined): string | undefined {
+  const cookie = (name: string) => new RegExp(`(?:^|;\\s*)${name}=([^;]+)`).exec(cookieHeader ?? "")?.[1];
+  return cookie("TOKEN") ?? cookie("CSESSIONID");
 }

@@ -13,12 +13,31 @@ export interface Page extends SiiAnswer {
   url: string;
 }
 
+// The elements page readers read: forms, tables, lists of options, preformatted text.
+const READ = ["form", "table", "select", "textarea", "pre"];
+
 /**
- * An HTML page that starts but does not end was cut short on the way: reading it would mistake a
- * missing part for an answer (no form, no range), so it is a failure of the SII call.
+ * Whether an HTML page was cut short on the way. One that ends in </html> is whole. One that does
+ * not is whole too when nothing a reader reads was left open: every form, table, select, textarea
+ * and pre it opens is closed, and it does not stop inside a tag, a comment or a script. Inferred
+ * (no public capture shows the SII's pages either way): legacy HTML 4.01 pages may leave out
+ * </body></html> as they leave out </tr>, or carry bytes after them, and refusing those would
+ * refuse whole answers; a page cut in the middle of what is read still leaves its table open.
  */
+export function cutShort(text: string): boolean {
+  if (!/<html[\s>]/i.test(text) || /<\/html>\s*$/i.test(text)) return false;
+  let rest = text.replace(/<!--[\s\S]*?-->/g, "");
+  if (rest.includes("<!--")) return true;
+  rest = rest.replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, "");
+  if (/<(script|style)\b/i.test(rest)) return true;
+  if (rest.lastIndexOf("<") > rest.lastIndexOf(">")) return true;
+  const count = (pattern: string) => (rest.match(new RegExp(pattern, "gi")) ?? []).length;
+  return READ.some((tag) => count(`<${tag}[\\s>]`) > count(`</${tag}\\s*>`));
+}
+
+/** A page cut short is a failure of the SII call: reading it would mistake a missing part for an answer (no form, no range). */
 function checkComplete(answer: SiiAnswer, service: string): void {
-  if (/<html[\s>]/i.test(answer.text) && !/<\/html>\s*$/i.test(answer.text)) {
+  if (cutShort(answer.text)) {
     throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII's page arrived cut short", {
       details: { service, sii_status: answer.status, sii_message: pageText(answer.text) || answer.text.slice(-200) },
     });

@@ -3,17 +3,19 @@
 // the SII's pages): the application (pe_ingrut → pe_datos_empresa → pe_confirma), a new test set
 // (pe_generar → pe_generar1 → pe_generar2), the progress of each set (pe_avance1 → pe_avance2),
 // the company's data there (ad_empresa1 → ad_empresa2), and the boleta set from the GWT-RPC
-// application certBolElectDteInternet. Each shape names its source; the rest is marked inferred.
+// application certBolElectDteInternet (certificacion-boleta.ts). Each shape names its source; the rest
+// is marked inferred.
 
 import { ApiError } from "../lib/api-error.ts";
-import { rutCheckDigit } from "../lib/rut.ts";
-import { BROWSER_UA } from "./browse.ts";
+import { splitRut } from "../lib/rut.ts";
+import { type CertificationData, type Page, parsed, readCertificationData, readProgress, type SetProgress } from "./certificacion-read.ts";
 import { cgiStep, cgiUrl } from "./cgi.ts";
 import type { CookieJar } from "./cookies.ts";
-import { formIn, labelledValues } from "./forms.ts";
+import { formatChanged } from "./format-changed.ts";
+import { formIn } from "./forms.ts";
 import { cellsOf, type HtmlDocument, type HtmlElement, parsePage, textOf } from "./html.ts";
-import { pageText, type SiiAnswer, type SiiContext, siiFetch } from "./http.ts";
-import { SessionExpired } from "./sessions.ts";
+import { pageText, type SiiContext } from "./http.ts";
+import { TEST_SET_MARK } from "./set-pruebas.ts";
 
 // Inferred: the SII's wording for these answers is not in the public sources.
 const ALREADY = /ya se encuentra postulada/i;
@@ -29,21 +31,14 @@ function fail(service: string, text: string, message: string, status: 400 | 404 
 }
 
 /** What the decoded page says, for the refusals that are read from its text. */
-/** A page as text or already parsed: each answer is parsed once however many readers look at it. */
-type Page = string | HtmlDocument;
-const parsed = (page: Page) => (typeof page === "string" ? parsePage(page) : page);
-
 const visible = (page: HtmlDocument) => textOf(page.body ?? page.documentElement);
 
 const isCheckbox = (input: HtmlElement) => (input.getAttribute("type") ?? "").toLowerCase() === "checkbox";
 
-const split = (rut: string): [string, string] => {
-  const [body = "", dv = ""] = rut.split("-");
-  return [body, dv.toUpperCase()];
-};
+const rowsOf = (root: HtmlDocument) => Array.from(root.querySelectorAll("tr")).map((row) => ({ cells: cellsOf(row) }));
 
 const company = (rut: string): [string, string][] => {
-  const [body, dv] = split(rut);
+  const [body, dv] = splitRut(rut);
   return [
     ["RUT_EMP", body],
     ["DV_EMP", dv],
@@ -104,7 +99,7 @@ export function applicationFields(html: Page, request: Application): [string, st
   const boxes = [...new Set(request.documentos.flatMap((d) => APPLICATION_FIELDS[d] ?? []))];
   const missing = boxes.filter((box) => !offered.has(box));
   if (missing.length) return { missing };
-  const [rutUsu, dvUsu] = split(request.administrador);
+  const [rutUsu, dvUsu] = splitRut(request.administrador);
   const text: [string, string][] = [
     ["RUT_USU", rutUsu],
     ["DV_USU", dvUsu],
@@ -212,7 +207,7 @@ export function readTestSetAnswer(answer: { headers: Headers; text: string }): s
     text = (root.querySelector("pre") ?? root.body ?? root.documentElement)?.textContent ?? "";
   }
   text = text.replace(/\r\n?/g, "\n").replace(/^\n+/, "");
-  return /N[UÚ]MERO DE ATENCI[OÓ]N/i.test(text) ? text : null;
+  return TEST_SET_MARK.test(text) ? text : null;
 }
 
 /** Asks for a new test set with the optional sets `wanted` (when the page offers them). */
@@ -247,56 +242,7 @@ export async function requestTestSet(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Progress (pe_avance2)
-
-export interface SetProgress {
-  set: string;
-  numero_atencion: string;
-  estado: string;
-  track_id: string | null;
-  observaciones: string | null;
-}
-
-interface Row {
-  element: HtmlElement;
-  cells: HtmlElement[];
-}
-
-function rowsOf(root: HtmlDocument): Row[] {
-  return Array.from(root.querySelectorAll("tr")).map((element) => ({ element, cells: cellsOf(element) }));
-}
-
-// devlas-cl/dte-sii SiiCertificacion.js (consultarEstadoSets): EST S01 = sin declarar, S21 = declarado.
-const DECLARATION: Record<string, string> = { S01: "SIN DECLARAR", S21: "DECLARADO" };
-
-/**
- * pe_avance2's rows (devlas-cl/dte-sii SiiCertificacion.js consultarEstadoSets, declararAvance):
- * a set or book named in the first cell; its state in <b>…</b>, or, while still to declare, the
- * NUM_ENVn/FEC_ENVn inputs with hidden ESTn. The cells after the state (attention number, the
- * envelope's track id, remarks) are inferred.
- */
-export function readProgress(html: Page): SetProgress[] {
-  const root = parsed(html);
-  const progress: SetProgress[] = [];
-  for (const row of rowsOf(root)) {
-    const [first, ...rest] = row.cells;
-    const name = textOf(first ?? null);
-    if (!first || first.querySelector("b") || !/^(SET|LIBRO)\b/i.test(name)) continue;
-    const input = (prefix: string) =>
-      Array.from(row.element.querySelectorAll("input")).find((i) => new RegExp(`^${prefix}\\d+$`, "i").test(i.getAttribute("name") ?? ""));
-    const value = (element: HtmlElement | undefined) => element?.getAttribute("value") ?? "";
-    const bold = row.element.querySelector("b");
-    const declaration = value(input("EST"));
-    const estado = bold ? textOf(bold).toUpperCase() : (DECLARATION[declaration] ?? declaration);
-    const stateAt = rest.findIndex((cell) => cell.querySelector("b") || cell.querySelector("input"));
-    const after = rest.slice(stateAt + 1).map((cell) => textOf(cell));
-    const digits = (text: string | undefined) => (text && /^\d+$/.test(text) ? text : "");
-    const numero = digits(after[0]) || digits(value(input("SET")));
-    const sent = digits(value(input("NUM_ENV"))) || digits(after[1]);
-    progress.push({ set: name, numero_atencion: numero, estado, track_id: sent || null, observaciones: after[2] || null });
-  }
-  return progress;
-}
+// Progress (pe_avance2) and company data (ad_empresa2), read in certificacion-read.ts
 
 /** Each set's state as pe_avance2 shows it (REVISADO CONFORME, EN REVISION, …, or SIN DECLARAR). */
 export async function certificationProgress(ctx: SiiContext, jar: CookieJar, contribuyente: string): Promise<SetProgress[]> {
@@ -316,204 +262,18 @@ export async function certificationProgress(ctx: SiiContext, jar: CookieJar, con
   const progressPage = parsePage(page.text);
   if (NOT_IN_PROCESS.test(visible(progressPage)))
     throw fail(service, page.text, `${contribuyente} is not in the certification process`, 404);
-  const progress = readProgress(progressPage);
+  const progress = readProgress(progressPage, contribuyente);
   if (!progress.length && !formIn(progressPage, "pe_avance3"))
-    throw fail(service, page.text, "The SII did not answer with the progress page");
+    throw formatChanged(service, "neither a set's row nor the pe_avance3 form: not the progress page", pageText(page.text));
   return progress;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Company data (ad_empresa2)
-
-export interface CertificationData {
-  rut: string;
-  razon_social: string;
-  resolucion: { numero: number; fecha: string | null };
-  emails: { contacto_sii: string | null; intercambio: string | null };
-  software: string | null;
-  estado: string;
-}
-
-const plain = (label: string) =>
-  label
-    .normalize("NFD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase();
-
-/**
- * ad_empresa2's table: label/value rows without </TR> (devlas-cl/dte-sii SiiPortalAuth.js
- * _parsearTablaEmpresa: `Rut`, `Razón Social`, /^resoluci/ for the number, /fecha.*resol/ for its
- * date in DD-MM-YYYY); "Nombre del Software (*)" and "Mail Contacto" from a public Python portal
- * client, which also reads resolution 0 as certification not finished. The exchange e-mail and
- * an explicit state row are inferred. Null when the page has no `Rut` row.
- */
-export function readCertificationData(html: Page): CertificationData | null {
-  const pairs = labelledValues(parsed(html)).map(([label, value]): [string, string] => [plain(label), value]);
-  const find = (test: (label: string) => boolean) => pairs.find(([label]) => test(label))?.[1];
-  const rut = find((l) => l === "rut");
-  if (rut === undefined) return null;
-  const numero = find((l) => l.startsWith("resoluci"));
-  const fecha = find((l) => /fecha.*resol/.test(l));
-  const iso = fecha ? (/^(\d{2})-(\d{2})-(\d{4})$/.exec(fecha)?.slice(1).reverse().join("-") ?? fecha) : null;
-  const resolucion = { numero: Number.parseInt(numero ?? "0", 10) || 0, fecha: iso || null };
-  const derived = numero === undefined && !fecha ? "SIN RESOLUCION" : resolucion.numero > 0 ? "AUTORIZADO" : "EN CERTIFICACION";
-  return {
-    rut,
-    razon_social: find((l) => l === "razon social") ?? "",
-    resolucion,
-    emails: {
-      contacto_sii: find((l) => l.startsWith("mail contacto")) || null,
-      intercambio: find((l) => l.includes("intercambio")) || null,
-    },
-    software: find((l) => l.startsWith("nombre del software")) || null,
-    estado: find((l) => l === "estado") || derived,
-  };
-}
-
 /** The company as the certification environment has it (resolution 0 and its date while certifying, e-mail, software). */
 export async function certificationData(ctx: SiiContext, jar: CookieJar, contribuyente: string): Promise<CertificationData> {
   const service = "certification_data";
   // devlas-cl/dte-sii SiiPortalAuth.js (obtenerDatosEmpresa): GET ad_empresa1, then POST ad_empresa2 with ACEPTAR=Ingresar.
   await cgiStep(ctx, jar, cgiUrl("1", "ad_empresa1"), service);
   const page = await cgiStep(ctx, jar, cgiUrl("1", "ad_empresa2"), service, [...company(contribuyente), ["ACEPTAR", "Ingresar"]]);
-  const data = readCertificationData(page.text);
-  if (!data) throw fail(service, page.text, "The SII did not answer with the company's data");
+  const data = readCertificationData(page.text, contribuyente);
+  if (!data) throw formatChanged(service, "no row labelled Rut: not the company's data page", pageText(page.text));
   return data;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Boleta test set (certBolElectDteInternet, GWT-RPC)
-
-// devlas-cl/dte-sii cert/CertRunner.js (obtenerSetBoletaPortal): module base, permutation,
-// serialization policy and service of the SII's GWT application, on www4 for both ambientes.
-export const BOLETA_APP = "https://www4.sii.cl/certBolElectDteInternet/";
-const PERMUTATION = "0FC3D987613537E6E13E9BB93A406F13";
-const POLICY = "082D0AC4BC4D75A5DF38F116C53877D4";
-const FACADE = "cl.sii.sdi.diii.certBolElectDte.web.client.service.Facade";
-const INTEGER = "java.lang.Integer/3438268394";
-const STRING = "java.lang.String/2004016611";
-
-type GwtValue = { integer: number } | { string: string };
-
-/**
- * A GWT-RPC call (protocol 7): the string table (module base, policy, service, method, the
- * parameter types, then each string value once) and the payload of indices. Rebuilds byte for
- * byte the two calls devlas-cl/dte-sii cert/CertRunner.js sends.
- */
-export function gwtRequest(method: string, params: GwtValue[]): string {
-  const table: string[] = [];
-  const index = (s: string) => {
-    const at = table.indexOf(s);
-    if (at >= 0) return at + 1;
-    table.push(s);
-    return table.length;
-  };
-  const head = [BOLETA_APP, POLICY, FACADE, method].map(index);
-  const types = params.map((p) => index("integer" in p ? INTEGER : STRING));
-  const values = params.flatMap((p) => ("integer" in p ? [index(INTEGER), p.integer] : [index(p.string)]));
-  const escaped = (s: string) => s.replaceAll("\\", "\\\\").replaceAll("|", "\\!");
-  return ["7", "0", table.length, ...table.map(escaped), ...head, params.length, ...types, ...values, ""].join("|");
-}
-
-/**
- * The string table of a GWT-RPC answer (`//OK[…,["s1","s2"],0,7]`), as devlas reads it (the
- * array before the closing flags and version). Null for an exception (`//EX`) or another answer.
- */
-export function gwtStrings(answer: string): string[] | null {
-  if (!answer.startsWith("//OK[")) return null;
-  const end = answer.lastIndexOf("],0,7]");
-  const start = answer.lastIndexOf(",[", end);
-  if (end < 0 || start < 0) return [];
-  try {
-    const strings: unknown = JSON.parse(answer.slice(start + 1, end + 1));
-    return Array.isArray(strings) ? strings.map(String) : [];
-  } catch {
-    return [];
-  }
-}
-
-/** A request to the boleta application with the session's cookies; a redirect to the login means the session is gone. */
-async function boletaFetch(ctx: SiiContext, jar: CookieJar, service: string, url: string, init: RequestInit): Promise<SiiAnswer> {
-  const headers = new Headers(init.headers);
-  headers.set("user-agent", BROWSER_UA);
-  const cookie = jar.header(url);
-  if (cookie) headers.set("cookie", cookie);
-  const answer = await siiFetch(ctx, new Request(url, { ...init, headers, redirect: "manual" }), { service, read: true });
-  jar.store(url, answer.headers);
-  if (answer.status >= 300 && answer.status < 400 && /CAutInicio|autInicio/i.test(answer.headers.get("location") ?? ""))
-    throw new SessionExpired();
-  return answer;
-}
-
-async function gwtCall(ctx: SiiContext, jar: CookieJar, service: string, method: string, params: GwtValue[]): Promise<string> {
-  const headers = { "content-type": "text/x-gwt-rpc; charset=UTF-8", "x-gwt-permutation": PERMUTATION, "x-gwt-module-base": BOLETA_APP };
-  const answer = await boletaFetch(ctx, jar, service, `${BOLETA_APP}facade`, { method: "POST", headers, body: gwtRequest(method, params) });
-  if (!answer.text.startsWith("//OK")) {
-    throw new ApiError(502, "SII_GATEWAY_ERROR", `The SII's boleta certification application refused ${method}`, {
-      details: { service, sii_status: answer.status, sii_message: answer.text.slice(0, 300) },
-    });
-  }
-  return answer.text;
-}
-
-/**
- * The company's representative for the download: the certificate holder when the SII lists them
- * among the company's current representatives and authorized users, else the last one listed (as
- * devlas does); null when it lists none (the company is not in the boleta certification).
- */
-export function boletaRepresentative(strings: string[], holder: string): string | null {
-  const ruts = strings.filter((s) => /^\d{7,8}$/.test(s));
-  const [holderBody] = split(holder);
-  const body = ruts.includes(holderBody) ? holderBody : ruts.at(-1);
-  return body ? `${body}-${rutCheckDigit(body)}` : null;
-}
-
-/**
- * Downloads the boleta test set (devlas-cl/dte-sii cert/CertRunner.js obtenerSetBoletaPortal):
- * recuperarRepresentantesVigentesUsuariosAutorizados(rut, dv), then obtenerPostulacionSeg(rut, dv,
- * "90", "P90") which the application calls before a download, then GET DownloadFileServlet with
- * the company, the representative and the provider's e-mail.
- */
-export async function requestBoletaTestSet(
-  ctx: SiiContext,
-  jar: CookieJar,
-  contribuyente: string,
-  holder: string,
-  email = "",
-): Promise<string> {
-  const service = "certification_boleta_set";
-  const [rut, dv] = split(contribuyente);
-  const representatives = await gwtCall(ctx, jar, service, "recuperarRepresentantesVigentesUsuariosAutorizados", [
-    { integer: Number(rut) },
-    { string: dv },
-  ]);
-  const representative = boletaRepresentative(gwtStrings(representatives) ?? [], holder);
-  if (!representative) {
-    throw new ApiError(
-      404,
-      "HTTP_404",
-      `${contribuyente} has no representative in the SII's boleta certification: it is not in the process`,
-      {
-        details: { service, sii_message: representatives.slice(0, 300) },
-      },
-    );
-  }
-  await gwtCall(ctx, jar, service, "obtenerPostulacionSeg", [
-    { integer: Number(rut) },
-    { string: dv },
-    { string: "90" },
-    { string: "P90" },
-  ]);
-  const [repBody, repDv] = split(representative);
-  const query = new URLSearchParams({ rutEmpresa: rut, dvEmpresa: dv, rutRepre: repBody, dvRepre: repDv, mailProvSw: email });
-  const answer = await boletaFetch(ctx, jar, service, `${BOLETA_APP}DownloadFileServlet?${query}`, {
-    headers: { accept: "text/plain,text/html,*/*", referer: `${BOLETA_APP}?SET=1` },
-  });
-  // devlas treats an answer of under ten characters as no set; a set always has its cases.
-  if (answer.status !== 200 || !/\bCASO\b/i.test(answer.text)) {
-    throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII did not answer with the boleta test set", {
-      details: { service, sii_status: answer.status, sii_message: pageText(answer.text) },
-    });
-  }
-  return answer.text.replace(/\r\n?/g, "\n");
 }

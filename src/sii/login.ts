@@ -108,13 +108,50 @@ export async function certificateLogin(
     });
   }
   await requireSession(ctx, jar, page, "cert_login", "The SII certificate login did not open a session");
-  const entered = `${jar.get("RUT_NS") ?? jar.get("NETSCAPE_LIVEWIRE.rut")}-${jar.get("DV_NS") ?? jar.get("NETSCAPE_LIVEWIRE.dv")}`;
-  if (actingFor && entered !== actingFor) {
-    throw new ApiError(403, "AUTH_ERROR", `The certificate's holder ${entered} is not an electronic representative of ${actingFor}`, {
-      details: { service: "cert_login" },
-    });
+  const entered = enteredAs(jar);
+  if (actingFor && !entered.includes(actingFor)) {
+    throw new ApiError(
+      403,
+      "AUTH_ERROR",
+      `The certificate's holder ${entered.join(" / ")} is not an electronic representative of ${actingFor}`,
+      {
+        details: { service: "cert_login" },
+      },
+    );
   }
   return jar;
+}
+
+/**
+ * The taxpayers a web session names in its cookies. devlas-cl/dte-sii SiiPortalAuth.js
+ * (obtenerEmisor) takes the company from `NETSCAPE_LIVEWIRE.rutm`/`dvm` before `.rut`/`.dv`, so a
+ * session entered as a represented company names it there; captured cookie headers of personal
+ * sessions (jsanbae/sii_api src/Endpoints/BHE.php) carry the same RUT in rut, rutm and RUT_NS, so
+ * they cannot tell which names the company. Which cookie the SII changes for a representative is
+ * not verified (inferred), so the session entered as `actingFor` when any of them names it; the
+ * SII itself refuses a company the holder does not represent.
+ */
+export function enteredAs(jar: CookieJar): string[] {
+  const pairs: [string, string][] = [
+    ["NETSCAPE_LIVEWIRE.rutm", "NETSCAPE_LIVEWIRE.dvm"],
+    ["RUT_NS", "DV_NS"],
+    ["NETSCAPE_LIVEWIRE.rut", "NETSCAPE_LIVEWIRE.dv"],
+  ];
+  const ruts = pairs.flatMap(([rut, dv]) => {
+    const body = jar.get(rut);
+    return body ? [`${body}-${(jar.get(dv) ?? "").toUpperCase()}`] : [];
+  });
+  return [...new Set(ruts)];
+}
+
+/**
+ * The web session's token, the `conversationId` the JSON applications (RCV, consemitidos) expect:
+ * `TOKEN`, or `CSESSIONID` when the SII set only that (devlas-cl/dte-sii SiiPortalAuth.js reads
+ * `TOKEN || CSESSIONID`, "el TOKEN es el mismo valor que CSESSIONID"; jsanbae/sii_api
+ * src/Endpoints/BHE.php keeps CSESSIONID alone). Null when the session has neither.
+ */
+export function webSessionToken(jar: CookieJar): string | null {
+  return jar.get("TOKEN") || jar.get("CSESSIONID") || null;
 }
 
 /** Closes a web session: the SII limits open sessions per RUT. */
@@ -133,7 +170,8 @@ const TOKEN_SERVICE = "session_token";
  * (devlas-cl/dte-sii SiiPortalAuth.js `_autenticarNuevo` accepts NETSCAPE_LIVEWIRE.*; captured
  * cookie sets show RUT_NS/DV_NS beside them). The TOKEN the web applications need may come only
  * later: public clients then GET consdcvinternetui/ and read TOKEN or CSESSIONID (same file,
- * `_obtenerTokenPortalCV`). No session cookie at all, or no token after that page, is a failure.
+ * `_obtenerTokenPortalCV`). No session cookie at all, or no token after that page, is a failure. A
+ * login that set CSESSIONID without TOKEN has its token already (webSessionToken).
  */
 async function requireSession(
   ctx: SiiContext,
@@ -142,7 +180,7 @@ async function requireSession(
   service: string,
   message: string,
 ): Promise<void> {
-  if (jar.get("TOKEN")) return;
+  if (webSessionToken(jar)) return;
   const opened = jar.toJSON().some((c) => c.name.startsWith("NETSCAPE_LIVEWIRE.") || c.name === "RUT_NS");
   if (!opened) {
     throw new ApiError(502, "SII_GATEWAY_ERROR", `${message} (no NETSCAPE_LIVEWIRE, RUT_NS or TOKEN cookie)`, {
@@ -151,8 +189,7 @@ async function requireSession(
   }
   // The token page is a service of its own (the simulator counts and faults it as session_token).
   const tokenPage = await browse(ctx, jar, TOKEN_PAGE, { service: TOKEN_SERVICE, read: true });
-  const token = jar.get("TOKEN") ?? jar.get("CSESSIONID");
-  if (!token) {
+  if (!webSessionToken(jar)) {
     throw new ApiError(502, "SII_GATEWAY_ERROR", `${message}: the session opened but consdcvinternetui/ gave no TOKEN or CSESSIONID`, {
       details: { service: TOKEN_SERVICE, sii_status: tokenPage.status, sii_message: pageText(tokenPage.text) },
     });

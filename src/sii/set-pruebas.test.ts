@@ -38,4 +38,27 @@ describe("test set text", () => {
     });
     expect(compras).toMatchObject({ nombre: "SET LIBRO DE COMPRAS", casos: [], texto: "CONSTRUYA EL LIBRO." });
   });
+
+  // devlas-cl/dte-sii cert/SetParser.js reads the attention number past a broken accent, a colon
+  // or none, and the head with leading blanks; each spelling below must give the same sets.
+  it.each([
+    ["a replacement character", "SET BASICO - NUMERO DE ATENCI\uFFFDN: 5000003"],
+    ["a double decoding", "SET BASICO - NUMERO DE ATENCIï¿½N: 5000003"],
+    ["UTF-8 read as Latin-1", "SET BASICO - NÃ\u009aMERO DE ATENCIÃ\u0093N: 5000003"],
+    ["no colon, a colon before the label, leading blanks", "  SET BASICO : NUMERO DE ATENCION 5000003"],
+  ])("finds a set whose attention number comes with %s", (_, head) => {
+    const text = [
+      head,
+      "CASO 5000003-1",
+      "==============",
+      "DOCUMENTO\tFACTURA ELECTRONICA",
+      "ITEM\tCANTIDAD\tPRECIO UNITARIO",
+      "Tornillo\t10\t350",
+    ].join("\n");
+    const [set] = parseTestSets(text);
+    expect(set).toMatchObject({ nombre: "SET BASICO", numero_atencion: "5000003" });
+    expect(set?.casos).toMatchObject([
+      { caso: "5000003-1", tipo: 33, items: [{ nombre: "Tornillo", cantidad: 10, precio_unitario: 350 }] },
+    ]);
+  });
 });

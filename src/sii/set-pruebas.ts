@@ -175,14 +175,31 @@ function parseBoletaSet(text: string, head: RegExpMatchArray | undefined): TestS
   return { nombre, numero_atencion: numero, casos, texto: text.trim() };
 }
 
+/**
+ * "NUMERO DE ATENCION" however its accents arrive. devlas-cl/dte-sii cert/SetParser.js matches
+ * `NUMERO DE ATENCI` followed by anything but a digit or a colon, because the set file has come
+ * with the Ó broken (the replacement character, or `ï¿½` after a double decoding), as UTF-8 `Ó`
+ * or plain `O`; the same holds here for the Ú of NÚMERO (inferred: devlas writes it plain).
+ */
+const ATTENTION = String.raw`N[^\s\d:]{1,8}?MERO\s+DE\s+ATENCI[^\d:\n]*`;
+
+/** Whether a text is a set file: it names an attention number (the line each set starts with). */
+export const TEST_SET_MARK = new RegExp(ATTENTION, "i");
+
+/**
+ * A set's first line as devlas-cl/dte-sii cert/SetParser.js reads it (on the trimmed line): `SET`,
+ * the set's name, a dash or a colon, the attention-number label, an optional colon, the number.
+ */
+const SET_HEAD = new RegExp(String.raw`^[ \t]*SET[ \t]+([^\n]*?)[ \t]*[-:][ \t]*${ATTENTION}[: \t]*(\d+)`, "gim");
+
 /** Every SET of the text with its cases; a boleta set (cases `CASO-n`) as one set. */
 export function parseTestSets(text: string): TestSet[] {
-  const heads = [...text.matchAll(/^SET ([^\n]*?)\s*-\s*N[UÚ]MERO DE ATENCI[OÓ]N:\s*(\d+)/gim)];
+  const heads = [...text.matchAll(SET_HEAD)];
   if (/^\s*CASO-\d+\s*$/im.test(text) && !/^\s*CASO\s+\d+-\d+\s*$/im.test(text)) return [parseBoletaSet(text, heads[0])];
   return heads.map((head, i) => {
     const start = (head.index ?? 0) + head[0].length;
     const section = text.slice(start, heads[i + 1]?.index ?? text.length);
-    const cases = [...section.matchAll(/^CASO\s+([\d-]+)\s*$/gm)];
+    const cases = [...section.matchAll(/^[ \t]*CASO[ \t]+(\d+-\d+)[ \t]*\r?$/gim)];
     return {
       nombre: normalize(`SET ${head[1] ?? ""}`),
       numero_atencion: head[2] ?? "",

@@ -4,18 +4,13 @@ import { describe, expect, it } from "vitest";
 import {
   APPLICATION_FIELDS,
   applicationFields,
-  BOLETA_APP,
-  boletaRepresentative,
   DEFAULT_OPTIONAL_SETS,
-  gwtRequest,
-  gwtStrings,
-  readCertificationData,
-  readProgress,
   readSetsPage,
   readTestSetAnswer,
-  requestBoletaTestSet,
   setRequestFields,
 } from "../../src/sii/certificacion.ts";
+import { BOLETA_APP, boletaRepresentative, gwtRequest, gwtStrings, requestBoletaTestSet } from "../../src/sii/certificacion-boleta.ts";
+import { readCertificationData, readProgress } from "../../src/sii/certificacion-read.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
 import { SessionExpired } from "../../src/sii/sessions.ts";
 import { parseTestSets } from "../../src/sii/set-pruebas.ts";
@@ -62,6 +57,12 @@ describe("certification pages", () => {
     expect(basico?.casos[1]).toMatchObject({ tipo: 61, referencia: { tipo: 33, caso: "4943173-1" } });
     expect(guias).toMatchObject({ nombre: "SET GUIA DE DESPACHO", numero_atencion: "4943174", casos: [{ tipo: 52 }] });
     expect(readTestSetAnswer(html(fixture("pe_generar1.html")))).toBeNull();
+    // The set file with the accent broken on the way (devlas-cl/dte-sii cert/SetParser.js reads past it).
+    const broken = {
+      headers: new Headers({ "content-type": "text/plain" }),
+      text: "SET BASICO - NUMERO DE ATENCI\uFFFDN: 4943173\nCASO 4943173-1\n",
+    };
+    expect(parseTestSets(readTestSetAnswer(broken) ?? "")).toMatchObject([{ nombre: "SET BASICO", numero_atencion: "4943173" }]);
   });
 
   it("progress: reads each set's state from <b>, and a set still to declare from its inputs", () => {

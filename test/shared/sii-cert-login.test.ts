@@ -5,8 +5,9 @@ import { parseCertificateCredential } from "../../src/dte/credentials.ts";
 import { EXPIRED_CERT, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { sandboxTransport } from "../../src/sandbox/transport.ts";
+import { certificationData } from "../../src/sii/certificacion.ts";
 import type { SiiContext } from "../../src/sii/http.ts";
-import { certificateLogin, logout } from "../../src/sii/login.ts";
+import { certificateLogin, enteredAs, logout, webSessionToken } from "../../src/sii/login.ts";
 import livewire from "../fixtures/sii/dte/cert-login-livewire.http?raw";
 import noSession from "../fixtures/sii/dte/cert-login-no-session.http?raw";
 import consdcv from "../fixtures/sii/dte/consdcvinternetui.http?raw";
@@ -56,6 +57,39 @@ describe("certificate login", () => {
     expect(jar.get("RUT_NS")).toBe("11111111");
     expect(sandbox.state.calls.get("cert_login")).toBe(2);
     expect(sandbox.state.pendingChoices.size).toBe(0);
+  });
+
+  it("enters as a represented company named in NETSCAPE_LIVEWIRE.rutm (devlas), and reads that company's data", async () => {
+    const { sandbox, ctx } = setup();
+    const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
+    const certificate = await clientCertificate(juana.certPem, juana.keyPem);
+    const jar = await certificateLogin(ctx, certificate, { actingFor: "76192083-9" });
+    // The holder stays in rut and RUT_NS; the company is in rutm, where devlas's obtenerEmisor looks first.
+    expect([jar.get("NETSCAPE_LIVEWIRE.rutm"), jar.get("NETSCAPE_LIVEWIRE.rut"), jar.get("RUT_NS")]).toEqual([
+      "76192083",
+      "11111111",
+      "11111111",
+    ]);
+    expect(enteredAs(jar)).toEqual(["76192083-9", "11111111-1"]);
+    expect(sandbox.state.sessions.get(webSessionToken(jar) ?? "")).toMatchObject({ rut: "76192083-9", holder: "11111111-1" });
+    expect(await certificationData(ctx, jar, "76192083-9")).toMatchObject({ rut: "76192083-9", razon_social: "Comercial Sandbox SpA" });
+    // A company the holder does not represent is still refused.
+    await expect(certificateLogin(ctx, certificate, { actingFor: "22222222-2" })).rejects.toMatchObject({
+      status: 403,
+      code: "AUTH_ERROR",
+    });
+  });
+
+  it("gives a session the SII opened with CSESSIONID alone that value as its token", async () => {
+    const { sandbox, ctx } = setup();
+    sandbox.state.csessionidOnly = true;
+    const pedro = SANDBOX_TAXPAYER_CERTS["22222222-2"];
+    const jar = await certificateLogin(ctx, await clientCertificate(pedro.certPem, pedro.keyPem));
+    expect(jar.get("TOKEN")).toBeUndefined();
+    expect(webSessionToken(jar)).toBe(jar.get("CSESSIONID"));
+    expect(sandbox.state.sessions.get(webSessionToken(jar) ?? "")).toMatchObject({ rut: "22222222-2", kind: "cert" });
+    await logout(ctx, jar, "cert");
+    expect(sandbox.state.sessions.size).toBe(0);
   });
 
   it("answers 400 AUTH_ERROR without a certificate or with one the SII does not accept", async () => {

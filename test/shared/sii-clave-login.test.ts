@@ -2,7 +2,7 @@
 // Runs in Node and in workerd.
 import { describe, expect, it } from "vitest";
 import { MAX_SESSIONS_PER_RUT } from "../../src/sandbox/auth.ts";
-import { claveLogin, logout } from "../../src/sii/login.ts";
+import { claveLogin, logout, webSessionToken } from "../../src/sii/login.ts";
 import { failure, sandboxSetup } from "../support/sii.ts";
 
 const setup = (timeoutMs = 2_000) => sandboxSetup({ timeoutMs });
@@ -20,6 +20,17 @@ describe("clave login", () => {
     await logout(ctx, jar);
     expect(sandbox.state.sessions.size).toBe(0);
     expect(Object.fromEntries(sandbox.state.calls)).toEqual({ login_page: 1, clave_login: 1, logout: 1 });
+  });
+
+  it("takes CSESSIONID as the session's token when the SII sets no TOKEN", async () => {
+    const { sandbox, ctx } = setup();
+    sandbox.state.csessionidOnly = true;
+    const jar = await claveLogin(ctx, good);
+    expect(jar.get("TOKEN")).toBeUndefined();
+    expect(webSessionToken(jar)).toMatch(/^[A-Z0-9]{20}$/);
+    expect(sandbox.state.sessions.get(webSessionToken(jar) ?? "")).toMatchObject({ rut: "76192083-9", kind: "clave" });
+    // The login did not need the token page: its answer already carried the session's token.
+    expect(sandbox.state.calls.get("session_token")).toBeUndefined();
   });
 
   it("maps a wrong clave to 400 AUTH_ERROR with the SII's text, never echoing the clave", async () => {

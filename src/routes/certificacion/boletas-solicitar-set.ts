@@ -6,7 +6,7 @@ import { ok } from "../../platform/envelope.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { emailAddress } from "../../platform/validation.ts";
-import { requestBoletaTestSet } from "../../sii/certificacion.ts";
+import { requestBoletaTestSet } from "../../sii/certificacion-boleta.ts";
 import { CertAuthBody } from "../credentials.ts";
 import { certificationSession, testSetAnswer } from "./factory.ts";
 import { Params, TAGS, TestSets, WriteQuery } from "./schema.ts";
