@@ -46,11 +46,11 @@ export function label(text: string): string {
  */
 const COLUMNS = {
   nro: ["Nro"],
-  tipo: ["Tipo Doc", "Tipo Docto", "Tipo Documento"],
+  tipo: ["Tipo Doc"],
   rut: ["RUT Proveedor", "Rut cliente"],
   razon: ["Razon Social"],
   folio: ["Folio"],
-  fecha: ["Fecha Docto", "Fecha Documento"],
+  fecha: ["Fecha Docto"],
   recepcion: ["Fecha Recepcion"],
   exento: ["Monto Exento"],
   neto: ["Monto Neto"],
