@@ -42,7 +42,11 @@ async function setup(transport: SiiTransport) {
 
 const documents = async (csv: string, estado = "REGISTRO") => {
   const docs = [];
-  for await (const doc of csvDocuments(csv.split(/\r?\n/).filter((l) => l.trim() !== ""), estado)) docs.push(doc);
+  for await (const doc of csvDocuments(
+    csv.split(/\r?\n/).filter((l) => l.trim() !== ""),
+    estado,
+  ))
+    docs.push(doc);
   return docs;
 };
 
@@ -62,7 +66,13 @@ function reorder(csv: string, order: (width: number) => number[]): string {
 
 const renameHeader = (csv: string, from: string, to: string) => {
   const [header = "", ...rest] = csv.split(/\r?\n/);
-  return [header.split(";").map((c) => (c === from ? to : c)).join(";"), ...rest].join("\n");
+  return [
+    header
+      .split(";")
+      .map((c) => (c === from ? to : c))
+      .join(";"),
+    ...rest,
+  ].join("\n");
 };
 
 describe("RCV CSV read by its header's labels", () => {
@@ -109,7 +119,8 @@ describe("RCV CSV read by its header's labels", () => {
     const file = renameHeader(sales, "Monto total", "Total");
     const { transport } = sii({
       getCtrlAsync: () => json(ctrl),
-      obtenerArchivoBLOB: () => new Response(gzipSync(Buffer.from(file, "latin1")), { headers: { "content-type": "application/octet-stream" } }),
+      obtenerArchivoBLOB: () =>
+        new Response(gzipSync(Buffer.from(file, "latin1")), { headers: { "content-type": "application/octet-stream" } }),
     });
     const res = await (await setup(transport))("/api/v1/sii/rcv/ventas/async/detalle/76192083-9/202509/700/0");
     const body = await bodyOf(res);
@@ -118,7 +129,9 @@ describe("RCV CSV read by its header's labels", () => {
   });
 
   it("answers 502 SII_FORMAT_CHANGED for a CSV export without a column, not the file", async () => {
-    const lines = renameHeader(sales, "Folio", "Numero").split("\n").filter((l) => l.trim() !== "");
+    const lines = renameHeader(sales, "Folio", "Numero")
+      .split("\n")
+      .filter((l) => l.trim() !== "");
     const { transport } = sii({ getDetalleVentaExport: () => json({ data: lines, respEstado: { codRespuesta: 0 } }) });
     const res = await (await setup(transport))("/api/v1/sii/rcv/ventas/detalle/76192083-9/202509/33?formato=csv");
     const body = await bodyOf(res);
@@ -146,7 +159,9 @@ describe("RCV JSON read by key", () => {
     const res = await (await setup(sii({ getResumen: () => json(without) }).transport))("/api/v1/sii/rcv/ventas/resumen/76192083-9/202509");
     expect([res.status, (await bodyOf(res)).error_code]).toEqual([502, "SII_FORMAT_CHANGED"]);
     const miscounted = { ...summary(), totDocRes: 135 };
-    const again = await (await setup(sii({ getResumen: () => json(miscounted) }).transport))("/api/v1/sii/rcv/ventas/resumen/76192083-9/202509");
+    const again = await (await setup(sii({ getResumen: () => json(miscounted) }).transport))(
+      "/api/v1/sii/rcv/ventas/resumen/76192083-9/202509",
+    );
     expect([again.status, (await bodyOf(again)).details.check]).toEqual([502, "totDocRes is 135 but the rows count 136 documents"]);
   });
 
