@@ -156,8 +156,12 @@ export function detalleRow(row: Record<string, unknown>, estado: string): Detall
  * One document per key (type, folio, counterpart): the register has each document once, so a key
  * seen twice is a misread answer. Suppliers share folio numbers, so the counterpart is part of the
  * key (cordada/lib-cl-sii-python `src/tests/test_data/sii-rcv/RCV-venta-extra-empty-impuestos-rows.csv`
- * has folio 3210 of type 33 for two customers).
+ * has folio 3210 of type 33 for two customers). The keys of the first MAX_KEYED_DOCUMENTS documents
+ * are kept, so memory stays flat for a file of any size (a 100 000-document download passes
+ * through a document at a time); past them a file is still held to its declared count (caNumLineas).
  */
+export const MAX_KEYED_DOCUMENTS = 10_000;
+
 export class DocumentKeys {
   private readonly seen = new Set<string>();
   private readonly service: string;
@@ -170,7 +174,7 @@ export class DocumentKeys {
     if (this.seen.has(key)) {
       throw formatChanged(this.service, `document ${doc.tipo_documento} n° ${doc.folio} of ${doc.rut} comes twice`);
     }
-    this.seen.add(key);
+    if (this.seen.size < MAX_KEYED_DOCUMENTS) this.seen.add(key);
     return doc;
   }
 }

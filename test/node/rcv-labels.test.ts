@@ -179,6 +179,16 @@ describe("RCV JSON read by key", () => {
     expect(new Set(docs.map((d) => d.estado))).toEqual(new Set(["REGISTRO"]));
   });
 
+  it("answers 502 SII_FORMAT_CHANGED for a finished download request without caNumLineas, not a file of 0 documents", async () => {
+    const ctrl = JSON.parse(fixture("getCtrlAsync.json"));
+    for (const row of ctrl.data) if (row.caId === 700) delete row.caNumLineas;
+    const { transport } = sii({ getCtrlAsync: () => json(ctrl) });
+    const res = await (await setup(transport))("/api/v1/sii/rcv/ventas/async/estado/76192083-9/202509/700/0");
+    const body = await bodyOf(res);
+    expect([res.status, body.error_code, body.details.service]).toEqual([502, "SII_FORMAT_CHANGED", "rcv_async"]);
+    expect(body.details.check).toContain('"caNumLineas"');
+  });
+
   it("answers 502 SII_FORMAT_CHANGED when a type's detail does not add up to its summary row", async () => {
     const { transport } = sii({
       getDetalleCompra: () => json(detail()),
