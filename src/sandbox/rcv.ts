@@ -7,6 +7,7 @@ import { encodeLatin1 } from "../lib/latin1.ts";
 import { rutCheckDigit } from "../lib/rut.ts";
 import { throughOnDemand } from "../lib/streams.ts";
 import { claveLoginWall } from "./pages.ts";
+import { COMPRAS_COLUMNS, VENTAS_COLUMNS } from "./rcv-columns.ts";
 import type { SandboxState } from "./state.ts";
 
 export const FIRST_RCV_PERIOD = 201705;
@@ -325,13 +326,6 @@ export async function getResumen(c: Context, state: SandboxState, now: number): 
     0,
   );
 }
-
-/** The export's columns (docs/sii-services.md §7.5; the sales list is the part public clients show). */
-const COMPRAS_COLUMNS =
-  "Nro;Tipo Doc;Tipo Compra;RUT Proveedor;Razon Social;Folio;Fecha Docto;Fecha Recepcion;Fecha Acuse;Monto Exento;Monto Neto;Monto IVA Recuperable;Monto Iva No Recuperable;Codigo IVA No Rec.;Monto Total;Monto Neto Activo Fijo;IVA Activo Fijo;IVA uso Comun;Impto. Sin Derecho a Credito;IVA No Retenido;Tabacos Puros;Tabacos Cigarrillos;Tabacos Elaborados;NCE o NDE sobre Fact. de Compra;Codigo Otro Impuesto;Valor Otro Impuesto;Tasa Otro Impuesto";
-/** The sales header as the SII's own files have it (43 columns, the other taxes last): test/fixtures/sii/rcv/RCV-venta-*.csv. */
-const VENTAS_COLUMNS =
-  "Nro;Tipo Doc;Tipo Venta;Rut cliente;Razon Social;Folio;Fecha Docto;Fecha Recepcion;Fecha Acuse Recibo;Fecha Reclamo;Monto Exento;Monto Neto;Monto IVA;Monto total;IVA Retenido Total;IVA Retenido Parcial;IVA no retenido;IVA propio;IVA Terceros;RUT Emisor Liquid. Factura;Neto Comision Liquid. Factura;Exento Comision Liquid. Factura;IVA Comision Liquid. Factura;IVA fuera de plazo;Tipo Docto. Referencia;Folio Docto. Referencia;Num. Ident. Receptor Extranjero;Nacionalidad Receptor Extranjero;Credito empresa constructora;Impto. Zona Franca (Ley 18211);Garantia Dep. Envases;Indicador Venta sin Costo;Indicador Servicio Periodico;Monto No facturable;Total Monto Periodo;Venta Pasajes Transporte Nacional;Venta Pasajes Transporte Internacional;Numero Interno;Codigo Sucursal;NCE o NDE sobre Fact. de Compra;Codigo Otro Imp.;Valor Otro Imp.;Tasa Otro Imp.";
 
 /**
  * A document's "other taxes": every ninth folio has two, so its CSV record spans two lines, the
