@@ -7,6 +7,7 @@ import { encodeLatin1 } from "../lib/latin1.ts";
 import { rutCheckDigit } from "../lib/rut.ts";
 import { throughOnDemand } from "../lib/streams.ts";
 import { claveLoginWall } from "./pages.ts";
+import { COMPRAS_COLUMNS, VENTAS_COLUMNS } from "./rcv-columns.ts";
 import { type SandboxState, sessionTokenOf } from "./state.ts";
 
 export const FIRST_RCV_PERIOD = 201705;
@@ -53,6 +54,7 @@ export const LARGE_PERIODS: Record<number, number> = { 201901: 1_000, 201902: 10
 export function rcvDocumentCount(rut: string, periodo: number): number {
   // The sandbox's taxpayers started trading in 2018: earlier periods are empty.
   if (periodo < 201801) return 0;
+  if (periodo === CEILING_PERIOD) return 1_200;
   return (rut === "76192083-9" && LARGE_PERIODS[periodo]) || 40;
 }
 
@@ -136,10 +138,16 @@ export async function facadeRequest(c: Context, state: SandboxState, now: number
 
 /**
  * The synchronous detail's ceiling: past it the SII answers no rows instead of an error. Public
- * clients give about 393 documents and a transport cut at 4 MiB (crilam/mcp-sii
- * `src/scrapers/rcvAsync.ts` header); the sandbox cuts at 4 MiB of answer, so the sizes at which
- * the gateway streams (past 512 KiB) stay reachable while a 100 k period is past it.
+ * clients found it whole up to 393 documents of a type, matching the summary (crilam/mcp-sii
+ * `src/scrapers/rcv.ts`, checked against the portal), and not guaranteed past that, with the
+ * transport cut at 4 MiB (`src/scrapers/rcvAsync.ts` header). The sandbox answers no rows past 393
+ * documents of a type, so the gateway's switch to the asynchronous download is met (every
+ * taxpayer's CEILING_PERIOD is past it); only the benchmark company's large periods keep the 4 MiB
+ * cut alone, so the sizes at which the gateway streams (past 512 KiB) stay reachable.
  */
+export const SYNC_DETAIL_MAX_DOCUMENTS = 393;
+/** A month with more documents of a type than the synchronous detail serves, for every sandbox taxpayer. */
+export const CEILING_PERIOD = 201812;
 export const SYNC_DETAIL_MAX_BYTES = 4 * 1024 * 1024;
 
 /** The purchase types (tipoCompra) as the portal lists them (devlas-cl/dte-sii `SiiPortalAuth.js` `obtenerTiposTransaccionCompra`). */
@@ -174,7 +182,8 @@ export async function getDetalle(c: Context, state: SandboxState, now: number, o
     return {
       dhdrCodigo: 5_000_000 + i,
       dcvCodigo: 100_000 + (periodo % 1000),
-      dcvEstadoContab: estado,
+      // The SII leaves the row's state null (apigatewaycl/apigateway-api-client-python `apigatewaycl/api_client/sii/rcv.py`).
+      dcvEstadoContab: null,
       detCodigo: 7_000_000 + i,
       detTipoDoc: d.tipo,
       detRutDoc: Number(rutDoc),
@@ -197,11 +206,14 @@ export async function getDetalle(c: Context, state: SandboxState, now: number, o
   const first = docs.next();
   if (first.done) return answer(c, { data: [] }, metaData, 3, "No existen documentos para el periodo consultado");
   // Past the ceiling: no rows and no error, as public clients report it (the code is inferred).
+  const large = rut === "76192083-9" && LARGE_PERIODS[periodo] !== undefined;
   let bytes = 0;
   let k = 0;
   for (const d of matching()) {
     bytes += JSON.stringify(row(d, k++)).length + 1;
-    if (bytes > SYNC_DETAIL_MAX_BYTES) return answer(c, { data: [], esDocPapel: false }, metaData, 0);
+    if (bytes > SYNC_DETAIL_MAX_BYTES || (!large && k > SYNC_DETAIL_MAX_DOCUMENTS)) {
+      return answer(c, { data: [], esDocPapel: false }, metaData, 0);
+    }
   }
   let i = 0;
   // The same bytes as `answer` would write, the rows a few hundred at a time.
@@ -314,12 +326,6 @@ export async function getResumen(c: Context, state: SandboxState, now: number): 
     0,
   );
 }
-
-/** The export's columns (docs/sii-services.md §7.5; the sales list is the part public clients show). */
-const COMPRAS_COLUMNS =
-  "Nro;Tipo Doc;Tipo Compra;RUT Proveedor;Razon Social;Folio;Fecha Docto;Fecha Recepcion;Fecha Acuse;Monto Exento;Monto Neto;Monto IVA Recuperable;Monto Iva No Recuperable;Codigo IVA No Rec.;Monto Total;Monto Neto Activo Fijo;IVA Activo Fijo;IVA uso Comun;Impto. Sin Derecho a Credito;IVA No Retenido;Tabacos Puros;Tabacos Cigarrillos;Tabacos Elaborados;NCE o NDE sobre Fact. de Compra;Codigo Otro Impuesto;Valor Otro Impuesto;Tasa Otro Impuesto";
-const VENTAS_COLUMNS =
-  "Nro;Tipo Doc;Tipo Venta;Rut cliente;Razon Social;Folio;Fecha Docto;Fecha Recepcion;Fecha Acuse Recibo;Fecha Reclamo;Monto Exento;Monto Neto;Monto IVA;Monto total;IVA Retenido Total;IVA Retenido Parcial;IVA no retenido;IVA propio;IVA Terceros;RUT Emisor Liquid. Factura;Neto Comision Liquid. Factura;Exento Comision Liquid. Factura;IVA Comision Liquid. Factura;IVA fuera de plazo;Tipo Docto. Referencia;Folio Docto. Referencia;Num. Ident. Receptor Extranjero;Nacionalidad Receptor Extranjero;Credito empresa constructora;Impto. Zona Franca (Ley 18211);Garantia Dep. Envases;Indicador Venta sin Costo;Indicador Servicio Periodico";
 
 /**
  * A document's "other taxes": every ninth folio has two, so its CSV record spans two lines, the

@@ -100,7 +100,7 @@ describe("the facade's JSON answers", () => {
   });
 
   it("getDetalleCompra: the counterpart with its check digit upper-cased, ISO dates", () => {
-    const rows = (answer("getDetalleCompra.json").data as Record<string, unknown>[]).map(detalleRow);
+    const rows = (answer("getDetalleCompra.json").data as Record<string, unknown>[]).map((r) => detalleRow(r, "REGISTRO"));
     expect(rows[0]).toEqual({
       tipo_documento: 33,
       folio: 789456,

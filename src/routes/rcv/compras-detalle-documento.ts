@@ -7,7 +7,7 @@ import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { detalleRows, rcvPurchaseByFolio } from "../../sii/rcv.ts";
+import { rcvPurchaseByFolio } from "../../sii/rcv.ts";
 import { siiServices } from "../sii-context.ts";
 import { checkEmptyType, checkPeriodo, withRcvSession } from "./factory.ts";
 import { AmbienteQuery, Document, Dte, MAX_FOLIO, RcvAuthBody, RcvPeriodo, Receptor } from "./schema.ts";
@@ -48,8 +48,8 @@ export function registerRcvComprasDetalleDocumento(app: OpenAPIHono<AppEnv>): vo
       checkPeriodo(c, periodo);
       const { auth } = valid(c, "json", RcvAuthBody);
       const { ctx, sessions } = await siiServices(c);
-      const raw = await withRcvSession(c, sessions, receptor, auth, async (jar) => {
-        const { rows, emptyStates } = await rcvPurchaseByFolio(ctx, jar, { rut: receptor, periodo }, dte, folio);
+      const found = await withRcvSession(c, sessions, receptor, auth, async (jar) => {
+        const { rows, documentos, emptyStates } = await rcvPurchaseByFolio(ctx, jar, { rut: receptor, periodo }, dte, folio);
         // Not found is a 404 only if no state's detail came back empty past its ceiling.
         if (!rows.length) {
           for (const estado of emptyStates) {
@@ -57,10 +57,10 @@ export function registerRcvComprasDetalleDocumento(app: OpenAPIHono<AppEnv>): vo
             await checkEmptyType(ctx, jar, q, dte, { types: [dte], withoutDetail: [], counted: null });
           }
         }
-        return rows;
+        return { rows, documentos };
       });
-      if (!raw.length) throw new ApiError(404, "HTTP_404", `No purchase document of type ${dte} with folio ${folio} in ${periodo}`);
-      return ok(c, { documentos: detalleRows(raw), sii: { data: raw } });
+      if (!found.rows.length) throw new ApiError(404, "HTTP_404", `No purchase document of type ${dte} with folio ${folio} in ${periodo}`);
+      return ok(c, { documentos: found.documentos, sii: { data: found.rows } });
     },
   );
 }

@@ -12,6 +12,7 @@ import { type Access, isDryRun, registerOperation, responseFormat, valid } from 
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { fieldPath } from "../../platform/validation.ts";
 import type { CookieJar } from "../../sii/cookies.ts";
+import { formatChanged } from "../../sii/format-changed.ts";
 import type { SiiContext } from "../../sii/http.ts";
 import {
   type AsyncJob,
@@ -23,6 +24,7 @@ import {
   type DetalleRow,
   detalleRow,
   type RcvQuery,
+  type ResumenRow,
   rcvDetail,
   rcvExport,
   rcvService,
@@ -30,6 +32,7 @@ import {
   requestAsync,
   resumenRows,
 } from "../../sii/rcv.ts";
+import { DocumentKeys } from "../../sii/rcv-rows.ts";
 import type { SiiSessions } from "../../sii/session-service.ts";
 import { parseCertificate } from "../credentials.ts";
 import { siiServices } from "../sii-context.ts";
@@ -149,6 +152,8 @@ export interface DetailTypes {
   withoutDetail: number[];
   /** Documents per type as the summary counts them, when the summary was read. */
   counted: Map<number, number> | null;
+  /** The summary's row of each type, when it was read: the detail must add up to it. */
+  summary?: Map<number, ResumenRow>;
 }
 
 /** The summary's rows of this side and state. */
@@ -162,11 +167,14 @@ const countsOf = (rows: Record<string, unknown>[]) => new Map(rows.map((r) => [N
 /** The types to read (with `dte` 0: every type the summary lists with detail), and those kept only as totals. */
 async function detailTypes(ctx: SiiContext, jar: CookieJar, q: RcvQuery, dte: number): Promise<DetailTypes> {
   if (dte !== 0) return { types: [dte], withoutDetail: [], counted: null };
-  const rows = await summaryRows(ctx, jar, q);
+  const answer = await rcvSummary(ctx, jar, q);
+  const summary = new Map(resumenRows(answer).map((r) => [r.tipo_documento, r]));
+  const rows = Array.isArray(answer.data) ? (answer.data as Record<string, unknown>[]) : [];
   return {
     types: rows.filter((r) => r.rsmnLink !== false).map((r) => Number(r.rsmnTipoDocInteger)),
     withoutDetail: rows.filter((r) => r.rsmnLink === false).map((r) => Number(r.rsmnTipoDocInteger)),
     counted: countsOf(rows),
+    summary,
   };
 }
 
@@ -194,6 +202,29 @@ export async function checkEmptyType(ctx: SiiContext, jar: CookieJar, q: RcvQuer
       },
     },
   );
+}
+
+/**
+ * A type's detail must add up to its summary row when both were read: as many documents (crilam/mcp-sii
+ * `src/scrapers/rcv.ts`: the detail of 393 documents "matches the summary exactly", checked against
+ * the portal) and the same exempt, net, VAT and total amounts (the summary's rsmn* are the per-type
+ * sums of the detail's det* in every public sample; inferred for the amounts). Otherwise the answer
+ * is SII_FORMAT_CHANGED (aborted once streaming), never documents that contradict the summary.
+ */
+function checkAgainstSummary(
+  tipo: number,
+  sums: Record<"documentos" | "monto_exento" | "monto_neto" | "monto_iva" | "monto_total", number>,
+  row?: ResumenRow,
+): void {
+  if (!row) return;
+  for (const key of ["documentos", "monto_exento", "monto_neto", "monto_iva", "monto_total"] as const) {
+    if (sums[key] !== row[key]) {
+      throw formatChanged(
+        rcvService("getDetalleCompra"),
+        `type ${tipo}: the detail's ${key} is ${sums[key]} but the summary's ${row[key]}`,
+      );
+    }
+  }
 }
 
 /** The SII's rows kept to answer `sii.data` from the same read; past this a second read streams them. */
@@ -225,10 +256,14 @@ async function* detailJson(ctx: SiiContext, jar: CookieJar, q: RcvQuery, dte: nu
   let print = 2166136261;
   let kept: string[] | null = [];
   let keptChars = 0;
+  const keys = new DocumentKeys(rcvService("getDetalleCompra"));
   for (const tipo of known.types) {
     const before = count;
+    const sums = { documentos: 0, monto_exento: 0, monto_neto: 0, monto_iva: 0, monto_total: 0 };
     for await (const raw of rcvDetail(ctx, jar, q, tipo)) {
-      const doc = detalleRow(raw);
+      const doc = keys.check(detalleRow(raw, q.estado));
+      sums.documentos++;
+      for (const key of ["monto_exento", "monto_neto", "monto_iva", "monto_total"] as const) sums[key] += doc[key];
       print = fingerprint(print, documentKey(doc));
       yield `${count++ ? "," : ""}${JSON.stringify(doc)}`;
       if (kept) {
@@ -239,6 +274,7 @@ async function* detailJson(ctx: SiiContext, jar: CookieJar, q: RcvQuery, dte: nu
       }
     }
     if (count === before) await checkEmptyType(ctx, jar, q, tipo, known);
+    else checkAgainstSummary(tipo, sums, known.summary?.get(tipo));
   }
   yield `],"registros":${count},"sii":{"data":[`;
   if (kept) yield kept.join(",");
@@ -247,7 +283,7 @@ async function* detailJson(ctx: SiiContext, jar: CookieJar, q: RcvQuery, dte: nu
     let reprint = 2166136261;
     for (const tipo of known.types) {
       for await (const raw of rcvDetail(ctx, jar, q, tipo)) {
-        reprint = fingerprint(reprint, documentKey(detalleRow(raw)));
+        reprint = fingerprint(reprint, documentKey(detalleRow(raw, q.estado)));
         yield `${again++ ? "," : ""}${JSON.stringify(raw)}`;
       }
     }

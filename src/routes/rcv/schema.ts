@@ -70,7 +70,10 @@ export const Document = z.object({
   monto_neto: z.number(),
   monto_iva: z.number(),
   monto_total: z.number(),
-  estado: z.string(),
+  estado: z.string().openapi({
+    description:
+      "The register's state of the document (`REGISTRO`, `PENDIENTE`, `NO_INCLUIR`, `RECLAMADO`): the SII's `dcvEstadoContab` when it sends one; it usually sends null, and then the state the detail was read in (sales: `REGISTRO`)",
+  }),
   nota_credito: z.boolean(),
   otros_impuestos: z
     .array(z.object({ codigo: z.number().int(), valor: z.number(), tasa: z.number().nullable() }))

@@ -1,0 +1,180 @@
+// The facade's JSON rows read by key (getResumen, getDetalleCompra/Venta): a required key missing, an
+// amount that is not a number, a type or document given twice, or a count the rows do not add up to
+// is the SII's answer changing shape, answered as SII_FORMAT_CHANGED and never as other numbers.
+// Which keys are required: the ones every public client reads (sergiokml/PortalFacturas
+// `Models/DetalleReq.cs`, crilam/mcp-sii `src/scrapers/rcv.ts`); the others may be absent or null
+// (the SII's own samples leave most amounts null: apigatewaycl/apigateway-api-client-python
+// `apigatewaycl/api_client/sii/rcv.py`), and null is read as 0.
+import { formatChanged } from "./format-changed.ts";
+import { type FacadeAnswer, rcvService } from "./rcv-facade.ts";
+
+export interface ResumenRow {
+  tipo_documento: number;
+  nombre_documento: string;
+  /** DET_ELE (electronic, with detail), DET_PAP (paper) or RESUMEN (totals only, e.g. boletas). */
+  tipo_ingreso: string;
+  documentos: number;
+  monto_exento: number;
+  monto_neto: number;
+  monto_iva: number;
+  monto_iva_no_recuperable: number;
+  iva_uso_comun: number;
+  monto_total: number;
+  /** Credit notes come with positive amounts: subtract them. */
+  nota_credito: boolean;
+}
+
+export const CREDIT_NOTES = new Set([60, 61, 112]);
+/** A number from a value the SII may leave empty (null, absent or ""): 0 then. */
+export const n = (value: unknown) => (typeof value === "number" ? value : Number(value ?? 0) || 0);
+
+const excerpt = (row: unknown) => JSON.stringify(row).slice(0, 300);
+
+/** The value of a key the reader cannot do without: present and not null, else SII_FORMAT_CHANGED. */
+function required(service: string, row: Record<string, unknown>, key: string, what: string): unknown {
+  const value = row[key];
+  if (value === undefined || value === null) throw formatChanged(service, `${what} has no "${key}"`, excerpt(row));
+  return value;
+}
+
+/** A number the SII sends as a number or numeric text; null or absent is 0, anything else SII_FORMAT_CHANGED. */
+function amount(service: string, row: Record<string, unknown>, key: string, what: string): number {
+  const value = row[key];
+  if (value === undefined || value === null || value === "") return 0;
+  const number = typeof value === "number" ? value : typeof value === "string" ? Number(value.trim()) : Number.NaN;
+  if (!Number.isFinite(number)) throw formatChanged(service, `${what}'s "${key}" is not a number`, excerpt(row));
+  return number;
+}
+
+/** The answer's `data` as rows: an array, or nothing (null/absent, as with codRespuesta 3). */
+export function dataRows(answer: FacadeAnswer, service: string): Record<string, unknown>[] {
+  const data = answer.data;
+  if (data === undefined || data === null) return [];
+  if (!Array.isArray(data) || data.some((row) => typeof row !== "object" || row === null || Array.isArray(row))) {
+    throw formatChanged(service, "data is not a list of rows", excerpt(data));
+  }
+  return data as Record<string, unknown>[];
+}
+
+/**
+ * The summary's rows: one per document type; `totDocRes`, when the SII sends it, is the sum of the
+ * rows' `rsmnTotDoc` (so in every public sample: docs/sii-services.md §7.3, crilam/mcp-sii
+ * `test/scrapers/rcv.test.ts`; LibreDTE's worker reads it as the period's document count).
+ */
+export function resumenRows(answer: FacadeAnswer): ResumenRow[] {
+  const service = rcvService("getResumen");
+  const seen = new Set<number>();
+  const rows = dataRows(answer, service).map((row) => {
+    const what = "a summary row";
+    const tipo = amount(service, row, "rsmnTipoDocInteger", what);
+    required(service, row, "rsmnTipoDocInteger", what);
+    required(service, row, "rsmnTotDoc", what);
+    required(service, row, "rsmnMntTotal", what);
+    if (seen.has(tipo)) throw formatChanged(service, `document type ${tipo} has two summary rows`, excerpt(row));
+    seen.add(tipo);
+    return {
+      tipo_documento: tipo,
+      nombre_documento: String(row.dcvNombreTipoDoc ?? ""),
+      tipo_ingreso: String(row.dcvTipoIngresoDoc ?? ""),
+      documentos: amount(service, row, "rsmnTotDoc", what),
+      monto_exento: amount(service, row, "rsmnMntExe", what),
+      monto_neto: amount(service, row, "rsmnMntNeto", what),
+      monto_iva: amount(service, row, "rsmnMntIVA", what),
+      monto_iva_no_recuperable: amount(service, row, "rsmnMntIVANoRec", what),
+      iva_uso_comun: amount(service, row, "rsmnIVAUsoComun", what),
+      monto_total: amount(service, row, "rsmnMntTotal", what),
+      nota_credito: CREDIT_NOTES.has(tipo),
+    };
+  });
+  if (typeof answer.totDocRes === "number") {
+    const sum = rows.reduce((total, r) => total + r.documentos, 0);
+    if (sum !== answer.totDocRes) {
+      throw formatChanged(service, `totDocRes is ${answer.totDocRes} but the rows count ${sum} documents`);
+    }
+  }
+  return rows;
+}
+
+export interface DetalleRow {
+  tipo_documento: number;
+  folio: number;
+  /** The counterpart: the supplier in purchases, the customer in sales. */
+  rut: string;
+  razon_social: string;
+  fecha: string;
+  fecha_recepcion: string | null;
+  monto_exento: number;
+  monto_neto: number;
+  monto_iva: number;
+  monto_total: number;
+  estado: string;
+  nota_credito: boolean;
+}
+
+/** `DD/MM/YYYY[ HH:MM:SS]` → `YYYY-MM-DD[THH:MM:SS]`. */
+export function isoDate(text: unknown): string | null {
+  const match = /^(\d{2})\/(\d{2})\/(\d{4})(?: (\d{2}:\d{2}:\d{2}))?$/.exec(String(text ?? "").trim());
+  if (!match) return null;
+  return `${match[3]}-${match[2]}-${match[1]}${match[4] ? `T${match[4]}` : ""}`;
+}
+
+/** `estado`: the state the detail was asked for (sales: REGISTRO), answered when the SII sends none. */
+export function detalleRows(rows: Record<string, unknown>[], estado: string): DetalleRow[] {
+  const keys = new DocumentKeys(rcvService("getDetalleCompra"));
+  return rows.map((row) => keys.check(detalleRow(row, estado)));
+}
+
+/**
+ * A detail row. `estado` is the SII's `dcvEstadoContab` when it sends one; the SII's own answer
+ * carries `dcvEstadoContab: null` (apigatewaycl/apigateway-api-client-python
+ * `apigatewaycl/api_client/sii/rcv.py`, samples of getDetalleCompra and getDetalleVenta), and
+ * the detail is read per state (the request's `estadoContab`), so the state asked for is the rows'
+ * state: that is answered, never "".
+ */
+export function detalleRow(row: Record<string, unknown>, estado: string): DetalleRow {
+  const service = rcvService("getDetalleCompra");
+  const what = "a detail row";
+  for (const key of ["detTipoDoc", "detNroDoc", "detRutDoc", "detDvDoc", "detMntTotal"]) required(service, row, key, what);
+  const tipo = amount(service, row, "detTipoDoc", what);
+  return {
+    tipo_documento: tipo,
+    folio: amount(service, row, "detNroDoc", what),
+    rut: `${row.detRutDoc}-${String(row.detDvDoc).toUpperCase()}`,
+    razon_social: String(row.detRznSoc ?? ""),
+    fecha: isoDate(row.detFchDoc) ?? String(row.detFchDoc ?? ""),
+    fecha_recepcion: isoDate(row.detFecRecepcion),
+    monto_exento: amount(service, row, "detMntExe", what),
+    monto_neto: amount(service, row, "detMntNeto", what),
+    monto_iva: amount(service, row, "detMntIVA", what),
+    monto_total: amount(service, row, "detMntTotal", what),
+    estado: typeof row.dcvEstadoContab === "string" && row.dcvEstadoContab.trim() !== "" ? row.dcvEstadoContab : estado,
+    nota_credito: CREDIT_NOTES.has(tipo),
+  };
+}
+
+/**
+ * One document per key (type, folio, counterpart): the register has each document once, so a key
+ * seen twice is a misread answer. Suppliers share folio numbers, so the counterpart is part of the
+ * key (cordada/lib-cl-sii-python `src/tests/test_data/sii-rcv/RCV-venta-extra-empty-impuestos-rows.csv`
+ * has folio 3210 of type 33 for two customers). The keys of the first MAX_KEYED_DOCUMENTS documents
+ * are kept, so memory stays flat for a file of any size (a 100 000-document download passes
+ * through a document at a time); past them a file is still held to its declared count (caNumLineas).
+ */
+export const MAX_KEYED_DOCUMENTS = 10_000;
+
+export class DocumentKeys {
+  private readonly seen = new Set<string>();
+  private readonly service: string;
+  constructor(service: string) {
+    this.service = service;
+  }
+
+  check<T extends { tipo_documento: number; folio: number; rut: string }>(doc: T): T {
+    const key = `${doc.tipo_documento}|${doc.folio}|${doc.rut}`;
+    if (this.seen.has(key)) {
+      throw formatChanged(this.service, `document ${doc.tipo_documento} n° ${doc.folio} of ${doc.rut} comes twice`);
+    }
+    if (this.seen.size < MAX_KEYED_DOCUMENTS) this.seen.add(key);
+    return doc;
+  }
+}
