@@ -211,11 +211,11 @@ describe("QueryEstUp's counts, read by name and checked", () => {
   // The answer's shape: RESP_HDR/RESP_BODY with repeated TIPO_DOCTO … REPAROS groups (LibreDTE
   // CheckXmlDocumentSentStatusResponse.php `parseDocumentos`); the numbers are made up.
   const ESTUP = "POST https://palena.sii.cl/DTEWS/QueryEstUp.jws";
-  const escape = (xml: string) => xml.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+  const escaped = (xml: string) => xml.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
   const answerWith = (body: string) =>
     "HTTP/1.1 200 OK\ncontent-type: text/xml;charset=utf-8\n\n" +
     '<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><getEstUpResponse><getEstUpReturn>' +
-    escape(
+    escaped(
       `<?xml version="1.0" encoding="UTF-8"?><SII:RESPUESTA xmlns:SII="http://www.sii.cl/XMLSchema"><SII:RESP_HDR><TRACKID>9934380406</TRACKID><ESTADO>EPR</ESTADO><GLOSA>Envio Procesado</GLOSA><NUM_ATENCION>1</NUM_ATENCION></SII:RESP_HDR><SII:RESP_BODY>${body}</SII:RESP_BODY></SII:RESPUESTA>`,
     ) +
     "</getEstUpReturn></getEstUpResponse></soapenv:Body></soapenv:Envelope>";
