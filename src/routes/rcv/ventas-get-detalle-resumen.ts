@@ -43,11 +43,9 @@ export function registerRcvVentasGetDetalleResumen(app: OpenAPIHono<AppEnv>): vo
                       dias: z.array(
                         z.object({
                           dia: z.number().int().openapi({ description: "The day of the month (the SII's `dia`)" }),
-                          sii: z
-                            .record(z.string(), z.unknown())
-                            .openapi({
-                              description: "The SII's day entry as received; its fields other than `dia` are not public and not read",
-                            }),
+                          sii: z.record(z.string(), z.unknown()).openapi({
+                            description: "The SII's day entry as received; its fields other than `dia` are not public and not read",
+                          }),
                         }),
                       ),
                     })
