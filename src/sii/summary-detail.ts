@@ -27,6 +27,11 @@ export function summaryDays(month: BoletasMes, periodo: string, tipo: number): S
   const monthNumber = Number(periodo.slice(4, 6));
   const lastDay = new Date(Date.UTC(year, monthNumber, 0)).getUTCDate();
   const seen = new Set<number>();
+  // The month's `totalDocumentos` (a name fizko reads) counting receipts while no entry has `dia`:
+  // the day entries are there under another shape, not absent.
+  if (month.documentos > 0 && month.dias.length === 0) {
+    throw formatChanged("rcv_boletas", `type ${tipo}: the month counts ${month.documentos} documents but no day entry has \`dia\``);
+  }
   return month.dias.map((entry) => {
     const raw = entry.dia;
     const dia = typeof raw === "number" ? raw : typeof raw === "string" && /^\s*\d{1,2}\s*$/.test(raw) ? Number(raw) : Number.NaN;

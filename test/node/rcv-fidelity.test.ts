@@ -282,18 +282,17 @@ describe("RCV daily receipts", () => {
     expect(boletas.dias).toEqual([{ dia: 5, sii: renamed }]);
   });
 
-  it("refuses a day that is not one of the period's, or a day listed twice, with SII_FORMAT_CHANGED", async () => {
-    for (const boletas of [[{ dia: 32 }], [{ dia: 30 }], [{ dia: "primero" }], [{ dia: 1 }, { dia: 1 }]]) {
-      const sii = recordingSii({ obtieneListaBoletasMes: () => json({ data: { boletas }, metaData: {} }) });
+  it("refuses a day that is not one of the period's, a day listed twice, or days without `dia`, with SII_FORMAT_CHANGED", async () => {
+    const answers: Loose[] = [[{ dia: 32 }], [{ dia: 30 }], [{ dia: "primero" }], [{ dia: 1 }, { dia: 1 }]].map((boletas) => ({ boletas }));
+    // A renamed `dia`: the month counts receipts, no entry is a day.
+    answers.push({ boletas: [{ fecha: 1 }], totalDocumentos: 5 });
+    for (const data of answers) {
+      const sii = recordingSii({ obtieneListaBoletasMes: () => json({ data, metaData: {} }) });
       const { post } = await setup(sii.transport);
       // February 2024 has 29 days.
       const res = await post("/api/v1/sii/rcv/ventas/get_detalle_resumen/76192083-9/202402");
       const body = await bodyOf(res);
-      expect([res.status, body.error_code, body.details.service], JSON.stringify(boletas)).toEqual([
-        502,
-        "SII_FORMAT_CHANGED",
-        "rcv_boletas",
-      ]);
+      expect([res.status, body.error_code, body.details.service], JSON.stringify(data)).toEqual([502, "SII_FORMAT_CHANGED", "rcv_boletas"]);
     }
   });
 
