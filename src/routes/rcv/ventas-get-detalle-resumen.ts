@@ -22,7 +22,7 @@ export function registerRcvVentasGetDetalleResumen(app: OpenAPIHono<AppEnv>): vo
       tags: ["RCV"],
       summary: "Full detail of the sales summaries (receipts and the like) of a period",
       description:
-        "The sales summary's types kept as totals, with the days of receipts (39) and vouchers (48) as the SII lists them. Of a day only `dia` is read (the one field a public reader of the SII's answer names), checked to be a day of the period and listed once, else 502 SII_FORMAT_CHANGED; the day's other fields are not public, so they are not read: the SII's entry is given as received in `dias[].sii` (and the whole answer in `sii.boletas`), never as guessed counts or amounts.",
+        "The sales summary's types kept as totals, with the days of receipts (39) and vouchers (48) as the SII lists them. Of a day only `dia` is read (the one field a public reader of the SII's answer names), checked to be a day of the period and listed once, else 502 SII_FORMAT_CHANGED (also when the month counts receipts and no entry has `dia`); the day's other fields are not public, so they are not read: the SII's entry is given as received in `dias[].sii` (and the whole answer in `sii.boletas`), never as guessed counts or amounts.",
       request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
       responses: {
         200: jsonContent(
