@@ -98,17 +98,17 @@ export async function requestFolios(
     // The SII registered this stamping before (its earlier answer was lost): the range it names is
     // stamped, so its file is re-obtained instead of reporting folios not granted (devlas CafSolicitor.js).
     if (!already) throw rejected("caf_generate", granted, "The SII says the range was already authorized but does not say which");
-    return granted_(await fileOfStamped(ctx, jar, stamped(already), null), already);
+    return grantedOf(await fileOfStamped(ctx, jar, stamped(already), null), already);
   }
   const download = formFor(granted.text, "of_genera_archivo", { ACEPTAR: "AQUI" });
   if (!download) throw rejected("caf_generate", granted, "The SII did not grant the folios");
   const range = rangeOf(download, "caf_generate");
   const url = cgiUrl(request.ambiente, "of_genera_archivo");
-  return granted_(await fileOfStamped(ctx, jar, stamped(range), { url, fields: download, referer: granted.url }), range);
+  return grantedOf(await fileOfStamped(ctx, jar, stamped(range), { url, fields: download, referer: granted.url }), range);
 }
 
 /** The answer for a range whose file was had. */
-function granted_(file: { caf: string; reobtenido: boolean }, range: FolioRange): GrantedFolios {
+function grantedOf(file: { caf: string; reobtenido: boolean }, range: FolioRange): GrantedFolios {
   const fecha = elementText(file.caf, "FA") ?? "";
   return {
     folio_inicial: range.desde,
@@ -124,7 +124,7 @@ function granted_(file: { caf: string; reobtenido: boolean }, range: FolioRange)
 async function afterLostStamping(ctx: SiiContext, jar: CookieJar, range: Stamped, error: unknown): Promise<GrantedFolios> {
   if (!(error instanceof ApiError) || error.status < 500) throw error;
   try {
-    return granted_({ caf: await reobtain(ctx, jar, range), reobtenido: true }, range);
+    return grantedOf({ caf: await reobtain(ctx, jar, range), reobtenido: true }, range);
   } catch {
     error.message = `${error.message}. The stamping's answer was lost: the SII may have stamped folios ${range.desde}-${range.hasta}, which its re-obtaining list (${REOBTAIN_PAGE}) did not show; look there before requesting folios again`;
     throw error;
