@@ -16,6 +16,7 @@ import { escapeXml } from "../lib/xml.ts";
 import { boletaDownload, boletaFacade, NUMERO_BASE } from "./certificacion-boleta.ts";
 import { authorize, type CgiContext, form } from "./cvc-cgi.ts";
 import { envioEstado } from "./envio-steps.ts";
+import { REOBTAIN_ROUTES } from "./folios-reobtain.ts";
 import type { Certification, CertificationSet } from "./records.ts";
 import type { SandboxState } from "./state.ts";
 import { sandboxTaxpayer } from "./taxpayers.ts";
@@ -463,4 +464,7 @@ export const CERTIFICATION_ROUTES: { method: "get" | "post"; path: string; servi
       service: "certification_boleta_set",
       handler: boletaDownload,
     },
-  ]);
+  ])
+  // The CGIs of re-obtaining a stamped CAF (folios-reobtain.ts) ride on this list, the one list of
+  // CGI routes the sandbox's app registers.
+  .concat(REOBTAIN_ROUTES);

@@ -3,9 +3,9 @@
 // a certificate session, the anti-hoarding refusal, the boletas' extra confirmation, and the
 // CAF file download that needs a Referer.
 import { santiagoDate } from "../lib/dates.ts";
-import { encodeLatin1 } from "../lib/latin1.ts";
 import { buildCaf } from "./caf.ts";
 import { authorize, type CgiContext, form, hidden, holder, loginWall, page } from "./cvc-cgi.ts";
+import { ALREADY_AUTHORIZED_PAGE, cafFile, DROPPED, takeQuirk } from "./folio-answers.ts";
 import { latin1Html } from "./pages.ts";
 import type { FolioBook, FolioRange } from "./records.ts";
 import type { SandboxState } from "./state.ts";
@@ -154,6 +154,10 @@ export async function generaFolio(ctx: CgiContext): Promise<Response> {
   const desde = Number(fields.get("FOLIO_INI"));
   const hasta = Number(fields.get("FOLIO_FIN"));
   const book = folioBook(ctx.state, ctx.ambiente, who.rut, tipo);
+  // The same stamping posted again (its first answer lost): the SII names the range it already
+  // authorized (devlas-cl/dte-sii CafSolicitor.js, "ya fue autorizado el rango desde N hasta M").
+  const done = book.ranges.find((r) => r.desde === desde && r.hasta === hasta && r.mandatario === who.holder);
+  if (done) return ALREADY_AUTHORIZED_PAGE(done);
   // A post without the page's hidden fields is refused like bad data (devlas CafSolicitor.js: the SII
   // refuses silently when fields it put on the page are missing); the field names are the page's.
   const complete = ["NOMUSU", "CON_CREDITO", "CON_AJUSTE", "CANT_DOCTOS"].every((name) => fields.has(name));
@@ -165,6 +169,9 @@ export async function generaFolio(ctx: CgiContext): Promise<Response> {
   const range: FolioRange = { desde, hasta, fecha, mandatario: who.holder };
   range.caf = await buildCaf({ rut: who.rut, razonSocial: (taxpayer?.razon_social ?? "").toUpperCase(), tipo, desde, hasta, fecha });
   book.ranges.push(range);
+  // Asked for by a test: the range is stamped, and the answer is lost or names it as already authorized.
+  if (takeQuirk(ctx.state, "loseStamping")) return DROPPED();
+  if (takeQuirk(ctx.state, "alreadyAuthorized")) return ALREADY_AUTHORIZED_PAGE(range);
   const [rut, dv] = who.rut.split("-");
   const [y, m, d] = fecha.split("-");
   return page(
@@ -183,13 +190,7 @@ export async function generaArchivo(ctx: CgiContext): Promise<Response> {
   const desde = Number(fields.get("FOLIO_INI"));
   const range = folioBook(ctx.state, ctx.ambiente, who.rut, tipo).ranges.find((r) => r.desde === desde && r.caf);
   if (!range?.caf) return page("ERROR", "<p>NO EXISTE EL TIMBRAJE SOLICITADO.</p>");
-  const stamp = range.fecha.replaceAll("-", "");
-  return new Response(encodeLatin1(range.caf), {
-    headers: {
-      "content-type": "text/xml; charset=ISO-8859-1",
-      "content-disposition": `attachment; filename=FoliosSII${who.rut.replace("-", "")}${tipo}${desde}${stamp}.xml`,
-    },
-  });
+  return cafFile(ctx, who.rut, tipo, range);
 }
 
 // Annulment

@@ -1,14 +1,16 @@
 // Folio ranges (CAF) at the SII, inside a certificate session (docs/sii-services.md §3.1, §3.4): the
 // timbraje forms posted back with every hidden field, and the annulment forms. The stamping step
-// is irreversible, so no request here is ever retried.
+// is irreversible and never retried; after it, the file is downloaded or re-obtained (caf-reobtain.ts).
 
 import { ApiError } from "../lib/api-error.ts";
 import { encodeLatin1 } from "../lib/latin1.ts";
 import { elementText } from "../lib/xml.ts";
 import type { Page } from "./browse.ts";
+import { fileOfStamped, REOBTAIN_PAGE, reobtain, type Stamped } from "./caf-reobtain.ts";
 import { cgiStep, cgiUrl } from "./cgi.ts";
 import type { CookieJar } from "./cookies.ts";
-import { fieldValue, formFor, readForms } from "./forms.ts";
+import { alreadyAuthorized, type FolioRange, rangeForms, rangeOf, stampingLimits } from "./folio-pages.ts";
+import { formFor } from "./forms.ts";
 import type { Ambiente } from "./hosts.ts";
 import { pageText, type SiiContext } from "./http.ts";
 
@@ -17,6 +19,8 @@ export interface GrantedFolios {
   folio_final: number;
   fecha_autorizacion: string;
   cantidad: number;
+  /** True when the file came from the SII's re-obtaining pages (the download failed, or the SII said the range was already authorized). */
+  reobtenido: boolean;
   /** The CAF file exactly as the SII sent it (ISO-8859-1). */
   caf: Uint8Array<ArrayBuffer>;
 }
@@ -55,11 +59,12 @@ export async function requestFolios(
   if (REFUSED.test(first.text)) throw refuse(first);
   let fields = formFor(first.text, "of_confirma_folio", { CANT_DOCTOS: String(request.cantidad), ACEPTAR: "Solicitar Numeración" });
   if (!fields) throw rejected("caf_request", first, "The SII did not offer the stamping form");
-  const max = Number(fieldValue(fields, "MAX_AUTOR"));
-  if (Number.isFinite(max) && max > 0 && request.cantidad > max) {
+  const limits = stampingLimits(fields);
+  const max = limits.max_autor;
+  if (max !== null && max > 0 && request.cantidad > max) {
     throw new ApiError(400, "VALIDATION_ERROR", `The SII authorizes at most ${max} folios of this type in one request`, {
       errors: [{ path: "cantidad", location: "path", message: `at most ${max} (the SII's MAX_AUTOR for this taxpayer and type)` }],
-      details: { max_autor: max, folios_disponibles: Number(fieldValue(fields, "FOLIOS_DISP") ?? Number.NaN) },
+      details: limits,
     });
   }
   let confirm = await cgiStep(ctx, jar, cgiUrl(request.ambiente, "of_confirma_folio"), "caf_request", fields);
@@ -76,28 +81,54 @@ export async function requestFolios(
   fields = formFor(confirm.text, "of_genera_folio", { ACEPTAR: "Obtener Folios" });
   if (!fields) throw rejected("caf_request", confirm, "The SII did not confirm the stamping request");
 
-  // Irreversible from here: the SII stamps the folios.
-  const granted = await cgiStep(ctx, jar, cgiUrl(request.ambiente, "of_genera_folio"), "caf_generate", fields);
+  // Irreversible from here: the SII stamps the folios. The range asked for is the form's.
+  const asked = rangeOf(fields, "caf_request");
+  const stamped = (range: FolioRange): Stamped => ({ ...range, emisor: request.emisor, tipo: request.tipo, ambiente: request.ambiente });
+  let granted: Page;
+  try {
+    granted = await cgiStep(ctx, jar, cgiUrl(request.ambiente, "of_genera_folio"), "caf_generate", fields);
+  } catch (error) {
+    // The answer was lost: the SII may have stamped the range or not. Only if its re-obtaining
+    // list shows the range is it the caller's; never post the stamping again.
+    return afterLostStamping(ctx, jar, stamped(asked), error);
+  }
   if (REFUSED.test(granted.text)) throw refuse(granted);
+  const already = alreadyAuthorized(pageText(granted.text, 2000));
+  if (already !== undefined) {
+    // The SII registered this stamping before (its earlier answer was lost): the range it names is
+    // stamped, so its file is re-obtained instead of reporting folios not granted (devlas CafSolicitor.js).
+    if (!already) throw rejected("caf_generate", granted, "The SII says the range was already authorized but does not say which");
+    return grantedOf(await fileOfStamped(ctx, jar, stamped(already), null), already);
+  }
   const download = formFor(granted.text, "of_genera_archivo", { ACEPTAR: "AQUI" });
   if (!download) throw rejected("caf_generate", granted, "The SII did not grant the folios");
-  const range = `${fieldValue(download, "FOLIO_INI")}-${fieldValue(download, "FOLIO_FIN")}`;
-  const file = await cgiStep(ctx, jar, cgiUrl(request.ambiente, "of_genera_archivo"), "caf_download", download, granted.url);
-  const caf = encodeLatin1(file.text);
-  const desde = Number(elementText(file.text, "D"));
-  const hasta = Number(elementText(file.text, "H"));
-  const fecha = elementText(file.text, "FA") ?? "";
-  if (!/<AUTORIZACION>/.test(file.text) || !desde || !hasta) {
-    throw new ApiError(
-      502,
-      "SII_GATEWAY_ERROR",
-      `The SII stamped folios ${range} but the CAF file could not be downloaded; re-obtain it at the SII`,
-      {
-        details: { service: "caf_download", folios: range, sii_status: file.status, sii_message: pageText(file.text) },
-      },
-    );
+  const range = rangeOf(download, "caf_generate");
+  const url = cgiUrl(request.ambiente, "of_genera_archivo");
+  return grantedOf(await fileOfStamped(ctx, jar, stamped(range), { url, fields: download, referer: granted.url }), range);
+}
+
+/** The answer for a range whose file was had. */
+function grantedOf(file: { caf: string; reobtenido: boolean }, range: FolioRange): GrantedFolios {
+  const fecha = elementText(file.caf, "FA") ?? "";
+  return {
+    folio_inicial: range.desde,
+    folio_final: range.hasta,
+    fecha_autorizacion: fecha,
+    cantidad: range.hasta - range.desde + 1,
+    reobtenido: file.reobtenido,
+    caf: encodeLatin1(file.caf),
+  };
+}
+
+/** The stamping's answer was lost: the range's file if the SII lists it for re-obtaining, else the error saying it may be stamped. */
+async function afterLostStamping(ctx: SiiContext, jar: CookieJar, range: Stamped, error: unknown): Promise<GrantedFolios> {
+  if (!(error instanceof ApiError) || error.status < 500) throw error;
+  try {
+    return grantedOf({ caf: await reobtain(ctx, jar, range), reobtenido: true }, range);
+  } catch {
+    error.message = `${error.message}. The stamping's answer was lost: the SII may have stamped folios ${range.desde}-${range.hasta}, which its re-obtaining list (${REOBTAIN_PAGE}) did not show; look there before requesting folios again`;
+    throw error;
   }
-  return { folio_inicial: desde, folio_final: hasta, fecha_autorizacion: fecha, cantidad: hasta - desde + 1, caf };
 }
 
 export async function annulFolios(
@@ -114,9 +145,7 @@ export async function annulFolios(
     ["COD_DOCTO", String(request.tipo)],
     ["ACEPTAR", "Consultar"],
   ]);
-  const parent = readForms(list.text)
-    .filter((f) => f.action.endsWith("af_anular3"))
-    .find((f) => Number(fieldValue(f.fields, "FOLIO_INI")) <= request.desde && Number(fieldValue(f.fields, "FOLIO_FIN")) >= request.hasta);
+  const parent = rangeForms(list.text, "af_anular3", "caf_annul").find((r) => r.desde <= request.desde && r.hasta >= request.hasta);
   if (!parent && !/ANULACION DE FOLIOS/i.test(list.text)) {
     throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII did not answer with its list of folio ranges to annul", {
       details: { service: "caf_annul", sii_message: pageText(list.text) },

@@ -4,6 +4,7 @@
 
 import { ApiError } from "../lib/api-error.ts";
 import { elementInner, elementsInner, elementText } from "../lib/xml.ts";
+import { formatChanged } from "./format-changed.ts";
 import { type Ambiente, siiHosts } from "./hosts.ts";
 import type { SiiContext } from "./http.ts";
 import { soapCall } from "./soap.ts";
@@ -34,28 +35,57 @@ const WITH_OBJECTIONS = new Set(["RPR", "RLV"]);
 const PROCESSED = new Set(["EPR", "LOK"]);
 const TOKEN_ESTADOS = new Set(["001", "002", "003"]);
 
-/** What a final state and its counts mean for the client. */
+/**
+ * What a final state and its counts mean for the client. An `EPR` envelope with any document
+ * rejected is `rechazado`, with repairs only `aceptado_con_reparos`: LibreDTE decides it so
+ * (libredte-lib-core, src/Package/Billing/Component/Integration/Support/Response/SiiDte/
+ * CheckXmlDocumentSentStatusResponse.php, `getEstadoEnvioSii`: RECHAZADO as soon as one document
+ * was, then REPARO, else ACEPTADO). The per-type counts still say which documents were accepted.
+ */
 export function resultadoOf(estado: string, counts: TypeCounts[]): Resultado {
   if (REJECTED.has(estado)) return "rechazado";
   if (WITH_OBJECTIONS.has(estado)) return "aceptado_con_reparos";
   if (!PROCESSED.has(estado)) return "procesando";
   const total = (key: keyof TypeCounts) => counts.reduce((sum, c) => sum + c[key], 0);
-  if (total("informados") > 0 && total("rechazados") === total("informados")) return "rechazado";
-  return total("rechazados") > 0 || total("reparos") > 0 ? "aceptado_con_reparos" : "aceptado";
+  if (total("rechazados") > 0) return "rechazado";
+  return total("reparos") > 0 ? "aceptado_con_reparos" : "aceptado";
 }
 
-/** The body's repeated TIPO_DOCTO … REPAROS groups, in order. */
-function parseCounts(body: string): TypeCounts[] {
-  const field = (name: string) => elementsInner(body, name).map((v) => Number(v.trim()));
+const COUNT_FIELDS = ["INFORMADOS", "ACEPTADOS", "RECHAZADOS", "REPAROS"] as const;
+
+/**
+ * The body's repeated TIPO_DOCTO … REPAROS groups, in order (LibreDTE's `parseDocumentos` pairs
+ * them by position the same way). Each group must be whole and numeric, and its counts must add
+ * up: accepted + rejected + repaired = informed. Whether the SII also counts the repaired among
+ * ACEPTADOS is not public (inferred), so accepted + rejected = informed is read as well; any other
+ * sum is an answer the gateway does not understand.
+ */
+export function parseCounts(body: string): TypeCounts[] {
+  const field = (name: string) => elementsInner(body, name).map((v) => v.trim());
   const tipos = field("TIPO_DOCTO");
-  const [informados, aceptados, rechazados, reparos] = ["INFORMADOS", "ACEPTADOS", "RECHAZADOS", "REPAROS"].map(field);
-  return tipos.map((tipo, i) => ({
-    tipo,
-    informados: informados?.[i] ?? 0,
-    aceptados: aceptados?.[i] ?? 0,
-    rechazados: rechazados?.[i] ?? 0,
-    reparos: reparos?.[i] ?? 0,
-  }));
+  const columns = COUNT_FIELDS.map(field);
+  const excerpt = body.slice(0, 300);
+  for (const [i, name] of COUNT_FIELDS.entries()) {
+    if (columns[i]?.length !== tipos.length) {
+      throw formatChanged("envio_status", `${tipos.length} TIPO_DOCTO but ${columns[i]?.length ?? 0} ${name}`, excerpt);
+    }
+  }
+  return tipos.map((tipoText, i) => {
+    const [informados, aceptados, rechazados, reparos] = columns.map((column) => column[i] ?? "");
+    const numbers = [tipoText, informados, aceptados, rechazados, reparos].map((v) => (/^\d+$/.test(v ?? "") ? Number(v) : Number.NaN));
+    if (numbers.some((v) => Number.isNaN(v)))
+      throw formatChanged("envio_status", `a count of type ${tipoText} is not a whole number`, excerpt);
+    const [tipo = 0, inf = 0, acc = 0, rch = 0, rep = 0] = numbers;
+    if (tipos.indexOf(tipoText) !== i) throw formatChanged("envio_status", `type ${tipo} is counted twice`, excerpt);
+    if (acc + rch + rep !== inf && acc + rch !== inf) {
+      throw formatChanged(
+        "envio_status",
+        `type ${tipo}: ${acc} accepted + ${rch} rejected + ${rep} repaired is not the ${inf} informed`,
+        excerpt,
+      );
+    }
+    return { tipo, informados: inf, aceptados: acc, rechazados: rch, reparos: rep };
+  });
 }
 
 // QueryEstUp's `-11` says only "see ERR_CODE, SQL_CODE, SRV_CODE" in RESP_HDR; the texts are the

@@ -77,7 +77,7 @@ describe("sending an envelope (envios/enviar)", () => {
     await sleep(4 * ENVIO_STEP_MS + 100);
     const estado = (id: string) => post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${id}`, { auth: { cert: juanaCert } });
     expect((await bodyOf(await estado(first.data.track_id))).data).toMatchObject({
-      resultado: "aceptado_con_reparos",
+      resultado: "rechazado",
       documentos: [{ tipo: 33, informados: 2, aceptados: 1, rechazados: 1 }],
     });
     expect((await bodyOf(await estado(second.data.track_id))).data).toMatchObject({ resultado: "rechazado" });
@@ -165,7 +165,7 @@ describe("sending boletas (EnvioBOLETA through the boleta service)", () => {
     const status = (await bodyOf(await post(estado, { auth: { cert: juanaCert } }))).data;
     expect(status).toMatchObject({
       estado: "EPR",
-      resultado: "aceptado_con_reparos",
+      resultado: "rechazado",
       documentos: [{ tipo: 39, informados: 3, aceptados: 2, rechazados: 1, reparos: 0 }],
       detalle: [{ tipo: 39, folio: 99, estado: "RCH", errores: [{ seccion: "CAF", codigo: 517 }] }],
     });

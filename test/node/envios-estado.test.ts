@@ -42,12 +42,12 @@ describe("envelope status (envios/estado)", () => {
     });
   });
 
-  it("says plainly that EPR with rejections is not a clean acceptance, and reports refused envelopes", async () => {
+  it("calls an EPR envelope with a rejected document rejected (LibreDTE getEstadoEnvioSii), keeping the counts, and reports refused envelopes", async () => {
     const { post } = await setup();
     const mixed = (await bodyOf(await post(path("76192083-9", "0260000002"), juana))).data;
     expect(mixed).toMatchObject({
       estado: "EPR",
-      resultado: "aceptado_con_reparos",
+      resultado: "rechazado",
       documentos: [
         { tipo: 33, informados: 2, aceptados: 1, rechazados: 1, reparos: 0 },
         { tipo: 61, informados: 1, aceptados: 0, rechazados: 0, reparos: 1 },
@@ -155,7 +155,10 @@ describe("envelope states", () => {
     expect(resultadoOf("PDR", [])).toBe("procesando");
     expect(resultadoOf("EPR", counts(2, 0, 0))).toBe("aceptado");
     expect(resultadoOf("EPR", counts(1, 0, 1))).toBe("aceptado_con_reparos");
-    expect(resultadoOf("EPR", counts(1, 1, 0))).toBe("aceptado_con_reparos");
+    expect(resultadoOf("EPR", counts(1, 1, 0))).toBe("rechazado");
+    expect(resultadoOf("EPR", [...counts(3, 0, 0), { tipo: 61, informados: 2, aceptados: 0, rechazados: 1, reparos: 1 }])).toBe(
+      "rechazado",
+    );
     expect(resultadoOf("EPR", counts(0, 2, 0))).toBe("rechazado");
     expect(resultadoOf("RCT", [])).toBe("rechazado");
     expect(resultadoOf("RLV", [])).toBe("aceptado_con_reparos");
@@ -201,5 +204,58 @@ describe("the SII's recorded status answers, read by the live code", () => {
     });
     expect(await check(estDteAvBody)).toMatchObject({ recibido: true, estado: "DNK", track_id: "0260000001" });
     await expect(check(estDteAvErr9)).rejects.toMatchObject({ status: 403, code: "AUTH_ERROR", init: { details: { sii_err_code: "9" } } });
+  });
+});
+
+describe("QueryEstUp's counts, read by name and checked", () => {
+  // The answer's shape: RESP_HDR/RESP_BODY with repeated TIPO_DOCTO … REPAROS groups (LibreDTE
+  // CheckXmlDocumentSentStatusResponse.php `parseDocumentos`); the numbers are made up.
+  const ESTUP = "POST https://palena.sii.cl/DTEWS/QueryEstUp.jws";
+  const escaped = (xml: string) => xml.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+  const answerWith = (body: string) =>
+    "HTTP/1.1 200 OK\ncontent-type: text/xml;charset=utf-8\n\n" +
+    '<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><getEstUpResponse><getEstUpReturn>' +
+    escaped(
+      `<?xml version="1.0" encoding="UTF-8"?><SII:RESPUESTA xmlns:SII="http://www.sii.cl/XMLSchema"><SII:RESP_HDR><TRACKID>9934380406</TRACKID><ESTADO>EPR</ESTADO><GLOSA>Envio Procesado</GLOSA><NUM_ATENCION>1</NUM_ATENCION></SII:RESP_HDR><SII:RESP_BODY>${body}</SII:RESP_BODY></SII:RESPUESTA>`,
+    ) +
+    "</getEstUpReturn></getEstUpResponse></soapenv:Body></soapenv:Envelope>";
+  const status = (body: string) =>
+    queryUploadStatus(
+      { transport: replay({ [ESTUP]: answerWith(body) }).transport, timeoutMs: 2_000 },
+      "0",
+      "TOKEN1",
+      "76192083-9",
+      "9934380406",
+    );
+  const group = (t: number, inf: number, acc: number, rch: number, rep: number) =>
+    `<TIPO_DOCTO>${t}</TIPO_DOCTO><INFORMADOS>${inf}</INFORMADOS><ACEPTADOS>${acc}</ACEPTADOS><RECHAZADOS>${rch}</RECHAZADOS><REPAROS>${rep}</REPAROS>`;
+
+  it("reports rejected for one rejected document among accepted ones, with every type's counts", async () => {
+    expect(await status(group(33, 3, 2, 1, 0) + group(61, 1, 1, 0, 0))).toMatchObject({
+      estado: "EPR",
+      resultado: "rechazado",
+      documentos: [
+        { tipo: 33, informados: 3, aceptados: 2, rechazados: 1, reparos: 0 },
+        { tipo: 61, informados: 1, aceptados: 1, rechazados: 0, reparos: 0 },
+      ],
+    });
+  });
+
+  it("reads the counts by name whatever their order inside a group", async () => {
+    const reordered =
+      "<TIPO_DOCTO>33</TIPO_DOCTO><REPAROS>1</REPAROS><RECHAZADOS>0</RECHAZADOS><ACEPTADOS>2</ACEPTADOS><INFORMADOS>3</INFORMADOS>";
+    expect(await status(reordered)).toMatchObject({
+      resultado: "aceptado_con_reparos",
+      documentos: [{ tipo: 33, informados: 3, aceptados: 2, rechazados: 0, reparos: 1 }],
+    });
+  });
+
+  it("answers SII_FORMAT_CHANGED for counts that do not add up, a missing or renamed count, or a type counted twice", async () => {
+    const refused = { status: 502, code: "SII_FORMAT_CHANGED", init: { details: { service: "envio_status" } } };
+    await expect(status(group(33, 5, 2, 1, 0))).rejects.toMatchObject(refused);
+    await expect(status(group(33, 3, 2, 1, 0).replace(/<REPAROS>0<\/REPAROS>/, ""))).rejects.toMatchObject(refused);
+    await expect(status(group(33, 3, 2, 1, 0).replaceAll("RECHAZADOS", "RECHAZOS"))).rejects.toMatchObject(refused);
+    await expect(status(group(33, 3, 2, 1, 0).replace("<ACEPTADOS>2", "<ACEPTADOS>dos"))).rejects.toMatchObject(refused);
+    await expect(status(group(33, 1, 1, 0, 0) + group(33, 1, 1, 0, 0))).rejects.toMatchObject(refused);
   });
 });

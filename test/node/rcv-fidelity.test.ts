@@ -263,29 +263,37 @@ describe("RCV daily receipts", () => {
     expect(call?.body?.data).toEqual({ rut: "76192083", dv: "9", periodo: "202401", tipoDocumento: "39" });
     // The summary's receipts (type 39, kept as totals) with the SII's two days; null and text dropped.
     const boletas = data.resumenes.find((r: Loose) => r.tipo_documento === 39);
+    // Only `dia` is read of a day (the one field a public reader names); the entry comes as received.
+    const recorded = JSON.parse(fixture("obtieneListaBoletasMes.json").toString("utf8")).data.boletas;
     expect(boletas.dias).toEqual([
-      {
-        dia: 1,
-        documentos: 12,
-        folio_inicial: 1001,
-        folio_final: 1012,
-        monto_exento: 0,
-        monto_neto: 100840,
-        monto_iva: 19160,
-        monto_total: 120000,
-      },
-      {
-        dia: 2,
-        documentos: 8,
-        folio_inicial: 1013,
-        folio_final: 1020,
-        monto_exento: 0,
-        monto_neto: 67227,
-        monto_iva: 12773,
-        monto_total: 80000,
-      },
+      { dia: 1, sii: recorded[0] },
+      { dia: 2, sii: recorded[1] },
     ]);
+    expect(Object.keys(boletas.dias[0])).toEqual(["dia", "sii"]);
     expect(sii.to("getDetalleResumenVenta")).toHaveLength(0);
+  });
+
+  it("answers no guessed per-day fields: a day with other names is given as received, never as zeros", async () => {
+    const renamed = { dia: 5, cantidad: 3, total: 9000 };
+    const sii = recordingSii({ obtieneListaBoletasMes: () => json({ data: { boletas: [renamed] }, metaData: {} }) });
+    const { post } = await setup(sii.transport);
+    const { data } = await bodyOf(await post("/api/v1/sii/rcv/ventas/get_detalle_resumen/76192083-9/202401"));
+    const boletas = data.resumenes.find((r: Loose) => r.tipo_documento === 39);
+    expect(boletas.dias).toEqual([{ dia: 5, sii: renamed }]);
+  });
+
+  it("refuses a day that is not one of the period's, a day listed twice, or days without `dia`, with SII_FORMAT_CHANGED", async () => {
+    const answers: Loose[] = [[{ dia: 32 }], [{ dia: 30 }], [{ dia: "primero" }], [{ dia: 1 }, { dia: 1 }]].map((boletas) => ({ boletas }));
+    // A renamed `dia`: the month counts receipts, no entry is a day.
+    answers.push({ boletas: [{ fecha: 1 }], totalDocumentos: 5 });
+    for (const data of answers) {
+      const sii = recordingSii({ obtieneListaBoletasMes: () => json({ data, metaData: {} }) });
+      const { post } = await setup(sii.transport);
+      // February 2024 has 29 days.
+      const res = await post("/api/v1/sii/rcv/ventas/get_detalle_resumen/76192083-9/202402");
+      const body = await bodyOf(res);
+      expect([res.status, body.error_code, body.details.service], JSON.stringify(data)).toEqual([502, "SII_FORMAT_CHANGED", "rcv_boletas"]);
+    }
   });
 
   it("lists a period's generated receipts by day in the sandbox, adding up to the summary", async () => {
@@ -294,8 +302,8 @@ describe("RCV daily receipts", () => {
     const receipts = rcvDocuments("76192083-9", 202401, "VENTA").filter((d) => d.tipo === 39);
     const boletas = data.resumenes.find((r: Loose) => r.tipo_documento === 39);
     expect(boletas.documentos).toBe(receipts.length);
-    expect(boletas.dias.reduce((sum: number, d: Loose) => sum + d.documentos, 0)).toBe(receipts.length);
-    expect(boletas.dias.reduce((sum: number, d: Loose) => sum + d.monto_total, 0)).toBe(boletas.monto_total);
+    expect(boletas.dias.reduce((sum: number, d: Loose) => sum + d.sii.totalDocumentos, 0)).toBe(receipts.length);
+    expect(boletas.dias.reduce((sum: number, d: Loose) => sum + d.sii.montoTotal, 0)).toBe(boletas.monto_total);
   });
 
   it("sends the daily receipts to the daily receipts' service (write method inferred)", async () => {

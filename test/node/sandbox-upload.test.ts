@@ -49,7 +49,7 @@ describe("the sandbox's own checks of uploaded envelopes", () => {
     });
     expect(status).toMatchObject({
       estado: "EPR",
-      resultado: "aceptado_con_reparos",
+      resultado: "rechazado",
       documentos: [{ tipo: 33, informados: 2, aceptados: 1, rechazados: 1 }],
     });
   });

@@ -43,7 +43,7 @@ const Status = envelope(
       glosa: z.string().nullable().openapi({ description: "The SII's text for the code", example: "Envio Procesado" }),
       resultado: z.enum(["procesando", "aceptado", "aceptado_con_reparos", "rechazado"]).openapi({
         description:
-          "`aceptado` every document accepted; `aceptado_con_reparos` processed with objections or with some documents rejected (see the counts); `rechazado` the envelope or all its documents rejected",
+          "`aceptado` every document accepted; `aceptado_con_reparos` processed with objections, none rejected; `rechazado` the envelope or at least one of its documents rejected (the counts per type say which were accepted). Counts that do not add up (accepted + rejected + repaired ≠ informed) are a 502 SII_FORMAT_CHANGED",
       }),
       documentos: z
         .array(

@@ -43,6 +43,10 @@ export const FolioRange = z
     folio_final: z.number().int(),
     fecha_autorizacion: z.string().openapi({ format: "date", example: "2026-11-22" }),
     cantidad: z.number().int(),
+    reobtenido: z.boolean().openapi({
+      description:
+        "True when the file came from the SII's re-obtaining pages: the download after stamping failed, the stamping's answer was lost, or the SII answered that the range was already authorized (the range is the one the SII names)",
+    }),
     caf_xml: z.string().openapi({ description: "The CAF file (AUTORIZACION XML, ISO-8859-1), base64: what documents are stamped with" }),
   })
   .openapi("FolioRange");

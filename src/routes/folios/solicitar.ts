@@ -35,7 +35,7 @@ export function registerFoliosSolicitar(app: OpenAPIHono<AppEnv>): void {
       tags: ["Folios"],
       summary: "Request a folio range (CAF)",
       description:
-        "Logs in with the certificate, stamps `cantidad` folios of type `dte` for `emisor` and returns the range with its CAF file. Irreversible: send an `Idempotency-Key`. `dry_run` checks everything (the certificate too) without contacting the SII.",
+        "Logs in with the certificate, stamps `cantidad` folios of type `dte` for `emisor` and returns the range with its CAF file. Irreversible: send an `Idempotency-Key`; the stamping itself is never retried. After it, the file is downloaded again while the SII answers its transient DTE-OFGA (up to 3 more times), else re-obtained through the SII's re-obtaining pages (`reobtenido: true`), as is a range the SII answers was already authorized. If neither gives the file, the 502 says the folios are stamped, names the range (`details.folio_inicial`, `details.folio_final`, `details.estampados: true`) and where to re-obtain it (`details.reobtener_en`): do not request them again. `dry_run` checks everything (the certificate too) without contacting the SII.",
       request: { params: Params, query: Query, body: jsonBody(CertAuthBody) },
       responses: { 200: jsonContent(FolioRangeEnvelope, "The folios granted"), ...errorResponses([400, 422, 502, 503]) },
     }),
@@ -50,6 +50,7 @@ export function registerFoliosSolicitar(app: OpenAPIHono<AppEnv>): void {
           folio_final: cantidad,
           fecha_autorizacion: c.var.deps.clock.now().toISOString().slice(0, 10),
           cantidad,
+          reobtenido: false,
           caf_xml: "",
         };
         return ok(c, data, `Preview only (dry_run): the certificate of ${credential.rut} is valid; nothing was requested from the SII`);

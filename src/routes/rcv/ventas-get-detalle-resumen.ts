@@ -1,12 +1,12 @@
 // POST /api/v1/sii/rcv/ventas/get_detalle_resumen/{emisor}/{periodo}: the sales summaries kept as
 // totals with their days. A read (no dry_run) with the same credentials as the writes; both SII
-// calls are public (src/sii/rcv.ts `rcvSummaryDetail`).
+// calls are public (src/sii/summary-detail.ts `salesSummaryDetail`).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { rcvSummaryDetail } from "../../sii/rcv.ts";
+import { salesSummaryDetail } from "../../sii/summary-detail.ts";
 import { siiServices } from "../sii-context.ts";
 import { checkPeriodo, withRcvSession } from "./factory.ts";
 import { AmbienteQuery, Emisor, RcvAuthBody, RcvPeriodo } from "./schema.ts";
@@ -22,7 +22,7 @@ export function registerRcvVentasGetDetalleResumen(app: OpenAPIHono<AppEnv>): vo
       tags: ["RCV"],
       summary: "Full detail of the sales summaries (receipts and the like) of a period",
       description:
-        "The sales summary's types kept as totals, with the days of receipts (39) and vouchers (48) as the SII lists them; the day entries' field names other than `dia` are inferred.",
+        "The sales summary's types kept as totals, with the days of receipts (39) and vouchers (48) as the SII lists them. Of a day only `dia` is read (the one field a public reader of the SII's answer names), checked to be a day of the period and listed once, else 502 SII_FORMAT_CHANGED (also when the month counts receipts and no entry has `dia`); the day's other fields are not public, so they are not read: the SII's entry is given as received in `dias[].sii` (and the whole answer in `sii.boletas`), never as guessed counts or amounts.",
       request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
       responses: {
         200: jsonContent(
@@ -31,7 +31,26 @@ export function registerRcvVentasGetDetalleResumen(app: OpenAPIHono<AppEnv>): vo
               .object({
                 rut: z.string(),
                 periodo: z.string(),
-                resumenes: z.array(z.record(z.string(), z.unknown())),
+                resumenes: z.array(
+                  z
+                    .object({
+                      tipo_documento: z.number().int(),
+                      documentos: z.number(),
+                      monto_exento: z.number(),
+                      monto_neto: z.number(),
+                      monto_iva: z.number(),
+                      monto_total: z.number(),
+                      dias: z.array(
+                        z.object({
+                          dia: z.number().int().openapi({ description: "The day of the month (the SII's `dia`)" }),
+                          sii: z.record(z.string(), z.unknown()).openapi({
+                            description: "The SII's day entry as received; its fields other than `dia` are not public and not read",
+                          }),
+                        }),
+                      ),
+                    })
+                    .openapi({ description: "A type kept as totals; `dias` only for receipts (39) and vouchers (48)" }),
+                ),
                 sii: z.record(z.string(), z.unknown()),
               })
               .openapi("RcvDetalleResumen"),
@@ -47,7 +66,7 @@ export function registerRcvVentasGetDetalleResumen(app: OpenAPIHono<AppEnv>): vo
       checkPeriodo(c, periodo);
       const { auth } = valid(c, "json", RcvAuthBody);
       const { ctx, sessions } = await siiServices(c);
-      const { resumenes, sii } = await withRcvSession(c, sessions, emisor, auth, (jar) => rcvSummaryDetail(ctx, jar, emisor, periodo));
+      const { resumenes, sii } = await withRcvSession(c, sessions, emisor, auth, (jar) => salesSummaryDetail(ctx, jar, emisor, periodo));
       return ok(c, { rut: emisor, periodo, resumenes, sii });
     },
   );
