@@ -15,7 +15,7 @@ import {
   rcvRows,
   rcvService,
 } from "./rcv-facade.ts";
-import { type DetalleRow, DocumentKeys, dataRows, detalleRow, n, resumenRows } from "./rcv-rows.ts";
+import { type DetalleRow, DocumentKeys, dataRows, detalleRow, n } from "./rcv-rows.ts";
 
 export {
   type AsyncJob,
@@ -268,46 +268,4 @@ export async function rcvSetTransactionTypes(
     }
   }
   return { data: "OK", cambios };
-}
-
-/**
- * The sales summaries kept as totals, with the days of receipts (39) and vouchers (48): the sales
- * summary (`getResumen`) names the types, the daily receipts' read (`obtieneListaBoletasMes`) gives
- * the days. The day entries' field names other than `dia` are inferred.
- */
-export async function rcvSummaryDetail(
-  ctx: SiiContext,
-  jar: CookieJar,
-  rut: string,
-  periodo: string,
-): Promise<{ resumenes: Record<string, unknown>[]; sii: Record<string, unknown> }> {
-  const summary = await rcvSummary(ctx, jar, { rut, periodo, operacion: "VENTA", estado: "REGISTRO" });
-  const totalsOnly = resumenRows(summary).filter((r) => r.tipo_ingreso === "RESUMEN");
-  const days = new Map<number, BoletasMes>();
-  for (const r of totalsOnly) {
-    if ((DAILY_TYPES as readonly number[]).includes(r.tipo_documento)) {
-      days.set(r.tipo_documento, await obtieneListaBoletasMes(ctx, jar, rut, periodo, r.tipo_documento));
-    }
-  }
-  const resumenes = totalsOnly.map((r) => ({
-    tipo_documento: r.tipo_documento,
-    documentos: r.documentos,
-    monto_exento: r.monto_exento,
-    monto_neto: r.monto_neto,
-    monto_iva: r.monto_iva,
-    monto_total: r.monto_total,
-    dias: (days.get(r.tipo_documento)?.dias ?? []).map((d) => ({
-      dia: n(d.dia),
-      documentos: n(d.totalDocumentos),
-      folio_inicial: n(d.folioInicial),
-      folio_final: n(d.folioFinal),
-      monto_exento: n(d.montoExento),
-      monto_neto: n(d.montoNeto),
-      monto_iva: n(d.montoIva),
-      monto_total: n(d.montoTotal),
-    })),
-  }));
-  const { metaData: _meta, ...resumen } = summary;
-  const boletas = Object.fromEntries([...days].map(([tipo, month]) => [String(tipo), month]));
-  return { resumenes, sii: { resumen, boletas } };
 }
