@@ -10,9 +10,8 @@ import { generateDocuments } from "../src/dte/generate/generate.ts";
 import type { Node } from "../src/dte/normalize/normalize.ts";
 import { printedDocument } from "../src/dte/render/model.ts";
 import { pdfDocument } from "../src/dte/render/pdf.ts";
-import { parseXml } from "../src/dte/xml/parse.ts";
+import { type DteEntry, readEnvelope } from "../src/dte/verify/envelope.ts";
 import { base64ToBytes } from "../src/lib/encoding.ts";
-import { decodeLatin1 } from "../src/lib/latin1.ts";
 import { elementText } from "../src/lib/xml.ts";
 import { EXAMPLE_ISSUER } from "../src/routes/documentos/examples.ts";
 import { buildCaf, sandboxCafPublicKey } from "../src/sandbox/caf.ts";
@@ -160,8 +159,9 @@ export async function engineFigures(quick: boolean): Promise<EngineFigure[]> {
   const openssl = quick ? null : opensslLimit(2);
 
   const sample = await generateDocuments(request(1), context);
-  const raw = decodeLatin1(base64ToBytes(sample.documentos[0]?.dte_xml as string));
-  const printed = printedDocument(parseXml(raw).root, raw);
+  // Read as the pdf operation reads an upload: the DTE's one Documento in the parsed file.
+  const signed = readEnvelope(base64ToBytes(sample.documentos[0]?.dte_xml as string));
+  const printed = printedDocument(signed.doc, (signed.dtes[0] as DteEntry).documento);
   const pdfOptions = {
     papel: "carta" as const,
     cedible: false,

@@ -206,6 +206,16 @@ const OPAQUE = ["auth", "xml", "caf"];
  */
 const BUSINESS_RULES: { operationId: RegExp; why: string; matches: RegExp }[] = [
   {
+    operationId: /sandbox_replays_add/,
+    why: "service must be one the simulator lists (its names are the simulator's, not the document's)",
+    matches: /body:service must be a service of the simulator/,
+  },
+  {
+    operationId: /sandbox_replays_add/,
+    why: "a body only with a status that has one, a header name once whatever its case (fields together)",
+    matches: /must be empty with status 204, 205, 304|a header name is given twice/,
+  },
+  {
     operationId: /caf_solicitar/,
     why: "cantidad above the SII's MAX_AUTOR for this taxpayer and type",
     matches: /path:cantidad at most \d+ \(the SII's MAX_AUTOR/,

@@ -56,7 +56,8 @@ const ReplayInput = z
     body: z
       .string()
       .max(Math.ceil(MAX_REPLAY_BODY_BYTES / 3) * 4)
-      .refine((b) => BASE64.test(b), businessRule("must be base64 (A-Z a-z 0-9 + /, padded with =)"))
+      // The document states the pattern, so a body that breaks it is a 422 like any shape rule.
+      .regex(BASE64, { error: "must be base64 (A-Z a-z 0-9 + /, padded with =)" })
       .openapi({ description: `The answer's bytes, base64; at most ${MAX_REPLAY_BODY_BYTES} bytes`, example: EXAMPLE_BODY }),
     count: z.number().int().min(1).max(MAX_REPLAY_COUNT).default(1).openapi({ description: "How many calls get this answer", example: 1 }),
   })
