@@ -3,15 +3,18 @@
 //
 // Rules (no reference normalizer has them: LibreDTE's `NormalizeLiquidacionFacturaJob.php` is a
 // TODO, and its 21.10.5 `lib/Sii/Dte.php` only lets `Comisiones` through untouched), read off the
-// SII's DTE_v10.xsd (`Liquidacion`) and its "Formato Documentos Tributarios Electrónicos":
+// SII's DTE_v10.xsd (`Liquidacion`: `Comisiones` 0..20 lines, "obligatoria para Liquidaciones
+// Factura", and their sums in `Totales.Comisiones`):
 // - each line: `NroLinCom` its position (1..20), `TipoMovim` C (commission) or O (other charge),
 //   `ValComNeto` and `ValComExe` required (`ValComExe` 0 when absent), `ValComIVA` optional;
 // - a line with `TasaComision` and no `ValComNeto`: the rate of the net sold (`MntNeto` of the
 //   lines), rounded (inferred: the schema calls it the commission's rate, the base is not stated);
-// - `ValComIVA`, when absent: `ValComNeto` × `TasaIVA` (the document's, 19 by default), rounded;
+// - `ValComIVA`, when absent: `ValComNeto` × `TasaIVA` (the document's, 19 by default), rounded
+//   (the commission is a taxed service of the consignee's);
 // - `Totales.Comisiones`: the sums of the lines' `ValComNeto`, `ValComExe` and `ValComIVA`;
 // - `MntTotal` = MntNeto + MntExe + IVA − (ValComNeto + ValComExe + ValComIVA): what the consignor
-//   is owed, the SII's definition of the total of a liquidación-factura.
+//   is owed once the consignee's charges are taken off (inferred from the schema's layout, where
+//   the commissions sit in `Totales` just before `MntTotal`; a total the document brings is kept).
 import { num, round } from "./numbers.ts";
 import { isNode, type Node } from "./sanitize.ts";
 
