@@ -141,8 +141,9 @@ export function IntegerParam(options: IntegerOptions) {
     .regex(/^\d+$/, { error: `must be ${noun} (digits only)` })
     .transform(Number)
     .superRefine((n, ctx) => {
-      if (n < min || n > max) ctx.addIssue({ code: "custom", message: `must be ${range}` });
-      else if (values && !values.includes(n)) ctx.addIssue({ code: "custom", message: options.valuesMessage ?? `must be one of${listed}` });
+      if (n < min || n > max) ctx.addIssue({ code: "custom", message: `must be ${range} (got ${n})` });
+      else if (values && !values.includes(n))
+        ctx.addIssue({ code: "custom", message: `${options.valuesMessage ?? `must be one of${listed}`} (got ${n})` });
     })
     .openapi({
       type: "integer",

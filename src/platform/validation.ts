@@ -97,35 +97,121 @@ function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
   return value;
 }
 
-function describe(issue: z.core.$ZodIssue, data: unknown): string {
-  if (issue.code === "invalid_type" && /received undefined/.test(issue.message)) return "is required";
-  // zod says "Too big: expected string to have <=64 characters": the limit and the length sent say more.
-  if (issue.code === "too_big" && issue.origin === "string") {
-    const value = valueAt(data, issue.path);
-    return `must be at most ${issue.maximum} characters${typeof value === "string" ? ` (got ${value.length})` : ""}`;
+/** How a value's kind is named in a message ("must be a list (got a string)"). */
+const KINDS: Record<string, string> = {
+  object: "an object",
+  array: "a list",
+  number: "a number",
+  int: "a whole number",
+  string: "a string",
+  boolean: "true or false",
+  null: "null",
+};
+
+function kindOf(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return KINDS[typeof value] ?? typeof value;
+}
+
+/** `(got …)` for a value sent: its size or its number, never a string's content (it may be a secret). */
+function got(value: unknown): string {
+  if (typeof value === "number") return ` (got ${value})`;
+  if (Array.isArray(value)) return ` (got ${value.length})`;
+  if (typeof value === "string") return ` (got ${value.length})`;
+  return "";
+}
+
+/** zod's own wording of a bound ("Too big: expected …"): replaced by one that names the limit. */
+const ZOD_BOUND = /^Too (big|small):/;
+
+function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, value: unknown): string {
+  const big = issue.code === "too_big";
+  const limit = Number(big ? issue.maximum : (issue as z.core.$ZodIssueTooSmall).minimum);
+  const inclusive = issue.inclusive !== false;
+  const bound = big ? (inclusive ? "at most" : "less than") : inclusive ? "at least" : "more than";
+  // A string's own words for its type ("is required") would hide its length: a long one is always measured.
+  const tooLong = big && issue.origin === "string";
+  if (!ZOD_BOUND.test(issue.message) && !tooLong) {
+    // The field's own words (`must be from 1 to …`) and the value, where it is a number or a list.
+    return typeof value === "number" || Array.isArray(value) ? clip(`${issue.message}${got(value)}`) : clip(issue.message);
   }
+  if (issue.origin === "array" || issue.origin === "set") return `must have ${bound} ${limit} items${got(value)}`;
+  if (issue.origin === "string") return `must be ${bound} ${limit} characters${got(value)}`;
+  return `must be ${bound} ${limit}${got(value)}`;
+}
+
+/**
+ * A union's failure, resolved: zod says "Invalid input" at the union and keeps each alternative's
+ * issues. An alternative whose kind matched what was sent (a list for the list alternative) says
+ * why that value fails (its issues, at their own paths); when none matched, the union says which
+ * kinds it takes.
+ */
+function resolveUnions(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const out: z.core.$ZodIssue[] = [];
+  for (const issue of issues) {
+    if (issue.code !== "invalid_union" || issue.errors.length === 0) {
+      out.push(issue);
+      continue;
+    }
+    const wrongKind = (branch: readonly z.core.$ZodIssue[]) =>
+      branch.length > 0 && branch.every((i) => i.code === "invalid_type" && i.path.length === 0);
+    const matched = issue.errors.find((branch) => !wrongKind(branch));
+    if (matched) {
+      out.push(...resolveUnions(matched.map((i) => ({ ...i, path: [...issue.path, ...i.path] }))));
+      continue;
+    }
+    const kinds = [...new Set(issue.errors.flat().map((i) => (i.code === "invalid_type" ? (KINDS[i.expected] ?? i.expected) : "")))];
+    out.push({ ...issue, message: `must be ${kinds.filter(Boolean).join(" or ")}` });
+  }
+  return out;
+}
+
+function describe(issue: z.core.$ZodIssue, data: unknown): string {
+  const value = valueAt(data, issue.path);
+  if (issue.code === "invalid_type") {
+    if (/received undefined/.test(issue.message)) return "is required";
+    const sent = value === undefined ? "" : ` (got ${kindOf(value)})`;
+    if (/^Invalid input/.test(issue.message)) return `must be ${KINDS[issue.expected] ?? issue.expected}${sent}`;
+    return clip(issue.message);
+  }
+  // zod says "Too big: expected string to have <=64 characters": the limit and what was sent say more.
+  if (issue.code === "too_big" || issue.code === "too_small") return describeBound(issue, value);
+  if (issue.code === "invalid_value") {
+    const listed = issue.values.map((v) => String(v)).join(", ");
+    const base = /^Invalid (option|input)/.test(issue.message) ? `must be one of ${listed}` : issue.message;
+    // An option's name is short: a longer string is not echoed, only said to be none of them.
+    const short = (typeof value === "string" && value.length <= 40) || typeof value === "number";
+    const sent = short ? ` (got ${JSON.stringify(value)})` : "";
+    return clip(`${base}${sent}`);
+  }
+  if (issue.code === "invalid_union") return clip(`${issue.message} (got ${kindOf(value)})`);
   return clip(issue.message);
 }
 
 /** The first `MAX_FIELD_ERRORS` issues as field errors; `data` is what was validated. */
 export function fieldErrors(error: z.ZodError, target: Target, data?: unknown): FieldError[] {
-  return error.issues.slice(0, MAX_FIELD_ERRORS).map((issue) => ({
-    path: clip(fieldPath(issue.path)),
-    location: locations[target],
-    message: describe(issue, data),
-  }));
+  return resolveUnions(error.issues)
+    .slice(0, MAX_FIELD_ERRORS)
+    .map((issue) => ({
+      path: clip(fieldPath(issue.path)),
+      location: locations[target],
+      message: describe(issue, data),
+    }));
 }
 
 export function validationHook(result: { success: boolean; error?: z.ZodError; target: Target; data?: unknown }, _c: Context): void {
   if (result.success || !result.error) return;
   const errors = fieldErrors(result.error, result.target, result.data);
-  const total = result.error.issues.length;
+  const issues = resolveUnions(result.error.issues);
+  const total = issues.length;
   const more = total > errors.length ? ` and ${total - errors.length} more` : "";
   const names = errors.map((e) => e.path || e.location).join(", ") + more;
   const init = { errors, ...(more ? { details: { errors_total: total } } : {}) };
   if (result.target === "json" || result.target === "form") {
     // Only a body whose every problem is a business rule is a 400: any malformed part makes it a 422.
-    if (result.error.issues.every(isBusinessRule)) {
+    if (issues.every(isBusinessRule)) {
       throw new ApiError(400, "VALIDATION_ERROR", `The request breaks a rule: ${names}`, init);
     }
     throw new ApiError(422, "VALIDATION_ERROR", `The request body is invalid: ${names}`, init);

@@ -23,10 +23,17 @@ export const DOCUMENT_NAMES: Record<number, string> = {
   34: "FACTURA NO AFECTA O EXENTA ELECTRONICA",
   39: "BOLETA ELECTRONICA",
   41: "BOLETA NO AFECTA O EXENTA ELECTRONICA",
+  43: "LIQUIDACION FACTURA ELECTRONICA",
+  46: "FACTURA DE COMPRA ELECTRONICA",
   52: "GUIA DE DESPACHO ELECTRONICA",
   56: "NOTA DE DEBITO ELECTRONICA",
   61: "NOTA DE CREDITO ELECTRONICA",
+  110: "FACTURA DE EXPORTACION ELECTRONICA",
+  111: "NOTA DE DEBITO DE EXPORTACION ELECTRONICA",
+  112: "NOTA DE CREDITO DE EXPORTACION ELECTRONICA",
 };
+/** Types that carry no IVA: the stamping form says AFECTO_IVA=N for them. */
+const EXEMPT_TYPES = new Set([34, 41, 110, 111, 112]);
 
 /** The folio history of one issuer and document type; the company starts with some invoices issued. */
 export function folioBook(state: SandboxState, ambiente: string, rut: string, tipo: number): FolioBook {
@@ -85,7 +92,7 @@ export async function solicitaFoliosDcto(ctx: CgiContext): Promise<Response> {
 <input name="RUT_EMP" readonly value="${rut}" type="Text"> - <input name="DV_EMP" readonly value="${dv}" type="Text">
 <input name="FOLIO_INICIAL" type="hidden" value="0">
 <select name="COD_DOCTO">${options}</select>
-${hidden({ AFECTO_IVA: tipo === 34 || tipo === 41 ? "N" : "S", CON_CREDITO: 0, CON_AJUSTE: 0, FACTOR: "1.00", ULT_TIMBRAJE: 1, CON_HISTORIA: book.ranges.length ? 1 : 0, CONTROL: "" })}
+${hidden({ AFECTO_IVA: EXEMPT_TYPES.has(tipo) ? "N" : "S", CON_CREDITO: 0, CON_AJUSTE: 0, FACTOR: "1.00", ULT_TIMBRAJE: 1, CON_HISTORIA: book.ranges.length ? 1 : 0, CONTROL: "" })}
 <input name="MAX_AUTOR" readonly value="${MAX_AUTOR}" type="text">
 <input name="CANT_DOCTOS" type="text" size="8" maxlength="8">
 <input name="ACEPTAR" type="SUBMIT" value="Solicitar Numeración">

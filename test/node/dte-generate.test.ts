@@ -76,6 +76,11 @@ function sample(tipo: number, folio = 1): Node {
       { TpoDocRef: tipo === 56 || tipo === 61 ? 33 : 110, FolioRef: 7, FchRef: "2026-11-02", CodRef: 1, RazonRef: "Anula documento" },
     ];
   if (tipo === 52) (encabezado.IdDoc as Node).IndTraslado = 1;
+  if (tipo === 43) {
+    // A liquidación-factura: each line names the sale document it settles, the consignee's commission is taken off.
+    (base.Detalle as Node[])[0] = { TpoDocLiq: "33", NmbItem: "Señal & 'cable' <RJ45>", QtyItem: 3, PrcItem: 1190 };
+    base.Comisiones = [{ TipoMovim: "C", Glosa: "Comisión de venta", TasaComision: 10 }];
+  }
   if (tipo >= 110) {
     encabezado.Receptor = {
       RUTRecep: "55555555-5",
@@ -152,7 +157,7 @@ function independentlyVerifies(xml: string, uri: string): boolean {
 }
 
 const PRINT = { papel: "carta", cedible: true, copias: 1, resolucion: null, oficina_sii: null, logo: null } as const;
-const ALL_TYPES = [33, 34, 39, 41, 46, 52, 56, 61, 110, 111, 112];
+const ALL_TYPES = [33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112];
 
 describe("every document type", () => {
   it.each(ALL_TYPES)("type %i: signed DTE and envelope, valid for the SII's schema, verified independently, printed", async (tipo) => {
@@ -196,38 +201,71 @@ describe("every document type", () => {
     if (!boleta) expect(await schemaErrors(base64ToBytes(out.documentos[0]?.dte_xml as string), "DTE_v10.xsd")).toEqual([]);
   });
 
-  it("type 43 (liquidación-factura) is signed as given, valid for its schema; normalizing it is refused", async () => {
+  it("type 43 (liquidación-factura): commissions' IVA and totals computed, signed, valid, printed with its commissions; also signed as given", async () => {
     const liquidacion: Node = {
       Encabezado: {
         IdDoc: { TipoDTE: 43, Folio: 1, FchEmis: "2026-11-20" },
         Emisor: { ...emisor },
         Receptor: { ...receptor },
-        Totales: {
-          MntNeto: 100_000,
-          TasaIVA: 19,
-          IVA: 19_000,
-          Comisiones: { ValComNeto: 5_000, ValComExe: 0, ValComIVA: 950 },
-          MntTotal: 113_050,
-        },
       },
       Detalle: [
-        { NroLinDet: 1, TpoDocLiq: "33", NmbItem: "Venta por cuenta de terceros", QtyItem: 1, PrcItem: 100_000, MontoItem: 100_000 },
+        { TpoDocLiq: "33", NmbItem: "Venta por cuenta de terceros", QtyItem: 1, PrcItem: 100_000 },
+        { TpoDocLiq: "33", NmbItem: "Venta exenta por cuenta de terceros", QtyItem: 1, PrcItem: 10_000, IndExe: 1 },
       ],
       Comisiones: [
-        { NroLinCom: 1, TipoMovim: "C", Glosa: "Comisión de venta", TasaComision: 5, ValComNeto: 5_000, ValComExe: 0, ValComIVA: 950 },
+        { TipoMovim: "C", Glosa: "Comisión de venta", TasaComision: 5 },
+        { TipoMovim: "O", Glosa: "Flete", ValComNeto: 0, ValComExe: 2_000 },
       ],
     };
-    expect(await refusal({ documents: [liquidacion] })).toEqual([expect.objectContaining({ path: "dte.Encabezado.IdDoc.TipoDTE" })]);
-    const out = await generate({ documents: [liquidacion], normalizar: false });
+    const out = await generate({ documents: [liquidacion] });
     const envelope = base64ToBytes(out.envio_xml);
-    expect(decodeLatin1(envelope)).toContain('<Liquidacion ID="T43F1">');
+    const text = decodeLatin1(envelope);
+    expect(text).toContain('<Liquidacion ID="T43F1">');
+    // 5% of the net sold is 5 000, its IVA 950; the total is what the consignor is owed: 100 000 + 10 000 + 19 000 − 7 950.
+    expect(text).toContain(
+      "<Comisiones><ValComNeto>5000</ValComNeto><ValComExe>2000</ValComExe><ValComIVA>950</ValComIVA></Comisiones><MntTotal>121050</MntTotal>",
+    );
+    expect(text).toContain(
+      "<Comisiones><NroLinCom>1</NroLinCom><TipoMovim>C</TipoMovim><Glosa>Comisión de venta</Glosa><TasaComision>5</TasaComision><ValComNeto>5000</ValComNeto><ValComExe>0</ValComExe><ValComIVA>950</ValComIVA></Comisiones>",
+    );
     expect(await ourVerdict(envelope)).toEqual([]);
-    expect(independentlyVerifies(decodeLatin1(envelope), "#SetDoc")).toBe(true);
+    expect(independentlyVerifies(text, "#SetDoc")).toBe(true);
+    expect(await schemaErrors(envelope, "EnvioDTE_v10.xsd")).toEqual([]);
     const signed = decodeLatin1(base64ToBytes(out.documentos[0]?.dte_xml as string));
     const printed = printedOf(signed);
-    expect([printed.nombre_tipo, printed.totales.total, printed.lineas.length]).toEqual([DOCUMENT_NAMES[43], 113_050, 1]);
+    expect([printed.nombre_tipo, printed.totales.total, printed.totales.comisiones, printed.comisiones.length]).toEqual([
+      DOCUMENT_NAMES[43],
+      121_050,
+      7_950,
+      2,
+    ]);
+    const receipt = Buffer.from(escposReceipt(printed, { papel: "80mm", codepage: "WPC1252" })).toString("latin1");
+    expect(receipt).toContain("Comisión 5%: Comisión de venta (IVA $ 950)");
+    expect(receipt).toContain("- 5.950");
+    expect(receipt).toMatch(/Comisiones +\$ -7\.950/);
     expect(decodeLatin1((await pdfDocument([printed], PRINT)).subarray(0, 8))).toBe("%PDF-1.4");
-    expect(await schemaErrors(envelope, "EnvioDTE_v10.xsd")).toEqual([]);
+
+    // Taken as given, its totals are signed as they come.
+    const asGiven: Node = structuredClone(liquidacion);
+    (asGiven.Encabezado as Node).Totales = {
+      MntNeto: 100_000,
+      MntExe: 10_000,
+      TasaIVA: 19,
+      IVA: 19_000,
+      Comisiones: { ValComNeto: 5_000, ValComExe: 2_000, ValComIVA: 950 },
+      MntTotal: 121_050,
+    };
+    asGiven.Detalle = [
+      { NroLinDet: 1, TpoDocLiq: "33", NmbItem: "Venta por cuenta de terceros", QtyItem: 1, PrcItem: 100_000, MontoItem: 100_000 },
+      { NroLinDet: 2, TpoDocLiq: "33", NmbItem: "Venta exenta", IndExe: 1, QtyItem: 1, PrcItem: 10_000, MontoItem: 10_000 },
+    ];
+    asGiven.Comisiones = [
+      { NroLinCom: 1, TipoMovim: "C", Glosa: "Comisión de venta", TasaComision: 5, ValComNeto: 5_000, ValComExe: 0, ValComIVA: 950 },
+      { NroLinCom: 2, TipoMovim: "O", Glosa: "Flete", ValComNeto: 0, ValComExe: 2_000 },
+    ];
+    const given = await generate({ documents: [asGiven], normalizar: false });
+    expect(await schemaErrors(base64ToBytes(given.envio_xml), "EnvioDTE_v10.xsd")).toEqual([]);
+    expect(await ourVerdict(base64ToBytes(given.envio_xml))).toEqual([]);
   });
 
   it("a tampered document fails both verifiers", async () => {
@@ -388,7 +426,7 @@ describe("exempt documents carry no IVA", () => {
     expect(await ourVerdict(base64ToBytes(out.envio_xml))).toEqual([]);
 
     const printed = printedOf(dte);
-    expect(printed.totales).toEqual({ neto: null, exento: 10000, iva: null, tasa_iva: null, total: 10000 });
+    expect(printed.totales).toEqual({ neto: null, exento: 10000, iva: null, tasa_iva: null, comisiones: null, total: 10000 });
     const pdf = pdfOperators(await pdfDocument([printed], PRINT));
     expect(pdf).toContain("(Exento) Tj");
     expect(pdf).toContain("(10.000) Tj");

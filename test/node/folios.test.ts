@@ -72,6 +72,17 @@ describe("folio request", () => {
     expect([cert.data.folio_inicial, cert.data.folio_final]).toEqual([1, 5]);
   });
 
+  it("stamps every electronic type the SII's page offers: 43, 46, 110, 111 and 112 too", async () => {
+    const { post } = await setup();
+    for (const tipo of [43, 46, 110, 111, 112]) {
+      const res = await post(solicitar("22222222-2", tipo, 2), pedroPfx);
+      expect(res.status, String(tipo)).toBe(200);
+      const { data } = await bodyOf(res);
+      expect(data).toMatchObject({ folio_inicial: 1, folio_final: 2, cantidad: 2 });
+      expect(elementText(decodeLatin1(base64ToBytes(data.caf_xml)), "TD")).toBe(String(tipo));
+    }
+  });
+
   it("passes the boletas' extra confirmation of the first folio", async () => {
     const { post, calls } = await setup();
     const { data } = await bodyOf(await post(solicitar("22222222-2", 39, 3), pedroPfx));

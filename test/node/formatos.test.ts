@@ -90,6 +90,29 @@ describe("normalize to the standard format: JSON input", () => {
     expect(data.warnings).toContain("Detalle[0].IndExe = 1");
   });
 
+  it("a liquidación-factura (43) answers its commissions completed and a total net of them", async () => {
+    const { post } = await setup();
+    const res = await post({
+      dte: {
+        Encabezado: { IdDoc: { TipoDTE: "43", Folio: 1 } },
+        Detalle: { TpoDocLiq: "33", NmbItem: "Venta por cuenta de terceros", QtyItem: 1, PrcItem: 100_000 },
+        Comisiones: { Glosa: "Comisión de venta", TasaComision: 5 },
+      },
+    });
+    expect(res.status).toBe(200);
+    const { data } = await bodyOf(res);
+    expect(data.dte.Comisiones).toEqual([
+      { NroLinCom: 1, TipoMovim: "C", Glosa: "Comisión de venta", TasaComision: 5, ValComNeto: 5000, ValComExe: 0, ValComIVA: 950 },
+    ]);
+    expect(data.dte.Encabezado.Totales).toMatchObject({
+      MntNeto: 100_000,
+      IVA: 19_000,
+      Comisiones: { ValComNeto: 5000, ValComExe: 0, ValComIVA: 950 },
+      MntTotal: 113_050,
+    });
+    expect(data.warnings).toContain("Comisiones[0].ValComIVA = 950");
+  });
+
   it("a credit note correcting text (CodRef 2) whose line has PrcItem false answers zero amounts", async () => {
     const { post } = await setup();
     const res = await post({

@@ -65,6 +65,33 @@ describe("documentos/generar", () => {
     expect(decodeLatin1(base64ToBytes(data.envio_xml))).toContain("<RutEnvia>11111111-1</RutEnvia><RutReceptor>60803000-K</RutReceptor>");
   });
 
+  it("a liquidación-factura (43): folios from the sandbox, normalized with its commissions, signed, verified and printed", async () => {
+    const { post, caf } = await setup();
+    const { xml, desde } = await caf(43, 1);
+    const liquidacion = factura(desde, 43) as Record<string, unknown>;
+    liquidacion.Detalle = { TpoDocLiq: "33", NmbItem: "Venta por cuenta de terceros", QtyItem: 2, PrcItem: 50_000 };
+    liquidacion.Comisiones = { Glosa: "Comisión de venta", TasaComision: 10 };
+    const res = await post(GENERAR, request(liquidacion, xml));
+    expect(res.status).toBe(200);
+    const { data } = await bodyOf(res);
+    const dte = decodeLatin1(base64ToBytes(data.documentos[0].dte_xml));
+    // 10% of 100 000 net is 10 000, its IVA 1 900: 119 000 − 11 900 is owed.
+    expect(dte).toContain(
+      "<Comisiones><ValComNeto>10000</ValComNeto><ValComExe>0</ValComExe><ValComIVA>1900</ValComIVA></Comisiones><MntTotal>107100</MntTotal>",
+    );
+    const verdict = await post("/api/v1/platform/dte/envios/verificar", { xml: data.envio_xml });
+    expect((await bodyOf(verdict)).data).toMatchObject({
+      valido: true,
+      documentos: [{ tipo: 43, folio: desde, timbre: { valido: true } }],
+    });
+    const pdf = await post("/api/v1/platform/dte/documentos/pdf", { xml: data.envio_xml });
+    expect(pdf.status).toBe(200);
+    const escpos = await post("/api/v1/platform/dte/documentos/escpos", { xml: data.envio_xml });
+    const receipt = Buffer.from(await escpos.arrayBuffer()).toString("latin1");
+    expect(receipt).toContain("LIQUIDACI");
+    expect(receipt).toContain("Comisión 10%: Comisión de venta (IVA $ 1.900)");
+  });
+
   it("addresses the envelope to the buyer when asked (the exchange copy)", async () => {
     const { post, caf } = await setup();
     const { xml, desde } = await caf(33, 1);

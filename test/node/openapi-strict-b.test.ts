@@ -76,7 +76,7 @@ const CASES: Case[] = [
     valid: true,
   },
   { what: "a type it does not normalize", operationId: "post_platform_dte_formatos_json", body: { dte: withType(99) }, valid: false },
-  { what: "43 (signed as given only)", operationId: "post_platform_dte_formatos_json", body: { dte: withType(43) }, valid: false },
+  { what: "43 (a liquidación-factura)", operationId: "post_platform_dte_formatos_json", body: { dte: withType(43) }, valid: true },
   { what: "TipoDTE as words", operationId: "post_platform_dte_formatos_json", body: { dte: withType("treinta") }, valid: false },
   { what: "TipoDTE true", operationId: "post_platform_dte_formatos_json", body: { dte: withType(true) }, valid: false },
   {
@@ -364,7 +364,10 @@ const CASES: Case[] = [
       ["10 000 folios", "39", "10000", true],
       ["0 folios", "33", "0", false],
       ["10 001 folios", "33", "10001", false],
-      ["type 43", "43", "10", false],
+      ["type 43", "43", "10", true],
+      ["type 112", "112", "10", true],
+      ["type 35", "35", "10", false],
+      ["type 113", "113", "10", false],
       ["type 033", "033", "10", true],
     ] as const
   ).map(

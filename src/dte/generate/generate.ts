@@ -111,25 +111,14 @@ interface Prepared {
   warnings: string[];
 }
 
-/**
- * Types generated here: those the normalizer knows, and the liquidación-factura (43), which the
- * reference normalizer has no rules for, so it is taken as given (`normalizar: false`).
- */
-export const GENERATED_TYPES = [...SUPPORTED_TYPES, 43].sort((a, b) => a - b);
-const AS_GIVEN_ONLY = 43;
+/** Types generated here: every DTE type of DTE_v10.xsd and the boletas, the ones the normalizer knows. */
+export const GENERATED_TYPES = [...SUPPORTED_TYPES].sort((a, b) => a - b);
 
 function prepare(input: Node, at: string, request: GenerateRequest, today: string, problems: FieldProblem[]): Prepared | null {
   const tipoPath = `${at}.Encabezado.IdDoc.TipoDTE`;
   const given = Number(child(child(input, "Encabezado"), "IdDoc").TipoDTE);
   if (!GENERATED_TYPES.includes(given)) {
     problems.push({ path: tipoPath, message: `must be one of ${GENERATED_TYPES.join(", ")}` });
-    return null;
-  }
-  if (given === AS_GIVEN_ONLY && request.normalizar) {
-    problems.push({
-      path: tipoPath,
-      message: "43 (liquidación-factura) is signed as given: send it with its totals and `normalizar: false`",
-    });
     return null;
   }
   let dte: Node;

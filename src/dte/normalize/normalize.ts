@@ -3,6 +3,8 @@
 // taxes and retentions, IVA (boletas: net from gross), totals, other currency; text, RUTs, dates
 // and numbers sanitized before and after (sanitize.ts). Pure: no I/O.
 import { DteError } from "../errors.ts";
+import { normalizeCommissions } from "./liquidacion.ts";
+import { num, round } from "./numbers.ts";
 import { type FieldProblem, isNode, type Node, sanitizeDte } from "./sanitize.ts";
 import { ADDITIONAL_TAXES } from "./taxes.ts";
 
@@ -30,6 +32,7 @@ const TOTAL_DEFAULTS: Record<number, Node> = {
   34: { MntTotal: 0 },
   39: { MntTotal: 0 },
   41: { MntExe: 0, MntTotal: 0 },
+  43: { MntNeto: 0, TasaIVA: TASA_IVA, IVA: 0, MntTotal: 0 },
   46: { MntNeto: 0, TasaIVA: TASA_IVA, IVA: 0, MntTotal: 0 },
   52: { MntNeto: 0, TasaIVA: TASA_IVA, IVA: 0, MntTotal: 0 },
   56: { MntNeto: 0, MntExe: 0, TasaIVA: TASA_IVA, MntTotal: 0 },
@@ -78,18 +81,6 @@ const list = (parent: Node, key: string): Node[] => {
   if (value !== undefined) parent[key] = nodes;
   return nodes;
 };
-/** A number from a number or a numeric string; undefined otherwise. */
-const num = (value: unknown): number | undefined => {
-  if (typeof value === "number" && Number.isFinite(value)) return value;
-  if (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))) return Number(value);
-  return undefined;
-};
-/** Half away from zero, to `decimals` places (PHP's round, which the reference uses). */
-export const round = (value: number, decimals = 0): number => {
-  const factor = 10 ** decimals;
-  return (Math.sign(value) * Math.round(Math.abs(value) * factor)) / factor;
-};
-
 /** Field errors listed in one answer; the rest are counted (`details.errors_total`), as for the request's shape. */
 const MAX_PROBLEMS = 100;
 
@@ -179,7 +170,7 @@ export function normalizeDte(input: Node, today: string, options: NormalizeOptio
   const tipo = num(idDoc.TipoDTE) ?? 0;
   idDoc.TipoDTE = tipo;
   // Single objects become lists first, so every path names its line (`Detalle[0].QtyItem`).
-  for (const key of ["Detalle", "DscRcgGlobal", "Referencia"]) list(dte, key);
+  for (const key of ["Detalle", "DscRcgGlobal", "Referencia", "Comisiones"]) list(dte, key);
   // 0. Sanitize first, so arithmetic sees numbers and invalid values stop the document here.
   const clean = sanitizeDte(dte, tipo);
   if (clean.problems.length) throw invalidDocument(clean.problems, at);
@@ -195,7 +186,7 @@ export function normalizeDte(input: Node, today: string, options: NormalizeOptio
   // 1. Common defaults.
   if (idDoc.FchEmis === undefined) set(idDoc, "FchEmis", today, "Encabezado.IdDoc.FchEmis");
   if (boleta && idDoc.IndServicio === undefined) set(idDoc, "IndServicio", 3, "Encabezado.IdDoc.IndServicio");
-  if (!NO_SALE_TYPE.has(tipo) && idDoc.TpoTranVenta === undefined && [33, 34, 46, 56, 61].includes(tipo)) {
+  if (!NO_SALE_TYPE.has(tipo) && idDoc.TpoTranVenta === undefined && [33, 34, 43, 46, 56, 61].includes(tipo)) {
     set(idDoc, "TpoTranVenta", 1, "Encabezado.IdDoc.TpoTranVenta");
   }
   if (tipo === 52 && num(idDoc.IndTraslado) === 5) copyIssuerAsReceiver(encabezado, warnings);
@@ -291,6 +282,9 @@ export function normalizeDte(input: Node, today: string, options: NormalizeOptio
     if (tipo === 41 && key === "MntExe") totales.MntTotal = totales.MntExe;
   });
 
+  // 4b. A liquidación-factura's commissions and other charges (liquidacion.ts), taken off its total.
+  const comisiones = tipo === 43 ? normalizeCommissions(dte, totales, amount("MntNeto"), num(totales.TasaIVA) ?? TASA_IVA, set).total : 0;
+
   // 5. Additional taxes and retentions, from the lines that carry a code.
   const retenciones: Node[] = [];
   if (![34, 39, 41].includes(tipo)) {
@@ -331,7 +325,7 @@ export function normalizeDte(input: Node, today: string, options: NormalizeOptio
     // A total the document brings already has its taxes, retentions and credits in it.
     const computeTotal = !given("MntTotal");
     if (computeTotal) {
-      const total = given("MntNeto") ? amount("MntNeto") + amount("IVA") + amount("MntExe") : amount("MntExe");
+      const total = (given("MntNeto") ? amount("MntNeto") + amount("IVA") + amount("MntExe") : amount("MntExe")) - comisiones;
       set(totales, "MntTotal", round(total, decimals), "Encabezado.Totales.MntTotal");
     }
     for (const r of computeTotal ? retenciones : []) {

@@ -1,7 +1,7 @@
 // A DTE as an ESC/POS receipt (docs/dte-engine.md §7): text in the printer's code page, the
 // SII's box (RUT, type, folio), lines and totals, and the TED as a PDF417 the printer draws
 // itself (GS ( k, error correction level 5) from the TED's exact ISO-8859-1 bytes; then feed and cut.
-import { type PrintedDocument, pesos } from "./model.ts";
+import { commissionLine, type PrintedDocument, pesos } from "./model.ts";
 
 export type Paper = "80mm" | "58mm";
 export type CodePage = "WPC1252" | "PC850" | "PC858";
@@ -180,6 +180,12 @@ export function escposReceipt(doc: PrintedDocument, options: ReceiptOptions): Ui
   if (t.neto !== null) text(row("Neto", `$ ${pesos(t.neto)}`, width));
   if (t.exento !== null) text(row("Exento", `$ ${pesos(t.exento)}`, width));
   if (t.iva !== null) text(row(`IVA ${t.tasa_iva ?? 19}%`, `$ ${pesos(t.iva)}`, width));
+  for (const c of doc.comisiones) {
+    const { text: label, amount } = commissionLine(c);
+    for (const part of wrap(label, width)) text(part);
+    text(row("", `- ${pesos(amount)}`, width));
+  }
+  if (t.comisiones !== null) text(row("Comisiones", `$ -${pesos(t.comisiones)}`, width));
   bold(true);
   text(row("TOTAL", `$ ${pesos(t.total)}`, width));
   bold(false);

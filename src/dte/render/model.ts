@@ -38,6 +38,17 @@ export interface Line {
   exento: boolean;
 }
 
+/** A liquidación-factura's commission or other charge (43: `Comisiones`), taken off its total. */
+export interface Commission {
+  /** C commission, O other charge. */
+  tipo: string;
+  glosa: string;
+  tasa: number | null;
+  neto: number;
+  exento: number;
+  iva: number | null;
+}
+
 export interface PrintedDocument {
   tipo: number;
   nombre_tipo: string;
@@ -46,7 +57,16 @@ export interface PrintedDocument {
   emisor: Party;
   receptor: Party | null;
   lineas: Line[];
-  totales: { neto: number | null; exento: number | null; iva: number | null; tasa_iva: number | null; total: number };
+  /** `comisiones`: the sum of a 43's `Totales.Comisiones` (neto + exento + IVA), null on other types. */
+  totales: {
+    neto: number | null;
+    exento: number | null;
+    iva: number | null;
+    tasa_iva: number | null;
+    comisiones: number | null;
+    total: number;
+  };
+  comisiones: Commission[];
   referencias: { tipo: string; folio: string; fecha: string; razon: string }[];
   /** The flattened TED in ISO-8859-1: the PDF417's exact payload; null when the document has none. */
   ted: Uint8Array | null;
@@ -66,6 +86,7 @@ export function printedDocument(doc: Pick<XmlDocument, "source">, documento: Xml
   const emisor = findChild(encabezado, "Emisor");
   const receptor = findChild(encabezado, "Receptor");
   const totales = findChild(encabezado, "Totales");
+  const comisionesTotal = findChild(totales, "Comisiones");
   // The document's one TED node (none drawn when it has none, or several: no stamp to vouch for).
   const tedNode = onlyChild(documento, "TED");
   const ted = typeof tedNode === "string" ? undefined : sourceOf(doc, tedNode);
@@ -105,8 +126,19 @@ export function printedDocument(doc: Pick<XmlDocument, "source">, documento: Xml
       exento: num(childText(totales, "MntExe")),
       iva: num(childText(totales, "IVA")),
       tasa_iva: num(childText(totales, "TasaIVA")),
+      comisiones: comisionesTotal
+        ? ["ValComNeto", "ValComExe", "ValComIVA"].reduce((sum, key) => sum + Number(childText(comisionesTotal, key) || 0), 0)
+        : null,
       total: Number(childText(totales, "MntTotal") || 0),
     },
+    comisiones: children(documento, "Comisiones").map((c) => ({
+      tipo: childText(c, "TipoMovim"),
+      glosa: childText(c, "Glosa"),
+      tasa: num(childText(c, "TasaComision")),
+      neto: Number(childText(c, "ValComNeto") || 0),
+      exento: Number(childText(c, "ValComExe") || 0),
+      iva: num(childText(c, "ValComIVA")),
+    })),
     referencias: children(documento, "Referencia").map((r) => ({
       tipo: childText(r, "TpoDocRef"),
       folio: childText(r, "FolioRef"),
@@ -129,6 +161,14 @@ export function flattenTed(ted: string): string {
       /(<FRMT[^>]*>)([^<]*)(<\/FRMT>)/,
       (_, open: string, value: string, close: string) => `${open}${value.replace(/\s+/g, "")}${close}`,
     );
+}
+
+/** How a commission line is printed: its text and the amount taken off (neto + exento + IVA). */
+export function commissionLine(c: Commission): { text: string; amount: number } {
+  const kind = c.tipo === "O" ? "Otro cargo" : "Comisión";
+  const rate = c.tasa === null ? "" : ` ${c.tasa}%`;
+  const iva = c.iva ? ` (IVA $ ${pesos(c.iva)})` : "";
+  return { text: `${kind}${rate}: ${c.glosa}${iva}`, amount: c.neto + c.exento + (c.iva ?? 0) };
 }
 
 /** `1234567` → `1.234.567` (Chilean thousands separator). */

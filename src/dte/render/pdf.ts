@@ -4,7 +4,7 @@
 // height fits the document. A cedible copy adds the receipt box of Ley 19.983.
 import { concatBytes } from "../../lib/encoding.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
-import { type PrintedDocument, pesos } from "./model.ts";
+import { commissionLine, type PrintedDocument, pesos } from "./model.ts";
 import { type Pdf417Symbol, pdf417 } from "./pdf417.ts";
 
 export type PdfPaper = "carta" | "80mm";
@@ -295,6 +295,21 @@ function drawDocument(
     y += 4;
   }
 
+  // A liquidación-factura's commissions and other charges, each with what it takes off.
+  if (doc.comisiones.length) {
+    canvas.text(margin, y, "Comisiones y otros cargos", small, "bold");
+    y += small + 3;
+    for (const c of doc.comisiones) {
+      const { text, amount } = commissionLine(c);
+      canvas.text(amountX, y, `- ${pesos(amount)}`, small, "regular", "right");
+      for (const line of wrap(text, small, qtyX - margin - 40)) {
+        canvas.text(margin, y, line, small);
+        y += small + 3;
+      }
+    }
+    y += 4;
+  }
+
   // Totals (right) and the stamp (left; on a roll, below the totals).
   const totalsTop = y;
   const total = (label: string, value: number | null, weight: Weight = "regular") => {
@@ -306,6 +321,7 @@ function drawDocument(
   total("Neto", doc.totales.neto);
   total("Exento", doc.totales.exento);
   total(`IVA ${doc.totales.tasa_iva ?? 19}%`, doc.totales.iva);
+  total("Comisiones", doc.totales.comisiones === null ? null : -doc.totales.comisiones);
   total("TOTAL", doc.totales.total, "bold");
   let stampBottom = y;
   if (stamp) {

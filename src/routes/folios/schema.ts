@@ -2,8 +2,14 @@ import { z } from "@hono/zod-openapi";
 import { IntegerParam } from "../../platform/params.ts";
 import { envelope } from "../../platform/schemas.ts";
 
-/** Document types the SII stamps folios for (the spec's list). */
-export const FOLIO_TYPES = [33, 34, 39, 41, 52, 56, 61] as const;
+/**
+ * Document types the SII stamps folios for: every electronic type (SiiTypes_v10.xsd `DOCType`: 33, 34,
+ * 43, 46, 52, 56, 61, 110, 111, 112; the boletas 39 and 41 in EnvioBOLETA), as the SII's stamping page offers them (a `COD_DOCTO` option per type the
+ * taxpayer is authorized for, test/fixtures/sii/captured/FACTS.md) and LibreDTE lists them as
+ * electronic (libredte-lib-core `resources/data/repository/tipos_documento.php`: 33, 34, 39, 41, 43,
+ * 46, 52, 56, 61, 110, 111, 112). The spec's list (33 to 61) is a subset.
+ */
+export const FOLIO_TYPES = [33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112] as const;
 /** Folios one request may ask for; the SII's own MAX_AUTOR (usually lower) is checked too. */
 export const MAX_FOLIOS_PER_REQUEST = 10_000;
 
@@ -14,7 +20,7 @@ export const DocumentType = IntegerParam({
   noun: "a document type number",
   example: 33,
   description:
-    "The document type: 33 invoice, 34 exempt invoice, 39 boleta, 41 exempt boleta, 52 dispatch guide, 56 debit note, 61 credit note",
+    "The document type: 33 invoice, 34 exempt invoice, 39 boleta, 41 exempt boleta, 43 liquidación-factura, 46 purchase invoice, 52 dispatch guide, 56 debit note, 61 credit note, 110 export invoice, 111 export debit note, 112 export credit note",
 });
 
 /** The largest folio: ten digits (DTE_v10.xsd FolioType). */
