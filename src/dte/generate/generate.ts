@@ -14,7 +14,7 @@ import { cafProblems } from "./caf.ts";
 import { type CafEntry, cafFor, readCafSet } from "./caf-set.ts";
 import { DOCUMENTO_ORDER } from "./schema-order.ts";
 import { containerOf, serializeChildren } from "./serialize.ts";
-import { canonicalOfOwnText, type SignedDte, signDte, signEnvelope } from "./sign.ts";
+import { canonicalOfOwnText, type SignedDte, signDte, signEnvelopeParts } from "./sign.ts";
 import { stampTed } from "./ted.ts";
 
 export interface GenerateRequest {
@@ -84,6 +84,28 @@ const XML_DECLARATION = '<?xml version="1.0" encoding="ISO-8859-1"?>\n';
 
 /** Base64 of ISO-8859-1 text: btoa reads each character as the byte of its code (all are ≤ U+00FF here). */
 const latin1Base64 = (text: string) => btoa(text);
+
+/** Characters encoded between two pauses: a multiple of 3, so the pieces' base64 joins into the whole's. */
+const BASE64_SLICE = 3 * 2 ** 18;
+
+/**
+ * The same for a large text given in parts (an envelope of 2 000 documents is ~10 MB): base64
+ * pieces whose concatenation is the whole's, encoded a slice at a time with a pause between.
+ */
+async function latin1Base64Parts(parts: readonly string[], pause: () => Promise<void>): Promise<string[]> {
+  const pieces: string[] = [];
+  let pending = "";
+  for (const part of parts) {
+    pending += part;
+    if (pending.length < BASE64_SLICE) continue;
+    const whole = pending.length - (pending.length % 3);
+    pieces.push(btoa(pending.slice(0, whole)));
+    pending = pending.slice(whole);
+    await pause();
+  }
+  if (pending) pieces.push(btoa(pending));
+  return pieces;
+}
 
 const child = (parent: Node, key: string): Node => (isNode(parent[key]) ? (parent[key] as Node) : {});
 
@@ -192,7 +214,18 @@ function prepare(input: Node, index: number, at: string, request: GenerateReques
   return { at, index, dte, tipo, folio, emisor: String(child(encabezado, "Emisor").RUTEmisor).toUpperCase(), body, warnings };
 }
 
+/** What generation gives, the envelope's base64 in pieces (their concatenation is `envio_xml`). */
+export interface GeneratedParts extends Omit<Generated, "envio_xml"> {
+  envioBase64: string[];
+}
+
 export async function generateDocuments(request: GenerateRequest, context: GenerateContext): Promise<Generated> {
+  const { envioBase64, ...generated } = await generateDocumentParts(request, context);
+  return { ...generated, envio_xml: envioBase64.join("") };
+}
+
+/** The same, the envelope left in pieces for a caller that writes it out as it goes. */
+export async function generateDocumentParts(request: GenerateRequest, context: GenerateContext): Promise<GeneratedParts> {
   const today = santiagoDate(context.now);
   const stampTime = santiagoDateTime(context.now).replace(" ", "T");
   const problems: FieldProblem[] = [];
@@ -241,10 +274,10 @@ export async function generateDocuments(request: GenerateRequest, context: Gener
 
   const dtes = await signAll(documents, cafs, stampTime, context, pause);
   const generated: GeneratedDocument[] = documents.map((doc, i) => {
-    const { signed, ted } = dtes[i] as (typeof dtes)[number];
-    return { tipo: doc.tipo, folio: doc.folio, dte_xml: latin1Base64(XML_DECLARATION + signed.xml), ted, warnings: doc.warnings };
+    const { dteXml, ted } = dtes[i] as (typeof dtes)[number];
+    return { tipo: doc.tipo, folio: doc.folio, dte_xml: dteXml, ted, warnings: doc.warnings };
   });
-  const envelope = await signEnvelope(
+  const envelope = await signEnvelopeParts(
     sobre,
     {
       rutEmisor: documents[0]?.emisor as string,
@@ -256,8 +289,9 @@ export async function generateDocuments(request: GenerateRequest, context: Gener
     },
     dtes,
     context.signer,
+    pause,
   );
-  return { sobre, documentos: generated, envio_xml: latin1Base64(XML_DECLARATION + envelope) };
+  return { sobre, documentos: generated, envioBase64: await latin1Base64Parts([XML_DECLARATION, ...envelope], pause) };
 }
 
 /**
@@ -271,8 +305,8 @@ async function signAll(
   stampTime: string,
   context: GenerateContext,
   pause: () => Promise<void>,
-): Promise<{ tipo: number; signed: SignedDte; ted: string }[]> {
-  const out: { tipo: number; signed: SignedDte; ted: string }[] = [];
+): Promise<{ tipo: number; signed: SignedDte; ted: string; dteXml: string }[]> {
+  const out: { tipo: number; signed: SignedDte; ted: string; dteXml: string }[] = [];
   const ref = (doc: Prepared): DocumentRef => ({ index: doc.index, tipo: doc.tipo, folio: doc.folio });
   for (const [i, doc] of documents.entries()) {
     try {
@@ -280,7 +314,7 @@ async function signAll(
       const ted = await stampTed(doc.dte, caf, stampTime);
       const body = { file: doc.body + ted.file, canonical: canonicalOfOwnText(doc.body) + ted.canonical };
       const signed = await signDte(containerOf(doc.tipo).element, `T${doc.tipo}F${doc.folio}`, body, context.signer, stampTime);
-      out.push({ tipo: doc.tipo, signed, ted: ted.file });
+      out.push({ tipo: doc.tipo, signed, ted: ted.file, dteXml: latin1Base64(XML_DECLARATION + signed.xml) });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new GenerationStopped(documents.slice(0, i).map(ref), { ...ref(doc), reason }, error);

@@ -3,11 +3,11 @@
 // to the SII; the certificate and the CAFs are used for this request only, never stored.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { GENERATED_TYPES, GenerationStopped, generateDocuments, SII_RUT } from "../../dte/generate/generate.ts";
+import { GENERATED_TYPES, type GeneratedParts, GenerationStopped, generateDocumentParts, SII_RUT } from "../../dte/generate/generate.ts";
 import { assertShallow } from "../../dte/normalize/normalize.ts";
 import { settleCharge } from "../../platform/charge.ts";
 import type { AppEnv } from "../../platform/context.ts";
-import { ok } from "../../platform/envelope.ts";
+import { okStream } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { MAX_CHARS, Rut } from "../../platform/params.ts";
@@ -17,27 +17,24 @@ import { EXAMPLE_PFX } from "../example-credentials.ts";
 import {
   chargeDocuments,
   chargeRule,
+  checkDocumentCount,
   checkLineCount,
   MAX_BATCH_BOLETAS,
   MAX_BATCH_DOCUMENTS,
   MAX_BATCH_LINES,
   unitsFor,
-  yielder,
+  batchYielder,
 } from "./batch.ts";
 import { trustedCafKeys } from "./caf-keys.ts";
 import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "./examples.ts";
+import { LooseDocument, validDocuments } from "./generar-input.ts";
 import { BASE64_PATTERN, dteJson } from "./schema.ts";
 
-const DteJson = dteJson(GENERATED_TYPES, true);
+const DteJson = dteJson(GENERATED_TYPES, true).openapi("DocumentToSign");
 const WEIGHT = 2;
 /** CAF files per request: one per type of the 20 an EnvioDTE may carry, or a type's ranges (MAX_AUTOR folios each). */
 const MAX_CAFS = 40;
 
-/** What normalizing would fill in, so a document taken as given must carry it (the engine's REQUIRED). */
-const AS_GIVEN_REQUIRED = [
-  ["IdDoc", "FchEmis"],
-  ["Totales", "MntTotal"],
-] as const;
 const AS_GIVEN = {
   type: "object",
   required: ["Encabezado"],
@@ -70,7 +67,16 @@ const CafFile = z
 const Body = z
   .object({
     auth: CertAuthBody.shape.auth,
-    dte: z.union([DteJson, z.array(DteJson).min(1).max(MAX_BATCH_DOCUMENTS)]).openapi({
+    // The list's items are checked in the handler, one at a time (generar-input.ts).
+    dte: z
+      .union([
+        DteJson,
+        z
+          .array(LooseDocument)
+          .min(1)
+          .openapi({ type: "array", items: { $ref: "#/components/schemas/DocumentToSign" }, minItems: 1, maxItems: MAX_BATCH_DOCUMENTS }),
+      ])
+      .openapi({
       description: `One document or a list (at most ${MAX_BATCH_DOCUMENTS}, the SII's maximum per EnvioDTE, or ${MAX_BATCH_BOLETAS} boletas, its maximum per EnvioBOLETA; at most ${MAX_BATCH_LINES} Detalle lines in all), with the SII's tag names (\`Encabezado\`, \`Detalle\`, \`DscRcgGlobal\`, \`Referencia\`, …); single objects are accepted where lists are expected. All of one issuer; boletas (39, 41) and other types go in separate requests (separate envelopes).`,
     }),
     caf: z.union([CafFile, z.array(CafFile).min(1).max(MAX_CAFS)]).openapi({
@@ -92,20 +98,6 @@ const Body = z
     receptor_envio: Rut.optional().openapi({
       description: `RutReceptor of the envelope: the SII (${SII_RUT}, the default) for a submission, or the buyer's RUT for the exchange copy`,
     }),
-  })
-  // Taken as given (`normalizar: false`), nothing fills in the date or the total: the document must carry them.
-  .superRefine((body, ctx) => {
-    if (body.normalizar) return;
-    const documents = Array.isArray(body.dte) ? body.dte : [body.dte];
-    for (const [i, document] of documents.entries()) {
-      const at = Array.isArray(body.dte) ? ["dte", i, "Encabezado"] : ["dte", "Encabezado"];
-      const encabezado = document.Encabezado as Record<string, unknown>;
-      const part = (name: string) => (encabezado[name] ?? {}) as Record<string, unknown>;
-      for (const [name, field] of AS_GIVEN_REQUIRED) {
-        if (part(name)[field] === undefined)
-          ctx.addIssue({ code: "custom", path: [...at, name, field], message: "is required with normalizar: false" });
-      }
-    }
   })
   .openapi("GenerateRequest", {
     ...AS_GIVEN_RULE,
@@ -155,14 +147,17 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
     { scope: "sii:write", weight: WEIGHT },
     async (c) => {
       const body = valid(c, "json", Body);
-      const documents = Array.isArray(body.dte) ? body.dte : [body.dte];
+      const pause = batchYielder();
+      // Counted before any is checked, so the 400 names the limit and the count.
+      checkDocumentCount("dte", Array.isArray(body.dte) ? body.dte.length : 1);
+      const documents = await validDocuments(c, DteJson, body, pause);
       checkLineCount("dte", documents);
       for (const [i, document] of documents.entries()) assertShallow(document, Array.isArray(body.dte) ? `dte[${i}]` : "dte");
       const signer = await parseCertificate(c, body.auth.cert);
       // Charged before the work; a refusal (400) gives every unit back, as for any operation.
       await chargeDocuments(c, WEIGHT, documents.length);
       try {
-        const generated = await generateDocuments(
+        const generated = await generateDocumentParts(
           {
             documents,
             cafs: Array.isArray(body.caf) ? body.caf : [body.caf],
@@ -170,9 +165,9 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
             normalizar: body.normalizar,
             receptorEnvio: body.receptor_envio,
           },
-          { signer, now: c.get("deps").clock.now(), cafKeys: trustedCafKeys(c), pause: yielder() },
+          { signer, now: c.get("deps").clock.now(), cafKeys: trustedCafKeys(c), pause },
         );
-        return ok(c, generated);
+        return okStream(c, generatedJson(generated, pause));
       } catch (error) {
         if (error instanceof GenerationStopped) throw await stopped(c, error);
         throw error;
@@ -197,4 +192,20 @@ async function stopped(c: Context<AppEnv>, error: GenerationStopped): Promise<Ap
     `Signing stopped at dte[${error.failed.index}] after ${signed} of the documents were signed; nothing was answered signed: send the request again`,
     { details: { firmados: error.signed, fallido: error.failed, unidades_cobradas: begun } },
   );
+}
+
+/** The answer's `data` as JSON text in pieces: each document, then the envelope's base64 in slices. */
+async function* generatedJson(generated: GeneratedParts, pause: () => Promise<void>): AsyncGenerator<string> {
+  yield `{"sobre":${JSON.stringify(generated.sobre)},"documentos":[`;
+  for (const [i, documento] of generated.documentos.entries()) {
+    yield (i ? "," : "") + JSON.stringify(documento);
+    await pause();
+  }
+  yield '],"envio_xml":"';
+  // Base64 needs no JSON escape.
+  for (const piece of generated.envioBase64) {
+    yield piece;
+    await pause();
+  }
+  yield '"}';
 }
