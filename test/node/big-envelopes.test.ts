@@ -152,17 +152,21 @@ describe("an envelope at the SII's maximum in one request", () => {
     ["documentos/escpos", "/api/v1/platform/dte/documentos/escpos", 1],
     ["envios/verificar", "/api/v1/platform/dte/envios/verificar?ambiente=1", 2],
     ["formatos/json", "/api/v1/platform/dte/formatos/json", 1],
-  ])("%s takes that envelope, charged its weight per started block of 50 documents", async (_name, path, weight) => {
-    expect(envio2000).not.toBe("");
-    const res = await fetch(`${base}${path}`, {
-      method: "POST",
-      headers: { "x-api-token": secretA, "content-type": "application/json", accept: "application/json" },
-      body: JSON.stringify({ xml: envio2000 }),
-    });
-    const json = (await res.json()) as Loose;
-    expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, String((weight * MAX_BATCH_DOCUMENTS) / 50)]);
-    expect(json.data.documentos).toHaveLength(MAX_BATCH_DOCUMENTS);
-  }, 30_000);
+  ])(
+    "%s takes that envelope, charged its weight per started block of 50 documents",
+    async (_name, path, weight) => {
+      expect(envio2000).not.toBe("");
+      const res = await fetch(`${base}${path}`, {
+        method: "POST",
+        headers: { "x-api-token": secretA, "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({ xml: envio2000 }),
+      });
+      const json = (await res.json()) as Loose;
+      expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, String((weight * MAX_BATCH_DOCUMENTS) / 50)]);
+      expect(json.data.documentos).toHaveLength(MAX_BATCH_DOCUMENTS);
+    },
+    30_000,
+  );
 
   it(`${MAX_BATCH_BOLETAS} boletas (type 39): one EnvioBOLETA, valid and signed, charged 2 per 50`, async () => {
     const caf = await cafOf(39, 1, MAX_BATCH_BOLETAS);

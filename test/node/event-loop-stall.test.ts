@@ -309,11 +309,15 @@ describe("the largest batches allowed", () => {
     ["documentos/escpos", "/api/v1/platform/dte/documentos/escpos", 200],
     ["envios/verificar", "/api/v1/platform/dte/envios/verificar?ambiente=1", 200],
     ["formatos/json", "/api/v1/platform/dte/formatos/json", 200],
-  ])("%s of that envelope", async (_name, path, expected) => {
-    expect(envio).not.toBe("");
-    const { status } = await duringHostile(path, JSON.stringify({ xml: envio }), 20_000);
-    expect(status).toBe(expected);
-  }, 30_000);
+  ])(
+    "%s of that envelope",
+    async (_name, path, expected) => {
+      expect(envio).not.toBe("");
+      const { status } = await duringHostile(path, JSON.stringify({ xml: envio }), 20_000);
+      expect(status).toBe(expected);
+    },
+    30_000,
+  );
 
   it("one document more than allowed is refused before any work, naming the limit and the count", async () => {
     const dte = Array.from({ length: MAX_BATCH_DOCUMENTS + 1 }, (_, i) => factura(1 + i, 1));

@@ -26,7 +26,14 @@ const GENERAR = "/api/v1/platform/dte/documentos/generar";
 async function generateFailingAt(documents: number, failingDocument: number) {
   const t = probeApp(undefined, { maxBodyBytes: 10 * 1024 * 1024 });
   const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"], plan: { daily_units: 1_000, monthly_units: 10_000 } });
-  const caf = await buildCaf({ rut: "76192083-9", razonSocial: "COMERCIAL SANDBOX SPA", tipo: 33, desde: 1, hasta: 1_000, fecha: "2026-11-01" });
+  const caf = await buildCaf({
+    rut: "76192083-9",
+    razonSocial: "COMERCIAL SANDBOX SPA",
+    tipo: 33,
+    desde: 1,
+    hasta: 1_000,
+    fecha: "2026-11-01",
+  });
   const dte = Array.from({ length: documents }, (_, i) => exampleInvoiceOf(1 + i, 1));
   failing.calls = 0;
   failing.at = 2 * failingDocument + 1;

@@ -30,7 +30,11 @@ export async function readCafSet(
           path,
           message: `covers folios ${caf.desde}–${caf.hasta} of type ${caf.td}, overlapping ${overlap.path} (${overlap.caf.desde}–${overlap.caf.hasta}): give each range once`,
         });
-      else byType.set(caf.td, [...ranges, { caf, path }].sort((a, b) => a.caf.desde - b.caf.desde));
+      else
+        byType.set(
+          caf.td,
+          [...ranges, { caf, path }].sort((a, b) => a.caf.desde - b.caf.desde),
+        );
     } catch (error) {
       if (!(error instanceof CafError)) throw error;
       problems.push(error.problem);
@@ -43,5 +47,8 @@ export async function readCafSet(
 export function cafFor(byType: ReadonlyMap<number, readonly CafEntry[]>, tipo: number, folio: number): CafEntry | undefined {
   const ranges = byType.get(tipo);
   if (!ranges?.length) return undefined;
-  return ranges.find((r) => folio >= r.caf.desde && folio <= r.caf.hasta) ?? (folio < (ranges[0] as CafEntry).caf.desde ? ranges[0] : ranges.at(-1));
+  return (
+    ranges.find((r) => folio >= r.caf.desde && folio <= r.caf.hasta) ??
+    (folio < (ranges[0] as CafEntry).caf.desde ? ranges[0] : ranges.at(-1))
+  );
 }

@@ -168,7 +168,14 @@ interface Prepared {
 export const GENERATED_TYPES = [...SUPPORTED_TYPES, 43].sort((a, b) => a - b);
 const AS_GIVEN_ONLY = 43;
 
-function prepare(input: Node, index: number, at: string, request: GenerateRequest, today: string, problems: FieldProblem[]): Prepared | null {
+function prepare(
+  input: Node,
+  index: number,
+  at: string,
+  request: GenerateRequest,
+  today: string,
+  problems: FieldProblem[],
+): Prepared | null {
   const tipoPath = `${at}.Encabezado.IdDoc.TipoDTE`;
   const given = Number(child(child(input, "Encabezado"), "IdDoc").TipoDTE);
   if (!GENERATED_TYPES.includes(given)) {
@@ -246,7 +253,10 @@ export async function generateDocumentParts(request: GenerateRequest, context: G
     if (entry) problems.push(...cafProblems(entry.caf, entry.path, { folio: doc.folio, emisor: doc.emisor, today }, doc.at));
     // A CAF that could not be read was already reported, and which type it was for is unknown.
     else if (!cafUnreadable)
-      problems.push({ path: "caf", message: `has no CAF for type ${doc.tipo} (${doc.at}): give one per document type used (or one per range)` });
+      problems.push({
+        path: "caf",
+        message: `has no CAF for type ${doc.tipo} (${doc.at}): give one per document type used (or one per range)`,
+      });
     const key = `${doc.tipo}/${doc.folio}`;
     const earlier = seen.get(key);
     if (earlier)

@@ -88,7 +88,11 @@ export async function signEnvelopeParts(
     `<TmstFirmaEnv>${caratula.tmstFirmaEnv}</TmstFirmaEnv>${subtotals}</Caratula>`;
   // In context: SetDTE renders both declarations of the root; the DTEs' own xmlns is then redundant.
   const digest = await sha1Base64Sliced(
-    [`<SetDTE xmlns="${SII_NS}" xmlns:xsi="${XSI}" ID="SetDoc">${caratulaXml}`, ...documents.map((d) => d.signed.canonicalInEnvelope), "</SetDTE>"],
+    [
+      `<SetDTE xmlns="${SII_NS}" xmlns:xsi="${XSI}" ID="SetDoc">${caratulaXml}`,
+      ...documents.map((d) => d.signed.canonicalInEnvelope),
+      "</SetDTE>",
+    ],
     pause,
   );
   const signature = await signatureElement(signer, signedInfo("#SetDoc", digest, ENVELOPED, ` xmlns:xsi="${XSI}"`));

@@ -8,16 +8,27 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
-import { chargeDocuments, chargeRule, checkDocumentCount, checkXmlLineCount, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, yielder } from "./batch.ts";
+import {
+  chargeDocuments,
+  chargeRule,
+  checkDocumentCount,
+  checkXmlLineCount,
+  MAX_BATCH_BOLETAS,
+  MAX_BATCH_DOCUMENTS,
+  yielder,
+} from "./batch.ts";
 
 const WEIGHT = 1;
+
 import { EXAMPLE_ENVELOPE } from "./examples.ts";
 import { fieldError, readXmlField, resolucionOf } from "./factory.ts";
 import { ResolucionField, XmlField } from "./schema.ts";
 
 const Body = z
   .object({
-    xml: XmlField.openapi({ description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents (an EnvioBOLETA ${MAX_BATCH_BOLETAS}, the SII's maxima)` }),
+    xml: XmlField.openapi({
+      description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents (an EnvioBOLETA ${MAX_BATCH_BOLETAS}, the SII's maxima)`,
+    }),
     papel: z
       .enum(["80mm", "58mm"], { error: "must be 80mm or 58mm" })
       .default("80mm")

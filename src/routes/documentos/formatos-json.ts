@@ -25,6 +25,7 @@ import {
 } from "./batch.ts";
 
 const WEIGHT = 1;
+
 import { EXAMPLE_ENVELOPE, EXAMPLE_INVOICE } from "./examples.ts";
 import { fieldError, readXmlField } from "./factory.ts";
 import { BASE64_XML, dteJson } from "./schema.ts";

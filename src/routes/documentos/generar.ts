@@ -15,6 +15,7 @@ import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
 import {
+  batchYielder,
   chargeDocuments,
   chargeRule,
   checkDocumentCount,
@@ -23,7 +24,6 @@ import {
   MAX_BATCH_DOCUMENTS,
   MAX_BATCH_LINES,
   unitsFor,
-  batchYielder,
 } from "./batch.ts";
 import { trustedCafKeys } from "./caf-keys.ts";
 import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "./examples.ts";
@@ -77,8 +77,8 @@ const Body = z
           .openapi({ type: "array", items: { $ref: "#/components/schemas/DocumentToSign" }, minItems: 1, maxItems: MAX_BATCH_DOCUMENTS }),
       ])
       .openapi({
-      description: `One document or a list (at most ${MAX_BATCH_DOCUMENTS}, the SII's maximum per EnvioDTE, or ${MAX_BATCH_BOLETAS} boletas, its maximum per EnvioBOLETA; at most ${MAX_BATCH_LINES} Detalle lines in all), with the SII's tag names (\`Encabezado\`, \`Detalle\`, \`DscRcgGlobal\`, \`Referencia\`, …); single objects are accepted where lists are expected. All of one issuer; boletas (39, 41) and other types go in separate requests (separate envelopes).`,
-    }),
+        description: `One document or a list (at most ${MAX_BATCH_DOCUMENTS}, the SII's maximum per EnvioDTE, or ${MAX_BATCH_BOLETAS} boletas, its maximum per EnvioBOLETA; at most ${MAX_BATCH_LINES} Detalle lines in all), with the SII's tag names (\`Encabezado\`, \`Detalle\`, \`DscRcgGlobal\`, \`Referencia\`, …); single objects are accepted where lists are expected. All of one issuer; boletas (39, 41) and other types go in separate requests (separate envelopes).`,
+      }),
     caf: z.union([CafFile, z.array(CafFile).min(1).max(MAX_CAFS)]).openapi({
       description: `The CAF file the SII gave for the folios (the whole \`AUTORIZACION\`, with its private key), raw XML or base64 of the file's bytes (base64 keeps the key's PEM block out of logs and documents); a list of at most ${MAX_CAFS}: one per document type used, or several ranges of a type (each document is stamped with the CAF whose range holds its folio; ranges may not overlap).`,
     }),

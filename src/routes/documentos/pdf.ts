@@ -22,6 +22,7 @@ import {
 } from "./batch.ts";
 
 const WEIGHT = 2;
+
 import { EXAMPLE_ENVELOPE } from "./examples.ts";
 import { base64Field, fieldError, readXmlField, resolucionOf } from "./factory.ts";
 import { BASE64, ResolucionField, XmlField } from "./schema.ts";

@@ -28,7 +28,9 @@ const WEIGHT = 2;
 const Query = z.object({ ambiente: Ambiente });
 const Body = z
   .object({
-    xml: XmlField.openapi({ description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents (an EnvioBOLETA ${MAX_BATCH_BOLETAS}, the SII's maxima)` }),
+    xml: XmlField.openapi({
+      description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents (an EnvioBOLETA ${MAX_BATCH_BOLETAS}, the SII's maxima)`,
+    }),
     auth: CertAuthBody.shape.auth.optional().openapi({
       description: "Optional: with a certificate (of the issuer, the receiver or their representative) the SII checks each document too",
     }),
