@@ -203,3 +203,32 @@ describe("one document over the maximum", () => {
     expect(JSON.stringify(json.errors)).toMatch(/has 501 documents; an EnvioBOLETA carries at most 500/);
   });
 });
+
+describe("several CAFs of one type", () => {
+  const post = async (dte: unknown[], cafs: string[]) => {
+    const res = await fetch(`${base}${GENERAR}`, {
+      method: "POST",
+      headers: { "x-api-token": secretA, "content-type": "application/json" },
+      body: request(dte, cafs),
+    });
+    return (await res.json()) as Loose;
+  };
+
+  it("overlapping ranges are refused, naming both", async () => {
+    const json = await post([exampleInvoiceOf(5, 1)], [await cafOf(33, 1, 10), await cafOf(33, 10, 20)]);
+    expect(json.errors).toContainEqual({
+      path: "caf[1]",
+      location: "body",
+      message: "covers folios 10–20 of type 33, overlapping caf[0] (1–10): give each range once",
+    });
+  });
+
+  it("a folio in no range is refused, naming the nearest range", async () => {
+    const json = await post([exampleInvoiceOf(15, 1)], [await cafOf(33, 1, 10), await cafOf(33, 21, 30)]);
+    expect(json.errors).toContainEqual({
+      path: "dte.Encabezado.IdDoc.Folio",
+      location: "body",
+      message: "15 is outside the CAF's range 21–30",
+    });
+  });
+});
