@@ -38,14 +38,35 @@ export async function chargeUnits(c: Context<AppEnv>, units: number): Promise<vo
   c.set("quota", { decision, units: (before?.units ?? 0) + units, at: before?.at ?? at });
 }
 
-/** Gives back every unit this request was charged (its weight and any added), in the window it was charged in. */
+/**
+ * Gives back every unit this request was charged (its weight and any added), in the window it was
+ * charged in, except those `settleCharge` kept for work done.
+ */
 export async function refundCharge(c: Context<AppEnv>): Promise<void> {
+  const charged = c.get("quota");
+  await giveBack(c, (charged?.units ?? 0) - (charged?.kept ?? 0));
+}
+
+/**
+ * Fixes this request's charge at `units` whatever its answer (an error included): a request that
+ * stopped half-way pays for the work it did. The units charged beyond are given back now.
+ */
+export async function settleCharge(c: Context<AppEnv>, units: number): Promise<void> {
+  const charged = c.get("quota");
+  if (!charged) return;
+  const kept = Math.min(units, charged.units);
+  await giveBack(c, charged.units - kept);
+  const now = c.get("quota");
+  if (now) c.set("quota", { ...now, kept });
+}
+
+async function giveBack(c: Context<AppEnv>, back: number): Promise<void> {
   const principal = c.get("principal");
   const charged = c.get("quota");
-  if (!principal || !charged || charged.units === 0) return;
-  await c.get("deps").quota.refund(principal.tokenId, charged.units, charged.at ?? c.get("deps").clock.now());
-  const { decision, units } = charged;
-  const daily = { ...decision.daily, used: Math.max(0, decision.daily.used - units) };
-  const monthly = { ...decision.monthly, used: Math.max(0, decision.monthly.used - units) };
-  c.set("quota", { decision: { ...decision, daily, monthly }, units: 0 });
+  if (!principal || !charged || back <= 0) return;
+  await c.get("deps").quota.refund(principal.tokenId, back, charged.at ?? c.get("deps").clock.now());
+  const { decision } = charged;
+  const daily = { ...decision.daily, used: Math.max(0, decision.daily.used - back) };
+  const monthly = { ...decision.monthly, used: Math.max(0, decision.monthly.used - back) };
+  c.set("quota", { ...charged, decision: { ...decision, daily, monthly }, units: charged.units - back });
 }

@@ -15,8 +15,9 @@ export interface AppEnv {
     principal?: Principal;
     /**
      * Set when this call consumed quota, so the response headers can report it; `at`: when its
-     * first units were taken (a refund gives them back to that day's window).
+     * first units were taken (a refund gives them back to that day's window); `kept`: units for work
+     * done that no refund gives back (settleCharge).
      */
-    quota?: { decision: QuotaDecision; units: number; at?: Date };
+    quota?: { decision: QuotaDecision; units: number; at?: Date; kept?: number };
   };
 }

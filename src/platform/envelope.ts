@@ -2,6 +2,33 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
+/**
+ * The same success envelope with `data` given as pieces of its JSON text, streamed out as they
+ * come: a large answer (2 000 signed documents and their envelope are ~30 MB of JSON) is never
+ * serialized in one go, which would hold the thread for hundreds of milliseconds. The producer
+ * pauses between pieces; it must not fail once it has begun (the status is already sent).
+ */
+export function okStream(c: Context, data: AsyncIterable<string>, message = "OK"): Response {
+  const encoder = new TextEncoder();
+  const timestamp = new Date().toISOString();
+  const pieces = (async function* () {
+    yield `{"success":true,"message":${JSON.stringify(message)},"data":`;
+    yield* data;
+    yield `,"timestamp":"${timestamp}"}`;
+  })();
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await pieces.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    async cancel() {
+      await pieces.return(undefined);
+    },
+  });
+  return c.body(stream, 200, { "content-type": "application/json" });
+}
+
 export function ok<T, S extends ContentfulStatusCode = 200>(c: Context, data: T, message = "OK", status?: S) {
   return c.json({ success: true as const, message, data, timestamp: new Date().toISOString() }, (status ?? 200) as S);
 }

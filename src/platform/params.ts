@@ -29,8 +29,12 @@ export const MAX_CHARS = {
   passphrase: 1024,
   /** A CAF file (AUTORIZACION, about 2 KiB), as XML or base64. */
   caf: 64 * 1024,
-  /** A DTE, EnvioDTE or EnvioBOLETA in base64: at most 20 documents and 1,200 lines weigh far less. */
-  xml: 8 * 1024 * 1024,
+  /**
+   * A DTE, EnvioDTE or EnvioBOLETA in base64. The SII's largest envelope, 2 000 DTEs of some 5 to
+   * 7 KB each, is 13 to 19 MB in base64: above the default body limit, which then binds (an
+   * operator who takes such envelopes raises MAX_BODY_BYTES; an EnvioBOLETA's 500 fit under it).
+   */
+  xml: 24 * 1024 * 1024,
   /** A logo image (JPEG or PNG) in base64. */
   image: 2 * 1024 * 1024,
   /** A name or a search text. */

@@ -17,7 +17,7 @@ const envio = (...docs: string[]) =>
 describe("Detalle limits on uploaded XML", () => {
   for (const path of ["/api/v1/platform/dte/documentos/pdf", "/api/v1/platform/dte/documentos/escpos"]) {
     it(`${path}: a document over ${MAX_DOCUMENT_LINES} lines, or a request over ${MAX_BATCH_LINES}, is refused naming the limit`, async () => {
-      const t = probeApp(undefined, { maxBodyBytes: 1024 * 1024 });
+      const t = probeApp(undefined, { maxBodyBytes: 16 * 1024 * 1024 });
       const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
       const post = (xml: string) => postJson(t.app, token.secret, path, { xml: bytesToBase64(new TextEncoder().encode(xml)) });
       const tooLong = await post(dte(1, MAX_DOCUMENT_LINES + 1));
@@ -25,9 +25,16 @@ describe("Detalle limits on uploaded XML", () => {
       expect((await bodyOf(tooLong)).message).toBe(
         `xml document 1 has ${MAX_DOCUMENT_LINES + 1} Detalle lines; a document has at most ${MAX_DOCUMENT_LINES}`,
       );
-      const tooMany = await post(envio(dte(1, 700), dte(2, 700)));
+      // One line more than a request may carry, in documents of the most lines a document may have.
+      const documents = Math.ceil((MAX_BATCH_LINES + 1) / MAX_DOCUMENT_LINES);
+      const last = MAX_BATCH_LINES + 1 - (documents - 1) * MAX_DOCUMENT_LINES;
+      const tooMany = await post(
+        envio(...Array.from({ length: documents }, (_, i) => dte(i + 1, i < documents - 1 ? MAX_DOCUMENT_LINES : last))),
+      );
       expect(tooMany.status).toBe(400);
-      expect((await bodyOf(tooMany)).message).toMatch(new RegExp(`has 1400 Detalle lines in all; at most ${MAX_BATCH_LINES} per request`));
+      expect((await bodyOf(tooMany)).message).toMatch(
+        new RegExp(`has ${MAX_BATCH_LINES + 1} Detalle lines in all; at most ${MAX_BATCH_LINES} per request`),
+      );
       expect((await post(envio(dte(1, 600), dte(2, 600)))).status).toBe(200);
     });
   }

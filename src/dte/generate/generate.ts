@@ -10,16 +10,17 @@ import { type FieldProblem, isNode, sanitizeDte } from "../normalize/sanitize.ts
 import type { XmlSigner } from "../sign/xmldsig.ts";
 import { MAX_DOCUMENTS } from "../verify/envelope.ts";
 import type { RsaPublicKey } from "../verify/timbre.ts";
-import { type Caf, CafError, cafProblems, readCaf } from "./caf.ts";
+import { cafProblems } from "./caf.ts";
+import { type CafEntry, cafFor, readCafSet } from "./caf-set.ts";
 import { DOCUMENTO_ORDER } from "./schema-order.ts";
 import { containerOf, serializeChildren } from "./serialize.ts";
-import { canonicalOfOwnText, signDte, signEnvelope } from "./sign.ts";
+import { canonicalOfOwnText, type SignedDte, signDte, signEnvelopeParts } from "./sign.ts";
 import { stampTed } from "./ted.ts";
 
 export interface GenerateRequest {
   /** Documents as given (one or more). */
   documents: Node[];
-  /** CAF files, raw XML or base64, one per document type used. */
+  /** CAF files, raw XML or base64: one per document type used, or several ranges of a type. */
   cafs: string[];
   resolucion: { fecha: string; numero: number };
   normalizar: boolean;
@@ -32,6 +33,32 @@ export interface GenerateContext {
   now: Date;
   /** Keys trusted to sign CAFs, by IDK. */
   cafKeys: ReadonlyMap<string, RsaPublicKey>;
+  /** Lets other requests run between documents (the caller's yielder); none: no pause. */
+  pause?: () => Promise<void>;
+}
+
+/** A document of the request, as a failure report names it. */
+export interface DocumentRef {
+  /** Its place in the request's `dte` list (0-based). */
+  index: number;
+  tipo: number;
+  folio: number;
+}
+
+/**
+ * Signing stopped half-way (a signature the runtime could not make): which documents were signed,
+ * which one failed and why; nothing is answered signed.
+ */
+export class GenerationStopped extends Error {
+  readonly signed: DocumentRef[];
+  readonly failed: DocumentRef & { reason: string };
+  override readonly cause: unknown;
+  constructor(signed: DocumentRef[], failed: DocumentRef & { reason: string }, cause: unknown) {
+    super(`signing stopped at document ${failed.index} after ${signed.length} were signed: ${failed.reason}`);
+    this.signed = signed;
+    this.failed = failed;
+    this.cause = cause;
+  }
 }
 
 export interface GeneratedDocument {
@@ -57,6 +84,28 @@ const XML_DECLARATION = '<?xml version="1.0" encoding="ISO-8859-1"?>\n';
 
 /** Base64 of ISO-8859-1 text: btoa reads each character as the byte of its code (all are ≤ U+00FF here). */
 const latin1Base64 = (text: string) => btoa(text);
+
+/** Characters encoded between two pauses: a multiple of 3, so the pieces' base64 joins into the whole's. */
+const BASE64_SLICE = 3 * 2 ** 18;
+
+/**
+ * The same for a large text given in parts (an envelope of 2 000 documents is ~10 MB): base64
+ * pieces whose concatenation is the whole's, encoded a slice at a time with a pause between.
+ */
+async function latin1Base64Parts(parts: readonly string[], pause: () => Promise<void>): Promise<string[]> {
+  const pieces: string[] = [];
+  let pending = "";
+  for (const part of parts) {
+    pending += part;
+    if (pending.length < BASE64_SLICE) continue;
+    const whole = pending.length - (pending.length % 3);
+    pieces.push(btoa(pending.slice(0, whole)));
+    pending = pending.slice(whole);
+    await pause();
+  }
+  if (pending) pieces.push(btoa(pending));
+  return pieces;
+}
 
 const child = (parent: Node, key: string): Node => (isNode(parent[key]) ? (parent[key] as Node) : {});
 
@@ -103,6 +152,7 @@ const REQUIRED = [
 
 interface Prepared {
   at: string;
+  index: number;
   dte: Node;
   tipo: number;
   folio: number;
@@ -114,7 +164,14 @@ interface Prepared {
 /** Types generated here: every DTE type of DTE_v10.xsd and the boletas, the ones the normalizer knows. */
 export const GENERATED_TYPES = [...SUPPORTED_TYPES].sort((a, b) => a - b);
 
-function prepare(input: Node, at: string, request: GenerateRequest, today: string, problems: FieldProblem[]): Prepared | null {
+function prepare(
+  input: Node,
+  index: number,
+  at: string,
+  request: GenerateRequest,
+  today: string,
+  problems: FieldProblem[],
+): Prepared | null {
   const tipoPath = `${at}.Encabezado.IdDoc.TipoDTE`;
   const given = Number(child(child(input, "Encabezado"), "IdDoc").TipoDTE);
   if (!GENERATED_TYPES.includes(given)) {
@@ -150,48 +207,45 @@ function prepare(input: Node, at: string, request: GenerateRequest, today: strin
   const { order, limits } = containerOf(tipo);
   const body = serializeChildren(dte, order, "", local, limits);
   problems.push(...local.map((p) => ({ path: `${at}.${p.path}`, message: p.message })));
-  return { at, dte, tipo, folio, emisor: String(child(encabezado, "Emisor").RUTEmisor).toUpperCase(), body, warnings };
+  return { at, index, dte, tipo, folio, emisor: String(child(encabezado, "Emisor").RUTEmisor).toUpperCase(), body, warnings };
 }
 
-async function readCafs(
-  request: GenerateRequest,
-  context: GenerateContext,
-  problems: FieldProblem[],
-): Promise<Map<number, { caf: Caf; path: string }>> {
-  const byType = new Map<number, { caf: Caf; path: string }>();
-  for (const [i, input] of request.cafs.entries()) {
-    const path = request.cafs.length > 1 ? `caf[${i}]` : "caf";
-    try {
-      const caf = await readCaf(input, path, context.cafKeys);
-      const earlier = byType.get(caf.td);
-      if (earlier)
-        problems.push({ path, message: `is a second CAF for type ${caf.td} (${earlier.path} is one): give one per document type` });
-      else byType.set(caf.td, { caf, path });
-    } catch (error) {
-      if (!(error instanceof CafError)) throw error;
-      problems.push(error.problem);
-    }
-  }
-  return byType;
+/** What generation gives, the envelope's base64 in pieces (their concatenation is `envio_xml`). */
+export interface GeneratedParts extends Omit<Generated, "envio_xml"> {
+  envioBase64: string[];
 }
 
 export async function generateDocuments(request: GenerateRequest, context: GenerateContext): Promise<Generated> {
+  const { envioBase64, ...generated } = await generateDocumentParts(request, context);
+  return { ...generated, envio_xml: envioBase64.join("") };
+}
+
+/** The same, the envelope left in pieces for a caller that writes it out as it goes. */
+export async function generateDocumentParts(request: GenerateRequest, context: GenerateContext): Promise<GeneratedParts> {
   const today = santiagoDate(context.now);
   const stampTime = santiagoDateTime(context.now).replace(" ", "T");
   const problems: FieldProblem[] = [];
-  const cafs = await readCafs(request, context, problems);
+  const cafs = await readCafSet(request.cafs, context.cafKeys, problems);
   const cafUnreadable = problems.length > 0;
   const many = request.documents.length > 1;
-  const prepared = request.documents.map((input, i) => prepare(input, many ? `dte[${i}]` : "dte", request, today, problems));
-  const documents = prepared.filter((p): p is Prepared => p !== null);
+  const pause = context.pause ?? (async () => {});
+  const documents: Prepared[] = [];
+  for (const [i, input] of request.documents.entries()) {
+    const doc = prepare(input, i, many ? `dte[${i}]` : "dte", request, today, problems);
+    if (doc) documents.push(doc);
+    await pause();
+  }
 
   const seen = new Map<string, string>();
   for (const doc of documents) {
-    const entry = cafs.get(doc.tipo);
+    const entry = cafFor(cafs, doc.tipo, doc.folio);
     if (entry) problems.push(...cafProblems(entry.caf, entry.path, { folio: doc.folio, emisor: doc.emisor, today }, doc.at));
     // A CAF that could not be read was already reported, and which type it was for is unknown.
     else if (!cafUnreadable)
-      problems.push({ path: "caf", message: `has no CAF for type ${doc.tipo} (${doc.at}): give one per document type used` });
+      problems.push({
+        path: "caf",
+        message: `has no CAF for type ${doc.tipo} (${doc.at}): give one per document type used (or one per range)`,
+      });
     const key = `${doc.tipo}/${doc.folio}`;
     const earlier = seen.get(key);
     if (earlier)
@@ -217,21 +271,12 @@ export async function generateDocuments(request: GenerateRequest, context: Gener
   if (documents.length === 0)
     throw new DteError("invalid_document", "dte holds no documents", [{ path: "dte", location: "body", message: "holds no documents" }]);
 
-  // Signed concurrently: where WebCrypto runs off the main thread (Node), the RSA work overlaps.
-  const dtes = await Promise.all(
-    documents.map(async (doc) => {
-      const { caf } = cafs.get(doc.tipo) as { caf: Caf };
-      const ted = await stampTed(doc.dte, caf, stampTime);
-      const body = { file: doc.body + ted.file, canonical: canonicalOfOwnText(doc.body) + ted.canonical };
-      const signed = await signDte(containerOf(doc.tipo).element, `T${doc.tipo}F${doc.folio}`, body, context.signer, stampTime);
-      return { tipo: doc.tipo, signed, ted: ted.file };
-    }),
-  );
+  const dtes = await signAll(documents, cafs, stampTime, context, pause);
   const generated: GeneratedDocument[] = documents.map((doc, i) => {
-    const { signed, ted } = dtes[i] as (typeof dtes)[number];
-    return { tipo: doc.tipo, folio: doc.folio, dte_xml: latin1Base64(XML_DECLARATION + signed.xml), ted, warnings: doc.warnings };
+    const { dteXml, ted } = dtes[i] as (typeof dtes)[number];
+    return { tipo: doc.tipo, folio: doc.folio, dte_xml: dteXml, ted, warnings: doc.warnings };
   });
-  const envelope = await signEnvelope(
+  const envelope = await signEnvelopeParts(
     sobre,
     {
       rutEmisor: documents[0]?.emisor as string,
@@ -243,6 +288,37 @@ export async function generateDocuments(request: GenerateRequest, context: Gener
     },
     dtes,
     context.signer,
+    pause,
   );
-  return { sobre, documentos: generated, envio_xml: latin1Base64(XML_DECLARATION + envelope) };
+  return { sobre, documentos: generated, envioBase64: await latin1Base64Parts([XML_DECLARATION, ...envelope], pause) };
+}
+
+/**
+ * Stamps and signs each document in turn, pausing between documents: a signature is about a millisecond of CPU (node:crypto signs
+ * synchronously), so signing them all at once would hold the thread for seconds at 2 000. A
+ * failure stops the work and says what was done.
+ */
+async function signAll(
+  documents: Prepared[],
+  cafs: Map<number, CafEntry[]>,
+  stampTime: string,
+  context: GenerateContext,
+  pause: () => Promise<void>,
+): Promise<{ tipo: number; signed: SignedDte; ted: string; dteXml: string }[]> {
+  const out: { tipo: number; signed: SignedDte; ted: string; dteXml: string }[] = [];
+  const ref = (doc: Prepared): DocumentRef => ({ index: doc.index, tipo: doc.tipo, folio: doc.folio });
+  for (const [i, doc] of documents.entries()) {
+    try {
+      const { caf } = cafFor(cafs, doc.tipo, doc.folio) as CafEntry;
+      const ted = await stampTed(doc.dte, caf, stampTime);
+      const body = { file: doc.body + ted.file, canonical: canonicalOfOwnText(doc.body) + ted.canonical };
+      const signed = await signDte(containerOf(doc.tipo).element, `T${doc.tipo}F${doc.folio}`, body, context.signer, stampTime);
+      out.push({ tipo: doc.tipo, signed, ted: ted.file, dteXml: latin1Base64(XML_DECLARATION + signed.xml) });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new GenerationStopped(documents.slice(0, i).map(ref), { ...ref(doc), reason }, error);
+    }
+    await pause();
+  }
+  return out;
 }

@@ -19,7 +19,13 @@ import {
 } from "../xml/parse.ts";
 import { checkSignature, type IdIndex, indexIds, type SignatureCheck, walk } from "./xmldsig.ts";
 
-/** Documents per envelope the SII takes: DTEUpload (LibreDTE's limit) and the boleta service. */
+/**
+ * Documents per envelope the SII takes. EnvioDTE: 2 000, the `DTE maxOccurs` of the SII's
+ * EnvioDTE_v10.xsd and LibreDTE's `Enum/TipoSobre.php` (`DTE_max`). EnvioBOLETA: 500, the `DTE
+ * maxOccurs` of the SII's EnvioBOLETA_v11.xsd, the schema the boleta service validates uploads
+ * against; LibreDTE's `TipoSobre.php` says 1 000, an envelope the schema refuses, and
+ * devlas-cl/dte-sii (`Envio.js`) sets no limit, so the schema decides.
+ */
 export const MAX_DOCUMENTS = { EnvioDTE: 2000, EnvioBOLETA: 500 } as const;
 
 export interface DocumentSummary {

@@ -1,28 +1,56 @@
-// How much one request may ask of the document engine. An operation is charged per request, and
-// the engine's work (normalizing, stamping, signing, checking, drawing) runs on the thread that
-// serves every other request of the process or isolate: each limit keeps the largest request's
-// longest hold of it in the low hundreds of milliseconds (measured figures in the README), and a
-// bigger batch is sent as several requests.
+// How much one request may ask of the document engine, and what it pays. A request takes an
+// envelope up to the SII's maxima (src/dte/verify/envelope.ts MAX_DOCUMENTS): the engine's work
+// (normalizing, stamping, signing, checking, drawing) runs on the thread that serves every other
+// request of the process or isolate, so it is done in slices that yield (`yielder`), and it is
+// charged by the block of documents, not by the request.
+import type { Context } from "hono";
+import { MAX_DOCUMENTS } from "../../dte/verify/envelope.ts";
 import { childElements, localName, type XmlElement } from "../../dte/xml/parse.ts";
+import { chargeUnits } from "../../platform/charge.ts";
+import type { AppEnv } from "../../platform/context.ts";
 import { ApiError } from "../../platform/errors.ts";
 
-/** Documents per request (generar, pdf, escpos, envios/verificar, formatos/json from XML). */
-export const MAX_BATCH_DOCUMENTS = 20;
+/** Documents per request (generar, pdf, escpos, envios/verificar, formatos/json from XML): the largest envelope, an EnvioDTE's. */
+export const MAX_BATCH_DOCUMENTS = MAX_DOCUMENTS.EnvioDTE;
+/** Documents per request when they are boletas: an EnvioBOLETA's maximum. */
+export const MAX_BATCH_BOLETAS = MAX_DOCUMENTS.EnvioBOLETA;
 /** Detalle lines of one document: the boleta schema's maximum (EnvioBOLETA_v11.xsd; other types allow 60). */
 export const MAX_DOCUMENT_LINES = 1000;
-/** Detalle lines of all the documents of one request. */
-export const MAX_BATCH_LINES = 1200;
-/** Pages of one PDF or ESC/POS answer: documents × copies (the cedible copy counts). */
-export const MAX_PRINTED_COPIES = 20;
+/**
+ * Detalle lines of all the documents of one request: 30 a document on average at the largest
+ * envelope. The body limit (MAX_BODY_BYTES, 10 MiB) alone would let ~230 000 minimal lines
+ * through (`{"NmbItem":"x","QtyItem":1,"PrcItem":1}` is 45 bytes), and each line costs work in
+ * every operation (normalized, serialized, digested, drawn), so the count bounds it: a request at
+ * this limit stays seconds of CPU, inside Workers' 30 s with room. 2 000 typical boletas (one to
+ * five lines, about 1 KB of JSON each) are ~2 MB, well inside the body limit.
+ */
+export const MAX_BATCH_LINES = 60_000;
+/** Pages of one PDF answer: documents × copies (the cedible copy counts): one of each document of the largest envelope. */
+export const MAX_PRINTED_COPIES = MAX_BATCH_DOCUMENTS;
+/** Documents per charged block: an operation on a batch costs its weight per started block. */
+export const CHARGE_BLOCK = 50;
+
+/** The charging rule, as each operation's description states it. */
+export const chargeRule = (weight: number) =>
+  `Charged ${weight} unit${weight === 1 ? "" : "s"} (the operation's weight) per started block of ${CHARGE_BLOCK} documents: 1–${CHARGE_BLOCK} documents ${weight}, ${CHARGE_BLOCK + 1}–${2 * CHARGE_BLOCK} ${2 * weight}, ${MAX_BATCH_DOCUMENTS} documents ${(weight * MAX_BATCH_DOCUMENTS) / CHARGE_BLOCK}.`;
+
+/** Units for `documents` at `weight` per started block. */
+export const unitsFor = (weight: number, documents: number) => weight * Math.max(1, Math.ceil(documents / CHARGE_BLOCK));
+
+/** Charges the blocks beyond the first (the operation's weight, already paid): call it before the work. */
+export async function chargeDocuments(c: Context<AppEnv>, weight: number, documents: number): Promise<void> {
+  await chargeUnits(c, unitsFor(weight, documents) - weight);
+}
 
 export function tooLarge(path: string, message: string): ApiError {
   return new ApiError(400, "VALIDATION_ERROR", `${path} ${message}`, { errors: [{ path, location: "body", message }] });
 }
 
-/** 400 when an uploaded envelope carries more documents than one request may. */
-export function checkDocumentCount(path: string, count: number): void {
-  if (count > MAX_BATCH_DOCUMENTS) {
-    throw tooLarge(path, `holds ${count} documents; at most ${MAX_BATCH_DOCUMENTS} per request (send the rest in further requests)`);
+/** 400 when an uploaded envelope carries more documents than its kind of envelope may (the SII's maximum), naming both. */
+export function checkDocumentCount(path: string, count: number, kind: "EnvioDTE" | "EnvioBOLETA" | "DTE" = "EnvioDTE"): void {
+  const max = kind === "EnvioBOLETA" ? MAX_BATCH_BOLETAS : MAX_BATCH_DOCUMENTS;
+  if (count > max) {
+    throw tooLarge(path, `holds ${count} documents; at most ${max} per ${kind === "DTE" ? "request" : kind} (the SII's maximum)`);
   }
 }
 
@@ -59,15 +87,20 @@ export function checkXmlLineCount(path: string, dtes: readonly { documento: XmlE
 
 /**
  * Lets other requests run between documents: a macrotask (setTimeout works on every runtime), taken
- * once 20 ms of work have passed or every 10 documents (Workers' clock stands still while code runs).
+ * once `ms` of work have passed or every `count` documents (Workers' clock stands still while code
+ * runs). A request served meanwhile needs several turns of the loop (read, authenticate, charge,
+ * answer), each waiting out one slice, so a batch at the SII's maxima takes short slices.
  */
-export function yielder(): () => Promise<void> {
+export function yielder(ms = 20, count = 10): () => Promise<void> {
   let since = Date.now();
-  let count = 0;
+  let done = 0;
   return async () => {
-    if (++count < 10 && Date.now() - since < 20) return;
+    if (++done < count && Date.now() - since < ms) return;
     await new Promise<void>((resolve) => setTimeout(resolve, 0));
     since = Date.now();
-    count = 0;
+    done = 0;
   };
 }
+
+/** The yielder of a batch that may reach the SII's maxima: slices of at most 5 ms or 4 documents. */
+export const batchYielder = () => yielder(5, 4);

@@ -8,14 +8,27 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
-import { checkDocumentCount, checkXmlLineCount, MAX_BATCH_DOCUMENTS, yielder } from "./batch.ts";
+import {
+  chargeDocuments,
+  chargeRule,
+  checkDocumentCount,
+  checkXmlLineCount,
+  MAX_BATCH_BOLETAS,
+  MAX_BATCH_DOCUMENTS,
+  yielder,
+} from "./batch.ts";
+
+const WEIGHT = 1;
+
 import { EXAMPLE_ENVELOPE } from "./examples.ts";
 import { fieldError, readXmlField, resolucionOf } from "./factory.ts";
 import { ResolucionField, XmlField } from "./schema.ts";
 
 const Body = z
   .object({
-    xml: XmlField.openapi({ description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents` }),
+    xml: XmlField.openapi({
+      description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents (an EnvioBOLETA ${MAX_BATCH_BOLETAS}, the SII's maxima)`,
+    }),
     papel: z
       .enum(["80mm", "58mm"], { error: "must be 80mm or 58mm" })
       .default("80mm")
@@ -45,8 +58,7 @@ export function registerDocumentosEscpos(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/documentos/escpos",
       tags: ["Documents"],
       summary: "A document as an ESC/POS receipt",
-      description:
-        "Text in the chosen code page, the SII's box, lines, totals and references, and the TED as a PDF417 the printer draws (GS ( k, error correction level 5, the TED's exact ISO-8859-1 bytes); then feed and cut. An envelope gives one receipt per document, each cut.",
+      description: `Text in the chosen code page, the SII's box, lines, totals and references, and the TED as a PDF417 the printer draws (GS ( k, error correction level 5, the TED's exact ISO-8859-1 bytes); then feed and cut. An envelope gives one receipt per document, each cut. ${chargeRule(WEIGHT)}`,
       request: { body: jsonBody(Body) },
       responses: {
         200: {
@@ -59,13 +71,14 @@ export function registerDocumentosEscpos(app: OpenAPIHono<AppEnv>): void {
         ...errorResponses([400, 422]),
       },
     }),
-    { scope: "sii:read", weight: 1 },
+    { scope: "sii:read", weight: WEIGHT },
     async (c) => {
       const body = valid(c, "json", Body);
       const contents = await readXmlField(body.xml);
       if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
-      checkDocumentCount("xml", contents.dtes.length);
+      checkDocumentCount("xml", contents.dtes.length, contents.kind);
       checkXmlLineCount("xml", contents.dtes);
+      await chargeDocuments(c, WEIGHT, contents.dtes.length);
       const resolucion = resolucionOf(body.resolucion, contents);
       const printed = [];
       const receipts = [];

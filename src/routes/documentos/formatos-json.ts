@@ -13,7 +13,19 @@ import { registerOperation, valid } from "../../platform/operation.ts";
 import { MAX_CHARS } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { businessRule } from "../../platform/validation.ts";
-import { checkDocumentCount, checkLineCount, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, yielder } from "./batch.ts";
+import {
+  chargeDocuments,
+  chargeRule,
+  checkDocumentCount,
+  checkLineCount,
+  MAX_BATCH_BOLETAS,
+  MAX_BATCH_DOCUMENTS,
+  MAX_BATCH_LINES,
+  yielder,
+} from "./batch.ts";
+
+const WEIGHT = 1;
+
 import { EXAMPLE_ENVELOPE, EXAMPLE_INVOICE } from "./examples.ts";
 import { fieldError, readXmlField } from "./factory.ts";
 import { BASE64_XML, dteJson } from "./schema.ts";
@@ -31,7 +43,7 @@ const Body = z
       .optional()
       .openapi({
         ...BASE64_XML,
-        description: `Instead of \`dte\`: an existing DTE XML, base64 of its bytes (ISO-8859-1 or UTF-8, as its declaration says): a \`DTE\`, or an \`EnvioDTE\`/\`EnvioBOLETA\` with one or more (at most ${MAX_BATCH_DOCUMENTS}, ${MAX_BATCH_LINES} Detalle lines in all). Its \`TED\`, \`TmstFirma\` and signature are dropped. The answer is then a list (\`data.documentos\`).`,
+        description: `Instead of \`dte\`: an existing DTE XML, base64 of its bytes (ISO-8859-1 or UTF-8, as its declaration says): a \`DTE\`, or an \`EnvioDTE\`/\`EnvioBOLETA\` with one or more (at most ${MAX_BATCH_DOCUMENTS}, an EnvioBOLETA ${MAX_BATCH_BOLETAS}, with ${MAX_BATCH_LINES} Detalle lines in all). Its \`TED\`, \`TmstFirma\` and signature are dropped. The answer is then a list (\`data.documentos\`).`,
         example: EXAMPLE_ENVELOPE,
       }),
   })
@@ -86,15 +98,14 @@ export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/formatos/json",
       tags: ["Documents"],
       summary: "Normalize a document (JSON or an existing XML) to the standard format",
-      description:
-        "Fills in what the SII's rules let be computed (defaults, line amounts, discounts and surcharges, taxes, IVA, totals), cleans text to the SII's character set and lengths, and writes RUTs canonically, listing each change in `warnings`. Give `dte` (JSON with the SII's tag names) or `xml` (an existing DTE or envelope, base64), not both. A value that cannot be fixed (a wrong RUT check digit, an impossible date) is a 400 naming its field. Nothing is signed, sent or stored.",
+      description: `Fills in what the SII's rules let be computed (defaults, line amounts, discounts and surcharges, taxes, IVA, totals), cleans text to the SII's character set and lengths, and writes RUTs canonically, listing each change in \`warnings\`. Give \`dte\` (JSON with the SII's tag names) or \`xml\` (an existing DTE or envelope, base64), not both. A value that cannot be fixed (a wrong RUT check digit, an impossible date) is a 400 naming its field. Nothing is signed, sent or stored. A \`dte\` costs the weight; an \`xml\`: ${chargeRule(WEIGHT)}`,
       request: { body: jsonBody(Body) },
       responses: {
         200: jsonContent(Normalized, "The normalized document (`dte` input) or documents (`xml` input)"),
         ...errorResponses([400, 422]),
       },
     }),
-    { scope: "sii:read", weight: 1 },
+    { scope: "sii:read", weight: WEIGHT },
     async (c) => {
       const body = valid(c, "json", Body);
       const today = santiagoDate(c.get("deps").clock.now());
@@ -106,8 +117,9 @@ export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
       const contents = await readXmlField(body.xml ?? "");
       if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
       const { envelope: sobre, documents } = dteDocumentsFromXml(contents);
-      checkDocumentCount("xml", documents.length);
+      checkDocumentCount("xml", documents.length, contents.kind);
       checkLineCount("xml", documents);
+      await chargeDocuments(c, WEIGHT, documents.length);
       const documentos = [];
       const pause = yielder();
       for (const [i, document] of documents.entries()) {

@@ -2,27 +2,39 @@
 // with their TED, and the signed EnvioDTE / EnvioBOLETA that `envios/enviar` sends. Nothing is sent
 // to the SII; the certificate and the CAFs are used for this request only, never stored.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { GENERATED_TYPES, generateDocuments, SII_RUT } from "../../dte/generate/generate.ts";
+import type { Context } from "hono";
+import { GENERATED_TYPES, type GeneratedParts, GenerationStopped, generateDocumentParts, SII_RUT } from "../../dte/generate/generate.ts";
 import { assertShallow } from "../../dte/normalize/normalize.ts";
+import { settleCharge } from "../../platform/charge.ts";
 import type { AppEnv } from "../../platform/context.ts";
-import { ok } from "../../platform/envelope.ts";
+import { okStream } from "../../platform/envelope.ts";
+import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { MAX_CHARS, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
-import { checkLineCount, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES } from "./batch.ts";
+import {
+  batchYielder,
+  chargeDocuments,
+  chargeRule,
+  checkDocumentCount,
+  checkLineCount,
+  MAX_BATCH_BOLETAS,
+  MAX_BATCH_DOCUMENTS,
+  MAX_BATCH_LINES,
+  unitsFor,
+} from "./batch.ts";
 import { trustedCafKeys } from "./caf-keys.ts";
 import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "./examples.ts";
+import { LooseDocument, validDocuments } from "./generar-input.ts";
 import { BASE64_PATTERN, dteJson } from "./schema.ts";
 
-const DteJson = dteJson(GENERATED_TYPES, true);
+const DteJson = dteJson(GENERATED_TYPES, true).openapi("DocumentToSign");
+const WEIGHT = 2;
+/** CAF files per request: one per type of the 20 an EnvioDTE may carry, or a type's ranges (MAX_AUTOR folios each). */
+const MAX_CAFS = 40;
 
-/** What normalizing would fill in, so a document taken as given must carry it (the engine's REQUIRED). */
-const AS_GIVEN_REQUIRED = [
-  ["IdDoc", "FchEmis"],
-  ["Totales", "MntTotal"],
-] as const;
 const AS_GIVEN = {
   type: "object",
   required: ["Encabezado"],
@@ -55,12 +67,20 @@ const CafFile = z
 const Body = z
   .object({
     auth: CertAuthBody.shape.auth,
-    dte: z.union([DteJson, z.array(DteJson).min(1).max(MAX_BATCH_DOCUMENTS)]).openapi({
-      description: `One document or a list (at most ${MAX_BATCH_DOCUMENTS} per request, with at most ${MAX_BATCH_LINES} Detalle lines in all: a larger batch goes in several requests, each its own envelope), with the SII's tag names (\`Encabezado\`, \`Detalle\`, \`DscRcgGlobal\`, \`Referencia\`, …); single objects are accepted where lists are expected. All of one issuer; boletas (39, 41) and other types go in separate requests (separate envelopes).`,
-    }),
-    caf: z.union([CafFile, z.array(CafFile).min(1).max(20)]).openapi({
-      description:
-        "The CAF file the SII gave for the folios (the whole `AUTORIZACION`, with its private key), raw XML or base64 of the file's bytes (base64 keeps the key's PEM block out of logs and documents); a list of at most 20 with one per document type used.",
+    // The list's items are checked in the handler, one at a time (generar-input.ts).
+    dte: z
+      .union([
+        DteJson,
+        z
+          .array(LooseDocument)
+          .min(1)
+          .openapi({ type: "array", items: { $ref: "#/components/schemas/DocumentToSign" }, minItems: 1, maxItems: MAX_BATCH_DOCUMENTS }),
+      ])
+      .openapi({
+        description: `One document or a list (at most ${MAX_BATCH_DOCUMENTS}, the SII's maximum per EnvioDTE, or ${MAX_BATCH_BOLETAS} boletas, its maximum per EnvioBOLETA; at most ${MAX_BATCH_LINES} Detalle lines in all), with the SII's tag names (\`Encabezado\`, \`Detalle\`, \`DscRcgGlobal\`, \`Referencia\`, …); single objects are accepted where lists are expected. All of one issuer; boletas (39, 41) and other types go in separate requests (separate envelopes).`,
+      }),
+    caf: z.union([CafFile, z.array(CafFile).min(1).max(MAX_CAFS)]).openapi({
+      description: `The CAF file the SII gave for the folios (the whole \`AUTORIZACION\`, with its private key), raw XML or base64 of the file's bytes (base64 keeps the key's PEM block out of logs and documents); a list of at most ${MAX_CAFS}: one per document type used, or several ranges of a type (each document is stamped with the CAF whose range holds its folio; ranges may not overlap).`,
     }),
     resolucion: z
       .object({
@@ -78,20 +98,6 @@ const Body = z
     receptor_envio: Rut.optional().openapi({
       description: `RutReceptor of the envelope: the SII (${SII_RUT}, the default) for a submission, or the buyer's RUT for the exchange copy`,
     }),
-  })
-  // Taken as given (`normalizar: false`), nothing fills in the date or the total: the document must carry them.
-  .superRefine((body, ctx) => {
-    if (body.normalizar) return;
-    const documents = Array.isArray(body.dte) ? body.dte : [body.dte];
-    for (const [i, document] of documents.entries()) {
-      const at = Array.isArray(body.dte) ? ["dte", i, "Encabezado"] : ["dte", "Encabezado"];
-      const encabezado = document.Encabezado as Record<string, unknown>;
-      const part = (name: string) => (encabezado[name] ?? {}) as Record<string, unknown>;
-      for (const [name, field] of AS_GIVEN_REQUIRED) {
-        if (part(name)[field] === undefined)
-          ctx.addIssue({ code: "custom", path: [...at, name, field], message: "is required with normalizar: false" });
-      }
-    }
   })
   .openapi("GenerateRequest", {
     ...AS_GIVEN_RULE,
@@ -134,29 +140,72 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/documentos/generar",
       tags: ["Documents"],
       summary: "Generate signed documents and their envelope",
-      description:
-        "Normalizes each document (unless `normalizar` is false), checks its CAF (signed by the SII for its IDK, folio in range, same issuer, not expired: six months for types 33, 43, 46, 56 and 61), stamps the TED with the CAF's key, signs each DTE and the envelope with the certificate. Every problem is a 400 naming its field, before anything is signed. Nothing is sent to the SII and nothing is stored.",
+      description: `Normalizes each document (unless \`normalizar\` is false), checks its CAF (signed by the SII for its IDK, folio in range, same issuer, not expired: six months for types 33, 43, 46, 56 and 61), stamps the TED with the CAF's key, signs each DTE and the envelope with the certificate. Every problem is a 400 naming its field, before anything is signed (and then nothing is charged). Nothing is sent to the SII and nothing is stored. ${chargeRule(WEIGHT)} Should signing stop half-way (a 500), only the blocks begun are charged, and \`details\` lists the documents signed (\`firmados\`), the one that failed and why (\`fallido\`), and \`unidades_cobradas\`.`,
       request: { body: jsonBody(Body) },
       responses: { 200: jsonContent(Generated, "The signed documents and envelope"), ...errorResponses([400, 422]) },
     }),
-    { scope: "sii:write", weight: 2 },
+    { scope: "sii:write", weight: WEIGHT },
     async (c) => {
       const body = valid(c, "json", Body);
-      const documents = Array.isArray(body.dte) ? body.dte : [body.dte];
+      const pause = batchYielder();
+      // Counted before any is checked, so the 400 names the limit and the count.
+      checkDocumentCount("dte", Array.isArray(body.dte) ? body.dte.length : 1);
+      const documents = await validDocuments(c, DteJson, body, pause);
       checkLineCount("dte", documents);
       for (const [i, document] of documents.entries()) assertShallow(document, Array.isArray(body.dte) ? `dte[${i}]` : "dte");
       const signer = await parseCertificate(c, body.auth.cert);
-      const generated = await generateDocuments(
-        {
-          documents,
-          cafs: Array.isArray(body.caf) ? body.caf : [body.caf],
-          resolucion: body.resolucion,
-          normalizar: body.normalizar,
-          receptorEnvio: body.receptor_envio,
-        },
-        { signer, now: c.get("deps").clock.now(), cafKeys: trustedCafKeys(c) },
-      );
-      return ok(c, generated);
+      // Charged before the work; a refusal (400) gives every unit back, as for any operation.
+      await chargeDocuments(c, WEIGHT, documents.length);
+      try {
+        const generated = await generateDocumentParts(
+          {
+            documents,
+            cafs: Array.isArray(body.caf) ? body.caf : [body.caf],
+            resolucion: body.resolucion,
+            normalizar: body.normalizar,
+            receptorEnvio: body.receptor_envio,
+          },
+          { signer, now: c.get("deps").clock.now(), cafKeys: trustedCafKeys(c), pause },
+        );
+        return okStream(c, generatedJson(generated, pause));
+      } catch (error) {
+        if (error instanceof GenerationStopped) throw await stopped(c, error);
+        throw error;
+      }
     },
   );
+}
+
+/**
+ * The answer when signing stopped half-way: the blocks holding a signed document are charged
+ * (none when nothing was signed), and the error says which documents were signed and which failed and why.
+ */
+async function stopped(c: Context<AppEnv>, error: GenerationStopped): Promise<ApiError> {
+  const signed = error.signed.length;
+  const begun = signed === 0 ? 0 : unitsFor(WEIGHT, signed);
+  await settleCharge(c, begun);
+  const cause = error.cause instanceof Error ? error.cause.name : "error";
+  c.get("deps").log.log({ level: "error", msg: "generar stopped half-way", request_id: c.get("requestId"), signed, error: cause });
+  return new ApiError(
+    500,
+    "INTERNAL_ERROR",
+    `Signing stopped at dte[${error.failed.index}] after ${signed} of the documents were signed; nothing was answered signed: send the request again`,
+    { details: { firmados: error.signed, fallido: error.failed, unidades_cobradas: begun } },
+  );
+}
+
+/** The answer's `data` as JSON text in pieces: each document, then the envelope's base64 in slices. */
+async function* generatedJson(generated: GeneratedParts, pause: () => Promise<void>): AsyncGenerator<string> {
+  yield `{"sobre":${JSON.stringify(generated.sobre)},"documentos":[`;
+  for (const [i, documento] of generated.documentos.entries()) {
+    yield (i ? "," : "") + JSON.stringify(documento);
+    await pause();
+  }
+  yield '],"envio_xml":"';
+  // Base64 needs no JSON escape.
+  for (const piece of generated.envioBase64) {
+    yield piece;
+    await pause();
+  }
+  yield '"}';
 }

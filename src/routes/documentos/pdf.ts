@@ -10,7 +10,19 @@ import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { MAX_CHARS } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
-import { checkDocumentCount, checkXmlLineCount, MAX_BATCH_DOCUMENTS, MAX_PRINTED_COPIES, tooLarge } from "./batch.ts";
+import {
+  chargeDocuments,
+  chargeRule,
+  checkDocumentCount,
+  checkXmlLineCount,
+  MAX_BATCH_BOLETAS,
+  MAX_BATCH_DOCUMENTS,
+  MAX_PRINTED_COPIES,
+  tooLarge,
+} from "./batch.ts";
+
+const WEIGHT = 2;
+
 import { EXAMPLE_ENVELOPE } from "./examples.ts";
 import { base64Field, fieldError, readXmlField, resolucionOf } from "./factory.ts";
 import { BASE64, ResolucionField, XmlField } from "./schema.ts";
@@ -18,7 +30,7 @@ import { BASE64, ResolucionField, XmlField } from "./schema.ts";
 const Body = z
   .object({
     xml: XmlField.openapi({
-      description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents, and at most ${MAX_PRINTED_COPIES} pages in all (documents × copies, the cedible copy counting as one)`,
+      description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents (an EnvioBOLETA ${MAX_BATCH_BOLETAS}, the SII's maxima), and at most ${MAX_PRINTED_COPIES} pages in all (documents × copies, the cedible copy counting as one)`,
     }),
     papel: z
       .enum(["carta", "80mm"], { error: "must be carta or 80mm" })
@@ -62,8 +74,7 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/documentos/pdf",
       tags: ["Documents"],
       summary: "A document's printed representation as PDF",
-      description:
-        "Issuer and receiver, the SII's red box (RUT, type, folio, office), lines, totals, references, the TED as a PDF417 (error correction level 5) with its legend and resolution, and the cedible copy when asked. Letter paper or an 80 mm roll.",
+      description: `Issuer and receiver, the SII's red box (RUT, type, folio, office), lines, totals, references, the TED as a PDF417 (error correction level 5) with its legend and resolution, and the cedible copy when asked. Letter paper or an 80 mm roll. ${chargeRule(WEIGHT)}`,
       request: { body: jsonBody(Body) },
       responses: {
         200: {
@@ -73,12 +84,12 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
         ...errorResponses([400, 422]),
       },
     }),
-    { scope: "sii:read", weight: 2 },
+    { scope: "sii:read", weight: WEIGHT },
     async (c) => {
       const body = valid(c, "json", Body);
       const contents = await readXmlField(body.xml);
       if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
-      checkDocumentCount("xml", contents.dtes.length);
+      checkDocumentCount("xml", contents.dtes.length, contents.kind);
       checkXmlLineCount("xml", contents.dtes);
       const pages = contents.dtes.length * (body.copias + (body.cedible ? 1 : 0));
       if (pages > MAX_PRINTED_COPIES) {
@@ -96,6 +107,7 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
           throw err;
         }
       }
+      await chargeDocuments(c, WEIGHT, contents.dtes.length);
       const resolucion = resolucionOf(body.resolucion, contents);
       const docs = contents.dtes.map(({ documento }) => printedDocument(contents.doc, documento));
       const pdf = await pdfDocument(docs, {

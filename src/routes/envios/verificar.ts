@@ -15,7 +15,7 @@ import { Ambiente } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { advancedDocumentStatus, type SiiDocumentStatus } from "../../sii/envios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
-import { checkDocumentCount, MAX_BATCH_DOCUMENTS, yielder } from "../documentos/batch.ts";
+import { chargeDocuments, chargeRule, checkDocumentCount, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, yielder } from "../documentos/batch.ts";
 import { trustedCafKeys } from "../documentos/caf-keys.ts";
 import { EXAMPLE_ENVELOPE } from "../documentos/examples.ts";
 import { fieldError, inspectXmlField, readXmlField } from "../documentos/factory.ts";
@@ -23,10 +23,14 @@ import { XmlField } from "../documentos/schema.ts";
 import { trustStoreFor } from "../documentos/trust-store.ts";
 import { siiServices } from "../sii-context.ts";
 
+const WEIGHT = 2;
+
 const Query = z.object({ ambiente: Ambiente });
 const Body = z
   .object({
-    xml: XmlField.openapi({ description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents` }),
+    xml: XmlField.openapi({
+      description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents (an EnvioBOLETA ${MAX_BATCH_BOLETAS}, the SII's maxima)`,
+    }),
     auth: CertAuthBody.shape.auth.optional().openapi({
       description: "Optional: with a certificate (of the issuer, the receiver or their representative) the SII checks each document too",
     }),
@@ -141,17 +145,18 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/envios/verificar",
       tags: ["Submissions"],
       summary: "Check the authenticity of documents",
-      description:
-        "Checks each document of a DTE or envelope: its signature (accepting the canonical forms real documents were signed with), its TED with the CAF's key, the CAF with the SII's key of its IDK (and, against the sandbox, the sandbox's), and their coherence with the document. Every check is made on the one parsed node it reports on (signature wrapping, comments and IDs carried twice make a document invalid). Each signer is reported with its chain to the trust store; `valido` needs the signer established (a chain, or the SII's confirmation), and `motivo` says what could not be. A document that does not validate against the SII's schema can still verify. With `auth.cert`, the SII checks each document too (QueryEstDteAv), at one more unit per document on top of the operation's weight.",
+      description: `Checks each document of a DTE or envelope: its signature (accepting the canonical forms real documents were signed with), its TED with the CAF's key, the CAF with the SII's key of its IDK (and, against the sandbox, the sandbox's), and their coherence with the document. Every check is made on the one parsed node it reports on (signature wrapping, comments and IDs carried twice make a document invalid). Each signer is reported with its chain to the trust store; \`valido\` needs the signer established (a chain, or the SII's confirmation), and \`motivo\` says what could not be. A document that does not validate against the SII's schema can still verify. With \`auth.cert\`, the SII checks each document too (QueryEstDteAv), at one more unit per document on top of the operation's weight. ${chargeRule(WEIGHT)}`,
       request: { query: Query, body: jsonBody(Body) },
       responses: { 200: jsonContent(Verified, "Each document's checks"), ...errorResponses([400, 422, 502, 503]) },
     }),
-    { scope: "sii:read", weight: 2 },
+    { scope: "sii:read", weight: WEIGHT },
     async (c) => {
       const { ambiente } = valid(c, "query", Query);
       const body = valid(c, "json", Body);
       // Counted on a plain read first, so an envelope too large is refused before any signature is checked.
-      checkDocumentCount("xml", (await readXmlField(body.xml)).dtes.length);
+      const plain = await readXmlField(body.xml);
+      checkDocumentCount("xml", plain.dtes.length, plain.kind);
+      await chargeDocuments(c, WEIGHT, plain.dtes.length);
       const report = await inspectXmlField(body.xml);
       if (report.documentos.length === 0) throw fieldError("xml", "holds no documents");
 

@@ -1,0 +1,234 @@
+// Envelopes at the SII's maxima in one request (EnvioDTE 2 000, EnvioBOLETA 500): generated
+// against the sandbox's CAFs (two ranges of 1 000, the sandbox's MAX_AUTOR), valid for the SII's
+// schema, every signature checked, charged per block of 50 documents, while another account's
+// calls are answered within 100 ms (95th percentile; 250 ms at most) on the same Node server.
+import { mkdtempSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inspectEnvelope } from "../../src/dte/verify/envelope.ts";
+import { createNodeServer } from "../../src/entry/node-server.ts";
+import { base64ToBytes } from "../../src/lib/encoding.ts";
+import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS } from "../../src/routes/documentos/batch.ts";
+import { EXAMPLE_ISSUER, exampleInvoiceOf } from "../../src/routes/documentos/examples.ts";
+import { buildCaf } from "../../src/sandbox/caf.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { MAX_AUTOR } from "../../src/sandbox/folios.ts";
+import { type Loose, tokenFor } from "../support/app.ts";
+import { schemaErrors } from "../support/xsd.ts";
+
+const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
+const juanaCert = { "cert-data": juana.certPem, "pkey-data": juana.keyPem };
+const COMPANY = "76192083-9";
+const GENERAR = "/api/v1/platform/dte/documentos/generar";
+/**
+ * How long the other account's calls may wait, from when they were due: 19 in 20 within 100 ms,
+ * and none beyond 250 ms. The remaining stalls are the garbage collector's (pauses of 40–90 ms
+ * measured with a `gc` PerformanceObserver while ~70 MB of signed text is alive), not the
+ * request's slices, and this 2-core machine is shared, so the strict bound is the 95th percentile.
+ */
+const OTHER_P95_MS = 100;
+const OTHER_MAX_MS = 250;
+
+let base = "";
+let started: Awaited<ReturnType<typeof createNodeServer>>;
+let secretA = "";
+let secretB = "";
+
+beforeAll(async () => {
+  started = await createNodeServer({
+    // An envelope of 2 000 DTEs is ~13 MB in base64, over the default body limit: raised as an operator taking them would.
+    env: { SII_UPSTREAM: "sandbox", MAX_BODY_BYTES: String(24 * 1024 * 1024) },
+    database: join(mkdtempSync(join(tmpdir(), "sii-gw-big-")), "state.sqlite"),
+    publicDir: "public",
+    log: { log: () => {} },
+  });
+  await new Promise<void>((resolve) => started.server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(started.server.address() as AddressInfo).port}`;
+  const plan = { daily_units: 100_000, monthly_units: 1_000_000 };
+  secretA = (await tokenFor(started.deps, { account: "tenant-a", plan, scopes: ["sii:read", "sii:write"] })).secret;
+  secretB = (await tokenFor(started.deps, { account: "tenant-b", plan })).secret;
+});
+afterAll(() => started.server.close());
+
+interface Answer {
+  status: number;
+  units: string | null;
+  json: Loose;
+}
+
+/**
+ * Sends `body` from account A and, every 25 ms while it runs, a cheap call from account B, answered
+ * within the budgets above. The longest event-loop stall
+ * and the heap's peak growth during the request are reported.
+ */
+async function whileOthersCall(path: string, body: string, name: string): Promise<Answer> {
+  const histogram = monitorEventLoopDelay({ resolution: 5 });
+  histogram.enable();
+  const heapBefore = process.memoryUsage().heapUsed;
+  let heapPeak = heapBefore;
+  let done = false;
+  const start = performance.now();
+  const big = fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "x-api-token": secretA, "content-type": "application/json" },
+    body,
+  }).then(async (res) => {
+    done = true;
+    return { status: res.status, units: res.headers.get("x-quota-units"), text: await res.text() };
+  });
+  const waits: number[] = [];
+  const first = performance.now();
+  for (let k = 1; !done; k++) {
+    const due = first + 25 * k;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
+    if (done) break;
+    const res = await fetch(`${base}/api/v1/usage`, { headers: { "x-api-token": secretB } });
+    await res.arrayBuffer();
+    expect(res.status).toBe(200);
+    waits.push(performance.now() - due);
+    heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+  }
+  const answer = await big;
+  const ms = performance.now() - start;
+  histogram.disable();
+  console.info(
+    `${name}: ${Math.round(ms)} ms, ${waits.length} calls of another account, median ${Math.round([...waits].sort((a, b) => a - b)[waits.length >> 1] ?? 0)} ms, slowest ${Math.round(Math.max(...waits))} ms; ` +
+      `longest event-loop stall ${(histogram.max / 1e6).toFixed(0)} ms; heap peak +${((heapPeak - heapBefore) / 2 ** 20).toFixed(0)} MiB`,
+  );
+  expect(waits.length).toBeGreaterThan(5);
+  const sorted = [...waits].sort((a, b) => a - b);
+  const p95 = sorted[Math.floor(0.95 * (sorted.length - 1))] as number;
+  expect(p95, `95th percentile of the other account's waits ${Math.round(p95)} ms`).toBeLessThan(OTHER_P95_MS);
+  for (const wait of waits) expect(wait, `the other account waited ${Math.round(wait)} ms`).toBeLessThan(OTHER_MAX_MS);
+  return { status: answer.status, units: answer.units, json: JSON.parse(answer.text) };
+}
+
+const request = (dte: unknown[], caf: string[]) =>
+  JSON.stringify({ auth: { cert: juanaCert }, dte, caf, resolucion: { fecha: "2014-08-22", numero: 80 } });
+
+const cafOf = (tipo: number, desde: number, hasta: number) =>
+  buildCaf({ rut: COMPANY, razonSocial: "COMERCIAL SANDBOX SPA", tipo, desde, hasta, fecha: "2026-11-01" });
+
+const boleta = (folio: number) => ({
+  Encabezado: { IdDoc: { TipoDTE: 39, Folio: folio }, Emisor: EXAMPLE_ISSUER, Receptor: { RUTRecep: "66666666-6" } },
+  Detalle: [
+    { NmbItem: "Café", QtyItem: 2, PrcItem: 1_990 },
+    { NmbItem: "Medialuna", QtyItem: 1, PrcItem: 1_200 },
+  ],
+});
+
+/** The envelope's bytes are valid for the SII's schema, and its signature and each document's verify. */
+async function checkEnvelope(envio: string, schema: string, count: number): Promise<void> {
+  const bytes = base64ToBytes(envio);
+  expect(await schemaErrors(bytes, schema)).toEqual([]);
+  const report = await inspectEnvelope(bytes);
+  expect(report.problems).toEqual([]);
+  expect(report.firma?.valido).toBe(true);
+  expect(report.documentos).toHaveLength(count);
+  expect(report.documentos.filter((d) => !d.firma?.valido)).toEqual([]);
+}
+
+let envio2000 = "";
+
+describe("an envelope at the SII's maximum in one request", () => {
+  it(`${MAX_BATCH_DOCUMENTS} invoices (type 33) through two CAF ranges: one EnvioDTE, valid and signed, charged 2 per 50`, async () => {
+    expect(MAX_BATCH_DOCUMENTS).toBe(2 * MAX_AUTOR);
+    const cafs = [await cafOf(33, 1, MAX_AUTOR), await cafOf(33, MAX_AUTOR + 1, 2 * MAX_AUTOR)];
+    const dte = Array.from({ length: MAX_BATCH_DOCUMENTS }, (_, i) => exampleInvoiceOf(1 + i, 1));
+    const answer = await whileOthersCall(GENERAR, request(dte, cafs), `generar ${MAX_BATCH_DOCUMENTS} × 33`);
+    expect(answer.status).toBe(200);
+    expect(answer.units).toBe(String((2 * MAX_BATCH_DOCUMENTS) / 50));
+    expect(answer.json.data.sobre).toBe("EnvioDTE");
+    expect(answer.json.data.documentos).toHaveLength(MAX_BATCH_DOCUMENTS);
+    await checkEnvelope(answer.json.data.envio_xml, "EnvioDTE_v10.xsd", MAX_BATCH_DOCUMENTS);
+    envio2000 = answer.json.data.envio_xml;
+  }, 60_000);
+
+  it.each([
+    ["documentos/pdf", "/api/v1/platform/dte/documentos/pdf", 2],
+    ["documentos/escpos", "/api/v1/platform/dte/documentos/escpos", 1],
+    ["envios/verificar", "/api/v1/platform/dte/envios/verificar?ambiente=1", 2],
+    ["formatos/json", "/api/v1/platform/dte/formatos/json", 1],
+  ])(
+    "%s takes that envelope, charged its weight per started block of 50 documents",
+    async (_name, path, weight) => {
+      expect(envio2000).not.toBe("");
+      const res = await fetch(`${base}${path}`, {
+        method: "POST",
+        headers: { "x-api-token": secretA, "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({ xml: envio2000 }),
+      });
+      const json = (await res.json()) as Loose;
+      expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, String((weight * MAX_BATCH_DOCUMENTS) / 50)]);
+      expect(json.data.documentos).toHaveLength(MAX_BATCH_DOCUMENTS);
+    },
+    30_000,
+  );
+
+  it(`${MAX_BATCH_BOLETAS} boletas (type 39): one EnvioBOLETA, valid and signed, charged 2 per 50`, async () => {
+    const caf = await cafOf(39, 1, MAX_BATCH_BOLETAS);
+    const dte = Array.from({ length: MAX_BATCH_BOLETAS }, (_, i) => boleta(1 + i));
+    const answer = await whileOthersCall(GENERAR, request(dte, [caf]), `generar ${MAX_BATCH_BOLETAS} × 39`);
+    expect(answer.status).toBe(200);
+    expect(answer.units).toBe(String((2 * MAX_BATCH_BOLETAS) / 50));
+    expect(answer.json.data.sobre).toBe("EnvioBOLETA");
+    await checkEnvelope(answer.json.data.envio_xml, "EnvioBOLETA_v11.xsd", MAX_BATCH_BOLETAS);
+  }, 60_000);
+});
+
+describe("one document over the maximum", () => {
+  const post = async (body: string) => {
+    const res = await fetch(`${base}${GENERAR}`, {
+      method: "POST",
+      headers: { "x-api-token": secretA, "content-type": "application/json" },
+      body,
+    });
+    return { status: res.status, units: res.headers.get("x-quota-units"), json: (await res.json()) as Loose };
+  };
+
+  it("an EnvioDTE's 2 001: 400 naming the limit and the count, nothing charged", async () => {
+    const dte = Array.from({ length: MAX_BATCH_DOCUMENTS + 1 }, (_, i) => exampleInvoiceOf(1 + i, 1));
+    const { status, units, json } = await post(request(dte, [await cafOf(33, 1, 10)]));
+    expect([status, json.error_code, json.errors[0].path, units]).toEqual([400, "VALIDATION_ERROR", "dte", "0"]);
+    expect(json.message).toMatch(/2001 documents; at most 2000/);
+  });
+
+  it("an EnvioBOLETA's 501: 400 naming the limit and the count, nothing charged", async () => {
+    const dte = Array.from({ length: MAX_BATCH_BOLETAS + 1 }, (_, i) => boleta(1 + i));
+    const { status, units, json } = await post(request(dte, [await cafOf(39, 1, MAX_BATCH_BOLETAS + 1)]));
+    expect([status, json.error_code, units]).toEqual([400, "VALIDATION_ERROR", "0"]);
+    expect(JSON.stringify(json.errors)).toMatch(/has 501 documents; an EnvioBOLETA carries at most 500/);
+  });
+});
+
+describe("several CAFs of one type", () => {
+  const post = async (dte: unknown[], cafs: string[]) => {
+    const res = await fetch(`${base}${GENERAR}`, {
+      method: "POST",
+      headers: { "x-api-token": secretA, "content-type": "application/json" },
+      body: request(dte, cafs),
+    });
+    return (await res.json()) as Loose;
+  };
+
+  it("overlapping ranges are refused, naming both", async () => {
+    const json = await post([exampleInvoiceOf(5, 1)], [await cafOf(33, 1, 10), await cafOf(33, 10, 20)]);
+    expect(json.errors).toContainEqual({
+      path: "caf[1]",
+      location: "body",
+      message: "covers folios 10–20 of type 33, overlapping caf[0] (1–10): give each range once",
+    });
+  });
+
+  it("a folio in no range is refused, naming the nearest range", async () => {
+    const json = await post([exampleInvoiceOf(15, 1)], [await cafOf(33, 1, 10), await cafOf(33, 21, 30)]);
+    expect(json.errors).toContainEqual({
+      path: "dte.Encabezado.IdDoc.Folio",
+      location: "body",
+      message: "15 is outside the CAF's range 21–30",
+    });
+  });
+});

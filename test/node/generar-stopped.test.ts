@@ -1,0 +1,73 @@
+// A generation that stops half-way (the runtime fails to make a signature) is charged only for the
+// blocks of 50 documents it signed something in, and its 500 says which documents were signed and
+// which one failed and why. The failure is injected into the engine's one signing function.
+import { describe, expect, it, vi } from "vitest";
+import { exampleInvoiceOf } from "../../src/routes/documentos/examples.ts";
+import { buildCaf } from "../../src/sandbox/caf.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+
+/** The signature (counted from 1) that fails; each document takes two: its TED's, then its own. */
+const failing = vi.hoisted(() => ({ at: Number.POSITIVE_INFINITY, calls: 0 }));
+vi.mock("../../src/lib/crypto.ts", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("../../src/lib/crypto.ts")>();
+  return {
+    ...actual,
+    signRsa: async (key: CryptoKey, data: Uint8Array) => {
+      if (++failing.calls === failing.at) throw new Error("the runtime could not sign");
+      return actual.signRsa(key, data);
+    },
+  };
+});
+
+const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
+const GENERAR = "/api/v1/platform/dte/documentos/generar";
+
+async function generateFailingAt(documents: number, failingDocument: number) {
+  const t = probeApp(undefined, { maxBodyBytes: 10 * 1024 * 1024 });
+  const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"], plan: { daily_units: 1_000, monthly_units: 10_000 } });
+  const caf = await buildCaf({
+    rut: "76192083-9",
+    razonSocial: "COMERCIAL SANDBOX SPA",
+    tipo: 33,
+    desde: 1,
+    hasta: 1_000,
+    fecha: "2026-11-01",
+  });
+  const dte = Array.from({ length: documents }, (_, i) => exampleInvoiceOf(1 + i, 1));
+  failing.calls = 0;
+  failing.at = 2 * failingDocument + 1;
+  const res = await postJson(t.app, token.secret, GENERAR, {
+    auth: { cert: { "cert-data": juana.certPem, "pkey-data": juana.keyPem } },
+    dte,
+    caf,
+    resolucion: { fecha: "2014-08-22", numero: 80 },
+  });
+  failing.at = Number.POSITIVE_INFINITY;
+  const usage = await bodyOf(await t.app.request("/api/v1/usage", { headers: { "x-api-token": token.secret } }));
+  return { status: res.status, units: res.headers.get("x-quota-units"), json: await bodyOf(res), used: usage.data.usage.daily.used };
+}
+
+describe("generar stopped half-way", () => {
+  it("120 invoices, the 71st's stamp fails: 70 signed, charged 2 blocks (4 units) of the 3 (6) taken, and the answer says so", async () => {
+    const { status, units, json, used } = await generateFailingAt(120, 70);
+    expect([status, json.error_code]).toEqual([500, "INTERNAL_ERROR"]);
+    expect(json.message).toMatch(/dte\[70\] after 70 of the documents were signed/);
+    expect(json.details.firmados).toHaveLength(70);
+    expect(json.details.firmados[69]).toEqual({ index: 69, tipo: 33, folio: 70 });
+    expect(json.details.fallido).toEqual({ index: 70, tipo: 33, folio: 71, reason: "the runtime could not sign" });
+    expect(json.details.unidades_cobradas).toBe(4);
+    expect([units, used]).toEqual(["4", 4]);
+  });
+
+  it("the first document fails: nothing signed, nothing charged", async () => {
+    const { status, units, json, used } = await generateFailingAt(60, 0);
+    expect([status, json.details.firmados, json.details.unidades_cobradas]).toEqual([500, [], 0]);
+    expect([units, used]).toEqual(["0", 0]);
+  });
+
+  it("nothing fails: 120 invoices are charged 3 blocks (6 units)", async () => {
+    const { status, units, used } = await generateFailingAt(120, 1_000);
+    expect([status, units, used]).toEqual([200, "6", 6]);
+  });
+});
