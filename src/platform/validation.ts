@@ -151,7 +151,8 @@ function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall,
 function resolveUnions(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
   const out: z.core.$ZodIssue[] = [];
   for (const issue of issues) {
-    if (issue.code !== "invalid_union" || issue.errors.length === 0) {
+    // A union with a message of its own (the vehicle search's "Debe especificar el tipo…") keeps it.
+    if (issue.code !== "invalid_union" || issue.errors.length === 0 || !/^Invalid input/.test(issue.message)) {
       out.push(issue);
       continue;
     }
