@@ -120,6 +120,8 @@ export interface FolioRangeState {
   usados: number;
   anulados: number;
   disponibles: number;
+  /** Its lowest free folio, or null. */
+  siguiente: number | null;
 }
 
 export type FolioAddResult =

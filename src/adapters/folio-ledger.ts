@@ -69,7 +69,17 @@ export function summary(state: LedgerState): FolioRangeState[] {
   return state.ranges.map(({ desde, hasta, autorizado, vence }) => {
     const usados = countIn(state.used, desde, hasta);
     const anulados = countIn(state.voided, desde, hasta);
-    return { desde, hasta, autorizado, vence, usados, anulados, disponibles: hasta - desde + 1 - usados - anulados };
+    const free = gaps(desde, hasta, merged([...state.used, ...state.voided]))[0];
+    return {
+      desde,
+      hasta,
+      autorizado,
+      vence,
+      usados,
+      anulados,
+      disponibles: hasta - desde + 1 - usados - anulados,
+      siguiente: free?.[0] ?? null,
+    };
   });
 }
 
