@@ -1,6 +1,11 @@
 // The folio ledger API: adding a CAF (read and authenticated as generar reads it) and reading what
 // the account holds, against the sandbox's CAF-signing key.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { memoryStores } from "../../src/adapters/memory/stores.ts";
+import { sqliteStores } from "../../src/adapters/node/sqlite-stores.ts";
 import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { open } from "../../src/lib/secret-box.ts";
@@ -14,8 +19,8 @@ const path = (emisor = COMPANY, dte = 34) => `/api/v1/platform/dte/folios/${emis
 const exampleXml = decodeLatin1(base64ToBytes(EXAMPLE_CAF));
 const b64 = (xml: string) => bytesToBase64(encodeLatin1(xml));
 
-async function setup() {
-  const t = probeApp();
+async function setup(stores = memoryStores()) {
+  const t = probeApp(stores);
   const as = async (account: string, scopes?: Scope[]) => {
     const token = await tokenFor(t.deps, { account, scopes });
     return {
@@ -45,6 +50,19 @@ describe("folio ledger", () => {
     expect(sealed).not.toContain("RSASK");
     expect(sealed).not.toContain(EXAMPLE_CAF.slice(0, 40));
     expect(await open(t.deps.config.secretKey, "folio-caf", sealed)).toBe(EXAMPLE_CAF);
+  });
+
+  it("stores the CAF's private key only sealed in the SQLite file", async () => {
+    const sqlite = sqliteStores(join(mkdtempSync(join(tmpdir(), "sii-gw-")), "ledger.sqlite"));
+    const t = await setup({ ...memoryStores(), folios: sqlite.folios });
+    expect((await (await t.as("acme")).add(exampleXml)).status).toBe(200);
+    const rows = sqlite.db.prepare("SELECT state FROM folio_ledgers").all() as { state: string }[];
+    expect(rows).toHaveLength(1);
+    const stored = rows[0]?.state ?? "";
+    const rsask = /<RSASK>([\s\S]*?)<\/RSASK>/.exec(exampleXml)?.[1] ?? "";
+    expect(rsask.length).toBeGreaterThan(100);
+    for (const secret of ["RSASK", "PRIVATE KEY", rsask.replace(/-----[^-]+-----|\s+/g, "").slice(20, 80)])
+      expect(stored).not.toContain(secret);
   });
 
   it("says when a type 33 range expires (six months after its authorization)", async () => {
