@@ -15,8 +15,11 @@ export interface LedgerState {
   keys: [string, Interval[]][];
 }
 
-/** Allocation records kept per ledger: a retry comes within minutes, the oldest ones go first. */
-export const MAX_ALLOCATION_RECORDS = 1000;
+/**
+ * Allocation records kept per ledger: a retry comes within minutes, the oldest ones go first. Bounded
+ * so the document stays well inside one DynamoDB item (400 KB) next to its sealed CAF files.
+ */
+export const MAX_ALLOCATION_RECORDS = 500;
 
 export const emptyLedger = (): LedgerState => ({ ranges: [], used: [], voided: [], keys: [] });
 
