@@ -37,6 +37,8 @@ import { registerEnviosEstado } from "./routes/envios/estado.ts";
 import { registerEnviosVerificar } from "./routes/envios/verificar.ts";
 import { registerFoliosAnular } from "./routes/folios/anular.ts";
 import { registerFoliosSolicitar } from "./routes/folios/solicitar.ts";
+import { registerFoliosLedgerGet } from "./routes/folios-ledger/get-folios.ts";
+import { registerFoliosLedgerPost } from "./routes/folios-ledger/post-folios.ts";
 import { registerHealthz } from "./routes/health/healthz.ts";
 import { registerIndicadoresCorreccionMonetaria } from "./routes/indicadores/correccion-monetaria.ts";
 import { registerIndicadoresImpuestoSegundaCategoria } from "./routes/indicadores/impuesto-segunda-categoria.ts";
@@ -103,6 +105,8 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerUsageGet(app);
   registerFoliosSolicitar(app);
   registerFoliosAnular(app);
+  registerFoliosLedgerPost(app);
+  registerFoliosLedgerGet(app);
   registerContribuyentesDatos(app);
   registerBheEmitidasEmail(app);
   registerBteEmitidasResumen(app);

@@ -99,6 +99,62 @@ export interface IdempotencyStore {
   stored(account: string, now: Date): Promise<number>;
 }
 
+/** A CAF range as the ledger holds it: the file itself only sealed (it carries the range's private key). */
+export interface FolioRangeRecord {
+  desde: number;
+  hasta: number;
+  /** The CAF's authorization date (DA/FA), YYYY-MM-DD. */
+  autorizado: string;
+  /** Last day its folios may be used (YYYY-MM-DD), or null when the type's CAFs do not expire. */
+  vence: string | null;
+  /** The CAF file sealed with SECRET_KEY by the gateway; adapters store the box as given. */
+  caf: string;
+}
+
+/** A held range with its counts (never its file). */
+export interface FolioRangeState {
+  desde: number;
+  hasta: number;
+  autorizado: string;
+  vence: string | null;
+  usados: number;
+  anulados: number;
+  disponibles: number;
+  /** Its lowest free folio, or null. */
+  siguiente: number | null;
+}
+
+export type FolioAddResult =
+  | { state: "added"; rangos: FolioRangeState[] }
+  /** The new range shares folios with one already held: nothing was added. */
+  | { state: "overlap"; desde: number; hasta: number };
+
+export type FolioAllocation =
+  /** `replayed`: the folios a former call with the same key got. */
+  | { state: "allocated"; folios: number[]; replayed: boolean }
+  /** Fewer than `count` free folios: none were taken. */
+  | { state: "exhausted"; disponibles: number };
+
+/**
+ * Per account, issuer and type: the CAF ranges an account holds and which of their folios are used or
+ * void. `allocate` is atomic: the lowest free folios (consecutive where the free ones are), never
+ * handed out twice, also under concurrent calls from other isolates or processes; with an
+ * `idempotencyKey` the allocation is recorded and a repeat with the same key gets the same folios.
+ * `release` gives allocated folios back; `void` records folios annulled at the SII (never handed out).
+ */
+export interface FolioLedgerStore {
+  add(account: string, emisor: string, tipo: number, range: FolioRangeRecord): Promise<FolioAddResult>;
+  /** The ranges held, lowest first; empty when the account holds none of this issuer and type. */
+  ranges(account: string, emisor: string, tipo: number): Promise<FolioRangeState[]>;
+  /** The sealed CAF file of the range holding `folio`, or null. */
+  cafOf(account: string, emisor: string, tipo: number, folio: number): Promise<string | null>;
+  allocate(account: string, emisor: string, tipo: number, count: number, idempotencyKey?: string): Promise<FolioAllocation>;
+  /** Returns allocated folios to the free ones; folios not allocated are left as they are. Answers how many were freed. */
+  release(account: string, emisor: string, tipo: number, folios: number[]): Promise<number>;
+  /** Records `desde`–`hasta` (within held ranges) as void; answers how many folios became void. */
+  void(account: string, emisor: string, tipo: number, desde: number, hasta: number): Promise<number>;
+}
+
 /**
  * Shared cache for what the SII publishes and never changes (indicators, catalogues). Values are
  * strings (JSON); without `ttlMs` an entry is kept for good.
@@ -280,6 +336,7 @@ export interface Deps {
   idempotency: IdempotencyStore;
   sessions: SessionStore;
   cache: CacheStore;
+  folios: FolioLedgerStore;
   sii: SiiTransport;
   clock: Clock;
   log: Logger;

@@ -1,7 +1,8 @@
 // Cloudflare Workers entry: the primary deployment. State in KV and Durable Objects.
 
-import type { IdempotencyLedger, QuotaCounter, SiiSessions } from "../adapters/cloudflare/durable-objects.ts";
+import type { FolioLedger, IdempotencyLedger, QuotaCounter, SiiSessions } from "../adapters/cloudflare/durable-objects.ts";
 import {
+  durableFolioLedgerStore,
   durableIdempotencyStore,
   durableQuotaStore,
   durableSessionStore,
@@ -19,7 +20,7 @@ import { seedDevToken } from "../platform/tokens.ts";
 import type { Deps } from "../ports.ts";
 import { sandboxTransport } from "../sandbox/transport.ts";
 
-export { IdempotencyLedger, QuotaCounter, SiiSessions } from "../adapters/cloudflare/durable-objects.ts";
+export { FolioLedger, IdempotencyLedger, QuotaCounter, SiiSessions } from "../adapters/cloudflare/durable-objects.ts";
 
 export interface WorkerEnv {
   TOKENS: KVNamespace;
@@ -28,6 +29,7 @@ export interface WorkerEnv {
   QUOTA: DurableObjectNamespace<QuotaCounter>;
   IDEMPOTENCY: DurableObjectNamespace<IdempotencyLedger>;
   SESSIONS: DurableObjectNamespace<SiiSessions>;
+  FOLIOS: DurableObjectNamespace<FolioLedger>;
   SII_UPSTREAM?: string;
   ADMIN_TOKEN?: string;
   DEV_API_TOKEN?: string;
@@ -51,6 +53,7 @@ async function buildDeps(env: WorkerEnv): Promise<Deps> {
     idempotency: durableIdempotencyStore(env.IDEMPOTENCY),
     sessions: durableSessionStore(env.SESSIONS),
     cache: kvCacheStore(env.CACHE),
+    folios: durableFolioLedgerStore(env.FOLIOS),
     sii:
       config.upstream === "sandbox"
         ? sandboxTransport()

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, it } from "vitest";
 import { memoryCacheStore, memorySessionStore, memoryStores } from "../../src/adapters/memory/stores.ts";
 import { sqliteStores } from "../../src/adapters/node/sqlite-stores.ts";
-import { cacheConformanceCases, conformanceCases, sessionConformanceCases } from "../conformance/cases.ts";
+import { cacheConformanceCases, conformanceCases, folioLedgerConformanceCases, sessionConformanceCases } from "../conformance/cases.ts";
 
 const memory = memoryStores();
 const sqlite = sqliteStores(join(mkdtempSync(join(tmpdir(), "sii-gw-")), "conformance.sqlite"));
@@ -33,4 +33,9 @@ describe("memory session store", () => {
 describe("memory and sqlite cache stores", () => {
   for (const c of cacheConformanceCases(() => memoryCacheStore())) it(`memory ${c.name}`, c.run);
   for (const c of cacheConformanceCases(() => sqlite.cache)) it(`sqlite ${c.name}`, c.run);
+});
+
+describe("memory and sqlite folio ledgers", () => {
+  for (const c of folioLedgerConformanceCases(() => memory.folios)) it(`memory ${c.name}`, c.run);
+  for (const c of folioLedgerConformanceCases(() => sqlite.folios)) it(`sqlite ${c.name}`, c.run);
 });

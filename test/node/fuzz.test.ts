@@ -257,6 +257,11 @@ const BUSINESS_RULES: { operationId: RegExp; why: string; matches: RegExp }[] = 
     matches: /body:(caf|dte(\[\d+\])?\.)/,
   },
   {
+    operationId: /post_platform_dte_folios$/,
+    why: "the CAF must be an authentic file granted to the path's issuer for its type (its content and two fields together): a 400 naming the field",
+    matches: /body:caf\b/,
+  },
+  {
     operationId: /indicadores_uf_anual/,
     why: "a day its month does not have (the calendar: three fields together)",
     matches: /path:dia month \d+ of \d+ has no day \d+/,

@@ -38,6 +38,8 @@ const FLOWS: Record<string, Flow> = {
   post_sii_rcv_compras_async_detalle: { from: "post_sii_rcv_compras_async_solicitar", parameters: JOB_ID, waitMs: JOB_DONE_MS },
   post_sii_rcv_ventas_async_estado: { from: "post_sii_rcv_ventas_async_solicitar", parameters: JOB_ID },
   post_sii_rcv_ventas_async_detalle: { from: "post_sii_rcv_ventas_async_solicitar", parameters: JOB_ID, waitMs: JOB_DONE_MS },
+  // The ledger read after the example CAF was added to it.
+  get_platform_dte_folios: { from: "post_platform_dte_folios", parameters: { emisor: "$request.path.emisor", dte: "$request.path.dte" } },
 };
 
 interface Flow {

@@ -2,7 +2,7 @@
 // SII operations so platform behaviour (scopes, quota, idempotency, dry_run, refunds) can be
 // exercised before those operations exist. They declare a scope and weight as real operations do.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { memoryCacheStore, memorySessionStore, memoryStores } from "../../src/adapters/memory/stores.ts";
+import { memoryCacheStore, memoryFolioLedgerStore, memorySessionStore, memoryStores } from "../../src/adapters/memory/stores.ts";
 import { createApp } from "../../src/app.ts";
 import type { AppEnv } from "../../src/platform/context.ts";
 import { ok } from "../../src/platform/envelope.ts";
@@ -14,6 +14,7 @@ import { issueToken } from "../../src/platform/tokens.ts";
 import type {
   CacheStore,
   Deps,
+  FolioLedgerStore,
   IdempotencyStore,
   LogRecord,
   Plan,
@@ -36,6 +37,7 @@ export interface Stores {
   idempotency: IdempotencyStore;
   sessions?: SessionStore;
   cache?: CacheStore;
+  folios?: FolioLedgerStore;
 }
 
 /**
@@ -97,7 +99,7 @@ function guardedApp<A extends { request: (...args: never[]) => Response | Promis
 
 export function testDeps(stores: Stores = memoryStores(), config: Partial<Deps["config"]> = {}) {
   const logs: LogRecord[] = [];
-  const all = { sessions: memorySessionStore(), cache: memoryCacheStore(), ...stores };
+  const all = { sessions: memorySessionStore(), cache: memoryCacheStore(), folios: memoryFolioLedgerStore(), ...stores };
   const guarded = Object.fromEntries(Object.entries(all).map(([name, store]) => [name, guardedStore(name, store)])) as typeof all;
   const deps: Deps = {
     ...guarded,

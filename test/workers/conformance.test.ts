@@ -2,6 +2,7 @@
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import {
+  durableFolioLedgerStore,
   durableIdempotencyStore,
   durableQuotaStore,
   durableSessionStore,
@@ -10,7 +11,7 @@ import {
   kvTokenStore,
 } from "../../src/adapters/cloudflare/stores.ts";
 import type { WorkerEnv } from "../../src/entry/worker.ts";
-import { cacheConformanceCases, conformanceCases, sessionConformanceCases } from "../conformance/cases.ts";
+import { cacheConformanceCases, conformanceCases, folioLedgerConformanceCases, sessionConformanceCases } from "../conformance/cases.ts";
 
 const bindings = env as unknown as WorkerEnv;
 /** Concurrency cases make many Durable Object round trips: on a busy 2-core machine they take seconds. */
@@ -33,4 +34,8 @@ describe("durable object session store", () => {
 
 describe("kv cache store", () => {
   for (const c of cacheConformanceCases(() => kvCacheStore(bindings.CACHE))) it(c.name, c.run);
+});
+
+describe("durable object folio ledgers", () => {
+  for (const c of folioLedgerConformanceCases(() => durableFolioLedgerStore(bindings.FOLIOS))) it(c.name, c.run, SLOW_MS);
 });

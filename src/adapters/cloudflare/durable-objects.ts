@@ -1,7 +1,18 @@
 // Durable Objects for the state that must be exact under concurrency. Their RPC methods are
 // synchronous SQLite work, so no two calls interleave: no locks needed.
 import { DurableObject } from "cloudflare:workers";
-import type { IdempotencyBegin, Plan, QuotaDecision, QuotaState, StoredResponse } from "../../ports.ts";
+import type {
+  FolioAddResult,
+  FolioAllocation,
+  FolioRangeRecord,
+  FolioRangeState,
+  IdempotencyBegin,
+  Plan,
+  QuotaDecision,
+  QuotaState,
+  StoredResponse,
+} from "../../ports.ts";
+import { addRange, allocateIn, cafIn, type LedgerState, parseLedger, releaseIn, summary, voidIn } from "../folio-ledger.ts";
 import { PURGE_BATCH, purgeSchedule } from "../idempotency-expiry.ts";
 import { fits, quotaState, windowKeys } from "../quota-windows.ts";
 
@@ -150,5 +161,48 @@ export class SiiSessions extends DurableObject<unknown> {
     if (slot - nowMs > maxWaitMs) return slot - nowMs; // too far off for the caller: not booked
     this.ctx.storage.sql.exec("INSERT OR REPLACE INTO slots (key, next) VALUES (?, ?)", key, slot + intervalMs);
     return slot - nowMs;
+  }
+}
+
+/**
+ * One per account, issuer and type: its folio ledger. Every method reads and writes the one row
+ * synchronously, so concurrent allocations from any number of isolates are served one at a time.
+ */
+export class FolioLedger extends DurableObject<unknown> {
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env);
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS ledger (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL)");
+  }
+
+  private update<T>(work: (state: LedgerState) => T, writes: boolean): T {
+    const row = this.ctx.storage.sql.exec<{ state: string }>("SELECT state FROM ledger WHERE id = 1").toArray()[0];
+    const state = parseLedger(row?.state);
+    const result = work(state);
+    if (writes) this.ctx.storage.sql.exec("INSERT OR REPLACE INTO ledger (id, state) VALUES (1, ?)", JSON.stringify(state));
+    return result;
+  }
+
+  add(range: FolioRangeRecord): FolioAddResult {
+    return this.update((s) => addRange(s, range), true);
+  }
+
+  ranges(): FolioRangeState[] {
+    return this.update(summary, false);
+  }
+
+  cafOf(folio: number): string | null {
+    return this.update((s) => cafIn(s, folio), false);
+  }
+
+  allocate(count: number, key?: string): FolioAllocation {
+    return this.update((s) => allocateIn(s, count, key), true);
+  }
+
+  release(folios: number[]): number {
+    return this.update((s) => releaseIn(s, folios), true);
+  }
+
+  void(desde: number, hasta: number): number {
+    return this.update((s) => voidIn(s, desde, hasta), true);
   }
 }

@@ -1,7 +1,17 @@
 // Cloudflare adapters: tokens and settings in KV (read at the edge, rarely written), quota and
 // idempotency in Durable Objects (exact under concurrency).
-import type { CacheStore, IdempotencyStore, QuotaStore, SessionStore, SettingsStore, TokenRecord, TokenStore } from "../../ports.ts";
-import type { IdempotencyLedger, QuotaCounter, SiiSessions } from "./durable-objects.ts";
+import type {
+  CacheStore,
+  FolioLedgerStore,
+  IdempotencyStore,
+  QuotaStore,
+  SessionStore,
+  SettingsStore,
+  TokenRecord,
+  TokenStore,
+} from "../../ports.ts";
+import { ledgerId } from "../folio-ledger.ts";
+import type { FolioLedger, IdempotencyLedger, QuotaCounter, SiiSessions } from "./durable-objects.ts";
 
 // KV is eventually consistent across locations: a block or revoke reaches every edge within
 // about a minute (KV's cache time). Writes from this location are visible here at once.
@@ -102,5 +112,18 @@ export function kvCacheStore(kv: KVNamespace): CacheStore {
       const options = ttlMs === undefined ? {} : { expirationTtl: Math.max(60, Math.ceil(ttlMs / 1000)) };
       await kv.put(`cache/${key}`, JSON.stringify({ value, until }), options);
     },
+  };
+}
+
+/** A Durable Object per account, issuer and type: the unit whose folios are handed out one call at a time. */
+export function durableFolioLedgerStore(ns: DurableObjectNamespace<FolioLedger>): FolioLedgerStore {
+  const ledger = (account: string, emisor: string, tipo: number) => ns.get(ns.idFromName(ledgerId(account, emisor, tipo)));
+  return {
+    add: (account, emisor, tipo, range) => ledger(account, emisor, tipo).add(range),
+    ranges: (account, emisor, tipo) => ledger(account, emisor, tipo).ranges(),
+    cafOf: (account, emisor, tipo, folio) => ledger(account, emisor, tipo).cafOf(folio),
+    allocate: (account, emisor, tipo, count, key) => ledger(account, emisor, tipo).allocate(count, key),
+    release: (account, emisor, tipo, folios) => ledger(account, emisor, tipo).release(folios),
+    void: (account, emisor, tipo, desde, hasta) => ledger(account, emisor, tipo).void(desde, hasta),
   };
 }

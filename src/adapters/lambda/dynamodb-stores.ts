@@ -11,12 +11,14 @@
 //   cache#<key>           cache           value, until_ms ("" = kept for good), expires_at
 //   idem#<account>        <key>           state, fingerprint, until_ms, response (JSON), expires_at
 //   idemcount#<account>   h#YYYY-MM-DDTHH n (answers completed in that UTC hour), expires_at
+//   folios#<ledger id>    ledger          state, version (dynamodb-folios.ts)
 //
 // `expires_at` (unix seconds) is there for a DynamoDB TTL on that attribute, which removes dead
 // quota months, idempotency records and their hourly counts (createDynamoTable enables it). No
 // read depends on it: each read compares `until_ms` or the hour itself with the clock.
 import type {
   CacheStore,
+  FolioLedgerStore,
   IdempotencyStore,
   Plan,
   QuotaDecision,
@@ -27,6 +29,7 @@ import type {
   TokenStore,
 } from "../../ports.ts";
 import { quotaState, type WindowKeys, windowKeys } from "../quota-windows.ts";
+import { dynamoFolioLedgerStore } from "./dynamodb-folios.ts";
 import { dynamoIdempotencyStore } from "./dynamodb-idempotency.ts";
 import {
   type Call,
@@ -56,6 +59,7 @@ export interface DynamoStores {
   settings: SettingsStore;
   idempotency: IdempotencyStore;
   cache: CacheStore;
+  folios: FolioLedgerStore;
 }
 
 // --- Stores --------------------------------------------------------------------------------
@@ -70,6 +74,7 @@ export function createDynamoStores(config: DynamoConfig): DynamoStores {
     settings: dynamoSettingsStore(call, TableName, getItem),
     idempotency: dynamoIdempotencyStore(call, TableName, getItem),
     cache: dynamoCacheStore(call, TableName, getItem),
+    folios: dynamoFolioLedgerStore(call, TableName, getItem),
   };
 }
 

@@ -2,6 +2,7 @@
 // inside each method, so each call is atomic on its own.
 import type {
   CacheStore,
+  FolioLedgerStore,
   IdempotencyBegin,
   IdempotencyStore,
   QuotaStore,
@@ -11,6 +12,7 @@ import type {
   TokenRecord,
   TokenStore,
 } from "../../ports.ts";
+import { ledgerStore, parseLedger } from "../folio-ledger.ts";
 import { PURGE_BATCH, purgeSchedule } from "../idempotency-expiry.ts";
 import { fits, quotaState, windowKeys } from "../quota-windows.ts";
 
@@ -154,7 +156,19 @@ export function memoryStores() {
     idempotency: memoryIdempotencyStore(),
     sessions: memorySessionStore(),
     cache: memoryCacheStore(),
+    folios: memoryFolioLedgerStore(),
   };
+}
+
+/** Each ledger kept as its JSON text, so no caller holds a live reference into it. */
+export function memoryFolioLedgerStore(): FolioLedgerStore {
+  const ledgers = new Map<string, string>();
+  return ledgerStore(async (id, work, writes) => {
+    const state = parseLedger(ledgers.get(id));
+    const result = work(state);
+    if (writes) ledgers.set(id, JSON.stringify(state));
+    return copy(result);
+  });
 }
 
 /** Sessions in process memory: right for one Node process (a cache; a restart only means new logins). */

@@ -3,6 +3,7 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type {
   CacheStore,
+  FolioLedgerStore,
   IdempotencyBegin,
   IdempotencyStore,
   QuotaStore,
@@ -11,6 +12,7 @@ import type {
   TokenRecord,
   TokenStore,
 } from "../../ports.ts";
+import { ledgerStore, parseLedger } from "../folio-ledger.ts";
 import { PURGE_BATCH, purgeSchedule } from "../idempotency-expiry.ts";
 import { fits, quotaState, type WindowKeys, windowKeys } from "../quota-windows.ts";
 
@@ -24,6 +26,7 @@ CREATE TABLE IF NOT EXISTS idempotency (
   until INTEGER NOT NULL, response TEXT, PRIMARY KEY (account, key));
 CREATE INDEX IF NOT EXISTS idempotency_expiry ON idempotency (until);
 CREATE INDEX IF NOT EXISTS idempotency_answers ON idempotency (account, state, until);
+CREATE TABLE IF NOT EXISTS folio_ledgers (id TEXT PRIMARY KEY, state TEXT NOT NULL);
 `;
 
 export function openDatabase(path: string): DatabaseSync {
@@ -238,6 +241,23 @@ export function sqliteCacheStore(db: DatabaseSync): CacheStore {
   };
 }
 
+/**
+ * Each ledger one row, read and written inside one IMMEDIATE transaction: two processes on the same
+ * file never hand out the same folio, and a committed allocation survives a kill -9 (WAL).
+ */
+export function sqliteFolioLedgerStore(db: DatabaseSync): FolioLedgerStore {
+  const read = db.prepare("SELECT state FROM folio_ledgers WHERE id = ?");
+  const write = db.prepare("INSERT OR REPLACE INTO folio_ledgers (id, state) VALUES (?, ?)");
+  return ledgerStore(async (id, work, writes) =>
+    transaction(db, () => {
+      const state = parseLedger((read.get(id) as { state: string } | undefined)?.state);
+      const result = work(state);
+      if (writes) write.run(id, JSON.stringify(state));
+      return result;
+    }),
+  );
+}
+
 export function sqliteStores(path: string) {
   const db = openDatabase(path);
   return {
@@ -247,5 +267,6 @@ export function sqliteStores(path: string) {
     settings: sqliteSettingsStore(db),
     idempotency: sqliteIdempotencyStore(db),
     cache: sqliteCacheStore(db),
+    folios: sqliteFolioLedgerStore(db),
   };
 }

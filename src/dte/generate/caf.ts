@@ -196,6 +196,14 @@ export function cafExpiry(fa: string): string {
 }
 
 /**
+ * The last day a CAF of type `td` authorized on `fa` may stamp documents; null for the types whose
+ * CAFs do not expire (docs/dte-engine.md §2.3: only 33, 43, 46, 56 and 61 do).
+ */
+export function cafVence(td: number, fa: string): string | null {
+  return EXPIRING_TYPES.has(td) ? cafExpiry(fa) : null;
+}
+
+/**
  * Why this CAF (already chosen by the document's type) cannot stamp this document, each problem
  * naming the field; empty when it can.
  */

@@ -1,0 +1,40 @@
+// Folio ledgers in the DynamoDB table: one item per account, issuer and type,
+//
+//   pk                    sk       attributes
+//   folios#<ledger id>    ledger   state (the ledger's JSON, CAF files sealed), version
+//
+// changed only by a PutItem conditional on the version it read (optimistic concurrency): of two
+// concurrent allocations one writes, the other reads again and takes the next folios. No folio is
+// handed out twice, and an allocation that was answered was written first.
+import type { FolioLedgerStore } from "../../ports.ts";
+import { ledgerStore, parseLedger } from "../folio-ledger.ts";
+import { type Call, conditional, count, type GetItem, key, N, S, text } from "./dynamodb-wire.ts";
+
+/** Lost races one call may retry before it gives up (each lost race means another call was served). */
+const MAX_ATTEMPTS = 200;
+
+const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 + attempt * 2)));
+
+export function dynamoFolioLedgerStore(call: Call, TableName: string, getItem: GetItem): FolioLedgerStore {
+  return ledgerStore(async (id, work, writes) => {
+    const itemKey = key(`folios#${id}`, "ledger");
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const item = await getItem(itemKey);
+      const version = count(item, "version");
+      const state = parseLedger(text(item, "state"));
+      const result = work(state);
+      if (!writes) return result;
+      const written = await conditional(
+        call("PutItem", {
+          TableName,
+          Item: { ...itemKey, state: S(JSON.stringify(state)), version: N(version + 1) },
+          ConditionExpression: item ? "version = :version" : "attribute_not_exists(pk)",
+          ...(item ? { ExpressionAttributeValues: { ":version": N(version) } } : {}),
+        }),
+      );
+      if (written) return result;
+      await pause(attempt);
+    }
+    throw new Error(`folio ledger: ${MAX_ATTEMPTS} concurrent writers in a row got there first; try again`);
+  });
+}
