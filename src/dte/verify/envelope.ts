@@ -5,6 +5,8 @@
 // node is what its signature must cover and what every reader (summary, stamp check, conversion,
 // rendering) takes. Shapes that let a reader and a verifier see different nodes (an element the
 // SII's schemas do not place in a DTE, an ID carried twice, a key field given twice) are findings.
+
+import { nextTurn, type Pause, yielder } from "../../lib/yielder.ts";
 import { unsafeXmlReason } from "../xml/guard.ts";
 import {
   childElements,
@@ -20,7 +22,6 @@ import {
   XmlParseError,
 } from "../xml/parse.ts";
 import { checkSignature, type IdIndex, indexIdsAsync, type SignatureCheck, walk } from "./xmldsig.ts";
-import { nextTurn, type Pause, yielder } from "../../lib/yielder.ts";
 
 /**
  * Documents per envelope the SII takes. EnvioDTE: 2 000, the `DTE maxOccurs` of the SII's

@@ -6,10 +6,10 @@
 import type { Context } from "hono";
 import { MAX_DOCUMENTS } from "../../dte/verify/envelope.ts";
 import { childElements, localName, type XmlElement } from "../../dte/xml/parse.ts";
+import { yielder } from "../../lib/yielder.ts";
 import { chargeUnits } from "../../platform/charge.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ApiError } from "../../platform/errors.ts";
-import { yielder } from "../../lib/yielder.ts";
 
 /** Lets other requests run between documents (see lib/yielder.ts). */
 export { yielder };
