@@ -38,6 +38,35 @@ export function base64ToBytes(base64: string): Uint8Array<ArrayBuffer> {
   return out;
 }
 
+/** Base64 characters decoded between two pauses (a multiple of 4): ~5 ms of work on Node. */
+const BASE64_PIECE = 1 << 20;
+
+/**
+ * The same as `base64ToBytes`, a piece at a time with `pause` between them (an upload of 2 000
+ * documents is ~12 MB of base64). Refuses what `atob` refuses on the whole text: padding is only
+ * allowed at the very end, so a piece before the last that ends in "=" is refused too.
+ */
+export async function base64ToBytesAsync(base64: string, pause: () => Promise<void>): Promise<Uint8Array<ArrayBuffer>> {
+  const pieces: string[] = [];
+  let length = 0;
+  for (let at = 0; at < base64.length; at += BASE64_PIECE) {
+    const piece = base64.slice(at, at + BASE64_PIECE);
+    if (at + BASE64_PIECE < base64.length && piece.endsWith("=")) throw new DOMException("padding before the end", "InvalidCharacterError");
+    const binary = atob(piece);
+    pieces.push(binary);
+    length += binary.length;
+    await pause();
+  }
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const binary of pieces) {
+    for (let i = 0; i < binary.length; i++) out[offset + i] = binary.charCodeAt(i);
+    offset += binary.length;
+    await pause();
+  }
+  return out;
+}
+
 export function bytesToHex(bytes: Uint8Array): string {
   let hex = "";
   for (const b of bytes) hex += b.toString(16).padStart(2, "0");

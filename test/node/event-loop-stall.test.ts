@@ -23,6 +23,8 @@ const GENERAR = "/api/v1/platform/dte/documentos/generar";
 /** How long the other account may wait; and how long a hostile request may take in all. */
 const OTHER_BUDGET_MS = 1000;
 const HOSTILE_BUDGET_MS = 5000;
+/** The longest the loop may be held while an upload of the largest envelope is read (see "the largest batches allowed"). */
+const READING_STALL_MS = 250;
 
 let base = "";
 let started: Awaited<ReturnType<typeof createNodeServer>>;
@@ -46,9 +48,10 @@ beforeAll(async () => {
 afterAll(() => {
   started.server.close();
   const rows = stalls.map(
-    ([name, stall, total]) => `${stall.toFixed(0).padStart(6)} ms stall ${total.toFixed(0).padStart(6)} ms total  ${name}`,
+    ([name, stall, total, working]) =>
+      `${stall.toFixed(0).padStart(6)} ms stall ${working.toFixed(0).padStart(6)} ms working ${total.toFixed(0).padStart(6)} ms total  ${name}`,
   );
-  console.info(`longest event-loop stall per request:\n${rows.join("\n")}`);
+  console.info(`longest event-loop stall per request (in all; until the answer's headers):\n${rows.join("\n")}`);
 });
 
 const b64 = (text: string) => bytesToBase64(new TextEncoder().encode(text));
@@ -59,31 +62,46 @@ interface Timed {
   ms: number;
 }
 
-async function timed(path: string, init: RequestInit): Promise<Timed> {
+async function timed(path: string, init: RequestInit, onHeaders = () => {}): Promise<Timed> {
   const start = performance.now();
   const res = await fetch(`${base}${path}`, init);
-  const body = await res.text();
+  onHeaders();
+  // Read as bytes: decoding a PDF of 2 000 pages as text here, on the server's thread, held the loop itself.
+  const bytes = await res.arrayBuffer();
+  const body = /json/.test(res.headers.get("content-type") ?? "") ? new TextDecoder().decode(bytes) : "";
   return { status: res.status, body, ms: performance.now() - start };
 }
 
 /** The longest event-loop stall of each case, for the summary after the run. */
-const stalls: [string, number, number][] = [];
+const stalls: [string, number, number, number][] = [];
 
 /**
  * Sends `body` from account A and, every 50 ms for as long as it runs (and once after), a cheap call
  * from account B. Client and server share this thread, so each B call's wait is counted from when
  * it was due, as a client in another process sending then would see it: a held loop delays both
  * the sending and the answer. Each B call is answered within a second, A within its budget; the
- * longest stall of the loop is noted for the summary. A's answer is returned.
+ * longest stall of the loop is noted for the summary and returned with A's answer.
  */
-async function duringHostile(path: string, body: string, budgetMs = HOSTILE_BUDGET_MS): Promise<{ status: number; json: Loose }> {
+async function duringHostile(
+  path: string,
+  body: string,
+  budgetMs = HOSTILE_BUDGET_MS,
+): Promise<{ status: number; json: Loose; stall: number }> {
   const histogram = monitorEventLoopDelay({ resolution: 5 });
   histogram.enable();
+  // The longest gap between ticks until A's answer starts (its headers): the request's own work,
+  // apart from delivering a large body (a PDF of 2 000 pages) to this same thread afterwards.
+  let last = performance.now();
+  let gap = 0;
+  let working = -1;
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    gap = Math.max(gap, now - last);
+    last = now;
+  }, 5);
   let done = false;
-  const hostile = timed(path, {
-    method: "POST",
-    headers: { "x-api-token": secretA, "content-type": "application/json" },
-    body,
+  const hostile = timed(path, { method: "POST", headers: { "x-api-token": secretA, "content-type": "application/json" }, body }, () => {
+    working = Math.max(gap, performance.now() - last);
   }).finally(() => {
     done = true;
   });
@@ -99,13 +117,14 @@ async function duringHostile(path: string, body: string, budgetMs = HOSTILE_BUDG
   }
   const answer = await hostile;
   histogram.disable();
-  stalls.push([expect.getState().currentTestName ?? path, histogram.max / 1e6, answer.ms]);
+  clearInterval(ticker);
+  stalls.push([expect.getState().currentTestName ?? path, histogram.max / 1e6, answer.ms, working]);
   for (const wait of waits) {
     expect(wait.status).toBe(200);
     expect(wait.ms, `the other account waited ${Math.round(wait.ms)} ms`).toBeLessThan(OTHER_BUDGET_MS);
   }
   expect(answer.ms, `the request took ${Math.round(answer.ms)} ms`).toBeLessThan(budgetMs);
-  return { status: answer.status, json: answer.body.startsWith("{") ? JSON.parse(answer.body) : null };
+  return { status: answer.status, json: answer.body.startsWith("{") ? JSON.parse(answer.body) : null, stall: working };
 }
 
 /** `asn` with every INTEGER equal to `from` (an iteration count here) set to `to`, inside nested DER too. */
@@ -286,13 +305,13 @@ describe("the largest batches allowed", () => {
     const { status, json } = await duringHostile(GENERAR, generar(juanaCert, dte, cafs), 20_000);
     expect(status).toBe(200);
     expect(json.data.documentos).toHaveLength(MAX_BATCH_DOCUMENTS);
+    envio = json.data.envio_xml;
   }, 30_000);
 
-  it(`generar: ${MAX_BATCH_BOLETAS} invoices, the envelope the reading operations take below`, async () => {
+  it(`generar: ${MAX_BATCH_BOLETAS} invoices`, async () => {
     const dte = Array.from({ length: MAX_BATCH_BOLETAS }, (_, i) => factura(1 + i, 1));
-    const { status, json } = await duringHostile(GENERAR, generar(juanaCert, dte, await cafOf(1, MAX_BATCH_BOLETAS)), 20_000);
+    const { status } = await duringHostile(GENERAR, generar(juanaCert, dte, await cafOf(1, MAX_BATCH_BOLETAS)), 20_000);
     expect(status).toBe(200);
-    envio = json.data.envio_xml;
   }, 30_000);
 
   it(`generar: ${MAX_BATCH_LINES} Detalle lines in all (60 invoices of ${MAX_BATCH_LINES / 60})`, async () => {
@@ -301,22 +320,25 @@ describe("the largest batches allowed", () => {
     expect([status, json.data?.documentos.length]).toEqual([200, 60]);
   }, 30_000);
 
-  // Of 500 documents: at 2 000 (~13 MB of base64) the upload's XML parse is one synchronous step
-  // that held the loop 0.6–1.2 s; the operations take such envelopes (big-envelopes.test.ts), but
-  // do not meet this test's budget yet.
+  // The reading operations take that envelope of 2 000 documents (~12 MB of base64): its decoding,
+  // parse and signature checks run in slices that yield. The one synchronous read of before held
+  // the loop 0.85–2 s here; sliced, the longest stall measured 36–205 ms on this shared, loaded
+  // machine (the body's JSON parse, the guard's scan and the answer's serialization are still one
+  // step each), so the bound leaves room for load while failing the unsliced reading.
   it.each([
     ["documentos/pdf", "/api/v1/platform/dte/documentos/pdf", 200],
     ["documentos/escpos", "/api/v1/platform/dte/documentos/escpos", 200],
     ["envios/verificar", "/api/v1/platform/dte/envios/verificar?ambiente=1", 200],
     ["formatos/json", "/api/v1/platform/dte/formatos/json", 200],
   ])(
-    "%s of that envelope",
+    `%s of that envelope of ${MAX_BATCH_DOCUMENTS} documents, in slices`,
     async (_name, path, expected) => {
       expect(envio).not.toBe("");
-      const { status } = await duringHostile(path, JSON.stringify({ xml: envio }), 20_000);
+      const { status, stall } = await duringHostile(path, JSON.stringify({ xml: envio }), 30_000);
       expect(status).toBe(expected);
+      expect(stall, `the longest event-loop stall, ${Math.round(stall)} ms`).toBeLessThan(READING_STALL_MS);
     },
-    30_000,
+    60_000,
   );
 
   it("one document more than allowed is refused before any work, naming the limit and the count", async () => {

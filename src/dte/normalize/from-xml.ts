@@ -25,7 +25,12 @@ const PLAIN_NUMBER = /^-?\d+(?:\.\d+)?$/;
  * DTE's one Documento (or Liquidacion / Exportaciones), the very node its signature is checked on.
  */
 export function dteDocumentsFromXml(contents: Pick<EnvelopeContents, "kind" | "dtes">): XmlDocuments {
-  return { envelope: contents.kind, documents: contents.dtes.map(({ documento }) => toNode(documento)) };
+  return { envelope: contents.kind, documents: contents.dtes.map(dteDocumentFromXml) };
+}
+
+/** One DTE of an upload as `dteDocumentsFromXml` takes it (its one Documento), for a caller that pauses between them. */
+export function dteDocumentFromXml({ documento }: Pick<EnvelopeContents["dtes"][number], "documento">): Node {
+  return toNode(documento);
 }
 
 /** Element children by local name; a name seen twice becomes a list. Attributes (ID, version) are left out. */

@@ -110,14 +110,27 @@ export type IdIndex = ReadonlyMap<string, readonly Located[]>;
 
 export function indexIds(root: XmlElement): IdIndex {
   const byId = new Map<string, Located[]>();
+  for (const located of walk(root)) addId(byId, located);
+  return byId;
+}
+
+/** The same index as `indexIds`, with `pause` every 1 000 elements (a 2 000-document envelope has ~100 000). */
+export async function indexIdsAsync(root: XmlElement, pause: () => Promise<void>): Promise<IdIndex> {
+  const byId = new Map<string, Located[]>();
+  let count = 0;
   for (const located of walk(root)) {
-    const id = located.element.attributes.find((a) => a.name === "ID" || a.name === "Id")?.value;
-    if (id === undefined) continue;
-    const list = byId.get(id);
-    if (list) list.push(located);
-    else byId.set(id, [located]);
+    addId(byId, located);
+    if (++count % 1000 === 0) await pause();
   }
   return byId;
+}
+
+function addId(byId: Map<string, Located[]>, located: Located): void {
+  const id = located.element.attributes.find((a) => a.name === "ID" || a.name === "Id")?.value;
+  if (id === undefined) return;
+  const list = byId.get(id);
+  if (list) list.push(located);
+  else byId.set(id, [located]);
 }
 
 /** Checks each signature of the document (in document order). */

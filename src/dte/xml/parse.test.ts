@@ -2,14 +2,18 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeLatin1 } from "../../lib/latin1.ts";
+import { nextTurn } from "../../lib/yielder.ts";
 import {
   childElements,
   decodeXmlBytes,
+  decodeXmlBytesAsync,
   localName,
   markupInside,
   parseXml,
+  parseXmlAsync,
   sourceOf,
   textContent,
+  type XmlDocument,
   type XmlElement,
   XmlParseError,
 } from "./parse.ts";
@@ -205,11 +209,12 @@ describe("XML parser: properties", () => {
     );
   });
 
+  const markup = fc.string({
+    unit: fc.constantFrom("<", ">", "/", "a", "b", "=", '"', "&", ";", "!", "-", "?", "[", "]", " ", "#", "x", "1"),
+    maxLength: 40,
+  });
+
   it("either parses or throws XmlParseError on any input, never anything else", () => {
-    const markup = fc.string({
-      unit: fc.constantFrom("<", ">", "/", "a", "b", "=", '"', "&", ";", "!", "-", "?", "[", "]", " ", "#", "x", "1"),
-      maxLength: 40,
-    });
     fc.assert(
       fc.property(markup, (input) => {
         try {
@@ -220,6 +225,62 @@ describe("XML parser: properties", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe("XML parser: the sliced parse", () => {
+  /** The sync parse's tree, or its error's message, line and column. */
+  const outcome = async (parse: () => XmlDocument | Promise<XmlDocument>) => {
+    try {
+      return { doc: await parse() };
+    } catch (error) {
+      if (!(error instanceof XmlParseError)) throw error;
+      return { error: [error.message, error.line, error.column] };
+    }
+  };
+  // One markup item a slice and a macrotask after each: every point where the parse can stop is a resumption.
+  const sliced = (text: string) => parseXmlAsync(text, { pause: nextTurn, steps: 1 });
+  const same = async (text: string): Promise<void> => {
+    expect(await outcome(() => sliced(text))).toEqual(await outcome(() => parseXml(text)));
+  };
+  const extra = fc.constantFrom("<!-- c -->", "<?pi data?>", "<![CDATA[a<b]]>", "\r\n", "t&amp;", "<e/>", '<f g="&#10;"/>');
+  const document = fc
+    .tuple(fc.array(fc.stringMatching(/^[a-z]{1,3}$/), { minLength: 1, maxLength: 4 }), fc.array(extra, { maxLength: 12 }))
+    .map(([names, extras]) => {
+      let inner = extras.join("");
+      for (const name of names.reverse()) inner = `<${name} a="1">${extras.slice(0, 2).join("")}${inner}</${name}>`;
+      return `<?xml version="1.0"?>\n<!--before-->${inner}<?after?>\n`;
+    });
+
+  it("gives exactly the synchronous parse's document (spans, comments, instructions, text)", async () => {
+    await fc.assert(fc.asyncProperty(document, same), { numRuns: 300 });
+  });
+
+  it("refuses what the synchronous parse refuses, with the same message, line and column", async () => {
+    const broken = fc
+      .tuple(document, fc.nat(), fc.constantFrom("", "<", "</x>", "&", "]]>", "<!DOCTYPE a>", "\u0001", "<a b='1' b='2'/>"))
+      .map(([text, at, bad]) => text.slice(0, at % text.length) + bad + text.slice(at % text.length));
+    await fc.assert(fc.asyncProperty(broken, same), { numRuns: 500 });
+  });
+
+  it("agrees with the synchronous parse on arbitrary markup", async () => {
+    const markup = fc.string({
+      unit: fc.constantFrom("<", ">", "/", "a", "=", '"', "&", ";", "!", "-", "?", "[", "]", " "),
+      maxLength: 40,
+    });
+    await fc.assert(fc.asyncProperty(markup, same), { numRuns: 1000 });
+  });
+
+  it("decodes bytes a piece at a time as it decodes them whole", async () => {
+    const big = `<?xml version="1.0" encoding="ISO-8859-1"?><r>${"ñandú €".repeat(400_000)}</r>`;
+    const utf8 = new TextEncoder().encode(big.replace("ISO-8859-1", "UTF-8"));
+    expect(await decodeXmlBytesAsync(utf8, nextTurn)).toBe(decodeXmlBytes(utf8));
+    const latin = encodeLatin1(big);
+    expect(await decodeXmlBytesAsync(latin, nextTurn)).toBe(decodeXmlBytes(latin));
+    const invalid = utf8.slice();
+    invalid[1 << 20] = 0xff;
+    expect(() => decodeXmlBytes(invalid)).toThrow(/not valid UTF-8/);
+    await expect(decodeXmlBytesAsync(invalid, nextTurn)).rejects.toThrow(/not valid UTF-8/);
   });
 });
 

@@ -6,9 +6,13 @@
 import type { Context } from "hono";
 import { MAX_DOCUMENTS } from "../../dte/verify/envelope.ts";
 import { childElements, localName, type XmlElement } from "../../dte/xml/parse.ts";
+import { yielder } from "../../lib/yielder.ts";
 import { chargeUnits } from "../../platform/charge.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ApiError } from "../../platform/errors.ts";
+
+/** Lets other requests run between documents (see lib/yielder.ts). */
+export { yielder };
 
 /** Documents per request (generar, pdf, escpos, envios/verificar, formatos/json from XML): the largest envelope, an EnvioDTE's. */
 export const MAX_BATCH_DOCUMENTS = MAX_DOCUMENTS.EnvioDTE;
@@ -83,23 +87,6 @@ export function checkXmlLineCount(path: string, dtes: readonly { documento: XmlE
     path,
     dtes.map(({ documento }) => childElements(documento).filter((c) => localName(c.name) === "Detalle").length),
   );
-}
-
-/**
- * Lets other requests run between documents: a macrotask (setTimeout works on every runtime), taken
- * once `ms` of work have passed or every `count` documents (Workers' clock stands still while code
- * runs). A request served meanwhile needs several turns of the loop (read, authenticate, charge,
- * answer), each waiting out one slice, so a batch at the SII's maxima takes short slices.
- */
-export function yielder(ms = 20, count = 10): () => Promise<void> {
-  let since = Date.now();
-  let done = 0;
-  return async () => {
-    if (++done < count && Date.now() - since < ms) return;
-    await new Promise<void>((resolve) => setTimeout(resolve, 0));
-    since = Date.now();
-    done = 0;
-  };
 }
 
 /** The yielder of a batch that may reach the SII's maxima: slices of at most 5 ms or 4 documents. */

@@ -7,9 +7,10 @@ import {
   type EnvelopeReport,
   EnvelopeUnreadable,
   inspectEnvelope,
-  readEnvelope,
+  readEnvelopeAsync,
 } from "../../dte/verify/envelope.ts";
-import { base64ToBytes } from "../../lib/encoding.ts";
+import { base64ToBytes, base64ToBytesAsync } from "../../lib/encoding.ts";
+import { nextTurn } from "../../lib/yielder.ts";
 import { ApiError } from "../../platform/errors.ts";
 import type { ResolucionField } from "./schema.ts";
 
@@ -34,14 +35,25 @@ async function unreadableAs400<T>(read: () => T | Promise<T>): Promise<T> {
   }
 }
 
-/** The documents of the uploaded XML, unchecked (for rendering). */
-export function readXmlField(value: string): Promise<EnvelopeContents> {
-  return unreadableAs400(() => readEnvelope(base64Field("xml", value)));
+/** The uploaded XML's bytes, decoded a piece at a time (an envelope of 2 000 documents is ~12 MB of base64). */
+async function uploadedBytes(path: string, value: string): Promise<Uint8Array<ArrayBuffer>> {
+  try {
+    return await base64ToBytesAsync(value.replace(/\s+/g, ""), nextTurn);
+  } catch {
+    throw fieldError(path, "is not base64");
+  }
 }
 
-/** The uploaded XML with every check made (signatures, carátula, limits). */
-export function inspectXmlField(value: string): Promise<EnvelopeReport> {
-  return unreadableAs400(() => inspectEnvelope(base64Field("xml", value)));
+/** The documents of the uploaded XML, unchecked (for rendering), read in slices that yield. */
+export async function readXmlField(value: string): Promise<EnvelopeContents> {
+  const bytes = await uploadedBytes("xml", value);
+  return unreadableAs400(() => readEnvelopeAsync(bytes));
+}
+
+/** The uploaded XML (or its contents, already read) with every check made (signatures, carátula, limits). */
+export async function inspectXmlField(value: string | EnvelopeContents): Promise<EnvelopeReport> {
+  const upload = typeof value === "string" ? await uploadedBytes("xml", value) : value;
+  return unreadableAs400(() => inspectEnvelope(upload));
 }
 
 /** The resolution to print: the request's, or the envelope carátula's. */

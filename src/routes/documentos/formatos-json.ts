@@ -3,7 +3,7 @@
 // (defaults, line amounts, discounts, taxes, IVA, totals, sanitized text, canonical RUTs) with
 // the list of what was filled in or changed. Nothing is sent anywhere.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { dteDocumentsFromXml } from "../../dte/normalize/from-xml.ts";
+import { dteDocumentFromXml } from "../../dte/normalize/from-xml.ts";
 import { type Node, normalizeDte, SUPPORTED_TYPES } from "../../dte/normalize/normalize.ts";
 import { santiagoDate } from "../../lib/dates.ts";
 import type { AppEnv } from "../../platform/context.ts";
@@ -17,7 +17,7 @@ import {
   chargeDocuments,
   chargeRule,
   checkDocumentCount,
-  checkLineCount,
+  checkXmlLineCount,
   MAX_BATCH_BOLETAS,
   MAX_BATCH_DOCUMENTS,
   MAX_BATCH_LINES,
@@ -116,13 +116,15 @@ export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
       }
       const contents = await readXmlField(body.xml ?? "");
       if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
-      const { envelope: sobre, documents } = dteDocumentsFromXml(contents);
-      checkDocumentCount("xml", documents.length, contents.kind);
-      checkLineCount("xml", documents);
-      await chargeDocuments(c, WEIGHT, documents.length);
+      const sobre = contents.kind;
+      checkDocumentCount("xml", contents.dtes.length, contents.kind);
+      // Counted on the XML (the Detalle elements each document becomes): converting all of them first held the loop.
+      checkXmlLineCount("xml", contents.dtes);
+      await chargeDocuments(c, WEIGHT, contents.dtes.length);
       const documentos = [];
       const pause = yielder();
-      for (const [i, document] of documents.entries()) {
+      for (const [i, entry] of contents.dtes.entries()) {
+        const document = dteDocumentFromXml(entry);
         const at = `xml.documentos[${i}]`;
         const idDoc = ((document.Encabezado as Node | undefined)?.IdDoc ?? {}) as Node;
         const tipo = Number(idDoc.TipoDTE);

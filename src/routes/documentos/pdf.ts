@@ -19,6 +19,7 @@ import {
   MAX_BATCH_DOCUMENTS,
   MAX_PRINTED_COPIES,
   tooLarge,
+  yielder,
 } from "./batch.ts";
 
 const WEIGHT = 2;
@@ -109,7 +110,12 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
       }
       await chargeDocuments(c, WEIGHT, contents.dtes.length);
       const resolucion = resolucionOf(body.resolucion, contents);
-      const docs = contents.dtes.map(({ documento }) => printedDocument(contents.doc, documento));
+      const docs = [];
+      const pause = yielder();
+      for (const { documento } of contents.dtes) {
+        docs.push(printedDocument(contents.doc, documento));
+        await pause();
+      }
       const pdf = await pdfDocument(docs, {
         papel: body.papel,
         cedible: body.cedible,

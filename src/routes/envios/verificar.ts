@@ -157,7 +157,8 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
       const plain = await readXmlField(body.xml);
       checkDocumentCount("xml", plain.dtes.length, plain.kind);
       await chargeDocuments(c, WEIGHT, plain.dtes.length);
-      const report = await inspectXmlField(body.xml);
+      // The same parsed tree is checked: reading it again would double the largest step.
+      const report = await inspectXmlField(plain);
       if (report.documentos.length === 0) throw fieldError("xml", "holds no documents");
 
       const cafKeys = trustedCafKeys(c);
