@@ -34,9 +34,9 @@ const EXPIRY_SAFE: readonly [string, string, RegExp][] = [
   ["misii_carta", "POST", /CViewCarta\.cgi$/],
   ["bhe_email_form", "GET", /PresentaDatosEnvio\.cgi$/],
   ["rcv_resumen", "POST", /getResumen$/],
-  ["rcv_detalle", "POST", /getDetalle(Compra|Venta)$/],
+  // Not the RCV detail nor its export: a large period is read in several requests while the answer
+  // streams, and a session dropped after the first bytes went out can only abort it (rcv-facade.ts).
   ["rcv_boletas", "POST", /obtieneListaBoletasMes$/],
-  ["rcv_export", "POST", /Export$/],
   // The stamping and the annulment start here; nothing irreversible has happened yet.
   ["caf_request", "GET", /of_solicita_folios$/],
   ["caf_annul", "GET", /af_anular1$/],
