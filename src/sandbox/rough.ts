@@ -8,8 +8,10 @@
 // - A transient answer where the SII gives one: DTE-OFGA on the CAF download (devlas-cl/dte-sii
 //   CafSolicitor.js retries it), QueryEstUp `-11` "Error de Proceso" (devlas EnviadorSII.js: "Reintente
 //   más tarde"), an HTTP 500 on a read the gateway may retry. Never twice in a row for one service.
-// - Page quirks the captured answers show (test/fixtures/sii/captured/FACTS.md): no closing
-//   `</body></html>`, no charset in the content type, line breaks after `</html>`.
+// - Page quirks: no closing `</body></html>` and no charset in the content type, both of which the
+//   captured pages show (test/fixtures/sii/captured/FACTS.md: `Solicitud de timbraje.html`,
+//   `Consulta tributaria 3ro.html`), and line breaks after `</html>` (no capture shows them; a reader
+//   that anchors on the page's last bytes must not care).
 
 import { elementText } from "../lib/xml.ts";
 import { estUpProcessError } from "./envios.ts";
