@@ -1,6 +1,10 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
+// `npm run test:rough` (scripts/test-rough.mjs) sets the rough sandbox's seed; every project's setup reads it.
+const roughSeed: Record<string, string> = process.env.SANDBOX_ROUGH_SEED ? { SANDBOX_ROUGH_SEED: process.env.SANDBOX_ROUGH_SEED } : {};
+const setupFiles = ["test/support/rough-setup.ts"];
+
 export default defineConfig({
   test: {
     projects: [
@@ -15,19 +19,25 @@ export default defineConfig({
                 ADMIN_TOKEN: "test-admin-token-of-at-least-32-characters",
                 SII_UPSTREAM: "sandbox",
                 SECRET_KEY: "workers-test-secret-key-0123456789abcdef",
+                ...roughSeed,
               },
             },
           }),
         ],
-        test: { name: "workers", include: ["test/workers/**/*.test.ts", "test/shared/**/*.test.ts", "src/dte/**/*.test.ts"] },
+        test: { name: "workers", setupFiles, include: ["test/workers/**/*.test.ts", "test/shared/**/*.test.ts", "src/dte/**/*.test.ts"] },
       },
       {
         // Pure code, the Node entry (SQLite state) and the memory adapters.
-        test: { name: "node", environment: "node", include: ["test/node/**/*.test.ts", "test/shared/**/*.test.ts", "src/**/*.test.ts"] },
+        test: {
+          name: "node",
+          environment: "node",
+          setupFiles,
+          include: ["test/node/**/*.test.ts", "test/shared/**/*.test.ts", "src/**/*.test.ts"],
+        },
       },
       {
         // The Lambda handler with API Gateway v2 events, and the DynamoDB adapter against a local server.
-        test: { name: "lambda", environment: "node", include: ["test/lambda/**/*.test.ts"] },
+        test: { name: "lambda", environment: "node", setupFiles, include: ["test/lambda/**/*.test.ts"] },
       },
     ],
   },

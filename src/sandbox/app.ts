@@ -28,6 +28,7 @@ import { latin1Html, MAINTENANCE_TEXT, SESSION_LIMIT_TEXT, THROTTLE_TEXT } from 
 import { getCtrlAsync, getDetalle, getDetalleExport, getResumen, obtenerArchivoBlob } from "./rcv.ts";
 import { cambiaTipoCompra, eliminarResumen, ingresarBoletasDiarias, ingresarResumen, obtieneListaBoletasMes } from "./rcv-writes.ts";
 import { registroReclamo, seedReceivedDocuments } from "./reclamos.ts";
+import { RoughSchedule } from "./rough.ts";
 import { type CertificateCheck, issueSeed, issueToken, soapFault, soapOperation } from "./soap.ts";
 import { type FaultKind, SandboxState } from "./state.ts";
 import { appraisalFile, DEFAULT_VEHICLE_ROWS, type WorkbookKind } from "./vehiculos.ts";
@@ -40,6 +41,8 @@ export interface SandboxOptions {
   hangMs?: number;
   /** Rows of the light-vehicle appraisal workbook (the heavy one has an eighth as many). */
   vehicleRows?: number;
+  /** The rough schedule's seed (rough.ts); null or absent: the tidy sandbox. */
+  roughSeed?: number | null;
 }
 
 export interface Sandbox {
@@ -102,6 +105,7 @@ async function faultResponse(fault: Exclude<FaultKind, "truncated" | "charset">,
 
 export function createSandbox(options: SandboxOptions): Sandbox {
   const state = new SandboxState();
+  if (options.roughSeed != null) state.rough = new RoughSchedule(options.roughSeed);
   state.bhe.push(...SANDBOX_BHE.map((slip) => ({ ...slip })));
   state.bte.push(...sandboxBte());
   const now = options.now ?? Date.now;
@@ -143,7 +147,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       return new Response(swapped, { status: res.status, headers });
     }
     if (fault) return faultResponse(fault, hangMs, c.req.raw.signal);
-    return handler(c);
+    const rough = state.rough;
+    if (!rough) return handler(c);
+    rough.beforeCall(name, c.req.raw, state.sessions, now());
+    const transient = await rough.transient(name, c.req.raw, state);
+    return transient ?? rough.quirk(name, await handler(c));
   };
 
   const soapHosts = "{palena\\.sii\\.cl|maullin\\.sii\\.cl}";

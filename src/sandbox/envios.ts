@@ -75,6 +75,11 @@ function statusAnswer(body: string, hdr: string): Response {
   return soapReturn("getEstUp", inner);
 }
 
+/** QueryEstUp's `-11` "Error de Proceso" (ERR_CODE 2), which the SII also gives for a query it failed to answer. */
+export function estUpProcessError(trackId: string): Response {
+  return statusAnswer("", `<TRACKID>${escapeXml(trackId)}</TRACKID><ESTADO>-11</ESTADO><ERR_CODE>2</ERR_CODE>`);
+}
+
 /** Per-type counts of a processed envelope, in first-seen type order (informados = the other three). */
 function countsByType(envio: Envio): string {
   const types = [...new Set(envio.documents.map((d) => d.tipo))];
@@ -106,8 +111,8 @@ export function queryEstUp(state: SandboxState, requestXml: string, ambiente: "0
     // `-11` carries its reason in ERR_CODE (LibreDTE CheckXmlDocumentSentStatusResponse.php): 1 "El
     // envío no es de la Empresa" for another company's envelope; 2 "Error de Proceso" for a track id
     // the SII does not know here (LibreDTE's live test: a production track id asked in certification).
-    const errCode = sameTrack.length ? 1 : 2;
-    return statusAnswer("", `<TRACKID>${escapeXml(trackId)}</TRACKID><ESTADO>-11</ESTADO><ERR_CODE>${errCode}</ERR_CODE>`);
+    if (!sameTrack.length) return estUpProcessError(trackId);
+    return statusAnswer("", `<TRACKID>${escapeXml(trackId)}</TRACKID><ESTADO>-11</ESTADO><ERR_CODE>1</ERR_CODE>`);
   }
   const estado = envioEstado(envio, now);
   const atencion = `<NUM_ATENCION>${(now % 100000).toString().padStart(5, "0")}</NUM_ATENCION>`;

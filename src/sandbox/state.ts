@@ -24,6 +24,23 @@ export interface WebSession {
   expiresAt: number;
 }
 
+/** What the rough schedule did, in order (tests and a failing run's reproduction read it). */
+export type RoughEvent =
+  | { kind: "session_expired"; service: string; rut: string }
+  | { kind: "transient"; service: string; answer: "DTE-OFGA" | "-11" | "http_500" }
+  | { kind: "quirk"; service: string; quirk: PageQuirk };
+
+export type PageQuirk = "no_closing_html" | "no_charset" | "trailing_bytes";
+
+/** The rough schedule (rough.ts) as the simulator calls it around each service's answer. */
+export interface Rough {
+  readonly seed: number;
+  readonly events: readonly RoughEvent[];
+  beforeCall(service: string, request: Request, sessions: Map<string, WebSession>, now: number): void;
+  transient(service: string, request: Request, state: SandboxState): Promise<Response | null>;
+  quirk(service: string, res: Response): Promise<Response>;
+}
+
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
 
 export class SandboxState {
@@ -70,6 +87,11 @@ export class SandboxState {
    * whose token is only there.
    */
   csessionidOnly = false;
+  /**
+   * The rough schedule (rough.ts), or null for the tidy sandbox. A test that asserts what rough mode
+   * legitimately changes (exact SII call counts) sets it to null for itself, saying why.
+   */
+  rough: Rough | null = null;
 
   count(service: string): void {
     this.calls.set(service, (this.calls.get(service) ?? 0) + 1);

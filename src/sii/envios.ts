@@ -124,6 +124,12 @@ export function decodeEstUpFailure(xml: string): EstUpFailure {
   return { err_code: err, sql_code: sql, srv_code: srv, text };
 }
 
+/** ERR_CODE 1 alone: the SII's definitive "the envelope is not the company's". */
+function notTheCompanys(failure: EstUpFailure): boolean {
+  const serverFault = [failure.srv_code, failure.sql_code].some((c) => c !== null && c !== "0");
+  return failure.err_code === "1" && !serverFault;
+}
+
 /**
  * `-11` is a failure of the query, not "no such envelope": LibreDTE reads it as ERR_CODE 2 "Error
  * de Proceso" (its live test gets exactly that for a track id of the other ambiente), devlas-cl/dte-sii
@@ -140,8 +146,7 @@ function queryFailed(xml: string, trackId: string, emisor: string): ApiError {
     sii_sql_code: failure.sql_code,
     sii_srv_code: failure.srv_code,
   };
-  const serverFault = [failure.srv_code, failure.sql_code].some((c) => c !== null && c !== "0");
-  if (failure.err_code === "1" && !serverFault) {
+  if (notTheCompanys(failure)) {
     return new ApiError(404, "HTTP_404", `The SII says envelope ${trackId} is not of ${emisor}`, { details });
   }
   return new ApiError(
@@ -160,18 +165,23 @@ export async function queryUploadStatus(
   trackId: string,
 ): Promise<UploadStatus> {
   const [rut = "", dv = ""] = emisor.split("-");
-  const answer = await soapCall(ctx, {
-    url: `https://${siiHosts(ambiente).dte}/DTEWS/QueryEstUp.jws`,
-    operation: "getEstUp",
-    params: [
-      ["RutCompania", rut],
-      ["DvCompania", dv],
-      ["TrackId", trackId],
-      ["Token", token],
-    ],
-    service: "envio_status",
-    read: true,
-  });
+  const ask = () =>
+    soapCall(ctx, {
+      url: `https://${siiHosts(ambiente).dte}/DTEWS/QueryEstUp.jws`,
+      operation: "getEstUp",
+      params: [
+        ["RutCompania", rut],
+        ["DvCompania", dv],
+        ["TrackId", trackId],
+        ["Token", token],
+      ],
+      service: "envio_status",
+      read: true,
+    });
+  let answer = await ask();
+  // Any other `-11` is the SII's "try again" (devlas-cl/dte-sii EnviadorSII.js: "Reintente más
+  // tarde"); the status query is a read, so it is asked once more before the 502.
+  if (answer.estado === "-11" && !notTheCompanys(decodeEstUpFailure(answer.xml))) answer = await ask();
   const { estado, glosa } = answer;
   if (TOKEN_ESTADOS.has(estado)) throw new TokenRejected(glosa ?? estado);
   const details = { service: "envio_status", sii_estado: estado, sii_message: glosa };
