@@ -177,6 +177,7 @@ const NOT_CALLED: Record<string, string> = {
   post_platform_dte_documentos_escpos: "computed by the gateway, no SII call",
   post_platform_dte_documentos_pdf: "computed by the gateway, no SII call",
   post_platform_dte_envios_verificar: "needs one of the user's signed documents; its SII query is the one intercambios/recepcion_sii makes",
+  get_platform_dte_folios: "the gateway's own folio ledger, no SII call",
 };
 
 type Need = "cert" | "pass" | "either" | "none";
