@@ -4,7 +4,8 @@
 // `obtieneListaBoletasMes`; the summaries and
 // the daily receipts' write follow the gateway's inferred contract (src/sii/rcv-inferred.ts).
 import type { Context } from "hono";
-import { answer, facadeRequest, rcvDocuments, sessionCall, TIPOS_COMPRA, tipoCompraKey } from "./rcv.ts";
+import { answer, facadeRequest, rcvDocuments, sessionCall } from "./rcv.ts";
+import { TIPOS_COMPRA, tipoCompraKey } from "./rcv-columns.ts";
 import type { SummaryEntry } from "./records.ts";
 import type { SandboxState } from "./state.ts";
 

@@ -7,7 +7,7 @@ import { encodeLatin1 } from "../lib/latin1.ts";
 import { rutCheckDigit } from "../lib/rut.ts";
 import { throughOnDemand } from "../lib/streams.ts";
 import { claveLoginWall } from "./pages.ts";
-import { COMPRAS_COLUMNS, VENTAS_COLUMNS } from "./rcv-columns.ts";
+import { COMPRAS_COLUMNS, TIPOS_COMPRA, tipoCompraKey, VENTAS_COLUMNS } from "./rcv-columns.ts";
 import { type SandboxState, sessionTokenOf } from "./state.ts";
 
 export const FIRST_RCV_PERIOD = 201705;
@@ -29,7 +29,11 @@ export interface RcvDocument {
   fecha: string; // DD/MM/YYYY
   exento: number;
   neto: number;
+  /** Recoverable VAT (sales: the VAT). */
   iva: number;
+  /** Purchases left out (NO_INCLUIR): their VAT is all non-recoverable, code 9, as the SII's files show. */
+  ivaNoRec: number;
+  codigoNoRec: number | null;
   total: number;
   estado: (typeof ESTADOS)[number];
 }
@@ -70,19 +74,26 @@ export function* rcvDocumentStream(rut: string, periodo: number, operacion: "COM
     const base = 10_000 + Math.floor(random() * 990_000);
     const exento = tipo === 34 ? base : 0;
     const neto = tipo === 34 ? 0 : base;
-    const iva = Math.round(neto * 0.19);
+    const vat = Math.round(neto * 0.19);
     const counterpart = 76_000_000 + Math.floor(random() * 999_999);
+    const fecha = `${String(1 + Math.floor(random() * 28)).padStart(2, "0")}/${String(month).padStart(2, "0")}/${year}`;
+    const estado =
+      operacion === "VENTA" ? "REGISTRO" : (ESTADOS[Math.floor(random() * 10) < 7 ? 0 : Math.floor(random() * 4)] ?? "REGISTRO");
+    // cordada/lib-cl-sii-python `src/tests/test_data/sii-rcv/RCV-compra-no_incluir-rz_leading_trailing_whitespace.csv`.
+    const left = estado === "NO_INCLUIR" && vat > 0;
     yield {
       tipo,
       folio: 1000 + i,
       rut: `${counterpart}-${rutCheckDigit(String(counterpart))}`,
       razonSocial: `EMPRESA ${String.fromCharCode(65 + (counterpart % 26))}${counterpart % 1000} LIMITADA`,
-      fecha: `${String(1 + Math.floor(random() * 28)).padStart(2, "0")}/${String(month).padStart(2, "0")}/${year}`,
+      fecha,
       exento,
       neto,
-      iva,
-      total: exento + neto + iva,
-      estado: operacion === "VENTA" ? "REGISTRO" : (ESTADOS[Math.floor(random() * 10) < 7 ? 0 : Math.floor(random() * 4)] ?? "REGISTRO"),
+      iva: left ? 0 : vat,
+      ivaNoRec: left ? vat : 0,
+      codigoNoRec: left ? 9 : null,
+      total: exento + neto + vat,
+      estado,
     };
   }
 }
@@ -150,21 +161,6 @@ export const SYNC_DETAIL_MAX_DOCUMENTS = 393;
 export const CEILING_PERIOD = 201812;
 export const SYNC_DETAIL_MAX_BYTES = 4 * 1024 * 1024;
 
-/** The purchase types (tipoCompra) as the portal lists them (devlas-cl/dte-sii `SiiPortalAuth.js` `obtenerTiposTransaccionCompra`). */
-export const TIPOS_COMPRA: Record<number, string> = {
-  1: "Del Giro",
-  2: "Supermercados",
-  3: "Bienes Raíces",
-  4: "Activo Fijo",
-  5: "IVA Uso Común",
-  6: "IVA no Recuperable",
-  7: "No Corresp. Incluir",
-};
-
-/** Where a purchase's changed type is kept: `rut|periodo|tipo|rut del emisor sin DV|folio`. */
-export const tipoCompraKey = (rut: string, periodo: number, tipo: number, emisor: string, folio: number) =>
-  `${rut}|${periodo}|${tipo}|${emisor.split("-")[0]}|${folio}`;
-
 /** getDetalleCompra / getDetalleVenta: the documents of one type, streamed (a period may hold 100 k). */
 export async function getDetalle(c: Context, state: SandboxState, now: number, operacion: "COMPRA" | "VENTA"): Promise<Response> {
   const request = await facadeRequest(c, state, now);
@@ -194,7 +190,11 @@ export async function getDetalle(c: Context, state: SandboxState, now: number, o
       detFecRecepcion: `${d.fecha} 10:15:00`,
       detMntExe: d.exento,
       detMntNeto: d.neto,
-      detMntIVA: d.iva,
+      // A NO_INCLUIR purchase: the VAT under the non-recoverable keys (sergiokml/PortalFacturas `Datum`), the
+      // recoverable one empty as the SII's CSV has it (null here: inferred, no public JSON sample shows one).
+      detMntIVA: d.codigoNoRec ? null : d.iva,
+      detMntIVANoRec: d.codigoNoRec ? d.ivaNoRec : null,
+      detMntCodNoRec: d.codigoNoRec,
       detMntTotal: d.total,
       detTasaImp: d.neto ? 19 : 0,
       detAnulado: null,
@@ -252,22 +252,23 @@ export async function getResumen(c: Context, state: SandboxState, now: number): 
   const operacion = data.operacion === "VENTA" ? "VENTA" : "COMPRA";
   const estado = operacion === "COMPRA" ? String(data.estadoContab) : "REGISTRO";
   // Totals per type, summed as the documents are generated (a period may hold 100 k).
-  const totals = new Map<number, { documentos: number; exento: number; neto: number; iva: number; total: number }>();
+  const totals = new Map<number, { documentos: number; exento: number; neto: number; iva: number; ivaNoRec: number; total: number }>();
   for (const d of rcvDocumentStream(rut, periodo, operacion)) {
     if (d.estado !== estado) continue;
-    const t = totals.get(d.tipo) ?? { documentos: 0, exento: 0, neto: 0, iva: 0, total: 0 };
+    const t = totals.get(d.tipo) ?? { documentos: 0, exento: 0, neto: 0, iva: 0, ivaNoRec: 0, total: 0 };
     t.documentos++;
     t.exento += d.exento;
     t.neto += d.neto;
     t.iva += d.iva;
+    t.ivaNoRec += d.ivaNoRec;
     t.total += d.total;
     totals.set(d.tipo, t);
   }
   if (!totals.size) return answer(c, { data: [], totDocRes: 0 }, metaData, 3, "No existen documentos para el periodo consultado");
   const types = [...totals.keys()].sort((a, b) => a - b);
   const generated = types.map((tipo) => {
-    const of = totals.get(tipo) ?? { documentos: 0, exento: 0, neto: 0, iva: 0, total: 0 };
-    const sum = (key: "exento" | "neto" | "iva" | "total") => of[key];
+    const of = totals.get(tipo) ?? { documentos: 0, exento: 0, neto: 0, iva: 0, ivaNoRec: 0, total: 0 };
+    const sum = (key: "exento" | "neto" | "iva" | "ivaNoRec" | "total") => of[key];
     return {
       dcvCodigo: 100_000 + (periodo % 1000),
       rsmnCodigo: 900_000 + tipo,
@@ -278,7 +279,7 @@ export async function getResumen(c: Context, state: SandboxState, now: number): 
       rsmnMntExe: sum("exento"),
       rsmnMntNeto: sum("neto"),
       rsmnMntIVA: sum("iva"),
-      rsmnMntIVANoRec: 0,
+      rsmnMntIVANoRec: sum("ivaNoRec"),
       rsmnIVAUsoComun: 0,
       dcvOperacion: null,
       rsmnMntTotal: sum("total"),
@@ -353,7 +354,7 @@ function* detailLines(rut: string, periodo: number, operacion: "COMPRA" | "VENTA
         ? [
             i,
             d.tipo,
-            "Del Giro",
+            d.codigoNoRec ? "No Corresp. Incluir" : "Del Giro",
             d.rut,
             d.razonSocial,
             d.folio,
@@ -362,9 +363,9 @@ function* detailLines(rut: string, periodo: number, operacion: "COMPRA" | "VENTA
             "",
             d.exento,
             d.neto,
-            d.iva,
-            "",
-            "",
+            d.codigoNoRec ? "" : d.iva,
+            d.codigoNoRec ? d.ivaNoRec : "",
+            d.codigoNoRec ?? "",
             d.total,
           ]
         : [i, d.tipo, "Del Giro", d.rut, d.razonSocial, d.folio, d.fecha, `${d.fecha} 10:15:00`, "", "", d.exento, d.neto, d.iva, d.total];

@@ -9,7 +9,7 @@
 import { ApiError } from "../lib/api-error.ts";
 import { formatChanged } from "./format-changed.ts";
 import { rcvService } from "./rcv-facade.ts";
-import { CREDIT_NOTES, type DetalleRow, DocumentKeys, isoDate, n } from "./rcv-rows.ts";
+import { CREDIT_NOTES, code, type DetalleRow, DocumentKeys, isoDate, n } from "./rcv-rows.ts";
 
 export interface OtroImpuesto {
   codigo: number;
@@ -54,6 +54,7 @@ const COLUMNS = {
   recepcion: ["Fecha Recepcion"],
   exento: ["Monto Exento"],
   neto: ["Monto Neto"],
+  // Purchases: the recoverable VAT only (the rest is in PURCHASE_COLUMNS).
   iva: ["Monto IVA Recuperable", "Monto IVA"],
   total: ["Monto Total"],
   codigo: ["Codigo Otro Impuesto", "Codigo Otro Imp"],
@@ -62,17 +63,53 @@ const COLUMNS = {
 } as const;
 type Column = keyof typeof COLUMNS;
 
-/** Where each column is in this header; SII_FORMAT_CHANGED for one missing or given twice. */
-export function csvColumns(header: string, service: string): Record<Column, number> {
+/**
+ * Columns only the purchases' files have: the VAT that gives no credit and its code. A NO_INCLUIR
+ * purchase carries its VAT there alone, `Monto IVA Recuperable` left empty (cordada/lib-cl-sii-python
+ * `src/tests/test_data/sii-rcv/RCV-compra-no_incluir-rz_leading_trailing_whitespace.csv`: 16663, code 9),
+ * so a purchase file without them is refused rather than answered with that VAT as 0.
+ */
+const PURCHASE_COLUMNS = {
+  ivaNoRec: ["Monto Iva No Recuperable"],
+  codigoNoRec: ["Codigo IVA No Rec"],
+} as const;
+type PurchaseColumn = keyof typeof PURCHASE_COLUMNS;
+export type Side = "COMPRA" | "VENTA";
+export type CsvColumns = Record<Column, number> & Partial<Record<PurchaseColumn, number>>;
+
+/** Where a column is in these labels (undefined: absent); SII_FORMAT_CHANGED for one given twice. */
+function find(labels: string[], names: readonly string[], header: string, service: string): number | undefined {
+  const found = labels.flatMap((l, i) => (names.some((name) => label(name) === l) ? [i] : []));
+  if (found.length > 1) throw formatChanged(service, `the header has the column "${names[0]}" twice`, header.slice(0, 300));
+  return found[0];
+}
+
+/**
+ * Where each column is in this header; SII_FORMAT_CHANGED for one missing or given twice. `operacion`:
+ * the register the file was asked for; without it, the counterpart's label tells (`RUT Proveedor`: purchases).
+ */
+export function csvColumns(header: string, service: string, operacion?: Side): CsvColumns {
   const labels = header.split(";").map(label);
-  const at = {} as Record<Column, number>;
+  const at = {} as CsvColumns;
   for (const [column, names] of Object.entries(COLUMNS) as [Column, readonly string[]][]) {
-    const found = labels.flatMap((l, i) => (names.some((name) => label(name) === l) ? [i] : []));
-    if (found.length !== 1) {
-      const check = found.length ? `the header has the column "${names[0]}" twice` : `the header has no column "${names.join('" or "')}"`;
-      throw formatChanged(service, check, header.slice(0, 300));
+    const found = find(labels, names, header, service);
+    if (found === undefined) throw formatChanged(service, `the header has no column "${names.join('" or "')}"`, header.slice(0, 300));
+    at[column] = found;
+  }
+  const side: Side = labels[at.rut] === label(COLUMNS.rut[0]) ? "COMPRA" : "VENTA";
+  if (operacion && operacion !== side) {
+    throw formatChanged(
+      service,
+      `a ${operacion === "COMPRA" ? "purchases" : "sales"} file names the counterpart "${labels[at.rut]}"`,
+      header.slice(0, 300),
+    );
+  }
+  for (const [column, names] of Object.entries(PURCHASE_COLUMNS) as [PurchaseColumn, readonly string[]][]) {
+    const found = find(labels, names, header, service);
+    if (found === undefined && side === "COMPRA") {
+      throw formatChanged(service, `the purchases file has no column "${names[0]}"`, header.slice(0, 300));
     }
-    at[column] = found[0] ?? 0;
+    if (found !== undefined) at[column] = found;
   }
   return at;
 }
@@ -86,27 +123,32 @@ export function csvColumns(header: string, service: string): Record<Column, numb
  * one starts, so a file of any size passes through in flat memory.
  */
 export class CsvDocuments {
-  private readonly at: Record<Column, number>;
+  private readonly at: CsvColumns;
   private readonly width: number;
   private readonly keys: DocumentKeys;
   private pending: CsvDocument | null = null;
   /** Documents completed so far (continuation lines not counted). */
   count = 0;
 
-  /** `estado`: the state the file was asked for (it has no column of its own); `service`: whose file it is. */
+  /**
+   * `estado`: the state the file was asked for (it has no column of its own); `service`: whose file it is;
+   * `operacion`: the register asked for (without it, the header's counterpart tells).
+   */
   private readonly estado: string;
   private readonly service: string;
 
-  constructor(header: string, estado: string, service = rcvService("obtenerArchivoBLOB")) {
+  constructor(header: string, estado: string, service = rcvService("obtenerArchivoBLOB"), operacion?: Side) {
     this.estado = estado;
     this.service = service;
-    this.at = csvColumns(header, service);
+    this.at = csvColumns(header, service, operacion);
     this.width = header.split(";").length;
     this.keys = new DocumentKeys(service);
   }
 
-  private get(row: string[], column: Column): string {
-    return cell(row[this.at[column]]);
+  /** The cell of a column; "" for a column this side's file does not have. */
+  private get(row: string[], column: Column | PurchaseColumn): string {
+    const at = this.at[column];
+    return at === undefined ? "" : cell(row[at]);
   }
 
   /** The line's "other tax" (purchases: `Codigo Otro Impuesto`, sales: `Codigo Otro Imp.`), if it has one. */
@@ -149,6 +191,8 @@ export class CsvDocuments {
       monto_exento: n(this.get(row, "exento")),
       monto_neto: n(this.get(row, "neto")),
       monto_iva: n(this.get(row, "iva")),
+      monto_iva_no_recuperable: n(this.get(row, "ivaNoRec")),
+      codigo_iva_no_recuperable: code(n(this.get(row, "codigoNoRec"))),
       monto_total: n(this.get(row, "total")),
       estado: this.estado,
       nota_credito: CREDIT_NOTES.has(tipo),
@@ -174,10 +218,11 @@ export async function* csvDocuments(
   lines: Iterable<string> | AsyncIterable<string>,
   estado: string,
   service?: string,
+  operacion?: Side,
 ): AsyncGenerator<CsvDocument> {
   let reader: CsvDocuments | undefined;
   for await (const line of lines) {
-    if (!reader) reader = new CsvDocuments(line, estado, service);
+    if (!reader) reader = new CsvDocuments(line, estado, service, operacion);
     else {
       const done = reader.push(line);
       if (done) yield done;

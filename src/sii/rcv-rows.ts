@@ -46,6 +46,9 @@ function amount(service: string, row: Record<string, unknown>, key: string, what
   return number;
 }
 
+/** A code the SII may leave empty (read as 0): null then, never a code 0 the SII did not send. */
+export const code = (value: number): number | null => (value === 0 ? null : value);
+
 /** The answer's `data` as rows: an array, or nothing (null/absent, as with codRespuesta 3). */
 export function dataRows(answer: FacadeAnswer, service: string): Record<string, unknown>[] {
   const data = answer.data;
@@ -105,7 +108,12 @@ export interface DetalleRow {
   fecha_recepcion: string | null;
   monto_exento: number;
   monto_neto: number;
+  /** The recoverable VAT (purchases) or the VAT (sales). */
   monto_iva: number;
+  /** Purchases: the VAT that gives no credit (all of it in NO_INCLUIR); sales have none (0). */
+  monto_iva_no_recuperable: number;
+  /** Purchases: why it is not recoverable (the SII's code, e.g. 9); null when there is none. */
+  codigo_iva_no_recuperable: number | null;
   monto_total: number;
   estado: string;
   nota_credito: boolean;
@@ -146,6 +154,10 @@ export function detalleRow(row: Record<string, unknown>, estado: string): Detall
     monto_exento: amount(service, row, "detMntExe", what),
     monto_neto: amount(service, row, "detMntNeto", what),
     monto_iva: amount(service, row, "detMntIVA", what),
+    // The non-recoverable VAT and its code: `detMntIVANoRec`, `detMntCodNoRec` (sergiokml/PortalFacturas
+    // `Datum`; docs/sii-services.md §7.4). A NO_INCLUIR purchase carries its VAT only there.
+    monto_iva_no_recuperable: amount(service, row, "detMntIVANoRec", what),
+    codigo_iva_no_recuperable: code(amount(service, row, "detMntCodNoRec", what)),
     monto_total: amount(service, row, "detMntTotal", what),
     estado: typeof row.dcvEstadoContab === "string" && row.dcvEstadoContab.trim() !== "" ? row.dcvEstadoContab : estado,
     nota_credito: CREDIT_NOTES.has(tipo),

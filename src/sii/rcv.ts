@@ -29,7 +29,7 @@ export {
   MAX_CSV_LINE,
   requestAsync,
 } from "./rcv-async.ts";
-export { type CsvDocument, CsvDocuments, csvColumns, csvDocuments, type OtroImpuesto } from "./rcv-csv.ts";
+export { type CsvDocument, CsvDocuments, csvColumns, csvDocuments, type OtroImpuesto, type Side } from "./rcv-csv.ts";
 export {
   BOLETAS_SERVICE,
   COMPRAS_SERVICE,
@@ -203,7 +203,7 @@ export async function* rcvExport(ctx: SiiContext, jar: CookieJar, q: RcvQuery, t
   for await (const row of rcvRows(ctx, jar, method, detailFields(q, tipo, "RCV_DDETC", "RCV_DDETV"))) {
     const line = String(row);
     if (line.trim() === "") continue;
-    if (!reader) reader = new CsvDocuments(line, q.estado, rcvService(method));
+    if (!reader) reader = new CsvDocuments(line, q.estado, rcvService(method), q.operacion);
     else reader.push(line);
     yield line;
   }

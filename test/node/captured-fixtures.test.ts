@@ -119,6 +119,7 @@ describe("the RCV detail reader on every captured export", () => {
         expect(i, `${entry.file}: ${labels.join(" / ")}`).toBeGreaterThanOrEqual(0);
         return cellValue(row[i]);
       };
+      const purchases = columns.includes("RUT Proveedor");
       const expected = rows
         .map((line) => line.split(";"))
         .filter((row) => cellValue(row[0]) !== "")
@@ -128,19 +129,22 @@ describe("the RCV detail reader on every captured export", () => {
           rut: at(row, "RUT Proveedor", "Rut cliente"),
           monto_neto: amount(at(row, "Monto Neto")),
           monto_iva: amount(at(row, "Monto IVA Recuperable", "Monto IVA")),
+          // Purchases only: the VAT that gives no credit (all of it in NO_INCLUIR); sales have no such column.
+          monto_iva_no_recuperable: purchases ? amount(at(row, "Monto Iva No Recuperable")) : 0,
           monto_total: amount(at(row, "Monto Total", "Monto total")),
         }));
       const docs = [];
-      for await (const doc of csvDocuments([header, ...rows], "REGISTRO")) docs.push(doc);
+      for await (const doc of csvDocuments([header, ...rows], "REGISTRO", undefined, purchases ? "COMPRA" : "VENTA")) docs.push(doc);
       // A line with an empty Nro continues the document before it (its other taxes).
       expect(docs).toHaveLength(expected.length);
       expect(
-        docs.map(({ tipo_documento, folio, rut, monto_neto, monto_iva, monto_total }) => ({
+        docs.map(({ tipo_documento, folio, rut, monto_neto, monto_iva, monto_iva_no_recuperable, monto_total }) => ({
           tipo_documento,
           folio,
           rut,
           monto_neto,
           monto_iva,
+          monto_iva_no_recuperable,
           monto_total,
         })),
       ).toEqual(expected);

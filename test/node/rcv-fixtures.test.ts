@@ -111,6 +111,8 @@ describe("the facade's JSON answers", () => {
       monto_exento: 0,
       monto_neto: 970894,
       monto_iva: 184470,
+      monto_iva_no_recuperable: 0,
+      codigo_iva_no_recuperable: null,
       monto_total: 1155364,
       estado: "REGISTRO",
       nota_credito: false,

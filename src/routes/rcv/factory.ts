@@ -300,7 +300,7 @@ async function* detailJson(ctx: SiiContext, jar: CookieJar, q: RcvQuery, dte: nu
  * and must be what the request declared (caNumLineas), else the answer is an error (or, once
  * streaming, aborted) rather than a short list that looks whole.
  */
-async function* documentsJson(job: AsyncJob, lines: ReadableStream<string>, estado: string): AsyncGenerator<string> {
+async function* documentsJson(job: AsyncJob, lines: ReadableStream<string>, q: AsyncQuery): AsyncGenerator<string> {
   const reader = lines.getReader();
   let finished = false;
   try {
@@ -308,7 +308,7 @@ async function* documentsJson(job: AsyncJob, lines: ReadableStream<string>, esta
     let documents: CsvDocuments | undefined;
     let count = 0;
     for (let next = await reader.read(); !next.done; next = await reader.read()) {
-      if (!documents) documents = new CsvDocuments(next.value, estado);
+      if (!documents) documents = new CsvDocuments(next.value, q.estado, undefined, q.operacion);
       else {
         const done = documents.push(next.value);
         if (done) yield `${count++ ? "," : ""}${JSON.stringify(done)}`;
@@ -348,7 +348,7 @@ export async function answerAsync(
       });
     }
     const lines = await asyncFileLines(ctx, jar, q, job);
-    return streamJson(c, documentsJson(job, lines, q.estado));
+    return streamJson(c, documentsJson(job, lines, q));
   });
 }
 

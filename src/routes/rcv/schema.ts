@@ -68,7 +68,18 @@ export const Document = z.object({
   fecha_recepcion: z.string().nullable(),
   monto_exento: z.number(),
   monto_neto: z.number(),
-  monto_iva: z.number(),
+  monto_iva: z.number().openapi({
+    description:
+      "VAT, CLP: for purchases the recoverable VAT only (`Monto IVA Recuperable`, `detMntIVA`); the rest is in `monto_iva_no_recuperable`",
+  }),
+  monto_iva_no_recuperable: z.number().openapi({
+    description:
+      "Purchases: the VAT that gives no credit, CLP (`Monto Iva No Recuperable`, `detMntIVANoRec`); a `NO_INCLUIR` purchase carries all its VAT here and 0 in `monto_iva`. Sales: 0 (their register has no such column)",
+  }),
+  codigo_iva_no_recuperable: z.number().int().nullable().openapi({
+    description:
+      "Purchases: the SII's code of why the VAT is not recoverable (`Codigo IVA No Rec.`, `detMntCodNoRec`; e.g. `9` in `NO_INCLUIR`), null when the SII gives none; sales: null",
+  }),
   monto_total: z.number(),
   estado: z.string().openapi({
     description:
