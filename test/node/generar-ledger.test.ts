@@ -127,4 +127,29 @@ describe("generar with the folio ledger", () => {
     expect(await acme.ledger()).toMatchObject({ disponibles: 100, siguiente: 1 });
     expect(await folioOf(await acme.generar(invoice(), "bad"))).toEqual([1]);
   });
+
+  it("solicitar with ledger: true adds the granted CAF to the ledger; generar then issues from it; anular records the rest void", async () => {
+    const t = await setup();
+    const acme = await t.as("acme");
+    const granted = await acme.post(`/api/v1/sii/dte/caf/solicitar/${COMPANY}/34/5`, { auth: { cert }, ledger: true });
+    const body = await bodyOf(granted);
+    expect(granted.status).toBe(200);
+    const { folio_inicial: desde, folio_final: hasta } = body.data;
+    expect(body.data.ledger).toMatchObject({ disponibles: 5, siguiente: desde, rango: { desde, hasta, usados: 0 } });
+    expect(body.data.caf_xml).toBeTruthy();
+    expect(await folioOf(await acme.generar(invoice()))).toEqual([desde]);
+    const annulled = await acme.post(`/api/v1/sii/dte/caf/anular/${COMPANY}/34/${desde + 1}/${hasta}`, { auth: { cert } });
+    expect(annulled.status).toBe(200);
+    expect((await bodyOf(annulled)).data.anulados_ledger).toBe(4);
+    expect(await acme.ledger()).toMatchObject({ disponibles: 0, siguiente: null, rangos: [{ desde, hasta, usados: 1, anulados: 4 }] });
+    const none = await acme.generar(invoice());
+    expect([none.status, (await bodyOf(none)).error_code]).toEqual([409, "FOLIOS_EXHAUSTED"]);
+    // Without the option nothing is added; an annulment of a range the ledger does not hold touches nothing.
+    const plain = await bodyOf(await acme.post(`/api/v1/sii/dte/caf/solicitar/${COMPANY}/34/2`, { auth: { cert } }));
+    expect(plain.data.ledger).toBeUndefined();
+    const other = await acme.post(`/api/v1/sii/dte/caf/anular/${COMPANY}/34/${plain.data.folio_inicial}/${plain.data.folio_final}`, {
+      auth: { cert },
+    });
+    expect((await bodyOf(other)).data.anulados_ledger).toBe(0);
+  });
 });

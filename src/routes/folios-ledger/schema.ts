@@ -48,9 +48,10 @@ export const Ledger = z
   .openapi("FolioLedger");
 
 export const LedgerEnvelope = envelope(Ledger);
-export const AddedEnvelope = envelope(
-  Ledger.extend({ rango: LedgerRange.openapi({ description: "The range just added" }) }).openapi("FolioLedgerAdded"),
+export const LedgerAdded = Ledger.extend({ rango: LedgerRange.openapi({ description: "The range just added" }) }).openapi(
+  "FolioLedgerAdded",
 );
+export const AddedEnvelope = envelope(LedgerAdded);
 
 export function accountOf(c: Context<AppEnv>): string {
   const principal = c.var.principal;
