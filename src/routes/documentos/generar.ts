@@ -58,6 +58,19 @@ const AS_GIVEN_RULE = {
   then: { properties: { dte: { anyOf: [AS_GIVEN, { type: "array", items: AS_GIVEN }] } } },
 };
 
+/** A document that names its Folio. */
+const WITH_FOLIO = {
+  type: "object",
+  properties: { Encabezado: { type: "object", properties: { IdDoc: { type: "object", required: ["Folio"] } } } },
+};
+
+/** With `caf` the request brings its own folios: each document names its Folio (the ledger fills it in only without `caf`). */
+const FOLIO_RULE = {
+  if: { required: ["caf"] },
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable.
+  then: { properties: { dte: { anyOf: [WITH_FOLIO, { type: "array", items: WITH_FOLIO }] } } },
+};
+
 /** A CAF file: its XML (starts with `<`) or base64 of its bytes, as src/dte/generate/caf.ts reads it. */
 const CafFile = z
   .string()
@@ -104,7 +117,7 @@ const Body = z
     }),
   })
   .openapi("GenerateRequest", {
-    ...AS_GIVEN_RULE,
+    allOf: [AS_GIVEN_RULE, FOLIO_RULE],
     example: {
       auth: { cert: EXAMPLE_PFX },
       dte: EXAMPLE_EXEMPT_INVOICE,
