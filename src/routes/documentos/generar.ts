@@ -1,6 +1,7 @@
 // POST /api/v1/platform/dte/documentos/generar: documents as JSON (the SII's tag names) → signed DTEs
 // with their TED, and the signed EnvioDTE / EnvioBOLETA that `envios/enviar` sends. Nothing is sent
-// to the SII; the certificate and the CAFs are used for this request only, never stored.
+// to the SII; the certificate and the CAFs sent are used for this request only, never stored. Without
+// `caf`, the folios and their CAFs come from the account's ledger (generar-ledger.ts).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { GENERATED_TYPES, type GeneratedParts, GenerationStopped, generateDocumentParts, SII_RUT } from "../../dte/generate/generate.ts";
@@ -169,7 +170,7 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/documentos/generar",
       tags: ["Documents"],
       summary: "Generate signed documents and their envelope",
-      description: `Normalizes each document (unless \`normalizar\` is false), checks its CAF (signed by the SII for its IDK, folio in range, same issuer, not expired: six months for types 33, 43, 46, 56 and 61), stamps the TED with the CAF's key, signs each DTE and the envelope with the certificate. Every problem is a 400 naming its field, before anything is signed (and then nothing is charged). Nothing is sent to the SII and nothing is stored. ${chargeRule(WEIGHT)} Should signing stop half-way (a 500), only the blocks begun are charged, and \`details\` lists the documents signed (\`firmados\`), the one that failed and why (\`fallido\`), and \`unidades_cobradas\`.`,
+      description: `Normalizes each document (unless \`normalizar\` is false), checks its CAF (signed by the SII for its IDK, folio in range, same issuer, not expired: six months for types 33, 43, 46, 56 and 61), stamps the TED with the CAF's key, signs each DTE and the envelope with the certificate. Every problem is a 400 naming its field, before anything is signed (and then nothing is charged). Nothing is sent to the SII. Without \`caf\`, the folios come from the account's folio ledger (\`POST /api/v1/platform/dte/folios/{emisor}/{dte}\`): a document without \`Folio\` gets the next free one of its issuer and type, atomically (never twice, also under concurrent calls); a retry with the same \`Idempotency-Key\` header gets the same folios (the answer itself is made again, not replayed); a 404 when the account holds no ledger of the type, a 409 \`FOLIOS_EXHAUSTED\` when too few folios are left in ranges not expired. A document naming its \`Folio\` must name a free folio of the ledger when the account holds one of its type, with or without \`caf\` (else a 409 \`FOLIO_UNAVAILABLE\` naming it). \`folios_ledger\` says which folios of the ledger were used and \`X-Folios-Remaining\` how many are left; a request refused or stopped gives the folios it took back (\`details.folios_liberados\` on a 500). ${chargeRule(WEIGHT)} Should signing stop half-way (a 500), only the blocks begun are charged, and \`details\` lists the documents signed (\`firmados\`), the one that failed and why (\`fallido\`), and \`unidades_cobradas\`.`,
       request: { body: jsonBody(Body) },
       responses: {
         200: { ...jsonContent(Generated, "The signed documents and envelope"), headers: headerRefs(["X-Folios-Remaining"]) },
