@@ -135,12 +135,18 @@ export type FolioAllocation =
   /** Fewer than `count` free folios: none were taken. */
   | { state: "exhausted"; disponibles: number };
 
+export type FolioClaim =
+  /** `replayed`: the folios a former call with the same key got. */
+  | { state: "claimed"; folios: number[]; replayed: boolean }
+  /** `folio` is in no range held, in an expired one, annulled or already used: none were taken. */
+  | { state: "unavailable"; folio: number; reason: "outside" | "expired" | "void" | "used" };
+
 /**
  * Per account, issuer and type: the CAF ranges an account holds and which of their folios are used or
  * void. `allocate` is atomic: the lowest free folios (consecutive where the free ones are), never
  * handed out twice, also under concurrent calls from other isolates or processes; with an
  * `idempotencyKey` the allocation is recorded and a repeat with the same key gets the same folios.
- * `release` gives allocated folios back; `void` records folios annulled at the SII (never handed out).
+ * `release` gives allocated folios back (a key that got one of them is forgotten); `void` records folios annulled at the SII (never handed out).
  */
 export interface FolioLedgerStore {
   add(account: string, emisor: string, tipo: number, range: FolioRangeRecord): Promise<FolioAddResult>;
@@ -148,7 +154,10 @@ export interface FolioLedgerStore {
   ranges(account: string, emisor: string, tipo: number): Promise<FolioRangeState[]>;
   /** The sealed CAF file of the range holding `folio`, or null. */
   cafOf(account: string, emisor: string, tipo: number, folio: number): Promise<string | null>;
-  allocate(account: string, emisor: string, tipo: number, count: number, idempotencyKey?: string): Promise<FolioAllocation>;
+  /** `today` (YYYY-MM-DD): ranges expired by then (`vence` before it) give no folios. */
+  allocate(account: string, emisor: string, tipo: number, count: number, idempotencyKey?: string, today?: string): Promise<FolioAllocation>;
+  /** Takes the named folios (all free in ranges usable on `today`) or none; keyed as `allocate`. */
+  claim(account: string, emisor: string, tipo: number, folios: number[], idempotencyKey?: string, today?: string): Promise<FolioClaim>;
   /** Returns allocated folios to the free ones; folios not allocated are left as they are. Answers how many were freed. */
   release(account: string, emisor: string, tipo: number, folios: number[]): Promise<number>;
   /** Records `desde`–`hasta` (within held ranges) as void; answers how many folios became void. */

@@ -2,7 +2,7 @@
 // adapter applies to it inside its own atomic read-modify-write (a transaction, a Durable Object
 // call, a conditional write). Used and void folios are kept as sorted, merged intervals, so the
 // document grows with the number of gaps, not of folios.
-import type { FolioAddResult, FolioAllocation, FolioLedgerStore, FolioRangeRecord, FolioRangeState } from "../ports.ts";
+import type { FolioAddResult, FolioAllocation, FolioClaim, FolioLedgerStore, FolioRangeRecord, FolioRangeState } from "../ports.ts";
 
 type Interval = [number, number];
 
@@ -97,17 +97,28 @@ export function cafIn(state: LedgerState, folio: number): string | null {
   return state.ranges.find((r) => r.desde <= folio && folio <= r.hasta)?.caf ?? null;
 }
 
-/** Takes the lowest `count` free folios; records them under `key` when one is given. */
-export function allocateIn(state: LedgerState, count: number, key?: string): FolioAllocation {
+/** The ranges folios may be taken from on `today` (YYYY-MM-DD): the ones not expired; all without a day. */
+const usable = (state: LedgerState, today?: string): FolioRangeRecord[] =>
+  today === undefined ? state.ranges : state.ranges.filter((r) => r.vence === null || r.vence >= today);
+
+function recordKey(state: LedgerState, key: string | undefined, taken: Interval[]): void {
+  if (key === undefined) return;
+  state.keys.push([key, taken]);
+  if (state.keys.length > MAX_ALLOCATION_RECORDS) state.keys.splice(0, state.keys.length - MAX_ALLOCATION_RECORDS);
+}
+
+const recorded = (state: LedgerState, key: string | undefined): Interval[] | undefined =>
+  key === undefined ? undefined : state.keys.find(([k]) => k === key)?.[1];
+
+/** Takes the lowest `count` free folios of the ranges usable on `today`; records them under `key` when one is given. */
+export function allocateIn(state: LedgerState, count: number, key?: string, today?: string): FolioAllocation {
   if (!(Number.isInteger(count) && count >= 1)) throw new RangeError(`allocate: count must be a whole number from 1, not ${count}`);
-  if (key !== undefined) {
-    const done = state.keys.find(([k]) => k === key);
-    if (done) return { state: "allocated", folios: expand(done[1]), replayed: true };
-  }
+  const done = recorded(state, key);
+  if (done) return { state: "allocated", folios: expand(done), replayed: true };
   const blocked = merged([...state.used, ...state.voided]);
   const taken: Interval[] = [];
   let missing = count;
-  for (const range of state.ranges) {
+  for (const range of usable(state, today)) {
     for (const [a, b] of gaps(range.desde, range.hasta, blocked)) {
       if (missing === 0) break;
       const end = Math.min(b, a + missing - 1);
@@ -117,11 +128,29 @@ export function allocateIn(state: LedgerState, count: number, key?: string): Fol
   }
   if (missing > 0) return { state: "exhausted", disponibles: count - missing };
   state.used = merged([...state.used, ...taken]);
-  if (key !== undefined) {
-    state.keys.push([key, taken]);
-    if (state.keys.length > MAX_ALLOCATION_RECORDS) state.keys.splice(0, state.keys.length - MAX_ALLOCATION_RECORDS);
-  }
+  recordKey(state, key, taken);
   return { state: "allocated", folios: expand(taken), replayed: false };
+}
+
+/** Takes the named folios, all or none: each must be free in a range usable on `today`. Recorded under `key` as allocate does. */
+export function claimIn(state: LedgerState, folios: number[], key?: string, today?: string): FolioClaim {
+  const done = recorded(state, key);
+  if (done) return { state: "claimed", folios: expand(done), replayed: true };
+  const seen = new Set<number>();
+  for (const folio of folios) {
+    // Named twice is used twice.
+    if (seen.has(folio)) return { state: "unavailable", folio, reason: "used" };
+    seen.add(folio);
+    const range = state.ranges.find((r) => r.desde <= folio && folio <= r.hasta);
+    if (!range) return { state: "unavailable", folio, reason: "outside" };
+    if (!usable(state, today).includes(range)) return { state: "unavailable", folio, reason: "expired" };
+    if (countIn(state.voided, folio, folio)) return { state: "unavailable", folio, reason: "void" };
+    if (countIn(state.used, folio, folio)) return { state: "unavailable", folio, reason: "used" };
+  }
+  const taken = merged(folios.map((f): Interval => [f, f]));
+  state.used = merged([...state.used, ...taken]);
+  recordKey(state, key, taken);
+  return { state: "claimed", folios: expand(taken), replayed: false };
 }
 
 export function releaseIn(state: LedgerState, folios: number[]): number {
@@ -131,6 +160,8 @@ export function releaseIn(state: LedgerState, folios: number[]): number {
     state.used = without(state.used, folio, folio);
     freed++;
   }
+  // A retry with the key of a released folio must not get it back: it may be someone else's by then.
+  if (freed) state.keys = state.keys.filter(([, taken]) => !folios.some((f) => countIn(taken, f, f) > 0));
   return freed;
 }
 
@@ -165,7 +196,10 @@ export function ledgerStore(update: LedgerUpdate): FolioLedgerStore {
     add: (account, emisor, tipo, range) => update(ledgerId(account, emisor, tipo), (s) => addRange(s, range), true),
     ranges: (account, emisor, tipo) => update(ledgerId(account, emisor, tipo), summary, false),
     cafOf: (account, emisor, tipo, folio) => update(ledgerId(account, emisor, tipo), (s) => cafIn(s, folio), false),
-    allocate: (account, emisor, tipo, count, key) => update(ledgerId(account, emisor, tipo), (s) => allocateIn(s, count, key), true),
+    allocate: (account, emisor, tipo, count, key, today) =>
+      update(ledgerId(account, emisor, tipo), (s) => allocateIn(s, count, key, today), true),
+    claim: (account, emisor, tipo, folios, key, today) =>
+      update(ledgerId(account, emisor, tipo), (s) => claimIn(s, folios, key, today), true),
     release: (account, emisor, tipo, folios) => update(ledgerId(account, emisor, tipo), (s) => releaseIn(s, folios), true),
     void: (account, emisor, tipo, desde, hasta) => update(ledgerId(account, emisor, tipo), (s) => voidIn(s, desde, hasta), true),
   };

@@ -22,6 +22,8 @@ export const ERROR_CODES = [
   "IDEMPOTENCY_IN_PROGRESS",
   "ALREADY_SUBMITTED",
   "FOLIOS_OVERLAP",
+  "FOLIOS_EXHAUSTED",
+  "FOLIO_UNAVAILABLE",
   "NOT_IMPLEMENTED",
   "INTERNAL_ERROR",
 ] as const satisfies readonly ErrorCode[];
@@ -55,7 +57,7 @@ const errorDescriptions: Record<number, string> = {
   403: "Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`)",
   404: "Not found (`HTTP_404`)",
   405: "Method not served on this path (`HTTP_405`); `Allow` lists the methods that are",
-  409: "Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`)",
+  409: "Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`)",
   413: "Body larger than the gateway accepts (`PAYLOAD_TOO_LARGE`)",
   415: "Body not sent as JSON (`HTTP_415`); `errors[]` names the `content-type` header",
   422: "A body that does not match this operation's request schema: malformed JSON, a wrong type, a missing or unknown field, a value outside its enum, range or length, fields that may not go together (`VALIDATION_ERROR`, `errors[]` names each field)",
@@ -169,6 +171,12 @@ export const RESPONSE_HEADERS = {
     description: "Seconds to wait before retrying",
     required: true,
     schema: { type: "integer", example: 300 },
+  },
+  "X-Folios-Remaining": {
+    description:
+      "On `documentos/generar` answers that took folios from the account's ledger: the folios still available to the issuer for the type used (the fewest of them when the request used several types), counting only ranges not expired",
+    required: false,
+    schema: { type: "integer", example: 49 },
   },
   "Idempotent-Replayed": {
     description: "`true` when this is the stored answer of an earlier call with the same `Idempotency-Key`",

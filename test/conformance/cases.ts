@@ -434,6 +434,36 @@ export function folioLedgerConformanceCases(factory: () => FolioLedgerStore | Pr
       },
     },
     {
+      name: "folios: named folios are claimed all or none, expired ranges give none, a released key is forgotten",
+      async run() {
+        const store = await factory();
+        const account = unique("acct");
+        await store.add(account, "76086428-5", 33, range(1, 10));
+        await store.add(account, "76086428-5", 33, { ...range(11, 20), vence: "2026-12-31" });
+        const key = unique("key");
+        equal(await store.claim(account, "76086428-5", 33, [3, 4], key), { state: "claimed", folios: [3, 4], replayed: false }, "claimed");
+        equal(await store.claim(account, "76086428-5", 33, [3, 4], key), { state: "claimed", folios: [3, 4], replayed: true }, "replayed");
+        equal(await store.claim(account, "76086428-5", 33, [5, 4]), { state: "unavailable", folio: 4, reason: "used" }, "used");
+        equal(await store.claim(account, "76086428-5", 33, [21]), { state: "unavailable", folio: 21, reason: "outside" }, "outside");
+        equal(await store.claim(account, "76086428-5", 33, [6, 6]), { state: "unavailable", folio: 6, reason: "used" }, "twice");
+        await store.void(account, "76086428-5", 33, 7, 7);
+        equal(await store.claim(account, "76086428-5", 33, [7]), { state: "unavailable", folio: 7, reason: "void" }, "void");
+        equal(
+          await store.claim(account, "76086428-5", 33, [5], undefined, "2026-10-01"),
+          { state: "unavailable", folio: 5, reason: "expired" },
+          "expired",
+        );
+        equal((await store.ranges(account, "76086428-5", 33))[0]?.usados, 2, "only 3 and 4 used");
+        equal(
+          await store.allocate(account, "76086428-5", 33, 2, undefined, "2026-10-01"),
+          { state: "allocated", folios: [11, 12], replayed: false },
+          "past the first range's vence, from the second",
+        );
+        equal(await store.release(account, "76086428-5", 33, [3]), 1, "released");
+        equal(await store.claim(account, "76086428-5", 33, [9], key), { state: "claimed", folios: [9], replayed: false }, "key forgotten");
+      },
+    },
+    {
       name: "folios: another account is isolated",
       async run() {
         const store = await factory();

@@ -2,6 +2,8 @@
 // get: a listed header sent is declared there, and a header declared required is sent.
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
+import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../../src/routes/documentos/examples.ts";
+import { EXAMPLE_PFX } from "../../src/routes/example-credentials.ts";
 import { bodyOf, type Loose, testDeps, tokenFor } from "../support/app.ts";
 
 const LISTED = [
@@ -12,6 +14,7 @@ const LISTED = [
   "X-Quota-Units",
   "Retry-After",
   "Idempotent-Replayed",
+  "X-Folios-Remaining",
 ];
 
 const bhePath = "/api/v1/sii/bhe/emitidas/email/{codigo}";
@@ -110,5 +113,32 @@ describe("declared response headers match the headers sent", () => {
     expect(down.status).toBe(503);
     expectHeadersMatch(open.doc, "post", bhePath, down);
     expectHeadersMatch(open.doc, "post", "/sandbox/v1/faults", fault);
+  });
+
+  it("generar with the folio ledger sends X-Folios-Remaining as declared; with its own caf it does not", async () => {
+    const { app, token, doc } = await setup();
+    const generarPath = "/api/v1/platform/dte/documentos/generar";
+    const send = (path: string, body: unknown) =>
+      app.request(path, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-token": token.secret },
+        body: JSON.stringify(body),
+      });
+    const request = {
+      auth: { cert: EXAMPLE_PFX },
+      dte: EXAMPLE_EXEMPT_INVOICE,
+      caf: EXAMPLE_CAF,
+      resolucion: { fecha: "2014-08-22", numero: 80 },
+    };
+    const own = await send(generarPath, request);
+    expect([own.status, own.headers.has("x-folios-remaining")]).toEqual([200, false]);
+    expectHeadersMatch(doc, "post", generarPath, own);
+    expect((await send("/api/v1/platform/dte/folios/76192083-9/34", { caf: EXAMPLE_CAF })).status).toBe(200);
+    const { Folio: _folio, ...idDoc } = EXAMPLE_EXEMPT_INVOICE.Encabezado.IdDoc;
+    const { caf: _caf, ...withoutCaf } = request;
+    const dte = { ...EXAMPLE_EXEMPT_INVOICE, Encabezado: { ...EXAMPLE_EXEMPT_INVOICE.Encabezado, IdDoc: idDoc } };
+    const fromLedger = await send(generarPath, { ...withoutCaf, dte });
+    expect([fromLedger.status, fromLedger.headers.get("x-folios-remaining")]).toEqual([200, "99"]);
+    expectHeadersMatch(doc, "post", generarPath, fromLedger);
   });
 });

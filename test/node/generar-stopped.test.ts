@@ -70,4 +70,35 @@ describe("generar stopped half-way", () => {
     const { status, units, used } = await generateFailingAt(120, 1_000);
     expect([status, units, used]).toEqual([200, "6", 6]);
   });
+
+  it("with the folio ledger: the folios the stopped request took go back to the ledger, and the 500 says which", async () => {
+    const t = probeApp();
+    const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
+    const caf = await buildCaf({
+      rut: "76192083-9",
+      razonSocial: "COMERCIAL SANDBOX SPA",
+      tipo: 33,
+      desde: 1,
+      hasta: 10,
+      fecha: "2026-11-01",
+    });
+    const ledger = "/api/v1/platform/dte/folios/76192083-9/33";
+    expect((await postJson(t.app, token.secret, ledger, { caf })).status).toBe(200);
+    const dte = Array.from({ length: 3 }, () => {
+      const { Folio: _folio, ...idDoc } = exampleInvoiceOf(1, 1).Encabezado.IdDoc;
+      return { ...exampleInvoiceOf(1, 1), Encabezado: { ...exampleInvoiceOf(1, 1).Encabezado, IdDoc: idDoc } };
+    });
+    failing.calls = 0;
+    failing.at = 2 * 1 + 1;
+    const res = await postJson(t.app, token.secret, GENERAR, {
+      auth: { cert: { "cert-data": juana.certPem, "pkey-data": juana.keyPem } },
+      dte,
+      resolucion: { fecha: "2014-08-22", numero: 80 },
+    });
+    failing.at = Number.POSITIVE_INFINITY;
+    const json = await bodyOf(res);
+    expect([res.status, json.details.firmados.length, json.details.folios_liberados]).toEqual([500, 1, [{ dte: 33, folios: [1, 2, 3] }]]);
+    const after = await bodyOf(await t.app.request(ledger, { headers: { "x-api-token": token.secret } }));
+    expect(after.data).toMatchObject({ disponibles: 10, siguiente: 1 });
+  });
 });

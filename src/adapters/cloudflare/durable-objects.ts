@@ -4,6 +4,7 @@ import { DurableObject } from "cloudflare:workers";
 import type {
   FolioAddResult,
   FolioAllocation,
+  FolioClaim,
   FolioRangeRecord,
   FolioRangeState,
   IdempotencyBegin,
@@ -12,7 +13,7 @@ import type {
   QuotaState,
   StoredResponse,
 } from "../../ports.ts";
-import { addRange, allocateIn, cafIn, type LedgerState, parseLedger, releaseIn, summary, voidIn } from "../folio-ledger.ts";
+import { addRange, allocateIn, cafIn, claimIn, type LedgerState, parseLedger, releaseIn, summary, voidIn } from "../folio-ledger.ts";
 import { PURGE_BATCH, purgeSchedule } from "../idempotency-expiry.ts";
 import { fits, quotaState, windowKeys } from "../quota-windows.ts";
 
@@ -194,8 +195,12 @@ export class FolioLedger extends DurableObject<unknown> {
     return this.update((s) => cafIn(s, folio), false);
   }
 
-  allocate(count: number, key?: string): FolioAllocation {
-    return this.update((s) => allocateIn(s, count, key), true);
+  allocate(count: number, key?: string, today?: string): FolioAllocation {
+    return this.update((s) => allocateIn(s, count, key, today), true);
+  }
+
+  claim(folios: number[], key?: string, today?: string): FolioClaim {
+    return this.update((s) => claimIn(s, folios, key, today), true);
   }
 
   release(folios: number[]): number {

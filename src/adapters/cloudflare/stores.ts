@@ -122,7 +122,8 @@ export function durableFolioLedgerStore(ns: DurableObjectNamespace<FolioLedger>)
     add: (account, emisor, tipo, range) => ledger(account, emisor, tipo).add(range),
     ranges: (account, emisor, tipo) => ledger(account, emisor, tipo).ranges(),
     cafOf: (account, emisor, tipo, folio) => ledger(account, emisor, tipo).cafOf(folio),
-    allocate: (account, emisor, tipo, count, key) => ledger(account, emisor, tipo).allocate(count, key),
+    allocate: (account, emisor, tipo, count, key, today) => ledger(account, emisor, tipo).allocate(count, key, today),
+    claim: (account, emisor, tipo, folios, key, today) => ledger(account, emisor, tipo).claim(folios, key, today),
     release: (account, emisor, tipo, folios) => ledger(account, emisor, tipo).release(folios),
     void: (account, emisor, tipo, desde, hasta) => ledger(account, emisor, tipo).void(desde, hasta),
   };

@@ -1,6 +1,7 @@
 // POST /api/v1/platform/dte/documentos/generar: documents as JSON (the SII's tag names) → signed DTEs
 // with their TED, and the signed EnvioDTE / EnvioBOLETA that `envios/enviar` sends. Nothing is sent
-// to the SII; the certificate and the CAFs are used for this request only, never stored.
+// to the SII; the certificate and the CAFs sent are used for this request only, never stored. Without
+// `caf`, the folios and their CAFs come from the account's ledger (generar-ledger.ts).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { GENERATED_TYPES, type GeneratedParts, GenerationStopped, generateDocumentParts, SII_RUT } from "../../dte/generate/generate.ts";
@@ -11,7 +12,7 @@ import { okStream } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { MAX_CHARS, Rut } from "../../platform/params.ts";
-import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { envelope, errorResponses, headerRefs, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
 import {
@@ -28,6 +29,7 @@ import {
 import { trustedCafKeys } from "./caf-keys.ts";
 import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "./examples.ts";
 import { LooseDocument, validDocuments } from "./generar-input.ts";
+import { giveBack, type LedgerUse, type Released, remaining, takeLedgerFolios } from "./generar-ledger.ts";
 import { BASE64_PATTERN, dteJson } from "./schema.ts";
 
 const DteJson = dteJson(GENERATED_TYPES, true).openapi("DocumentToSign");
@@ -57,6 +59,19 @@ const AS_GIVEN_RULE = {
   then: { properties: { dte: { anyOf: [AS_GIVEN, { type: "array", items: AS_GIVEN }] } } },
 };
 
+/** A document that names its Folio. */
+const WITH_FOLIO = {
+  type: "object",
+  properties: { Encabezado: { type: "object", properties: { IdDoc: { type: "object", required: ["Folio"] } } } },
+};
+
+/** With `caf` the request brings its own folios: each document names its Folio (the ledger fills it in only without `caf`). */
+const FOLIO_RULE = {
+  if: { required: ["caf"] },
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable.
+  then: { properties: { dte: { anyOf: [WITH_FOLIO, { type: "array", items: WITH_FOLIO }] } } },
+};
+
 /** A CAF file: its XML (starts with `<`) or base64 of its bytes, as src/dte/generate/caf.ts reads it. */
 const CafFile = z
   .string()
@@ -79,9 +94,12 @@ const Body = z
       .openapi({
         description: `One document or a list (at most ${MAX_BATCH_DOCUMENTS}, the SII's maximum per EnvioDTE, or ${MAX_BATCH_BOLETAS} boletas, its maximum per EnvioBOLETA; at most ${MAX_BATCH_LINES} Detalle lines in all), with the SII's tag names (\`Encabezado\`, \`Detalle\`, \`DscRcgGlobal\`, \`Referencia\`, …); single objects are accepted where lists are expected. All of one issuer; boletas (39, 41) and other types go in separate requests (separate envelopes).`,
       }),
-    caf: z.union([CafFile, z.array(CafFile).min(1).max(MAX_CAFS)]).openapi({
-      description: `The CAF file the SII gave for the folios (the whole \`AUTORIZACION\`, with its private key), raw XML or base64 of the file's bytes (base64 keeps the key's PEM block out of logs and documents); a list of at most ${MAX_CAFS}: one per document type used, or several ranges of a type (each document is stamped with the CAF whose range holds its folio; ranges may not overlap).`,
-    }),
+    caf: z
+      .union([CafFile, z.array(CafFile).min(1).max(MAX_CAFS)])
+      .optional()
+      .openapi({
+        description: `The CAF file the SII gave for the folios (the whole \`AUTORIZACION\`, with its private key), raw XML or base64 of the file's bytes (base64 keeps the key's PEM block out of logs and documents); a list of at most ${MAX_CAFS}: one per document type used, or several ranges of a type (each document is stamped with the CAF whose range holds its folio; ranges may not overlap). Left out, the folios and their CAFs come from the account's folio ledger (\`POST /api/v1/platform/dte/folios/{emisor}/{dte}\`).`,
+      }),
     resolucion: z
       .object({
         fecha: z.iso
@@ -100,7 +118,7 @@ const Body = z
     }),
   })
   .openapi("GenerateRequest", {
-    ...AS_GIVEN_RULE,
+    allOf: [AS_GIVEN_RULE, FOLIO_RULE],
     example: {
       auth: { cert: EXAMPLE_PFX },
       dte: EXAMPLE_EXEMPT_INVOICE,
@@ -128,6 +146,18 @@ const Generated = envelope(
         description:
           "The signed EnvioDTE (or EnvioBOLETA for boletas) carrying every document, ISO-8859-1, base64: the `xml` of `envios/enviar`",
       }),
+      folios_ledger: z
+        .array(
+          z.object({
+            tipo: z.number().int().openapi({ example: 34 }),
+            folios: z
+              .array(z.number().int())
+              .openapi({ description: "The ledger's folios the documents of this type carry", example: [1] }),
+            disponibles: z.number().int().openapi({ description: "Free folios left for the issuer and type", example: 99 }),
+          }),
+        )
+        .optional()
+        .openapi({ description: "Present when folios came from the account's ledger: which, per type, and what is left" }),
     })
     .openapi("GeneratedDocuments"),
 );
@@ -140,9 +170,12 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/documentos/generar",
       tags: ["Documents"],
       summary: "Generate signed documents and their envelope",
-      description: `Normalizes each document (unless \`normalizar\` is false), checks its CAF (signed by the SII for its IDK, folio in range, same issuer, not expired: six months for types 33, 43, 46, 56 and 61), stamps the TED with the CAF's key, signs each DTE and the envelope with the certificate. Every problem is a 400 naming its field, before anything is signed (and then nothing is charged). Nothing is sent to the SII and nothing is stored. ${chargeRule(WEIGHT)} Should signing stop half-way (a 500), only the blocks begun are charged, and \`details\` lists the documents signed (\`firmados\`), the one that failed and why (\`fallido\`), and \`unidades_cobradas\`.`,
+      description: `Normalizes each document (unless \`normalizar\` is false), checks its CAF (signed by the SII for its IDK, folio in range, same issuer, not expired: six months for types 33, 43, 46, 56 and 61), stamps the TED with the CAF's key, signs each DTE and the envelope with the certificate. Every problem is a 400 naming its field, before anything is signed (and then nothing is charged). Nothing is sent to the SII. Without \`caf\`, the folios come from the account's folio ledger (\`POST /api/v1/platform/dte/folios/{emisor}/{dte}\`): a document without \`Folio\` gets the next free one of its issuer and type, atomically (never twice, also under concurrent calls); a retry with the same \`Idempotency-Key\` header gets the same folios (the answer itself is made again, not replayed); a 404 when the account holds no ledger of the type, a 409 \`FOLIOS_EXHAUSTED\` when too few folios are left in ranges not expired. A document naming its \`Folio\` must name a free folio of the ledger when the account holds one of its type, with or without \`caf\` (else a 409 \`FOLIO_UNAVAILABLE\` naming it). \`folios_ledger\` says which folios of the ledger were used and \`X-Folios-Remaining\` how many are left; a request refused or stopped gives the folios it took back (\`details.folios_liberados\` on a 500). ${chargeRule(WEIGHT)} Should signing stop half-way (a 500), only the blocks begun are charged, and \`details\` lists the documents signed (\`firmados\`), the one that failed and why (\`fallido\`), and \`unidades_cobradas\`.`,
       request: { body: jsonBody(Body) },
-      responses: { 200: jsonContent(Generated, "The signed documents and envelope"), ...errorResponses([400, 422]) },
+      responses: {
+        200: { ...jsonContent(Generated, "The signed documents and envelope"), headers: headerRefs(["X-Folios-Remaining"]) },
+        ...errorResponses([400, 404, 409, 422]),
+      },
     }),
     { scope: "sii:write", weight: WEIGHT },
     async (c) => {
@@ -156,20 +189,25 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
       const signer = await parseCertificate(c, body.auth.cert);
       // Charged before the work; a refusal (400) gives every unit back, as for any operation.
       await chargeDocuments(c, WEIGHT, documents.length);
+      const given = body.caf === undefined ? undefined : Array.isArray(body.caf) ? body.caf : [body.caf];
+      const ledger = await takeLedgerFolios(c, documents, given !== undefined);
       try {
         const generated = await generateDocumentParts(
           {
             documents,
-            cafs: Array.isArray(body.caf) ? body.caf : [body.caf],
+            cafs: given ?? ledger?.cafs ?? [],
             resolucion: body.resolucion,
             normalizar: body.normalizar,
             receptorEnvio: body.receptor_envio,
           },
           { signer, now: c.get("deps").clock.now(), cafKeys: trustedCafKeys(c), pause },
         );
-        return okStream(c, generatedJson(generated, pause));
+        if (ledger) await remaining(c, ledger);
+        return okStream(c, generatedJson(generated, pause, ledger?.uses));
       } catch (error) {
-        if (error instanceof GenerationStopped) throw await stopped(c, error);
+        // Nothing signed is answered, so every folio this call took goes back to the ledger.
+        const released = ledger ? await giveBack(c, ledger) : [];
+        if (error instanceof GenerationStopped) throw await stopped(c, error, released);
         throw error;
       }
     },
@@ -178,9 +216,10 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
 
 /**
  * The answer when signing stopped half-way: the blocks holding a signed document are charged
- * (none when nothing was signed), and the error says which documents were signed and which failed and why.
+ * (none when nothing was signed), and the error says which documents were signed and which failed and why,
+ * and which ledger folios went back to the ledger (`folios_liberados`).
  */
-async function stopped(c: Context<AppEnv>, error: GenerationStopped): Promise<ApiError> {
+async function stopped(c: Context<AppEnv>, error: GenerationStopped, released: Released): Promise<ApiError> {
   const signed = error.signed.length;
   const begun = signed === 0 ? 0 : unitsFor(WEIGHT, signed);
   await settleCharge(c, begun);
@@ -190,12 +229,19 @@ async function stopped(c: Context<AppEnv>, error: GenerationStopped): Promise<Ap
     500,
     "INTERNAL_ERROR",
     `Signing stopped at dte[${error.failed.index}] after ${signed} of the documents were signed; nothing was answered signed: send the request again`,
-    { details: { firmados: error.signed, fallido: error.failed, unidades_cobradas: begun } },
+    {
+      details: {
+        firmados: error.signed,
+        fallido: error.failed,
+        unidades_cobradas: begun,
+        ...(released.length ? { folios_liberados: released } : {}),
+      },
+    },
   );
 }
 
 /** The answer's `data` as JSON text in pieces: each document, then the envelope's base64 in slices. */
-async function* generatedJson(generated: GeneratedParts, pause: () => Promise<void>): AsyncGenerator<string> {
+async function* generatedJson(generated: GeneratedParts, pause: () => Promise<void>, ledger?: LedgerUse[]): AsyncGenerator<string> {
   yield `{"sobre":${JSON.stringify(generated.sobre)},"documentos":[`;
   for (const [i, documento] of generated.documentos.entries()) {
     yield (i ? "," : "") + JSON.stringify(documento);
@@ -207,5 +253,5 @@ async function* generatedJson(generated: GeneratedParts, pause: () => Promise<vo
     yield piece;
     await pause();
   }
-  yield '"}';
+  yield ledger ? `","folios_ledger":${JSON.stringify(ledger)}}` : '"}';
 }

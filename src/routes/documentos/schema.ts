@@ -45,7 +45,11 @@ const FolioField = z
       .max(20)
       .regex(/^0*[1-9]\d{0,9}$/, { error: "must be a positive integer" }),
   ])
-  .openapi({ description: "The folio, within the CAF's range (a number, or its digits as a string)", example: 1 });
+  .openapi({
+    description:
+      "The folio, within the CAF's range (a number, or its digits as a string); left out in a request without `caf`, the next free folio of the account's ledger",
+    example: 1,
+  });
 
 /** A RUT inside the document, in the forms the engine reads (the check digit is the engine's to verify). */
 const RutField = (description: string) =>
@@ -67,7 +71,7 @@ export const dteJson = (types: readonly number[], signed = false) =>
       Encabezado: z
         .object({
           IdDoc: z
-            .object({ TipoDTE: TipoDte(types), ...(signed ? { Folio: FolioField } : {}) })
+            .object({ TipoDTE: TipoDte(types), ...(signed ? { Folio: FolioField.optional() } : {}) })
             .passthrough()
             .openapi({ description: "`TipoDTE`, `Folio`, `FchEmis` and the rest of the SII's IdDoc" }),
           ...(signed

@@ -2,7 +2,7 @@
 // ledger (never its CAF files), and the sealing of the files it holds.
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { seal } from "../../lib/secret-box.ts";
+import { open, seal } from "../../lib/secret-box.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { Rut } from "../../platform/params.ts";
 import { envelope, pathParams } from "../../platform/schemas.ts";
@@ -48,9 +48,10 @@ export const Ledger = z
   .openapi("FolioLedger");
 
 export const LedgerEnvelope = envelope(Ledger);
-export const AddedEnvelope = envelope(
-  Ledger.extend({ rango: LedgerRange.openapi({ description: "The range just added" }) }).openapi("FolioLedgerAdded"),
+export const LedgerAdded = Ledger.extend({ rango: LedgerRange.openapi({ description: "The range just added" }) }).openapi(
+  "FolioLedgerAdded",
 );
+export const AddedEnvelope = envelope(LedgerAdded);
 
 export function accountOf(c: Context<AppEnv>): string {
   const principal = c.var.principal;
@@ -60,6 +61,13 @@ export function accountOf(c: Context<AppEnv>): string {
 
 export function sealCaf(c: Context<AppEnv>, caf: string): Promise<string> {
   return seal(c.var.deps.config.secretKey, SEAL_PURPOSE, caf);
+}
+
+/** A CAF file the ledger holds, opened; a box that does not open (another SECRET_KEY) is a server fault. */
+export async function openCaf(c: Context<AppEnv>, box: string): Promise<string> {
+  const caf = await open(c.var.deps.config.secretKey, SEAL_PURPOSE, box);
+  if (caf === null) throw new Error("a CAF of the folio ledger does not open with SECRET_KEY");
+  return caf;
 }
 
 /** The ledger as answered: the ranges expired by `today` count for nothing available. */

@@ -8,6 +8,7 @@ import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { annulFolios } from "../../sii/caf.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
+import { accountOf } from "../folios-ledger/schema.ts";
 import { siiServices } from "../sii-context.ts";
 import { DocumentType, Folio, FolioAnnulmentEnvelope } from "./schema.ts";
 
@@ -34,7 +35,7 @@ export function registerFoliosAnular(app: OpenAPIHono<AppEnv>): void {
       tags: ["Folios"],
       summary: "Annul a range of unused folios",
       description:
-        "Only folios not yet used can be annulled (a used one must be annulled as a document). Irreversible: send an `Idempotency-Key`. An unknown range is a 404.",
+        "Only folios not yet used can be annulled (a used one must be annulled as a document). Irreversible: send an `Idempotency-Key`. An unknown range is a 404. The folios of the range this account's folio ledger holds are recorded as annulled there (`anulados_ledger` says how many), so `documentos/generar` never hands them out.",
       request: { params: Params, query: Query, body: jsonBody(CertAuthBody) },
       responses: { 200: jsonContent(FolioAnnulmentEnvelope, "The annulment receipt"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
@@ -47,7 +48,7 @@ export function registerFoliosAnular(app: OpenAPIHono<AppEnv>): void {
       if (isDryRun(c)) {
         return ok(
           c,
-          { glosa: "", folios_anulados: count },
+          { glosa: "", folios_anulados: count, anulados_ledger: 0 },
           `Preview only (dry_run): ${count} folios would be annulled; nothing was sent to the SII`,
         );
       }
@@ -55,7 +56,9 @@ export function registerFoliosAnular(app: OpenAPIHono<AppEnv>): void {
       const result = await sessions.withCertificate(credential, ambiente, (jar) =>
         annulFolios(ctx, jar, { emisor, tipo: dte, desde: folio_inicial, hasta: folio_final, ambiente }),
       );
-      return ok(c, result, `${result.folios_anulados} folios annulled`);
+      // The SII annulled them: the account's ledger never hands them out (a range it does not hold is left alone).
+      const anulados_ledger = await c.var.deps.folios.void(accountOf(c), emisor, dte, folio_inicial, folio_final);
+      return ok(c, { ...result, anulados_ledger }, `${result.folios_anulados} folios annulled`);
     },
   );
 }

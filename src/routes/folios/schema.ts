@@ -43,26 +43,27 @@ export const FolioNumber = z
   .max(MAX_FOLIO, { error: `must be from 1 to ${MAX_FOLIO}` })
   .openapi({ description: "The document's folio number", example: 1001 });
 
-export const FolioRange = z
-  .object({
-    folio_inicial: z.number().int(),
-    folio_final: z.number().int(),
-    fecha_autorizacion: z.string().openapi({ format: "date", example: "2026-11-22" }),
-    cantidad: z.number().int(),
-    reobtenido: z.boolean().openapi({
-      description:
-        "True when the file came from the SII's re-obtaining pages: the download after stamping failed, the stamping's answer was lost, or the SII answered that the range was already authorized (the range is the one the SII names)",
-    }),
-    caf_xml: z.string().openapi({ description: "The CAF file (AUTORIZACION XML, ISO-8859-1), base64: what documents are stamped with" }),
-  })
-  .openapi("FolioRange");
+/** A range granted; `caf/solicitar` names it in the document, with its ledger field. */
+export const FolioRange = z.object({
+  folio_inicial: z.number().int(),
+  folio_final: z.number().int(),
+  fecha_autorizacion: z.string().openapi({ format: "date", example: "2026-11-22" }),
+  cantidad: z.number().int(),
+  reobtenido: z.boolean().openapi({
+    description:
+      "True when the file came from the SII's re-obtaining pages: the download after stamping failed, the stamping's answer was lost, or the SII answered that the range was already authorized (the range is the one the SII names)",
+  }),
+  caf_xml: z.string().openapi({ description: "The CAF file (AUTORIZACION XML, ISO-8859-1), base64: what documents are stamped with" }),
+});
 
 export const FolioAnnulment = z
   .object({
     glosa: z.string().openapi({ description: "The SII's annulment receipt text" }),
     folios_anulados: z.number().int(),
+    anulados_ledger: z.number().int().openapi({
+      description: "Folios of the range this account's folio ledger held that it now records as annulled (0 when it holds none)",
+    }),
   })
   .openapi("FolioAnnulment");
 
-export const FolioRangeEnvelope = envelope(FolioRange);
 export const FolioAnnulmentEnvelope = envelope(FolioAnnulment);

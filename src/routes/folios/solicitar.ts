@@ -5,13 +5,17 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { bytesToBase64 } from "../../lib/encoding.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
+import { ApiError } from "../../platform/errors.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, DryRun, IntegerParam, Rut } from "../../platform/params.ts";
-import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
+import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { requestFolios } from "../../sii/caf.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
+import { EXAMPLE_PFX } from "../example-credentials.ts";
+import { addCaf } from "../folios-ledger/add.ts";
+import { LedgerAdded } from "../folios-ledger/schema.ts";
 import { siiServices } from "../sii-context.ts";
-import { DocumentType, FolioRangeEnvelope, MAX_FOLIOS_PER_REQUEST } from "./schema.ts";
+import { DocumentType, FolioRange, MAX_FOLIOS_PER_REQUEST } from "./schema.ts";
 
 const Params = pathParams({
   emisor: Rut.openapi({ description: "The issuer the folios are for (the certificate's holder must be its representative)" }),
@@ -24,7 +28,20 @@ const Params = pathParams({
     description: `How many folios: 1 to ${MAX_FOLIOS_PER_REQUEST} (the SII grants at most its own MAX_AUTOR for the issuer, usually fewer)`,
   }),
 });
+const Granted = envelope(
+  FolioRange.extend({
+    ledger: LedgerAdded.nullable().optional().openapi({
+      description: "With `ledger: true`: the folio ledger after adding the range; null when it could not be added (`message` says why)",
+    }),
+  }).openapi("FolioRange"),
+);
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
+const Body = CertAuthBody.extend({
+  ledger: z.boolean().default(false).openapi({
+    description:
+      "Also add the CAF granted to this account's folio ledger (as `POST /api/v1/platform/dte/folios/{emisor}/{dte}` does, sealed), so `documentos/generar` hands its folios out without `caf`",
+  }),
+}).openapi("FolioRequest", { example: { auth: { cert: EXAMPLE_PFX }, ledger: true } });
 
 export function registerFoliosSolicitar(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
@@ -35,15 +52,16 @@ export function registerFoliosSolicitar(app: OpenAPIHono<AppEnv>): void {
       tags: ["Folios"],
       summary: "Request a folio range (CAF)",
       description:
-        "Logs in with the certificate, stamps `cantidad` folios of type `dte` for `emisor` and returns the range with its CAF file. Irreversible: send an `Idempotency-Key`; the stamping itself is never retried. After it, the file is downloaded again while the SII answers its transient DTE-OFGA (up to 3 more times), else re-obtained through the SII's re-obtaining pages (`reobtenido: true`), as is a range the SII answers was already authorized. If neither gives the file, the 502 says the folios are stamped, names the range (`details.folio_inicial`, `details.folio_final`, `details.estampados: true`) and where to re-obtain it (`details.reobtener_en`): do not request them again. `dry_run` checks everything (the certificate too) without contacting the SII.",
-      request: { params: Params, query: Query, body: jsonBody(CertAuthBody) },
-      responses: { 200: jsonContent(FolioRangeEnvelope, "The folios granted"), ...errorResponses([400, 422, 502, 503]) },
+        "Logs in with the certificate, stamps `cantidad` folios of type `dte` for `emisor` and returns the range with its CAF file. Irreversible: send an `Idempotency-Key`; the stamping itself is never retried. After it, the file is downloaded again while the SII answers its transient DTE-OFGA (up to 3 more times), else re-obtained through the SII's re-obtaining pages (`reobtenido: true`), as is a range the SII answers was already authorized. If neither gives the file, the 502 says the folios are stamped, names the range (`details.folio_inicial`, `details.folio_final`, `details.estampados: true`) and where to re-obtain it (`details.reobtener_en`): do not request them again. `dry_run` checks everything (the certificate too) without contacting the SII. With `ledger: true` the CAF is also added to this account's folio ledger (`ledger` in the answer, as the ledger's `POST` answers; null, with the reason in `message`, when it could not be added: the folios stay granted and `caf_xml` carries them).",
+      request: { params: Params, query: Query, body: jsonBody(Body) },
+      responses: { 200: jsonContent(Granted, "The folios granted"), ...errorResponses([400, 422, 502, 503]) },
     }),
     { scope: "sii:write", weight: 5, write: true },
     async (c) => {
       const { emisor, dte, cantidad } = valid(c, "param", Params);
       const { ambiente } = valid(c, "query", Query);
-      const credential = await parseCertificate(c, valid(c, "json", CertAuthBody).auth.cert);
+      const body = valid(c, "json", Body);
+      const credential = await parseCertificate(c, body.auth.cert);
       if (isDryRun(c)) {
         const data = {
           folio_inicial: 1,
@@ -60,7 +78,16 @@ export function registerFoliosSolicitar(app: OpenAPIHono<AppEnv>): void {
         requestFolios(ctx, jar, { emisor, tipo: dte, cantidad, ambiente }),
       );
       const { caf, ...range } = granted;
-      return ok(c, { ...range, caf_xml: bytesToBase64(caf) }, `Folios ${range.folio_inicial} to ${range.folio_final} granted`);
+      const data = { ...range, caf_xml: bytesToBase64(caf) };
+      const message = `Folios ${range.folio_inicial} to ${range.folio_final} granted`;
+      if (!body.ledger) return ok(c, data, message);
+      // The folios are stamped whatever the ledger says: a refusal to add them is told, never thrown, so the file is not lost.
+      try {
+        return ok(c, { ...data, ledger: await addCaf(c, emisor, dte, data.caf_xml) }, `${message} and added to the folio ledger`);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        return ok(c, { ...data, ledger: null }, `${message}; not added to the folio ledger: ${error.message}`);
+      }
     },
   );
 }

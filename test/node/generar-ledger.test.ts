@@ -1,0 +1,155 @@
+// documentos/generar with the account's folio ledger against the sandbox: documents without Folio
+// in a request without caf get the next free folios, atomically and once per Idempotency-Key; a
+// named Folio must be free in the ledger; the answer says which folios and what is left.
+import { describe, expect, it } from "vitest";
+import type { Scope } from "../../src/ports.ts";
+import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../../src/routes/documentos/examples.ts";
+import { buildCaf } from "../../src/sandbox/caf.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+
+const GENERAR = "/api/v1/platform/dte/documentos/generar";
+const COMPANY = "76192083-9";
+const LEDGER = `/api/v1/platform/dte/folios/${COMPANY}/34`;
+const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
+const cert = { "cert-data": juana.certPem, "pkey-data": juana.keyPem };
+
+/** The example exempt invoice without its Folio, or with `folio`. */
+function invoice(folio?: number) {
+  const { Folio: _folio, ...idDoc } = EXAMPLE_EXEMPT_INVOICE.Encabezado.IdDoc;
+  return {
+    ...EXAMPLE_EXEMPT_INVOICE,
+    Encabezado: { ...EXAMPLE_EXEMPT_INVOICE.Encabezado, IdDoc: folio === undefined ? idDoc : { ...idDoc, Folio: folio } },
+  };
+}
+const request = (dte: unknown) => ({ auth: { cert }, dte, resolucion: { fecha: "2014-08-22", numero: 80 } });
+
+async function setup() {
+  const t = probeApp();
+  const as = async (account: string, scopes: Scope[] = ["sii:read", "sii:write"]) => {
+    const token = await tokenFor(t.deps, { account, scopes, plan: { daily_units: 10_000, monthly_units: 100_000 } });
+    const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(t.app, token.secret, path, body, headers);
+    return {
+      post,
+      generar: (dte: unknown, key?: string) => post(GENERAR, request(dte), key ? { "idempotency-key": key } : {}),
+      ledger: async () => (await bodyOf(await t.app.request(LEDGER, { headers: { "x-api-token": token.secret } }))).data,
+    };
+  };
+  return { ...t, as };
+}
+
+const folioOf = async (res: Response) => (await bodyOf(res)).data.documentos.map((d: { folio: number }) => d.folio);
+
+describe("generar with the folio ledger", () => {
+  it("50 concurrent calls without Folio, each with its own key, get 50 distinct consecutive folios; X-Folios-Remaining says what is left", async () => {
+    const t = await setup();
+    const acme = await t.as("acme");
+    expect((await acme.post(LEDGER, { caf: EXAMPLE_CAF })).status).toBe(200);
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => acme.generar(invoice(), `key-${i}`)));
+    expect(answers.map((r) => r.status)).toEqual(Array(50).fill(200));
+    const bodies = await Promise.all(answers.map(bodyOf));
+    const folios = bodies.flatMap((b) => b.data.documentos.map((d: { folio: number }) => d.folio)).sort((a, b) => a - b);
+    expect(folios).toEqual(Array.from({ length: 50 }, (_, i) => 1 + i));
+    // Each answer counts what was left when it was made: at least the 50 no call took.
+    const remaining = answers.map((r) => Number(r.headers.get("x-folios-remaining")));
+    expect(Math.min(...remaining)).toBe(50);
+    const one = bodies[0];
+    expect(one.data.folios_ledger).toEqual([{ tipo: 34, folios: [one.data.documentos[0].folio], disponibles: expect.any(Number) }]);
+    expect(await acme.ledger()).toMatchObject({ disponibles: 50, siguiente: 51 });
+  });
+
+  it("a retry with the same Idempotency-Key gets the same folios; a new key the next ones", async () => {
+    const t = await setup();
+    const acme = await t.as("acme");
+    await acme.post(LEDGER, { caf: EXAMPLE_CAF });
+    const first = await acme.generar([invoice(), invoice()], "retry-1");
+    const again = await acme.generar([invoice(), invoice()], "retry-1");
+    expect([first.status, again.status]).toEqual([200, 200]);
+    expect(await folioOf(first)).toEqual([1, 2]);
+    expect(await folioOf(again)).toEqual([1, 2]);
+    expect(again.headers.get("x-folios-remaining")).toBe("98");
+    expect(await folioOf(await acme.generar(invoice(), "retry-2"))).toEqual([3]);
+    const other = await acme.generar([invoice(), invoice(), invoice()], "retry-1");
+    expect([other.status, (await bodyOf(other)).error_code]).toEqual([409, "IDEMPOTENCY_CONFLICT"]);
+  });
+
+  it("another account without a ledger gets a 404 naming issuer and type, never the first account's folios", async () => {
+    const t = await setup();
+    await (await t.as("acme")).post(LEDGER, { caf: EXAMPLE_CAF });
+    const res = await (await t.as("other")).generar(invoice());
+    expect(res.status).toBe(404);
+    expect((await bodyOf(res)).message).toContain(`no folios of type 34 for ${COMPANY}`);
+    expect(await (await t.as("acme")).ledger()).toMatchObject({ disponibles: 100 });
+  });
+
+  it("an exhausted ledger answers 409 FOLIOS_EXHAUSTED naming issuer and type, and takes none", async () => {
+    const t = await setup();
+    const acme = await t.as("acme");
+    const caf = await buildCaf({ rut: COMPANY, razonSocial: "COMERCIAL SANDBOX SPA", tipo: 34, desde: 1, hasta: 2, fecha: "2026-11-01" });
+    await acme.post(LEDGER, { caf: Buffer.from(caf, "latin1").toString("base64") });
+    expect((await acme.generar(invoice())).headers.get("x-folios-remaining")).toBe("1");
+    const res = await acme.generar([invoice(), invoice()]);
+    const body = await bodyOf(res);
+    expect([res.status, body.error_code]).toEqual([409, "FOLIOS_EXHAUSTED"]);
+    expect(body.details).toEqual({ emisor: COMPANY, dte: 34, solicitados: 2, disponibles: 1 });
+    expect(body.message).toContain(`${COMPANY}, type 34`);
+    expect(await acme.ledger()).toMatchObject({ disponibles: 1, siguiente: 2 });
+  });
+
+  it("a named Folio must be free in the ledger: used or outside is a 409 naming it; a free one is taken", async () => {
+    const t = await setup();
+    const acme = await t.as("acme");
+    await acme.post(LEDGER, { caf: EXAMPLE_CAF });
+    expect(await folioOf(await acme.generar(invoice(7)))).toEqual([7]);
+    for (const [folio, reason] of [
+      [7, "used"],
+      [101, "outside"],
+    ] as const) {
+      const res = await acme.generar(invoice(folio));
+      const body = await bodyOf(res);
+      expect([res.status, body.error_code, body.details.folio, body.details.motivo]).toEqual([409, "FOLIO_UNAVAILABLE", folio, reason]);
+      expect(body.message).toContain(`Folio ${folio}`);
+    }
+    // A request that sends its own CAF is held to the ledger too when the account holds one of the type.
+    const withCaf = await acme.post(GENERAR, { ...request(invoice(7)), caf: EXAMPLE_CAF });
+    expect([withCaf.status, (await bodyOf(withCaf)).error_code]).toEqual([409, "FOLIO_UNAVAILABLE"]);
+    expect(await folioOf(await acme.generar(invoice()))).toEqual([1]);
+    expect(await acme.ledger()).toMatchObject({ disponibles: 98 });
+  });
+
+  it("a request refused after taking folios gives them back", async () => {
+    const t = await setup();
+    const acme = await t.as("acme");
+    await acme.post(LEDGER, { caf: EXAMPLE_CAF });
+    const bad = invoice();
+    const res = await acme.generar([bad, { ...bad, Encabezado: { ...bad.Encabezado, Receptor: { RUTRecep: "60803000-1" } } }], "bad");
+    expect(res.status).toBe(400);
+    expect(await acme.ledger()).toMatchObject({ disponibles: 100, siguiente: 1 });
+    expect(await folioOf(await acme.generar(invoice(), "bad"))).toEqual([1]);
+  });
+
+  it("solicitar with ledger: true adds the granted CAF to the ledger; generar then issues from it; anular records the rest void", async () => {
+    const t = await setup();
+    const acme = await t.as("acme");
+    const granted = await acme.post(`/api/v1/sii/dte/caf/solicitar/${COMPANY}/34/5`, { auth: { cert }, ledger: true });
+    const body = await bodyOf(granted);
+    expect(granted.status).toBe(200);
+    const { folio_inicial: desde, folio_final: hasta } = body.data;
+    expect(body.data.ledger).toMatchObject({ disponibles: 5, siguiente: desde, rango: { desde, hasta, usados: 0 } });
+    expect(body.data.caf_xml).toBeTruthy();
+    expect(await folioOf(await acme.generar(invoice()))).toEqual([desde]);
+    const annulled = await acme.post(`/api/v1/sii/dte/caf/anular/${COMPANY}/34/${desde + 1}/${hasta}`, { auth: { cert } });
+    expect(annulled.status).toBe(200);
+    expect((await bodyOf(annulled)).data.anulados_ledger).toBe(4);
+    expect(await acme.ledger()).toMatchObject({ disponibles: 0, siguiente: null, rangos: [{ desde, hasta, usados: 1, anulados: 4 }] });
+    const none = await acme.generar(invoice());
+    expect([none.status, (await bodyOf(none)).error_code]).toEqual([409, "FOLIOS_EXHAUSTED"]);
+    // Without the option nothing is added; an annulment of a range the ledger does not hold touches nothing.
+    const plain = await bodyOf(await acme.post(`/api/v1/sii/dte/caf/solicitar/${COMPANY}/34/2`, { auth: { cert } }));
+    expect(plain.data.ledger).toBeUndefined();
+    const other = await acme.post(`/api/v1/sii/dte/caf/anular/${COMPANY}/34/${plain.data.folio_inicial}/${plain.data.folio_final}`, {
+      auth: { cert },
+    });
+    expect((await bodyOf(other)).data.anulados_ledger).toBe(0);
+  });
+});
