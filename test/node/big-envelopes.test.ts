@@ -1,22 +1,14 @@
-// Envelopes at the SII's maxima in one request (EnvioDTE 2 000, EnvioBOLETA 500): generated
-// against the sandbox's CAFs (two ranges of 1 000, the sandbox's MAX_AUTOR), valid for the SII's
-// schema, every signature checked, charged per block of 50 documents, while another account's
-// calls are answered within 100 ms (95th percentile; 250 ms at most) on the same Node server.
-import { mkdtempSync } from "node:fs";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inspectEnvelope } from "../../src/dte/verify/envelope.ts";
-import { createNodeServer } from "../../src/entry/node-server.ts";
 import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS } from "../../src/routes/documentos/batch.ts";
 import { EXAMPLE_ISSUER, exampleInvoiceOf } from "../../src/routes/documentos/examples.ts";
 import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { MAX_AUTOR } from "../../src/sandbox/folios.ts";
-import { type Loose, tokenFor } from "../support/app.ts";
+import type { Loose } from "../support/app.ts";
+import { startTwoTenants, type TwoTenants } from "../support/two-tenants.ts";
 import { schemaErrors } from "../support/xsd.ts";
 
 const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
@@ -33,23 +25,12 @@ const OTHER_P95_MS = 100;
 const OTHER_MAX_MS = 250;
 
 let base = "";
-let started: Awaited<ReturnType<typeof createNodeServer>>;
+let started: TwoTenants["started"];
 let secretA = "";
 let secretB = "";
 
 beforeAll(async () => {
-  started = await createNodeServer({
-    // An envelope of 2 000 DTEs is ~13 MB in base64, over the default body limit: raised as an operator taking them would.
-    env: { SII_UPSTREAM: "sandbox", MAX_BODY_BYTES: String(24 * 1024 * 1024) },
-    database: join(mkdtempSync(join(tmpdir(), "sii-gw-big-")), "state.sqlite"),
-    publicDir: "public",
-    log: { log: () => {} },
-  });
-  await new Promise<void>((resolve) => started.server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(started.server.address() as AddressInfo).port}`;
-  const plan = { daily_units: 100_000, monthly_units: 1_000_000 };
-  secretA = (await tokenFor(started.deps, { account: "tenant-a", plan, scopes: ["sii:read", "sii:write"] })).secret;
-  secretB = (await tokenFor(started.deps, { account: "tenant-b", plan })).secret;
+  ({ base, started, secretA, secretB } = await startTwoTenants("sii-gw-big-"));
 });
 afterAll(() => started.server.close());
 

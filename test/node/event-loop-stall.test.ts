@@ -1,20 +1,13 @@
-// No request may hold the event loop: each hostile or maximal request is sent from one account to
-// the live Node server and, while it runs, a cheap call from another account must be answered
-// within a second. The hostile ones are answered with their 4xx within a bounded time.
-import { mkdtempSync } from "node:fs";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import forge from "node-forge";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNodeServer } from "../../src/entry/node-server.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../src/routes/documentos/batch.ts";
 import { exampleInvoiceOf } from "../../src/routes/documentos/examples.ts";
 import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
-import { type Loose, tokenFor } from "../support/app.ts";
+import type { Loose } from "../support/app.ts";
+import { startTwoTenants, type TwoTenants } from "../support/two-tenants.ts";
 
 const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
 const juanaCert = { "cert-data": juana.certPem, "pkey-data": juana.keyPem };
@@ -27,23 +20,12 @@ const HOSTILE_BUDGET_MS = 5000;
 const READING_STALL_MS = 250;
 
 let base = "";
-let started: Awaited<ReturnType<typeof createNodeServer>>;
+let started: TwoTenants["started"];
 let secretA = "";
 let secretB = "";
 
 beforeAll(async () => {
-  started = await createNodeServer({
-    // An envelope of 2 000 DTEs is ~13 MB in base64: the body limit is raised, as an operator taking them would.
-    env: { SII_UPSTREAM: "sandbox", MAX_BODY_BYTES: String(24 * 1024 * 1024) },
-    database: join(mkdtempSync(join(tmpdir(), "sii-gw-stall-")), "state.sqlite"),
-    publicDir: "public",
-    log: { log: () => {} },
-  });
-  await new Promise<void>((resolve) => started.server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(started.server.address() as AddressInfo).port}`;
-  const plan = { daily_units: 100_000, monthly_units: 1_000_000 };
-  secretA = (await tokenFor(started.deps, { account: "tenant-a", plan, scopes: ["sii:read", "sii:write"] })).secret;
-  secretB = (await tokenFor(started.deps, { account: "tenant-b", plan })).secret;
+  ({ base, started, secretA, secretB } = await startTwoTenants("sii-gw-stall-"));
 });
 afterAll(() => {
   started.server.close();
