@@ -5,6 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { DteError } from "../dte/errors.ts";
 import { withSiiExcerpt } from "../sii/excerpt.ts";
+import { callerData } from "./caller-data.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError, type ErrorCode, errorResponse } from "./errors.ts";
 
@@ -40,7 +41,11 @@ export function fromDteError(err: DteError): ApiError {
 
 export function failureResponse(c: Context<AppEnv>, err: unknown): Response {
   const known = toApiError(err);
-  if (known) return errorResponse(c, withSiiExcerpt(c, known));
+  if (known)
+    return errorResponse(
+      c,
+      withSiiExcerpt(c, () => callerData(c), known),
+    );
   const error = err instanceof Error ? err : new Error(String(err));
   c.get("deps")?.log.log({
     level: "error",

@@ -1,7 +1,6 @@
 // Live mode only: the last SII answer a request read whole, so a 502 "could not read the SII's
 // answer" carries a short redacted excerpt of it (`details.sii_excerpt`) a user can put in a bug
 // report. Kept per request in memory, never stored or logged.
-import type { Context } from "hono";
 import { ApiError } from "../lib/api-error.ts";
 import { REDACT_MAX_CHARS, redactedExcerpt, redactSecrets } from "./redact.ts";
 
@@ -38,44 +37,23 @@ export function recordAnswer(log: AnswerLog | undefined, request: Request, text:
   }
 }
 
-const RUT_IN_PATH = /\d{1,2}\.?\d{3}\.?\d{3}-[\dkK]/g;
-
-/** The caller's own secrets and RUTs, from the validated JSON body (`auth.pass`, `auth.cert`) and the path. */
-function callerData(c: Context): { secrets: string[]; ownRuts: string[] } {
-  const ownRuts: string[] = [...(c.req.path.match(RUT_IN_PATH) ?? [])];
-  const secrets: string[] = [];
-  let body: unknown;
-  try {
-    body = c.req.valid("json" as never);
-  } catch {
-    body = undefined;
-  }
-  const auth = (body as { auth?: { pass?: Record<string, unknown>; cert?: Record<string, unknown> } } | undefined)?.auth;
-  const cert = auth?.cert;
-  for (const value of [
-    auth?.pass?.clave,
-    cert?.passphrase,
-    cert?.["pkey-data"],
-    cert?.["pfx-data"],
-    cert?.["file-pass"],
-    cert?.["file-data"],
-  ]) {
-    if (typeof value === "string" && value !== "") secrets.push(value);
-  }
-  if (typeof auth?.pass?.rut === "string") ownRuts.push(auth.pass.rut);
-  return { secrets, ownRuts };
+/** What the request itself says the caller owns: secrets sent in its body and RUTs in its path (read by the API layer). */
+export interface CallerData {
+  secrets: string[];
+  ownRuts: string[];
 }
 
 /**
  * A 502 SII_GATEWAY_ERROR (or SII_FORMAT_CHANGED) raised after an answer was read gets `details.sii_excerpt`: the answer,
  * redacted, at most 500 characters. The SII's own text in `sii_message` loses the caller's secrets.
- * Requests without an answer log (sandbox mode) are left as they are.
+ * Requests without an answer log (sandbox mode) are left as they are. `key` is the request the log was
+ * opened for (answerLogFor); `callerData` is asked only when an excerpt is made.
  */
-export function withSiiExcerpt(c: Context, err: ApiError): ApiError {
+export function withSiiExcerpt(key: object, callerData: () => CallerData, err: ApiError): ApiError {
   if (err.status !== 502 || (err.code !== "SII_GATEWAY_ERROR" && err.code !== "SII_FORMAT_CHANGED")) return err;
-  const log = logs.get(c);
+  const log = logs.get(key);
   if (log?.last === undefined) return err;
-  const caller = callerData(c);
+  const caller = callerData();
   const secrets = [...caller.secrets, ...log.secrets];
   const details: Record<string, unknown> = { ...err.init.details };
   if (typeof details.sii_message === "string") details.sii_message = redactSecrets(details.sii_message, secrets);
