@@ -1,5 +1,5 @@
 // The layers of src/ and the one way their imports point (ARCHITECTURE: entry → app → routes →
-// sii/dte → lib; platform serves routes; adapters implement ports; the sandbox is a simulated
+// services → platform → sii/dte → lib; services hold what routes do beyond HTTP; adapters implement ports; the sandbox is a simulated
 // upstream that only the entry files wire in, behind the SandboxControls port). A line scan of
 // every import, type-only ones included: it prints files per layer, the arrows that point up and
 // the import cycles, and exits 1 on an upward arrow or a cycle. Tests (*.test.ts) are left out.
@@ -12,6 +12,7 @@ const LAYERS = [
   ["entry", (p) => p.startsWith("entry/")],
   ["app", (p) => p === "app.ts" || p === "config.ts"],
   ["routes", (p) => p.startsWith("routes/")],
+  ["services", (p) => p.startsWith("services/")],
   ["platform", (p) => p.startsWith("platform/")],
   ["adapters", (p) => p.startsWith("adapters/")],
   ["sandbox", (p) => p.startsWith("sandbox/")],
@@ -23,9 +24,10 @@ const LAYERS = [
 
 /** What each layer may import besides itself. Anything else is an arrow pointing up (or sideways into the simulator). */
 export const ALLOWED = {
-  entry: ["app", "routes", "platform", "adapters", "sandbox", "sii", "dte", "ports", "lib"],
-  app: ["routes", "platform", "sii", "dte", "ports", "lib"],
-  routes: ["platform", "sii", "dte", "ports", "lib"],
+  entry: ["app", "routes", "services", "platform", "adapters", "sandbox", "sii", "dte", "ports", "lib"],
+  app: ["routes", "services", "platform", "sii", "dte", "ports", "lib"],
+  routes: ["services", "platform", "sii", "dte", "ports", "lib"],
+  services: ["platform", "sii", "dte", "ports", "lib"],
   platform: ["sii", "dte", "ports", "lib"],
   adapters: ["sii", "dte", "ports", "lib"],
   sandbox: ["dte", "ports", "lib"],

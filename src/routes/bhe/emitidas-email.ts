@@ -6,9 +6,9 @@ import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { emailAddress } from "../../platform/validation.ts";
+import { siiServices } from "../../services/sii-context.ts";
 import { resendBhe } from "../../sii/bhe.ts";
 import { PassOnlyAuth } from "../credentials.ts";
-import { siiServices } from "../sii-context.ts";
 
 const Params = z.object({
   codigo: z

@@ -8,10 +8,10 @@ import { ok } from "../../platform/envelope.ts";
 import { registerOperation, responseFormat, valid } from "../../platform/operation.ts";
 import { Formato, IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
+import { siiServices } from "../../services/sii-context.ts";
 import { annualBte } from "../../sii/bte.ts";
 import { PassOnlyAuth } from "../credentials.ts";
 import { EXAMPLE_CLAVE } from "../example-credentials.ts";
-import { siiServices } from "../sii-context.ts";
 
 /** The first year of the SII's BTE (boletas de prestación de servicios de terceros) tables. */
 const FIRST_BTE_YEAR = 2005;

@@ -4,11 +4,11 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { valid } from "../../platform/operation.ts";
+import { siiServices } from "../../services/sii-context.ts";
 import type { CookieJar } from "../../sii/cookies.ts";
 import type { SiiContext } from "../../sii/http.ts";
 import { parseTestSets } from "../../sii/set-pruebas.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
-import { siiServices } from "../sii-context.ts";
 import { Params } from "./schema.ts";
 
 /** The certificate session in the certification environment, acting for the company. */

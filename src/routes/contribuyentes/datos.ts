@@ -8,9 +8,9 @@ import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, Formato, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, pathParams } from "../../platform/schemas.ts";
+import { siiServices } from "../../services/sii-context.ts";
 import { taxpayerData, taxpayerPage } from "../../sii/misii.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
-import { siiServices } from "../sii-context.ts";
 
 const Params = pathParams({
   contribuyente: Rut.openapi({

@@ -10,6 +10,7 @@ import { ApiError } from "../../platform/errors.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, DryRun } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { siiServices } from "../../services/sii-context.ts";
 import { uploadBoletas } from "../../sii/boleta.ts";
 import { uploadEnvelope } from "../../sii/upload.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
@@ -17,7 +18,6 @@ import { EXAMPLE_ENVELOPE } from "../documentos/examples.ts";
 import { inspectXmlField } from "../documentos/factory.ts";
 import { XmlField } from "../documentos/schema.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
-import { siiServices } from "../sii-context.ts";
 
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 

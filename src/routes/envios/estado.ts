@@ -6,10 +6,10 @@ import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
+import { siiServices } from "../../services/sii-context.ts";
 import { boletaUploadStatus } from "../../sii/boleta.ts";
 import { queryUploadStatus } from "../../sii/envios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
-import { siiServices } from "../sii-context.ts";
 
 const Params = pathParams({
   // Example: an envelope the sandbox company sent before (seeded in every new sandbox).

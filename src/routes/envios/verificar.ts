@@ -13,6 +13,7 @@ import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { siiServices } from "../../services/sii-context.ts";
 import { advancedDocumentStatus, type SiiDocumentStatus } from "../../sii/envios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { chargeDocuments, chargeRule, checkDocumentCount, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, yielder } from "../documentos/batch.ts";
@@ -21,7 +22,6 @@ import { EXAMPLE_ENVELOPE } from "../documentos/examples.ts";
 import { fieldError, inspectXmlField, readXmlField } from "../documentos/factory.ts";
 import { XmlField } from "../documentos/schema.ts";
 import { trustStoreFor } from "../documentos/trust-store.ts";
-import { siiServices } from "../sii-context.ts";
 
 const WEIGHT = 2;
 

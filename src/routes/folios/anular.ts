@@ -6,10 +6,10 @@ import { ok } from "../../platform/envelope.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
+import { siiServices } from "../../services/sii-context.ts";
 import { annulFolios } from "../../sii/caf.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { accountOf } from "../folios-ledger/schema.ts";
-import { siiServices } from "../sii-context.ts";
 import { DocumentType, Folio, FolioAnnulmentEnvelope } from "./schema.ts";
 
 const Params = pathParams({

@@ -9,12 +9,12 @@ import { ApiError } from "../../platform/errors.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, DryRun, IntegerParam, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
+import { siiServices } from "../../services/sii-context.ts";
 import { requestFolios } from "../../sii/caf.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { addCaf } from "../folios-ledger/add.ts";
 import { LedgerAdded } from "../folios-ledger/schema.ts";
-import { siiServices } from "../sii-context.ts";
 import { DocumentType, FolioRange, MAX_FOLIOS_PER_REQUEST } from "./schema.ts";
 
 const Params = pathParams({

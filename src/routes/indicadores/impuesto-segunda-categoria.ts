@@ -6,8 +6,8 @@ import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { siiContext } from "../../services/sii-context.ts";
 import { segundaCategoriaYear } from "../../sii/indicadores.ts";
-import { siiContext } from "../sii-context.ts";
 import { Anio, cachedYear, Mes } from "./cache.ts";
 
 const Params = z.object({ anio: Anio, mes: Mes });

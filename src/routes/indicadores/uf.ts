@@ -7,8 +7,8 @@ import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { siiContext } from "../../services/sii-context.ts";
 import { ufYear } from "../../sii/indicadores.ts";
-import { siiContext } from "../sii-context.ts";
 import { Anio, cachedYear, Mes } from "./cache.ts";
 
 const Params = z.object({

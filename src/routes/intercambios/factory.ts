@@ -7,11 +7,11 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { type Access, registerOperation, valid } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { siiServices } from "../../services/sii-context.ts";
 import type { Ambiente } from "../../sii/hosts.ts";
 import type { SiiContext } from "../../sii/http.ts";
 import type { DocumentRef } from "../../sii/reclamos.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
-import { siiServices } from "../sii-context.ts";
 import { AmbienteQuery, DocumentParams } from "./schema.ts";
 
 /** Runs `use` with the certificate's DTE token (renewed once if the SII refuses it). */

@@ -11,6 +11,7 @@ import { ApiError, type FieldError } from "../../platform/errors.ts";
 import { type Access, isDryRun, registerOperation, responseFormat, valid } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { fieldPath } from "../../platform/validation.ts";
+import { siiServices } from "../../services/sii-context.ts";
 import type { CookieJar } from "../../sii/cookies.ts";
 import { formatChanged } from "../../sii/format-changed.ts";
 import type { SiiContext } from "../../sii/http.ts";
@@ -35,7 +36,6 @@ import {
 import { DocumentKeys } from "../../sii/rcv-rows.ts";
 import type { SiiSessions } from "../../sii/session-service.ts";
 import { parseCertificate } from "../credentials.ts";
-import { siiServices } from "../sii-context.ts";
 import { DetailQuery, type Job, type RcvAuth, RcvAuthBody, WriteQuery, Written } from "./schema.ts";
 import { COMMIT_CHARS, heldAnswer, JSON_FORMAT, type StreamFormat, streamJson } from "./stream.ts";
 

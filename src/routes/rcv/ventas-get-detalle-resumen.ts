@@ -6,8 +6,8 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
+import { siiServices } from "../../services/sii-context.ts";
 import { salesSummaryDetail } from "../../sii/summary-detail.ts";
-import { siiServices } from "../sii-context.ts";
 import { checkPeriodo, withRcvSession } from "./factory.ts";
 import { AmbienteQuery, Emisor, RcvAuthBody, RcvPeriodo } from "./schema.ts";
 

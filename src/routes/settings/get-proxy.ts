@@ -4,7 +4,8 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { jsonContent } from "../../platform/schemas.ts";
-import { proxyView, readProxy } from "./proxy.ts";
+import { proxyView, readProxy } from "../../services/proxy-settings.ts";
+import { callerOf } from "../../services/sii-context.ts";
 import { ProxySettingsEnvelope } from "./schema.ts";
 
 export function registerSettingsGetProxy(app: OpenAPIHono<AppEnv>): void {
@@ -20,6 +21,9 @@ export function registerSettingsGetProxy(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: jsonContent(ProxySettingsEnvelope, "The configuration (defaults when never set)") },
     }),
     { scope: "settings:read", weight: 1 },
-    async (c) => ok(c, proxyView(await readProxy(c))),
+    async (c) => {
+      const { deps, account } = callerOf(c);
+      return ok(c, proxyView(await readProxy(deps, account())));
+    },
   );
 }

@@ -5,7 +5,8 @@ import { ok } from "../../platform/envelope.ts";
 import { ApiError, type FieldError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
-import { proxyUrlProblem, proxyView, readProxy, sealPassword, writeProxy } from "./proxy.ts";
+import { proxyUrlProblem, proxyView, readProxy, sealPassword, writeProxy } from "../../services/proxy-settings.ts";
+import { callerOf } from "../../services/sii-context.ts";
 import { ProxySettingsEnvelope, ProxySettingsInput } from "./schema.ts";
 
 export function registerSettingsPutProxy(app: OpenAPIHono<AppEnv>): void {
@@ -41,9 +42,10 @@ export function registerSettingsPutProxy(app: OpenAPIHono<AppEnv>): void {
         throw new ApiError(400, "VALIDATION_ERROR", "The request breaks a rule: url", { errors });
       }
 
-      const previous = await readProxy(c);
+      const { deps, account } = callerOf(c);
+      const previous = await readProxy(deps, account());
       const password_box =
-        input.password === undefined ? previous.password_box : input.password === null ? null : await sealPassword(c, input.password);
+        input.password === undefined ? previous.password_box : input.password === null ? null : await sealPassword(deps, input.password);
       const stored = {
         enabled: input.enabled,
         url: url?.replace(/\/$/, "") ?? null,
@@ -51,7 +53,7 @@ export function registerSettingsPutProxy(app: OpenAPIHono<AppEnv>): void {
         password_box,
         updated_at: c.var.deps.clock.now().toISOString(),
       };
-      await writeProxy(c, stored);
+      await writeProxy(deps, account(), stored);
       return ok(c, proxyView(stored), "Proxy settings saved");
     },
   );

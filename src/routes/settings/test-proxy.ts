@@ -13,9 +13,9 @@ import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { siiContext } from "../../services/sii-context.ts";
 import { siiHosts } from "../../sii/hosts.ts";
 import { siiFetch } from "../../sii/http.ts";
-import { siiContext } from "../sii-context.ts";
 
 const Query = z.object({ ambiente: Ambiente });
 

@@ -4,9 +4,9 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../platform/context.ts";
 import { IntegerParam } from "../../platform/params.ts";
+import { siiContext } from "../../services/sii-context.ts";
 import { FIRST_APPRAISAL_YEAR } from "../../sii/vehiculos.ts";
 import { type CatalogView, type Categoria, categoryCatalog } from "../../sii/vehiculos-index.ts";
-import { siiContext } from "../sii-context.ts";
 
 export const TAGS = ["Vehicles"];
 export const LAST_APPRAISAL_YEAR = 2100;

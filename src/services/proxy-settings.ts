@@ -1,10 +1,10 @@
 // The account's outbound proxy toward the SII: stored per account, the password sealed at rest
-// and never returned (only whether one is set).
-import type { Context } from "hono";
-import { hostClass, ProxyFailure, parseProxyUrl } from "../../lib/address-policy.ts";
-import { open, seal } from "../../lib/secret-box.ts";
-import type { AppEnv } from "../../platform/context.ts";
-import { ApiError } from "../../platform/errors.ts";
+// and never returned (only whether one is set). No HTTP here: the settings routes and every SII
+// call (src/services/sii-context.ts) read it with the account they serve.
+import { hostClass, ProxyFailure, parseProxyUrl } from "../lib/address-policy.ts";
+import { open, seal } from "../lib/secret-box.ts";
+import { ApiError } from "../platform/errors.ts";
+import type { Deps } from "../ports.ts";
 
 export const PROXY_KEY = "proxy";
 const SEAL_PURPOSE = "proxy-password";
@@ -35,29 +35,23 @@ export function proxyView(stored: StoredProxy) {
   };
 }
 
-function account(c: Context<AppEnv>): string {
-  const principal = c.var.principal;
-  if (!principal) throw new Error("settings reached without a principal");
-  return principal.account;
+export async function readProxy(deps: Deps, account: string): Promise<StoredProxy> {
+  return (await deps.settings.get<StoredProxy>(account, PROXY_KEY)) ?? NO_PROXY;
 }
 
-export async function readProxy(c: Context<AppEnv>): Promise<StoredProxy> {
-  return (await c.var.deps.settings.get<StoredProxy>(account(c), PROXY_KEY)) ?? NO_PROXY;
+export async function writeProxy(deps: Deps, account: string, stored: StoredProxy): Promise<void> {
+  await deps.settings.put(account, PROXY_KEY, stored);
 }
 
-export async function writeProxy(c: Context<AppEnv>, stored: StoredProxy): Promise<void> {
-  await c.var.deps.settings.put(account(c), PROXY_KEY, stored);
-}
-
-export function sealPassword(c: Context<AppEnv>, password: string): Promise<string> {
-  return seal(c.var.deps.config.secretKey, SEAL_PURPOSE, password);
+export function sealPassword(deps: Deps, password: string): Promise<string> {
+  return seal(deps.config.secretKey, SEAL_PURPOSE, password);
 }
 
 /** The proxy to use for this account's SII calls, password opened; null when none is enabled. */
-export async function activeProxy(c: Context<AppEnv>): Promise<ProxyConfig | null> {
-  const stored = await readProxy(c);
+export async function activeProxy(deps: Deps, account: string): Promise<ProxyConfig | null> {
+  const stored = await readProxy(deps, account);
   if (!stored.enabled || !stored.url) return null;
-  const password = stored.password_box ? await open(c.var.deps.config.secretKey, SEAL_PURPOSE, stored.password_box) : null;
+  const password = stored.password_box ? await open(deps.config.secretKey, SEAL_PURPOSE, stored.password_box) : null;
   if (stored.password_box && password === null) {
     throw new ApiError(500, "INTERNAL_ERROR", "The stored proxy password cannot be read (was SECRET_KEY changed?); set it again");
   }
