@@ -1,11 +1,12 @@
 // GET /healthz: the gateway's own state for anyone, and with deep=1 (the operator only) each SII
 // host's reachability through the configured transport, reported per host and bounded in time.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { HEALTH_PROBES } from "../../src/routes/health/probes.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
+import { SII_HOSTS } from "../../src/sii/hosts.ts";
 import { liveTransport } from "../../src/sii/transport.ts";
 import { ADMIN, bodyOf, testDeps, tokenFor } from "../support/app.ts";
 
@@ -71,6 +72,17 @@ describe("GET /healthz", () => {
     const { app: noAdmin } = sandboxApp({ adminToken: undefined });
     expect((await noAdmin.request("/healthz?deep=1", { headers: admin })).status).toBe(401);
     expect((await app.request("/healthz?deep=yes", { headers: admin })).status).toBe(400);
+  });
+
+  it("probes the one list of SII hosts (src/sii/hosts.ts), which names every host src/sii/ calls", () => {
+    expect(HEALTH_PROBES.map((p) => p.host)).toEqual(SII_HOSTS);
+    const dir = join(import.meta.dirname, "..", "..", "src", "sii");
+    const named = new Set<string>();
+    for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))) {
+      for (const m of readFileSync(join(dir, file), "utf8").matchAll(/(?:https?:\/\/|")([a-z0-9]+\.sii\.cl)\b/g)) named.add(m[1] ?? "");
+    }
+    expect([...named].filter((host) => !SII_HOSTS.includes(host))).toEqual([]);
+    expect(named.size).toBeGreaterThan(10);
   });
 
   it("with the admin token reaches every SII host through the sandbox and reports each", async () => {

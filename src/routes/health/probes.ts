@@ -1,38 +1,26 @@
 // The SII hosts the gateway talks to, each with the request a deep health check sends it. Where
 // the gateway itself reads a page or description from a host without a session, the check reads
 // that; elsewhere it asks for the host's root. Any HTTP answer counts as reached: the check is
-// about the network path through the configured transport, not about the SII's mood.
-// Hosts: docs/sii-services.md §1 (LibreDTE libredte-lib-core
-// src/Package/Billing/Component/Integration/Enum/SiiEnvironment.php for palena/maullin, ws1/ws2
-// and api/apicert; Odoo addons/l10n_cl_edi/models/l10n_cl_edi_util.py for rahue/pangal;
-// jsanbae/sii_api src/Endpoints/Auth.php for zeusr; crilam/mcp-sii src/scrapers for misiir, loa,
-// zeus and www).
+// about the network path through the configured transport, not about the SII's mood. The hosts
+// are src/sii/hosts.ts's one list; only the paths are the health check's.
 import type { SiiTransport } from "../../ports.ts";
+import { SII_HOSTS } from "../../sii/hosts.ts";
 
 export interface HealthProbe {
   host: string;
   path: string;
 }
 
-export const HEALTH_PROBES: readonly HealthProbe[] = [
+/** A path a host answers without a session, where the gateway reads one; the others are asked for their root. */
+const PROBE_PATHS: Readonly<Record<string, string>> = {
   // Axis serves each .jws service's WSDL on GET; SOAP clients read it first (the proxy test does too).
-  { host: "palena.sii.cl", path: "/DTEWS/CrSeed.jws?WSDL" },
-  { host: "maullin.sii.cl", path: "/DTEWS/CrSeed.jws?WSDL" },
+  "palena.sii.cl": "/DTEWS/CrSeed.jws?WSDL",
+  "maullin.sii.cl": "/DTEWS/CrSeed.jws?WSDL",
   // The clave login's form page, fetched before the login post (docs/sii-services.md §2.3, step 1).
-  { host: "zeusr.sii.cl", path: "/AUT2000/InicioAutenticacion/IngresoRutClave.html" },
-  { host: "herculesr.sii.cl", path: "/" },
-  { host: "www4.sii.cl", path: "/" },
-  { host: "misiir.sii.cl", path: "/" },
-  { host: "loa.sii.cl", path: "/" },
-  { host: "zeus.sii.cl", path: "/" },
-  { host: "www.sii.cl", path: "/" },
-  { host: "ws1.sii.cl", path: "/" },
-  { host: "ws2.sii.cl", path: "/" },
-  { host: "api.sii.cl", path: "/" },
-  { host: "apicert.sii.cl", path: "/" },
-  { host: "rahue.sii.cl", path: "/" },
-  { host: "pangal.sii.cl", path: "/" },
-];
+  "zeusr.sii.cl": "/AUT2000/InicioAutenticacion/IngresoRutClave.html",
+};
+
+export const HEALTH_PROBES: readonly HealthProbe[] = SII_HOSTS.map((host) => ({ host, path: PROBE_PATHS[host] ?? "/" }));
 
 export interface ProbeResult {
   host: string;
