@@ -12,8 +12,8 @@ import { BUNDLED_CERTIFICATE_COUNT } from "../../src/dte/trust/bundled-data.ts";
 import { buildTrustStore, trustStoreSize, verifyChain } from "../../src/dte/trust/chain.ts";
 import type { AppEnv } from "../../src/platform/context.ts";
 import type { Deps } from "../../src/ports.ts";
-import { trustStoreFor } from "../../src/routes/documentos/trust-store.ts";
 import { SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { trustStoreFor } from "../../src/services/trust-store.ts";
 import esign from "../fixtures/real-documents/sii-crypto/DTE--60910000-1--33--2336600-cert.pem?raw";
 import ecertchile from "../fixtures/real-documents/sii-crypto/DTE--76354771-K--33--170-cert.pem?raw";
 import acepta from "../fixtures/real-documents/sii-crypto/DTE--76399752-9--33--25568-cert.pem?raw";
@@ -66,14 +66,16 @@ describe("the bundled collection", () => {
   });
 });
 
-/** trustStoreFor(c) seen from a one-route app over `deps`. */
+/** trustStoreFor(deps) seen from a one-route app over `deps`. */
 async function verdictThrough(deps: Deps, pem: string) {
   const app = new Hono<AppEnv>();
   app.use(async (c, next) => {
     c.set("deps", deps);
     await next();
   });
-  app.post("/", async (c) => c.json(await verifyChain(new Uint8Array(Buffer.from(await c.req.text(), "base64")), trustStoreFor(c), at)));
+  app.post("/", async (c) =>
+    c.json(await verifyChain(new Uint8Array(Buffer.from(await c.req.text(), "base64")), trustStoreFor(c.get("deps")), at)),
+  );
   const der = pem.replace(/-----[^-]+-----|\s+/g, "");
   return (await app.request("/", { method: "POST", body: der })).json();
 }

@@ -1,21 +1,10 @@
-// The keys a CAF may be signed with: the SII's (IDK 100 certification, 300 production) and, when
-// the gateway talks to its built-in sandbox, the key the sandbox signs its CAFs with, which it
-// hands over through the SandboxControls port.
+// The document operations' way to the CAF keys (src/services/caf-keys.ts) from a request: kept
+// with this signature for generar and the folio ledger, which take it from here.
 import type { Context } from "hono";
-import { type RsaPublicKey, SII_CAF_KEYS } from "../../dte/verify/timbre.ts";
+import type { RsaPublicKey } from "../../dte/verify/timbre.ts";
 import type { AppEnv } from "../../platform/context.ts";
-import type { SandboxControls } from "../../ports.ts";
-
-const withSandbox = new WeakMap<SandboxControls, ReadonlyMap<string, RsaPublicKey>>();
+import { trustedCafKeys as cafKeysOf } from "../../services/caf-keys.ts";
 
 export function trustedCafKeys(c: Context<AppEnv>): ReadonlyMap<string, RsaPublicKey> {
-  const sandbox = c.get("deps").sii.sandbox;
-  if (!sandbox) return SII_CAF_KEYS;
-  let keys = withSandbox.get(sandbox);
-  if (!keys) {
-    const key = sandbox.cafSigningKey();
-    keys = new Map([...SII_CAF_KEYS, [key.idk, key]]);
-    withSandbox.set(sandbox, keys);
-  }
-  return keys;
+  return cafKeysOf(c.get("deps"));
 }

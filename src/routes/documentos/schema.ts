@@ -3,8 +3,11 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_CHARS, RUT_PATTERN } from "../../platform/params.ts";
 import { MAX_FOLIO } from "../folios/schema.ts";
-import { MAX_DOCUMENT_LINES } from "./batch.ts";
-import { EXAMPLE_ENVELOPE } from "./examples.ts";
+
+// Uploaded XML is the routes' shared schema (src/routes/uploaded-xml.ts): the submissions take it too.
+export { BASE64, BASE64_PATTERN, BASE64_XML, XmlField } from "../uploaded-xml.ts";
+
+import { MAX_DOCUMENT_LINES } from "../document-batch.ts";
 
 /** A list the engine walks line by line, at most `max` long (or one object where the schema has a list). */
 const Lines = (max: number, description: string) =>
@@ -95,24 +98,6 @@ export const dteJson = (types: readonly number[], signed = false) =>
       Referencia: Lines(40, "References: at most 40"),
     })
     .passthrough();
-
-/**
- * Base64 text as the server reads it (src/lib/encoding.ts: whitespace dropped, then the forgiving
- * decoder of atob): the alphabet, padding at the end. Text outside it is a 400 naming the field.
- */
-export const BASE64_PATTERN = "^[A-Za-z0-9+/\\s]*={0,2}\\s*$";
-
-/** Base64 content (line breaks may be kept). */
-export const BASE64 = { contentEncoding: "base64", pattern: BASE64_PATTERN } as const;
-
-/** Base64 of an XML file. */
-export const BASE64_XML = { ...BASE64, contentMediaType: "application/xml" } as const;
-
-export const XmlField = z
-  .string()
-  .min(1, { error: "is required" })
-  .max(MAX_CHARS.xml)
-  .openapi({ ...BASE64_XML, description: "A DTE, EnvioDTE or EnvioBOLETA, base64", example: EXAMPLE_ENVELOPE });
 
 export const ResolucionField = z
   .object({

@@ -14,10 +14,9 @@ import { siiServices } from "../../services/sii-context.ts";
 import { uploadBoletas } from "../../sii/boleta.ts";
 import { uploadEnvelope } from "../../sii/upload.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
-import { EXAMPLE_ENVELOPE } from "../documentos/examples.ts";
-import { inspectXmlField } from "../documentos/factory.ts";
-import { XmlField } from "../documentos/schema.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
+import { EXAMPLE_ENVELOPE } from "../example-documents.ts";
+import { inspectXmlField, XmlField } from "../uploaded-xml.ts";
 
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 

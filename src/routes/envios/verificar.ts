@@ -13,15 +13,14 @@ import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { trustedCafKeys } from "../../services/caf-keys.ts";
 import { siiServices } from "../../services/sii-context.ts";
+import { trustStoreFor } from "../../services/trust-store.ts";
 import { advancedDocumentStatus, type SiiDocumentStatus } from "../../sii/envios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
-import { chargeDocuments, chargeRule, checkDocumentCount, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, yielder } from "../documentos/batch.ts";
-import { trustedCafKeys } from "../documentos/caf-keys.ts";
-import { EXAMPLE_ENVELOPE } from "../documentos/examples.ts";
-import { fieldError, inspectXmlField, readXmlField } from "../documentos/factory.ts";
-import { XmlField } from "../documentos/schema.ts";
-import { trustStoreFor } from "../documentos/trust-store.ts";
+import { chargeDocuments, chargeRule, checkDocumentCount, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, yielder } from "../document-batch.ts";
+import { EXAMPLE_ENVELOPE } from "../example-documents.ts";
+import { fieldError, inspectXmlField, readXmlField, XmlField } from "../uploaded-xml.ts";
 
 const WEIGHT = 2;
 
@@ -161,7 +160,7 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
       const report = await inspectXmlField(plain);
       if (report.documentos.length === 0) throw fieldError("xml", "holds no documents");
 
-      const cafKeys = trustedCafKeys(c);
+      const cafKeys = trustedCafKeys(c.get("deps"));
       const credential = body.auth ? await parseCertificate(c, body.auth.cert) : null;
       const sii = credential ? await siiServices(c) : null;
       const askSii = (doc: DocumentSummary): Promise<SiiDocumentStatus> | null =>
@@ -181,7 +180,7 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
 
       // Each document the SII is asked about is one query of its own: charged like any batch, before the first.
       if (credential) await chargeUnits(c, report.documentos.length);
-      const store = trustStoreFor(c);
+      const store = trustStoreFor(c.get("deps"));
       const now = c.get("deps").clock.now();
       const documentos = [];
       const pause = yielder();

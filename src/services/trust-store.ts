@@ -1,19 +1,16 @@
 // The CAs a received DTE's signer may chain to: the accredited Chilean providers' certificates
 // bundled with the gateway, the operator's TRUST_ANCHORS_PEM and, when the gateway talks to its
 // built-in sandbox, the sandbox's CA, which it hands over through the SandboxControls port.
-import type { Context } from "hono";
-import { readDerBlocks } from "../../dte/pem.ts";
-import { bundledCertificates } from "../../dte/trust/bundled.ts";
-import { buildTrustStore, type TrustStore } from "../../dte/trust/chain.ts";
-import type { AppEnv } from "../../platform/context.ts";
-import type { Deps } from "../../ports.ts";
+import { readDerBlocks } from "../dte/pem.ts";
+import { bundledCertificates } from "../dte/trust/bundled.ts";
+import { buildTrustStore, type TrustStore } from "../dte/trust/chain.ts";
+import type { Deps } from "../ports.ts";
 
 /** One store per app (its config and sandbox do not change): built on first use, kept for the isolate or process. */
 const stores = new WeakMap<Deps, TrustStore>();
 let bundled: Promise<readonly Uint8Array[]> | undefined;
 
-export function trustStoreFor(c: Context<AppEnv>): TrustStore {
-  const deps = c.get("deps");
+export function trustStoreFor(deps: Deps): TrustStore {
   let store = stores.get(deps);
   if (!store) {
     const sandboxCa = deps.sii.sandbox ? (readDerBlocks(deps.sii.sandbox.caCertificate()) ?? []).map((block) => block.der) : [];

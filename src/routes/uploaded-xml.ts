@@ -1,0 +1,76 @@
+// What the documents and submissions operations share: uploaded XML in a JSON body (a DTE,
+// EnvioDTE or EnvioBOLETA as base64), read the same way by every operation that takes one: refused
+// with 400 naming the field when it is not base64, not readable XML, or not one of those documents.
+import { z } from "@hono/zod-openapi";
+import {
+  type EnvelopeContents,
+  type EnvelopeReport,
+  EnvelopeUnreadable,
+  inspectEnvelope,
+  readEnvelopeAsync,
+} from "../dte/verify/envelope.ts";
+import { base64ToBytes, base64ToBytesAsync } from "../lib/encoding.ts";
+import { nextTurn } from "../lib/yielder.ts";
+import { ApiError } from "../platform/errors.ts";
+import { MAX_CHARS } from "../platform/params.ts";
+import { EXAMPLE_ENVELOPE } from "./example-documents.ts";
+
+export function fieldError(path: string, message: string): ApiError {
+  return new ApiError(400, "VALIDATION_ERROR", `${path} ${message}`, { errors: [{ path, location: "body", message }] });
+}
+
+export function base64Field(path: string, value: string): Uint8Array<ArrayBuffer> {
+  try {
+    return base64ToBytes(value.replace(/\s+/g, ""));
+  } catch {
+    throw fieldError(path, "is not base64");
+  }
+}
+
+async function unreadableAs400<T>(read: () => T | Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof EnvelopeUnreadable) throw fieldError("xml", `cannot be read: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The uploaded XML's bytes, decoded a piece at a time (an envelope of 2 000 documents is ~12 MB of base64). */
+async function uploadedBytes(path: string, value: string): Promise<Uint8Array<ArrayBuffer>> {
+  try {
+    return await base64ToBytesAsync(value.replace(/\s+/g, ""), nextTurn);
+  } catch {
+    throw fieldError(path, "is not base64");
+  }
+}
+
+/** The documents of the uploaded XML, unchecked (for rendering), read in slices that yield. */
+export async function readXmlField(value: string): Promise<EnvelopeContents> {
+  const bytes = await uploadedBytes("xml", value);
+  return unreadableAs400(() => readEnvelopeAsync(bytes));
+}
+
+/** The uploaded XML (or its contents, already read) with every check made (signatures, carátula, limits). */
+export async function inspectXmlField(value: string | EnvelopeContents): Promise<EnvelopeReport> {
+  const upload = typeof value === "string" ? await uploadedBytes("xml", value) : value;
+  return unreadableAs400(() => inspectEnvelope(upload));
+}
+
+/**
+ * Base64 text as the server reads it (src/lib/encoding.ts: whitespace dropped, then the forgiving
+ * decoder of atob): the alphabet, padding at the end. Text outside it is a 400 naming the field.
+ */
+export const BASE64_PATTERN = "^[A-Za-z0-9+/\\s]*={0,2}\\s*$";
+
+/** Base64 content (line breaks may be kept). */
+export const BASE64 = { contentEncoding: "base64", pattern: BASE64_PATTERN } as const;
+
+/** Base64 of an XML file. */
+export const BASE64_XML = { ...BASE64, contentMediaType: "application/xml" } as const;
+
+export const XmlField = z
+  .string()
+  .min(1, { error: "is required" })
+  .max(MAX_CHARS.xml)
+  .openapi({ ...BASE64_XML, description: "A DTE, EnvioDTE or EnvioBOLETA, base64", example: EXAMPLE_ENVELOPE });
