@@ -9,7 +9,9 @@ import type { CookieJar } from "./cookies.ts";
 import { checkSiiPage, pageText, readWithin, type SiiContext, siiFetch, siiOpen } from "./http.ts";
 import { SessionExpired } from "./sessions.ts";
 
-export const FACADE = "https://www4.sii.cl/consdcvinternetui/services/data/facadeService";
+/** The RCV web application: where the clave login lands before its facade is called. */
+export const RCV_APP = "https://www4.sii.cl/consdcvinternetui/";
+export const FACADE = `${RCV_APP}services/data/facadeService`;
 const NAMESPACE = "cl.sii.sdi.lob.diii.consdcv.data.api.interfaces.FacadeService";
 
 export type FacadeAnswer = Record<string, unknown> & { respEstado?: { codRespuesta?: number; msgeRespuesta?: string | null } };

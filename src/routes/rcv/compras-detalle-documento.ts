@@ -7,9 +7,10 @@ import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
+import { checkEmptyType } from "../../services/rcv.ts";
 import { siiServices } from "../../services/sii-context.ts";
 import { rcvPurchaseByFolio } from "../../sii/rcv.ts";
-import { checkEmptyType, checkPeriodo, withRcvSession } from "./factory.ts";
+import { checkPeriodo, withRcvSession } from "./factory.ts";
 import { AmbienteQuery, Document, Dte, MAX_FOLIO, RcvAuthBody, RcvPeriodo, Receptor } from "./schema.ts";
 
 const Params = pathParams({
