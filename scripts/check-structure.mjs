@@ -51,6 +51,8 @@ export const SHARED_ROUTE_MODULES = [
   "routes/example-documents.ts",
   "routes/document-batch.ts",
   "routes/uploaded-xml.ts",
+  "routes/folio-fields.ts",
+  "routes/plan-usage.ts",
   "routes/openapi.ts",
 ];
 
@@ -67,11 +69,6 @@ export const TOLERATED_CROSS_GROUP = [
   "routes/folios-ledger/add.ts → routes/documentos/caf-keys.ts",
   "routes/folios-ledger/post-folios.ts → routes/documentos/examples.ts",
   "routes/folios-ledger/schema.ts → routes/folios/schema.ts",
-  // Shared schemas still in the group that defined them first.
-  "routes/documentos/schema.ts → routes/folios/schema.ts",
-  "routes/intercambios/respuesta-sii.ts → routes/folios/schema.ts",
-  "routes/intercambios/schema.ts → routes/folios/schema.ts",
-  "routes/usage/get.ts → routes/admin/schema.ts",
 ];
 
 /** The route group of a path under routes/ (`routes/<group>/…`), "shared" for a file directly in routes/. */

@@ -1,13 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { envelope } from "../../platform/schemas.ts";
 import { ALL_SCOPES } from "../../ports.ts";
+import { Plan, Usage } from "../plan-usage.ts";
 
-export const Plan = z
-  .object({
-    daily_units: z.number().int().min(0).max(1e9).openapi({ description: "Units per UTC day, 0 to 10^9", example: 1000 }),
-    monthly_units: z.number().int().min(0).max(1e10).openapi({ description: "Units per UTC month, 0 to 10^10", example: 20000 }),
-  })
-  .openapi("Plan");
+// The plan and usage shapes the usage operation shares: src/routes/plan-usage.ts.
+export { Plan, Usage };
 
 export const TokenInput = z
   .object({
@@ -50,15 +47,6 @@ export const Token = z
     hint: z.string().openapi({ description: "Last four characters of the secret" }),
   })
   .openapi("Token");
-
-const Window = z.object({
-  used: z.number().int(),
-  limit: z.number().int(),
-  remaining: z.number().int(),
-  resets_at: z.string().openapi({ format: "date-time" }),
-});
-
-export const Usage = z.object({ daily: Window, monthly: Window }).openapi("Usage");
 
 export const TokenId = z.object({
   id: z

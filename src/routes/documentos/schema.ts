@@ -2,7 +2,7 @@
 // validated) and uploaded XML (a DTE, EnvioDTE or EnvioBOLETA as base64).
 import { z } from "@hono/zod-openapi";
 import { MAX_CHARS, RUT_PATTERN } from "../../platform/params.ts";
-import { MAX_FOLIO } from "../folios/schema.ts";
+import { MAX_FOLIO } from "../folio-fields.ts";
 
 // Uploaded XML is the routes' shared schema (src/routes/uploaded-xml.ts): the submissions take it too.
 export { BASE64, BASE64_PATTERN, BASE64_XML, XmlField } from "../uploaded-xml.ts";

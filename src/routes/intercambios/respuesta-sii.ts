@@ -12,7 +12,7 @@ import { businessRule } from "../../platform/validation.ts";
 import { docResponse } from "../../sii/reclamos.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
-import { FolioNumber } from "../folios/schema.ts";
+import { FolioNumber } from "../folio-fields.ts";
 import { withReclamosToken } from "./factory.ts";
 import { ACTIONABLE_TYPES, DTE_TYPES } from "./schema.ts";
 

@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { Ambiente, IntegerParam, Rut } from "../../platform/params.ts";
 import { envelope, pathParams } from "../../platform/schemas.ts";
-import { Folio } from "../folios/schema.ts";
+import { Folio } from "../folio-fields.ts";
 
 /** Electronic document types (DTE). */
 export const DTE_TYPES = [33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112] as const;

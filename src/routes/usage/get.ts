@@ -5,7 +5,7 @@ import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { usageView } from "../../platform/rate-headers.ts";
 import { envelope, jsonContent } from "../../platform/schemas.ts";
-import { Plan, Usage } from "../admin/schema.ts";
+import { Plan, Usage } from "../plan-usage.ts";
 
 const UsageEnvelope = envelope(
   z.object({ token_id: z.string(), account: z.string(), scopes: z.array(z.string()), plan: Plan, usage: Usage }),
