@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
 import { EXAMPLE_ENVELOPE } from "../../src/routes/documentos/examples.ts";
-import { bodyOf, testDeps, tokenFor } from "../support/app.ts";
+import { bodyOf, type Loose, testDeps, tokenFor } from "../support/app.ts";
 
 const support = join(import.meta.dirname, "../support/openapi-typescript");
 const require = createRequire(import.meta.url);
@@ -123,5 +123,31 @@ describe("the generated TypeScript client", () => {
     const csv = decodeLatin1(new Uint8Array(out.csvBytes ?? new ArrayBuffer(0)));
     expect(csv.split("\n")[0]).toMatch(/;/);
     expect(out.registros).toBeGreaterThan(0);
+  });
+
+  it("finds in the document what those generators read: bytes as format binary, no shared example key", async () => {
+    const { deps } = testDeps();
+    const doc = await bodyOf(await createApp(() => deps).request("/openapi.json"));
+    const bytes: string[] = [];
+    for (const [path, item] of Object.entries<Loose>(doc.paths)) {
+      for (const operation of Object.values<Loose>(item)) {
+        for (const [type, media] of Object.entries<Loose>(operation.responses["200"]?.content ?? {})) {
+          if (type === "application/json") continue;
+          bytes.push(`${path} ${type}`);
+          expect(media.schema, `${path} ${type}`).toEqual({ type: "string", format: "binary" });
+        }
+      }
+    }
+    expect(bytes).toEqual(
+      expect.arrayContaining([
+        "/api/v1/platform/dte/documentos/pdf application/pdf",
+        "/api/v1/platform/dte/documentos/escpos application/octet-stream",
+        "/api/v1/sii/rcv/compras/detalle/{receptor}/{periodo}/{dte}/{estado} text/csv",
+        "/api/v1/sii/bte/emitidas/resumen/{anio} text/csv",
+      ]),
+    );
+    // One example key for every write made Swagger UI's Try it out answer the second write with a 409.
+    const key = doc.components.parameters["Idempotency-Key"];
+    expect(JSON.stringify(key)).not.toMatch(/"examples?"/);
   });
 });
