@@ -1,7 +1,7 @@
 // A client developer's first hour: the TypeScript client generated from the served document
 // (openapi-typescript types + openapi-fetch) type-checks against the gateway's contract and calls
-// the PDF (bytes, and base64 in JSON on Accept) and an RCV detail as CSV. openapi-python-client is
-// not exercised here (a Python package; see the report of the change that added this test).
+// the PDF (bytes, and base64 in JSON on Accept) and an RCV detail as CSV. openapi-python-client is a
+// Python tool this Node suite does not run; the last test pins what it reads (`format: binary`).
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
