@@ -201,7 +201,7 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
   in: "header",
   required: false,
   description:
-    "Any unique string (a UUID, say): a repeat with the same key and body within 24 h gets the first call's answer " +
+    "Any unique string (a fresh UUID per call, say): a repeat with the same key and body within 24 h gets the first call's answer " +
     "(`Idempotent-Replayed: true`) instead of running again; the same key with another body is a 409 `IDEMPOTENCY_CONFLICT`, " +
     "and so is a repeat whose `Accept` does not take the stored answer's media type. Only answers that reached the SII or " +
     `were charged are kept (a refusal the gateway gave on its own frees the key); an account holds at most ${IDEMPOTENCY_RECORDS_MAX} ` +
@@ -211,7 +211,7 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
     minLength: 1,
     maxLength: IDEMPOTENCY_KEY_MAX,
     pattern: "^[!-~]+$",
-    example: "5f0c3a1e-7d2b-4c59-9e61-2a8f4b7d9c10",
+    // No example: one value shared by every write made "Try it out" answer a second write with a 409.
   },
 } as const;
 
@@ -259,6 +259,14 @@ export function envelope<T extends z.ZodType>(data: T, name?: string) {
 export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { "application/json": { schema } } };
 }
+
+/**
+ * The schema of an answer given as bytes (a PDF, ESC/POS, the SII's ISO-8859-1 CSV or page) beside its
+ * JSON form: `format: binary` is what openapi-python-client reads as a `File` and what tells an
+ * openapi-fetch caller to ask for `parseAs: "blob"`/`"arrayBuffer"` (fetch's `text()` reads UTF-8 only,
+ * so ISO-8859-1 text is bytes to a client too). Which form comes back is the request's `Accept`.
+ */
+export const BYTES = { type: "string", format: "binary" } as const;
 
 /** A required JSON request body. */
 export function jsonBody<T extends z.ZodType>(schema: T) {

@@ -114,15 +114,24 @@ export const PassOnlyAuth = z
   .openapi({ description: "The taxpayer's credentials: RUT and clave tributaria" });
 
 /**
- * `auth` with either a clave or a certificate, exactly one: the server refuses both and neither,
- * the document says it with a `oneOf` of the two required keys.
+ * `auth` with either a clave or a certificate, exactly one: the server refuses both and neither.
+ * Each `oneOf` branch names its key's schema and forbids the other's (`not: {}`), so generated types
+ * get it too: openapi-typescript makes it `{ pass: … } | { cert: … }`, where branches of `required`
+ * alone gave `unknown | unknown` and `auth: {}` compiled.
  */
 export const PassOrCertAuth = z
   .strictObject({ pass: PassAuth.optional(), cert: CertAuth.optional() })
   .refine((a) => (a.pass === undefined) !== (a.cert === undefined), { error: "give either auth.pass (RUT + clave) or auth.cert" })
   .openapi({
     description: "The taxpayer's credentials: `pass` (RUT + clave) or `cert` (a certificate), exactly one of them",
-    oneOf: [{ required: ["pass"] }, { required: ["cert"] }],
+    oneOf: [
+      { type: "object", properties: { pass: { $ref: "#/components/schemas/ClaveCredential" }, cert: { not: {} } }, required: ["pass"] },
+      {
+        type: "object",
+        properties: { cert: { $ref: "#/components/schemas/CertificateCredential" }, pass: { not: {} } },
+        required: ["cert"],
+      },
+    ],
   });
 
 export function certInput(cert: z.output<typeof CertAuth>): CertInput {

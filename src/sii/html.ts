@@ -4,7 +4,6 @@
 // browser does. Only the page readers import this module: no JSON or XML path parses with it, though as a
 // static import linkedom is loaded with the rest of the Worker (about 320 KiB minified).
 import { parseHTML } from "linkedom";
-import { unescapeXml } from "../lib/xml.ts";
 
 /** The part of a DOM element the page readers use (linkedom's types need the DOM lib, which this project does not load). */
 export interface HtmlElement {
@@ -82,25 +81,4 @@ export function tableRows(html: string): string[][] {
   return rowsOf(parsePage(html));
 }
 
-const NAMED: Record<string, string> = {
-  aacute: "á",
-  eacute: "é",
-  iacute: "í",
-  oacute: "ó",
-  uacute: "ú",
-  ntilde: "ñ",
-  Aacute: "Á",
-  Eacute: "É",
-  Iacute: "Í",
-  Oacute: "Ó",
-  Uacute: "Ú",
-  Ntilde: "Ñ",
-  uuml: "ü",
-  Uuml: "Ü",
-  nbsp: " ",
-};
-
-/** Entities only, for text that is not markup (an attribute value, a message): no DOM needed. */
-export function decodeHtml(text: string): string {
-  return unescapeXml(text.replace(/&([A-Za-z]+);/g, (whole, name: string) => NAMED[name] ?? whole));
-}
+export { decodeHtml } from "./entities.ts";

@@ -4,6 +4,7 @@
 import { ApiError } from "../lib/api-error.ts";
 import { responseText } from "../lib/latin1.ts";
 import type { ClientCertificate, ProxyRoute, SiiTransport } from "../ports.ts";
+import { decodeHtml } from "./entities.ts";
 import { type AnswerLog, forgetAnswer, recordAnswer } from "./excerpt.ts";
 
 export interface SiiContext {
@@ -47,11 +48,10 @@ const THROTTLED = /superado el l[íi]mite/i;
 
 /** The visible text of an SII page, trimmed for `details`. */
 export function pageText(html: string, max = 500): string {
-  return html
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, " ")
-    .replace(/<[^>]+>/g, " ")
-    .replace(/&nbsp;/g, " ")
-    .replace(/\s+/g, " ")
+  const visible = html.replace(/<(script|style)[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]+>/g, " ");
+  // Entities after the tags are gone, so a decoded `&lt;` is never taken for markup.
+  return decodeHtml(visible)
+    .replace(/[\s\u00a0]+/g, " ")
     .trim()
     .slice(0, max);
 }

@@ -7,7 +7,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, responseFormat, valid } from "../../platform/operation.ts";
 import { Formato, IntegerParam } from "../../platform/params.ts";
-import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
+import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import { siiServices } from "../../services/sii-context.ts";
 import { annualBte } from "../../sii/bte.ts";
 import { PassOnlyAuth } from "../credentials.ts";
@@ -84,8 +84,8 @@ export function registerBteEmitidasResumen(app: OpenAPIHono<AppEnv>): void {
             "The summary (JSON), or the SII's output (`text/csv` / `text/html`, ISO-8859-1); in the CSV a cell a spreadsheet would read as a formula (other than a plain number) gets a leading `'`",
           content: {
             "application/json": { schema: Summary },
-            "text/csv": { schema: { type: "string" } },
-            "text/html": { schema: { type: "string" } },
+            "text/csv": { schema: BYTES },
+            "text/html": { schema: BYTES },
           },
         },
         ...errorResponses([400, 422, 502, 503]),

@@ -7,7 +7,7 @@ import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, Formato, Rut } from "../../platform/params.ts";
-import { envelope, errorResponses, jsonBody, pathParams } from "../../platform/schemas.ts";
+import { BYTES, envelope, errorResponses, jsonBody, pathParams } from "../../platform/schemas.ts";
 import { siiServices } from "../../services/sii-context.ts";
 import { taxpayerData, taxpayerPage } from "../../sii/misii.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
@@ -48,7 +48,7 @@ export function registerContribuyentesDatos(app: OpenAPIHono<AppEnv>): void {
       responses: {
         200: {
           description: "The taxpayer's data, or the SII's page (`text/html`, ISO-8859-1)",
-          content: { "application/json": { schema: Data }, "text/html": { schema: { type: "string" } } },
+          content: { "application/json": { schema: Data }, "text/html": { schema: BYTES } },
         },
         ...errorResponses([400, 404, 422, 502, 503]),
       },

@@ -7,7 +7,7 @@ import { bytesToBase64, concatBytes } from "../../lib/encoding.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
-import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
+import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import {
   chargeDocuments,
   chargeRule,
@@ -64,7 +64,7 @@ export function registerDocumentosEscpos(app: OpenAPIHono<AppEnv>): void {
         200: {
           description: "The receipt: ESC/POS bytes, or the envelope with base64 on `Accept: application/json`",
           content: {
-            "application/octet-stream": { schema: { type: "string", format: "binary" } },
+            "application/octet-stream": { schema: BYTES },
             "application/json": { schema: Receipt },
           },
         },

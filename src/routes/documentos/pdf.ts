@@ -9,7 +9,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { MAX_CHARS } from "../../platform/params.ts";
-import { envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
+import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import {
   chargeDocuments,
   chargeRule,
@@ -80,7 +80,7 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
       responses: {
         200: {
           description: "The PDF, or the envelope with base64 on `Accept: application/json`",
-          content: { "application/pdf": { schema: { type: "string", format: "binary" } }, "application/json": { schema: Rendered } },
+          content: { "application/pdf": { schema: BYTES }, "application/json": { schema: Rendered } },
         },
         ...errorResponses([400, 422]),
       },

@@ -1,7 +1,7 @@
 // The RCV operations' schemas: credentials, path parameters, and the answers several operations share.
 import { z } from "@hono/zod-openapi";
 import { Ambiente, DryRun, Formato, IntegerEnum, IntegerParam, MAX_CHARS, Rut } from "../../platform/params.ts";
-import { envelope } from "../../platform/schemas.ts";
+import { BYTES, envelope } from "../../platform/schemas.ts";
 import { RCV_ESTADOS } from "../../sii/rcv.ts";
 import { PassOrCertAuth } from "../credentials.ts";
 import { EXAMPLE_CLAVE } from "../example-credentials.ts";
@@ -155,7 +155,7 @@ export const DetailQuery = z.object({ ambiente: Ambiente, formato: Formato(["jso
 export const DetailResponse = {
   description:
     "The documents, or with `formato=csv` the SII's export (ISO-8859-1) as received, except that a cell a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return, other than a plain number) gets a leading `'` (OWASP CSV injection)",
-  content: { "application/json": { schema: Detail }, "text/csv": { schema: { type: "string" as const } } },
+  content: { "application/json": { schema: Detail }, "text/csv": { schema: BYTES } },
 };
 
 // Asynchronous downloads (…/async/…).

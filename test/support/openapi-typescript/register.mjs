@@ -1,0 +1,3 @@
+import { register } from "node:module";
+
+register("./resolve-hook.mjs", import.meta.url);
