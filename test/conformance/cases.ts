@@ -464,6 +464,27 @@ export function folioLedgerConformanceCases(factory: () => FolioLedgerStore | Pr
       },
     },
     {
+      name: "folios: the low-folio threshold is kept with the ledger, per account, issuer and type",
+      async run() {
+        const store = await factory();
+        const account = unique("acct");
+        equal(await store.threshold(account, "76086428-5", 33), null, "none set");
+        await store.add(account, "76086428-5", 33, range(1, 10));
+        equal(await store.setThreshold(account, "76086428-5", 33, 5), 5, "set");
+        equal(
+          await store.allocate(account, "76086428-5", 33, 2),
+          { state: "allocated", folios: [1, 2], replayed: false },
+          "allocating keeps it",
+        );
+        equal(await store.threshold(account, "76086428-5", 33), 5, "read back after an allocation");
+        equal((await store.ranges(account, "76086428-5", 33))[0]?.usados, 2, "the ranges untouched by it");
+        equal(await store.threshold(account, "76086428-5", 34), null, "another type has its own");
+        equal(await store.threshold(unique("acct"), "76086428-5", 33), null, "another account has its own");
+        equal(await store.setThreshold(account, "76086428-5", 33, null), null, "removed");
+        equal(await store.threshold(account, "76086428-5", 33), null, "gone");
+      },
+    },
+    {
       name: "folios: another account is isolated",
       async run() {
         const store = await factory();
