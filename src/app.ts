@@ -39,6 +39,7 @@ import { registerFoliosAnular } from "./routes/folios/anular.ts";
 import { registerFoliosSolicitar } from "./routes/folios/solicitar.ts";
 import { registerFoliosLedgerGet } from "./routes/folios-ledger/get-folios.ts";
 import { registerFoliosLedgerPost } from "./routes/folios-ledger/post-folios.ts";
+import { registerFoliosLedgerThreshold } from "./routes/folios-ledger/put-umbral.ts";
 import { registerHealthz } from "./routes/health/healthz.ts";
 import { registerIndicadoresCorreccionMonetaria } from "./routes/indicadores/correccion-monetaria.ts";
 import { registerIndicadoresImpuestoSegundaCategoria } from "./routes/indicadores/impuesto-segunda-categoria.ts";
@@ -107,6 +108,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerFoliosAnular(app);
   registerFoliosLedgerPost(app);
   registerFoliosLedgerGet(app);
+  registerFoliosLedgerThreshold(app);
   registerContribuyentesDatos(app);
   registerBheEmitidasEmail(app);
   registerBteEmitidasResumen(app);

@@ -162,6 +162,10 @@ export interface FolioLedgerStore {
   release(account: string, emisor: string, tipo: number, folios: number[]): Promise<number>;
   /** Records `desde`–`hasta` (within held ranges) as void; answers how many folios became void. */
   void(account: string, emisor: string, tipo: number, desde: number, hasta: number): Promise<number>;
+  /** Sets the low-folio threshold of this issuer and type (null removes it), kept with the ledger; answers it. */
+  setThreshold(account: string, emisor: string, tipo: number, umbral: number | null): Promise<number | null>;
+  /** The low-folio threshold set, or null. */
+  threshold(account: string, emisor: string, tipo: number): Promise<number | null>;
 }
 
 /**

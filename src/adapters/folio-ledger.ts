@@ -13,6 +13,8 @@ export interface LedgerState {
   voided: Interval[];
   /** Allocations made with an idempotency key, oldest first: the key and the folios it got. */
   keys: [string, Interval[]][];
+  /** The low-folio threshold the account set for this issuer and type; absent (older documents too) when none. */
+  umbral?: number | null;
 }
 
 /**
@@ -179,6 +181,14 @@ export function voidIn(state: LedgerState, desde: number, hasta: number): number
   return added;
 }
 
+/** Sets (or, with null, removes) the low-folio threshold; answers it. */
+export function setUmbralIn(state: LedgerState, umbral: number | null): number | null {
+  state.umbral = umbral;
+  return umbral;
+}
+
+export const umbralIn = (state: LedgerState): number | null => state.umbral ?? null;
+
 export const parseLedger = (text: string | null | undefined): LedgerState => (text ? (JSON.parse(text) as LedgerState) : emptyLedger());
 
 /**
@@ -202,5 +212,7 @@ export function ledgerStore(update: LedgerUpdate): FolioLedgerStore {
       update(ledgerId(account, emisor, tipo), (s) => claimIn(s, folios, key, today), true),
     release: (account, emisor, tipo, folios) => update(ledgerId(account, emisor, tipo), (s) => releaseIn(s, folios), true),
     void: (account, emisor, tipo, desde, hasta) => update(ledgerId(account, emisor, tipo), (s) => voidIn(s, desde, hasta), true),
+    setThreshold: (account, emisor, tipo, umbral) => update(ledgerId(account, emisor, tipo), (s) => setUmbralIn(s, umbral), true),
+    threshold: (account, emisor, tipo) => update(ledgerId(account, emisor, tipo), umbralIn, false),
   };
 }

@@ -178,6 +178,12 @@ export const RESPONSE_HEADERS = {
     required: false,
     schema: { type: "integer", example: 49 },
   },
+  "X-Folios-Low": {
+    description:
+      "On `documentos/generar` answers that took folios from the account's ledger: `true` when a type used has as many folios left as the threshold the account set for it (`PUT /api/v1/platform/dte/folios/{emisor}/{dte}/umbral`) or fewer; absent otherwise",
+    required: false,
+    schema: { type: "string", enum: ["true"] },
+  },
   "Idempotent-Replayed": {
     description: "`true` when this is the stored answer of an earlier call with the same `Idempotency-Key`",
     required: false,

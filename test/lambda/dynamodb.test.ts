@@ -2,7 +2,8 @@
 // DynamoDB-compatible server on loopback.
 import { beforeAll, describe, it } from "vitest";
 import { createDynamoStores, createDynamoTable } from "../../src/adapters/lambda/dynamodb-stores.ts";
-import { cacheConformanceCases, conformanceCases, folioLedgerConformanceCases } from "../conformance/cases.ts";
+import { cacheConformanceCases, conformanceCases } from "../conformance/cases.ts";
+import { folioLedgerConformanceCases } from "../conformance/folio-cases.ts";
 import { localDynamoDb } from "../support/local-dynamodb.ts";
 
 const local = localDynamoDb("conformance");

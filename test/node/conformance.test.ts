@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { describe, it } from "vitest";
 import { memoryCacheStore, memorySessionStore, memoryStores } from "../../src/adapters/memory/stores.ts";
 import { sqliteStores } from "../../src/adapters/node/sqlite-stores.ts";
-import { cacheConformanceCases, conformanceCases, folioLedgerConformanceCases, sessionConformanceCases } from "../conformance/cases.ts";
+import { cacheConformanceCases, conformanceCases, sessionConformanceCases } from "../conformance/cases.ts";
+import { folioLedgerConformanceCases } from "../conformance/folio-cases.ts";
 
 const memory = memoryStores();
 const sqlite = sqliteStores(join(mkdtempSync(join(tmpdir(), "sii-gw-")), "conformance.sqlite"));

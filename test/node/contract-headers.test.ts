@@ -15,6 +15,7 @@ const LISTED = [
   "Retry-After",
   "Idempotent-Replayed",
   "X-Folios-Remaining",
+  "X-Folios-Low",
 ];
 
 const bhePath = "/api/v1/sii/bhe/emitidas/email/{codigo}";
@@ -115,12 +116,12 @@ describe("declared response headers match the headers sent", () => {
     expectHeadersMatch(open.doc, "post", "/sandbox/v1/faults", fault);
   });
 
-  it("generar with the folio ledger sends X-Folios-Remaining as declared; with its own caf it does not", async () => {
+  it("generar with the folio ledger sends X-Folios-Remaining and X-Folios-Low as declared; with its own caf it does not", async () => {
     const { app, token, doc } = await setup();
     const generarPath = "/api/v1/platform/dte/documentos/generar";
-    const send = (path: string, body: unknown) =>
+    const send = (path: string, body: unknown, method = "POST") =>
       app.request(path, {
-        method: "POST",
+        method,
         headers: { "content-type": "application/json", "x-api-token": token.secret },
         body: JSON.stringify(body),
       });
@@ -138,7 +139,15 @@ describe("declared response headers match the headers sent", () => {
     const { caf: _caf, ...withoutCaf } = request;
     const dte = { ...EXAMPLE_EXEMPT_INVOICE, Encabezado: { ...EXAMPLE_EXEMPT_INVOICE.Encabezado, IdDoc: idDoc } };
     const fromLedger = await send(generarPath, { ...withoutCaf, dte });
-    expect([fromLedger.status, fromLedger.headers.get("x-folios-remaining")]).toEqual([200, "99"]);
+    expect([fromLedger.status, fromLedger.headers.get("x-folios-remaining"), fromLedger.headers.get("x-folios-low")]).toEqual([
+      200,
+      "99",
+      null,
+    ]);
     expectHeadersMatch(doc, "post", generarPath, fromLedger);
+    expect((await send("/api/v1/platform/dte/folios/76192083-9/34/umbral", { umbral: 98 }, "PUT")).status).toBe(200);
+    const low = await send(generarPath, { ...withoutCaf, dte });
+    expect([low.status, low.headers.get("x-folios-remaining"), low.headers.get("x-folios-low")]).toEqual([200, "98", "true"]);
+    expectHeadersMatch(doc, "post", generarPath, low);
   });
 });

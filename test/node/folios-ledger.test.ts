@@ -11,6 +11,7 @@ import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { open } from "../../src/lib/secret-box.ts";
 import type { Scope } from "../../src/ports.ts";
 import { EXAMPLE_CAF } from "../../src/routes/documentos/examples.ts";
+import { ledgerView } from "../../src/routes/folios-ledger/schema.ts";
 import { buildCaf } from "../../src/sandbox/caf.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 
@@ -41,10 +42,12 @@ describe("folio ledger", () => {
     expect(text).not.toContain("RSASK");
     expect(text).not.toContain("PRIVATE KEY");
     const range = { desde: 1, hasta: 100, usados: 0, anulados: 0, disponibles: 100, autorizado: "2026-11-25", vence: null };
-    expect((await bodyOf(res)).data).toEqual({ disponibles: 100, siguiente: 1, rangos: [range], rango: range });
+    const flags = { bajo_umbral: false, por_vencer: false };
+    const ledger = { disponibles: 100, siguiente: 1, umbral: null, bajo_umbral: false, rangos: [{ ...range, ...flags }] };
+    expect((await bodyOf(res)).data).toEqual({ ...ledger, rango: { ...range, ...flags } });
     const got = await acme.get();
     expect(got.status).toBe(200);
-    expect((await bodyOf(got)).data).toEqual({ disponibles: 100, siguiente: 1, rangos: [range] });
+    expect((await bodyOf(got)).data).toEqual(ledger);
 
     const sealed = (await t.deps.folios.cafOf("acme", COMPANY, 34, 1)) ?? "";
     expect(sealed).not.toContain("RSASK");
@@ -158,5 +161,29 @@ describe("folio ledger", () => {
     await t.deps.folios.allocate("other", COMPANY, 34, 5);
     expect((await bodyOf(await other.get())).data.siguiente).toBe(6);
     expect((await bodyOf(await acme.get())).data.siguiente).toBe(1);
+  });
+
+  it("flags por_vencer from 30 days before vence to vence, never once expired; bajo_umbral over the whole type", () => {
+    const range = (desde: number, vence: string | null, disponibles = 10) => ({
+      desde,
+      hasta: desde + 9,
+      autorizado: "2026-03-01",
+      vence,
+      usados: 10 - disponibles,
+      anulados: 0,
+      disponibles,
+      siguiente: disponibles ? desde : null,
+    });
+    const view = ledgerView(
+      [range(1, "2026-10-31"), range(11, "2026-11-30"), range(21, "2026-12-01"), range(31, null, 3)],
+      "2026-11-01",
+      23,
+    );
+    expect(view.rangos.map((r) => r.por_vencer)).toEqual([false, true, true, false]);
+    // 10 + 10 + 3 left in the ranges not expired: at the threshold, so every range is flagged.
+    expect([view.disponibles, view.bajo_umbral, view.rangos.every((r) => r.bajo_umbral)]).toEqual([23, true, true]);
+    expect(ledgerView([range(1, null)], "2026-11-01", 9).bajo_umbral).toBe(false);
+    expect(ledgerView([range(1, null)], "2026-11-01", null).rangos[0]?.bajo_umbral).toBe(false);
+    expect(ledgerView([range(1, "2026-12-02")], "2026-11-01", null).rangos[0]?.por_vencer).toBe(false);
   });
 });

@@ -33,6 +33,12 @@ async function setup() {
       post,
       generar: (dte: unknown, key?: string) => post(GENERAR, request(dte), key ? { "idempotency-key": key } : {}),
       ledger: async () => (await bodyOf(await t.app.request(LEDGER, { headers: { "x-api-token": token.secret } }))).data,
+      umbral: (umbral: unknown, path = `${LEDGER}/umbral`) =>
+        t.app.request(path, {
+          method: "PUT",
+          headers: { "x-api-token": token.secret, "content-type": "application/json" },
+          body: JSON.stringify({ umbral }),
+        }),
     };
   };
   return { ...t, as };
@@ -56,6 +62,31 @@ describe("generar with the folio ledger", () => {
     const one = bodies[0];
     expect(one.data.folios_ledger).toEqual([{ tipo: 34, folios: [one.data.documentos[0].folio], disponibles: expect.any(Number) }]);
     expect(await acme.ledger()).toMatchObject({ disponibles: 50, siguiente: 51 });
+  });
+
+  it("a threshold set with PUT …/umbral makes generar answer X-Folios-Low once the type is at or below it, and GET flag bajo_umbral", async () => {
+    const t = await setup();
+    const acme = await t.as("acme");
+    await acme.post(LEDGER, { caf: EXAMPLE_CAF });
+    const set = await acme.umbral(98);
+    expect(set.status).toBe(200);
+    expect((await bodyOf(set)).data).toMatchObject({ umbral: 98, disponibles: 100, bajo_umbral: false });
+    const above = await acme.generar(invoice());
+    expect([above.headers.get("x-folios-remaining"), above.headers.get("x-folios-low")]).toEqual(["99", null]);
+    const at = await acme.generar(invoice());
+    expect([at.headers.get("x-folios-remaining"), at.headers.get("x-folios-low")]).toEqual(["98", "true"]);
+    const ledger = await acme.ledger();
+    expect(ledger).toMatchObject({ umbral: 98, bajo_umbral: true, disponibles: 98 });
+    expect(ledger.rangos[0]).toMatchObject({ bajo_umbral: true, por_vencer: false });
+    // Another account's threshold is its own: acme's stays.
+    expect((await (await t.as("other")).umbral(100)).status).toBe(200);
+    expect((await acme.ledger()).umbral).toBe(98);
+    expect((await bodyOf(await acme.umbral(null))).data).toMatchObject({ umbral: null, bajo_umbral: false });
+    expect((await acme.generar(invoice())).headers.get("x-folios-low")).toBeNull();
+    const bad = await acme.umbral(-1);
+    expect([bad.status, JSON.stringify(await bodyOf(bad))]).toEqual([422, expect.stringContaining("umbral")]);
+    const reader = await t.as("acme", ["sii:read"]);
+    expect((await reader.umbral(5)).status).toBe(403);
   });
 
   it("a retry with the same Idempotency-Key gets the same folios; a new key the next ones", async () => {

@@ -11,7 +11,8 @@ import {
   kvTokenStore,
 } from "../../src/adapters/cloudflare/stores.ts";
 import type { WorkerEnv } from "../../src/entry/worker.ts";
-import { cacheConformanceCases, conformanceCases, folioLedgerConformanceCases, sessionConformanceCases } from "../conformance/cases.ts";
+import { cacheConformanceCases, conformanceCases, sessionConformanceCases } from "../conformance/cases.ts";
+import { folioLedgerConformanceCases } from "../conformance/folio-cases.ts";
 
 const bindings = env as unknown as WorkerEnv;
 /** Concurrency cases make many Durable Object round trips: on a busy 2-core machine they take seconds. */

@@ -13,7 +13,19 @@ import type {
   QuotaState,
   StoredResponse,
 } from "../../ports.ts";
-import { addRange, allocateIn, cafIn, claimIn, type LedgerState, parseLedger, releaseIn, summary, voidIn } from "../folio-ledger.ts";
+import {
+  addRange,
+  allocateIn,
+  cafIn,
+  claimIn,
+  type LedgerState,
+  parseLedger,
+  releaseIn,
+  setUmbralIn,
+  summary,
+  umbralIn,
+  voidIn,
+} from "../folio-ledger.ts";
 import { PURGE_BATCH, purgeSchedule } from "../idempotency-expiry.ts";
 import { fits, quotaState, windowKeys } from "../quota-windows.ts";
 
@@ -209,5 +221,13 @@ export class FolioLedger extends DurableObject<unknown> {
 
   void(desde: number, hasta: number): number {
     return this.update((s) => voidIn(s, desde, hasta), true);
+  }
+
+  setThreshold(umbral: number | null): number | null {
+    return this.update((s) => setUmbralIn(s, umbral), true);
+  }
+
+  threshold(): number | null {
+    return this.update(umbralIn, false);
   }
 }

@@ -126,5 +126,7 @@ export function durableFolioLedgerStore(ns: DurableObjectNamespace<FolioLedger>)
     claim: (account, emisor, tipo, folios, key, today) => ledger(account, emisor, tipo).claim(folios, key, today),
     release: (account, emisor, tipo, folios) => ledger(account, emisor, tipo).release(folios),
     void: (account, emisor, tipo, desde, hasta) => ledger(account, emisor, tipo).void(desde, hasta),
+    setThreshold: (account, emisor, tipo, umbral) => ledger(account, emisor, tipo).setThreshold(umbral),
+    threshold: (account, emisor, tipo) => ledger(account, emisor, tipo).threshold(),
   };
 }

@@ -12,7 +12,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { idempotencyKey } from "../../platform/idempotency.ts";
 import type { FolioClaim, FolioRangeState } from "../../ports.ts";
-import { accountOf, ledgerView, openCaf } from "../folios-ledger/schema.ts";
+import { accountOf, openCaf, readLedger } from "../folios-ledger/schema.ts";
 
 /** What one type's ledger gave this request. */
 export interface LedgerUse {
@@ -167,11 +167,18 @@ export async function giveBack(c: Context<AppEnv>, take: LedgerTake): Promise<Re
   return released;
 }
 
-/** Counts what each type has left after the call; sets `X-Folios-Remaining` (the fewest). */
+/**
+ * Counts what each type has left after the call; sets `X-Folios-Remaining` (the fewest) and
+ * `X-Folios-Low: true` when a type used is at or below the threshold the account set for it.
+ */
 export async function remaining(c: Context<AppEnv>, take: LedgerTake): Promise<void> {
   const today = santiagoDate(c.var.deps.clock.now());
+  let low = false;
   for (const use of take.uses) {
-    use.disponibles = ledgerView(await c.var.deps.folios.ranges(accountOf(c), take.emisor, use.tipo), today).disponibles;
+    const { view } = await readLedger(c, take.emisor, use.tipo, today);
+    use.disponibles = view.disponibles;
+    low ||= view.bajo_umbral;
   }
   c.header("X-Folios-Remaining", String(Math.min(...take.uses.map((u) => u.disponibles))));
+  if (low) c.header("X-Folios-Low", "true");
 }

@@ -12,7 +12,7 @@ import { okStream } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { MAX_CHARS, Rut } from "../../platform/params.ts";
-import { envelope, errorResponses, headerRefs, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { envelope, errorResponses, headerRefs, IDEMPOTENCY_KEY_PARAMETER, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
 import {
@@ -162,6 +162,19 @@ const Generated = envelope(
     .openapi("GeneratedDocuments"),
 );
 
+/**
+ * generar reaches no SII, so it is no `write` whose answers the idempotency layer stores and replays:
+ * its key here is the ledger's allocation key alone, declared with its own wording.
+ */
+const LEDGER_KEY_PARAMETER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "The folio ledger's allocation key: a request without `caf` whose documents lack `Folio` is recorded under it with the folios it took, and a retry with the same key gets the same folios back and signs the documents again (the answer is made anew, not a stored answer replayed; no `Idempotent-Replayed`). The same key with other documents is a 409 `IDEMPOTENCY_CONFLICT`. Without the ledger it changes nothing",
+  schema: IDEMPOTENCY_KEY_PARAMETER.schema,
+} as const;
+
 export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
@@ -172,8 +185,12 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
       summary: "Generate signed documents and their envelope",
       description: `Normalizes each document (unless \`normalizar\` is false), checks its CAF (signed by the SII for its IDK, folio in range, same issuer, not expired: six months for types 33, 43, 46, 56 and 61), stamps the TED with the CAF's key, signs each DTE and the envelope with the certificate. Every problem is a 400 naming its field, before anything is signed (and then nothing is charged). Nothing is sent to the SII. Without \`caf\`, the folios come from the account's folio ledger (\`POST /api/v1/platform/dte/folios/{emisor}/{dte}\`): a document without \`Folio\` gets the next free one of its issuer and type, atomically (never twice, also under concurrent calls); a retry with the same \`Idempotency-Key\` header gets the same folios (the answer itself is made again, not replayed); a 404 when the account holds no ledger of the type, a 409 \`FOLIOS_EXHAUSTED\` when too few folios are left in ranges not expired. A document naming its \`Folio\` must name a free folio of the ledger when the account holds one of its type, with or without \`caf\` (else a 409 \`FOLIO_UNAVAILABLE\` naming it). \`folios_ledger\` says which folios of the ledger were used and \`X-Folios-Remaining\` how many are left; a request refused or stopped gives the folios it took back (\`details.folios_liberados\` on a 500). ${chargeRule(WEIGHT)} Should signing stop half-way (a 500), only the blocks begun are charged, and \`details\` lists the documents signed (\`firmados\`), the one that failed and why (\`fallido\`), and \`unidades_cobradas\`.`,
       request: { body: jsonBody(Body) },
+      parameters: [LEDGER_KEY_PARAMETER],
       responses: {
-        200: { ...jsonContent(Generated, "The signed documents and envelope"), headers: headerRefs(["X-Folios-Remaining"]) },
+        200: {
+          ...jsonContent(Generated, "The signed documents and envelope"),
+          headers: headerRefs(["X-Folios-Remaining", "X-Folios-Low"]),
+        },
         ...errorResponses([400, 404, 409, 422]),
       },
     }),

@@ -35,7 +35,8 @@ export async function addCaf(c: Context<AppEnv>, emisor: string, dte: number, fi
       { details: { desde: added.desde, hasta: added.hasta } },
     );
   }
-  const view = ledgerView(added.rangos, c.var.deps.clock.now().toISOString().slice(0, 10));
+  const umbral = await c.var.deps.folios.threshold(accountOf(c), emisor, dte);
+  const view = ledgerView(added.rangos, c.var.deps.clock.now().toISOString().slice(0, 10), umbral);
   // Just added, so it is there.
   const rango = view.rangos.find((r) => r.desde === caf.desde) as (typeof view.rangos)[number];
   return { ...view, rango };

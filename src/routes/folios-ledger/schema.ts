@@ -18,6 +18,9 @@ export const LedgerParams = pathParams({
   dte: DocumentType.openapi({ example: 34 }),
 });
 
+/** A range is flagged `por_vencer` this many days before its `vence`. */
+export const EXPIRY_WARNING_DAYS = 30;
+
 const Day = z.string().openapi({ format: "date", example: "2026-11-25" });
 
 export const LedgerRange = z
@@ -33,6 +36,15 @@ export const LedgerRange = z
         "Last day its folios may be used: six months after `autorizado` for types 33, 43, 46, 56 and 61; null for the other types, whose CAFs do not expire",
       example: null,
     }),
+    bajo_umbral: z.boolean().openapi({
+      description:
+        "The type's folios available (`disponibles` of the ledger, all its ranges not expired) are at or below `umbral`; false without one",
+      example: false,
+    }),
+    por_vencer: z.boolean().openapi({
+      description: `Not expired yet, but \`vence\` is within ${EXPIRY_WARNING_DAYS} days`,
+      example: false,
+    }),
   })
   .openapi("FolioLedgerRange");
 
@@ -43,6 +55,11 @@ export const Ledger = z
       description: "The folio handed out next: the lowest free one of a range not expired; null when none is left",
       example: 1,
     }),
+    umbral: z.number().int().nullable().openapi({
+      description: "The low-folio threshold set for this issuer and type (`PUT …/umbral`); null when none",
+      example: 50,
+    }),
+    bajo_umbral: z.boolean().openapi({ description: "`disponibles` is at or below `umbral`", example: false }),
     rangos: z.array(LedgerRange).openapi({ description: "The CAF ranges held, lowest first" }),
   })
   .openapi("FolioLedger");
@@ -70,12 +87,36 @@ export async function openCaf(c: Context<AppEnv>, box: string): Promise<string> 
   return caf;
 }
 
-/** The ledger as answered: the ranges expired by `today` count for nothing available. */
-export function ledgerView(ranges: readonly FolioRangeState[], today: string): z.infer<typeof Ledger> {
+/** `day` (YYYY-MM-DD) plus `days`. */
+const plusDays = (day: string, days: number): string =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * The ledger as answered: the ranges expired by `today` count for nothing available. With an
+ * `umbral`, every range is flagged `bajo_umbral` when what the whole type has left is at or below
+ * it; a range whose `vence` falls within EXPIRY_WARNING_DAYS of `today` is `por_vencer`.
+ */
+export function ledgerView(ranges: readonly FolioRangeState[], today: string, umbral: number | null): z.infer<typeof Ledger> {
   const usable = ranges.filter((r) => r.vence === null || r.vence >= today);
+  const disponibles = usable.reduce((n, r) => n + r.disponibles, 0);
+  const low = umbral !== null && disponibles <= umbral;
+  const soon = plusDays(today, EXPIRY_WARNING_DAYS);
   return {
-    disponibles: usable.reduce((n, r) => n + r.disponibles, 0),
+    disponibles,
     siguiente: usable.find((r) => r.siguiente !== null)?.siguiente ?? null,
-    rangos: ranges.map(({ siguiente: _next, ...range }) => range),
+    umbral,
+    bajo_umbral: low,
+    rangos: ranges.map(({ siguiente: _next, ...range }) => ({
+      ...range,
+      bajo_umbral: low,
+      por_vencer: range.vence !== null && range.vence >= today && range.vence <= soon,
+    })),
   };
+}
+
+/** The account's ledger of `emisor` and `dte` as answered, read with its threshold. */
+export async function readLedger(c: Context<AppEnv>, emisor: string, dte: number, today: string) {
+  const store = c.var.deps.folios;
+  const [ranges, umbral] = await Promise.all([store.ranges(accountOf(c), emisor, dte), store.threshold(accountOf(c), emisor, dte)]);
+  return { ranges, view: ledgerView(ranges, today, umbral) };
 }
