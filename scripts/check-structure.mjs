@@ -54,6 +54,7 @@ export const SHARED_ROUTE_MODULES = [
   "routes/folio-fields.ts",
   "routes/plan-usage.ts",
   "routes/openapi.ts",
+  "routes/openapi-defaults.ts",
 ];
 
 /**
