@@ -13,7 +13,7 @@ import { pdfDocument } from "../src/dte/render/pdf.ts";
 import { type DteEntry, readEnvelope } from "../src/dte/verify/envelope.ts";
 import { base64ToBytes } from "../src/lib/encoding.ts";
 import { elementText } from "../src/lib/xml.ts";
-import { EXAMPLE_ISSUER } from "../src/routes/documentos/examples.ts";
+import { EXAMPLE_ISSUER } from "../src/routes/example-documents.ts";
 import { buildCaf, sandboxCafPublicKey } from "../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
 

@@ -10,8 +10,8 @@ import { createApp } from "../src/app.ts";
 import { createNodeDeps } from "../src/entry/node-server.ts";
 import { bytesToBase64 } from "../src/lib/encoding.ts";
 import { issueToken } from "../src/platform/tokens.ts";
-import { MAX_BATCH_DOCUMENTS, MAX_DOCUMENT_LINES } from "../src/routes/documentos/batch.ts";
-import { exampleInvoiceOf } from "../src/routes/documentos/examples.ts";
+import { MAX_BATCH_DOCUMENTS, MAX_DOCUMENT_LINES } from "../src/routes/document-batch.ts";
+import { exampleInvoiceOf } from "../src/routes/example-documents.ts";
 import { buildCaf } from "../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
 

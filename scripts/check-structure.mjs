@@ -67,8 +67,6 @@ export const TOLERATED_CROSS_GROUP = [
   "routes/folios/anular.ts → routes/folios-ledger/schema.ts",
   "routes/folios/solicitar.ts → routes/folios-ledger/add.ts",
   "routes/folios/solicitar.ts → routes/folios-ledger/schema.ts",
-  "routes/folios-ledger/add.ts → routes/documentos/caf-keys.ts",
-  "routes/folios-ledger/post-folios.ts → routes/documentos/examples.ts",
   "routes/folios-ledger/schema.ts → routes/folios/schema.ts",
 ];
 

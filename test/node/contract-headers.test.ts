@@ -2,8 +2,8 @@
 // get: a listed header sent is declared there, and a header declared required is sent.
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
-import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../../src/routes/documentos/examples.ts";
 import { EXAMPLE_PFX } from "../../src/routes/example-credentials.ts";
+import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../../src/routes/example-documents.ts";
 import { bodyOf, type Loose, testDeps, tokenFor } from "../support/app.ts";
 
 const LISTED = [

@@ -6,7 +6,7 @@ import { parseCertificateCredential, type SigningCredential } from "../../src/dt
 import { DteError } from "../../src/dte/errors.ts";
 import { generateDocuments } from "../../src/dte/generate/generate.ts";
 import { type RsaPublicKey, SII_CAF_KEYS } from "../../src/dte/verify/timbre.ts";
-import { EXAMPLE_ISSUER, EXAMPLE_RECEIVER } from "../../src/routes/documentos/examples.ts";
+import { EXAMPLE_ISSUER, EXAMPLE_RECEIVER } from "../../src/routes/example-documents.ts";
 import { buildCaf, sandboxCafPublicKey } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 

@@ -10,7 +10,7 @@ import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { open } from "../../src/lib/secret-box.ts";
 import type { Scope } from "../../src/ports.ts";
-import { EXAMPLE_CAF } from "../../src/routes/documentos/examples.ts";
+import { EXAMPLE_CAF } from "../../src/routes/example-documents.ts";
 import { ledgerView } from "../../src/routes/folios-ledger/schema.ts";
 import { buildCaf } from "../../src/sandbox/caf.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";

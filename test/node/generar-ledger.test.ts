@@ -3,7 +3,7 @@
 // named Folio must be free in the ledger; the answer says which folios and what is left.
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/ports.ts";
-import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../../src/routes/documentos/examples.ts";
+import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../../src/routes/example-documents.ts";
 import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";

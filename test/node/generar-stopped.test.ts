@@ -2,7 +2,7 @@
 // blocks of 50 documents it signed something in, and its 500 says which documents were signed and
 // which one failed and why. The failure is injected into the engine's one signing function.
 import { describe, expect, it, vi } from "vitest";
-import { exampleInvoiceOf } from "../../src/routes/documentos/examples.ts";
+import { exampleInvoiceOf } from "../../src/routes/example-documents.ts";
 import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";

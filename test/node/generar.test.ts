@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
 import type { Scope } from "../../src/ports.ts";
-import { EXAMPLE_ISSUER } from "../../src/routes/documentos/examples.ts";
+import { EXAMPLE_ISSUER } from "../../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";

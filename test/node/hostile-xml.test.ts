@@ -3,7 +3,7 @@
 // parsing (the screen is one linear pass) and without reaching the SII.
 import { describe, expect, it } from "vitest";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
-import { EXAMPLE_ISSUER } from "../../src/routes/documentos/examples.ts";
+import { EXAMPLE_ISSUER } from "../../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";

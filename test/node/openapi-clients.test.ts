@@ -12,7 +12,7 @@ import createClient from "openapi-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
-import { EXAMPLE_ENVELOPE } from "../../src/routes/documentos/examples.ts";
+import { EXAMPLE_ENVELOPE } from "../../src/routes/example-documents.ts";
 import { bodyOf, type Loose, testDeps, tokenFor } from "../support/app.ts";
 
 const support = join(import.meta.dirname, "../support/openapi-typescript");

@@ -3,7 +3,7 @@
 // 400 naming the limit and the count, never a PDF with lines left out or an unbounded drawing.
 import { describe, expect, it } from "vitest";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
-import { MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../src/routes/documentos/batch.ts";
+import { MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../src/routes/document-batch.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const line = (n: number) => `<Detalle><NroLinDet>${n}</NroLinDet><NmbItem>Item ${n}</NmbItem><MontoItem>1</MontoItem></Detalle>`;

@@ -7,7 +7,7 @@ import forge from "node-forge";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryCacheStore, memorySessionStore } from "../../src/adapters/memory/stores.ts";
 import { sqliteStores } from "../../src/adapters/node/sqlite-stores.ts";
-import { EXAMPLE_ISSUER } from "../../src/routes/documentos/examples.ts";
+import { EXAMPLE_ISSUER } from "../../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { SANDBOX_TAXPAYERS } from "../../src/sandbox/taxpayers.ts";
 import { ADMIN, probeApp, type Stores } from "../support/app.ts";

@@ -16,12 +16,13 @@ import {
   MAX_BATCH_BOLETAS,
   MAX_BATCH_DOCUMENTS,
   yielder,
-} from "./batch.ts";
+} from "../document-batch.ts";
 
 const WEIGHT = 1;
 
-import { EXAMPLE_ENVELOPE } from "./examples.ts";
-import { fieldError, readXmlField, resolucionOf } from "./factory.ts";
+import { EXAMPLE_ENVELOPE } from "../example-documents.ts";
+import { fieldError, readXmlField } from "../uploaded-xml.ts";
+import { resolucionOf } from "./factory.ts";
 import { ResolucionField, XmlField } from "./schema.ts";
 
 const Body = z

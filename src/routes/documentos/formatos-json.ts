@@ -22,12 +22,12 @@ import {
   MAX_BATCH_DOCUMENTS,
   MAX_BATCH_LINES,
   yielder,
-} from "./batch.ts";
+} from "../document-batch.ts";
 
 const WEIGHT = 1;
 
-import { EXAMPLE_ENVELOPE, EXAMPLE_INVOICE } from "./examples.ts";
-import { fieldError, readXmlField } from "./factory.ts";
+import { EXAMPLE_ENVELOPE, EXAMPLE_INVOICE } from "../example-documents.ts";
+import { fieldError, readXmlField } from "../uploaded-xml.ts";
 import { BASE64_XML, dteJson } from "./schema.ts";
 
 const Body = z

@@ -13,8 +13,8 @@ import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { MAX_CHARS, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, headerRefs, IDEMPOTENCY_KEY_PARAMETER, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { trustedCafKeys } from "../../services/caf-keys.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
-import { EXAMPLE_PFX } from "../example-credentials.ts";
 import {
   batchYielder,
   chargeDocuments,
@@ -25,9 +25,9 @@ import {
   MAX_BATCH_DOCUMENTS,
   MAX_BATCH_LINES,
   unitsFor,
-} from "./batch.ts";
-import { trustedCafKeys } from "./caf-keys.ts";
-import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "./examples.ts";
+} from "../document-batch.ts";
+import { EXAMPLE_PFX } from "../example-credentials.ts";
+import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../example-documents.ts";
 import { LooseDocument, validDocuments } from "./generar-input.ts";
 import { giveBack, type LedgerUse, type Released, remaining, takeLedgerFolios } from "./generar-ledger.ts";
 import { BASE64_PATTERN, dteJson } from "./schema.ts";
@@ -217,7 +217,7 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
             normalizar: body.normalizar,
             receptorEnvio: body.receptor_envio,
           },
-          { signer, now: c.get("deps").clock.now(), cafKeys: trustedCafKeys(c), pause },
+          { signer, now: c.get("deps").clock.now(), cafKeys: trustedCafKeys(c.get("deps")), pause },
         );
         if (ledger) await remaining(c, ledger);
         return okStream(c, generatedJson(generated, pause, ledger?.uses));

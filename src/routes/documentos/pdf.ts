@@ -20,12 +20,13 @@ import {
   MAX_PRINTED_COPIES,
   tooLarge,
   yielder,
-} from "./batch.ts";
+} from "../document-batch.ts";
 
 const WEIGHT = 2;
 
-import { EXAMPLE_ENVELOPE } from "./examples.ts";
-import { base64Field, fieldError, readXmlField, resolucionOf } from "./factory.ts";
+import { EXAMPLE_ENVELOPE } from "../example-documents.ts";
+import { base64Field, fieldError, readXmlField } from "../uploaded-xml.ts";
+import { resolucionOf } from "./factory.ts";
 import { BASE64, ResolucionField, XmlField } from "./schema.ts";
 
 const Body = z

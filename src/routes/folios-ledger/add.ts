@@ -6,7 +6,7 @@ import { CafError, cafVence, readCaf } from "../../dte/generate/caf.ts";
 import { parseRut } from "../../lib/rut.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ApiError } from "../../platform/errors.ts";
-import { trustedCafKeys } from "../documentos/caf-keys.ts";
+import { trustedCafKeys } from "../../services/caf-keys.ts";
 import { accountOf, ledgerView, sealCaf } from "./schema.ts";
 
 const fieldError = (path: string, message: string) =>
@@ -16,7 +16,7 @@ const fieldError = (path: string, message: string) =>
 export async function addCaf(c: Context<AppEnv>, emisor: string, dte: number, file: string) {
   let caf: Awaited<ReturnType<typeof readCaf>>;
   try {
-    caf = await readCaf(file, "caf", trustedCafKeys(c));
+    caf = await readCaf(file, "caf", trustedCafKeys(c.get("deps")));
   } catch (error) {
     if (!(error instanceof CafError)) throw error;
     throw fieldError(error.problem.path, error.problem.message);

@@ -6,7 +6,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
-import { EXAMPLE_CAF } from "../documentos/examples.ts";
+import { EXAMPLE_CAF } from "../example-documents.ts";
 import { addCaf } from "./add.ts";
 import { AddedEnvelope, LedgerParams } from "./schema.ts";
 
