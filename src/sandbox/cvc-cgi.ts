@@ -51,3 +51,12 @@ export function authorize(ctx: CgiContext, fields: Map<string, string>): { rut: 
   if (!taxpayer.dte_issuer) return page("ERROR", `<p>CONTRIBUYENTE ${rut} NO AUTORIZADO COMO EMISOR ELECTRONICO.</p>`);
   return { rut, holder: who };
 }
+
+/** The first page of the annulment and re-obtaining flows: the company and the document type to list ranges of. */
+export function companyTypeQuery(ctx: CgiContext, title: string, next: string): Response {
+  if (!holder(ctx.c, ctx.state, ctx.now)) return loginWall(ctx.c);
+  return page(
+    title,
+    `<form method="POST" action="/cvc_cgi/dte/${next}"><input type="text" name="RUT_EMP"> - <input type="text" name="DV_EMP"><input type="hidden" name="PAGINA" value="1"><select name="COD_DOCTO"></select><input type="submit" name="ACEPTAR" value="Consultar"></form>`,
+  );
+}

@@ -8,7 +8,7 @@
 // to rf_genera_folio with NOMBRE_DOCTO, CANT_DOCTOS and the date, ACEPTAR "Solicitar Folios");
 // devlas-cl/dte-sii CafSolicitor.js: rf_genera_folio answers the authorization with a form to
 // rf_genera_archivo (ACEPTAR "AQUI"), and an annulled range's confirmation says "ha sido anulado".
-import { authorize, type CgiContext, form, hidden, holder, loginWall, page } from "./cvc-cgi.ts";
+import { authorize, type CgiContext, companyTypeQuery, form, hidden, page } from "./cvc-cgi.ts";
 import { cafFile } from "./folio-answers.ts";
 import { DOCUMENT_NAMES, type FolioRange, folioBook } from "./folios.ts";
 import { sandboxTaxpayer } from "./taxpayers.ts";
@@ -16,11 +16,7 @@ import { sandboxTaxpayer } from "./taxpayers.ts";
 const dmy = (fecha: string) => fecha.split("-").reverse().join("-");
 
 export function reobtencion1(ctx: CgiContext): Response {
-  if (!holder(ctx.c, ctx.state, ctx.now)) return loginWall(ctx.c);
-  return page(
-    "REOBTENCION DE FOLIOS",
-    `<form method="POST" action="/cvc_cgi/dte/rf_reobtencion2_folios"><input type="text" name="RUT_EMP"> - <input type="text" name="DV_EMP"><input type="hidden" name="PAGINA" value="1"><select name="COD_DOCTO"></select><input type="submit" name="ACEPTAR" value="Consultar"></form>`,
-  );
+  return companyTypeQuery(ctx, "REOBTENCION DE FOLIOS", "rf_reobtencion2_folios");
 }
 
 export async function reobtencion2(ctx: CgiContext): Promise<Response> {

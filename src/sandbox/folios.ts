@@ -4,7 +4,7 @@
 // CAF file download that needs a Referer.
 import { santiagoDate } from "../lib/dates.ts";
 import { buildCaf } from "./caf.ts";
-import { authorize, type CgiContext, form, hidden, holder, loginWall, page } from "./cvc-cgi.ts";
+import { authorize, type CgiContext, companyTypeQuery, form, hidden, holder, loginWall, page } from "./cvc-cgi.ts";
 import { ALREADY_AUTHORIZED_PAGE, cafFile, DROPPED, takeQuirk } from "./folio-answers.ts";
 import { latin1Html } from "./pages.ts";
 import type { FolioBook, FolioRange } from "./records.ts";
@@ -203,11 +203,7 @@ export async function generaArchivo(ctx: CgiContext): Promise<Response> {
 // Annulment
 
 export function anular1(ctx: CgiContext): Response {
-  if (!holder(ctx.c, ctx.state, ctx.now)) return loginWall(ctx.c);
-  return page(
-    "ANULACION DE FOLIOS",
-    `<form method="POST" action="/cvc_cgi/dte/af_anular2"><input type="text" name="RUT_EMP"> - <input type="text" name="DV_EMP"><input type="hidden" name="PAGINA" value="1"><select name="COD_DOCTO"></select><input type="submit" name="ACEPTAR" value="Consultar"></form>`,
-  );
+  return companyTypeQuery(ctx, "ANULACION DE FOLIOS", "af_anular2");
 }
 
 export async function anular2(ctx: CgiContext): Promise<Response> {
