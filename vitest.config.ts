@@ -4,6 +4,15 @@ import { defineConfig } from "vitest/config";
 // `npm run test:rough` (scripts/test-rough.mjs) sets the rough sandbox's seed; every project's setup reads it.
 const roughSeed: Record<string, string> = process.env.SANDBOX_ROUGH_SEED ? { SANDBOX_ROUGH_SEED: process.env.SANDBOX_ROUGH_SEED } : {};
 const setupFiles = ["test/support/rough-setup.ts"];
+// Tests say what they pin: where the sandbox answers in a shape the client also had to guess (no public
+// capture of that SII answer or request), the test proves the gateway's logic, not the SII's wire format.
+// `npx vitest --tags-filter=inferred-sii-shape` lists them; an undeclared tag is an error.
+const tags = [
+  {
+    name: "inferred-sii-shape",
+    description: "Sandbox and client share an inferred SII shape: pins gateway logic, not the wire format.",
+  },
+];
 
 export default defineConfig({
   test: {
@@ -24,7 +33,12 @@ export default defineConfig({
             },
           }),
         ],
-        test: { name: "workers", setupFiles, include: ["test/workers/**/*.test.ts", "test/shared/**/*.test.ts", "src/dte/**/*.test.ts"] },
+        test: {
+          name: "workers",
+          setupFiles,
+          tags,
+          include: ["test/workers/**/*.test.ts", "test/shared/**/*.test.ts", "src/dte/**/*.test.ts"],
+        },
       },
       {
         // Pure code, the Node entry (SQLite state) and the memory adapters.
@@ -32,12 +46,13 @@ export default defineConfig({
           name: "node",
           environment: "node",
           setupFiles,
+          tags,
           include: ["test/node/**/*.test.ts", "test/shared/**/*.test.ts", "src/**/*.test.ts"],
         },
       },
       {
         // The Lambda handler with API Gateway v2 events, and the DynamoDB adapter against a local server.
-        test: { name: "lambda", environment: "node", setupFiles, include: ["test/lambda/**/*.test.ts"] },
+        test: { name: "lambda", environment: "node", setupFiles, tags, include: ["test/lambda/**/*.test.ts"] },
       },
     ],
   },

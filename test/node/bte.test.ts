@@ -33,7 +33,8 @@ function expected(year: number) {
   });
 }
 
-describe("BTE annual summary", () => {
+// The request (bte_indiv_cons2 with TIPO=anual) is inferred; the page it reads is not (see the next block).
+describe("BTE annual summary", { tags: ["inferred-sii-shape"] }, () => {
   it("reads the year's table into one row per active month and the annual totals", async () => {
     const { post } = await setup();
     const res = await post("/api/v1/sii/bte/emitidas/resumen/2025");

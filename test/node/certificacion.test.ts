@@ -28,7 +28,8 @@ async function setup() {
 const answer = async (res: Response) => [res.status, (await bodyOf(res)).error_code];
 const apply = { auth: { cert: juanaCert }, email: "certificacion@sandbox.example", software: "Mi ERP" };
 
-describe("software certification", () => {
+// The application form's buttons and the SII's confirmation texts are inferred (src/sii/certificacion.ts).
+describe("software certification", { tags: ["inferred-sii-shape"] }, () => {
   it("applies, gets the invoices test set parsed into cases, and reads the company's data", async () => {
     const { post } = await setup();
     const res = await post(op("facturas/postular"), apply);

@@ -66,7 +66,10 @@ describe("the CAF file after stamping", () => {
     expect([calls("caf_generate"), calls("caf_download")]).toEqual([1, 1]);
   });
 
-  it("maps 'ya fue autorizado el rango desde N hasta M' to that range and re-obtains it, never 'did not grant'", async () => {
+  // The words around "ya fue autorizado el rango desde N hasta M" are inferred (src/sandbox/folio-answers.ts).
+  it("maps 'ya fue autorizado el rango desde N hasta M' to that range and re-obtains it, never 'did not grant'", {
+    tags: ["inferred-sii-shape"],
+  }, async () => {
     const { post, quirks, calls } = await setup();
     quirks.alreadyAuthorized = 1;
     const res = await post(solicitar(4));

@@ -306,7 +306,7 @@ describe("RCV daily receipts", () => {
     expect(boletas.dias.reduce((sum: number, d: Loose) => sum + d.sii.montoTotal, 0)).toBe(boletas.monto_total);
   });
 
-  it("sends the daily receipts to the daily receipts' service (write method inferred)", async () => {
+  it("sends the daily receipts to the daily receipts' service (write method inferred)", { tags: ["inferred-sii-shape"] }, async () => {
     const sii = recordingSii();
     const { post } = await setup(sii.transport);
     const dia = {

@@ -17,7 +17,7 @@ async function setup(scopes: ("sii:read" | "sii:write")[] = ["sii:read", "sii:wr
 
 const boleta = { tipo_documento: 39, documentos: 120, monto_exento: 0, monto_neto: 840336, monto_iva: 159664, monto_total: 1000000 };
 
-describe("RCV sales summaries (set, read, delete)", () => {
+describe("RCV sales summaries (set, read, delete)", { tags: ["inferred-sii-shape"] }, () => {
   it("enters a summary that the sales summary then shows, details it, and deletes it once", async () => {
     const { post, sandbox } = await setup();
     const set = await post("/api/v1/sii/rcv/ventas/set_resumen/76192083-9/202401", { auth, resumenes: [boleta] });
@@ -64,7 +64,7 @@ describe("RCV sales summaries (set, read, delete)", () => {
   });
 });
 
-describe("RCV daily receipts", () => {
+describe("RCV daily receipts", { tags: ["inferred-sii-shape"] }, () => {
   it("enters the days of a period and the summary becomes their sum", async () => {
     const { post } = await setup();
     const dia = (d: number, total: number) => ({
