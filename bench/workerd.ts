@@ -17,6 +17,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { envelopeFigures } from "./workerd-envelope.ts";
 
 export interface WorkerdFigure {
   name: string;
@@ -155,6 +156,8 @@ export async function workerdFigures(requests: number, certPem: string, keyPem: 
             },
       );
     }
+    const workerd = () => descendants(child.pid as number, "workerd");
+    figures.push(...(await envelopeFigures(base, headers, workerd, cpuMs, (path) => readFileSync(path, "utf8"))));
   } finally {
     try {
       process.kill(-(child.pid as number), "SIGTERM");
