@@ -9,7 +9,6 @@ import { MAX_BATCH_DOCUMENTS } from "../src/routes/document-batch.ts";
 import { exampleInvoiceOf } from "../src/routes/example-documents.ts";
 import { buildCaf } from "../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
-import type { WorkerdFigure } from "./workerd.ts";
 
 const COMPANY = "76192083-9";
 
@@ -39,7 +38,7 @@ export async function envelopeFigures(
   pids: () => number[],
   cpuMs: (pids: number[]) => number,
   read: (path: string) => string,
-): Promise<WorkerdFigure[]> {
+): Promise<{ name: string; unit: string; value: number }[]> {
   const body = await largestGenerarBody();
   const send = async () => {
     const res = await fetch(`${base}/api/v1/platform/dte/documentos/generar`, { method: "POST", headers, body });
