@@ -10,6 +10,8 @@ export interface Structure {
   /** Hono imports in sii/ or dte/: `file (layer) → specifier`. */
   hono: string[];
 }
+/** The layers in order, each with the test that puts a path (relative to src/) in it. */
+export const LAYERS: [string, (path: string) => boolean][];
 export const ALLOWED: Record<string, string[]>;
 export const SHARED_ROUTE_MODULES: string[];
 export const TOLERATED_CROSS_GROUP: string[];

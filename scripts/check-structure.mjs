@@ -8,8 +8,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** Layer of a path relative to src/, first match wins. */
-const LAYERS = [
+/** Layer of a path relative to src/, first match wins; also the layer order (ARCHITECTURE.md's table follows it). */
+export const LAYERS = [
   ["entry", (p) => p.startsWith("entry/")],
   ["app", (p) => p === "app.ts" || p === "config.ts"],
   ["routes", (p) => p.startsWith("routes/")],

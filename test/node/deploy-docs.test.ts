@@ -1,4 +1,4 @@
-// README's deploy steps must deploy what the repository declares: a KV namespace created for
+// The deploy steps (docs/deploying.md) must deploy what the repository declares: a KV namespace created for
 // every binding in wrangler.toml, each Durable Object class and its migration named, the secrets
 // each entry refuses to run without, and the commands of the Lambda and container deployments.
 import { readFileSync } from "node:fs";
@@ -9,13 +9,13 @@ import { EGRESS_PATH } from "../../src/sii/egress.ts";
 const root = join(import.meta.dirname, "..", "..");
 const read = (file: string) => readFileSync(join(root, file), "utf8");
 
-/** README's "Deploying" section: from its heading to the next second-level one. */
+/** docs/deploying.md's deploy steps: from its start to its configuration table, which only names settings. */
 function deployingSection(): string {
-  const readme = read("README.md");
-  const start = readme.indexOf("\n## Deploying\n");
-  if (start < 0) throw new Error("README has no ## Deploying section");
-  const end = readme.indexOf("\n## ", start + 1);
-  return readme.slice(start, end < 0 ? undefined : end);
+  const page = read("docs/deploying.md");
+  if (!page.startsWith("# Deploying\n")) throw new Error("docs/deploying.md does not start with # Deploying");
+  const end = page.indexOf("\n## Configuration\n");
+  if (end < 0) throw new Error("docs/deploying.md has no ## Configuration section after its steps");
+  return page.slice(0, end);
 }
 
 /** wrangler.toml's top-level part (the default environment), before any [env.*] table. */
@@ -35,7 +35,7 @@ function wranglerDefault() {
   };
 }
 
-describe("README deploy steps", () => {
+describe("the deploy steps of docs/deploying.md", () => {
   const section = deployingSection();
   const wrangler = wranglerDefault();
 

@@ -113,10 +113,10 @@ describe.concurrent("npm run live-check against the sandbox", () => {
     expect(run.stdout).toMatch(
       /summary: \d+ works, \d+ refused by the SII, \d+ could not be read, 0 read but implausible, 0 gateway errors, 6 skipped/,
     );
-    // README shows this output: its header and summary lines are the ones printed here.
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    // docs/live-check.md shows this output: its header and summary lines are the ones printed here.
+    const page = readFileSync(join(ROOT, "docs", "live-check.md"), "utf8");
     for (const line of run.stdout.split("\n").filter((l) => /^(SII live check for|operation |summary: )/.test(l))) {
-      expect(readme, "README's live-check example").toContain(line.trimEnd());
+      expect(page, "docs/live-check.md's example").toContain(line.trimEnd());
     }
   }, 120_000);
 
