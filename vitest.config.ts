@@ -24,7 +24,11 @@ export default defineConfig({
             },
           }),
         ],
-        test: { name: "workers", setupFiles, include: ["test/workers/**/*.test.ts", "test/shared/**/*.test.ts", "src/dte/**/*.test.ts"] },
+        test: {
+          name: "workers",
+          setupFiles,
+          include: ["test/workers/**/*.test.ts", "test/shared/**/*.test.ts", "src/dte/**/*.test.ts", "src/certificates/**/*.test.ts"],
+        },
       },
       {
         // Pure code, the Node entry (SQLite state) and the memory adapters.

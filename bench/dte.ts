@@ -5,7 +5,7 @@
 // timed in the same run, in alternating slices, so both see the same machine.
 import { spawnSync } from "node:child_process";
 import { createPrivateKey, type KeyObject, sign } from "node:crypto";
-import { clearCredentialCache, parseCertificateCredential } from "../src/dte/credentials.ts";
+import { clearCredentialCache, parseCertificateCredential } from "../src/certificates/credentials.ts";
 import { generateDocuments } from "../src/dte/generate/generate.ts";
 import type { Node } from "../src/dte/normalize/normalize.ts";
 import { printedDocument } from "../src/dte/render/model.ts";

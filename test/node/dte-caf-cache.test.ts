@@ -2,7 +2,7 @@
 // a few documents), yet it never stamps a document once the key that authenticated it is no longer
 // trusted for its IDK, and a file changed in any byte is read and checked again.
 import { beforeAll, describe, expect, it } from "vitest";
-import { parseCertificateCredential, type SigningCredential } from "../../src/dte/credentials.ts";
+import { parseCertificateCredential, type SigningCredential } from "../../src/certificates/credentials.ts";
 import { DteError } from "../../src/dte/errors.ts";
 import { generateDocuments } from "../../src/dte/generate/generate.ts";
 import { type RsaPublicKey, SII_CAF_KEYS } from "../../src/dte/verify/timbre.ts";

@@ -8,7 +8,7 @@ import { inflateSync } from "node:zlib";
 import { DOMParser } from "@xmldom/xmldom";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SignedXml } from "xml-crypto";
-import { parseCertificateCredential, type SigningCredential } from "../../src/dte/credentials.ts";
+import { parseCertificateCredential, type SigningCredential } from "../../src/certificates/credentials.ts";
 import { DteError } from "../../src/dte/errors.ts";
 import { type GenerateRequest, generateDocuments } from "../../src/dte/generate/generate.ts";
 import type { Node } from "../../src/dte/normalize/normalize.ts";

@@ -3,8 +3,8 @@
 // envios/verificar calls valid must be what formatos/json presents, and generar must refuse a CAF
 // whose authorization is not the one the SII signed.
 import { describe, expect, it } from "vitest";
-import { certificateParts } from "../../src/dte/certificate.ts";
-import { parseCertificateCredential, type SigningCredential } from "../../src/dte/credentials.ts";
+import { certificateParts } from "../../src/certificates/certificate.ts";
+import { parseCertificateCredential, type SigningCredential } from "../../src/certificates/credentials.ts";
 import { sha1Base64, signatureElement, signedInfo } from "../../src/dte/sign/xmldsig.ts";
 import { canonicalize } from "../../src/dte/verify/c14n.ts";
 import { childElements, parseXml } from "../../src/dte/xml/parse.ts";

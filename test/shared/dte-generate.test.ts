@@ -1,7 +1,7 @@
 // The generator where it runs in production too: in workerd (WebCrypto's RSA on the Worker) as in
 // Node, a factura and a boleta are generated and pass the engine's own verifier.
 import { describe, expect, it } from "vitest";
-import { parseCertificateCredential } from "../../src/dte/credentials.ts";
+import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { generateDocuments } from "../../src/dte/generate/generate.ts";
 import { inspectEnvelope } from "../../src/dte/verify/envelope.ts";
 import { verifyStamp } from "../../src/dte/verify/timbre.ts";

@@ -2,7 +2,7 @@
 // service, and the handler of the three queries on one document.
 import { createRoute, type OpenAPIHono, type z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { SigningCredential } from "../../dte/credentials.ts";
+import type { SigningCredential } from "../../certificates/credentials.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { type Access, registerOperation, valid } from "../../platform/operation.ts";
