@@ -14,8 +14,8 @@ import { type DteEntry, readEnvelope } from "../src/dte/verify/envelope.ts";
 import { base64ToBytes } from "../src/lib/encoding.ts";
 import { elementText } from "../src/lib/xml.ts";
 import { EXAMPLE_ISSUER } from "../src/routes/example-documents.ts";
-import { buildCaf, sandboxCafPublicKey } from "../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
+import { buildCaf, sandboxCafPublicKey } from "../src/sandbox/folios-caf.ts";
 
 export interface EngineFigure {
   name: string;

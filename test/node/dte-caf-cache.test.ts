@@ -7,8 +7,8 @@ import { DteError } from "../../src/dte/errors.ts";
 import { generateDocuments } from "../../src/dte/generate/generate.ts";
 import { type RsaPublicKey, SII_CAF_KEYS } from "../../src/dte/verify/timbre.ts";
 import { EXAMPLE_ISSUER, EXAMPLE_RECEIVER } from "../../src/routes/example-documents.ts";
-import { buildCaf, sandboxCafPublicKey } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { buildCaf, sandboxCafPublicKey } from "../../src/sandbox/folios-caf.ts";
 
 const NOW = new Date("2026-11-20T13:00:00Z");
 const sandboxKey = sandboxCafPublicKey();

@@ -6,8 +6,8 @@ import { parseCertificateCredential } from "../../src/certificates/credentials.t
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
 import { queryUploadStatus } from "../../src/sii/envios.ts";
+import { uploadEnvelope } from "../../src/sii/envios-upload.ts";
 import { requestToken } from "../../src/sii/token.ts";
-import { uploadEnvelope } from "../../src/sii/upload.ts";
 import { signedEnvelope } from "../support/envelope.ts";
 import { sandboxSetup } from "../support/sii.ts";
 

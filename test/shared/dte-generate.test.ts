@@ -6,8 +6,8 @@ import { generateDocuments } from "../../src/dte/generate/generate.ts";
 import { inspectEnvelope } from "../../src/dte/verify/envelope.ts";
 import { verifyStamp } from "../../src/dte/verify/timbre.ts";
 import { base64ToBytes } from "../../src/lib/encoding.ts";
-import { buildCaf, sandboxCafPublicKey } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { buildCaf, sandboxCafPublicKey } from "../../src/sandbox/folios-caf.ts";
 
 const COMPANY = "76192083-9";
 const NOW = new Date("2026-11-20T13:00:00Z");

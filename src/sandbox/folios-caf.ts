@@ -1,4 +1,4 @@
-// CAF files as the SII grants them (docs/sii-services.md §3.5): a fresh 512-bit RSA key (e = 3) per
+// CAF files as the SII grants them at the end of the folios flows (docs/sii-services.md §3.5): a fresh 512-bit RSA key (e = 3) per
 // range, the DA signed SHA1withRSA with the sandbox's own CAF-signing key (IDK 900), the whole
 // file ISO-8859-1. Keys come from WebCrypto; RSASK is the key's PKCS#1 form, RSAPUBK its SPKI.
 import { children, octetsOf, parseDer, rsaPublicNumbers } from "../certificates/asn1.ts";
