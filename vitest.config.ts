@@ -37,7 +37,7 @@ export default defineConfig({
           name: "workers",
           setupFiles,
           tags,
-          include: ["test/workers/**/*.test.ts", "test/shared/**/*.test.ts", "src/dte/**/*.test.ts"],
+          include: ["test/workers/**/*.test.ts", "test/shared/**/*.test.ts", "src/dte/**/*.test.ts", "src/certificates/**/*.test.ts"],
         },
       },
       {

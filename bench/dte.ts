@@ -5,7 +5,7 @@
 // timed in the same run, in alternating slices, so both see the same machine.
 import { spawnSync } from "node:child_process";
 import { createPrivateKey, type KeyObject, sign } from "node:crypto";
-import { clearCredentialCache, parseCertificateCredential } from "../src/dte/credentials.ts";
+import { clearCredentialCache, parseCertificateCredential } from "../src/certificates/credentials.ts";
 import { generateDocuments } from "../src/dte/generate/generate.ts";
 import type { Node } from "../src/dte/normalize/normalize.ts";
 import { printedDocument } from "../src/dte/render/model.ts";
@@ -14,8 +14,8 @@ import { type DteEntry, readEnvelope } from "../src/dte/verify/envelope.ts";
 import { base64ToBytes } from "../src/lib/encoding.ts";
 import { elementText } from "../src/lib/xml.ts";
 import { EXAMPLE_ISSUER } from "../src/routes/example-documents.ts";
-import { buildCaf, sandboxCafPublicKey } from "../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
+import { buildCaf, sandboxCafPublicKey } from "../src/sandbox/folios-caf.ts";
 
 export interface EngineFigure {
   name: string;

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { createAdaptorServer } from "@hono/node-server";
 import { Hono } from "hono";
 import { memorySessionStore } from "../src/adapters/memory/stores.ts";
-import { parseCertificateCredential } from "../src/dte/credentials.ts";
+import { parseCertificateCredential } from "../src/certificates/credentials.ts";
 import { createNodeServer } from "../src/entry/node-server.ts";
 import { issueToken } from "../src/platform/tokens.ts";
 import { createDefaultSandbox } from "../src/sandbox/index.ts";

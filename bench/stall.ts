@@ -12,8 +12,8 @@ import { bytesToBase64 } from "../src/lib/encoding.ts";
 import { issueToken } from "../src/platform/tokens.ts";
 import { MAX_BATCH_DOCUMENTS, MAX_DOCUMENT_LINES } from "../src/routes/document-batch.ts";
 import { exampleInvoiceOf } from "../src/routes/example-documents.ts";
-import { buildCaf } from "../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
+import { buildCaf } from "../src/sandbox/folios-caf.ts";
 
 export interface StallFigure {
   name: string;

@@ -1,5 +1,5 @@
 // The layers of src/ and the one way their imports point (ARCHITECTURE: entry → app → routes →
-// services → platform → sii/dte → lib; services hold what routes do beyond HTTP; adapters implement ports; the sandbox is a simulated
+// services → platform → sii/dte → certificates → lib; services hold what routes do beyond HTTP; adapters implement ports; the sandbox is a simulated
 // upstream that only the entry files wire in, behind the SandboxControls port). A line scan of
 // every import, type-only ones included: it prints files per layer, the arrows that point up, the
 // import cycles, the route groups importing another group and the Hono imports below the API
@@ -19,27 +19,30 @@ export const LAYERS = [
   ["sandbox", (p) => p.startsWith("sandbox/")],
   ["sii", (p) => p.startsWith("sii/")],
   ["dte", (p) => p.startsWith("dte/")],
+  ["certificates", (p) => p.startsWith("certificates/")],
   ["ports", (p) => p === "ports.ts"],
   ["lib", (p) => p.startsWith("lib/")],
 ];
 
 /** What each layer may import besides itself. Anything else is an arrow pointing up (or sideways into the simulator). */
 export const ALLOWED = {
-  entry: ["app", "routes", "services", "platform", "adapters", "sandbox", "sii", "dte", "ports", "lib"],
-  app: ["routes", "services", "platform", "sii", "dte", "ports", "lib"],
-  routes: ["services", "platform", "sii", "dte", "ports", "lib"],
-  services: ["platform", "sii", "dte", "ports", "lib"],
-  platform: ["sii", "dte", "ports", "lib"],
-  adapters: ["sii", "dte", "ports", "lib"],
-  sandbox: ["dte", "ports", "lib"],
-  sii: ["dte", "ports", "lib"],
-  dte: ["lib"],
+  entry: ["app", "routes", "services", "platform", "adapters", "sandbox", "sii", "dte", "certificates", "ports", "lib"],
+  app: ["routes", "services", "platform", "sii", "dte", "certificates", "ports", "lib"],
+  routes: ["services", "platform", "sii", "dte", "certificates", "ports", "lib"],
+  services: ["platform", "sii", "dte", "certificates", "ports", "lib"],
+  platform: ["sii", "dte", "certificates", "ports", "lib"],
+  adapters: ["sii", "dte", "certificates", "ports", "lib"],
+  sandbox: ["dte", "certificates", "ports", "lib"],
+  sii: ["dte", "certificates", "ports", "lib"],
+  dte: ["certificates", "lib"],
+  // Certificates and keys (X.509, PEM, PKCS#8, PKCS#12): what SII logins and the DTE engine share.
+  certificates: ["lib"],
   ports: ["lib"],
   lib: [],
 };
 
-/** Layers that know no HTTP framework: the SII clients and the DTE engine. */
-const NO_HONO = ["sii", "dte"];
+/** Layers that know no HTTP framework: the SII clients, the DTE engine and the certificates both use. */
+const NO_HONO = ["sii", "dte", "certificates"];
 
 /**
  * The routes' shared modules: the files directly in routes/ that any route group may import (a

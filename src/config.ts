@@ -1,5 +1,5 @@
 // Settings every entry reads from its environment (Worker vars/secrets, process.env on Node and Lambda).
-import { readDerBlocks } from "./dte/pem.ts";
+import { readDerBlocks } from "./certificates/pem.ts";
 import { parseCorsOrigins } from "./platform/cors.ts";
 import type { Clock, Config, Logger } from "./ports.ts";
 import { parseUpstream } from "./sii/transport.ts";

@@ -1,6 +1,6 @@
-// What the DTE engine refuses, in its own terms: a document that cannot be fixed, or a
-// certificate that cannot be used. platform/failure.ts turns it into the API's 400 answer
-// (VALIDATION_ERROR or AUTH_ERROR), so the engine knows nothing of HTTP.
+// What the DTE engine refuses, in its own terms: a document that cannot be fixed (a certificate
+// that cannot be used is src/certificates/credential-error.ts). platform/failure.ts turns it into
+// the API's 400 VALIDATION_ERROR, so the engine knows nothing of HTTP.
 
 export interface DteFieldError {
   /** Dotted path of the offending field, e.g. `dte.Encabezado.Emisor.RUTEmisor`. */
@@ -9,7 +9,7 @@ export interface DteFieldError {
   message: string;
 }
 
-export type DteErrorKind = "invalid_document" | "bad_credential";
+export type DteErrorKind = "invalid_document";
 
 export class DteError extends Error {
   readonly kind: DteErrorKind;

@@ -3,6 +3,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { CredentialError } from "../certificates/credential-error.ts";
 import { DteError } from "../dte/errors.ts";
 import { withSiiExcerpt } from "../sii/excerpt.ts";
 import { callerData } from "./caller-data.ts";
@@ -12,6 +13,7 @@ import { ApiError, type ErrorCode, errorResponse } from "./errors.ts";
 export function toApiError(err: unknown): ApiError | null {
   if (err instanceof ApiError) return err;
   if (err instanceof DteError) return fromDteError(err);
+  if (err instanceof CredentialError) return fromCredentialError(err);
   if (err instanceof HTTPException) {
     if (err.status === 400 && /malformed json/i.test(err.message)) {
       return new ApiError(422, "VALIDATION_ERROR", "The request body is not valid JSON", {
@@ -35,8 +37,12 @@ export function toApiError(err: unknown): ApiError | null {
 
 /** The DTE engine's refusals are the caller's to fix: 400, naming each field. */
 export function fromDteError(err: DteError): ApiError {
-  const code = err.kind === "bad_credential" ? "AUTH_ERROR" : "VALIDATION_ERROR";
-  return new ApiError(400, code, err.message, { errors: err.errors, ...(err.details ? { details: err.details } : {}) });
+  return new ApiError(400, "VALIDATION_ERROR", err.message, { errors: err.errors, ...(err.details ? { details: err.details } : {}) });
+}
+
+/** A certificate that cannot be used is the caller's to fix: 400 AUTH_ERROR, naming the field. */
+export function fromCredentialError(err: CredentialError): ApiError {
+  return new ApiError(400, "AUTH_ERROR", err.message, { errors: [{ path: err.path, location: "body", message: err.message }] });
 }
 
 export function failureResponse(c: Context<AppEnv>, err: unknown): Response {

@@ -9,7 +9,7 @@
 
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { type CertInput, parseCertificateCredential, type SigningCredential } from "../dte/credentials.ts";
+import { type CertInput, parseCertificateCredential, type SigningCredential } from "../certificates/credentials.ts";
 import type { AppEnv } from "../platform/context.ts";
 import { MAX_CHARS, Rut } from "../platform/params.ts";
 import { EXAMPLE_CLAVE, EXAMPLE_PFX } from "./example-credentials.ts";

@@ -6,11 +6,12 @@ import { Hono } from "hono";
 import { decodeLatin1, encodeLatin1, responseText } from "../lib/latin1.ts";
 import { certificateLogin, chooseRepresentation, claveLogin, consdcvToken, loginPage, logout } from "./auth.ts";
 import { consultaBoletaPdf, presentaDatosEnvio, SANDBOX_BHE } from "./bhe.ts";
-import { boletaEnvio, boletaEstado, boletaSeed, boletaToken } from "./boletas.ts";
 import { bteAnnual, bteMenu, sandboxBte } from "./bte.ts";
 import { CERTIFICATION_ROUTES } from "./certificacion.ts";
+import { cViewCarta, siiHome } from "./contribuyentes.ts";
 import type { CgiContext } from "./cvc-cgi.ts";
 import { dteUpload, queryEstDteAv, queryEstUp, seedEnvios } from "./envios.ts";
+import { boletaEnvio, boletaEstado, boletaSeed, boletaToken } from "./envios-boleta.ts";
 import {
   anular,
   anular1,
@@ -23,11 +24,10 @@ import {
   solicitaFoliosDcto,
 } from "./folios.ts";
 import { correccionPage, impuestoSegundaPage, ufYearPage } from "./indicadores.ts";
-import { cViewCarta, siiHome } from "./misii.ts";
+import { registroReclamo, seedReceivedDocuments } from "./intercambios.ts";
 import { latin1Html, MAINTENANCE_TEXT, SESSION_LIMIT_TEXT, THROTTLE_TEXT } from "./pages.ts";
 import { getCtrlAsync, getDetalle, getDetalleExport, getResumen, obtenerArchivoBlob } from "./rcv.ts";
 import { cambiaTipoCompra, eliminarResumen, ingresarBoletasDiarias, ingresarResumen, obtieneListaBoletasMes } from "./rcv-writes.ts";
-import { registroReclamo, seedReceivedDocuments } from "./reclamos.ts";
 import { RoughSchedule } from "./rough.ts";
 import { type CertificateCheck, issueSeed, issueToken, soapFault, soapOperation } from "./soap.ts";
 import { type FaultKind, SandboxState } from "./state.ts";

@@ -15,7 +15,7 @@ import { parseRut } from "../lib/rut.ts";
 import { escapeXml } from "../lib/xml.ts";
 import { boletaDownload, boletaFacade, NUMERO_BASE } from "./certificacion-boleta.ts";
 import { authorize, type CgiContext, form } from "./cvc-cgi.ts";
-import { envioEstado } from "./envio-steps.ts";
+import { envioEstado } from "./envios-steps.ts";
 import { REOBTAIN_ROUTES } from "./folios-reobtain.ts";
 import type { Certification, CertificationSet } from "./records.ts";
 import type { SandboxState } from "./state.ts";

@@ -1,7 +1,7 @@
 // The sandbox SII's view of a certificate presented to it: issued by the sandbox CA, valid now,
 // and carrying a RUT. Anything else is a certificate the SII does not know.
-import { certificateParts, readCertificate } from "../dte/certificate.ts";
-import { readDerBlocks } from "../dte/pem.ts";
+import { certificateParts, readCertificate } from "../certificates/certificate.ts";
+import { readDerBlocks } from "../certificates/pem.ts";
 import { base64ToBytes, bytesToBase64Url } from "../lib/encoding.ts";
 import type { CertificateCheck } from "./soap.ts";
 

@@ -3,8 +3,8 @@
 import type { SandboxControls, SandboxCredentials } from "../ports.ts";
 import type { Sandbox } from "./app.ts";
 import { SANDBOX_BHE } from "./bhe.ts";
-import { sandboxCafPublicKey } from "./caf.ts";
 import { SANDBOX_CA, SANDBOX_CAF_SIGNER, SANDBOX_TAXPAYER_CERTS } from "./credentials/index.ts";
+import { sandboxCafPublicKey } from "./folios-caf.ts";
 import { SANDBOX_TAXPAYERS } from "./taxpayers.ts";
 
 function credentials(): SandboxCredentials {

@@ -11,17 +11,17 @@ import { rutCheckDigit } from "../lib/rut.ts";
 import { elementText, escapeXml } from "../lib/xml.ts";
 import { noteCertificationEnvelope } from "./certificacion.ts";
 import { folioBook } from "./folios.ts";
+import { receivedKey } from "./intercambios.ts";
 import { latin1Html } from "./pages.ts";
-import { receivedKey } from "./reclamos.ts";
 import type { Envio, EnvioDocument } from "./records.ts";
 import { soapReturn } from "./soap.ts";
 import type { SandboxState } from "./state.ts";
 import { mayActFor, sandboxTaxpayer } from "./taxpayers.ts";
 
-export { ENVIO_STEP_MS, envioEstado } from "./envio-steps.ts";
+export { ENVIO_STEP_MS, envioEstado } from "./envios-steps.ts";
 export type { Envio, EnvioDocument } from "./records.ts";
 
-import { envioEstado } from "./envio-steps.ts";
+import { envioEstado } from "./envios-steps.ts";
 
 export const ENVIO_GLOSAS: Record<string, string> = {
   REC: "Envio Recibido Conforme",

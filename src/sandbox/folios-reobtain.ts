@@ -9,8 +9,8 @@
 // devlas-cl/dte-sii CafSolicitor.js: rf_genera_folio answers the authorization with a form to
 // rf_genera_archivo (ACEPTAR "AQUI"), and an annulled range's confirmation says "ha sido anulado".
 import { authorize, type CgiContext, companyTypeQuery, form, hidden, page } from "./cvc-cgi.ts";
-import { cafFile } from "./folio-answers.ts";
 import { DOCUMENT_NAMES, type FolioRange, folioBook } from "./folios.ts";
+import { cafFile } from "./folios-answers.ts";
 import { sandboxTaxpayer } from "./taxpayers.ts";
 
 const dmy = (fecha: string) => fecha.split("-").reverse().join("-");

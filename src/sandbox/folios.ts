@@ -3,9 +3,9 @@
 // a certificate session, the anti-hoarding refusal, the boletas' extra confirmation, and the
 // CAF file download that needs a Referer.
 import { santiagoDate } from "../lib/dates.ts";
-import { buildCaf } from "./caf.ts";
 import { authorize, type CgiContext, companyTypeQuery, form, hidden, holder, loginWall, page } from "./cvc-cgi.ts";
-import { ALREADY_AUTHORIZED_PAGE, cafFile, DROPPED, takeQuirk } from "./folio-answers.ts";
+import { ALREADY_AUTHORIZED_PAGE, cafFile, DROPPED, takeQuirk } from "./folios-answers.ts";
+import { buildCaf } from "./folios-caf.ts";
 import { latin1Html } from "./pages.ts";
 import type { FolioBook, FolioRange } from "./records.ts";
 import type { SandboxState } from "./state.ts";

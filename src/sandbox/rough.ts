@@ -15,7 +15,7 @@
 
 import { elementText } from "../lib/xml.ts";
 import { estUpProcessError } from "./envios.ts";
-import { cafQuirks } from "./folio-answers.ts";
+import { cafQuirks } from "./folios-answers.ts";
 import { latin1Html } from "./pages.ts";
 import { type PageQuirk, type Rough, type RoughEvent, type SandboxState, sessionTokenOf, type WebSession } from "./state.ts";
 

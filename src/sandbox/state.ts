@@ -70,7 +70,7 @@ export class SandboxState {
     estado: string;
     created: number;
   }[] = [];
-  /** Documents the SII has received, with their acceptance/claim events (see reclamos.ts). */
+  /** Documents the SII has received, with their acceptance/claim events (see intercambios.ts). */
   readonly received = new Map<string, ReceivedDocument>();
   /** Envelopes received by upload, by track id (see envios.ts). */
   readonly envios = new Map<string, Envio>();

@@ -2,7 +2,7 @@
 // an RCV call runs in (the clave's own or a certificate's), the summary with plain names, and the
 // detail (summary → types → detail → empty-type check → second read), written as text pieces the
 // route streams; and the asynchronous download's documents. Routes parse, call these, answer.
-import type { SigningCredential } from "../dte/credentials.ts";
+import type { SigningCredential } from "../certificates/credentials.ts";
 import { neutralizeCsvLine } from "../lib/csv.ts";
 import { ApiError } from "../platform/errors.ts";
 import type { CookieJar } from "../sii/cookies.ts";

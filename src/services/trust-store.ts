@@ -1,7 +1,7 @@
 // The CAs a received DTE's signer may chain to: the accredited Chilean providers' certificates
 // bundled with the gateway, the operator's TRUST_ANCHORS_PEM and, when the gateway talks to its
 // built-in sandbox, the sandbox's CA, which it hands over through the SandboxControls port.
-import { readDerBlocks } from "../dte/pem.ts";
+import { readDerBlocks } from "../certificates/pem.ts";
 import { bundledCertificates } from "../dte/trust/bundled.ts";
 import { buildTrustStore, type TrustStore } from "../dte/trust/chain.ts";
 import type { Deps } from "../ports.ts";

@@ -9,13 +9,13 @@
 import { ApiError } from "../lib/api-error.ts";
 import { splitRut } from "../lib/rut.ts";
 import { type CertificationData, type Page, parsed, readCertificationData, readProgress, type SetProgress } from "./certificacion-read.ts";
+import { TEST_SET_MARK } from "./certificacion-set-pruebas.ts";
 import { cgiStep, cgiUrl } from "./cgi.ts";
 import type { CookieJar } from "./cookies.ts";
 import { formatChanged } from "./format-changed.ts";
 import { formIn } from "./forms.ts";
 import { cellsOf, type HtmlDocument, type HtmlElement, parsePage, textOf } from "./html.ts";
 import { pageText, type SiiContext } from "./http.ts";
-import { TEST_SET_MARK } from "./set-pruebas.ts";
 
 // Inferred: the SII's wording for these answers is not in the public sources.
 const ALREADY = /ya se encuentra postulada/i;

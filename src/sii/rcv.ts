@@ -56,7 +56,7 @@ export interface CambioTipoCompra {
  * call, with the fields devlas-cl/dte-sii `SiiPortalAuth.js` `cambiarTipoCompra` sends, accepted
  * only when the SII answers `data: "OK"` (anything else is its refusal, quoted).
  */
-export async function cambiaTipoCompra(
+export async function rcvSetTransactionType(
   ctx: SiiContext,
   jar: CookieJar,
   rut: string,
@@ -114,13 +114,7 @@ export interface BoletasMes {
  * (tomasleblancu/fizko `backend/app/integrations/sii/extractors/dtes.py`). A respEstado other than
  * 0, 1 or 3 is an error, as in the facade (whether the read carries one is not public).
  */
-export async function obtieneListaBoletasMes(
-  ctx: SiiContext,
-  jar: CookieJar,
-  rut: string,
-  periodo: string,
-  tipo: number,
-): Promise<BoletasMes> {
+export async function rcvDailyReceipts(ctx: SiiContext, jar: CookieJar, rut: string, periodo: string, tipo: number): Promise<BoletasMes> {
   const [body, dv] = rut.split("-");
   const json = await complementoCall(
     ctx,
@@ -258,7 +252,7 @@ export async function rcvSetTransactionTypes(
   for (const [i, d] of documents.entries()) {
     const doc = { tipo_documento: d.tipo_documento, rut_emisor: d.rut_emisor, folio: d.folio, tipo_transaccion: d.tipo_transaccion };
     try {
-      cambios.push({ ...doc, data: await cambiaTipoCompra(ctx, jar, rut, periodo, doc) });
+      cambios.push({ ...doc, data: await rcvSetTransactionType(ctx, jar, rut, periodo, doc) });
     } catch (err) {
       if (!(err instanceof ApiError) || !cambios.length) throw err;
       throw new ApiError(err.status, err.code, `${err.message} (document ${i}); the ${cambios.length} before it were changed`, {

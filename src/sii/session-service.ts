@@ -4,7 +4,7 @@
 // per gateway account, sealed in the session store, take turns per session and taxpayer within a
 // bounded wait and are paced per taxpayer (src/sii/sessions.ts, src/sii/turns.ts);
 // tokens are cached per account and certificate (src/sii/token.ts).
-import type { SigningCredential } from "../dte/credentials.ts";
+import type { SigningCredential } from "../certificates/credentials.ts";
 import type { SessionStore } from "../ports.ts";
 import type { CookieJar } from "./cookies.ts";
 import type { Ambiente } from "./hosts.ts";

@@ -11,9 +11,9 @@ import {
 } from "../../src/sii/certificacion.ts";
 import { BOLETA_APP, boletaRepresentative, gwtRequest, gwtStrings, requestBoletaTestSet } from "../../src/sii/certificacion-boleta.ts";
 import { readCertificationData, readProgress } from "../../src/sii/certificacion-read.ts";
+import { parseTestSets } from "../../src/sii/certificacion-set-pruebas.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
 import { SessionExpired } from "../../src/sii/sessions.ts";
-import { parseTestSets } from "../../src/sii/set-pruebas.ts";
 import { certificationFixture as fixture } from "../fixtures/sii/certificacion/read.ts";
 
 const html = (text: string) => ({ headers: new Headers({ "content-type": "text/html; charset=ISO-8859-1" }), text });

@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
+import { taxpayerData } from "../../src/sii/contribuyentes.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
-import { taxpayerData } from "../../src/sii/misii.ts";
 import { bodyOf, probeApp, tokenFor } from "../support/app.ts";
 
 const juana = {

@@ -4,7 +4,7 @@
 // token's quota is spent or not. Charging follows what happened: a clave the SII refuses is charged.
 import { createRoute, z } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
-import { parseCertificateCredential } from "../../src/dte/credentials.ts";
+import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { registerOperation } from "../../src/platform/operation.ts";
 import { DryRun } from "../../src/platform/params.ts";

@@ -2,13 +2,13 @@
 // a few documents), yet it never stamps a document once the key that authenticated it is no longer
 // trusted for its IDK, and a file changed in any byte is read and checked again.
 import { beforeAll, describe, expect, it } from "vitest";
-import { parseCertificateCredential, type SigningCredential } from "../../src/dte/credentials.ts";
+import { parseCertificateCredential, type SigningCredential } from "../../src/certificates/credentials.ts";
 import { DteError } from "../../src/dte/errors.ts";
 import { generateDocuments } from "../../src/dte/generate/generate.ts";
 import { type RsaPublicKey, SII_CAF_KEYS } from "../../src/dte/verify/timbre.ts";
 import { EXAMPLE_ISSUER, EXAMPLE_RECEIVER } from "../../src/routes/example-documents.ts";
-import { buildCaf, sandboxCafPublicKey } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { buildCaf, sandboxCafPublicKey } from "../../src/sandbox/folios-caf.ts";
 
 const NOW = new Date("2026-11-20T13:00:00Z");
 const sandboxKey = sandboxCafPublicKey();

@@ -8,7 +8,7 @@ import { inflateSync } from "node:zlib";
 import { DOMParser } from "@xmldom/xmldom";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SignedXml } from "xml-crypto";
-import { parseCertificateCredential, type SigningCredential } from "../../src/dte/credentials.ts";
+import { parseCertificateCredential, type SigningCredential } from "../../src/certificates/credentials.ts";
 import { DteError } from "../../src/dte/errors.ts";
 import { type GenerateRequest, generateDocuments } from "../../src/dte/generate/generate.ts";
 import type { Node } from "../../src/dte/normalize/normalize.ts";
@@ -22,8 +22,8 @@ import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { fromDteError } from "../../src/platform/failure.ts";
 import { EXAMPLE_ISSUER, EXAMPLE_RECEIVER } from "../../src/routes/example-documents.ts";
-import { buildCaf, sandboxCafPublicKey } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { buildCaf, sandboxCafPublicKey } from "../../src/sandbox/folios-caf.ts";
 import { fixturePath } from "../support/fixtures.ts";
 import { schemaErrors } from "../support/xsd.ts";
 

@@ -4,10 +4,10 @@
 import { readFileSync } from "node:fs";
 import bwipjs from "bwip-js/node";
 import { beforeAll, describe, expect, it } from "vitest";
-import { parseCertificateCredential } from "../../src/dte/credentials.ts";
+import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
-import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { buildCaf } from "../../src/sandbox/folios-caf.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { prepareBarcodeReader, readBarcodes } from "../support/barcode.ts";
 import { signedEnvelope } from "../support/envelope.ts";

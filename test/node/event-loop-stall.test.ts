@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../src/routes/document-batch.ts";
 import { exampleInvoiceOf } from "../../src/routes/example-documents.ts";
-import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { buildCaf } from "../../src/sandbox/folios-caf.ts";
 import type { Loose } from "../support/app.ts";
 import { startTwoTenants, type TwoTenants } from "../support/two-tenants.ts";
 

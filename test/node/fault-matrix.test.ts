@@ -4,7 +4,7 @@
 // with the error envelope and the SII's text or the failure's reason in `details`, Retry-After
 // where it applies, and no charge when the SII was unavailable.
 import { afterAll, describe, expect, it } from "vitest";
-import { parseCertificateCredential } from "../../src/dte/credentials.ts";
+import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";

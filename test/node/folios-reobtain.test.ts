@@ -7,11 +7,11 @@ import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
 import { elementText } from "../../src/lib/xml.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
-import { cafQuirks } from "../../src/sandbox/folio-answers.ts";
+import { cafQuirks } from "../../src/sandbox/folios-answers.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { annulFolios, requestFolios } from "../../src/sii/caf.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
-import { alreadyAuthorized, rangeForms, stampingLimits } from "../../src/sii/folio-pages.ts";
+import { annulFolios, requestFolios } from "../../src/sii/folios.ts";
+import { alreadyAuthorized, rangeForms, stampingLimits } from "../../src/sii/folios-pages.ts";
 import { replay } from "../fixtures/sii/dte/replay.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 
@@ -66,7 +66,7 @@ describe("the CAF file after stamping", () => {
     expect([calls("caf_generate"), calls("caf_download")]).toEqual([1, 1]);
   });
 
-  // The words around "ya fue autorizado el rango desde N hasta M" are inferred (src/sandbox/folio-answers.ts).
+  // The words around "ya fue autorizado el rango desde N hasta M" are inferred (src/sandbox/folios-answers.ts).
   it("maps 'ya fue autorizado el rango desde N hasta M' to that range and re-obtains it, never 'did not grant'", {
     tags: ["inferred-sii-shape"],
   }, async () => {

@@ -3,16 +3,16 @@
 // envios/verificar calls valid must be what formatos/json presents, and generar must refuse a CAF
 // whose authorization is not the one the SII signed.
 import { describe, expect, it } from "vitest";
-import { certificateParts } from "../../src/dte/certificate.ts";
-import { parseCertificateCredential, type SigningCredential } from "../../src/dte/credentials.ts";
+import { certificateParts } from "../../src/certificates/certificate.ts";
+import { parseCertificateCredential, type SigningCredential } from "../../src/certificates/credentials.ts";
 import { sha1Base64, signatureElement, signedInfo } from "../../src/dte/sign/xmldsig.ts";
 import { canonicalize } from "../../src/dte/verify/c14n.ts";
 import { childElements, parseXml } from "../../src/dte/xml/parse.ts";
 import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { EXAMPLE_ISSUER } from "../../src/routes/example-documents.ts";
-import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { buildCaf } from "../../src/sandbox/folios-caf.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { makeCertificate } from "../support/certificates.ts";
 import { signedDte, signedEnvelope } from "../support/envelope.ts";

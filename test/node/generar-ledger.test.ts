@@ -4,8 +4,8 @@
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/ports.ts";
 import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../../src/routes/example-documents.ts";
-import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { buildCaf } from "../../src/sandbox/folios-caf.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const GENERAR = "/api/v1/platform/dte/documentos/generar";

@@ -3,8 +3,8 @@
 // which one failed and why. The failure is injected into the engine's one signing function.
 import { describe, expect, it, vi } from "vitest";
 import { exampleInvoiceOf } from "../../src/routes/example-documents.ts";
-import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { buildCaf } from "../../src/sandbox/folios-caf.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 /** The signature (counted from 1) that fails; each document takes two: its TED's, then its own. */

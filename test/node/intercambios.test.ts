@@ -3,9 +3,9 @@
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/ports.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
-import { SANDBOX_CUSTOMER, SANDBOX_SUPPLIER } from "../../src/sandbox/reclamos.ts";
+import { SANDBOX_CUSTOMER, SANDBOX_SUPPLIER } from "../../src/sandbox/intercambios.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { isoFromSii } from "../../src/sii/reclamos.ts";
+import { isoFromSii } from "../../src/sii/intercambios.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const juana = {

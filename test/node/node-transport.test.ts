@@ -10,7 +10,7 @@ import forge from "node-forge";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CERTIFICATE_LOGIN_TLS, nodeTransport } from "../../src/adapters/node/transport.ts";
 import { createApp } from "../../src/app.ts";
-import { parseCertificateCredential } from "../../src/dte/credentials.ts";
+import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import type { SiiContext } from "../../src/sii/http.ts";

@@ -11,9 +11,9 @@ import { verifyStamp } from "../../src/dte/verify/timbre.ts";
 import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { EXAMPLE_PFX } from "../../src/routes/example-credentials.ts";
 import { EXAMPLE_CAF, EXAMPLE_ENVELOPE, EXAMPLE_EXEMPT_INVOICE, EXAMPLE_INVOICE } from "../../src/routes/example-documents.ts";
-import { sandboxCafPublicKey } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
-import { SANDBOX_SUPPLIER } from "../../src/sandbox/reclamos.ts";
+import { sandboxCafPublicKey } from "../../src/sandbox/folios-caf.ts";
+import { SANDBOX_SUPPLIER } from "../../src/sandbox/intercambios.ts";
 import { type Loose, probeApp, tokenFor } from "../support/app.ts";
 import { servedDocument, validatorsFor } from "../support/openapi-schema.ts";
 

@@ -2,12 +2,12 @@
 // are refused the way the SII refuses them (a broken envelope signature ends RFR, a carátula that
 // does not match its documents RCT, a document changed after its signature is rejected alone).
 import { describe, expect, it } from "vitest";
-import { parseCertificateCredential } from "../../src/dte/credentials.ts";
+import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
 import { queryUploadStatus } from "../../src/sii/envios.ts";
+import { uploadEnvelope } from "../../src/sii/envios-upload.ts";
 import { requestToken } from "../../src/sii/token.ts";
-import { uploadEnvelope } from "../../src/sii/upload.ts";
 import { signedEnvelope } from "../support/envelope.ts";
 import { sandboxSetup } from "../support/sii.ts";
 

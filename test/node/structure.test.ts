@@ -14,7 +14,7 @@ describe("structure of src/", () => {
     expect(perLayer.other).toBeUndefined();
   });
 
-  it("has no route group importing another (beyond the listed ones still to move) and no Hono in sii/ or dte/", () => {
+  it("has no route group importing another (beyond the listed ones still to move) and no Hono in sii/, dte/ or certificates/", () => {
     const { crossGroup, tolerated, hono } = analyse(src);
     expect(crossGroup).toEqual([]);
     expect(hono).toEqual([]);
@@ -39,15 +39,21 @@ describe("structure of src/", () => {
     ]);
   });
 
-  it("reports Hono imported by sii/ or dte/, and only there", () => {
+  it("reports Hono imported by sii/, dte/ or certificates/, and only there", () => {
     const { hono } = analyse(src, {
       "sii/excerpt.ts": 'import type { Context } from "hono";',
       "dte/x.ts": 'import { z } from "@hono/zod-openapi";\nimport { HTTPException } from "hono/http-exception";',
+      "certificates/pem.ts": 'import { HTTPException } from "hono/http-exception";',
       "platform/failure.ts": 'import type { Context } from "hono";',
       "services/rcv.ts": 'import type { Context } from "hono";',
       "routes/rcv/factory.ts": 'import { createRoute } from "@hono/zod-openapi";',
     });
-    expect(hono).toEqual(["sii/excerpt.ts (sii) → hono", "dte/x.ts (dte) → @hono/zod-openapi", "dte/x.ts (dte) → hono/http-exception"]);
+    expect(hono).toEqual([
+      "sii/excerpt.ts (sii) → hono",
+      "dte/x.ts (dte) → @hono/zod-openapi",
+      "dte/x.ts (dte) → hono/http-exception",
+      "certificates/pem.ts (certificates) → hono/http-exception",
+    ]);
   });
 
   it("sees static, re-exported, dynamic and type-position imports", () => {
@@ -67,8 +73,16 @@ describe("structure of src/", () => {
       "dte/x.ts": 'import { ApiError } from "../platform/errors.ts";',
       "sii/transport.ts": 'import type { Sandbox } from "../sandbox/app.ts";',
       "routes/ok.ts": 'import { x } from "../sii/x.ts";',
+      "certificates/credential-error.ts": 'import { DteError } from "../dte/errors.ts";',
+      "certificates/pem.ts": 'import { latin1 } from "../lib/latin1.ts";',
+      "sii/login.ts": 'import { x } from "../certificates/credentials.ts";',
+      "dte/generate/caf.ts": 'import { x } from "../../certificates/private-key.ts";',
     });
-    expect(up).toEqual(["dte/x.ts (dte) → platform/errors.ts (platform)", "sii/transport.ts (sii) → sandbox/app.ts (sandbox)"]);
+    expect(up).toEqual([
+      "dte/x.ts (dte) → platform/errors.ts (platform)",
+      "sii/transport.ts (sii) → sandbox/app.ts (sandbox)",
+      "certificates/credential-error.ts (certificates) → dte/errors.ts (dte)",
+    ]);
   });
 
   it("reports an import cycle, type-only imports included", () => {

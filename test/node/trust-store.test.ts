@@ -5,8 +5,8 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { bundledDer, LEFT_OUT } from "../../scripts/trust-bundle.mjs";
+import { certificateLinks } from "../../src/certificates/certificate.ts";
 import { configFromEnv } from "../../src/config.ts";
-import { certificateLinks } from "../../src/dte/certificate.ts";
 import { bundledCertificates } from "../../src/dte/trust/bundled.ts";
 import { BUNDLED_CERTIFICATE_COUNT } from "../../src/dte/trust/bundled-data.ts";
 import { buildTrustStore, trustStoreSize, verifyChain } from "../../src/dte/trust/chain.ts";

@@ -1,13 +1,13 @@
 // The generator where it runs in production too: in workerd (WebCrypto's RSA on the Worker) as in
 // Node, a factura and a boleta are generated and pass the engine's own verifier.
 import { describe, expect, it } from "vitest";
-import { parseCertificateCredential } from "../../src/dte/credentials.ts";
+import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { generateDocuments } from "../../src/dte/generate/generate.ts";
 import { inspectEnvelope } from "../../src/dte/verify/envelope.ts";
 import { verifyStamp } from "../../src/dte/verify/timbre.ts";
 import { base64ToBytes } from "../../src/lib/encoding.ts";
-import { buildCaf, sandboxCafPublicKey } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { buildCaf, sandboxCafPublicKey } from "../../src/sandbox/folios-caf.ts";
 
 const COMPANY = "76192083-9";
 const NOW = new Date("2026-11-20T13:00:00Z");

@@ -2,7 +2,7 @@
 // token, caching, isolation between accounts, early invalidation, and failure mapping.
 // Runs in Node and in workerd.
 import { describe, expect, it } from "vitest";
-import { parseCertificateCredential } from "../../src/dte/credentials.ts";
+import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { signSeed } from "../../src/dte/sign/seed.ts";
 import { EXPIRED_CERT, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { requestToken, TokenRejected, withSoapToken } from "../../src/sii/token.ts";

@@ -1,6 +1,6 @@
 // Test certificates written by hand (RFC 5280 §4.1) and signed with WebCrypto: RSA, RSA-PSS or ECDSA issuers,
 // the CA flag, key identifiers and validity chosen per test. Runs in Node and workerd alike.
-import { concat, derElement } from "../../src/dte/asn1.ts";
+import { concat, derElement } from "../../src/certificates/asn1.ts";
 
 export interface TestKey {
   keys: CryptoKeyPair;

@@ -2,7 +2,7 @@
 // generator: the documents are minimal (no TED), signed the way the SII's profile says.
 
 import { createSign } from "node:crypto";
-import type { SigningCredential } from "../../src/dte/credentials.ts";
+import type { SigningCredential } from "../../src/certificates/credentials.ts";
 import { ENVELOPED, sha1Base64, signatureElement, signedInfo } from "../../src/dte/sign/xmldsig.ts";
 import { canonicalize } from "../../src/dte/verify/c14n.ts";
 import { childElements, parseXml } from "../../src/dte/xml/parse.ts";

@@ -6,11 +6,12 @@
 // holding a comment, a processing instruction or a second DA, FRMA or key is refused, since a
 // reader and the signature check could then each see another one. Pure: the trusted keys come from
 // the caller.
+
+import { readPrivateKey } from "../../certificates/private-key.ts";
 import { sha256Hex } from "../../lib/crypto.ts";
 import { base64ToBytes, bytesToHex } from "../../lib/encoding.ts";
 import { decodeLatin1 } from "../../lib/latin1.ts";
 import type { FieldProblem } from "../normalize/sanitize.ts";
-import { readPrivateKey } from "../private-key.ts";
 import { canonicalize } from "../verify/c14n.ts";
 import { flattenedSource, type RsaPublicKey, verifyRsaSha1 } from "../verify/timbre.ts";
 import { unsafeXmlReason } from "../xml/guard.ts";

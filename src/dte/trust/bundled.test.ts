@@ -1,7 +1,7 @@
 // The bundled certificates unpack on every runtime (DecompressionStream in workerd and Node); that they
 // are the fixtures byte for byte is checked in test/node/trust-store.test.ts.
 import { describe, expect, it } from "vitest";
-import { certificateLinks } from "../certificate.ts";
+import { certificateLinks } from "../../certificates/certificate.ts";
 import { bundledCertificates, splitDer } from "./bundled.ts";
 import { BUNDLED_CERTIFICATE_COUNT } from "./bundled-data.ts";
 

@@ -7,8 +7,8 @@ import ecertchile from "../../../test/fixtures/real-documents/sii-crypto/DTE--76
 import acepta from "../../../test/fixtures/real-documents/sii-crypto/DTE--76399752-9--33--25568-cert.pem?raw";
 import ecertchile61 from "../../../test/fixtures/real-documents/sii-crypto/DTE--96670340-7--61--110616-cert.pem?raw";
 import { alterSignature, ecKey, makeCertificate, pssKey, rsaKey, type TestCertificate } from "../../../test/support/certificates.ts";
+import { readDerBlocks } from "../../certificates/pem.ts";
 import { EXPIRED_CERT, SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../../sandbox/credentials/index.ts";
-import { readDerBlocks } from "../pem.ts";
 import { buildTrustStore, trustStoreSize, verifyChain } from "./chain.ts";
 
 const der = (pem: string): Uint8Array => {

@@ -2,8 +2,8 @@
 // here: names, signatures, validity at the signing time, the CA flag). A DTE carries only the
 // signer's certificate (xmldsignature_v10.xsd allows one X509Certificate), so every issuer comes
 // from the store. Pure: WebCrypto only, no I/O.
-import { toHex } from "../asn1.ts";
-import { type CertificateLinks, certificateLinks } from "../certificate.ts";
+import { toHex } from "../../certificates/asn1.ts";
+import { type CertificateLinks, certificateLinks } from "../../certificates/certificate.ts";
 import { verifyCertificateSignature } from "./signature.ts";
 
 /** Longest chain walked, signer included. */

@@ -1,8 +1,8 @@
 // Checks that an issuer's key signed a certificate: the signature over the TBSCertificate (RFC 5280
 // §4.1.1.3), with the algorithms WebCrypto has: RSA PKCS#1 v1.5 and RSASSA-PSS (RFC 4055) with
 // SHA-1/256/384/512, ECDSA on P-256/P-384/P-521 (RFC 5758).
-import { type Asn1, children, concat, integerOf, isType, oidOf, parseDer, TAG, unsignedBytes } from "../asn1.ts";
-import type { CertificateLinks } from "../certificate.ts";
+import { type Asn1, children, concat, integerOf, isType, oidOf, parseDer, TAG, unsignedBytes } from "../../certificates/asn1.ts";
+import type { CertificateLinks } from "../../certificates/certificate.ts";
 
 export type SignatureCheck = "valid" | "invalid" | { unsupported: string };
 

@@ -1,8 +1,8 @@
 // Canonical XML and the signature checks, on hand-made cases and on a seed signed by the gateway's
 // own signer (the real documents are in test/node/real-documents.test.ts).
 import { describe, expect, it } from "vitest";
+import { parseCertificateCredential } from "../../certificates/credentials.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../sandbox/credentials/index.ts";
-import { parseCertificateCredential } from "../credentials.ts";
 import { signSeed } from "../sign/seed.ts";
 import { childElements, parseXml, type XmlElement } from "../xml/parse.ts";
 import { canonicalize } from "./c14n.ts";

@@ -6,8 +6,9 @@
 // refused (signature wrapping), and the check returns the element it verified so the caller can
 // require it to be the very node it reports on. The key that verifies must be the certificate's:
 // a certificate beside an RSAKeyValue of another key does not say who signed.
+
+import { readCertificate } from "../../certificates/certificate.ts";
 import { base64ToBytes, bytesToBase64, bytesToBase64Url } from "../../lib/encoding.ts";
-import { readCertificate } from "../certificate.ts";
 import { childElements, findChild, localName, textContent, type XmlDocument, type XmlElement } from "../xml/parse.ts";
 import { type C14nOptions, canonicalize, declarations } from "./c14n.ts";
 

@@ -5,9 +5,9 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { valid } from "../../platform/operation.ts";
 import { siiServices } from "../../services/sii-context.ts";
+import { parseTestSets } from "../../sii/certificacion-set-pruebas.ts";
 import type { CookieJar } from "../../sii/cookies.ts";
 import type { SiiContext } from "../../sii/http.ts";
-import { parseTestSets } from "../../sii/set-pruebas.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { Params } from "./schema.ts";
 

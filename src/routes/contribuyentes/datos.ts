@@ -9,7 +9,7 @@ import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, Formato, Rut } from "../../platform/params.ts";
 import { BYTES, envelope, errorResponses, jsonBody, pathParams } from "../../platform/schemas.ts";
 import { siiServices } from "../../services/sii-context.ts";
-import { taxpayerData, taxpayerPage } from "../../sii/misii.ts";
+import { taxpayerData, taxpayerPage } from "../../sii/contribuyentes.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 
 const Params = pathParams({

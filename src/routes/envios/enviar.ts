@@ -11,8 +11,8 @@ import { isDryRun, registerOperation, valid } from "../../platform/operation.ts"
 import { Ambiente, DryRun } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { siiServices } from "../../services/sii-context.ts";
-import { uploadBoletas } from "../../sii/boleta.ts";
-import { uploadEnvelope } from "../../sii/upload.ts";
+import { uploadBoletas } from "../../sii/envios-boleta.ts";
+import { uploadEnvelope } from "../../sii/envios-upload.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { EXAMPLE_ENVELOPE } from "../example-documents.ts";

@@ -7,8 +7,8 @@ import { registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { siiServices } from "../../services/sii-context.ts";
-import { boletaUploadStatus } from "../../sii/boleta.ts";
 import { queryUploadStatus } from "../../sii/envios.ts";
+import { boletaUploadStatus } from "../../sii/envios-boleta.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 
 const Params = pathParams({

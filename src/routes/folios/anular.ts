@@ -7,7 +7,7 @@ import { isDryRun, registerOperation, valid } from "../../platform/operation.ts"
 import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { siiServices } from "../../services/sii-context.ts";
-import { annulFolios } from "../../sii/caf.ts";
+import { annulFolios } from "../../sii/folios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { accountOf } from "../folios-ledger/schema.ts";
 import { DocumentType, Folio, FolioAnnulmentEnvelope } from "./schema.ts";

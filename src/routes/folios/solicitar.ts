@@ -10,7 +10,7 @@ import { isDryRun, registerOperation, valid } from "../../platform/operation.ts"
 import { Ambiente, DryRun, IntegerParam, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { siiServices } from "../../services/sii-context.ts";
-import { requestFolios } from "../../sii/caf.ts";
+import { requestFolios } from "../../sii/folios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { addCaf } from "../folios-ledger/add.ts";

@@ -2,7 +2,7 @@
 // assigned, asked of the SII's acceptance/claim service with the certificate's DTE token.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { docAssignability } from "../../sii/reclamos.ts";
+import { docAssignability } from "../../sii/intercambios.ts";
 import { registerDocumentQuery } from "./factory.ts";
 import { Cesion } from "./schema.ts";
 

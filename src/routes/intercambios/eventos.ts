@@ -2,7 +2,7 @@
 // history at the SII, asked with the certificate's DTE token.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { docEvents } from "../../sii/reclamos.ts";
+import { docEvents } from "../../sii/intercambios.ts";
 import { registerDocumentQuery } from "./factory.ts";
 import { Eventos } from "./schema.ts";
 

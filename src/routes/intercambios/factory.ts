@@ -2,7 +2,7 @@
 // service, and the handler of the three queries on one document.
 import { createRoute, type OpenAPIHono, type z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { SigningCredential } from "../../dte/credentials.ts";
+import type { SigningCredential } from "../../certificates/credentials.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { type Access, registerOperation, valid } from "../../platform/operation.ts";
@@ -10,7 +10,7 @@ import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts
 import { siiServices } from "../../services/sii-context.ts";
 import type { Ambiente } from "../../sii/hosts.ts";
 import type { SiiContext } from "../../sii/http.ts";
-import type { DocumentRef } from "../../sii/reclamos.ts";
+import type { DocumentRef } from "../../sii/intercambios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { AmbienteQuery, DocumentParams } from "./schema.ts";
 
@@ -25,7 +25,7 @@ export async function withReclamosToken<T>(
   return sessions.withDteToken(credential, ambiente, (token) => use(ctx, token));
 }
 
-/** A query on one document: its path, what the OpenAPI document says, and the src/sii/reclamos.ts call that answers it. */
+/** A query on one document: its path, what the OpenAPI document says, and the src/sii/intercambios.ts call that answers it. */
 export interface DocumentQuery<D extends object> {
   path: string;
   access: Access;

@@ -2,7 +2,7 @@
 // received a document, asked with the certificate's DTE token.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { docReceptionDate } from "../../sii/reclamos.ts";
+import { docReceptionDate } from "../../sii/intercambios.ts";
 import { registerDocumentQuery } from "./factory.ts";
 import { Recepcion } from "./schema.ts";
 

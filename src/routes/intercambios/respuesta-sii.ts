@@ -9,7 +9,7 @@ import { isDryRun, registerOperation, valid } from "../../platform/operation.ts"
 import { Ambiente, DryRun, IntegerEnum, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { businessRule } from "../../platform/validation.ts";
-import { docResponse } from "../../sii/reclamos.ts";
+import { docResponse } from "../../sii/intercambios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { FolioNumber } from "../folio-fields.ts";

@@ -1,13 +1,13 @@
 // POST /api/v1/sii/rcv/ventas/get_detalle_resumen/{emisor}/{periodo}: the sales summaries kept as
 // totals with their days. A read (no dry_run) with the same credentials as the writes; both SII
-// calls are public (src/sii/summary-detail.ts `salesSummaryDetail`).
+// calls are public (src/sii/rcv-summary-detail.ts `salesSummaryDetail`).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { siiServices } from "../../services/sii-context.ts";
-import { salesSummaryDetail } from "../../sii/summary-detail.ts";
+import { salesSummaryDetail } from "../../sii/rcv-summary-detail.ts";
 import { checkPeriodo, withRcvSession } from "./factory.ts";
 import { AmbienteQuery, Emisor, RcvAuthBody, RcvPeriodo } from "./schema.ts";
 

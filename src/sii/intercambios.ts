@@ -1,4 +1,5 @@
-// The SII's acceptance/claim web service (docs/sii-services.md §9): JAX-WS rpc/literal with the DTE
+// The intercambios operations: the SII's acceptance/claim web service, RegistroReclamoDTE
+// (registroreclamodteservice, docs/sii-services.md §9): JAX-WS rpc/literal with the DTE
 // token as a `TOKEN` cookie. Answers carry `codResp`/`descResp` (and events); the date query
 // answers a bare string. An invalid token comes back as a SOAP fault, which is a TokenRejected.
 
@@ -14,7 +15,7 @@ const TOKEN_FAULT = /TOKEN invalido|Error de Autenticacion/i;
 /** The service's one name, in errors and in the simulator's call counts and faults. */
 const SERVICE = "reclamos";
 
-export type ReclamosOperation =
+export type IntercambiosOperation =
   | "ingresarAceptacionReclamoDoc"
   | "listarEventosHistDoc"
   | "consultarDocDteCedible"
@@ -27,7 +28,7 @@ export interface DocumentRef {
   folio: number;
 }
 
-export interface ReclamosAnswer {
+export interface IntercambiosAnswer {
   codResp: number;
   descResp: string;
   /** The `<return>` element's inner XML (events, or the bare date string). */
@@ -48,7 +49,7 @@ function serviceUrl(ambiente: Ambiente): string {
     : "https://ws1.sii.cl/WSREGISTRORECLAMODTE/registroreclamodteservice";
 }
 
-function envelope(operation: ReclamosOperation, ref: DocumentRef, accion?: string): string {
+function envelope(operation: IntercambiosOperation, ref: DocumentRef, accion?: string): string {
   const [rut, dv] = ref.emisor.split("-");
   const parts = `<rutEmisor>${rut}</rutEmisor><dvEmisor>${dv}</dvEmisor><tipoDoc>${ref.tipo}</tipoDoc><folio>${ref.folio}</folio>`;
   const action = accion === undefined ? "" : `<accionDoc>${escapeXml(accion)}</accionDoc>`;
@@ -59,14 +60,14 @@ function envelope(operation: ReclamosOperation, ref: DocumentRef, accion?: strin
 }
 
 /** One call of the service. Only queries may be retried (siiFetch); a token fault is thrown as TokenRejected. */
-export async function reclamosCall(
+export async function intercambiosCall(
   ctx: SiiContext,
   ambiente: Ambiente,
   token: string,
-  operation: ReclamosOperation,
+  operation: IntercambiosOperation,
   ref: DocumentRef,
   accion?: string,
-): Promise<ReclamosAnswer> {
+): Promise<IntercambiosAnswer> {
   const request = new Request(serviceUrl(ambiente), {
     method: "POST",
     headers: { "content-type": "text/xml; charset=utf-8", soapaction: '""', cookie: `TOKEN=${token}` },
@@ -116,7 +117,7 @@ export function isoFromSii(value: string): string | null {
  * The codResp values that are not an answer about the document itself: the SII did not find it,
  * refused the caller, or failed. Each becomes the gateway's error with the SII's text.
  */
-export function reclamosFailure(answer: ReclamosAnswer, ref: DocumentRef): ApiError | null {
+export function intercambiosFailure(answer: IntercambiosAnswer, ref: DocumentRef): ApiError | null {
   const details = { service: SERVICE, sii_codigo: answer.codResp, sii_message: answer.descResp };
   const doc = `document ${ref.tipo} ${ref.folio} of ${ref.emisor}`;
   switch (answer.codResp) {
@@ -141,7 +142,7 @@ export function reclamosFailure(answer: ReclamosAnswer, ref: DocumentRef): ApiEr
   return Number.isNaN(answer.codResp) ? new ApiError(502, "SII_GATEWAY_ERROR", "The SII's answer has no codResp", { details }) : null;
 }
 
-function unexpected(answer: ReclamosAnswer): ApiError {
+function unexpected(answer: IntercambiosAnswer): ApiError {
   return new ApiError(502, "SII_GATEWAY_ERROR", `The SII answered an unexpected code ${answer.codResp}`, {
     details: { service: SERVICE, sii_codigo: answer.codResp, sii_message: answer.descResp },
   });
@@ -158,8 +159,8 @@ export async function docAssignability(
   token: string,
   ref: DocumentRef,
 ): Promise<{ cedible: boolean; codigo: number; glosa: string }> {
-  const answer = await reclamosCall(ctx, ambiente, token, "consultarDocDteCedible", ref);
-  const failure = reclamosFailure(answer, ref);
+  const answer = await intercambiosCall(ctx, ambiente, token, "consultarDocDteCedible", ref);
+  const failure = intercambiosFailure(answer, ref);
   if (failure) throw failure;
   if (!ASSIGNABLE.has(answer.codResp) && !NOT_ASSIGNABLE.has(answer.codResp)) throw unexpected(answer);
   return { cedible: ASSIGNABLE.has(answer.codResp), codigo: answer.codResp, glosa: answer.descResp };
@@ -172,8 +173,8 @@ export async function docEvents(
   token: string,
   ref: DocumentRef,
 ): Promise<{ codigo: number; glosa: string; eventos: (SiiEvent & { fecha: string | null })[] }> {
-  const answer = await reclamosCall(ctx, ambiente, token, "listarEventosHistDoc", ref);
-  const failure = reclamosFailure(answer, ref);
+  const answer = await intercambiosCall(ctx, ambiente, token, "listarEventosHistDoc", ref);
+  const failure = intercambiosFailure(answer, ref);
   if (failure) throw failure;
   if (answer.codResp !== 15 && answer.codResp !== 16) throw unexpected(answer);
   const eventos = parseEvents(answer.xml).map((e) => ({ ...e, fecha: isoFromSii(e.fecha_sii) }));
@@ -187,7 +188,7 @@ export async function docReceptionDate(
   token: string,
   ref: DocumentRef,
 ): Promise<{ fecha_recepcion: string; fecha_recepcion_sii: string }> {
-  const answer = await reclamosCall(ctx, ambiente, token, "consultarFechaRecepcionSii", ref);
+  const answer = await intercambiosCall(ctx, ambiente, token, "consultarFechaRecepcionSii", ref);
   const raw = answer.xml.trim();
   if (!raw) throw new ApiError(404, "HTTP_404", `The SII has not received the document ${ref.tipo} ${ref.folio} of ${ref.emisor}`);
   const iso = isoFromSii(raw);
@@ -216,7 +217,7 @@ export async function docResponse(
   ref: DocumentRef,
   accion: string,
 ): Promise<{ resultado: ResponseOutcome; codResp: number | null; descResp: string }> {
-  const answer = await reclamosCall(ctx, ambiente, token, "ingresarAceptacionReclamoDoc", ref, accion);
+  const answer = await intercambiosCall(ctx, ambiente, token, "ingresarAceptacionReclamoDoc", ref, accion);
   const code = answer.codResp;
   const resultado: ResponseOutcome =
     code === 0

@@ -1,4 +1,5 @@
-// Mi SII (misiir.sii.cl): the taxpayer's private file of the session's taxpayer (docs/sii-services.md §4.1).
+// The contribuyentes operations: Mi SII (misiir.sii.cl), the taxpayer's private file of the session's
+// taxpayer (docs/sii-services.md §4.1).
 
 import { ApiError } from "../lib/api-error.ts";
 import { formEncodeLatin1 } from "../lib/latin1.ts";

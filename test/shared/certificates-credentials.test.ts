@@ -2,10 +2,15 @@
 // taxpayers, each failure with its own message (never echoing secrets), and the per-isolate cache.
 import forge from "node-forge";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type CertInput, clearCredentialCache, parseCertificateCredential, type SigningCredential } from "../../src/dte/credentials.ts";
-import { DteError } from "../../src/dte/errors.ts";
+import { CredentialError } from "../../src/certificates/credential-error.ts";
+import {
+  type CertInput,
+  clearCredentialCache,
+  parseCertificateCredential,
+  type SigningCredential,
+} from "../../src/certificates/credentials.ts";
 import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
-import { fromDteError } from "../../src/platform/failure.ts";
+import { fromCredentialError } from "../../src/platform/failure.ts";
 import { EXPIRED_CERT, SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
@@ -68,8 +73,8 @@ async function authError(input: unknown, path: string, now = NOW): Promise<strin
     () => null,
     (e: unknown) => e,
   );
-  if (!(error instanceof DteError)) throw new Error(`expected a DteError, got ${String(error)}`);
-  const api = fromDteError(error);
+  if (!(error instanceof CredentialError)) throw new Error(`expected a CredentialError, got ${String(error)}`);
+  const api = fromCredentialError(error);
   expect(api.status).toBe(400);
   expect(api.code).toBe("AUTH_ERROR");
   expect(api.init.errors).toEqual([{ path, location: "body", message: error.message }]);
@@ -446,7 +451,7 @@ describe("cache", () => {
   it("does not keep failures, and keys entries by the passphrase too", async () => {
     const failure = () => parseCertificateCredential({ ...pfx, passphrase: WRONG }, NOW).catch((error: unknown) => error);
     const once = await failure();
-    expect(once).toBeInstanceOf(DteError);
+    expect(once).toBeInstanceOf(CredentialError);
     expect(await failure()).not.toBe(once); // parsed (and refused) again, not a kept rejection
     await authError({ ...pfx, passphrase: WRONG }, "auth.cert.passphrase");
     expect((await parseCertificateCredential(pfx, NOW)).rut).toBe("11111111-1");

@@ -3,8 +3,8 @@
 // and of "ya fue autorizado el rango desde N hasta M" around those words are inferred
 // (devlas-cl/dte-sii CafSolicitor.js matches only the words).
 import { encodeLatin1 } from "../lib/latin1.ts";
-import { buildCaf } from "./caf.ts";
 import { type CgiContext, page } from "./cvc-cgi.ts";
+import { buildCaf } from "./folios-caf.ts";
 import type { FolioRange } from "./records.ts";
 import type { SandboxState } from "./state.ts";
 import { sandboxTaxpayer } from "./taxpayers.ts";

@@ -1,4 +1,4 @@
-// The SII's test set (set de pruebas) as text, read into cases a client can turn into documents:
+// The certificacion test set (the SII's set de pruebas) as text, read into cases a client can turn into documents:
 // each CASO with its document type, items (quantity, unit price, line discount, exempt or not),
 // a global discount, and the reference to an earlier case. Sets without cases (the sales and
 // purchase books) keep their instructions as text.

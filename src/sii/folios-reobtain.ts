@@ -17,7 +17,7 @@ import { elementText } from "../lib/xml.ts";
 import type { Page } from "./browse.ts";
 import { cgiStep, cgiUrl } from "./cgi.ts";
 import type { CookieJar } from "./cookies.ts";
-import { type FolioRange, rangeForms } from "./folio-pages.ts";
+import { type FolioRange, rangeForms } from "./folios-pages.ts";
 import { formFor } from "./forms.ts";
 import type { Ambiente } from "./hosts.ts";
 import { pageText, type SiiContext } from "./http.ts";

@@ -1,15 +1,15 @@
 // Folio ranges (CAF) at the SII, inside a certificate session (docs/sii-services.md §3.1, §3.4): the
 // timbraje forms posted back with every hidden field, and the annulment forms. The stamping step
-// is irreversible and never retried; after it, the file is downloaded or re-obtained (caf-reobtain.ts).
+// is irreversible and never retried; after it, the file is downloaded or re-obtained (folios-reobtain.ts).
 
 import { ApiError } from "../lib/api-error.ts";
 import { encodeLatin1 } from "../lib/latin1.ts";
 import { elementText } from "../lib/xml.ts";
 import type { Page } from "./browse.ts";
-import { fileOfStamped, REOBTAIN_PAGE, reobtain, type Stamped } from "./caf-reobtain.ts";
 import { cgiStep, cgiUrl } from "./cgi.ts";
 import type { CookieJar } from "./cookies.ts";
-import { alreadyAuthorized, type FolioRange, rangeForms, rangeOf, stampingLimits } from "./folio-pages.ts";
+import { alreadyAuthorized, type FolioRange, rangeForms, rangeOf, stampingLimits } from "./folios-pages.ts";
+import { fileOfStamped, REOBTAIN_PAGE, reobtain, type Stamped } from "./folios-reobtain.ts";
 import { formFor } from "./forms.ts";
 import type { Ambiente } from "./hosts.ts";
 import { pageText, type SiiContext } from "./http.ts";

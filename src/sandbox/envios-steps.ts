@@ -1,5 +1,5 @@
-// An envelope's way through the SII's processing, one step per ENVIO_STEP_MS: read by the upload
-// status services and by the certification process alike.
+// An envelope's (envios) way through the SII's processing, one step per ENVIO_STEP_MS: read by the
+// upload status services and by the certification process alike.
 import type { Envio } from "./records.ts";
 
 /** How long each processing step takes in the sandbox. */

@@ -2,7 +2,7 @@
 import forge from "node-forge";
 import { describe, expect, it } from "vitest";
 import { SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../sandbox/credentials/index.ts";
-import { DteError } from "./errors.ts";
+import { CredentialError } from "./credential-error.ts";
 import { MAX_PFX_BAGS, readPfx } from "./pkcs12.ts";
 
 const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
@@ -28,8 +28,8 @@ describe("entries in one PFX", () => {
     const pfx = pfxWithCertificates(300);
     const started = performance.now();
     const error = await readPfx(pfx, "sandbox").catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(DteError);
-    expect((error as DteError).message).toBe(
+    expect(error).toBeInstanceOf(CredentialError);
+    expect((error as CredentialError).message).toBe(
       `auth.cert.pfx-data holds more than ${MAX_PFX_BAGS} keys and certificates; a certificate file holds a few`,
     );
     // The cap stops before parsing the certificates past the 64th.

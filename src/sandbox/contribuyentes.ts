@@ -1,4 +1,4 @@
-// misiir.sii.cl, Mi SII (docs/sii-services.md §4.1): the home page with its data in JavaScript, and
+// The contribuyentes operations' SII side, misiir.sii.cl, Mi SII (docs/sii-services.md §4.1): the home page with its data in JavaScript, and
 // CViewCarta.cgi answering JSON (opc=112: the taxpayer's file). Both show the session's taxpayer.
 import type { Context } from "hono";
 import { formDecodeLatin1, responseText } from "../lib/latin1.ts";

@@ -12,7 +12,7 @@
 import type { CookieJar } from "./cookies.ts";
 import { formatChanged } from "./format-changed.ts";
 import type { SiiContext } from "./http.ts";
-import { type BoletasMes, DAILY_TYPES, obtieneListaBoletasMes, rcvSummary, resumenRows } from "./rcv.ts";
+import { type BoletasMes, DAILY_TYPES, rcvDailyReceipts, rcvSummary, resumenRows } from "./rcv.ts";
 
 export interface SummaryDay {
   /** The day of the month, as the SII names it (`dia`). */
@@ -56,7 +56,7 @@ export async function salesSummaryDetail(
   const months = new Map<number, BoletasMes>();
   for (const r of totalsOnly) {
     if ((DAILY_TYPES as readonly number[]).includes(r.tipo_documento)) {
-      months.set(r.tipo_documento, await obtieneListaBoletasMes(ctx, jar, rut, periodo, r.tipo_documento));
+      months.set(r.tipo_documento, await rcvDailyReceipts(ctx, jar, rut, periodo, r.tipo_documento));
     }
   }
   const resumenes = totalsOnly.map((r) => {

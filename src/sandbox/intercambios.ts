@@ -1,5 +1,5 @@
-// The SII's acceptance/claim web service (registroreclamodteservice, docs/sii-services.md §9): JAX-WS
-// rpc/literal, the token as a `TOKEN` cookie, answers `<return>` with codResp/descResp. It acts on
+// The intercambios operations' SII side: the acceptance/claim web service RegistroReclamoDTE
+// (registroreclamodteservice, docs/sii-services.md §9): JAX-WS rpc/literal, the token as a `TOKEN` cookie, answers `<return>` with codResp/descResp. It acts on
 // the documents the simulated SII has received, with the code tables of the SII's manual: actions
 // only for 33/34/43, eight days to act after reception, claims and acceptances exclusive.
 import type { Context } from "hono";

@@ -1,6 +1,7 @@
-// DTEUpload (docs/sii-services.md §8.1): the envelope as a multipart form in the SII's field order, the
-// DTE token as a cookie and a User-Agent with `PROG 1.0` (without it the SII answers an HTML error).
-// Irreversible: never retried. The answer's STATUS becomes the gateway's error or the track id.
+// The envios upload of a DTE envelope, DTEUpload (docs/sii-services.md §8.1): the envelope as a
+// multipart form in the SII's field order, the DTE token as a cookie and a User-Agent with
+// `PROG 1.0` (without it the SII answers an HTML error). Irreversible: never retried. The answer's
+// STATUS becomes the gateway's error or the track id.
 
 import { ApiError } from "../lib/api-error.ts";
 import { concatBytes } from "../lib/encoding.ts";

@@ -3,10 +3,10 @@
 // answers are JSON. 401 means the token (or agent) was not accepted.
 import { ApiError } from "../lib/api-error.ts";
 import { resultadoOf, type TypeCounts, type UploadStatus } from "./envios.ts";
+import { multipart, type Received, UPLOAD_USER_AGENT, type Upload } from "./envios-upload.ts";
 import { type Ambiente, siiHosts } from "./hosts.ts";
 import { pageText, type SiiContext, siiFetch } from "./http.ts";
 import { TokenRejected } from "./token.ts";
-import { multipart, type Received, UPLOAD_USER_AGENT, type Upload } from "./upload.ts";
 
 function parseJson(text: string, service: string): Record<string, unknown> {
   try {

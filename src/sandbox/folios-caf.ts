@@ -1,8 +1,8 @@
-// CAF files as the SII grants them (docs/sii-services.md §3.5): a fresh 512-bit RSA key (e = 3) per
+// CAF files as the SII grants them at the end of the folios flows (docs/sii-services.md §3.5): a fresh 512-bit RSA key (e = 3) per
 // range, the DA signed SHA1withRSA with the sandbox's own CAF-signing key (IDK 900), the whole
 // file ISO-8859-1. Keys come from WebCrypto; RSASK is the key's PKCS#1 form, RSAPUBK its SPKI.
-import { children, octetsOf, parseDer, rsaPublicNumbers } from "../dte/asn1.ts";
-import { readDerBlocks, toPem } from "../dte/pem.ts";
+import { children, octetsOf, parseDer, rsaPublicNumbers } from "../certificates/asn1.ts";
+import { readDerBlocks, toPem } from "../certificates/pem.ts";
 import { base64ToBytes, bytesToBase64 } from "../lib/encoding.ts";
 import { encodeLatin1 } from "../lib/latin1.ts";
 import { escapeXml } from "../lib/xml.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseTestSets } from "./set-pruebas.ts";
+import { parseTestSets } from "./certificacion-set-pruebas.ts";
 
 // A set in the SII's layout (tab-separated columns, a case per heading), written for this test.
 const TEXT = [
