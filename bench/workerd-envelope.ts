@@ -7,8 +7,8 @@
 // (VmHWM), also an upper bound of the isolate's heap. Reported, not gated.
 import { MAX_BATCH_DOCUMENTS } from "../src/routes/document-batch.ts";
 import { exampleInvoiceOf } from "../src/routes/example-documents.ts";
-import { buildCaf } from "../src/sandbox/folios-caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
+import { buildCaf } from "../src/sandbox/folios-caf.ts";
 
 const COMPANY = "76192083-9";
 
