@@ -61,7 +61,9 @@ describe("generar with the folio ledger", () => {
     const remaining = answers.map((r) => Number(r.headers.get("x-folios-remaining")));
     expect(Math.min(...remaining)).toBe(50);
     const one = bodies[0];
-    expect(one.data.folios_ledger).toEqual([{ tipo: 34, folios: [one.data.documentos[0].folio], disponibles: expect.any(Number) }]);
+    expect(one.data.folios_ledger).toEqual([
+      { tipo: 34, folios: [one.data.documentos[0].folio], disponibles: expect.any(Number), bajo_umbral: false },
+    ]);
     expect(await acme.ledger()).toMatchObject({ disponibles: 50, siguiente: 51 });
   });
 
@@ -74,8 +76,11 @@ describe("generar with the folio ledger", () => {
     expect((await bodyOf(set)).data).toMatchObject({ umbral: 98, disponibles: 100, bajo_umbral: false });
     const above = await acme.generar(invoice());
     expect([above.headers.get("x-folios-remaining"), above.headers.get("x-folios-low")]).toEqual(["99", null]);
+    // The answer's body says what the headers say, per type.
+    expect((await bodyOf(above)).data.folios_ledger).toEqual([{ tipo: 34, folios: [1], disponibles: 99, bajo_umbral: false }]);
     const at = await acme.generar(invoice());
     expect([at.headers.get("x-folios-remaining"), at.headers.get("x-folios-low")]).toEqual(["98", "true"]);
+    expect((await bodyOf(at)).data.folios_ledger).toEqual([{ tipo: 34, folios: [2], disponibles: 98, bajo_umbral: true }]);
     const ledger = await acme.ledger();
     expect(ledger).toMatchObject({ umbral: 98, bajo_umbral: true, disponibles: 98 });
     expect(ledger.rangos[0]).toMatchObject({ bajo_umbral: true, por_vencer: false });

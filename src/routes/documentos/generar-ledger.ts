@@ -21,6 +21,8 @@ export interface LedgerUse {
   folios: number[];
   /** Free folios left after the call (ranges not expired). */
   disponibles: number;
+  /** `disponibles` is at or below the threshold the account set for the type (what `X-Folios-Low` says). */
+  bajo_umbral: boolean;
 }
 
 /** Folios given back to the ledger, per type. */
@@ -92,7 +94,7 @@ export async function takeLedgerFolios(c: Context<AppEnv>, documents: Doc[], wit
       }
       if (!folios.length) continue;
       if (!withCaf) take.cafs.push(...(await cafsFor(c, emisor, tipo, ranges, folios)));
-      take.uses.push({ tipo, folios: folios.sort((a, b) => a - b), disponibles: 0 });
+      take.uses.push({ tipo, folios: folios.sort((a, b) => a - b), disponibles: 0, bajo_umbral: false });
     }
   } catch (error) {
     await giveBack(c, take);
@@ -169,16 +171,16 @@ export async function giveBack(c: Context<AppEnv>, take: LedgerTake): Promise<Re
 }
 
 /**
- * Counts what each type has left after the call; sets `X-Folios-Remaining` (the fewest) and
- * `X-Folios-Low: true` when a type used is at or below the threshold the account set for it.
+ * Counts what each type has left after the call, with its low flag, for the answer's `folios_ledger`;
+ * sets `X-Folios-Remaining` (the fewest) and `X-Folios-Low: true` when a type used is at or below
+ * the threshold the account set for it.
  */
 export async function remaining(c: Context<AppEnv>, take: LedgerTake): Promise<void> {
-  let low = false;
   for (const use of take.uses) {
     const { view } = await readLedger(c.var.deps, accountOf(c), take.emisor, use.tipo);
     use.disponibles = view.disponibles;
-    low ||= view.bajo_umbral;
+    use.bajo_umbral = view.bajo_umbral;
   }
   c.header("X-Folios-Remaining", String(Math.min(...take.uses.map((u) => u.disponibles))));
-  if (low) c.header("X-Folios-Low", "true");
+  if (take.uses.some((u) => u.bajo_umbral)) c.header("X-Folios-Low", "true");
 }
