@@ -11,6 +11,8 @@ import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 export const KILL_TEST_TOKEN = "sii_dev_folios_kill_test";
 const LEDGER = "/api/v1/platform/dte/folios/76192083-9/34";
 const BATCH = 30;
+/** Calls of the batch in flight at once. */
+const WINDOW = 10;
 const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
 const { Folio: _folio, ...idDoc } = EXAMPLE_EXEMPT_INVOICE.Encabezado.IdDoc;
 const body = JSON.stringify({
@@ -81,19 +83,24 @@ export async function killDuringBatch(start: (port: number) => Promise<ChildProc
   try {
     expect((await call(LEDGER, { method: "POST", body: JSON.stringify({ caf: EXAMPLE_CAF }) })).status).toBe(200);
 
-    // The batch: SIGKILL as the third answer arrives; a call cut off rejects.
+    // The batch, WINDOW calls in flight at a time (a fast runtime would otherwise have answered all
+    // of them before the kill lands): SIGKILL as the third answer arrives. A call cut off, or sent
+    // after the kill, rejects.
     const answered = new Map<string, number[]>();
-    const batch = Array.from({ length: BATCH }, async (_, i) => {
-      const key = `batch-${i}`;
-      try {
-        const folios = await folioOf(await generar(key));
-        answered.set(key, folios);
-        if (answered.size === 3) killGroup(server);
-      } catch {
-        // Cut off by the kill: no answer.
+    let next = 0;
+    const lanes = Array.from({ length: WINDOW }, async () => {
+      while (next < BATCH) {
+        const key = `batch-${next++}`;
+        try {
+          const folios = await folioOf(await generar(key));
+          answered.set(key, folios);
+          if (answered.size === 3) killGroup(server);
+        } catch {
+          // Cut off by the kill: no answer.
+        }
       }
     });
-    await Promise.all(batch);
+    await Promise.all(lanes);
     await exited(server);
     expect(server.signalCode).toBe("SIGKILL");
     expect(answered.size).toBeGreaterThanOrEqual(3);
