@@ -1,113 +1,26 @@
-// The folio ledger survives a kill -9 in the middle of a batch: `npm start` on a SQLite file gets
-// a CAF, a batch of generar calls without Folio, and SIGKILL after a few answers. Started again on
-// the same file, every folio is one a caller was answered, one recorded as allocated (its key gets
-// it back, once), or free; and the next call continues after the highest allocated.
-import { type ChildProcess, spawn } from "node:child_process";
+// The folio ledger on SQLite survives a kill -9 in the middle of a batch: `npm start` on a SQLite
+// file, killed and started again on the same file (test/support/ledger-kill.ts has the case).
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../../src/routes/example-documents.ts";
-import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { describe, it } from "vitest";
+import { freePort, KILL_TEST_TOKEN, killDuringBatch, spawnGateway } from "../support/ledger-kill.ts";
 
 const root = join(import.meta.dirname, "..", "..");
-const TOKEN = "sii_dev_folios_kill_test";
-const LEDGER = "/api/v1/platform/dte/folios/76192083-9/34";
-const BATCH = 30;
-const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
-const { Folio: _folio, ...idDoc } = EXAMPLE_EXEMPT_INVOICE.Encabezado.IdDoc;
-const body = JSON.stringify({
-  auth: { cert: { "cert-data": juana.certPem, "pkey-data": juana.keyPem } },
-  dte: { ...EXAMPLE_EXEMPT_INVOICE, Encabezado: { ...EXAMPLE_EXEMPT_INVOICE.Encabezado, IdDoc: idDoc } },
-  resolucion: { fecha: "2014-08-22", numero: 80 },
-});
-
-/** `npm start` on `database` and `port`; resolves once it listens. */
-async function start(database: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--experimental-strip-types", "--no-warnings", "src/entry/node.ts"], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATABASE_PATH: database, SII_UPSTREAM: "sandbox", DEV_API_TOKEN: TOKEN },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`not listening within 10 s: ${out}`)), 10_000);
-    child.stdout?.on("data", (chunk) => {
-      out += chunk;
-      if (out.includes("Development API token")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
-  });
-  return child;
-}
-
-const killed = (child: ChildProcess) =>
-  new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.on("exit", () => resolve())));
 
 describe("folio ledger on SQLite, kill -9 in the middle of a batch", () => {
   it("loses no folio and doubles none: answered, recorded as allocated (retrievable by key) or free", { timeout: 30_000 }, async () => {
     const database = join(mkdtempSync(join(tmpdir(), "sii-gw-kill-")), "state.sqlite");
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const base = `http://127.0.0.1:${port}`;
-    const call = (path: string, init: RequestInit = {}, key?: string) =>
-      fetch(`${base}${path}`, {
-        ...init,
-        headers: { "x-api-token": TOKEN, "content-type": "application/json", ...(key ? { "idempotency-key": key } : {}) },
-      });
-    const generar = (key: string) => call("/api/v1/platform/dte/documentos/generar", { method: "POST", body }, key);
-    const folioOf = async (res: Response) => {
-      expect(res.status).toBe(200);
-      return ((await res.json()) as { data: { documentos: { folio: number }[] } }).data.documentos.map((d) => d.folio);
-    };
-    const ledger = async () =>
-      ((await (await call(LEDGER)).json()) as { data: { disponibles: number; siguiente: number; rangos: { usados: number }[] } }).data;
-
-    let server = await start(database, port);
-    try {
-      expect((await call(LEDGER, { method: "POST", body: JSON.stringify({ caf: EXAMPLE_CAF }) })).status).toBe(200);
-
-      // The batch: SIGKILL as the third answer arrives; a call cut off rejects.
-      const answered = new Map<string, number[]>();
-      const batch = Array.from({ length: BATCH }, async (_, i) => {
-        const key = `batch-${i}`;
-        try {
-          const folios = await folioOf(await generar(key));
-          answered.set(key, folios);
-          if (answered.size === 3) server.kill("SIGKILL");
-        } catch {
-          // Cut off by the kill: no answer.
-        }
-      });
-      await Promise.all(batch);
-      await killed(server);
-      expect(server.signalCode).toBe("SIGKILL");
-      expect(answered.size).toBeGreaterThanOrEqual(3);
-      expect(answered.size, "the kill came in the middle of the batch").toBeLessThan(BATCH);
-
-      server = await start(database, port);
-      const after = await ledger();
-      const allocated = after.rangos[0]?.usados ?? 0;
-      // Allocations are made one at a time from the lowest free folio: 1 to `allocated` are taken, the rest free.
-      expect(allocated).toBeGreaterThanOrEqual(answered.size);
-      console.info(`kill -9 after ${answered.size} of ${BATCH} answers: ${allocated} folios were allocated`);
-      expect([after.siguiente, after.disponibles]).toEqual([allocated + 1, 100 - allocated]);
-
-      // Every key again, one at a time: an answered one gets exactly what it was answered.
-      const retried = new Map<string, number[]>();
-      for (let i = 0; i < BATCH; i++) retried.set(`batch-${i}`, await folioOf(await generar(`batch-${i}`)));
-      for (const [key, folios] of answered) expect(retried.get(key), key).toEqual(folios);
-      const all = [...retried.values()].flat().sort((a, b) => a - b);
-      // Each folio once, none skipped: 1 to BATCH.
-      expect(all).toEqual(Array.from({ length: BATCH }, (_, i) => i + 1));
-      // The folios allocated before the kill came back to their keys, not taken again: the ledger used BATCH in all.
-      expect((await ledger()).rangos[0]?.usados).toBe(BATCH);
-
-      expect(await folioOf(await generar("after-the-batch"))).toEqual([BATCH + 1]);
-    } finally {
-      server.kill("SIGKILL");
-    }
+    const env = { ...process.env, HOST: "127.0.0.1", DATABASE_PATH: database, SII_UPSTREAM: "sandbox", DEV_API_TOKEN: KILL_TEST_TOKEN };
+    await killDuringBatch(
+      (port) =>
+        spawnGateway(process.execPath, ["--experimental-strip-types", "--no-warnings", "src/entry/node.ts"], {
+          cwd: root,
+          env: { ...env, PORT: String(port) },
+          ready: "Development API token",
+          withinMs: 10_000,
+        }),
+      freePort(),
+    );
   });
 });

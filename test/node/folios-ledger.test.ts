@@ -11,8 +11,8 @@ import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { open } from "../../src/lib/secret-box.ts";
 import type { Scope } from "../../src/ports.ts";
 import { EXAMPLE_CAF } from "../../src/routes/example-documents.ts";
-import { ledgerView } from "../../src/routes/folios-ledger/schema.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
+import { ledgerView } from "../../src/services/folio-ledger.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const COMPANY = "76192083-9";

@@ -3,7 +3,7 @@
 // named Folio must be free in the ledger; the answer says which folios and what is left.
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/ports.ts";
-import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../../src/routes/example-documents.ts";
+import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE, EXAMPLE_INVOICE } from "../../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
 import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
@@ -30,6 +30,7 @@ async function setup() {
     const token = await tokenFor(t.deps, { account, scopes, plan: { daily_units: 10_000, monthly_units: 100_000 } });
     const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(t.app, token.secret, path, body, headers);
     return {
+      token: token.secret,
       post,
       generar: (dte: unknown, key?: string) => post(GENERAR, request(dte), key ? { "idempotency-key": key } : {}),
       ledger: async () => (await bodyOf(await t.app.request(LEDGER, { headers: { "x-api-token": token.secret } }))).data,
@@ -60,7 +61,9 @@ describe("generar with the folio ledger", () => {
     const remaining = answers.map((r) => Number(r.headers.get("x-folios-remaining")));
     expect(Math.min(...remaining)).toBe(50);
     const one = bodies[0];
-    expect(one.data.folios_ledger).toEqual([{ tipo: 34, folios: [one.data.documentos[0].folio], disponibles: expect.any(Number) }]);
+    expect(one.data.folios_ledger).toEqual([
+      { tipo: 34, folios: [one.data.documentos[0].folio], disponibles: expect.any(Number), bajo_umbral: false },
+    ]);
     expect(await acme.ledger()).toMatchObject({ disponibles: 50, siguiente: 51 });
   });
 
@@ -73,8 +76,11 @@ describe("generar with the folio ledger", () => {
     expect((await bodyOf(set)).data).toMatchObject({ umbral: 98, disponibles: 100, bajo_umbral: false });
     const above = await acme.generar(invoice());
     expect([above.headers.get("x-folios-remaining"), above.headers.get("x-folios-low")]).toEqual(["99", null]);
+    // The answer's body says what the headers say, per type.
+    expect((await bodyOf(above)).data.folios_ledger).toEqual([{ tipo: 34, folios: [1], disponibles: 99, bajo_umbral: false }]);
     const at = await acme.generar(invoice());
     expect([at.headers.get("x-folios-remaining"), at.headers.get("x-folios-low")]).toEqual(["98", "true"]);
+    expect((await bodyOf(at)).data.folios_ledger).toEqual([{ tipo: 34, folios: [2], disponibles: 98, bajo_umbral: true }]);
     const ledger = await acme.ledger();
     expect(ledger).toMatchObject({ umbral: 98, bajo_umbral: true, disponibles: 98 });
     expect(ledger.rangos[0]).toMatchObject({ bajo_umbral: true, por_vencer: false });
@@ -157,6 +163,31 @@ describe("generar with the folio ledger", () => {
     expect(res.status).toBe(400);
     expect(await acme.ledger()).toMatchObject({ disponibles: 100, siguiente: 1 });
     expect(await folioOf(await acme.generar(invoice(), "bad"))).toEqual([1]);
+  });
+
+  it("judges expiry by Chile's calendar day everywhere: vence, por_vencer and allocation agree while UTC is a day ahead", async () => {
+    const t = await setup();
+    const acme = await t.as("acme");
+    // A type 33 CAF of 2026-11-01 may be used through 2027-05-01 (six months).
+    const caf = await buildCaf({ rut: COMPANY, razonSocial: "COMERCIAL SANDBOX SPA", tipo: 33, desde: 1, hasta: 10, fecha: "2026-11-01" });
+    const ledger33 = `/api/v1/platform/dte/folios/${COMPANY}/33`;
+    const invoice33 = () => {
+      const { Folio: _folio, ...idDoc } = EXAMPLE_INVOICE.Encabezado.IdDoc;
+      return { ...EXAMPLE_INVOICE, Encabezado: { ...EXAMPLE_INVOICE.Encabezado, IdDoc: idDoc } };
+    };
+    // 02:00 UTC on 2 May is 22:00 of 1 May in Santiago (UTC-4 then): the range's last day there.
+    t.deps.clock = { now: () => new Date("2027-05-02T02:00:00Z") };
+    const added = await acme.post(ledger33, { caf: Buffer.from(caf, "latin1").toString("base64") });
+    expect((await bodyOf(added)).data).toMatchObject({ disponibles: 10, rango: { vence: "2027-05-01", por_vencer: true } });
+    const read = async () => (await bodyOf(await t.app.request(ledger33, { headers: { "x-api-token": acme.token } }))).data;
+    expect(await read()).toMatchObject({ disponibles: 10, siguiente: 1, rangos: [{ por_vencer: true }] });
+    const issued = await acme.post(GENERAR, request(invoice33()));
+    expect([issued.status, await folioOf(issued)]).toEqual([200, [1]]);
+    // 04:30 UTC is past midnight in Santiago: expired for the answers and for allocation alike.
+    t.deps.clock = { now: () => new Date("2027-05-02T04:30:00Z") };
+    expect(await read()).toMatchObject({ disponibles: 0, siguiente: null, rangos: [{ usados: 1, por_vencer: false }] });
+    const late = await acme.post(GENERAR, request(invoice33()));
+    expect([late.status, (await bodyOf(late)).error_code]).toEqual([409, "FOLIOS_EXHAUSTED"]);
   });
 
   it("solicitar with ledger: true adds the granted CAF to the ledger; generar then issues from it; anular records the rest void", async () => {

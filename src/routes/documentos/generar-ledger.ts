@@ -6,13 +6,13 @@
 // reaches no SII), so the ledger's own allocation record, keyed by the account's ledger and the
 // key, is what makes the retry safe.
 import type { Context } from "hono";
-import { santiagoDate } from "../../lib/dates.ts";
 import { parseRut } from "../../lib/rut.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { idempotencyKey } from "../../platform/idempotency.ts";
 import type { FolioClaim, FolioRangeState } from "../../ports.ts";
-import { accountOf, openCaf, readLedger } from "../folios-ledger/schema.ts";
+import { ledgerToday, openCaf, readLedger } from "../../services/folio-ledger.ts";
+import { callerOf } from "../../services/sii-context.ts";
 
 /** What one type's ledger gave this request. */
 export interface LedgerUse {
@@ -21,6 +21,8 @@ export interface LedgerUse {
   folios: number[];
   /** Free folios left after the call (ranges not expired). */
   disponibles: number;
+  /** `disponibles` is at or below the threshold the account set for the type (what `X-Folios-Low` says). */
+  bajo_umbral: boolean;
 }
 
 /** Folios given back to the ledger, per type. */
@@ -41,6 +43,7 @@ const part = (node: unknown, name: string): Doc => {
   return typeof value === "object" && value !== null ? (value as Doc) : {};
 };
 const idDoc = (doc: Doc) => part(part(doc, "Encabezado"), "IdDoc");
+const accountOf = (c: Context<AppEnv>) => callerOf(c).account();
 
 const REASONS: Record<Extract<FolioClaim, { state: "unavailable" }>["reason"], string> = {
   outside: "is in no range this account's ledger holds",
@@ -57,7 +60,7 @@ export async function takeLedgerFolios(c: Context<AppEnv>, documents: Doc[], wit
   const store = c.var.deps.folios;
   const account = accountOf(c);
   const key = idempotencyKey(c);
-  const today = santiagoDate(c.var.deps.clock.now());
+  const today = ledgerToday(c.var.deps);
   const first = parseRut(String(part(part(documents[0], "Encabezado"), "Emisor").RUTEmisor ?? ""));
   // No readable issuer: generation names the field; an envelope holds one issuer's documents.
   if (!first.ok) return null;
@@ -91,7 +94,7 @@ export async function takeLedgerFolios(c: Context<AppEnv>, documents: Doc[], wit
       }
       if (!folios.length) continue;
       if (!withCaf) take.cafs.push(...(await cafsFor(c, emisor, tipo, ranges, folios)));
-      take.uses.push({ tipo, folios: folios.sort((a, b) => a - b), disponibles: 0 });
+      take.uses.push({ tipo, folios: folios.sort((a, b) => a - b), disponibles: 0, bajo_umbral: false });
     }
   } catch (error) {
     await giveBack(c, take);
@@ -152,7 +155,7 @@ function sameRetry(got: number[], wanted: number[]): void {
 async function cafsFor(c: Context<AppEnv>, emisor: string, tipo: number, ranges: FolioRangeState[], folios: number[]) {
   const used = ranges.filter((r) => folios.some((f) => r.desde <= f && f <= r.hasta));
   const boxes = await Promise.all(used.map((r) => c.var.deps.folios.cafOf(accountOf(c), emisor, tipo, r.desde)));
-  return Promise.all(boxes.filter((box): box is string => box !== null).map((box) => openCaf(c, box)));
+  return Promise.all(boxes.filter((box): box is string => box !== null).map((box) => openCaf(c.var.deps, box)));
 }
 
 /** Gives the folios this call took back to the ledger; answers them per type (what was released). */
@@ -168,17 +171,16 @@ export async function giveBack(c: Context<AppEnv>, take: LedgerTake): Promise<Re
 }
 
 /**
- * Counts what each type has left after the call; sets `X-Folios-Remaining` (the fewest) and
- * `X-Folios-Low: true` when a type used is at or below the threshold the account set for it.
+ * Counts what each type has left after the call, with its low flag, for the answer's `folios_ledger`;
+ * sets `X-Folios-Remaining` (the fewest) and `X-Folios-Low: true` when a type used is at or below
+ * the threshold the account set for it.
  */
 export async function remaining(c: Context<AppEnv>, take: LedgerTake): Promise<void> {
-  const today = santiagoDate(c.var.deps.clock.now());
-  let low = false;
   for (const use of take.uses) {
-    const { view } = await readLedger(c, take.emisor, use.tipo, today);
+    const { view } = await readLedger(c.var.deps, accountOf(c), take.emisor, use.tipo);
     use.disponibles = view.disponibles;
-    low ||= view.bajo_umbral;
+    use.bajo_umbral = view.bajo_umbral;
   }
   c.header("X-Folios-Remaining", String(Math.min(...take.uses.map((u) => u.disponibles))));
-  if (low) c.header("X-Folios-Low", "true");
+  if (take.uses.some((u) => u.bajo_umbral)) c.header("X-Folios-Low", "true");
 }

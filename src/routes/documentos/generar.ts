@@ -154,10 +154,18 @@ const Generated = envelope(
               .array(z.number().int())
               .openapi({ description: "The ledger's folios the documents of this type carry", example: [1] }),
             disponibles: z.number().int().openapi({ description: "Free folios left for the issuer and type", example: 99 }),
+            bajo_umbral: z.boolean().openapi({
+              description:
+                "`disponibles` is at or below the low-folio threshold the account set for the issuer and type (`PUT …/umbral`), as `X-Folios-Low` says; false without one",
+              example: false,
+            }),
           }),
         )
         .optional()
-        .openapi({ description: "Present when folios came from the account's ledger: which, per type, and what is left" }),
+        .openapi({
+          description:
+            "Present when folios came from the account's ledger: which, per type, what is left and whether that is at or below the threshold",
+        }),
     })
     .openapi("GeneratedDocuments"),
 );

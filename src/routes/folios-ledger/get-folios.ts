@@ -5,7 +5,10 @@ import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { errorResponses, jsonContent } from "../../platform/schemas.ts";
-import { LedgerEnvelope, LedgerParams, readLedger } from "./schema.ts";
+import { readLedger } from "../../services/folio-ledger.ts";
+import { callerOf } from "../../services/sii-context.ts";
+import { LedgerEnvelope } from "../folio-ledger.ts";
+import { LedgerParams } from "./schema.ts";
 
 export function registerFoliosLedgerGet(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
@@ -23,7 +26,8 @@ export function registerFoliosLedgerGet(app: OpenAPIHono<AppEnv>): void {
     { scope: "sii:read", weight: 1 },
     async (c) => {
       const { emisor, dte } = valid(c, "param", LedgerParams);
-      const { ranges, view } = await readLedger(c, emisor, dte, c.var.deps.clock.now().toISOString().slice(0, 10));
+      const { deps, account } = callerOf(c);
+      const { ranges, view } = await readLedger(deps, account(), emisor, dte);
       if (ranges.length === 0) {
         throw new ApiError(404, "HTTP_404", `This account holds no folios of type ${dte} for ${emisor}: add a CAF with POST first`);
       }

@@ -6,9 +6,11 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { addCaf } from "../../services/folio-ledger.ts";
+import { callerOf } from "../../services/sii-context.ts";
 import { EXAMPLE_CAF } from "../example-documents.ts";
-import { addCaf } from "./add.ts";
-import { AddedEnvelope, LedgerParams } from "./schema.ts";
+import { AddedEnvelope } from "../folio-ledger.ts";
+import { LedgerParams } from "./schema.ts";
 
 /** A CAF file is a few kB; the SII's largest ranges do not make it bigger. */
 const CAF_MAX_CHARS = 64 * 1024;
@@ -39,7 +41,8 @@ export function registerFoliosLedgerPost(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { emisor, dte } = valid(c, "param", LedgerParams);
       const { caf: file } = valid(c, "json", Body);
-      const added = await addCaf(c, emisor, dte, file);
+      const { deps, account } = callerOf(c);
+      const added = await addCaf(deps, account(), emisor, dte, file);
       return ok(c, added, `Folios ${added.rango.desde} to ${added.rango.hasta} added`);
     },
   );

@@ -6,7 +6,10 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation, valid } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
-import { accountOf, LedgerEnvelope, LedgerParams, readLedger } from "./schema.ts";
+import { readLedger } from "../../services/folio-ledger.ts";
+import { callerOf } from "../../services/sii-context.ts";
+import { LedgerEnvelope } from "../folio-ledger.ts";
+import { LedgerParams } from "./schema.ts";
 
 /** Above any range the SII grants in one CAF request; bounds what a caller can store. */
 const UMBRAL_MAX = 1_000_000;
@@ -37,8 +40,9 @@ export function registerFoliosLedgerThreshold(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { emisor, dte } = valid(c, "param", LedgerParams);
       const { umbral } = valid(c, "json", Body);
-      await c.var.deps.folios.setThreshold(accountOf(c), emisor, dte, umbral);
-      const { view } = await readLedger(c, emisor, dte, c.var.deps.clock.now().toISOString().slice(0, 10));
+      const { deps, account } = callerOf(c);
+      await deps.folios.setThreshold(account(), emisor, dte, umbral);
+      const { view } = await readLedger(deps, account(), emisor, dte);
       return ok(c, view, umbral === null ? "Threshold removed" : `Threshold set to ${umbral}: ${view.disponibles} folios available`);
     },
   );

@@ -6,10 +6,9 @@ import { ok } from "../../platform/envelope.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { siiServices } from "../../services/sii-context.ts";
+import { callerOf, siiServices } from "../../services/sii-context.ts";
 import { annulFolios } from "../../sii/folios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
-import { accountOf } from "../folios-ledger/schema.ts";
 import { DocumentType, Folio, FolioAnnulmentEnvelope } from "./schema.ts";
 
 const Params = pathParams({
@@ -57,7 +56,7 @@ export function registerFoliosAnular(app: OpenAPIHono<AppEnv>): void {
         annulFolios(ctx, jar, { emisor, tipo: dte, desde: folio_inicial, hasta: folio_final, ambiente }),
       );
       // The SII annulled them: the account's ledger never hands them out (a range it does not hold is left alone).
-      const anulados_ledger = await c.var.deps.folios.void(accountOf(c), emisor, dte, folio_inicial, folio_final);
+      const anulados_ledger = await c.var.deps.folios.void(callerOf(c).account(), emisor, dte, folio_inicial, folio_final);
       return ok(c, { ...result, anulados_ledger }, `${result.folios_anulados} folios annulled`);
     },
   );

@@ -9,12 +9,12 @@ import { ApiError } from "../../platform/errors.ts";
 import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
 import { Ambiente, DryRun, IntegerParam, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { siiServices } from "../../services/sii-context.ts";
+import { addCaf } from "../../services/folio-ledger.ts";
+import { callerOf, siiServices } from "../../services/sii-context.ts";
 import { requestFolios } from "../../sii/folios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
-import { addCaf } from "../folios-ledger/add.ts";
-import { LedgerAdded } from "../folios-ledger/schema.ts";
+import { LedgerAdded } from "../folio-ledger.ts";
 import { DocumentType, FolioRange, MAX_FOLIOS_PER_REQUEST } from "./schema.ts";
 
 const Params = pathParams({
@@ -83,7 +83,11 @@ export function registerFoliosSolicitar(app: OpenAPIHono<AppEnv>): void {
       if (!body.ledger) return ok(c, data, message);
       // The folios are stamped whatever the ledger says: a refusal to add them is told, never thrown, so the file is not lost.
       try {
-        return ok(c, { ...data, ledger: await addCaf(c, emisor, dte, data.caf_xml) }, `${message} and added to the folio ledger`);
+        return ok(
+          c,
+          { ...data, ledger: await addCaf(c.var.deps, callerOf(c).account(), emisor, dte, data.caf_xml) },
+          `${message} and added to the folio ledger`,
+        );
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         return ok(c, { ...data, ledger: null }, `${message}; not added to the folio ledger: ${error.message}`);

@@ -1,0 +1,144 @@
+// Runner-neutral cases for documentos/generar with the folio ledger, through the real app over a
+// runtime's stores (Durable Objects in workerd, DynamoDB): each case builds several apps over the
+// same backing state, as several isolates or processes would be, and spreads its calls over them,
+// so only the store's own atomicity keeps folios apart. What test/node/generar-ledger.test.ts
+// checks on memory, on the stores the other runtimes deploy with.
+import { expect } from "vitest";
+import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
+import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
+import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../../src/routes/example-documents.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { buildCaf } from "../../src/sandbox/folios-caf.ts";
+import { bodyOf, postJson, probeApp, type Stores, tokenFor } from "./app.ts";
+
+export interface LedgerCase {
+  name: string;
+  run(): Promise<void>;
+}
+
+const GENERAR = "/api/v1/platform/dte/documentos/generar";
+const COMPANY = "76192083-9";
+const LEDGER = `/api/v1/platform/dte/folios/${COMPANY}/34`;
+/** Apps over the same state: the calls of a case go to each in turn. */
+const APPS = 3;
+const CONCURRENT = 50;
+const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
+const { Folio: _folio, ...idDoc } = EXAMPLE_EXEMPT_INVOICE.Encabezado.IdDoc;
+/** The example exempt invoice without its Folio: the ledger gives it one. */
+const INVOICE = { ...EXAMPLE_EXEMPT_INVOICE, Encabezado: { ...EXAMPLE_EXEMPT_INVOICE.Encabezado, IdDoc: idDoc } };
+const REQUEST = {
+  auth: { cert: { "cert-data": juana.certPem, "pkey-data": juana.keyPem } },
+  dte: INVOICE,
+  resolucion: { fecha: "2014-08-22", numero: 80 },
+};
+const b64 = (xml: string) => bytesToBase64(encodeLatin1(xml));
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
+
+async function setup(stores: () => Stores | Promise<Stores>) {
+  const first = probeApp(await stores());
+  const apps = [first, ...(await Promise.all(Array.from({ length: APPS - 1 }, async () => probeApp(await stores()))))];
+  let turn = 0;
+  const next = () => (apps[turn++ % apps.length] ?? first).app;
+  const as = async (account: string) => {
+    const { secret } = await tokenFor(first.deps, {
+      account,
+      scopes: ["sii:read", "sii:write"],
+      plan: { daily_units: 100_000, monthly_units: 1_000_000 },
+    });
+    return {
+      add: (caf: string) => postJson(next(), secret, LEDGER, { caf }),
+      ledger: () => next().request(LEDGER, { headers: { "x-api-token": secret } }),
+      generar: (key?: string) => postJson(next(), secret, GENERAR, REQUEST, key ? { "idempotency-key": key } : {}),
+    };
+  };
+  return { as };
+}
+
+const folioOf = async (res: Response): Promise<number[]> => {
+  const body = await bodyOf(res);
+  expect(res.status, JSON.stringify(body).slice(0, 300)).toBe(200);
+  return body.data.documentos.map((d: { folio: number }) => d.folio);
+};
+
+export function ledgerGenerarCases(stores: () => Stores | Promise<Stores>): LedgerCase[] {
+  return [
+    {
+      name: `${CONCURRENT} concurrent generar calls without caf or Folio get ${CONCURRENT} distinct consecutive folios`,
+      async run() {
+        const acme = await (await setup(stores)).as(unique("acme"));
+        expect((await acme.add(EXAMPLE_CAF)).status).toBe(200);
+        const answers = await Promise.all(Array.from({ length: CONCURRENT }, () => acme.generar()));
+        const folios = (await Promise.all(answers.map(folioOf))).flat().sort((a, b) => a - b);
+        expect(folios).toEqual(Array.from({ length: CONCURRENT }, (_, i) => 1 + i));
+        expect((await bodyOf(await acme.ledger())).data).toMatchObject({ disponibles: 100 - CONCURRENT, siguiente: CONCURRENT + 1 });
+      },
+    },
+    {
+      name: "a retry with the same Idempotency-Key gets the same folio; another key the next one",
+      async run() {
+        const acme = await (await setup(stores)).as(unique("acme"));
+        await acme.add(EXAMPLE_CAF);
+        const key = unique("retry");
+        expect(await folioOf(await acme.generar(key))).toEqual([1]);
+        expect(await folioOf(await acme.generar(key))).toEqual([1]);
+        expect(await folioOf(await acme.generar(unique("other")))).toEqual([2]);
+        expect((await bodyOf(await acme.ledger())).data.rangos[0]).toMatchObject({ usados: 2 });
+      },
+    },
+    {
+      name: "another account's token sees 404 on the ledger and cannot take its folios",
+      async run() {
+        const t = await setup(stores);
+        const acme = await t.as(unique("acme"));
+        const other = await t.as(unique("other"));
+        await acme.add(EXAMPLE_CAF);
+        const seen = await other.ledger();
+        expect([seen.status, (await bodyOf(seen)).error_code]).toEqual([404, "HTTP_404"]);
+        const taken = await other.generar();
+        expect([taken.status, (await bodyOf(taken)).error_code]).toEqual([404, "HTTP_404"]);
+        expect((await bodyOf(await acme.ledger())).data).toMatchObject({ disponibles: 100, siguiente: 1 });
+      },
+    },
+    {
+      name: "an exhausted ledger answers 409 FOLIOS_EXHAUSTED naming issuer and type",
+      async run() {
+        const acme = await (await setup(stores)).as(unique("acme"));
+        const caf = await buildCaf({
+          rut: COMPANY,
+          razonSocial: "COMERCIAL SANDBOX SPA",
+          tipo: 34,
+          desde: 1,
+          hasta: 1,
+          fecha: "2026-11-01",
+        });
+        expect((await acme.add(b64(caf))).status).toBe(200);
+        expect(await folioOf(await acme.generar())).toEqual([1]);
+        const none = await acme.generar();
+        const body = await bodyOf(none);
+        expect([none.status, body.error_code, body.details]).toEqual([
+          409,
+          "FOLIOS_EXHAUSTED",
+          { emisor: COMPANY, dte: 34, solicitados: 1, disponibles: 0 },
+        ]);
+      },
+    },
+    {
+      name: "a forged CAF is refused on POST: an edited range, or the genuine DA in a comment beside an edited one",
+      async run() {
+        const acme = await (await setup(stores)).as(unique("acme"));
+        const xml = decodeLatin1(base64ToBytes(EXAMPLE_CAF));
+        const edited = await acme.add(b64(xml.replace("<H>100</H>", "<H>9000</H>")));
+        expect(edited.status).toBe(400);
+        expect((await bodyOf(edited)).errors[0]).toMatchObject({ path: "caf.FRMA", message: expect.stringContaining("not authentic") });
+        const genuine = /<DA>[\s\S]*?<\/DA>/.exec(xml)?.[0] ?? "";
+        expect(genuine).not.toBe("");
+        const hidden = await acme.add(b64(xml.replace(genuine, `<!--${genuine}-->${genuine.replace("<H>100</H>", "<H>9000</H>")}`)));
+        expect(hidden.status).toBe(400);
+        expect((await bodyOf(hidden)).errors[0].message).toContain("comment");
+        expect((await acme.ledger()).status).toBe(404);
+      },
+    },
+  ];
+}
