@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { LedgerEnvelope, LedgerParams, readLedger } from "./schema.ts";
 
@@ -22,7 +22,7 @@ export function registerFoliosLedgerGet(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:read", weight: 1 },
     async (c) => {
-      const { emisor, dte } = valid(c, "param", LedgerParams);
+      const { emisor, dte } = c.req.valid("param");
       const { ranges, view } = await readLedger(c, emisor, dte, c.var.deps.clock.now().toISOString().slice(0, 10));
       if (ranges.length === 0) {
         throw new ApiError(404, "HTTP_404", `This account holds no folios of type ${dte} for ${emisor}: add a CAF with POST first`);

@@ -4,7 +4,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { accountOf, LedgerEnvelope, LedgerParams, readLedger } from "./schema.ts";
 
@@ -35,8 +35,8 @@ export function registerFoliosLedgerThreshold(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:write", weight: 1 },
     async (c) => {
-      const { emisor, dte } = valid(c, "param", LedgerParams);
-      const { umbral } = valid(c, "json", Body);
+      const { emisor, dte } = c.req.valid("param");
+      const { umbral } = c.req.valid("json");
       await c.var.deps.folios.setThreshold(accountOf(c), emisor, dte, umbral);
       const { view } = await readLedger(c, emisor, dte, c.var.deps.clock.now().toISOString().slice(0, 10));
       return ok(c, view, umbral === null ? "Threshold removed" : `Threshold set to ${umbral}: ${view.disponibles} folios available`);
