@@ -132,7 +132,7 @@ export function registerOpenApi(app: OpenAPIHono<AppEnv>): void {
   for (const [name, header] of Object.entries(RESPONSE_HEADERS)) {
     app.openAPIRegistry.registerComponent("headers", name as ResponseHeaderName, header as never);
   }
-  app.openAPIRegistry.registerComponent("parameters", IDEMPOTENCY_KEY_PARAMETER.name, IDEMPOTENCY_KEY_PARAMETER as never);
+  app.openAPIRegistry.registerComponent("parameters", IDEMPOTENCY_KEY_PARAMETER.name, IDEMPOTENCY_KEY_PARAMETER);
   let cached: string | undefined;
   app.get("/openapi.json", (c) => {
     cached ??= JSON.stringify(openApiDocument(app));

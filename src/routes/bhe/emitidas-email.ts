@@ -3,7 +3,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { emailAddress } from "../../platform/validation.ts";
 import { siiServices } from "../../services/sii-context.ts";
@@ -60,8 +60,8 @@ export function registerBheEmitidasEmail(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:write", weight: 2, write: true },
     async (c) => {
-      const { codigo } = valid(c, "param", Params);
-      const body = valid(c, "json", Body);
+      const { codigo } = c.req.valid("param");
+      const body = c.req.valid("json");
       const email = body.destinatario.email;
       const { ctx, sessions } = await siiServices(c);
       const result = await sessions.withClave(body.auth.pass, (jar) => resendBhe(ctx, jar, { codigo, email }));

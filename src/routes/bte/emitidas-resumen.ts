@@ -5,7 +5,8 @@ import { csvText } from "../../lib/csv.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { registerOperation, responseFormat, valid } from "../../platform/operation.ts";
+import { responseFormat } from "../../platform/negotiation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { Formato, IntegerParam } from "../../platform/params.ts";
 import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import { siiServices } from "../../services/sii-context.ts";
@@ -93,11 +94,11 @@ export function registerBteEmitidasResumen(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:read", weight: 2 },
     async (c) => {
-      const { anio } = valid(c, "param", Params);
-      const query = valid(c, "query", Query);
+      const { anio } = c.req.valid("param");
+      const query = c.req.valid("query");
       const { csv_delimiter } = query;
       const formato = responseFormat(c, query.formato, { json: "application/json", csv: "text/csv", html: "text/html" });
-      const { pass } = valid(c, "json", Body).auth;
+      const { pass } = c.req.valid("json").auth;
       const { ctx, sessions } = await siiServices(c);
       const summary = await sessions.withClave(pass, (jar) => annualBte(ctx, jar, anio));
       if (formato === "html") return c.body(encodeLatin1(summary.page), 200, { "content-type": "text/html; charset=ISO-8859-1" });

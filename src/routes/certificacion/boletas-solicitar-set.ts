@@ -2,8 +2,9 @@
 // (the SII's GWT-RPC application, as devlas-cl/dte-sii drives it), as text and parsed into cases.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
+import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
-import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { emailAddress } from "../../platform/validation.ts";
 import { requestBoletaTestSet } from "../../sii/certificacion-boleta.ts";
@@ -32,7 +33,7 @@ export function registerCertificacionBoletasSolicitarSet(app: OpenAPIHono<AppEnv
     }),
     { scope: "sii:write", weight: 5, write: true },
     async (c) => {
-      const { email } = valid(c, "json", BoletaSetBody);
+      const { email } = c.req.valid("json");
       const session = await certificationSession(c);
       if (isDryRun(c))
         return ok(c, { contribuyente: session.contribuyente, texto: "", sets: [] }, "Preview only (dry_run): nothing was requested");

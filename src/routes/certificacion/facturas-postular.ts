@@ -2,8 +2,9 @@
 // certification process (pe_ingrut, pe_datos_empresa, pe_confirma).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
+import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
-import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { DryRun } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { emailAddress } from "../../platform/validation.ts";
@@ -86,7 +87,7 @@ export function registerCertificacionFacturasPostular(app: OpenAPIHono<AppEnv>):
     }),
     { scope: "sii:write", weight: 5, write: true },
     async (c) => {
-      const body = valid(c, "json", ApplyBody);
+      const body = c.req.valid("json");
       const session = await certificationSession(c);
       if (isDryRun(c)) {
         return ok(

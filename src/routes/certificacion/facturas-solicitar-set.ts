@@ -2,8 +2,9 @@
 // (maullin's CGIs), as text and parsed into cases.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
+import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
-import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { DEFAULT_OPTIONAL_SETS, requestTestSet } from "../../sii/certificacion.ts";
 import { CertAuthBody } from "../credentials.ts";
@@ -43,7 +44,7 @@ export function registerCertificacionFacturasSolicitarSet(app: OpenAPIHono<AppEn
       const session = await certificationSession(c);
       if (isDryRun(c))
         return ok(c, { contribuyente: session.contribuyente, texto: "", sets: [] }, "Preview only (dry_run): nothing was requested");
-      const { sets } = valid(c, "json", SetBody);
+      const { sets } = c.req.valid("json");
       return testSetAnswer(
         c,
         session.contribuyente,

@@ -5,7 +5,7 @@ import { encodeLatin1 } from "../../lib/latin1.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente, Formato, Rut } from "../../platform/params.ts";
 import { BYTES, envelope, errorResponses, jsonBody, pathParams } from "../../platform/schemas.ts";
 import { siiServices } from "../../services/sii-context.ts";
@@ -55,9 +55,9 @@ export function registerContribuyentesDatos(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:read", weight: 2 },
     async (c) => {
-      const { contribuyente } = valid(c, "param", Params);
-      const { ambiente, formato } = valid(c, "query", Query);
-      const credential = await parseCertificate(c, valid(c, "json", CertAuthBody).auth.cert);
+      const { contribuyente } = c.req.valid("param");
+      const { ambiente, formato } = c.req.valid("query");
+      const credential = await parseCertificate(c, c.req.valid("json").auth.cert);
       const { ctx, sessions } = await siiServices(c);
       if (formato === "html") {
         const page = await sessions.withCertificate(credential, ambiente, (jar) => taxpayerPage(ctx, jar), contribuyente);

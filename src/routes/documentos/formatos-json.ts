@@ -9,7 +9,7 @@ import { santiagoDate } from "../../lib/dates.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import type { ApiError } from "../../platform/errors.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { MAX_CHARS } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { businessRule } from "../../platform/validation.ts";
@@ -107,7 +107,7 @@ export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:read", weight: WEIGHT },
     async (c) => {
-      const body = valid(c, "json", Body);
+      const body = c.req.valid("json");
       const today = santiagoDate(c.get("deps").clock.now());
       if (body.dte !== undefined) {
         const tipo = body.dte.Encabezado.IdDoc.TipoDTE;

@@ -10,7 +10,7 @@ import { settleCharge } from "../../platform/charge.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { okStream } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { MAX_CHARS, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, headerRefs, IDEMPOTENCY_KEY_PARAMETER, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { trustedCafKeys } from "../../services/caf-keys.ts";
@@ -204,7 +204,7 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:write", weight: WEIGHT },
     async (c) => {
-      const body = valid(c, "json", Body);
+      const body = c.req.valid("json");
       const pause = batchYielder();
       // Counted before any is checked, so the 400 names the limit and the count.
       checkDocumentCount("dte", Array.isArray(body.dte) ? body.dte.length : 1);

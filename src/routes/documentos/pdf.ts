@@ -7,7 +7,7 @@ import { pdfDocument } from "../../dte/render/pdf.ts";
 import { bytesToBase64 } from "../../lib/encoding.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { MAX_CHARS } from "../../platform/params.ts";
 import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import {
@@ -88,7 +88,7 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:read", weight: WEIGHT },
     async (c) => {
-      const body = valid(c, "json", Body);
+      const body = c.req.valid("json");
       const contents = await readXmlField(body.xml);
       if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
       checkDocumentCount("xml", contents.dtes.length, contents.kind);

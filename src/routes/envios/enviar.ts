@@ -5,9 +5,10 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { santiagoIso } from "../../lib/dates.ts";
 import type { AppEnv } from "../../platform/context.ts";
+import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
-import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente, DryRun } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { siiServices } from "../../services/sii-context.ts";
@@ -70,8 +71,8 @@ export function registerEnviosEnviar(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:write", weight: 5, write: true },
     async (c) => {
-      const { ambiente } = valid(c, "query", Query);
-      const body = valid(c, "json", Body);
+      const { ambiente } = c.req.valid("query");
+      const body = c.req.valid("json");
       const report = await inspectXmlField(body.xml);
       if (report.kind === "DTE") {
         throw refused("xml is a lone DTE: send it inside an EnvioDTE (documentos/generar returns one as envio_xml)", [

@@ -3,7 +3,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { siiServices } from "../../services/sii-context.ts";
@@ -98,9 +98,9 @@ export function registerEnviosEstado(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:read", weight: 1 },
     async (c) => {
-      const { emisor, track_id } = valid(c, "param", Params);
-      const { ambiente, servicio } = valid(c, "query", Query);
-      const credential = await parseCertificate(c, valid(c, "json", CertAuthBody).auth.cert);
+      const { emisor, track_id } = c.req.valid("param");
+      const { ambiente, servicio } = c.req.valid("query");
+      const credential = await parseCertificate(c, c.req.valid("json").auth.cert);
       const { ctx, sessions } = await siiServices(c);
       const status = await sessions.withDteToken(
         credential,

@@ -10,7 +10,7 @@ import { findChild } from "../../dte/xml/parse.ts";
 import { chargeUnits } from "../../platform/charge.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { trustedCafKeys } from "../../services/caf-keys.ts";
@@ -150,8 +150,8 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:read", weight: WEIGHT },
     async (c) => {
-      const { ambiente } = valid(c, "query", Query);
-      const body = valid(c, "json", Body);
+      const { ambiente } = c.req.valid("query");
+      const body = c.req.valid("json");
       // Counted on a plain read first, so an envelope too large is refused before any signature is checked.
       const plain = await readXmlField(body.xml);
       checkDocumentCount("xml", plain.dtes.length, plain.kind);

@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { readLedger } from "../../services/folio-ledger.ts";
 import { callerOf } from "../../services/sii-context.ts";
@@ -25,7 +25,7 @@ export function registerFoliosLedgerGet(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:read", weight: 1 },
     async (c) => {
-      const { emisor, dte } = valid(c, "param", LedgerParams);
+      const { emisor, dte } = c.req.valid("param");
       const { deps, account } = callerOf(c);
       const { ranges, view } = await readLedger(deps, account(), emisor, dte);
       if (ranges.length === 0) {

@@ -4,7 +4,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { addCaf } from "../../services/folio-ledger.ts";
 import { callerOf } from "../../services/sii-context.ts";
@@ -39,8 +39,8 @@ export function registerFoliosLedgerPost(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:write", weight: 1 },
     async (c) => {
-      const { emisor, dte } = valid(c, "param", LedgerParams);
-      const { caf: file } = valid(c, "json", Body);
+      const { emisor, dte } = c.req.valid("param");
+      const { caf: file } = c.req.valid("json");
       const { deps, account } = callerOf(c);
       const added = await addCaf(deps, account(), emisor, dte, file);
       return ok(c, added, `Folios ${added.rango.desde} to ${added.rango.hasta} added`);

@@ -4,7 +4,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { readLedger } from "../../services/folio-ledger.ts";
 import { callerOf } from "../../services/sii-context.ts";
@@ -38,8 +38,8 @@ export function registerFoliosLedgerThreshold(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:write", weight: 1 },
     async (c) => {
-      const { emisor, dte } = valid(c, "param", LedgerParams);
-      const { umbral } = valid(c, "json", Body);
+      const { emisor, dte } = c.req.valid("param");
+      const { umbral } = c.req.valid("json");
       const { deps, account } = callerOf(c);
       await deps.folios.setThreshold(account(), emisor, dte, umbral);
       const { view } = await readLedger(deps, account(), emisor, dte);

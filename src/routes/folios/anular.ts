@@ -2,8 +2,9 @@
 // folios at the SII (certificate session). Irreversible: never retried; Idempotency-Key honoured.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
+import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
-import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { callerOf, siiServices } from "../../services/sii-context.ts";
@@ -40,9 +41,9 @@ export function registerFoliosAnular(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:write", weight: 5, write: true },
     async (c) => {
-      const { emisor, dte, folio_inicial, folio_final } = valid(c, "param", Params);
-      const { ambiente } = valid(c, "query", Query);
-      const credential = await parseCertificate(c, valid(c, "json", CertAuthBody).auth.cert);
+      const { emisor, dte, folio_inicial, folio_final } = c.req.valid("param");
+      const { ambiente } = c.req.valid("query");
+      const credential = await parseCertificate(c, c.req.valid("json").auth.cert);
       const count = folio_final - folio_inicial + 1;
       if (isDryRun(c)) {
         return ok(

@@ -4,9 +4,10 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { bytesToBase64 } from "../../lib/encoding.ts";
 import type { AppEnv } from "../../platform/context.ts";
+import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
-import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente, DryRun, IntegerParam, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { addCaf } from "../../services/folio-ledger.ts";
@@ -58,9 +59,9 @@ export function registerFoliosSolicitar(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:write", weight: 5, write: true },
     async (c) => {
-      const { emisor, dte, cantidad } = valid(c, "param", Params);
-      const { ambiente } = valid(c, "query", Query);
-      const body = valid(c, "json", Body);
+      const { emisor, dte, cantidad } = c.req.valid("param");
+      const { ambiente } = c.req.valid("query");
+      const body = c.req.valid("json");
       const credential = await parseCertificate(c, body.auth.cert);
       if (isDryRun(c)) {
         const data = {

@@ -5,7 +5,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { siiContext } from "../../services/sii-context.ts";
 import { correccionYear } from "../../sii/indicadores.ts";
@@ -65,7 +65,7 @@ export function registerIndicadoresCorreccionMonetaria(app: OpenAPIHono<AppEnv>)
     }),
     { scope: "sii:read", weight: 1 },
     async (c) => {
-      const { anio } = valid(c, "param", Params);
+      const { anio } = c.req.valid("param");
       const ctx = await siiContext(c);
       // The key names the matrix reading: a table cached by the former column reading is not served again.
       const year = await cachedYear(

@@ -4,7 +4,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { siiContext } from "../../services/sii-context.ts";
 import { segundaCategoriaYear } from "../../sii/indicadores.ts";
@@ -53,7 +53,7 @@ export function registerIndicadoresImpuestoSegundaCategoria(app: OpenAPIHono<App
     }),
     { scope: "sii:read", weight: 1 },
     async (c) => {
-      const { anio, mes } = valid(c, "param", Params);
+      const { anio, mes } = c.req.valid("param");
       const ctx = await siiContext(c);
       // Not `segunda:`: a year cached by the former reader (amounts with `$` dropped) is not served again.
       const year = await cachedYear(

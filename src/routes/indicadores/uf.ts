@@ -4,7 +4,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { siiContext } from "../../services/sii-context.ts";
@@ -47,7 +47,7 @@ export function registerIndicadoresUf(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:read", weight: 1 },
     async (c) => {
-      const { anio, mes, dia } = valid(c, "param", Params);
+      const { anio, mes, dia } = c.req.valid("param");
       const date = new Date(Date.UTC(anio, mes - 1, dia));
       if (date.getUTCMonth() !== mes - 1) {
         throw new ApiError(400, "VALIDATION_ERROR", `${anio}-${mes}-${dia} is not a date`, {

@@ -5,7 +5,7 @@ import type { Context } from "hono";
 import type { SigningCredential } from "../../certificates/credentials.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { type Access, registerOperation, valid } from "../../platform/operation.ts";
+import { type Access, registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { siiServices } from "../../services/sii-context.ts";
 import type { Ambiente } from "../../sii/hosts.ts";
@@ -49,9 +49,9 @@ export function registerDocumentQuery<D extends object>(app: OpenAPIHono<AppEnv>
     }),
     query.access,
     async (c) => {
-      const { emisor, dte, folio } = valid(c, "param", DocumentParams);
-      const { ambiente } = valid(c, "query", AmbienteQuery);
-      const credential = await parseCertificate(c, valid(c, "json", CertAuthBody).auth.cert);
+      const { emisor, dte, folio } = c.req.valid("param");
+      const { ambiente } = c.req.valid("query");
+      const credential = await parseCertificate(c, c.req.valid("json").auth.cert);
       const ref = { emisor, tipo: dte, folio };
       const data = await withReclamosToken(c, credential, ambiente, (ctx, token) => query.answer(ctx, ambiente, token, ref));
       return ok(c, { emisor, dte, folio, ...data });

@@ -3,9 +3,10 @@
 // retried; a batch stops at the first upstream failure and says which documents were not sent.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
+import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
-import { isDryRun, registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente, DryRun, IntegerEnum, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { businessRule } from "../../platform/validation.ts";
@@ -121,8 +122,8 @@ export function registerIntercambiosRespuestaSii(app: OpenAPIHono<AppEnv>): void
     }),
     { scope: "sii:write", weight: 5, write: true },
     async (c) => {
-      const { ambiente } = valid(c, "query", Query);
-      const body = valid(c, "json", Body);
+      const { ambiente } = c.req.valid("query");
+      const body = c.req.valid("json");
       const credential = await parseCertificate(c, body.auth.cert);
 
       const results: z.output<typeof Result>["data"]["documentos"] = [];

@@ -2,7 +2,7 @@
 // the purchases download, step 3 (documents): the finished file's documents (registros checked against the request's count).
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { answerAsync } from "./factory.ts";
 import { AmbienteQuery, Dte, Estado, FileEnvelope, RcvAuthBody, RcvPeriodo, Receptor, SolicitudId } from "./schema.ts";
@@ -24,7 +24,7 @@ export function registerRcvComprasAsyncDetalle(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:read", weight: 2 },
     (c) => {
-      const { receptor, periodo, solicitud_id, dte, estado } = valid(c, "param", Params);
+      const { receptor, periodo, solicitud_id, dte, estado } = c.req.valid("param");
       return answerAsync(c, "detalle", { rut: receptor, periodo, tipo: dte, operacion: "COMPRA", estado }, solicitud_id);
     },
   );

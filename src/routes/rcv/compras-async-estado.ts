@@ -2,7 +2,7 @@
 // the purchases download, step 2 (state): the download request's state (CREADO, EN PROCESO, TERMINADO).
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { answerAsync } from "./factory.ts";
 import { AmbienteQuery, Dte, Estado, JobEnvelope, RcvAuthBody, RcvPeriodo, Receptor, SolicitudId } from "./schema.ts";
@@ -24,7 +24,7 @@ export function registerRcvComprasAsyncEstado(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:read", weight: 1 },
     (c) => {
-      const { receptor, periodo, solicitud_id, dte, estado } = valid(c, "param", Params);
+      const { receptor, periodo, solicitud_id, dte, estado } = c.req.valid("param");
       return answerAsync(c, "estado", { rut: receptor, periodo, tipo: dte, operacion: "COMPRA", estado }, solicitud_id);
     },
   );

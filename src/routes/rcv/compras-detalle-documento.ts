@@ -4,7 +4,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { checkEmptyType } from "../../services/rcv.ts";
@@ -45,9 +45,9 @@ export function registerRcvComprasDetalleDocumento(app: OpenAPIHono<AppEnv>): vo
     }),
     { scope: "sii:read", weight: 1 },
     async (c) => {
-      const { receptor, periodo, dte, folio } = valid(c, "param", Params);
+      const { receptor, periodo, dte, folio } = c.req.valid("param");
       checkPeriodo(c, periodo);
-      const { auth } = valid(c, "json", RcvAuthBody);
+      const { auth } = c.req.valid("json");
       const { ctx, sessions } = await siiServices(c);
       const found = await withRcvSession(c, sessions, receptor, auth, async (jar) => {
         const { rows, documentos, emptyStates } = await rcvPurchaseByFolio(ctx, jar, { rut: receptor, periodo }, dte, folio);

@@ -2,7 +2,7 @@
 // period, of one type or (dte 0) every type with detail.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, pathParams } from "../../platform/schemas.ts";
 import { answerDetail } from "./factory.ts";
 import { DetailQuery, DetailResponse, Dte, Estado, RcvAuthBody, RcvPeriodo, Receptor } from "./schema.ts";
@@ -24,7 +24,7 @@ export function registerRcvComprasDetalle(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:read", weight: 2 },
     (c) => {
-      const { receptor, periodo, dte, estado } = valid(c, "param", Params);
+      const { receptor, periodo, dte, estado } = c.req.valid("param");
       return answerDetail(c, { rut: receptor, periodo, operacion: "COMPRA", estado }, dte);
     },
   );

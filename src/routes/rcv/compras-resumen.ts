@@ -1,7 +1,7 @@
 // POST /api/v1/sii/rcv/compras/resumen/{receptor}/{periodo}/{estado}: the purchases summary of a period.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { answerSummary } from "./factory.ts";
 import { AmbienteQuery, Estado, RcvAuthBody, RcvPeriodo, Receptor, Summary } from "./schema.ts";
@@ -26,7 +26,7 @@ export function registerRcvComprasResumen(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:read", weight: 2 },
     (c) => {
-      const { receptor, periodo, estado } = valid(c, "param", Params);
+      const { receptor, periodo, estado } = c.req.valid("param");
       return answerSummary(c, { rut: receptor, periodo, operacion: "COMPRA", estado });
     },
   );

@@ -6,9 +6,11 @@ import type { Context } from "hono";
 import { santiagoDate } from "../../lib/dates.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import type { AppEnv } from "../../platform/context.ts";
+import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError, type FieldError } from "../../platform/errors.ts";
-import { type Access, isDryRun, registerOperation, responseFormat, valid } from "../../platform/operation.ts";
+import { responseFormat } from "../../platform/negotiation.ts";
+import { type Access, type ContextWith, registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { fieldPath } from "../../platform/validation.ts";
 import {
@@ -27,7 +29,7 @@ import type { SiiContext } from "../../sii/http.ts";
 import type { AsyncQuery, RcvQuery } from "../../sii/rcv.ts";
 import type { SiiSessions } from "../../sii/session-service.ts";
 import { parseCertificate } from "../credentials.ts";
-import { DetailQuery, type RcvAuth, RcvAuthBody, WriteQuery, Written } from "./schema.ts";
+import { type DetailQuery, type RcvAuth, WriteQuery, Written } from "./schema.ts";
 import { COMMIT_CHARS, heldAnswer, JSON_FORMAT, type StreamFormat, streamJson } from "./stream.ts";
 
 /** The SII's first RCV period. */
@@ -82,9 +84,9 @@ export function answerInSession(
 }
 
 /** The period's summary; the SII's answer is kept whole under `sii`, `resumen` is the same rows with plain names. */
-export async function answerSummary(c: Context<AppEnv>, q: RcvQuery): Promise<Response> {
+export async function answerSummary(c: ContextWith<{ json: { auth: RcvAuth } }>, q: RcvQuery): Promise<Response> {
   checkPeriodo(c, q.periodo);
-  const { auth } = valid(c, "json", RcvAuthBody);
+  const { auth } = c.req.valid("json");
   const { ctx, sessions } = await siiServices(c);
   const summary = await withRcvSession(c, sessions, q.rut, auth, (jar) => readSummary(ctx, jar, q));
   return ok(c, summary, summary.total_documentos ? "OK" : "The period has no documents");
@@ -95,11 +97,15 @@ export async function answerSummary(c: Context<AppEnv>, q: RcvQuery): Promise<Re
  * types kept only as totals, such as boletas, are listed as such), or with `formato=csv` the SII's
  * own export as received.
  */
-export async function answerDetail(c: Context<AppEnv>, q: RcvQuery, dte: number): Promise<Response> {
+export async function answerDetail(
+  c: ContextWith<{ json: { auth: RcvAuth }; query: z.output<typeof DetailQuery> }>,
+  q: RcvQuery,
+  dte: number,
+): Promise<Response> {
   checkPeriodo(c, q.periodo);
-  const { auth } = valid(c, "json", RcvAuthBody);
+  const { auth } = c.req.valid("json");
   const { ctx, sessions } = await siiServices(c);
-  const formato = responseFormat(c, valid(c, "query", DetailQuery).formato, { json: "application/json", csv: "text/csv" });
+  const formato = responseFormat(c, c.req.valid("query").formato, { json: "application/json", csv: "text/csv" });
   if (formato === "csv") {
     const name = detailCsvName(q);
     return answerInSession(c, sessions, q.rut, auth, (jar) => detailCsvLines(ctx, jar, q, dte), {
@@ -118,13 +124,13 @@ export const KEEP_RAW_CHARS = COMMIT_CHARS / 4;
  * `estado` reads the request's state, `detalle` answers the finished file's documents.
  */
 export async function answerAsync(
-  c: Context<AppEnv>,
+  c: ContextWith<{ json: { auth: RcvAuth } }>,
   step: "solicitar" | "estado" | "detalle",
   q: AsyncQuery,
   solicitudId = 0,
 ): Promise<Response> {
   checkPeriodo(c, q.periodo);
-  const { auth } = valid(c, "json", RcvAuthBody);
+  const { auth } = c.req.valid("json");
   const { ctx, sessions } = await siiServices(c);
   return withRcvSession(c, sessions, q.rut, auth, async (jar) => {
     if (step === "solicitar") return ok(c, await requestDownload(ctx, jar, q), "Download requested; poll its state");
@@ -155,24 +161,27 @@ function refuse(errors: FieldError[]): void {
   if (errors.length) throw new ApiError(400, "VALIDATION_ERROR", `Invalid ${errors.map((e) => e.path).join(", ")}`, { errors });
 }
 
-/** A write: its payload is validated strictly (`check`) before anything is sent; `dry_run` stops there. */
-export interface WriteSpec<P extends z.ZodObject & z.ZodType<{ periodo: string }>, B extends z.ZodType<{ auth: RcvAuth }>> {
+/**
+ * A write: its payload is validated strictly (`check`) before anything is sent; `dry_run` stops
+ * there. Typed by the schemas' outputs, so the route built from them types its handler's input.
+ */
+export interface WriteSpec<Params extends { periodo: string }, Body extends { auth: RcvAuth }> {
   path: string;
   access: Access;
   summary: string;
   /** How the SII-side call is known (the operation's description). */
   description?: string;
-  params: P;
+  params: z.ZodObject & z.ZodType<Params>;
   /** The taxpayer whose register is written. */
-  rut: (params: z.output<P>) => string;
-  body: B;
-  check?: (body: z.output<B>, params: z.output<P>) => FieldError[];
-  send: (ctx: SiiContext, jar: CookieJar, rut: string, body: z.output<B>, params: z.output<P>) => Promise<Record<string, unknown>>;
+  rut: (params: Params) => string;
+  body: z.ZodType<Body>;
+  check?: (body: Body, params: Params) => FieldError[];
+  send: (ctx: SiiContext, jar: CookieJar, rut: string, body: Body, params: Params) => Promise<Record<string, unknown>>;
 }
 
-export function registerRcvWrite<P extends z.ZodObject & z.ZodType<{ periodo: string }>, B extends z.ZodType<{ auth: RcvAuth }>>(
+export function registerRcvWrite<Params extends { periodo: string }, Body extends { auth: RcvAuth }>(
   app: OpenAPIHono<AppEnv>,
-  spec: WriteSpec<P, B>,
+  spec: WriteSpec<Params, Body>,
 ): void {
   registerOperation(
     app,
@@ -189,10 +198,10 @@ export function registerRcvWrite<P extends z.ZodObject & z.ZodType<{ periodo: st
     }),
     spec.access,
     async (c) => {
-      const params = valid(c, "param", spec.params);
+      const params = c.req.valid("param");
       const rut = spec.rut(params);
       checkPeriodo(c, params.periodo);
-      const body = valid(c, "json", spec.body);
+      const body = c.req.valid("json");
       refuse(spec.check?.(body, params) ?? []);
       if (isDryRun(c))
         return ok(

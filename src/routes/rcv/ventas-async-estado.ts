@@ -2,7 +2,7 @@
 // the sales download, step 2 (state): the download request's state (CREADO, EN PROCESO, TERMINADO).
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { answerAsync } from "./factory.ts";
 import { AmbienteQuery, Dte, Emisor, JobEnvelope, RcvAuthBody, RcvPeriodo, SolicitudId } from "./schema.ts";
@@ -24,7 +24,7 @@ export function registerRcvVentasAsyncEstado(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:read", weight: 1 },
     (c) => {
-      const { emisor, periodo, solicitud_id, dte } = valid(c, "param", Params);
+      const { emisor, periodo, solicitud_id, dte } = c.req.valid("param");
       return answerAsync(c, "estado", { rut: emisor, periodo, tipo: dte, operacion: "VENTA", estado: "REGISTRO" }, solicitud_id);
     },
   );

@@ -2,7 +2,7 @@
 // or (dte 0) every type with detail.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, pathParams } from "../../platform/schemas.ts";
 import { answerDetail } from "./factory.ts";
 import { DetailQuery, DetailResponse, Dte, Emisor, RcvAuthBody, RcvPeriodo } from "./schema.ts";
@@ -24,7 +24,7 @@ export function registerRcvVentasDetalle(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:read", weight: 2 },
     (c) => {
-      const { emisor, periodo, dte } = valid(c, "param", Params);
+      const { emisor, periodo, dte } = c.req.valid("param");
       return answerDetail(c, { rut: emisor, periodo, operacion: "VENTA", estado: "REGISTRO" }, dte);
     },
   );

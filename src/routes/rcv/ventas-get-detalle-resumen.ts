@@ -4,7 +4,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { siiServices } from "../../services/sii-context.ts";
 import { salesSummaryDetail } from "../../sii/rcv-summary-detail.ts";
@@ -62,9 +62,9 @@ export function registerRcvVentasGetDetalleResumen(app: OpenAPIHono<AppEnv>): vo
     }),
     { scope: "sii:read", weight: 2 },
     async (c) => {
-      const { emisor, periodo } = valid(c, "param", Params);
+      const { emisor, periodo } = c.req.valid("param");
       checkPeriodo(c, periodo);
-      const { auth } = valid(c, "json", RcvAuthBody);
+      const { auth } = c.req.valid("json");
       const { ctx, sessions } = await siiServices(c);
       const { resumenes, sii } = await withRcvSession(c, sessions, emisor, auth, (jar) => salesSummaryDetail(ctx, jar, emisor, periodo));
       return ok(c, { rut: emisor, periodo, resumenes, sii });

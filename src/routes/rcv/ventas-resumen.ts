@@ -1,7 +1,7 @@
 // POST /api/v1/sii/rcv/ventas/resumen/{emisor}/{periodo}: the sales summary of a period.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { answerSummary } from "./factory.ts";
 import { AmbienteQuery, Emisor, RcvAuthBody, RcvPeriodo, Summary } from "./schema.ts";
@@ -26,7 +26,7 @@ export function registerRcvVentasResumen(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "sii:read", weight: 2 },
     (c) => {
-      const { emisor, periodo } = valid(c, "param", Params);
+      const { emisor, periodo } = c.req.valid("param");
       return answerSummary(c, { rut: emisor, periodo, operacion: "VENTA", estado: "REGISTRO" });
     },
   );

@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError, type FieldError } from "../../platform/errors.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { proxyUrlProblem, proxyView, readProxy, sealPassword, writeProxy } from "../../services/proxy-settings.ts";
 import { callerOf } from "../../services/sii-context.ts";
@@ -32,7 +32,7 @@ export function registerSettingsPutProxy(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "settings:write", weight: 1 },
     async (c) => {
-      const input = valid(c, "json", ProxySettingsInput);
+      const input = c.req.valid("json");
       // The form and the rules between fields are the schema's; whether the address may be used
       // depends on the operator's policy (ALLOW_PRIVATE_PROXY): a business rule checked here, 400.
       const url = input.url ?? null;

@@ -10,7 +10,7 @@ import { ADDRESS_CLASSES, PROXY_NOT_ALLOWED } from "../../lib/address-policy.ts"
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { siiContext } from "../../services/sii-context.ts";
@@ -72,7 +72,7 @@ export function registerSettingsTestProxy(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "settings:write", weight: 1 },
     async (c) => {
-      const { ambiente } = valid(c, "query", Query);
+      const { ambiente } = c.req.valid("query");
       const ctx = await siiContext(c);
       if (!ctx.proxy) throw new ApiError(400, "VALIDATION_ERROR", "No proxy is enabled for this account: PUT /api/v1/settings/proxy first");
       const target = `https://${siiHosts(ambiente).dte}`;

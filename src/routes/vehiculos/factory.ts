@@ -5,7 +5,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { type Access, registerOperation, valid } from "../../platform/operation.ts";
+import { type Access, registerOperation } from "../../platform/operation.ts";
 import { IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
 import type { Categoria, CategoryCatalog } from "../../sii/vehiculos-index.ts";
@@ -49,8 +49,8 @@ export function registerCategoryList<L extends string>(app: OpenAPIHono<AppEnv>,
     }),
     op.access,
     async (c) => {
-      const { categoria } = valid(c, "param", Params);
-      const { anio_tasa } = valid(c, "query", AnioTasaQuery);
+      const { categoria } = c.req.valid("param");
+      const { anio_tasa } = c.req.valid("query");
       // The path schema lets only 1 to 3 through.
       const view = await catalogFor(c, categoria as Categoria, anio_tasa);
       const data = { categoria, anio: view.anio, [op.list]: op.pick(view.catalog) };

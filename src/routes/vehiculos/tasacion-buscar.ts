@@ -6,7 +6,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError, type FieldError } from "../../platform/errors.ts";
-import { registerOperation, valid } from "../../platform/operation.ts";
+import { registerOperation } from "../../platform/operation.ts";
 import { MAX_CHARS } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { FIRST_APPRAISAL_YEAR } from "../../sii/vehiculos.ts";
@@ -191,7 +191,7 @@ export function registerVehiculosTasacionBuscar(app: OpenAPIHono<AppEnv>): void 
     }),
     { scope: "sii:read", weight: 2 },
     async (c) => {
-      const body = valid(c, "json", Body);
+      const body = c.req.valid("json");
       const { categoria, tipo } = required(body);
       let view = await catalogFor(c, categoria, body.anio_tasa);
       const findTipo = () => view.catalog.tipos.find((t) => (typeof tipo === "number" ? t.id === tipo : fold(t.name) === fold(tipo)));
