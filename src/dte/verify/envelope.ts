@@ -7,7 +7,7 @@
 // SII's schemas do not place in a DTE, an ID carried twice, a key field given twice) are findings.
 
 import { nextTurn, type Pause, yielder } from "../../lib/yielder.ts";
-import { unsafeXmlReason } from "../xml/guard.ts";
+import { unsafeXmlReason, unsafeXmlReasonAsync } from "../xml/guard.ts";
 import {
   childElements,
   childText,
@@ -171,7 +171,10 @@ export const readingPause = (): Pause => yielder(10, 10);
 export async function readEnvelopeAsync(bytes: Uint8Array<ArrayBuffer>, pause: Pause = readingPause()): Promise<EnvelopeContents> {
   let doc: XmlDocument;
   try {
-    const text = screened(await decodeXmlBytesAsync(bytes, nextTurn));
+    const text = await decodeXmlBytesAsync(bytes, nextTurn);
+    await pause();
+    const unsafe = await unsafeXmlReasonAsync(text, pause);
+    if (unsafe) throw new EnvelopeUnreadable(unsafe);
     await pause();
     doc = await parseXmlAsync(text, { pause });
   } catch (err) {
