@@ -19,7 +19,13 @@ export const slicedJsonBody: MiddlewareHandler = async (c, next) => {
   const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim() ?? "";
   if (!(length > SLICED_JSON_BODY) || !JSON_TYPE.test(type) || !c.req.raw.body) return next();
   const pause = yielder(5, 8);
-  const bytes = await bodyBytes(c.req.raw.body, length, pause);
+  let bytes: Uint8Array<ArrayBuffer>;
+  try {
+    bytes = await bodyBytes(c.req.raw.body, pause);
+  } catch {
+    // The client went away mid-body: the validator's own reading answers it, as before.
+    return next();
+  }
   // Kept where Hono looks for a body already read, so every later reader gets these bytes.
   Object.assign(c.req.bodyCache, { arrayBuffer: Promise.resolve(bytes.buffer) });
   let parsed: unknown;
@@ -34,24 +40,24 @@ export const slicedJsonBody: MiddlewareHandler = async (c, next) => {
 };
 
 /**
- * The body's bytes, copied a chunk at a time into one buffer of the declared length (reading it
- * whole joined ~12 MB in one step). A body longer than declared is not the server's to read: the
- * runtime's HTTP parser holds it to its Content-Length.
+ * The body's bytes, joined a chunk at a time (reading it whole joined ~12 MB in one step). Memory
+ * grows with what arrived, never with what was declared: a client declaring 32 MiB and sending
+ * slowly holds no more than it sent.
  */
-async function bodyBytes(body: ReadableStream<Uint8Array>, length: number, pause: Pause): Promise<Uint8Array<ArrayBuffer>> {
-  let out = new Uint8Array(length);
-  let at = 0;
+async function bodyBytes(body: ReadableStream<Uint8Array>, pause: Pause): Promise<Uint8Array<ArrayBuffer>> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
   const reader = body.getReader();
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    const chunk = read.value;
-    if (at + chunk.length > out.length) {
-      const grown = new Uint8Array(Math.max(2 * out.length, at + chunk.length));
-      grown.set(out.subarray(0, at));
-      out = grown;
-    }
+    chunks.push(read.value);
+    size += read.value.length;
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
     out.set(chunk, at);
     at += chunk.length;
     await pause();
   }
-  return at === out.length ? out : out.slice(0, at);
+  return out;
 }
