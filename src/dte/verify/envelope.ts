@@ -165,7 +165,7 @@ export function readEnvelope(bytes: Uint8Array<ArrayBuffer>): EnvelopeContents {
 export const readingPause = (): Pause => yielder(10, 10);
 
 /**
- * The same reading as `readEnvelope` in slices that yield (decoding by the MiB, the parse by the
+ * The same reading as `readEnvelope` in slices that yield (decoding by 256 KiB, the screen and the parse by the
  * thousand items): an envelope of 2 000 documents took 0.6–1.2 s in one step.
  */
 export async function readEnvelopeAsync(bytes: Uint8Array<ArrayBuffer>, pause: Pause = readingPause()): Promise<EnvelopeContents> {
