@@ -6,7 +6,19 @@ import { parseUpstream } from "./sii/transport.ts";
 
 export type EnvVars = Record<string, unknown>;
 
-const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/**
+ * The body limit when MAX_BODY_BYTES is not set. The SII's largest envelope (2 000 DTEs, EnvioDTE_v10.xsd)
+ * is 13 to 19 MB in base64, and the `xml` field admits 24 MiB: 32 MiB takes it with a certificate or a
+ * logo beside it. Memory stays bounded by the body: reading an envelope of 2 000 documents (12 MB)
+ * peaked at ~130 MiB of heap and ~115 MiB of buffers on Node, about 20 times the body, and the counts
+ * (documents, lines) are checked before the costlier work.
+ */
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+/**
+ * The Worker's default: an isolate has 128 MB of memory (its request bodies may be up to 100 MB on
+ * the paid plan, so memory binds first). At ~20 times the body, 10 MiB is what an isolate can read.
+ */
+export const WORKERS_MAX_BODY_BYTES = 10 * 1024 * 1024;
 export const MIN_ADMIN_TOKEN = 32;
 /** Sandbox mode only, so a fresh clone runs without setup. Live mode must set SECRET_KEY. */
 const SANDBOX_SECRET_KEY = "sandbox-only-secret-key-never-used-in-live-mode";
@@ -26,10 +38,11 @@ function trustAnchors(pem: string | undefined): Uint8Array[] | undefined {
   return certificates;
 }
 
-export function configFromEnv(env: EnvVars): Config {
+/** The settings of `env`; `defaultMaxBodyBytes` is the runtime's body limit when MAX_BODY_BYTES is not set. */
+export function configFromEnv(env: EnvVars, defaultMaxBodyBytes = DEFAULT_MAX_BODY_BYTES): Config {
   const upstream = parseUpstream(text(env, "SII_UPSTREAM"));
   const maxBody = text(env, "MAX_BODY_BYTES");
-  const maxBodyBytes = maxBody === undefined ? DEFAULT_MAX_BODY_BYTES : Number(maxBody);
+  const maxBodyBytes = maxBody === undefined ? defaultMaxBodyBytes : Number(maxBody);
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new Error("MAX_BODY_BYTES must be a positive integer");
   const egressSecret = text(env, "EGRESS_SECRET");
   if (egressSecret !== undefined && egressSecret.length < 32) throw new Error("EGRESS_SECRET must be at least 32 characters");

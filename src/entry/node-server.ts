@@ -160,7 +160,7 @@ export interface ServerLimits {
 
 export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   headersTimeoutMs: 20_000,
-  // 10 MiB (MAX_BODY_BYTES) at 100 KiB/s; the egress's sealed bodies are up to about 18 MiB.
+  // 32 MiB (MAX_BODY_BYTES) at 200 KiB/s; the egress's sealed bodies are up to about 57 MiB.
   requestTimeoutMs: 180_000,
   keepAliveTimeoutMs: 5_000,
   maxHeadersCount: 100,

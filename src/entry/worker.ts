@@ -12,7 +12,7 @@ import {
 } from "../adapters/cloudflare/stores.ts";
 import { workerTransport } from "../adapters/cloudflare/transport.ts";
 import { createApp } from "../app.ts";
-import { configFromEnv, consoleLogger, systemClock } from "../config.ts";
+import { configFromEnv, consoleLogger, systemClock, WORKERS_MAX_BODY_BYTES } from "../config.ts";
 import { isLoopbackHost } from "../lib/address-policy.ts";
 import { requestIdFor } from "../platform/request.ts";
 import { DOCS_CSP } from "../platform/security-headers.ts";
@@ -45,7 +45,7 @@ export interface WorkerEnv {
 const built = new WeakMap<WorkerEnv, Promise<Deps>>();
 
 async function buildDeps(env: WorkerEnv): Promise<Deps> {
-  const config = configFromEnv(env as unknown as Record<string, unknown>);
+  const config = configFromEnv(env as unknown as Record<string, unknown>, WORKERS_MAX_BODY_BYTES);
   const deps: Deps = {
     tokens: kvTokenStore(env.TOKENS),
     settings: kvSettingsStore(env.SETTINGS),

@@ -1,6 +1,8 @@
 // The success envelope every JSON answer uses.
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { yielder } from "../lib/yielder.ts";
+import { gathered, jsonPieces } from "./json-pieces.ts";
 
 /**
  * The same success envelope with `data` given as pieces of its JSON text, streamed out as they
@@ -31,4 +33,12 @@ export function okStream(c: Context, data: AsyncIterable<string>, message = "OK"
 
 export function ok<T, S extends ContentfulStatusCode = 200>(c: Context, data: T, message = "OK", status?: S) {
   return c.json({ success: true as const, message, data, timestamp: new Date().toISOString() }, (status ?? 200) as S);
+}
+
+/**
+ * `ok(c, data)`'s answer, byte for byte, serialized a piece at a time in slices of at most 5 ms
+ * (`json-pieces.ts`): for the answers of the reading operations at the SII's maxima.
+ */
+export function okInPieces(c: Context, data: unknown, message = "OK"): Response {
+  return okStream(c, gathered(jsonPieces(data, yielder(5, 64))), message);
 }

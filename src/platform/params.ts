@@ -8,7 +8,7 @@ import { parseRut } from "../lib/rut.ts";
  * The longest value each kind of request string takes, in characters: every string a request
  * carries has one, in the schema and so in the document, so no field takes megabytes that a
  * handler could copy into its answer. Sized well above what the field holds, and below the body
- * limit (`MAX_BODY_BYTES`, 10 MiB by default).
+ * limit (`MAX_BODY_BYTES`, 32 MiB by default; 10 MiB on Workers).
  */
 export const MAX_CHARS = {
   /** `76.192.083-9`: 8 digits, 2 dots, a hyphen and the check digit. */
@@ -31,8 +31,8 @@ export const MAX_CHARS = {
   caf: 64 * 1024,
   /**
    * A DTE, EnvioDTE or EnvioBOLETA in base64. The SII's largest envelope, 2 000 DTEs of some 5 to
-   * 7 KB each, is 13 to 19 MB in base64: above the default body limit, which then binds (an
-   * operator who takes such envelopes raises MAX_BODY_BYTES; an EnvioBOLETA's 500 fit under it).
+   * 7 KB each, is 13 to 19 MB in base64: inside the default body limit (32 MiB); on Workers the
+   * limit is 10 MiB (an isolate's memory), where an EnvioBOLETA's 500 fit.
    */
   xml: 24 * 1024 * 1024,
   /** A logo image (JPEG or PNG) in base64. */

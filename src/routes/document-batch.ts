@@ -22,7 +22,7 @@ export const MAX_BATCH_BOLETAS = MAX_DOCUMENTS.EnvioBOLETA;
 export const MAX_DOCUMENT_LINES = 1000;
 /**
  * Detalle lines of all the documents of one request: 30 a document on average at the largest
- * envelope. The body limit (MAX_BODY_BYTES, 10 MiB) alone would let ~230 000 minimal lines
+ * envelope. The body limit (MAX_BODY_BYTES, 32 MiB) alone would let ~740 000 minimal lines
  * through (`{"NmbItem":"x","QtyItem":1,"PrcItem":1}` is 45 bytes), and each line costs work in
  * every operation (normalized, serialized, digested, drawn), so the count bounds it: a request at
  * this limit stays seconds of CPU, inside Workers' 30 s with room. 2 000 typical boletas (one to

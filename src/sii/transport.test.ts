@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { configFromEnv } from "../config.ts";
+import { configFromEnv, WORKERS_MAX_BODY_BYTES } from "../config.ts";
 import { sandboxTransport } from "../sandbox/transport.ts";
 import { liveTransport, parseUpstream } from "./transport.ts";
 
@@ -34,7 +34,8 @@ describe("SII transport wiring", () => {
     expect(configFromEnv({ SII_UPSTREAM: "live", DEV_API_TOKEN: "t", SECRET_KEY: secret }).devToken).toBeUndefined();
     expect(() => configFromEnv({ SII_UPSTREAM: "live" })).toThrow(/SECRET_KEY/);
     expect(() => configFromEnv({ SII_UPSTREAM: "live", SECRET_KEY: "short" })).toThrow(/SECRET_KEY/);
-    expect(configFromEnv({}).maxBodyBytes).toBe(10 * 1024 * 1024);
+    expect(configFromEnv({}).maxBodyBytes).toBe(32 * 1024 * 1024);
+    expect(configFromEnv({}, WORKERS_MAX_BODY_BYTES).maxBodyBytes).toBe(10 * 1024 * 1024);
     expect(() => configFromEnv({ MAX_BODY_BYTES: "-1" })).toThrow(/MAX_BODY_BYTES/);
   });
 });

@@ -8,9 +8,10 @@
 // a certificate beside an RSAKeyValue of another key does not say who signed.
 
 import { readCertificate } from "../../certificates/certificate.ts";
-import { base64ToBytes, bytesToBase64, bytesToBase64Url } from "../../lib/encoding.ts";
+import { base64ToBytes, bytesToBase64, bytesToBase64Url, concatBytes } from "../../lib/encoding.ts";
+import { yielder } from "../../lib/yielder.ts";
 import { childElements, findChild, localName, textContent, type XmlDocument, type XmlElement } from "../xml/parse.ts";
-import { type C14nOptions, canonicalize, declarations } from "./c14n.ts";
+import { type C14nOptions, canonicalize, canonicalPiecesAsync, declarations } from "./c14n.ts";
 
 const DSIG_NS = "http://www.w3.org/2000/09/xmldsig#";
 export const SII_DTE_NS = "http://www.sii.cl/SiiDte";
@@ -69,6 +70,28 @@ function descendantText(element: XmlElement | undefined, ...path: string[]): str
 
 async function sha1Base64(text: string): Promise<string> {
   return bytesToBase64(new Uint8Array(await crypto.subtle.digest("SHA-1", utf8.encode(text))));
+}
+
+/** Characters of canonical text encoded between two pauses. */
+const ENCODE_PIECE = 256 * 1024;
+
+/** `sha1Base64(pieces.join(""))`, the text encoded a batch of pieces at a time (a piece is whole markup or text, never half a character). */
+async function sha1Base64OfPieces(pieces: readonly string[], pause: () => Promise<void>): Promise<string> {
+  const encoded: Uint8Array[] = [];
+  let batch: string[] = [];
+  let size = 0;
+  for (const piece of pieces) {
+    batch.push(piece);
+    size += piece.length;
+    if (size >= ENCODE_PIECE) {
+      encoded.push(utf8.encode(batch.join("")));
+      batch = [];
+      size = 0;
+      await pause();
+    }
+  }
+  encoded.push(utf8.encode(batch.join("")));
+  return bytesToBase64(new Uint8Array(await crypto.subtle.digest("SHA-1", concatBytes(encoded))));
 }
 
 function rsaKey(modulus: Uint8Array, exponent: Uint8Array): Promise<CryptoKey> {
@@ -145,6 +168,9 @@ export async function verifySignatures(doc: XmlDocument): Promise<SignatureCheck
 /** The SII's signature schema (xmldsignature_v10.xsd): SignedInfo, SignatureValue, KeyInfo, nothing else (no Object). */
 const SIGNATURE_PARTS = ["SignedInfo", "SignatureValue", "KeyInfo"];
 
+/** Signed parts larger than this (characters of source) are canonicalized in slices. */
+const LARGE_SIGNED_PART = 256 * 1024;
+
 /** Checks one signature (found as `signature`, with its ancestors) of the document whose IDs are `ids`. */
 export async function checkSignature(signature: Located, ids: IdIndex, root: XmlElement): Promise<SignatureCheck> {
   const signedInfo = findChild(signature.element, "SignedInfo");
@@ -190,8 +216,15 @@ export async function checkSignature(signature: Located, ids: IdIndex, root: Xml
     ["namespace_sii", { mode: "inclusive", inherited: new Map([...inherited, ["", SII_DTE_NS]]), omit }],
   ];
   let variante: SignatureCheck["variante"] = null;
+  // An envelope's signature covers its whole SetDTE: written in slices that yield (a document's is small).
+  const large = target.element.end - target.element.start > LARGE_SIGNED_PART;
+  const digest = async (options: C14nOptions) => {
+    if (!large) return sha1Base64(canonicalize(target.element, options));
+    const pause = yielder(5, 4);
+    return sha1Base64OfPieces(await canonicalPiecesAsync(target.element, options, pause), pause);
+  };
   for (const [name, options] of variants) {
-    if ((await sha1Base64(canonicalize(target.element, options))) === expected) {
+    if ((await digest(options)) === expected) {
       variante = name;
       break;
     }

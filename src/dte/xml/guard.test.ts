@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { unsafeXmlReason, XML_LIMITS } from "./guard.ts";
+import { unsafeXmlReason, unsafeXmlReasonAsync, XML_LIMITS } from "./guard.ts";
 
 describe("unsafeXmlReason", () => {
   it("lets an ordinary signed document through", () => {
@@ -61,5 +62,49 @@ describe("unsafeXmlReason", () => {
     };
     const small = best(200_000);
     expect(best(2_000_000)).toBeLessThan(30 * small + 50);
+  });
+});
+
+describe("unsafeXmlReasonAsync (screened in slices)", () => {
+  const immediately = async () => {};
+  // Markup of every kind the screen reads, closed and left open, and refusals at any depth.
+  const piece = fc.constantFrom(
+    "<a>",
+    "</a>",
+    "<b/>",
+    "<c x=\"1\" y='2'>",
+    "text",
+    "<!-- c -->",
+    "<!--",
+    "<![CDATA[<x>]]>",
+    "<![CDATA[",
+    "<?pi d?>",
+    "<?pi",
+    "<!DOCTYPE d>",
+    "<!ENTITY e>",
+    '<d z="',
+    `<e v="${"v".repeat(XML_LIMITS.maxAttributeLength + 1)}">`,
+    "<".repeat(3),
+    "<1>",
+    "<a".repeat(2),
+  );
+  const xml = fc
+    .tuple(fc.array(piece, { maxLength: 40 }), fc.nat({ max: XML_LIMITS.maxDepth + 4 }))
+    .map(([pieces, depth]) => "<r>".repeat(depth) + pieces.join(""));
+
+  it("gives the verdict of the whole-text screen, for any slice size", async () => {
+    await fc.assert(
+      fc.asyncProperty(xml, fc.integer({ min: 1, max: 5 }), async (text, slice) => {
+        expect(await unsafeXmlReasonAsync(text, immediately, slice)).toBe(unsafeXmlReason(text));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("pauses between slices of a large text", async () => {
+    let pauses = 0;
+    const text = `<r>${"<a>x</a>".repeat(10_000)}</r>`;
+    expect(await unsafeXmlReasonAsync(text, async () => void pauses++, 1000)).toBeNull();
+    expect(pauses).toBeGreaterThanOrEqual(19);
   });
 });

@@ -28,9 +28,40 @@ const SECTIONS = [
 
 /** Why this XML is refused, or null when it may be parsed. */
 export function unsafeXmlReason(xml: string): string | null {
-  let depth = 0;
-  let at = xml.indexOf("<");
-  while (at !== -1) {
+  return screen(xml, { at: xml.indexOf("<"), depth: 0 }, Number.POSITIVE_INFINITY) ?? null;
+}
+
+/** Markup items screened between two pauses: a fraction of a millisecond. */
+const SCREEN_SLICE = 2048;
+
+/**
+ * The same verdict as `unsafeXmlReason`, screened `slice` markup items at a time with `pause`
+ * between them: an envelope of 2 000 documents (~9 MB of text) took 25–50 ms in one step.
+ */
+export async function unsafeXmlReasonAsync(xml: string, pause: () => Promise<void>, slice = SCREEN_SLICE): Promise<string | null> {
+  const state = { at: xml.indexOf("<"), depth: 0 };
+  for (;;) {
+    const verdict = screen(xml, state, slice);
+    if (verdict !== undefined) return verdict;
+    await pause();
+  }
+}
+
+/** Where a screen stands: the next `<` to read (-1: none left) and the depth of open elements. */
+interface ScreenState {
+  at: number;
+  depth: number;
+}
+
+/** Screens at most `items` pieces of markup from `state` (which it advances): the verdict, or undefined when not done. */
+function screen(xml: string, state: ScreenState, items: number): string | null | undefined {
+  let { at, depth } = state;
+  for (let n = 0; at !== -1; n++) {
+    if (n === items) {
+      state.at = at;
+      state.depth = depth;
+      return undefined;
+    }
     let next = at + 1;
     const after = xml[at + 1];
     const section =

@@ -3,19 +3,20 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { escposReceipt } from "../../dte/render/escpos.ts";
 import { printedDocument } from "../../dte/render/model.ts";
-import { bytesToBase64, concatBytes } from "../../lib/encoding.ts";
+import { concatBytes } from "../../lib/encoding.ts";
 import type { AppEnv } from "../../platform/context.ts";
-import { ok } from "../../platform/envelope.ts";
+import { okInPieces } from "../../platform/envelope.ts";
+import { Base64Value } from "../../platform/json-pieces.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import {
+  batchYielder,
   chargeDocuments,
   chargeRule,
   checkDocumentCount,
   checkXmlLineCount,
   MAX_BATCH_BOLETAS,
   MAX_BATCH_DOCUMENTS,
-  yielder,
 } from "../document-batch.ts";
 
 const WEIGHT = 1;
@@ -83,7 +84,7 @@ export function registerDocumentosEscpos(app: OpenAPIHono<AppEnv>): void {
       const resolucion = resolucionOf(body.resolucion, contents);
       const printed = [];
       const receipts = [];
-      const pause = yielder();
+      const pause = batchYielder();
       for (const { documento } of contents.dtes) {
         const doc = printedDocument(contents.doc, documento);
         printed.push(doc);
@@ -92,7 +93,7 @@ export function registerDocumentosEscpos(app: OpenAPIHono<AppEnv>): void {
       }
       const all = concatBytes(receipts);
       if (/application\/json/i.test(c.req.header("accept") ?? "")) {
-        return ok(c, { escpos: bytesToBase64(all), documentos: printed.map((d) => ({ tipo: d.tipo, folio: d.folio })) });
+        return okInPieces(c, { escpos: new Base64Value(all), documentos: printed.map((d) => ({ tipo: d.tipo, folio: d.folio })) });
       }
       return c.body(all, 200, { "content-type": "application/octet-stream" });
     },

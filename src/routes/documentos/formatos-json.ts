@@ -7,13 +7,14 @@ import { dteDocumentFromXml } from "../../dte/normalize/from-xml.ts";
 import { type Node, normalizeDte, SUPPORTED_TYPES } from "../../dte/normalize/normalize.ts";
 import { santiagoDate } from "../../lib/dates.ts";
 import type { AppEnv } from "../../platform/context.ts";
-import { ok } from "../../platform/envelope.ts";
+import { ok, okInPieces } from "../../platform/envelope.ts";
 import type { ApiError } from "../../platform/errors.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { MAX_CHARS } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { businessRule } from "../../platform/validation.ts";
 import {
+  batchYielder,
   chargeDocuments,
   chargeRule,
   checkDocumentCount,
@@ -21,7 +22,6 @@ import {
   MAX_BATCH_BOLETAS,
   MAX_BATCH_DOCUMENTS,
   MAX_BATCH_LINES,
-  yielder,
 } from "../document-batch.ts";
 
 const WEIGHT = 1;
@@ -122,7 +122,7 @@ export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
       checkXmlLineCount("xml", contents.dtes);
       await chargeDocuments(c, WEIGHT, contents.dtes.length);
       const documentos = [];
-      const pause = yielder();
+      const pause = batchYielder();
       for (const [i, entry] of contents.dtes.entries()) {
         const document = dteDocumentFromXml(entry);
         const at = `xml.documentos[${i}]`;
@@ -134,7 +134,7 @@ export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
         documentos.push({ tipo, folio: Number.isInteger(folio) ? folio : null, dte, warnings });
         await pause();
       }
-      return ok(c, { sobre, documentos });
+      return okInPieces(c, { sobre, documentos });
     },
   );
 }

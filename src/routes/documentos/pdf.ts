@@ -4,13 +4,14 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ImageRefused, readImage } from "../../dte/render/image.ts";
 import { printedDocument } from "../../dte/render/model.ts";
 import { pdfDocument } from "../../dte/render/pdf.ts";
-import { bytesToBase64 } from "../../lib/encoding.ts";
 import type { AppEnv } from "../../platform/context.ts";
-import { ok } from "../../platform/envelope.ts";
+import { okInPieces } from "../../platform/envelope.ts";
+import { Base64Value } from "../../platform/json-pieces.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { MAX_CHARS } from "../../platform/params.ts";
 import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import {
+  batchYielder,
   chargeDocuments,
   chargeRule,
   checkDocumentCount,
@@ -19,7 +20,6 @@ import {
   MAX_BATCH_DOCUMENTS,
   MAX_PRINTED_COPIES,
   tooLarge,
-  yielder,
 } from "../document-batch.ts";
 
 const WEIGHT = 2;
@@ -112,7 +112,7 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
       await chargeDocuments(c, WEIGHT, contents.dtes.length);
       const resolucion = resolucionOf(body.resolucion, contents);
       const docs = [];
-      const pause = yielder();
+      const pause = batchYielder();
       for (const { documento } of contents.dtes) {
         docs.push(printedDocument(contents.doc, documento));
         await pause();
@@ -126,7 +126,7 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
         logo,
       });
       if (/application\/json/i.test(c.req.header("accept") ?? "")) {
-        return ok(c, { pdf: bytesToBase64(pdf), documentos: docs.map((d) => ({ tipo: d.tipo, folio: d.folio })) });
+        return okInPieces(c, { pdf: new Base64Value(pdf), documentos: docs.map((d) => ({ tipo: d.tipo, folio: d.folio })) });
       }
       return c.body(pdf as Uint8Array<ArrayBuffer>, 200, { "content-type": "application/pdf" });
     },
