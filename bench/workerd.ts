@@ -13,7 +13,7 @@
 // shown over the floor of a GET /healthz, and the figures are reported, never gated.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -157,7 +157,8 @@ export async function workerdFigures(requests: number, certPem: string, keyPem: 
       );
     }
     const workerd = () => descendants(child.pid as number, "workerd");
-    figures.push(...(await envelopeFigures(base, headers, workerd, cpuMs, (path) => readFileSync(path, "utf8"))));
+    const files = { read: (path: string) => readFileSync(path, "utf8"), write: (path: string, text: string) => writeFileSync(path, text) };
+    figures.push(...(await envelopeFigures(base, headers, workerd, cpuMs, files)));
   } finally {
     try {
       process.kill(-(child.pid as number), "SIGTERM");
