@@ -51,7 +51,7 @@ describe("BHE e-mail resend", () => {
     const { post } = await setup();
     for (const codigo of ["999999990000001AAAAA", "111111110000007B2D41"]) {
       const res = await post(codigo, { auth: { pass: pedro }, destinatario: { email: "a@b.cl" } });
-      expect([res.status, (await bodyOf(res)).error_code], codigo).toEqual([404, "HTTP_404"]);
+      expect([res.status, (await errorOf(res)).error_code], codigo).toEqual([404, "HTTP_404"]);
     }
   });
 
@@ -59,13 +59,13 @@ describe("BHE e-mail resend", () => {
     const { post, sandbox } = await setup();
     const bad = await post("222222220000041F99ED", { auth: { pass: pedro }, destinatario: { email: "not-an-email" } });
     expect(bad.status).toBe(400);
-    expect((await bodyOf(bad)).errors[0].path).toBe("destinatario.email");
+    expect((await errorOf(bad)).errors[0].path).toBe("destinatario.email");
     expect(sandbox.state.calls.size).toBe(0);
     const wrong = await post("222222220000041F99ED", { auth: { pass: { ...pedro, clave: "nope" } }, destinatario: { email: "a@b.cl" } });
-    expect([wrong.status, (await bodyOf(wrong)).error_code]).toEqual([400, "AUTH_ERROR"]);
+    expect([wrong.status, (await errorOf(wrong)).error_code]).toEqual([400, "AUTH_ERROR"]);
     const missing = await post("222222220000041F99ED", { auth: { pass: { rut: "22222222-2" } }, destinatario: {} });
     expect(missing.status).toBe(422);
-    expect((await bodyOf(missing)).errors.map((e: Loose) => e.path).sort()).toEqual(["auth.pass.clave", "destinatario.email"]);
+    expect((await errorOf(missing)).errors.map((e: Loose) => e.path).sort()).toEqual(["auth.pass.clave", "destinatario.email"]);
   });
 
   it("maps SII throttling to 429 and failures to 502", async () => {

@@ -97,7 +97,7 @@ describe("BTE annual summary", () => {
     ]) {
       const res = await post(path);
       expect(res.status, path).toBe(400);
-      expect((await bodyOf(res)).errors[0].path).toBe("anio");
+      expect((await errorOf(res)).errors[0].path).toBe("anio");
     }
     expect((await post("/api/v1/sii/bte/emitidas/resumen/2025?formato=pdf")).status).toBe(400);
     expect((await post("/api/v1/sii/bte/emitidas/resumen/2025?formato=csv&csv_delimiter=ab")).status).toBe(400);
@@ -108,7 +108,7 @@ describe("BTE annual summary", () => {
   it("maps a wrong clave to 400 AUTH_ERROR, maintenance to 503, and needs sii:read", async () => {
     const { post, sandbox, deps } = await setup();
     const wrong = await post("/api/v1/sii/bte/emitidas/resumen/2025", { auth: { pass: { ...company, clave: "x" } } });
-    expect([wrong.status, (await bodyOf(wrong)).error_code]).toEqual([400, "AUTH_ERROR"]);
+    expect([wrong.status, (await errorOf(wrong)).error_code]).toEqual([400, "AUTH_ERROR"]);
     sandbox.state.faults.push({ service: "bte_report", fault: "maintenance", remaining: 2 });
     const down = await post("/api/v1/sii/bte/emitidas/resumen/2025");
     expect([down.status, down.headers.get("x-quota-units")]).toEqual([503, "0"]);

@@ -25,7 +25,7 @@ async function setup() {
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(t.app, token.secret, path, body, headers);
   return { ...t, post, sandbox: simulatorOf(t.deps.sii) };
 }
-const answer = async (res: Response) => [res.status, (await bodyOf(res)).error_code];
+const answer = async (res: Response) => [res.status, (await errorOf(res)).error_code];
 const apply = { auth: { cert: juanaCert }, email: "certificacion@sandbox.example", software: "Mi ERP" };
 
 describe("software certification", () => {

@@ -48,6 +48,6 @@ describe("auth.cert.file-data + file-pass", () => {
     );
     expect(mixed.errors).toContainEqual(expect.objectContaining({ path: "auth.cert.file-data" }));
     const wrong = await post({ "file-data": juana.legacyPfxBase64, "file-pass": "not-the-passphrase" });
-    expect([wrong.status, (await bodyOf(wrong)).error_code]).toEqual([400, "AUTH_ERROR"]);
+    expect([wrong.status, (await errorOf(wrong)).error_code]).toEqual([400, "AUTH_ERROR"]);
   });
 });

@@ -85,7 +85,7 @@ describe("error answers in the OpenAPI document", () => {
     const app = createApp(() => deps);
     const unauthenticated = await app.request("/api/v1/usage");
     expect(unauthenticated.status).toBe(401);
-    expect((await bodyOf(unauthenticated)).error_code).toBe(CODE_OF_STATUS["401"]);
+    expect((await errorOf(unauthenticated)).error_code).toBe(CODE_OF_STATUS["401"]);
     const doc = await document();
     expect(doc.paths["/api/v1/usage"].get.responses["401"].content["application/json"].example.error_code).toBe("HTTP_401");
   });

@@ -35,10 +35,10 @@ describe("wrong method and unknown path", () => {
     const a = app().app;
     const unknown = await a.request("/api/v1/sii/nothing/here", { method: "POST" });
     expect(unknown.status).toBe(404);
-    expect((await bodyOf(unknown)).error_code).toBe("HTTP_404");
+    expect((await errorOf(unknown)).error_code).toBe("HTTP_404");
     const real = await a.request(resumen, { method: "POST" });
     expect(real.status).toBe(401);
-    expect((await bodyOf(real)).error_code).toBe("HTTP_401");
+    expect((await errorOf(real)).error_code).toBe("HTTP_401");
   });
 
   it("serves HEAD where GET is served (no 405)", async () => {

@@ -72,7 +72,7 @@ describe("private taxpayer data", () => {
       ["22222222-2", juana],
     ] as const) {
       const res = await post(path(rut), body);
-      expect([res.status, (await bodyOf(res)).error_code], rut).toEqual([403, "AUTH_ERROR"]);
+      expect([res.status, (await errorOf(res)).error_code], rut).toEqual([403, "AUTH_ERROR"]);
     }
   });
 
@@ -92,7 +92,7 @@ describe("private taxpayer data", () => {
     const wrong = await post(path("76192083-9"), {
       auth: { cert: { "pfx-data": SANDBOX_TAXPAYER_CERTS["22222222-2"].modernPfxBase64, passphrase: "nope" } },
     });
-    expect([wrong.status, (await bodyOf(wrong)).error_code]).toEqual([400, "AUTH_ERROR"]);
+    expect([wrong.status, (await errorOf(wrong)).error_code]).toEqual([400, "AUTH_ERROR"]);
     expect((await post(path("76192083-9"), { auth: {} })).status).toBe(422);
     expect((await app.request(path("76192083-9"), { method: "POST" })).status).toBe(401);
     expect(sandbox.state.calls.size).toBe(0);

@@ -104,7 +104,7 @@ describe(`dry_run on each of the ${operations.length} operations of /openapi.jso
     const auth = { auth: { pass: { rut: COMPANY, clave: "sandbox76" } } };
     const res = await postJson(t.app, secret, `/api/v1/sii/rcv/ventas/resumen/${COMPANY}/202401?dry_run=false`, auth);
     expect(res.status).toBe(400);
-    expect((await bodyOf(res)).errors).toContainEqual(expect.objectContaining({ path: "dry_run", location: "query" }));
+    expect((await errorOf(res)).errors).toContainEqual(expect.objectContaining({ path: "dry_run", location: "query" }));
   });
 
   it("an operation that ignored dry_run still cannot reach the SII: its transport refuses, and nothing is charged", async () => {
@@ -146,7 +146,7 @@ describe("charging follows what happened", () => {
       auth: { pass: { rut: COMPANY, clave: "not-the-clave" } },
     });
     expect(res.status).toBe(400);
-    expect((await bodyOf(res)).error_code).toBe("AUTH_ERROR");
+    expect((await errorOf(res)).error_code).toBe("AUTH_ERROR");
     expect(total()).toBeGreaterThan(before);
     expect(res.headers.get("x-quota-units")).toBe("2");
   });
@@ -162,7 +162,7 @@ describe("charging follows what happened", () => {
     for (const body of bodies) {
       const res = await postJson(t.app, secret, `/api/v1/sii/dte/caf/solicitar/${COMPANY}/33/5`, body);
       expect(res.status).toBe(400);
-      expect((await bodyOf(res)).error_code).toBe("AUTH_ERROR");
+      expect((await errorOf(res)).error_code).toBe("AUTH_ERROR");
       expect(res.headers.get("x-quota-units")).toBe("0");
     }
     expect(simulatorOf(t.deps.sii).state.calls.size ?? 0).toBe(0);

@@ -25,7 +25,7 @@ async function setup() {
   return { ...t, post, juana, sandbox: simulatorOf(t.deps.sii) };
 }
 const send = (xml: Uint8Array, extra: Record<string, unknown> = {}) => ({ auth: { cert: juanaCert }, xml: bytesToBase64(xml), ...extra });
-const answer = async (res: Response) => [res.status, (await bodyOf(res)).error_code];
+const answer = async (res: Response) => [res.status, (await errorOf(res)).error_code];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("sending an envelope (envios/enviar)", () => {

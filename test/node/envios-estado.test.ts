@@ -25,7 +25,7 @@ async function setup() {
   const post = (url: string, body: unknown) => postJson(t.app, token.secret, url, body);
   return { ...t, post, sandbox: simulatorOf(t.deps.sii) };
 }
-const answer = async (res: Response) => [res.status, (await bodyOf(res)).error_code];
+const answer = async (res: Response) => [res.status, (await errorOf(res)).error_code];
 
 describe("envelope status (envios/estado)", () => {
   it("reports a processed envelope with its counts per type and a plain result", async () => {

@@ -107,7 +107,7 @@ describe("ESC/POS receipts (documentos/escpos)", () => {
     const { post, app, deps } = await setup();
     for (const xml of ["%%%", bytesToBase64(new TextEncoder().encode('<!DOCTYPE x [<!ENTITY a "b">]><DTE/>'))]) {
       const res = await post({ xml });
-      expect([res.status, (await bodyOf(res)).errors?.[0]?.path]).toEqual([400, "xml"]);
+      expect([res.status, (await errorOf(res)).errors?.[0]?.path]).toEqual([400, "xml"]);
     }
     const bad = await bodyOf(await post({ xml: "AA==", papel: "A4" }));
     expect([bad.error_code, bad.errors[0].path]).toEqual(["VALIDATION_ERROR", "papel"]);

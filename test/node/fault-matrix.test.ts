@@ -315,7 +315,7 @@ describe("irreversible writes under faults", () => {
         { "idempotency-key": "folios-once" },
       );
     const first = await request();
-    expect([first.status, (await bodyOf(first)).details?.reason]).toEqual([502, "timeout"]);
+    expect([first.status, (await errorOf(first)).details?.reason]).toEqual([502, "timeout"]);
     const again = await request();
     expect(again.status).toBe(502);
     expect(again.headers.get("idempotent-replayed")).toBe("true");

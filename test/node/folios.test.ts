@@ -105,7 +105,7 @@ describe("folio request", () => {
     const bad = await post(solicitar("76192083-9", 33, 10, "?dry_run=1"), {
       auth: { cert: { "pfx-data": pedro.modernPfxBase64, passphrase: "wrong" } },
     });
-    expect([bad.status, (await bodyOf(bad)).error_code]).toEqual([400, "AUTH_ERROR"]);
+    expect([bad.status, (await errorOf(bad)).error_code]).toEqual([400, "AUTH_ERROR"]);
   });
 
   it("refuses bad document types and quantities by name, before the SII", async () => {
@@ -118,7 +118,7 @@ describe("folio request", () => {
     ] as const) {
       const res = await post(path, juanaPem);
       expect(res.status, path).toBe(400);
-      expect((await bodyOf(res)).errors.map((e: Loose) => e.path)).toEqual([field]);
+      expect((await errorOf(res)).errors.map((e: Loose) => e.path)).toEqual([field]);
     }
     expect(sandbox.state.calls.size).toBe(0);
   });
@@ -148,14 +148,14 @@ describe("folio request", () => {
   it("answers 403 AUTH_ERROR when the certificate has no permission over the taxpayer", async () => {
     const { post } = await setup();
     const res = await post(solicitar("76192083-9", 33, 10), pedroPfx);
-    expect([res.status, (await bodyOf(res)).error_code]).toEqual([403, "AUTH_ERROR"]);
+    expect([res.status, (await errorOf(res)).error_code]).toEqual([403, "AUTH_ERROR"]);
   });
 
   it("answers 422 naming the missing credential fields", async () => {
     const { post } = await setup();
     const res = await post(solicitar("76192083-9", 33, 10), { auth: { cert: { "cert-data": juana.certPem } } });
     expect(res.status).toBe(422);
-    expect((await bodyOf(res)).errors.map((e: Loose) => e.path)).toEqual(["auth.cert.pkey-data"]);
+    expect((await errorOf(res)).errors.map((e: Loose) => e.path)).toEqual(["auth.cert.pkey-data"]);
   });
 
   it("answers 503 with Retry-After in SII maintenance, without charging", async () => {
@@ -209,22 +209,22 @@ describe("folio annulment", () => {
     expect(done.data.glosa).toContain("ha autorizado la anulación");
     const again = await post(anular("76192083-9", 33, data.folio_inicial, data.folio_final), juanaPem);
     expect(again.status).toBe(400);
-    expect((await bodyOf(again)).details.sii_message).toContain("ANULADOS ANTERIORMENTE");
+    expect((await errorOf(again)).details.sii_message).toContain("ANULADOS ANTERIORMENTE");
   });
 
   it("annuls part of a range, refuses used folios (400) and unknown ranges (404)", async () => {
     const { post } = await setup();
     expect((await bodyOf(await post(anular("76192083-9", 33, 50, 60), juanaPem))).data.folios_anulados).toBe(11);
     const used = await post(anular("76192083-9", 33, 5, 20), juanaPem);
-    expect([used.status, (await bodyOf(used)).error_code]).toEqual([400, "VALIDATION_ERROR"]);
+    expect([used.status, (await errorOf(used)).error_code]).toEqual([400, "VALIDATION_ERROR"]);
     const unknown = await post(anular("76192083-9", 33, 5000, 5010), juanaPem);
-    expect([unknown.status, (await bodyOf(unknown)).error_code]).toEqual([404, "HTTP_404"]);
+    expect([unknown.status, (await errorOf(unknown)).error_code]).toEqual([404, "HTTP_404"]);
   });
 
   it("refuses an inverted range by name and previews with dry_run", async () => {
     const { post, sandbox } = await setup();
     const inverted = await post(anular("76192083-9", 33, 20, 10), juanaPem);
-    expect([inverted.status, (await bodyOf(inverted)).errors[0].path]).toEqual([400, "folio_inicial"]);
+    expect([inverted.status, (await errorOf(inverted)).errors[0].path]).toEqual([400, "folio_inicial"]);
     const preview = await post(anular("76192083-9", 33, 50, 60, "?dry_run=on"), juanaPem);
     expect((await bodyOf(preview)).data.folios_anulados).toBe(11);
     expect(preview.headers.get("x-quota-units")).toBe("0");

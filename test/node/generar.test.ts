@@ -111,9 +111,9 @@ describe("documentos/generar", () => {
     const { resolucion: _, ...noResolution } = request(factura(desde), xml);
     const missing = await post(GENERAR, noResolution);
     expect(missing.status).toBe(422);
-    expect((await bodyOf(missing)).errors[0].path).toBe("resolucion");
+    expect((await errorOf(missing)).errors[0].path).toBe("resolucion");
     const badCert = await post(GENERAR, request(factura(desde), xml, { auth: { cert: { "cert-data": "x", "pkey-data": "y" } } }));
-    expect([badCert.status, (await bodyOf(badCert)).errors?.[0]?.path]).toEqual([400, "auth.cert.cert-data"]);
+    expect([badCert.status, (await errorOf(badCert)).errors?.[0]?.path]).toEqual([400, "auth.cert.cert-data"]);
   });
 
   it("needs a token (401) with sii:write (403), and charges nothing for a refused request", async () => {
@@ -127,7 +127,7 @@ describe("documentos/generar", () => {
     expect(anonymous.status).toBe(401);
     const reader = await setup(["sii:read"]);
     const forbidden = await reader.post(GENERAR, request(factura(desde), xml));
-    expect([forbidden.status, (await bodyOf(forbidden)).error_code]).toEqual([403, "INSUFFICIENT_SCOPE"]);
+    expect([forbidden.status, (await errorOf(forbidden)).error_code]).toEqual([403, "INSUFFICIENT_SCOPE"]);
     const refused = await post(GENERAR, request(factura(desde + 5), xml));
     expect(refused.status).toBe(400);
     expect(refused.headers.get("x-quota-units")).toBe("0");

@@ -65,7 +65,7 @@ describe("GET /healthz", () => {
     for (const headers of refused) {
       const res = await app.request("/healthz?deep=1", { headers });
       expect(res.status).toBe(401);
-      expect((await bodyOf(res)).error_code).toBe("HTTP_401");
+      expect((await errorOf(res)).error_code).toBe("HTTP_401");
     }
     expect(simulatorOf(deps.sii).state.calls.size).toBe(0);
 

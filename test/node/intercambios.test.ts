@@ -24,7 +24,7 @@ async function setup(scopes: Scope[] = ["sii:read", "sii:write"]) {
 }
 
 const wrongCheckDigit = (rut: string) => `${rut.slice(0, -1)}${rut.endsWith("0") ? "1" : "0"}`;
-const answer = async (res: Response) => [res.status, (await bodyOf(res)).error_code];
+const answer = async (res: Response) => [res.status, (await errorOf(res)).error_code];
 
 describe("assignability (intercambios/cesion)", () => {
   it("says whether each document can be assigned, with the SII's code and text", async () => {

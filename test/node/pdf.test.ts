@@ -192,7 +192,7 @@ describe("PDF representations (documentos/pdf)", () => {
   it("refuses unreadable XML (400 naming xml), bad options (422), and needs a token with sii:read", async () => {
     const { app, deps, post } = await setup();
     const res = await postJson(app, (await tokenFor(deps, { scopes: ["sii:read"] })).secret, PDF, { xml: "%%%" });
-    expect([res.status, (await bodyOf(res)).errors[0].path]).toEqual([400, "xml"]);
+    expect([res.status, (await errorOf(res)).errors[0].path]).toEqual([400, "xml"]);
     const bad = await bodyOf(await post({ papel: "A4", copias: 9 }));
     expect(bad.error_code).toBe("VALIDATION_ERROR");
     expect(bad.errors.map((e: { path: string }) => e.path).sort()).toEqual(["copias", "papel"]);

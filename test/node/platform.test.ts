@@ -29,7 +29,7 @@ describe("envelope and errors", () => {
     const res = await call(writePath, { method: "GET" });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("POST");
-    expect((await bodyOf(res)).error_code).toBe("HTTP_405");
+    expect((await errorOf(res)).error_code).toBe("HTTP_405");
   });
 
   it("keeps a well-formed client request id and replaces a malformed one", async () => {
@@ -43,14 +43,14 @@ describe("envelope and errors", () => {
     const { call } = await setup({}, { maxBodyBytes: 100 });
     const res = await call(writePath, { method: "POST", headers: json, body: JSON.stringify({ pad: "x".repeat(200) }) });
     expect(res.status).toBe(413);
-    expect((await bodyOf(res)).error_code).toBe("PAYLOAD_TOO_LARGE");
+    expect((await errorOf(res)).error_code).toBe("PAYLOAD_TOO_LARGE");
   });
 
   it("answers malformed JSON with 422 VALIDATION_ERROR", async () => {
     const { call } = await setup();
     const res = await call(writePath, { method: "POST", headers: json, body: "{not json" });
     expect(res.status).toBe(422);
-    expect((await bodyOf(res)).error_code).toBe("VALIDATION_ERROR");
+    expect((await errorOf(res)).error_code).toBe("VALIDATION_ERROR");
   });
 
   it("answers a body of the wrong shape with 422 naming each field", async () => {
@@ -103,7 +103,7 @@ describe("authentication and scopes", () => {
     for (const headers of [{}, { "x-api-token": "sii_wrong" }] as Record<string, string>[]) {
       const res = await app.request("/api/v1/usage", { headers });
       expect(res.status).toBe(401);
-      expect((await bodyOf(res)).error_code).toBe("HTTP_401");
+      expect((await errorOf(res)).error_code).toBe("HTTP_401");
       expect(res.headers.get("x-ratelimit-limit")).toBeNull();
     }
   });
@@ -132,7 +132,7 @@ describe("authentication and scopes", () => {
     await deps.tokens.put({ ...record!, blocked: true });
     const res = await call("/api/v1/usage");
     expect(res.status).toBe(403);
-    expect((await bodyOf(res)).error_code).toBe("ACCOUNT_BLOCKED");
+    expect((await errorOf(res)).error_code).toBe("ACCOUNT_BLOCKED");
   });
 });
 
@@ -154,7 +154,7 @@ describe("quota", () => {
     for (let i = 0; i < 2; i++) expect((await call(writePath, { method: "POST", headers: json, body: writeBody })).status).toBe(200);
     const res = await call(writePath, { method: "POST", headers: json, body: writeBody });
     expect(res.status).toBe(429);
-    expect((await bodyOf(res)).error_code).toBe("QUOTA_EXCEEDED");
+    expect((await errorOf(res)).error_code).toBe("QUOTA_EXCEEDED");
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(res.headers.get("x-ratelimit-remaining")).toBe("0");
     expect(probes.calls.write).toBe(2);
@@ -222,7 +222,7 @@ describe("Idempotency-Key", () => {
     await post(call, "k2");
     const res = await post(call, "k2", JSON.stringify({ auth: { cert: { "cert-data": "other" } } }));
     expect(res.status).toBe(409);
-    expect((await bodyOf(res)).error_code).toBe("IDEMPOTENCY_CONFLICT");
+    expect((await errorOf(res)).error_code).toBe("IDEMPOTENCY_CONFLICT");
   });
 
   it("makes a concurrent duplicate wait for the first and get its answer", async () => {
@@ -360,7 +360,7 @@ describe("admin API", () => {
       body: JSON.stringify({ name: "", account: "a b", scopes: ["root"] }),
     });
     expect(res.status).toBe(422);
-    const paths = (await bodyOf(res)).errors.map((e: { path: string }) => e.path);
+    const paths = (await errorOf(res)).errors.map((e: { path: string }) => e.path);
     expect(paths).toEqual(expect.arrayContaining(["name", "account", "scopes[0]"]));
   });
 
@@ -368,6 +368,6 @@ describe("admin API", () => {
     const { app } = await setup({}, { adminToken: undefined });
     const res = await app.request("/admin/v1/tokens", { headers: admin });
     expect(res.status).toBe(404);
-    expect((await bodyOf(res)).error_code).toBe("HTTP_404");
+    expect((await errorOf(res)).error_code).toBe("HTTP_404");
   });
 });

@@ -45,7 +45,7 @@ describe("RCV details", () => {
     expect([empty.data.registros, empty.data.documentos]).toEqual([0, []]);
     sandbox.state.calls.clear();
     const bad = await post("/api/v1/sii/rcv/ventas/detalle/76192083-9/201710/99");
-    expect([bad.status, (await bodyOf(bad)).errors[0].path]).toEqual([400, "dte"]);
+    expect([bad.status, (await errorOf(bad)).errors[0].path]).toEqual([400, "dte"]);
     expect(sandbox.state.calls.size).toBe(0);
   });
 });
@@ -90,6 +90,6 @@ describe("RCV purchase document by folio", () => {
     const { data } = await bodyOf(res);
     expect(data.documentos[0]).toMatchObject({ folio: doc?.folio, rut: doc?.rut, estado: doc?.estado });
     const unknown = await post("/api/v1/sii/rcv/compras/detalle/documento/76192083-9/202405/33/99999");
-    expect([unknown.status, (await bodyOf(unknown)).error_code]).toEqual([404, "HTTP_404"]);
+    expect([unknown.status, (await errorOf(unknown)).error_code]).toEqual([404, "HTTP_404"]);
   });
 });

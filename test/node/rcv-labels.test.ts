@@ -157,12 +157,12 @@ describe("RCV JSON read by key", () => {
     const without = summary();
     delete without.data[0].rsmnTotDoc;
     const res = await (await setup(sii({ getResumen: () => json(without) }).transport))("/api/v1/sii/rcv/ventas/resumen/76192083-9/202509");
-    expect([res.status, (await bodyOf(res)).error_code]).toEqual([502, "SII_FORMAT_CHANGED"]);
+    expect([res.status, (await errorOf(res)).error_code]).toEqual([502, "SII_FORMAT_CHANGED"]);
     const miscounted = { ...summary(), totDocRes: 135 };
     const again = await (await setup(sii({ getResumen: () => json(miscounted) }).transport))(
       "/api/v1/sii/rcv/ventas/resumen/76192083-9/202509",
     );
-    expect([again.status, (await bodyOf(again)).details.check]).toEqual([502, "totDocRes is 135 but the rows count 136 documents"]);
+    expect([again.status, (await errorOf(again)).details.check]).toEqual([502, "totDocRes is 135 but the rows count 136 documents"]);
   });
 
   it("answers the state asked for when the SII sends dcvEstadoContab: null, never an empty estado", async () => {

@@ -63,7 +63,7 @@ describe("RCV summaries", () => {
       const res = await post(path, company);
       expect(res.status, path).toBe(400);
       expect(
-        (await bodyOf(res)).errors.map((e: Loose) => e.path),
+        (await errorOf(res)).errors.map((e: Loose) => e.path),
         path,
       ).toEqual([field]);
     }
@@ -75,7 +75,7 @@ describe("RCV summaries", () => {
     const other = await post("/api/v1/sii/rcv/ventas/resumen/76192083-9/202401", {
       auth: { pass: { rut: "22222222-2", clave: "sandbox22" } },
     });
-    expect([other.status, (await bodyOf(other)).error_code]).toEqual([403, "AUTH_ERROR"]);
+    expect([other.status, (await errorOf(other)).error_code]).toEqual([403, "AUTH_ERROR"]);
     expect((await post("/api/v1/sii/rcv/ventas/resumen/76192083-9/202401", { auth: { ...company.auth, ...juanaCert.auth } })).status).toBe(
       422,
     );

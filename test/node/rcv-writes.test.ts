@@ -32,7 +32,7 @@ describe("RCV sales summaries (set, read, delete)", () => {
     expect(detail.resumenes).toEqual([{ ...boleta, dias: [] }]);
     expect((await post("/api/v1/sii/rcv/ventas/delete_resumen/76192083-9/202401", { auth, tipos_documento: [39] })).status).toBe(200);
     const again = await post("/api/v1/sii/rcv/ventas/delete_resumen/76192083-9/202401", { auth, tipos_documento: [39] });
-    expect([again.status, (await bodyOf(again)).error_code]).toEqual([404, "HTTP_404"]);
+    expect([again.status, (await errorOf(again)).error_code]).toEqual([404, "HTTP_404"]);
     // The detail reads the summary and the days (public reads); the writes are set and two deletes.
     expect([sandbox.state.calls.get("rcv_write"), sandbox.state.calls.get("rcv_boletas")]).toEqual([3, 1]);
   });
@@ -49,7 +49,7 @@ describe("RCV sales summaries (set, read, delete)", () => {
     for (const [body, status, paths] of cases) {
       const res = await post("/api/v1/sii/rcv/ventas/set_resumen/76192083-9/202401", body);
       expect(res.status, JSON.stringify(body)).toBe(status);
-      expect((await bodyOf(res)).errors.map((e: Loose) => e.path)).toEqual(paths);
+      expect((await errorOf(res)).errors.map((e: Loose) => e.path)).toEqual(paths);
     }
     expect(sandbox.state.calls.size).toBe(0);
   });
@@ -89,7 +89,7 @@ describe("RCV daily receipts", () => {
       auth,
       dias: [dia(30, 100), { ...dia(3, 100), folio_final: 1 }],
     });
-    expect((await bodyOf(bad)).errors.map((e: Loose) => e.path)).toEqual(["dias[0].dia", "dias[1].folio_final"]);
+    expect((await errorOf(bad)).errors.map((e: Loose) => e.path)).toEqual(["dias[0].dia", "dias[1].folio_final"]);
     expect((await post("/api/v1/sii/rcv/ventas/set_boletas_diarias/76192083-9/202402/33", { auth, dias: [dia(1, 100)] })).status).toBe(400);
   });
 });
@@ -135,7 +135,7 @@ describe("RCV purchases transaction type", () => {
       auth,
       documentos: [{ tipo_documento: 33, rut_emisor: doc?.rut, folio: doc?.folio, tipo_transaccion: 6, codigo_iva_no_recuperable: 1 }],
     });
-    expect([res.status, (await bodyOf(res)).errors[0].path]).toEqual([422, "documentos[0].codigo_iva_no_recuperable"]);
+    expect([res.status, (await errorOf(res)).errors[0].path]).toEqual([422, "documentos[0].codigo_iva_no_recuperable"]);
     expect(sandbox.state.calls.size).toBe(0);
   });
 });

@@ -48,7 +48,7 @@ describe("sandbox endpoints", () => {
       };
       const res = await postJson(app, token.secret, "/api/v1/platform/dte/documentos/generar", body);
       // The certificate is read first and accepted; the deliberately useless CAF is what the answer is about.
-      expect((await bodyOf(res)).errors?.[0]?.path).toBe("caf");
+      expect((await errorOf(res)).errors?.[0]?.path).toBe("caf");
     }
   });
 
@@ -85,7 +85,7 @@ describe("sandbox endpoints", () => {
       body: JSON.stringify({ service: "", fault: "flood", count: 0 }),
     });
     expect(res.status).toBe(422);
-    expect((await bodyOf(res)).errors.map((e: { path: string }) => e.path).sort()).toEqual(["count", "fault", "service"]);
+    expect((await errorOf(res)).errors.map((e: { path: string }) => e.path).sort()).toEqual(["count", "fault", "service"]);
   });
 
   it("does not exist in live mode", async () => {
@@ -103,7 +103,7 @@ describe("sandbox endpoints", () => {
         body: method === "POST" ? '{"service":"seed","fault":"html"}' : undefined,
       });
       expect(res.status, path).toBe(404);
-      expect((await bodyOf(res)).error_code).toBe("HTTP_404");
+      expect((await errorOf(res)).error_code).toBe("HTTP_404");
     }
   });
 });

@@ -58,14 +58,14 @@ describe.each(operations)("$name", (op) => {
   it("answers 401 without a token", async () => {
     const { post } = await setup();
     const res = await post(op, null);
-    expect([res.status, (await bodyOf(res)).error_code]).toEqual([401, "HTTP_401"]);
+    expect([res.status, (await errorOf(res)).error_code]).toEqual([401, "HTTP_401"]);
   });
 
   it("maps SII throttling to 429 SII_RATE_LIMIT with Retry-After", async () => {
     const { post, fault } = await setup();
     fault(op.service, "throttle");
     const res = await post(op);
-    expect([res.status, (await bodyOf(res)).error_code, res.headers.get("retry-after")]).toEqual([429, "SII_RATE_LIMIT", "60"]);
+    expect([res.status, (await errorOf(res)).error_code, res.headers.get("retry-after")]).toEqual([429, "SII_RATE_LIMIT", "60"]);
   });
 
   it("maps an SII failure to 502 SII_GATEWAY_ERROR with the SII's answer in details", async () => {
@@ -80,7 +80,7 @@ describe.each(operations)("$name", (op) => {
     const { post, fault } = await setup();
     fault(op.service, "maintenance");
     const res = await post(op);
-    expect([res.status, (await bodyOf(res)).error_code, res.headers.get("x-quota-units")]).toEqual([503, "SII_UNAVAILABLE", "0"]);
+    expect([res.status, (await errorOf(res)).error_code, res.headers.get("x-quota-units")]).toEqual([503, "SII_UNAVAILABLE", "0"]);
   });
 
   it(`charges ${op.weight} units and refuses with 429 QUOTA_EXCEEDED once the plan is used up`, async () => {
@@ -88,7 +88,7 @@ describe.each(operations)("$name", (op) => {
     const first = await post(op);
     expect([first.status, first.headers.get("x-quota-units")]).toEqual([200, String(op.weight)]);
     const second = await post(op);
-    expect([second.status, (await bodyOf(second)).error_code]).toEqual([429, "QUOTA_EXCEEDED"]);
+    expect([second.status, (await errorOf(second)).error_code]).toEqual([429, "QUOTA_EXCEEDED"]);
     expect(Number(second.headers.get("retry-after"))).toBeGreaterThan(0);
   });
 });

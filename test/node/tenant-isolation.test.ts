@@ -38,7 +38,7 @@ describe("tenant isolation", () => {
     expect((await alpha.post(bte, right)).status).toBe(200);
     const logins = sandbox.state.calls.get("clave_login");
     const res = await beta.post(bte, wrong);
-    expect([res.status, (await bodyOf(res)).error_code]).toEqual([400, "AUTH_ERROR"]);
+    expect([res.status, (await errorOf(res)).error_code]).toEqual([400, "AUTH_ERROR"]);
     expect(sandbox.state.calls.get("clave_login")).toBe((logins ?? 0) + 1);
     // With the right clave, beta still opens its own session.
     expect((await beta.post(bte, right)).status).toBe(200);
@@ -50,7 +50,7 @@ describe("tenant isolation", () => {
     const datos = `/api/v1/sii/dte/contribuyentes/datos/${COMPANY}`;
     expect((await alpha.post(datos, juana)).status).toBe(200);
     const res = await beta.post(datos, pedro);
-    expect([res.status, (await bodyOf(res)).error_code]).toEqual([403, "AUTH_ERROR"]);
+    expect([res.status, (await errorOf(res)).error_code]).toEqual([403, "AUTH_ERROR"]);
   });
 
   it("keeps idempotency records per account: the same key is two different requests", async () => {
@@ -93,7 +93,7 @@ describe("tenant isolation", () => {
       t.app.request(`/api/v1/sii/indicadores/uf/anual/2024/03/${10 + day}`, { headers: { "x-api-token": token.secret } });
     expect([(await read(alpha, 1)).status, (await read(alpha, 2)).status]).toEqual([200, 200]);
     const refused = await read(alpha, 3);
-    expect([refused.status, (await bodyOf(refused)).error_code]).toEqual([429, "QUOTA_EXCEEDED"]);
+    expect([refused.status, (await errorOf(refused)).error_code]).toEqual([429, "QUOTA_EXCEEDED"]);
     expect([(await read(beta, 1)).status, (await read(beta, 2)).status]).toEqual([200, 200]);
   });
 });

@@ -45,7 +45,7 @@ describe("UF", () => {
     expect(lastPublishedUf(clock.at).toISOString().slice(0, 10)).toBe("2026-04-09");
     expect((await get(path(2026, 4, 9))).status).toBe(200);
     const unpublished = await get(path(2026, 4, 10));
-    expect([unpublished.status, (await bodyOf(unpublished)).error_code]).toEqual([404, "HTTP_404"]);
+    expect([unpublished.status, (await errorOf(unpublished)).error_code]).toEqual([404, "HTTP_404"]);
     expect(calls()).toBe(1);
     clock.at = new Date("2026-04-09T00:10:00Z"); // published now (until May 9), but the cache is still fresh
     expect((await get(path(2026, 4, 10))).status).toBe(404);
@@ -66,7 +66,7 @@ describe("UF", () => {
     ] as const) {
       const res = await get(path(y, m, d));
       expect(res.status, `${y}-${m}-${d}`).toBe(400);
-      expect((await bodyOf(res)).errors[0].path).toBe(field);
+      expect((await errorOf(res)).errors[0].path).toBe(field);
     }
   });
 

@@ -1,0 +1,41 @@
+// Typed reads of the gateway's answers. A test reads a JSON answer through the schema its operation
+// declares, so it gets the answer's types and checks, on every call, that the answer keeps its
+// contract: a field the schema lacks, or one of another type, fails the test here rather than
+// passing unnoticed (zod would drop an undeclared field; the comparison below refuses that).
+import type { OpenAPIHono, z } from "@hono/zod-openapi";
+import { expect } from "vitest";
+import type { AppEnv } from "../../src/platform/context.ts";
+import { ErrorBody } from "../../src/platform/schemas.ts";
+
+/** A JSON answer read with `schema` (the route's response schema: an `envelope(...)` or the body itself). */
+export async function answerOf<S extends z.ZodType>(res: Response, schema: S): Promise<z.output<S>> {
+  const text = await res.text();
+  const raw: unknown = JSON.parse(text);
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(body)"}: ${issue.message}`);
+    throw new Error(`HTTP ${res.status}: the answer does not match its schema (${problems.join("; ")}): ${text.slice(0, 400)}`);
+  }
+  expect(raw, "the answer carries only fields its schema declares").toEqual(parsed.data);
+  return parsed.data;
+}
+
+/** The error envelope (`src/platform/schemas.ts`'s `ErrorBody`), which every refusal answers with. */
+export type ErrorAnswer = z.output<typeof ErrorBody>;
+
+export function errorOf(res: Response): Promise<ErrorAnswer> {
+  return answerOf(res, ErrorBody);
+}
+
+/** The OpenAPI document as the app builds it (`/openapi.json` serves it as JSON). */
+export type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
+
+/**
+ * The served OpenAPI document. Not parsed against a schema: it is the app's own document, which the
+ * schema tests check against the committed one; the type is the one its generator returns.
+ */
+export async function documentOf(res: Response): Promise<OpenApiDocument> {
+  expect(res.status).toBe(200);
+  const doc: OpenApiDocument = await res.json();
+  return doc;
+}
