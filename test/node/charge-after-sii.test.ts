@@ -47,7 +47,7 @@ describe("a refusal after the SII was called is charged", () => {
     expect(await used()).toEqual([10, 10]);
     const before = siiCalls();
     const again = await post(path, juanaPem);
-    expect([again.status, (await errorOf(again)).details.sii_message]).toEqual([400, expect.stringContaining("ANULADOS ANTERIORMENTE")]);
+    expect([again.status, (await errorOf(again)).details?.sii_message]).toEqual([400, expect.stringContaining("ANULADOS ANTERIORMENTE")]);
     expect(siiCalls()).toBeGreaterThan(before);
     expect(again.headers.get("x-quota-units")).toBe("5");
     expect(await used()).toEqual([15, 15]);
@@ -59,7 +59,7 @@ describe("a refusal after the SII was called is charged", () => {
     const job = (await bodyOf(requested)).data;
     expect(await used()).toEqual([1, 1]);
     const early = await post(`/api/v1/sii/rcv/compras/async/detalle/76192083-9/202405/${job.solicitud_id}/33/REGISTRO`, company);
-    expect([early.status, (await errorOf(early)).details.estado]).toEqual([400, "CREADO"]);
+    expect([early.status, (await errorOf(early)).details?.estado]).toEqual([400, "CREADO"]);
     expect(early.headers.get("x-quota-units")).toBe("2");
     expect(await used()).toEqual([3, 3]);
   });

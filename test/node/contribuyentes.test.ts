@@ -5,7 +5,9 @@ import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
 import { taxpayerData } from "../../src/sii/misii.ts";
-import { bodyOf, probeApp, tokenFor } from "../support/app.ts";
+import { Data } from "../../src/routes/contribuyentes/datos.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { probeApp, tokenFor } from "../support/app.ts";
 
 const juana = {
   auth: { cert: { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem } },
@@ -31,7 +33,7 @@ describe("private taxpayer data", () => {
     const res = await post(path("76192083-9"), juana);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("2");
-    expect((await bodyOf(res)).data).toEqual({
+    expect((await answerOf(res, Data)).data).toEqual({
       rut: "76192083-9",
       razon_social: "COMERCIAL SANDBOX SPA",
       direccion: "AV. PROVIDENCIA 1234, PROVIDENCIA",
@@ -46,13 +48,13 @@ describe("private taxpayer data", () => {
 
   it("reads a person's own file, from a PFX and as the holder past the representation choice", async () => {
     const { post } = await setup();
-    const own = await bodyOf(await post(path("22222222-2"), pedro));
+    const own = await answerOf(await post(path("22222222-2"), pedro), Data);
     expect(own.data).toMatchObject({
       rut: "22222222-2",
       direccion: "CALLE LARGA 890, VALPARAISO",
       giros: ["SERVICIOS DE PUBLICIDAD PRESTADOS POR EMPRESAS"],
     });
-    const self = await bodyOf(await post(path("11111111-1"), juana));
+    const self = await answerOf(await post(path("11111111-1"), juana), Data);
     expect(self.data).toMatchObject({ rut: "11111111-1", direccion: "LOS ALERCES 55, ÑUÑOA", giros: [] });
   });
 

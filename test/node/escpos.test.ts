@@ -8,7 +8,9 @@ import { parseCertificateCredential } from "../../src/dte/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { Receipt } from "../../src/routes/documentos/escpos.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { prepareBarcodeReader, readBarcodes } from "../support/barcode.ts";
 import { signedEnvelope } from "../support/envelope.ts";
 import { fixturePath } from "../support/fixtures.ts";
@@ -96,7 +98,7 @@ describe("ESC/POS receipts (documentos/escpos)", () => {
     expect(contains(pc850, [...Buffer.from("Compa"), 0xa4, 0xa1, 0x61])).toBe(true);
     expect(contains(pc850, [0x1d, 0x28, 0x6b, 0x03, 0x00, 0x30, 0x41, 7])).toBe(true);
     const json = await post({ xml: bytesToBase64(xml) }, { accept: "application/json" });
-    const { data } = await bodyOf(json);
+    const { data } = await answerOf(json, Receipt);
     expect(data.documentos).toEqual([{ tipo: 33, folio: 42 }]);
     expect(Buffer.from(data.escpos, "base64").equals(Buffer.from(await (await post({ xml: bytesToBase64(xml) })).arrayBuffer()))).toBe(
       true,
@@ -109,8 +111,8 @@ describe("ESC/POS receipts (documentos/escpos)", () => {
       const res = await post({ xml });
       expect([res.status, (await errorOf(res)).errors?.[0]?.path]).toEqual([400, "xml"]);
     }
-    const bad = await bodyOf(await post({ xml: "AA==", papel: "A4" }));
-    expect([bad.error_code, bad.errors[0].path]).toEqual(["VALIDATION_ERROR", "papel"]);
+    const bad = await errorOf(await post({ xml: "AA==", papel: "A4" }));
+    expect([bad.error_code, bad.errors?.[0]?.path]).toEqual(["VALIDATION_ERROR", "papel"]);
     expect((await app.request(ESCPOS, { method: "POST", body: "{}" })).status).toBe(401);
     const other = await tokenFor(deps, { scopes: ["settings:read"] });
     expect((await postJson(app, other.secret, ESCPOS, { xml: "AA==" })).status).toBe(403);

@@ -118,7 +118,7 @@ describe("folio request", () => {
     ] as const) {
       const res = await post(path, juanaPem);
       expect(res.status, path).toBe(400);
-      expect((await errorOf(res)).errors.map((e: Loose) => e.path)).toEqual([field]);
+      expect((await errorOf(res)).errors?.map((e) => e.path)).toEqual([field]);
     }
     expect(sandbox.state.calls.size).toBe(0);
   });
@@ -155,7 +155,7 @@ describe("folio request", () => {
     const { post } = await setup();
     const res = await post(solicitar("76192083-9", 33, 10), { auth: { cert: { "cert-data": juana.certPem } } });
     expect(res.status).toBe(422);
-    expect((await errorOf(res)).errors.map((e: Loose) => e.path)).toEqual(["auth.cert.pkey-data"]);
+    expect((await errorOf(res)).errors?.map((e) => e.path)).toEqual(["auth.cert.pkey-data"]);
   });
 
   it("answers 503 with Retry-After in SII maintenance, without charging", async () => {
@@ -209,7 +209,7 @@ describe("folio annulment", () => {
     expect(done.data.glosa).toContain("ha autorizado la anulación");
     const again = await post(anular("76192083-9", 33, data.folio_inicial, data.folio_final), juanaPem);
     expect(again.status).toBe(400);
-    expect((await errorOf(again)).details.sii_message).toContain("ANULADOS ANTERIORMENTE");
+    expect((await errorOf(again)).details?.sii_message).toContain("ANULADOS ANTERIORMENTE");
   });
 
   it("annuls part of a range, refuses used folios (400) and unknown ranges (404)", async () => {
@@ -224,7 +224,7 @@ describe("folio annulment", () => {
   it("refuses an inverted range by name and previews with dry_run", async () => {
     const { post, sandbox } = await setup();
     const inverted = await post(anular("76192083-9", 33, 20, 10), juanaPem);
-    expect([inverted.status, (await errorOf(inverted)).errors[0].path]).toEqual([400, "folio_inicial"]);
+    expect([inverted.status, (await errorOf(inverted)).errors?.[0]?.path]).toEqual([400, "folio_inicial"]);
     const preview = await post(anular("76192083-9", 33, 50, 60, "?dry_run=on"), juanaPem);
     expect((await bodyOf(preview)).data.folios_anulados).toBe(11);
     expect(preview.headers.get("x-quota-units")).toBe("0");

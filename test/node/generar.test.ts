@@ -111,7 +111,7 @@ describe("documentos/generar", () => {
     const { resolucion: _, ...noResolution } = request(factura(desde), xml);
     const missing = await post(GENERAR, noResolution);
     expect(missing.status).toBe(422);
-    expect((await errorOf(missing)).errors[0].path).toBe("resolucion");
+    expect((await errorOf(missing)).errors?.[0]?.path).toBe("resolucion");
     const badCert = await post(GENERAR, request(factura(desde), xml, { auth: { cert: { "cert-data": "x", "pkey-data": "y" } } }));
     expect([badCert.status, (await errorOf(badCert)).errors?.[0]?.path]).toEqual([400, "auth.cert.cert-data"]);
   });

@@ -87,6 +87,6 @@ describe("impuesto único de segunda categoría", () => {
     expect((await get("/api/v1/sii/indicadores/impuesto_segunda_categoria/anual/2026/5")).status).toBe(404);
     expect((await get("/api/v1/sii/indicadores/impuesto_segunda_categoria/anual/2026/3")).status).toBe(200);
     const bad = await get("/api/v1/sii/indicadores/impuesto_segunda_categoria/anual/2026/13");
-    expect([bad.status, (await errorOf(bad)).errors[0].path]).toEqual([400, "mes"]);
+    expect([bad.status, (await errorOf(bad)).errors?.[0]?.path]).toEqual([400, "mes"]);
   });
 });

@@ -360,7 +360,7 @@ describe("admin API", () => {
       body: JSON.stringify({ name: "", account: "a b", scopes: ["root"] }),
     });
     expect(res.status).toBe(422);
-    const paths = (await errorOf(res)).errors.map((e: { path: string }) => e.path);
+    const paths = (await errorOf(res)).errors?.map((e: { path: string }) => e.path);
     expect(paths).toEqual(expect.arrayContaining(["name", "account", "scopes[0]"]));
   });
 

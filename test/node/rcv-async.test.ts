@@ -30,7 +30,7 @@ describe("RCV asynchronous download", () => {
     const state = (path: string) => post(`/api/v1/sii/rcv/compras/async/${path}/76192083-9/202405/${job.solicitud_id}/33/REGISTRO`);
 
     const early = await state("detalle");
-    expect([early.status, (await errorOf(early)).details.estado]).toEqual([400, "CREADO"]);
+    expect([early.status, (await errorOf(early)).details?.estado]).toEqual([400, "CREADO"]);
     later(ASYNC_STEP_MS);
     expect((await bodyOf(await state("estado"))).data.estado).toBe("EN PROCESO");
     later(ASYNC_STEP_MS);
@@ -65,7 +65,7 @@ describe("RCV asynchronous download", () => {
   it("validates the request id and the period before the SII", async () => {
     const { post, sandbox } = await setup();
     const bad = await post("/api/v1/sii/rcv/ventas/async/estado/76192083-9/202401/0/61");
-    expect([bad.status, (await errorOf(bad)).errors[0].path]).toEqual([400, "solicitud_id"]);
+    expect([bad.status, (await errorOf(bad)).errors?.[0]?.path]).toEqual([400, "solicitud_id"]);
     expect((await post("/api/v1/sii/rcv/compras/async/solicitar/76192083-9/201701/33/REGISTRO")).status).toBe(400);
     expect(sandbox.state.calls.size).toBe(0);
   });

@@ -45,7 +45,7 @@ describe("RCV details", () => {
     expect([empty.data.registros, empty.data.documentos]).toEqual([0, []]);
     sandbox.state.calls.clear();
     const bad = await post("/api/v1/sii/rcv/ventas/detalle/76192083-9/201710/99");
-    expect([bad.status, (await errorOf(bad)).errors[0].path]).toEqual([400, "dte"]);
+    expect([bad.status, (await errorOf(bad)).errors?.[0]?.path]).toEqual([400, "dte"]);
     expect(sandbox.state.calls.size).toBe(0);
   });
 });

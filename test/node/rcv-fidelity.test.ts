@@ -189,11 +189,11 @@ describe("RCV synchronous detail past its ceiling", () => {
   it("answers a large period's type that way against the sandbox, whose detail has the ceiling", async () => {
     const { post } = await setup(recordingSii().transport);
     const res = await post("/api/v1/sii/rcv/ventas/detalle/76192083-9/201903/33");
-    expect([res.status, (await errorOf(res)).details.async]).toEqual([502, "/api/v1/sii/rcv/ventas/async/solicitar/76192083-9/201903/33"]);
+    expect([res.status, (await errorOf(res)).details?.async]).toEqual([502, "/api/v1/sii/rcv/ventas/async/solicitar/76192083-9/201903/33"]);
     // The document lookup does not call a document missing that it could not see.
     const doc = rcvDocuments("76192083-9", 201903, "COMPRA").find((d) => d.tipo === 33 && d.estado === "REGISTRO");
     const lookup = await post(`/api/v1/sii/rcv/compras/detalle/documento/76192083-9/201903/33/${doc?.folio}`);
-    expect([lookup.status, (await errorOf(lookup)).details.async]).toEqual([
+    expect([lookup.status, (await errorOf(lookup)).details?.async]).toEqual([
       502,
       "/api/v1/sii/rcv/compras/async/solicitar/76192083-9/201903/33/REGISTRO",
     ]);

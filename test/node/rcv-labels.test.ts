@@ -162,7 +162,7 @@ describe("RCV JSON read by key", () => {
     const again = await (await setup(sii({ getResumen: () => json(miscounted) }).transport))(
       "/api/v1/sii/rcv/ventas/resumen/76192083-9/202509",
     );
-    expect([again.status, (await errorOf(again)).details.check]).toEqual([502, "totDocRes is 135 but the rows count 136 documents"]);
+    expect([again.status, (await errorOf(again)).details?.check]).toEqual([502, "totDocRes is 135 but the rows count 136 documents"]);
   });
 
   it("answers the state asked for when the SII sends dcvEstadoContab: null, never an empty estado", async () => {

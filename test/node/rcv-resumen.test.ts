@@ -63,7 +63,7 @@ describe("RCV summaries", () => {
       const res = await post(path, company);
       expect(res.status, path).toBe(400);
       expect(
-        (await errorOf(res)).errors.map((e: Loose) => e.path),
+        (await errorOf(res)).errors?.map((e) => e.path),
         path,
       ).toEqual([field]);
     }

@@ -85,7 +85,7 @@ describe("sandbox endpoints", () => {
       body: JSON.stringify({ service: "", fault: "flood", count: 0 }),
     });
     expect(res.status).toBe(422);
-    expect((await errorOf(res)).errors.map((e: { path: string }) => e.path).sort()).toEqual(["count", "fault", "service"]);
+    expect((await errorOf(res)).errors?.map((e: { path: string }) => e.path).sort()).toEqual(["count", "fault", "service"]);
   });
 
   it("does not exist in live mode", async () => {

@@ -5,7 +5,9 @@ import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { lastPublishedUf, sandboxUf, siiDecimal, ufYearPage } from "../../src/sandbox/indicadores.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { parseDailyYear } from "../../src/sii/indicadores.ts";
-import { bodyOf, probeApp, tokenFor } from "../support/app.ts";
+import { Uf } from "../../src/routes/indicadores/uf.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { probeApp, tokenFor } from "../support/app.ts";
 
 /** The gateway and the sandbox SII on one clock that the test moves. */
 async function setup(start = new Date()) {
@@ -35,7 +37,7 @@ describe("UF", () => {
     const res = await get(path(2025, 3, 15));
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("1");
-    expect((await bodyOf(res)).data).toEqual({ fecha: "2025-03-15", valor: sandboxUf(new Date(Date.UTC(2025, 2, 15))) });
+    expect((await answerOf(res, Uf)).data).toEqual({ fecha: "2025-03-15", valor: sandboxUf(new Date(Date.UTC(2025, 2, 15))) });
     await get(path(2025, 7, 1));
     expect(calls()).toBe(1);
   });
@@ -66,7 +68,7 @@ describe("UF", () => {
     ] as const) {
       const res = await get(path(y, m, d));
       expect(res.status, `${y}-${m}-${d}`).toBe(400);
-      expect((await errorOf(res)).errors[0].path).toBe(field);
+      expect((await errorOf(res)).errors?.[0]?.path).toBe(field);
     }
   });
 

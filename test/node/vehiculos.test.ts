@@ -75,10 +75,10 @@ describe("vehicle lists per category", () => {
     const { get } = await setup();
     for (const path of ["tipos/4", "marcas/0", "caracteristicas/livianos"]) {
       const res = await get(`/api/v1/sii/vehiculos/categorias/${path}`);
-      expect([res.status, (await errorOf(res)).errors[0].path], path).toEqual([400, "categoria"]);
+      expect([res.status, (await errorOf(res)).errors?.[0]?.path], path).toEqual([400, "categoria"]);
     }
     const old = await get("/api/v1/sii/vehiculos/categorias/tipos/1?anio_tasa=2019");
-    expect([old.status, (await errorOf(old)).errors[0].path]).toEqual([400, "anio_tasa"]);
+    expect([old.status, (await errorOf(old)).errors?.[0]?.path]).toEqual([400, "anio_tasa"]);
     const future = await get("/api/v1/sii/vehiculos/categorias/tipos/1?anio_tasa=2027");
     expect([future.status, (await errorOf(future)).error_code]).toEqual([404, "HTTP_404"]);
     expect((await get("/api/v1/sii/vehiculos/categorias/tipos/1?anio_tasa=2024")).status).toBe(200);
@@ -190,7 +190,7 @@ describe("appraisal search", () => {
     }
     expect(downloads()).toBe(0);
     const unknownType = await search({ categoria: 1, tipo: 99 });
-    expect([unknownType.status, (await errorOf(unknownType)).errors[0].path]).toEqual([400, "tipo"]);
+    expect([unknownType.status, (await errorOf(unknownType)).errors?.[0]?.path]).toEqual([400, "tipo"]);
     for (const [body, path] of [
       [{ categoria: "uno", tipo: 1 }, "categoria"],
       [{ categoria: 1, tipo: true }, "tipo"],
@@ -201,7 +201,7 @@ describe("appraisal search", () => {
       [{ categoria: 1, tipo: 1, pagina: "2" }, "pagina"],
     ] as const) {
       const wrongShape = await search(body);
-      expect([wrongShape.status, (await errorOf(wrongShape)).errors[0].path], JSON.stringify(body)).toEqual([422, path]);
+      expect([wrongShape.status, (await errorOf(wrongShape)).errors?.[0]?.path], JSON.stringify(body)).toEqual([422, path]);
     }
   });
 
@@ -275,11 +275,11 @@ describe("upstream failures and access", () => {
 
     sandbox.state.faults.push({ service: "vehiculos", fault: "http_5xx", remaining: 2 });
     const failed = await search({ categoria: 1, tipo: 1 });
-    expect([failed.status, (await errorOf(failed)).details.sii_status]).toEqual([502, 500]);
+    expect([failed.status, (await errorOf(failed)).details?.sii_status]).toEqual([502, 500]);
 
     sandbox.state.faults.push({ service: "vehiculos", fault: "truncated", remaining: 1 });
     const cut = await search({ categoria: 1, tipo: 1 });
-    expect([cut.status, (await errorOf(cut)).details.service]).toEqual([502, "vehiculos"]);
+    expect([cut.status, (await errorOf(cut)).details?.service]).toEqual([502, "vehiculos"]);
 
     expect((await search({ categoria: 1, tipo: 1 })).status).toBe(200);
   });
