@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import type { FaultKind } from "../../src/sandbox/state.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { bodyOf, probeApp, tokenFor } from "../support/app.ts";
+import { errorOf } from "../support/answers.ts";
+import { probeApp, tokenFor } from "../support/app.ts";
 
 const juana = {
   auth: { cert: { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem } },
@@ -72,8 +73,8 @@ describe.each(operations)("$name", (op) => {
     const { post, fault } = await setup();
     fault(op.service, "http_5xx");
     const res = await post(op);
-    const body = await bodyOf(res);
-    expect([res.status, body.error_code, body.details.sii_status]).toEqual([502, "SII_GATEWAY_ERROR", 500]);
+    const body = await errorOf(res);
+    expect([res.status, body.error_code, body.details?.sii_status]).toEqual([502, "SII_GATEWAY_ERROR", 500]);
   });
 
   it("maps SII maintenance to 503 SII_UNAVAILABLE and charges nothing", async () => {

@@ -4,7 +4,11 @@
 import { describe, expect, it } from "vitest";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { Result } from "../../src/routes/intercambios/respuesta-sii.ts";
+import { ProxySettingsEnvelope } from "../../src/routes/settings/schema.ts";
+import { UsageEnvelope } from "../../src/routes/usage/get.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const COMPANY = "76192083-9";
 const right = { auth: { pass: { rut: COMPANY, clave: "sandbox76" } } };
@@ -62,7 +66,7 @@ describe("tenant isolation", () => {
     expect(first.status).toBe(200);
     expect(other.status).toBe(200);
     expect(other.headers.get("idempotent-replayed")).toBeNull();
-    expect((await bodyOf(other)).data.documentos[0].folio).toBe(1003);
+    expect((await answerOf(other, Result)).data.documentos[0]?.folio).toBe(1003);
     expect(sandbox.state.calls.get("reclamos")).toBe(2);
   });
 
@@ -75,10 +79,10 @@ describe("tenant isolation", () => {
       password: "secret-pw",
     });
     expect(put.status).toBe(200);
-    expect((await bodyOf(await beta.get("/api/v1/settings/proxy"))).data).toMatchObject({ enabled: false, url: null });
+    expect((await answerOf(await beta.get("/api/v1/settings/proxy"), ProxySettingsEnvelope)).data).toMatchObject({ enabled: false, url: null });
     await alpha.get("/api/v1/sii/indicadores/uf/anual/2024/03/15");
     await alpha.get("/api/v1/sii/indicadores/uf/anual/2024/03/16");
-    const used = async (who: typeof alpha) => (await bodyOf(await who.get("/api/v1/usage"))).data.usage.daily.used;
+    const used = async (who: typeof alpha) => (await answerOf(await who.get("/api/v1/usage"), UsageEnvelope)).data.usage.daily.used;
     // alpha: the settings write and two reads; beta: one settings read.
     expect(await used(alpha)).toBe(3);
     expect(await used(beta)).toBe(1);

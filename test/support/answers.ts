@@ -2,10 +2,10 @@
 // declares, so it gets the answer's types and checks, on every call, that the answer keeps its
 // contract: a field the schema lacks, or one of another type, fails the test here rather than
 // passing unnoticed (zod would drop an undeclared field; the comparison below refuses that).
-import type { OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { expect } from "vitest";
 import type { AppEnv } from "../../src/platform/context.ts";
-import { ErrorBody } from "../../src/platform/schemas.ts";
+import { ErrorBody, envelope } from "../../src/platform/schemas.ts";
 
 /** A JSON answer read with `schema` (the route's response schema: an `envelope(...)` or the body itself). */
 export async function answerOf<S extends z.ZodType>(res: Response, schema: S): Promise<z.output<S>> {
@@ -22,6 +22,9 @@ export async function answerOf<S extends z.ZodType>(res: Response, schema: S): P
   expect(declared, "the answer carries only fields its schema declares").toEqual(parsed.data);
   return parsed.data;
 }
+
+/** Any operation's success envelope, for tests that run many operations alike and look at `data` as a whole. */
+export const SuccessEnvelope = envelope(z.unknown());
 
 /** The error envelope (`src/platform/schemas.ts`'s `ErrorBody`), which every refusal answers with. */
 export type ErrorAnswer = z.output<typeof ErrorBody>;
