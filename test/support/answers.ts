@@ -26,6 +26,13 @@ export async function answerOf<S extends z.ZodType>(res: Response, schema: S): P
 /** Any operation's success envelope, for tests that run many operations alike and look at `data` as a whole. */
 export const SuccessEnvelope = envelope(z.unknown());
 
+/** What sits at `path` in a part of an answer its schema leaves open (a normalized document), or undefined. */
+export function valueAt(value: unknown, ...path: (string | number)[]): unknown {
+  let at = value;
+  for (const key of path) at = typeof at === "object" && at !== null ? (at as Record<string | number, unknown>)[key] : undefined;
+  return at;
+}
+
 /** The error envelope (`src/platform/schemas.ts`'s `ErrorBody`), which every refusal answers with. */
 export type ErrorAnswer = z.output<typeof ErrorBody>;
 
