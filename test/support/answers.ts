@@ -26,6 +26,21 @@ export async function answerOf<S extends z.ZodType>(res: Response, schema: S): P
 /** Any operation's success envelope, for tests that run many operations alike and look at `data` as a whole. */
 export const SuccessEnvelope = envelope(z.unknown());
 
+/**
+ * The 200 JSON schema an operation declares where the route keeps it inline (not exported): the
+ * answer is still checked against its contract, and its data is `unknown` to the test.
+ */
+export function declaredAnswer(app: OpenAPIHono<AppEnv>, method: "get" | "post" | "put" | "delete", path: string): z.ZodType {
+  for (const definition of app.openAPIRegistry.definitions) {
+    if (definition.type !== "route" || definition.route.method !== method || definition.route.path !== path) continue;
+    const ok = definition.route.responses[200];
+    const media = ok && "content" in ok ? ok.content?.["application/json"] : undefined;
+    const schema = media && "schema" in media ? media.schema : undefined;
+    if (schema instanceof z.ZodType) return schema;
+  }
+  throw new Error(`${method} ${path} declares no JSON answer for 200`);
+}
+
 /** What sits at `path` in a part of an answer its schema leaves open (a normalized document), or undefined. */
 export function valueAt(value: unknown, ...path: (string | number)[]): unknown {
   let at = value;
