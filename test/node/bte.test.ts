@@ -220,9 +220,9 @@ describe("BTE annual summary page", () => {
     };
     const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
     const res = await postJson(t.app, token.secret, "/api/v1/sii/bte/emitidas/resumen/2025", { auth: { pass: company } });
-    const body = await bodyOf(res);
-    expect([res.status, body.error_code, body.details.service]).toEqual([502, "SII_FORMAT_CHANGED", "bte_report"]);
-    expect(body.details.check).toContain("retencion not found");
-    expect(body.details.check).toContain('"Otra cosa"');
+    const body = await errorOf(res);
+    expect([res.status, body.error_code, body.details?.service]).toEqual([502, "SII_FORMAT_CHANGED", "bte_report"]);
+    expect(body.details?.check).toContain("retencion not found");
+    expect(body.details?.check).toContain('"Otra cosa"');
   });
 });

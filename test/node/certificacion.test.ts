@@ -180,8 +180,8 @@ describe("software certification", () => {
 
   it("validates the body and the RUT, previews with dry_run at no cost, and needs the right scope", async () => {
     const { post, app, deps, sandbox } = await setup();
-    const bad = await bodyOf(await post(op("facturas/postular"), { ...apply, email: "no" }));
-    expect([bad.error_code, bad.errors[0].path]).toEqual(["VALIDATION_ERROR", "email"]);
+    const bad = await errorOf(await post(op("facturas/postular"), { ...apply, email: "no" }));
+    expect([bad.error_code, bad.errors?.[0]?.path]).toEqual(["VALIDATION_ERROR", "email"]);
     expect(await answer(await post(op("postulacion/avance", "76192083-0"), { auth: { cert: juanaCert } }))).toEqual([
       400,
       "VALIDATION_ERROR",

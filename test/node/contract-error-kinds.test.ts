@@ -55,10 +55,10 @@ describe("error paths", () => {
       auth: company,
       resumenes: [resumen, { ...resumen, tipo_documento: 41, monto_total: 5 }],
     });
-    const body = await bodyOf(totals);
+    const body = await errorOf(totals);
     expect(totals.status, JSON.stringify(body)).toBe(400);
     expectNotation(body.errors);
-    expect(body.errors.map((e: Loose) => e.path)).toEqual(["resumenes[1].monto_total"]);
+    expect(body.errors?.map((e: Loose) => e.path)).toEqual(["resumenes[1].monto_total"]);
   });
 
   it("writes the handler's own checks (duplicates, days of the period) in the same notation", async () => {
@@ -79,10 +79,10 @@ describe("error paths", () => {
     ];
     const paths: string[] = [];
     for (const res of handler) {
-      const body = await bodyOf(res);
+      const body = await errorOf(res);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expectNotation(body.errors);
-      paths.push(...body.errors.map((e: Loose) => e.path));
+      paths.push(...body.errors?.map((e: Loose) => e.path));
     }
     expect(paths).toEqual(
       expect.arrayContaining(["resumenes[1].monto_total", "resumenes[2].tipo_documento", "dias[0].dia", "dias[1].folio_final"]),
@@ -107,9 +107,9 @@ describe("one status per kind of error", () => {
       [bhe, "destinatario.email"],
       [postular, "email"],
     ] as const) {
-      const body = await bodyOf(res);
+      const body = await errorOf(res);
       expect([res.status, body.error_code], JSON.stringify(body)).toEqual([400, "VALIDATION_ERROR"]);
-      expect(body.errors.map((e: Loose) => e.path)).toContain(path);
+      expect(body.errors?.map((e: Loose) => e.path)).toContain(path);
     }
     const missing = await post("/api/v1/sii/bhe/emitidas/email/222222220000041F99ED", {
       auth: { pass: { rut: "22222222-2", clave: "sandbox22" } },

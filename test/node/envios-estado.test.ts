@@ -76,14 +76,14 @@ describe("envelope status (envios/estado)", () => {
 
   it("answers a retryable 502 for -11 Error de Proceso, 404 only when the SII says the envelope is another company's", async () => {
     const { post } = await setup();
-    const unknown = await bodyOf(await post(path("76192083-9", "9999999999"), juana));
+    const unknown = await errorOf(await post(path("76192083-9", "9999999999"), juana));
     expect([unknown.error_code, unknown.details]).toEqual([
       "SII_GATEWAY_ERROR",
       expect.objectContaining({ sii_estado: "-11", sii_err_code: "2", sii_message: "Error de Proceso" }),
     ]);
     const foreign = await post(path("11111111-1", "0260000001"), juana);
-    const body = await bodyOf(foreign);
-    expect([foreign.status, body.error_code, body.details.sii_err_code]).toEqual([404, "HTTP_404", "1"]);
+    const body = await errorOf(foreign);
+    expect([foreign.status, body.error_code, body.details?.sii_err_code]).toEqual([404, "HTTP_404", "1"]);
     expect(await answer(await post(path("76192083-9", "0260000001"), pedro))).toEqual([403, "AUTH_ERROR"]);
   });
 
@@ -95,9 +95,9 @@ describe("envelope status (envios/estado)", () => {
       [path("76192083-9", "1234567890123456"), "track_id"],
     ] as const) {
       const res = await post(url, juana);
-      const body = await bodyOf(res);
+      const body = await errorOf(res);
       expect([res.status, body.error_code], url).toEqual([400, "VALIDATION_ERROR"]);
-      expect(body.errors.map((e: { path: string }) => e.path)).toContain(field);
+      expect(body.errors?.map((e: { path: string }) => e.path)).toContain(field);
     }
   });
 
@@ -114,9 +114,9 @@ describe("envelope status (envios/estado)", () => {
     const { post, sandbox } = await setup();
     sandbox.state.faults.push({ service: "envio_status", fault: "maintenance", remaining: 2 });
     const res = await post(path("76192083-9", "0260000001"), juana);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect([res.status, body.error_code]).toEqual([503, "SII_UNAVAILABLE"]);
-    expect(body.details.sii_message).toBeTruthy();
+    expect(body.details?.sii_message).toBeTruthy();
   });
 
   it("needs a token with sii:read", async () => {

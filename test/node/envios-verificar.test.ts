@@ -133,7 +133,7 @@ describe("verifying documents made here", () => {
       bytesToBase64(new TextEncoder().encode("<Otro/>")),
     ]) {
       const res = await post(VERIFICAR, { xml });
-      const body = await bodyOf(res);
+      const body = await errorOf(res);
       expect([res.status, body.error_code, body.errors?.[0]?.path]).toEqual([400, "VALIDATION_ERROR", "xml"]);
     }
     const none = await app.request(VERIFICAR, { method: "POST", body: "{}" });

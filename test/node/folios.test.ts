@@ -127,9 +127,9 @@ describe("folio request", () => {
     const { post, calls } = await setup();
     const res = await post(solicitar("76192083-9", 33, 1001), juanaPem);
     expect(res.status).toBe(400);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body.errors[0]).toMatchObject({ path: "cantidad" });
-    expect(body.details.max_autor).toBe(1000);
+    expect(body.details?.max_autor).toBe(1000);
     expect(calls("caf_generate")).toBe(0);
     // The SII was asked for its MAX_AUTOR: the refusal is charged (test/node/charge-after-sii.test.ts).
     expect(res.headers.get("x-quota-units")).toBe("5");
@@ -140,9 +140,9 @@ describe("folio request", () => {
     expect((await post(solicitar("76192083-9", 33, 1000), juanaPem)).status).toBe(200);
     const res = await post(solicitar("76192083-9", 33, 10), juanaPem);
     expect(res.status).toBe(400);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body.error_code).toBe("VALIDATION_ERROR");
-    expect(body.details.sii_message).toContain("NO SE AUTORIZA");
+    expect(body.details?.sii_message).toContain("NO SE AUTORIZA");
   });
 
   it("answers 403 AUTH_ERROR when the certificate has no permission over the taxpayer", async () => {

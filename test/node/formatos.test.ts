@@ -140,9 +140,9 @@ describe("normalize to the standard format: JSON input", () => {
       },
     });
     expect(res.status).toBe(400);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body.error_code).toBe("VALIDATION_ERROR");
-    expect(body.errors.map((e: { path: string }) => e.path)).toEqual([
+    expect(body.errors?.map((e: { path: string }) => e.path)).toEqual([
       "dte.Encabezado.IdDoc.FchEmis",
       "dte.Encabezado.Emisor.RUTEmisor",
       "dte.Detalle[0].QtyItem",
@@ -197,8 +197,8 @@ describe("normalize to the standard format: XML input", () => {
     const envio = `<?xml version="1.0" encoding="ISO-8859-1"?><EnvioDTE><SetDTE>${dteXml(1)}${dteXml(2, "76192083-0")}</SetDTE></EnvioDTE>`;
     const res = await post({ xml: latin1Base64(envio) });
     expect(res.status).toBe(400);
-    const body = await bodyOf(res);
-    expect(body.errors[0].path, body.message).toBe("xml.documentos[1].Encabezado.Emisor.RUTEmisor");
+    const body = await errorOf(res);
+    expect(body.errors?.[0]?.path, body.message).toBe("xml.documentos[1].Encabezado.Emisor.RUTEmisor");
   });
 
   it("refuses malformed XML with its position, a DOCTYPE, non-base64 and a root that is not a DTE, naming xml", async () => {
@@ -213,9 +213,9 @@ describe("normalize to the standard format: XML input", () => {
     ];
     for (const [xml, message] of cases) {
       const res = await post({ xml });
-      const body = await bodyOf(res);
-      expect([res.status, body.error_code, body.errors[0].path], String(xml)).toEqual([400, "VALIDATION_ERROR", "xml"]);
-      expect(body.errors[0].message).toMatch(message);
+      const body = await errorOf(res);
+      expect([res.status, body.error_code, body.errors?.[0]?.path], String(xml)).toEqual([400, "VALIDATION_ERROR", "xml"]);
+      expect(body.errors?.[0]?.message).toMatch(message);
     }
   });
 

@@ -102,12 +102,12 @@ describe("documentos/generar", () => {
   it("names the field: folio outside the CAF and unknown element (400), missing resolution (422), bad certificate (400)", async () => {
     const { post, caf } = await setup();
     const { xml, desde } = await caf(33, 2);
-    const outside = await bodyOf(await post(GENERAR, request(factura(desde + 2), xml)));
-    expect([outside.error_code, outside.errors[0].path]).toEqual(["VALIDATION_ERROR", "dte.Encabezado.IdDoc.Folio"]);
+    const outside = await errorOf(await post(GENERAR, request(factura(desde + 2), xml)));
+    expect([outside.error_code, outside.errors?.[0]?.path]).toEqual(["VALIDATION_ERROR", "dte.Encabezado.IdDoc.Folio"]);
     const doc = factura(desde);
     (doc.Detalle as Record<string, unknown>).Colour = "red";
-    const unknown = await bodyOf(await post(GENERAR, request(doc, xml)));
-    expect(unknown.errors.map((e: { path: string }) => e.path)).toEqual(["dte.Detalle.Colour"]);
+    const unknown = await errorOf(await post(GENERAR, request(doc, xml)));
+    expect(unknown.errors?.map((e: { path: string }) => e.path)).toEqual(["dte.Detalle.Colour"]);
     const { resolucion: _, ...noResolution } = request(factura(desde), xml);
     const missing = await post(GENERAR, noResolution);
     expect(missing.status).toBe(422);

@@ -78,7 +78,7 @@ describe("an over-long request string", () => {
       headers: { "x-api-token": token, "content-type": "application/json" },
       body: JSON.stringify({ auth: { pass: { rut: "76192083-9", clave: "x" } } }),
     });
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(res.status).toBe(400);
     expect(body.errors).toContainEqual(expect.objectContaining({ path: "emisor", message: "must be at most 12 characters (got 42)" }));
   });

@@ -57,7 +57,7 @@ describe("envelope and errors", () => {
     const { call } = await setup();
     const res = await call(writePath, { method: "POST", headers: json, body: JSON.stringify({ auth: { cert: {} } }) });
     expect(res.status).toBe(422);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body.errors).toEqual([{ path: "auth.cert.cert-data", location: "body", message: "is required" }]);
   });
 
@@ -69,9 +69,9 @@ describe("envelope and errors", () => {
       body: writeBody,
     });
     expect(res.status).toBe(400);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body.error_code).toBe("VALIDATION_ERROR");
-    const paths = body.errors.map((e: { path: string }) => e.path).sort();
+    const paths = body.errors?.map((e: { path: string }) => e.path).sort();
     expect(paths).toEqual(["ambiente", "dry_run"]);
   });
 
@@ -79,9 +79,9 @@ describe("envelope and errors", () => {
     const { call } = await setup();
     const res = await call("/api/v1/test/probes/write/76192083-1", { method: "POST", headers: json, body: writeBody });
     expect(res.status).toBe(400);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body.errors[0]).toMatchObject({ path: "contribuyente", location: "path" });
-    expect(body.errors[0].message).toContain("check digit");
+    expect(body.errors?.[0]?.message).toContain("check digit");
   });
 
   it("turns an unexpected exception into 500 INTERNAL_ERROR without its text", async () => {
@@ -120,9 +120,9 @@ describe("authentication and scopes", () => {
     const { call } = await setup({ scopes: ["sii:read"] });
     const res = await call(writePath, { method: "POST", headers: json, body: "{broken" });
     expect(res.status).toBe(403);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body.error_code).toBe("INSUFFICIENT_SCOPE");
-    expect(body.details.required_scope).toBe("sii:write");
+    expect(body.details?.required_scope).toBe("sii:write");
     expect(res.headers.get("x-quota-units")).toBe("0");
   });
 
@@ -280,7 +280,7 @@ describe("Idempotency-Key", () => {
       });
     expect((await send("application/json")).status).toBe(200);
     const refused = await send("text/csv");
-    const body = await bodyOf(refused);
+    const body = await errorOf(refused);
     expect([refused.status, body.error_code]).toEqual([409, "IDEMPOTENCY_CONFLICT"]);
     expect(body.message).toContain("application/json, which this request's Accept header does not accept");
     for (const accept of ["application/*", "*/*", "text/csv, application/json;q=0.5", undefined]) {

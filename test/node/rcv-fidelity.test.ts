@@ -107,7 +107,7 @@ describe("RCV asynchronous file", () => {
     const sii = recordingSii({ getCtrlAsync: controls({ caNumLineas: 7 }), obtenerArchivoBLOB: file });
     const { post } = await setup(sii.transport);
     const res = await post(`${ASYNC}/detalle/76192083-9/202509/700/0`);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect([res.status, body.error_code]).toEqual([502, "SII_GATEWAY_ERROR"]);
     expect(body.message).toMatch(/holds 5 documents but its download request 700 declared 7/);
     expect(body.details).toMatchObject({ documentos: 5, declarados: 7 });
@@ -179,7 +179,7 @@ describe("RCV synchronous detail past its ceiling", () => {
     const sii = recordingSii({ getDetalleVenta: empty });
     const { post } = await setup(sii.transport);
     const res = await post("/api/v1/sii/rcv/ventas/detalle/76192083-9/202401/33");
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect([res.status, body.error_code]).toEqual([502, "SII_GATEWAY_ERROR"]);
     expect(body.message).toContain("POST /api/v1/sii/rcv/ventas/async/solicitar/76192083-9/202401/33");
     const counted = rcvDocuments("76192083-9", 202401, "VENTA").filter((d) => d.tipo === 33).length;
@@ -244,8 +244,8 @@ describe("RCV purchase type change on the wire", () => {
       ...company,
       documentos: [{ tipo_documento: 33, rut_emisor: doc?.rut, folio: doc?.folio, tipo_transaccion: 4 }],
     });
-    const body = await bodyOf(res);
-    expect([res.status, body.details.sii_message]).toEqual([502, '"ERROR"']);
+    const body = await errorOf(res);
+    expect([res.status, body.details?.sii_message]).toEqual([502, '"ERROR"']);
   });
 });
 
@@ -291,8 +291,8 @@ describe("RCV daily receipts", () => {
       const { post } = await setup(sii.transport);
       // February 2024 has 29 days.
       const res = await post("/api/v1/sii/rcv/ventas/get_detalle_resumen/76192083-9/202402");
-      const body = await bodyOf(res);
-      expect([res.status, body.error_code, body.details.service], JSON.stringify(data)).toEqual([502, "SII_FORMAT_CHANGED", "rcv_boletas"]);
+      const body = await errorOf(res);
+      expect([res.status, body.error_code, body.details?.service], JSON.stringify(data)).toEqual([502, "SII_FORMAT_CHANGED", "rcv_boletas"]);
     }
   });
 

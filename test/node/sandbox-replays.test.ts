@@ -74,12 +74,12 @@ describe("sandbox replays", () => {
     const { replay } = sandboxApp();
     const res = await replay({ service: "uf", status: 200, body: "" });
     expect(res.status).toBe(400);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body.error_code).toBe("VALIDATION_ERROR");
     expect(body.errors).toHaveLength(1);
-    expect(body.errors[0].path).toBe("service");
+    expect(body.errors?.[0]?.path).toBe("service");
     for (const name of ["indicadores", "bte_report", "rcv_detalle", "clave_login", "certification_progress"]) {
-      expect(body.errors[0].message).toContain(name);
+      expect(body.errors?.[0]?.message).toContain(name);
     }
   });
 
