@@ -9,7 +9,9 @@ import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { annualBte } from "../../src/sii/bte.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
 import { liveTransport } from "../../src/sii/transport.ts";
-import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { Summary } from "../../src/routes/bte/emitidas-resumen.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { failure } from "../support/sii.ts";
 
 const company = { rut: "76192083-9", clave: "sandbox76" };
@@ -39,12 +41,12 @@ describe("BTE annual summary", () => {
     const res = await post("/api/v1/sii/bte/emitidas/resumen/2025");
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("2");
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Summary);
     expect(data.anio).toBe(2025);
     expect(data.emisor).toBe("76192083-9");
     expect(data.mensual.length).toBeLessThanOrEqual(12);
     expect(
-      data.mensual.map((m: Loose) => ({
+      data.mensual.map((m) => ({
         mes: m.mes,
         folios: m.folios,
         anuladas: m.anuladas,
@@ -53,7 +55,7 @@ describe("BTE annual summary", () => {
         total: m.total,
       })),
     ).toEqual(expected(2025));
-    const sum = (key: string) => data.mensual.reduce((total: number, m: Loose) => total + m[key], 0);
+    const sum = (key: keyof typeof data.anual) => data.mensual.reduce((total, m) => total + m[key], 0);
     expect(data.anual).toEqual({
       folios: sum("folios"),
       vigentes: sum("vigentes"),
@@ -66,7 +68,7 @@ describe("BTE annual summary", () => {
 
   it("gives an empty table and zero totals for a year without movements", async () => {
     const { post } = await setup();
-    const { data, message } = await bodyOf(await post("/api/v1/sii/bte/emitidas/resumen/2010"));
+    const { data, message } = await answerOf(await post("/api/v1/sii/bte/emitidas/resumen/2010"), Summary);
     expect(data.mensual).toEqual([]);
     expect(data.anual).toEqual({ folios: 0, vigentes: 0, anuladas: 0, bruto: 0, retencion: 0, total: 0 });
     expect(message).toContain("No BTEs");
@@ -197,8 +199,8 @@ describe("BTE annual summary page", () => {
   ])("refuses %s with SII_FORMAT_CHANGED", async (_, edit, check) => {
     const page = rewritten(fixture("resumen-anual-2025.htm"), edit);
     const err = await failure(annualBte(siiServing(page), new CookieJar(), 2025));
-    expect([err.status, err.code, (err.init.details as Loose)?.service]).toEqual([502, "SII_FORMAT_CHANGED", "bte_report"]);
-    expect(String((err.init.details as Loose)?.check)).toMatch(check);
+    expect([err.status, err.code, err.init.details?.service]).toEqual([502, "SII_FORMAT_CHANGED", "bte_report"]);
+    expect(String(err.init.details?.check)).toMatch(check);
   });
 
   it("refuses the old seven-column layout instead of reading other numbers from it", async () => {

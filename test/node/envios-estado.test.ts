@@ -11,7 +11,9 @@ import estUpErr1 from "../fixtures/sii/dte/queryestup-minus11-err-code-1.http?ra
 import estUpErr2 from "../fixtures/sii/dte/queryestup-minus11-err-code-2.http?raw";
 import estUpSrv2 from "../fixtures/sii/dte/queryestup-minus11-srv-code-2.http?raw";
 import { replay } from "../fixtures/sii/dte/replay.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { Status } from "../../src/routes/envios/estado.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const juana = {
   auth: { cert: { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem } },
@@ -33,7 +35,7 @@ describe("envelope status (envios/estado)", () => {
     const res = await post(path("76192083-9", "0260000001"), juana);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("1");
-    expect((await bodyOf(res)).data).toMatchObject({
+    expect((await answerOf(res, Status)).data).toMatchObject({
       track_id: "0260000001",
       estado: "EPR",
       glosa: "Envio Procesado",
@@ -44,7 +46,7 @@ describe("envelope status (envios/estado)", () => {
 
   it("calls an EPR envelope with a rejected document rejected (LibreDTE getEstadoEnvioSii), keeping the counts, and reports refused envelopes", async () => {
     const { post } = await setup();
-    const mixed = (await bodyOf(await post(path("76192083-9", "0260000002"), juana))).data;
+    const mixed = (await answerOf(await post(path("76192083-9", "0260000002"), juana), Status)).data;
     expect(mixed).toMatchObject({
       estado: "EPR",
       resultado: "rechazado",
@@ -53,7 +55,7 @@ describe("envelope status (envios/estado)", () => {
         { tipo: 61, informados: 1, aceptados: 0, rechazados: 0, reparos: 1 },
       ],
     });
-    const refused = (await bodyOf(await post(path("76192083-9", "260000003"), juana))).data;
+    const refused = (await answerOf(await post(path("76192083-9", "260000003"), juana), Status)).data;
     expect(refused).toMatchObject({ estado: "RFR", glosa: "Rechazado por Error en Firma", resultado: "rechazado", documentos: [] });
   });
 
@@ -68,7 +70,7 @@ describe("envelope status (envios/estado)", () => {
       received: Date.now() + 60_000,
       documents: [{ tipo: 33, folio: 20, estado: "DOK" }],
     });
-    const { data } = await bodyOf(await post(path("76192083-9", "1260000099", "?ambiente=1"), juana));
+    const { data } = await answerOf(await post(path("76192083-9", "1260000099", "?ambiente=1"), juana), Status);
     expect(data).toMatchObject({ estado: "REC", resultado: "procesando", documentos: [] });
     // Asked in the other ambiente the SII answers -11 "Error de Proceso", which is no proof of absence.
     expect(await answer(await post(path("76192083-9", "1260000099"), juana))).toEqual([502, "SII_GATEWAY_ERROR"]);
