@@ -9,7 +9,15 @@ import { EXAMPLE_ISSUER } from "../../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { Generated } from "../../src/routes/documentos/generar.ts";
+import { Sent } from "../../src/routes/envios/enviar.ts";
+import { Status } from "../../src/routes/envios/estado.ts";
+import { Verified } from "../../src/routes/envios/verificar.ts";
+import { Granted } from "../../src/routes/folios/solicitar.ts";
+import { Result } from "../../src/routes/intercambios/respuesta-sii.ts";
+import { Eventos } from "../../src/routes/intercambios/schema.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const GENERAR = "/api/v1/platform/dte/documentos/generar";
 const COMPANY = "76192083-9";
@@ -25,8 +33,8 @@ async function setup(scopes: Scope[] = ["sii:read", "sii:write"]) {
   const caf = async (tipo: number, cantidad: number) => {
     const res = await post(`/api/v1/sii/dte/caf/solicitar/${COMPANY}/${tipo}/${cantidad}`, { auth: { cert: juanaCert } });
     expect(res.status).toBe(200);
-    const { data } = await bodyOf(res);
-    return { xml: data.caf_xml as string, desde: data.folio_inicial as number };
+    const { data } = await answerOf(res, Granted);
+    return { xml: data.caf_xml, desde: data.folio_inicial };
   };
   return { ...t, post, caf, sandbox: simulatorOf(t.deps.sii) };
 }
@@ -54,14 +62,14 @@ describe("documentos/generar", () => {
     const res = await post(GENERAR, request([factura(desde), factura(desde + 1)], xml));
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("2");
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Generated);
     expect(data.sobre).toBe("EnvioDTE");
-    expect(data.documentos.map((d: { folio: number }) => d.folio)).toEqual([desde, desde + 1]);
-    const dte = decodeLatin1(base64ToBytes(data.documentos[0].dte_xml));
+    expect(data.documentos.map((d) => d.folio)).toEqual([desde, desde + 1]);
+    const dte = decodeLatin1(base64ToBytes(data.documentos[0]!.dte_xml));
     expect(dte).toContain("<MntNeto>100000</MntNeto><TasaIVA>19</TasaIVA><IVA>19000</IVA><MntTotal>119000</MntTotal>");
     expect(dte).toContain("<CmnaRecep>Ñuñoa</CmnaRecep>");
-    expect(data.documentos[0].ted).toMatch(/^<TED version="1.0"><DD><RE>76192083-9<\/RE><TD>33<\/TD>/);
-    expect(data.documentos[0].warnings).toContain("Encabezado.IdDoc.TpoTranVenta = 1");
+    expect(data.documentos[0]?.ted).toMatch(/^<TED version="1.0"><DD><RE>76192083-9<\/RE><TD>33<\/TD>/);
+    expect(data.documentos[0]?.warnings).toContain("Encabezado.IdDoc.TpoTranVenta = 1");
     expect(decodeLatin1(base64ToBytes(data.envio_xml))).toContain("<RutEnvia>11111111-1</RutEnvia><RutReceptor>60803000-K</RutReceptor>");
   });
 
@@ -73,14 +81,14 @@ describe("documentos/generar", () => {
     liquidacion.Comisiones = { Glosa: "Comisión de venta", TasaComision: 10 };
     const res = await post(GENERAR, request(liquidacion, xml));
     expect(res.status).toBe(200);
-    const { data } = await bodyOf(res);
-    const dte = decodeLatin1(base64ToBytes(data.documentos[0].dte_xml));
+    const { data } = await answerOf(res, Generated);
+    const dte = decodeLatin1(base64ToBytes(data.documentos[0]!.dte_xml));
     // 10% of 100 000 net is 10 000, its IVA 1 900: 119 000 − 11 900 is owed.
     expect(dte).toContain(
       "<Comisiones><ValComNeto>10000</ValComNeto><ValComExe>0</ValComExe><ValComIVA>1900</ValComIVA></Comisiones><MntTotal>107100</MntTotal>",
     );
     const verdict = await post("/api/v1/platform/dte/envios/verificar", { xml: data.envio_xml });
-    expect((await bodyOf(verdict)).data).toMatchObject({
+    expect((await answerOf(verdict, Verified)).data).toMatchObject({
       valido: true,
       documentos: [{ tipo: 43, folio: desde, timbre: { valido: true } }],
     });
@@ -95,7 +103,7 @@ describe("documentos/generar", () => {
   it("addresses the envelope to the buyer when asked (the exchange copy)", async () => {
     const { post, caf } = await setup();
     const { xml, desde } = await caf(33, 1);
-    const { data } = await bodyOf(await post(GENERAR, request(factura(desde), xml, { receptor_envio: "22222222-2" })));
+    const { data } = await answerOf(await post(GENERAR, request(factura(desde), xml, { receptor_envio: "22222222-2" })), Generated);
     expect(decodeLatin1(base64ToBytes(data.envio_xml))).toContain("<RutReceptor>22222222-2</RutReceptor>");
   });
 
@@ -138,7 +146,7 @@ describe("a generated document's whole life against the sandbox", () => {
   it("is sent, accepted, verified by us and by the SII, and accepted by its receiver", async () => {
     const { post, caf, sandbox } = await setup();
     const { xml, desde } = await caf(33, 2);
-    const generated = (await bodyOf(await post(GENERAR, request([factura(desde), factura(desde + 1, 33, "60803000-K")], xml)))).data;
+    const generated = (await answerOf(await post(GENERAR, request([factura(desde), factura(desde + 1, 33, "60803000-K")], xml)), Generated)).data;
 
     const sent = await post(
       "/api/v1/platform/dte/envios/enviar",
@@ -146,11 +154,11 @@ describe("a generated document's whole life against the sandbox", () => {
       { "idempotency-key": "life-1" },
     );
     expect(sent.status).toBe(200);
-    const trackId = (await bodyOf(sent)).data.track_id;
+    const trackId = (await answerOf(sent, Sent)).data.track_id;
     expect(sandbox.state.calls.get("dte_upload")).toBe(1);
 
     await sleep(4 * ENVIO_STEP_MS + 100);
-    const estado = (await bodyOf(await post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${trackId}`, { auth: { cert: juanaCert } })))
+    const estado = (await answerOf(await post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${trackId}`, { auth: { cert: juanaCert } }), Status))
       .data;
     expect(estado).toMatchObject({
       estado: "EPR",
@@ -159,7 +167,7 @@ describe("a generated document's whole life against the sandbox", () => {
     });
 
     const verified = (
-      await bodyOf(await post("/api/v1/platform/dte/envios/verificar", { xml: generated.envio_xml, auth: { cert: juanaCert } }))
+      await answerOf(await post("/api/v1/platform/dte/envios/verificar", { xml: generated.envio_xml, auth: { cert: juanaCert } }), Verified)
     ).data;
     expect(verified.valido).toBe(true);
     expect(verified.documentos[0]).toMatchObject({
@@ -174,9 +182,9 @@ describe("a generated document's whole life against the sandbox", () => {
       auth: { cert: pedroCert },
       documentos: { emisor: COMPANY, dte: 33, folio: desde, accion: "ACD" },
     });
-    expect((await bodyOf(respuesta)).data.documentos[0]).toMatchObject({ resultado: "registrado", codigo: 0 });
+    expect((await answerOf(respuesta, Result)).data.documentos[0]).toMatchObject({ resultado: "registrado", codigo: 0 });
     const eventos = (
-      await bodyOf(await post(`/api/v1/platform/dte/intercambios/eventos/${COMPANY}/33/${desde}`, { auth: { cert: juanaCert } }))
+      await answerOf(await post(`/api/v1/platform/dte/intercambios/eventos/${COMPANY}/33/${desde}`, { auth: { cert: juanaCert } }), Eventos)
     ).data;
     expect(JSON.stringify(eventos)).toContain("ACD");
   }, 15_000);
@@ -192,14 +200,14 @@ describe("a generated document's whole life against the sandbox", () => {
       },
       Detalle: { NmbItem: "Café", QtyItem: 2, PrcItem: 1_990 },
     };
-    const generated = (await bodyOf(await post(GENERAR, request(boleta, xml)))).data;
+    const generated = (await answerOf(await post(GENERAR, request(boleta, xml)), Generated)).data;
     expect(generated.sobre).toBe("EnvioBOLETA");
     const sent = await post("/api/v1/platform/dte/envios/enviar", { auth: { cert: juanaCert }, xml: generated.envio_xml });
     expect(sent.status).toBe(200);
-    const trackId = (await bodyOf(sent)).data.track_id;
+    const trackId = (await answerOf(sent, Sent)).data.track_id;
     await sleep(4 * ENVIO_STEP_MS + 100);
     const estado = (
-      await bodyOf(await post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${trackId}?servicio=boleta`, { auth: { cert: juanaCert } }))
+      await answerOf(await post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${trackId}?servicio=boleta`, { auth: { cert: juanaCert } }), Status)
     ).data;
     expect(estado.resultado).toBe("aceptado");
   }, 15_000);
