@@ -134,6 +134,8 @@ export interface ProbeState {
  */
 const PROBE_WRITE = "/api/v1/test/probes/write/{contribuyente}";
 const PROBE_READ = "/api/v1/test/probes/read/{categoria}";
+/** What both probes answer: which call of theirs this was. */
+export const ProbeAnswer = envelope(z.object({ n: z.number() }));
 /** The read probe's path with a parameter. */
 export const readPath = "/api/v1/test/probes/read/livianos";
 
@@ -152,7 +154,7 @@ export function registerProbes(app: OpenAPIHono<AppEnv>): ProbeState {
           content: { "application/json": { schema: z.object({ auth: z.object({ cert: z.object({ "cert-data": z.string() }) }) }) } },
         },
       },
-      responses: { 200: jsonContent(envelope(z.object({ n: z.number() })), "ok") },
+      responses: { 200: jsonContent(ProbeAnswer, "ok") },
     }),
     { scope: "sii:write", weight: 5, write: true },
     async (c) => {
@@ -175,7 +177,7 @@ export function registerProbes(app: OpenAPIHono<AppEnv>): ProbeState {
       method: "get",
       path: PROBE_READ,
       request: { params: z.object({ categoria: z.string() }) },
-      responses: { 200: jsonContent(envelope(z.object({ n: z.number() })), "ok") },
+      responses: { 200: jsonContent(ProbeAnswer, "ok") },
     }),
     { scope: "sii:read", weight: 1 },
     async (c) => ok(c, { n: ++state.calls.read }),
