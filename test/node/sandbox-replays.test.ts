@@ -7,7 +7,10 @@ import { MAX_REPLAY_BODY_BYTES } from "../../src/routes/sandbox/replays.ts";
 import { sandboxUf, siiDecimal, ufYearPage } from "../../src/sandbox/indicadores.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { liveTransport } from "../../src/sii/transport.ts";
-import { bodyOf, testDeps, tokenFor } from "../support/app.ts";
+import { Uf } from "../../src/routes/indicadores/uf.ts";
+import { Replays } from "../../src/routes/sandbox/replays.ts";
+import { answerOf, documentOf, errorOf, valueAt } from "../support/answers.ts";
+import { testDeps, tokenFor } from "../support/app.ts";
 
 const json = { "content-type": "application/json" };
 const UF_2025 = "https://www.sii.cl/valores_y_fechas/uf/uf2025.htm";
@@ -34,12 +37,12 @@ describe("sandbox replays", () => {
     const body = bytesToBase64(await alteredUfPage());
     const added = await replay({ service: "indicadores", status: 200, headers: { "Content-Type": "text/html; charset=ISO-8859-1" }, body });
     expect(added.status).toBe(200);
-    expect((await bodyOf(added)).data.replays).toEqual([{ service: "indicadores", status: 200, bytes: expect.any(Number), remaining: 1 }]);
+    expect((await answerOf(added, Replays)).data.replays).toEqual([{ service: "indicadores", status: 200, bytes: expect.any(Number), remaining: 1 }]);
     const { secret } = await tokenFor(deps, { scopes: ["sii:read"] });
     const res = await app.request("/api/v1/sii/indicadores/uf/anual/2025/3/15", { headers: { "x-api-token": secret } });
     expect(res.status).toBe(200);
-    expect((await bodyOf(res)).data).toEqual({ fecha: "2025-03-15", valor: 12345.67 });
-    expect((await bodyOf(await app.request("/sandbox/v1/replays", { method: "DELETE" }))).data.replays).toEqual([]);
+    expect((await answerOf(res, Uf)).data).toEqual({ fecha: "2025-03-15", valor: 12345.67 });
+    expect((await answerOf(await app.request("/sandbox/v1/replays", { method: "DELETE" }), Replays)).data.replays).toEqual([]);
   });
 
   it("answers exactly the status, headers and bytes given, for `count` calls, then the simulator's own", async () => {
@@ -66,7 +69,7 @@ describe("sandbox replays", () => {
     await replay({ service: "indicadores", status: 200, body: bytesToBase64(new TextEncoder().encode("replayed")), count: 5 });
     expect((await siiGet(UF_2025)).status).toBe(200);
     const cleared = await app.request("/sandbox/v1/replays", { method: "DELETE" });
-    expect((await bodyOf(cleared)).data.replays).toEqual([]);
+    expect((await answerOf(cleared, Replays)).data.replays).toEqual([]);
     expect(await (await siiGet(UF_2025)).text()).toContain("mes_enero");
   });
 
@@ -110,11 +113,11 @@ describe("sandbox replays", () => {
 
   it("documents its bounds: the body up to the largest SII answer the gateway reads, count up to 100", async () => {
     const { app } = sandboxApp();
-    const doc = await bodyOf(await app.request("/openapi.json"));
-    const schema = doc.components.schemas.SandboxReplay;
-    expect(schema.properties.body.maxLength).toBe(Math.ceil(MAX_REPLAY_BODY_BYTES / 3) * 4);
-    expect(schema.properties.count.maximum).toBe(100);
-    expect(schema.properties.count.minimum).toBe(1);
+    const doc = await documentOf(await app.request("/openapi.json"));
+    const schema = doc.components?.schemas?.SandboxReplay;
+    expect(valueAt(schema, "properties", "body", "maxLength")).toBe(Math.ceil(MAX_REPLAY_BODY_BYTES / 3) * 4);
+    expect(valueAt(schema, "properties", "count", "maximum")).toBe(100);
+    expect(valueAt(schema, "properties", "count", "minimum")).toBe(1);
   });
 
   it("does not exist in live mode", async () => {
