@@ -57,6 +57,22 @@ export function errorOf(res: Response): Promise<ErrorAnswer> {
 
 /** The OpenAPI document as the app builds it (`/openapi.json` serves it as JSON). */
 export type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
+type PathItem = NonNullable<OpenApiDocument["paths"]>[string];
+export type OpenApiOperation = NonNullable<PathItem["get"]>;
+/** One declared answer of an operation, or a `$ref` to one. */
+export type OpenApiResponse = NonNullable<NonNullable<OpenApiOperation["responses"]>["default"]>;
+
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+
+/** Every operation of the document, with its path and method. */
+export function operationsIn(doc: OpenApiDocument): { path: string; method: (typeof METHODS)[number]; operation: OpenApiOperation }[] {
+  return Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
+    METHODS.flatMap((method) => {
+      const operation = item[method];
+      return operation ? [{ path, method, operation }] : [];
+    }),
+  );
+}
 
 /**
  * The served OpenAPI document. Not parsed against a schema: it is the app's own document, which the
