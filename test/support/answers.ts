@@ -9,12 +9,16 @@ import { ErrorBody, envelope } from "../../src/platform/schemas.ts";
 
 /** A JSON answer read with `schema` (the route's response schema: an `envelope(...)` or the body itself). */
 export async function answerOf<S extends z.ZodType>(res: Response, schema: S): Promise<z.output<S>> {
-  const text = await res.text();
+  return answerIn(await res.text(), schema, res.status);
+}
+
+/** `answerOf` for an answer already read as text (`status` only names it in a failure). */
+export function answerIn<S extends z.ZodType>(text: string, schema: S, status?: number): z.output<S> {
   const raw: unknown = JSON.parse(text);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(body)"}: ${issue.message}`);
-    throw new Error(`HTTP ${res.status}: the answer does not match its schema (${problems.join("; ")}): ${text.slice(0, 400)}`);
+    throw new Error(`HTTP ${status ?? "?"}: the answer does not match its schema (${problems.join("; ")}): ${text.slice(0, 400)}`);
   }
   // zod's records drop a `__proto__` key (a guard against prototype pollution), which an answer may
   // carry as data (an XML element so named): compared without it, as the parsed value holds it.
