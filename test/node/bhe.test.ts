@@ -3,9 +3,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/ports.ts";
+import { Resent } from "../../src/routes/bhe/emitidas-email.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { jsValue } from "../../src/sii/bhe.ts";
-import { Resent } from "../../src/routes/bhe/emitidas-email.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { probeApp, tokenFor } from "../support/app.ts";
 

@@ -1,14 +1,14 @@
-import type { z } from "@hono/zod-openapi";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import type { z } from "@hono/zod-openapi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inspectEnvelope } from "../../src/dte/verify/envelope.ts";
 import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS } from "../../src/routes/document-batch.ts";
+import { Generated } from "../../src/routes/documentos/generar.ts";
 import { EXAMPLE_ISSUER, exampleInvoiceOf } from "../../src/routes/example-documents.ts";
 import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { MAX_AUTOR } from "../../src/sandbox/folios.ts";
-import { Generated } from "../../src/routes/documentos/generar.ts";
 import { answerOf, errorOf, SuccessEnvelope, valueAt } from "../support/answers.ts";
 import { startTwoTenants, type TwoTenants } from "../support/two-tenants.ts";
 import { schemaErrors } from "../support/xsd.ts";

@@ -6,14 +6,14 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { parseCertificateCredential } from "../../src/dte/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
-import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
-import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
-import { folioBook } from "../../src/sandbox/folios.ts";
-import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { Data } from "../../src/routes/certificacion/contribuyentes-datos.ts";
 import { Progress } from "../../src/routes/certificacion/postulacion-avance.ts";
 import { TestSets } from "../../src/routes/certificacion/schema.ts";
 import { Sent } from "../../src/routes/envios/enviar.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
+import { folioBook } from "../../src/sandbox/folios.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { answerOf, declaredAnswer, errorOf, valueAt } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedEnvelope } from "../support/envelope.ts";
@@ -41,7 +41,11 @@ describe("software certification", () => {
     expect(res.headers.get("x-quota-units")).toBe("5");
     // The application declares its answer inline: read against the schema its route registers.
     const applied = declaredAnswer(app, "post", "/api/v1/sii/certificacion/facturas/postular/{contribuyente}");
-    expect(valueAt(await answerOf(res, applied), "data")).toMatchObject({ contribuyente: COMPANY, postulado: true, glosa: expect.stringMatching(/INGRESADA/) });
+    expect(valueAt(await answerOf(res, applied), "data")).toMatchObject({
+      contribuyente: COMPANY,
+      postulado: true,
+      glosa: expect.stringMatching(/INGRESADA/),
+    });
     expect(await answer(await post(op("facturas/postular"), apply))).toEqual([409, "ALREADY_SUBMITTED"]);
 
     const { data } = await answerOf(await post(op("facturas/solicitar_set"), { auth: { cert: juanaCert } }), TestSets);

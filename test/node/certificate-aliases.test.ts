@@ -1,8 +1,8 @@
 // A PFX under the names the apigateway.cl SDKs send (`auth.cert.file-data` + `file-pass`) works as
 // `pfx-data` + `passphrase` does; the same field under both names is refused, naming it.
 import { describe, expect, it } from "vitest";
-import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { Status } from "../../src/routes/envios/estado.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 

@@ -3,12 +3,12 @@
 // SII answer for nothing: a folio request over MAX_AUTOR, an annulment of annulled folios, and an
 // async detail asked early (whose refusal also tells the file's state: a free `estado`).
 import { describe, expect, it } from "vitest";
-import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
-import { createDefaultSandbox } from "../../src/sandbox/index.ts";
-import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { Granted } from "../../src/routes/folios/solicitar.ts";
 import { JobEnvelope } from "../../src/routes/rcv/schema.ts";
 import { UsageEnvelope } from "../../src/routes/usage/get.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { createDefaultSandbox } from "../../src/sandbox/index.ts";
+import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
@@ -24,7 +24,8 @@ async function setup() {
   const token = await tokenFor(t.deps, { plan: { daily_units: 10_000, monthly_units: 100_000 } });
   const post = (path: string, body: unknown) => postJson(t.app, token.secret, path, body);
   const used = async () => {
-    const usage = (await answerOf(await t.app.request("/api/v1/usage", { headers: { "x-api-token": token.secret } }), UsageEnvelope)).data.usage;
+    const usage = (await answerOf(await t.app.request("/api/v1/usage", { headers: { "x-api-token": token.secret } }), UsageEnvelope)).data
+      .usage;
     return [usage.daily.used, usage.monthly.used];
   };
   const sandbox = simulatorOf(t.deps.sii);

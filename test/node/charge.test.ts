@@ -8,8 +8,8 @@ import { ApiError } from "../../src/platform/errors.ts";
 import { registerOperation } from "../../src/platform/operation.ts";
 import { envelope, jsonContent } from "../../src/platform/schemas.ts";
 import { UsageEnvelope } from "../../src/routes/usage/get.ts";
-import { probeApp, tokenFor } from "../support/app.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
+import { probeApp, tokenFor } from "../support/app.ts";
 
 async function setup(plan = { daily_units: 100, monthly_units: 1000 }) {
   const t = probeApp();

@@ -51,7 +51,8 @@ describe("top level of the OpenAPI document", () => {
     expect(Object.keys(links).sort()).toEqual(["detalle", "estado"]);
     const ids = new Set(operations(doc).map(([, , op]) => op.operationId));
     for (const link of Object.values(links)) expect(ids.has(String(valueAt(link, "operationId")))).toBe(true);
-    const ventas = doc.paths?.["/api/v1/sii/rcv/ventas/async/estado/{emisor}/{periodo}/{solicitud_id}/{dte}"]?.post?.responses?.["200"].links;
+    const ventas =
+      doc.paths?.["/api/v1/sii/rcv/ventas/async/estado/{emisor}/{periodo}/{solicitud_id}/{dte}"]?.post?.responses?.["200"].links;
     expect(ventas.detalle.parameters.solicitud_id).toBe("$response.body#/data/solicitud_id");
 
     // Follow the links as a client would: the runtime expressions against the real answers.

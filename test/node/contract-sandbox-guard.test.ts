@@ -3,8 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { nodeFront } from "../../src/entry/node-server.ts";
-import { ADMIN, testDeps } from "../support/app.ts";
 import { documentOf, errorOf } from "../support/answers.ts";
+import { ADMIN, testDeps } from "../support/app.ts";
 
 const DEV = "sii_dev_test-development-token-0123456789";
 const fault = JSON.stringify({ service: "seed", fault: "maintenance", count: 1 });

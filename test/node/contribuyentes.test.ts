@@ -1,11 +1,11 @@
 // Private taxpayer data through the gateway against the sandbox SII (Mi SII, certificate session).
 import { describe, expect, it } from "vitest";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
+import { Data } from "../../src/routes/contribuyentes/datos.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
 import { taxpayerData } from "../../src/sii/misii.ts";
-import { Data } from "../../src/routes/contribuyentes/datos.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { probeApp, tokenFor } from "../support/app.ts";
 

@@ -4,13 +4,13 @@ import { describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/dte/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
+import { Sent } from "../../src/routes/envios/enviar.ts";
+import { Status } from "../../src/routes/envios/estado.ts";
+import { Result } from "../../src/routes/intercambios/respuesta-sii.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
 import { folioBook } from "../../src/sandbox/folios.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { Sent } from "../../src/routes/envios/enviar.ts";
-import { Status } from "../../src/routes/envios/estado.ts";
-import { Result } from "../../src/routes/intercambios/respuesta-sii.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedEnvelope, type TestDocument } from "../support/envelope.ts";
@@ -116,7 +116,11 @@ describe("sending an envelope (envios/enviar)", () => {
     );
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("0");
-    expect((await answerOf(res, Sent)).data).toMatchObject({ track_id: null, archivo: "mi_envio.xml", documentos: [{ tipo: 33, folio: 16 }] });
+    expect((await answerOf(res, Sent)).data).toMatchObject({
+      track_id: null,
+      archivo: "mi_envio.xml",
+      documentos: [{ tipo: 33, folio: 16 }],
+    });
     expect(sandbox.state.calls.get("dte_upload") ?? 0).toBe(0);
     expect(sandbox.state.calls.get("seed") ?? 0).toBe(0);
   });

@@ -1,5 +1,6 @@
 // The status of an uploaded envelope through the gateway against the sandbox's QueryEstUp.
 import { describe, expect, it } from "vitest";
+import { Status } from "../../src/routes/envios/estado.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS, envioEstado } from "../../src/sandbox/envios.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
@@ -11,7 +12,6 @@ import estUpErr1 from "../fixtures/sii/dte/queryestup-minus11-err-code-1.http?ra
 import estUpErr2 from "../fixtures/sii/dte/queryestup-minus11-err-code-2.http?raw";
 import estUpSrv2 from "../fixtures/sii/dte/queryestup-minus11-srv-code-2.http?raw";
 import { replay } from "../fixtures/sii/dte/replay.ts";
-import { Status } from "../../src/routes/envios/estado.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 

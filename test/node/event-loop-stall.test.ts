@@ -1,14 +1,14 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import type { z } from "@hono/zod-openapi";
 import forge from "node-forge";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import { ErrorBody } from "../../src/platform/schemas.ts";
 import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../src/routes/document-batch.ts";
+import { Generated } from "../../src/routes/documentos/generar.ts";
 import { exampleInvoiceOf } from "../../src/routes/example-documents.ts";
 import { buildCaf } from "../../src/sandbox/caf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
-import type { z } from "@hono/zod-openapi";
-import { ErrorBody } from "../../src/platform/schemas.ts";
-import { Generated } from "../../src/routes/documentos/generar.ts";
 import { answerIn } from "../support/answers.ts";
 import { startTwoTenants, type TwoTenants } from "../support/two-tenants.ts";
 

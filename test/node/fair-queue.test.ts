@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeTransport } from "../../src/adapters/node/transport.ts";
 import { configFromEnv } from "../../src/config.ts";
 import type { SiiTransport } from "../../src/ports.ts";
-import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const COMPANY = "76192083-9";
 const BTE = "/api/v1/sii/bte/emitidas/resumen/2025";

@@ -6,12 +6,12 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/dte/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import { JobEnvelope } from "../../src/routes/rcv/schema.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { ASYNC_STEP_MS } from "../../src/sandbox/rcv.ts";
 import type { FaultKind } from "../../src/sandbox/state.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
-import { JobEnvelope } from "../../src/routes/rcv/schema.ts";
 import { answerOf, errorOf, SuccessEnvelope } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedDte, signedEnvelope } from "../support/envelope.ts";
@@ -299,8 +299,7 @@ describe.each(FAMILIES)("$name", (family) => {
     expect(plain.res.status, JSON.stringify(plain.error ?? plain.data).slice(0, 300)).toBe(family.plainStatus ?? 200);
     const swapped = await call(family, "charset");
     expect([swapped.res.status, swapped.error?.error_code]).toEqual([plain.res.status, plain.error?.error_code]);
-    if (plain.res.status === 200)
-      expect(stable(swapped.data)).toBe(stable(plain.data));
+    if (plain.res.status === 200) expect(stable(swapped.data)).toBe(stable(plain.data));
   });
 });
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
 import { elementText } from "../../src/lib/xml.ts";
+import { Granted } from "../../src/routes/folios/solicitar.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { cafQuirks } from "../../src/sandbox/folio-answers.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
@@ -13,7 +14,6 @@ import { annulFolios, requestFolios } from "../../src/sii/caf.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
 import { alreadyAuthorized, rangeForms, stampingLimits } from "../../src/sii/folio-pages.ts";
 import { replay } from "../fixtures/sii/dte/replay.ts";
-import { Granted } from "../../src/routes/folios/solicitar.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 

@@ -4,6 +4,8 @@ import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { elementText } from "../../src/lib/xml.ts";
 import type { Scope } from "../../src/ports.ts";
+import { FolioAnnulmentEnvelope } from "../../src/routes/folios/schema.ts";
+import { Granted } from "../../src/routes/folios/solicitar.ts";
 import { SANDBOX_CAF_SIGNER, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { requestFolios } from "../../src/sii/caf.ts";
@@ -15,8 +17,6 @@ import generaFolio from "../fixtures/sii/dte/folios-genera-folio.http?raw";
 import solicita from "../fixtures/sii/dte/folios-solicita.http?raw";
 import solicitaDcto from "../fixtures/sii/dte/folios-solicita-dcto.http?raw";
 import { replay, sentFields } from "../fixtures/sii/dte/replay.ts";
-import { FolioAnnulmentEnvelope } from "../../src/routes/folios/schema.ts";
-import { Granted } from "../../src/routes/folios/solicitar.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 

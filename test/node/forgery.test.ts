@@ -10,12 +10,12 @@ import { canonicalize } from "../../src/dte/verify/c14n.ts";
 import { childElements, parseXml } from "../../src/dte/xml/parse.ts";
 import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
-import { EXAMPLE_ISSUER } from "../../src/routes/example-documents.ts";
-import { buildCaf } from "../../src/sandbox/caf.ts";
-import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { Normalized } from "../../src/routes/documentos/formatos-json.ts";
 import { Verified } from "../../src/routes/envios/verificar.ts";
+import { EXAMPLE_ISSUER } from "../../src/routes/example-documents.ts";
 import { Granted } from "../../src/routes/folios/solicitar.ts";
+import { buildCaf } from "../../src/sandbox/caf.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { answerOf, errorOf, valueAt } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { makeCertificate } from "../support/certificates.ts";
@@ -213,7 +213,10 @@ describe("the signer's key", () => {
     // The certificate that signed, beside another key's RSAKeyValue: two keys, no answer to who signed.
     const otherKey = dte.replace(/<Modulus>[^<]+<\/Modulus>/, `<Modulus>${pedro.modulusBase64}</Modulus>`);
     const data2 = await verify(post, otherKey);
-    expect(data2.documentos[0]?.firma).toMatchObject({ valido: false, motivo: expect.stringMatching(/not the key of its X509Certificate/) });
+    expect(data2.documentos[0]?.firma).toMatchObject({
+      valido: false,
+      motivo: expect.stringMatching(/not the key of its X509Certificate/),
+    });
   });
 });
 

@@ -5,14 +5,13 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { encodeLatin1 } from "../../src/lib/latin1.ts";
-import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { Normalized } from "../../src/routes/documentos/formatos-json.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { answerOf, errorOf, valueAt } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { fixturePath } from "../support/fixtures.ts";
 
 const PATH = "/api/v1/platform/dte/formatos/json";
-
 
 /** The answer to a `dte` input: the normalized document and its warnings. */
 async function normalizedDte(res: Response) {
@@ -248,7 +247,12 @@ describe("normalize to the standard format: XML input", () => {
     const { post } = await setup();
     const data = await normalizedXml(await post({ xml: bytesToBase64(readFileSync(example)) }));
     expect(data.sobre).toBe("EnvioDTE");
-    expect(valueAt(data.documentos[0]?.dte, "Encabezado", "Totales")).toEqual({ MntNeto: 100000, TasaIVA: 19, IVA: 19000, MntTotal: 119000 });
+    expect(valueAt(data.documentos[0]?.dte, "Encabezado", "Totales")).toEqual({
+      MntNeto: 100000,
+      TasaIVA: 19,
+      IVA: 19000,
+      MntTotal: 119000,
+    });
     expect(valueAt(data.documentos[0]?.dte, "Encabezado", "Receptor", "RznSocRecep")).toBe("EMPRESA  LTDA");
   });
 });

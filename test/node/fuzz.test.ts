@@ -10,11 +10,11 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/dte/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import { ErrorBody } from "../../src/platform/schemas.ts";
+import { Granted } from "../../src/routes/folios/solicitar.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { SANDBOX_TAXPAYERS } from "../../src/sandbox/taxpayers.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { ErrorBody } from "../../src/platform/schemas.ts";
-import { Granted } from "../../src/routes/folios/solicitar.ts";
 import { answerOf, errorOf, valueAt } from "../support/answers.ts";
 import { ADMIN, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedDte, signedEnvelope } from "../support/envelope.ts";
@@ -116,7 +116,10 @@ async function fuzzOperation(operation: Operation) {
   const plainBody = await plain.json().catch(() => undefined);
   const baselineErrors = errorKeys(plainBody);
   const baselineMessage = valueAt(plainBody, "message");
-  baselines.set(`${operation.method} ${operation.path}`, { valid: refusalIn(plainBody)?.error_code !== "VALIDATION_ERROR", status: plain.status });
+  baselines.set(`${operation.method} ${operation.path}`, {
+    valid: refusalIn(plainBody)?.error_code !== "VALIDATION_ERROR",
+    status: plain.status,
+  });
 
   await fc.assert(
     fc.asyncProperty(caseArbitrary, async (c) => {
@@ -127,7 +130,15 @@ async function fuzzOperation(operation: Operation) {
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       const type = res.headers.get("content-type") ?? "";
       const body = await jsonOf(res);
-      const problems = checkAnswer(operation, mutation, res.status, type, body, baselineErrors, typeof baselineMessage === "string" ? baselineMessage : undefined);
+      const problems = checkAnswer(
+        operation,
+        mutation,
+        res.status,
+        type,
+        body,
+        baselineErrors,
+        typeof baselineMessage === "string" ? baselineMessage : undefined,
+      );
       // Item 7 on every answer of every operation, the binary ones (PDF, ESC/POS) included.
       if (res.headers.get("x-content-type-options") !== "nosniff") problems.push("no X-Content-Type-Options: nosniff");
       if (request.path.startsWith("/api/") && res.headers.get("cache-control") !== "no-store") problems.push("no Cache-Control: no-store");

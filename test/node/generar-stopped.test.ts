@@ -3,10 +3,10 @@
 // which one failed and why. The failure is injected into the engine's one signing function.
 import { describe, expect, it, vi } from "vitest";
 import { exampleInvoiceOf } from "../../src/routes/example-documents.ts";
-import { buildCaf } from "../../src/sandbox/caf.ts";
-import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { LedgerEnvelope } from "../../src/routes/folios-ledger/schema.ts";
 import { UsageEnvelope } from "../../src/routes/usage/get.ts";
+import { buildCaf } from "../../src/sandbox/caf.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 

@@ -5,17 +5,17 @@ import { describe, expect, it } from "vitest";
 import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
 import type { Scope } from "../../src/ports.ts";
-import { EXAMPLE_ISSUER } from "../../src/routes/example-documents.ts";
-import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
-import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
-import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { Generated } from "../../src/routes/documentos/generar.ts";
 import { Sent } from "../../src/routes/envios/enviar.ts";
 import { Status } from "../../src/routes/envios/estado.ts";
 import { Verified } from "../../src/routes/envios/verificar.ts";
+import { EXAMPLE_ISSUER } from "../../src/routes/example-documents.ts";
 import { Granted } from "../../src/routes/folios/solicitar.ts";
 import { Result } from "../../src/routes/intercambios/respuesta-sii.ts";
 import { Eventos } from "../../src/routes/intercambios/schema.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
@@ -146,7 +146,8 @@ describe("a generated document's whole life against the sandbox", () => {
   it("is sent, accepted, verified by us and by the SII, and accepted by its receiver", async () => {
     const { post, caf, sandbox } = await setup();
     const { xml, desde } = await caf(33, 2);
-    const generated = (await answerOf(await post(GENERAR, request([factura(desde), factura(desde + 1, 33, "60803000-K")], xml)), Generated)).data;
+    const generated = (await answerOf(await post(GENERAR, request([factura(desde), factura(desde + 1, 33, "60803000-K")], xml)), Generated))
+      .data;
 
     const sent = await post(
       "/api/v1/platform/dte/envios/enviar",
@@ -158,8 +159,9 @@ describe("a generated document's whole life against the sandbox", () => {
     expect(sandbox.state.calls.get("dte_upload")).toBe(1);
 
     await sleep(4 * ENVIO_STEP_MS + 100);
-    const estado = (await answerOf(await post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${trackId}`, { auth: { cert: juanaCert } }), Status))
-      .data;
+    const estado = (
+      await answerOf(await post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${trackId}`, { auth: { cert: juanaCert } }), Status)
+    ).data;
     expect(estado).toMatchObject({
       estado: "EPR",
       resultado: "aceptado",
@@ -207,7 +209,10 @@ describe("a generated document's whole life against the sandbox", () => {
     const trackId = (await answerOf(sent, Sent)).data.track_id;
     await sleep(4 * ENVIO_STEP_MS + 100);
     const estado = (
-      await answerOf(await post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${trackId}?servicio=boleta`, { auth: { cert: juanaCert } }), Status)
+      await answerOf(
+        await post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${trackId}?servicio=boleta`, { auth: { cert: juanaCert } }),
+        Status,
+      )
     ).data;
     expect(estado.resultado).toBe("aceptado");
   }, 15_000);

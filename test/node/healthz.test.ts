@@ -4,11 +4,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
+import { Health } from "../../src/routes/health/healthz.ts";
 import { HEALTH_PROBES } from "../../src/routes/health/probes.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { SII_HOSTS } from "../../src/sii/hosts.ts";
 import { liveTransport } from "../../src/sii/transport.ts";
-import { Health } from "../../src/routes/health/healthz.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { ADMIN, testDeps, tokenFor } from "../support/app.ts";
 
@@ -19,7 +19,6 @@ function sandboxApp(config: Parameters<typeof testDeps>[1] = {}) {
   const { deps } = testDeps(undefined, config);
   return { app: createApp(() => deps), deps };
 }
-
 
 describe("GET /healthz", () => {
   it("answers without a token, with a request id, the mode and the package version, and costs no quota", async () => {

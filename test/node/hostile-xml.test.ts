@@ -3,10 +3,10 @@
 // parsing (the screen is one linear pass) and without reaching the SII.
 import { describe, expect, it } from "vitest";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import { Normalized } from "../../src/routes/documentos/formatos-json.ts";
 import { EXAMPLE_ISSUER } from "../../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { Normalized } from "../../src/routes/documentos/formatos-json.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 

@@ -12,8 +12,8 @@ import { sandboxTransport } from "../../src/sandbox/transport.ts";
 import type { SiiContext } from "../../src/sii/http.ts";
 import { correccionYear, segundaCategoriaYear, ufYear } from "../../src/sii/indicadores.ts";
 import { liveTransport } from "../../src/sii/transport.ts";
-import { probeApp, tokenFor } from "../support/app.ts";
 import { errorOf } from "../support/answers.ts";
+import { probeApp, tokenFor } from "../support/app.ts";
 import { failure } from "../support/sii.ts";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "sii", "indicadores");

@@ -1,11 +1,11 @@
 // Corrección monetaria and the second-category tax table, from the sandbox SII's yearly pages.
 import { describe, expect, it } from "vitest";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
+import { Table } from "../../src/routes/indicadores/correccion-monetaria.ts";
+import { Table as Brackets } from "../../src/routes/indicadores/impuesto-segunda-categoria.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { correccionPage, impuestoSegundaPage, sandboxUtm } from "../../src/sandbox/indicadores.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
-import { Table } from "../../src/routes/indicadores/correccion-monetaria.ts";
-import { Table as Brackets } from "../../src/routes/indicadores/impuesto-segunda-categoria.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { probeApp, tokenFor } from "../support/app.ts";
 

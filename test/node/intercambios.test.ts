@@ -2,12 +2,12 @@
 // event history, SII reception date, and the receiver's acceptance or claim.
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/ports.ts";
+import { Result } from "../../src/routes/intercambios/respuesta-sii.ts";
+import { Cesion, Eventos, Recepcion } from "../../src/routes/intercambios/schema.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { SANDBOX_CUSTOMER, SANDBOX_SUPPLIER } from "../../src/sandbox/reclamos.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { isoFromSii } from "../../src/sii/reclamos.ts";
-import { Result } from "../../src/routes/intercambios/respuesta-sii.ts";
-import { Cesion, Eventos, Recepcion } from "../../src/routes/intercambios/schema.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 

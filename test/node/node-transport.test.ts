@@ -11,13 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CERTIFICATE_LOGIN_TLS, nodeTransport } from "../../src/adapters/node/transport.ts";
 import { createApp } from "../../src/app.ts";
 import { parseCertificateCredential } from "../../src/dte/credentials.ts";
+import { ProxyTest } from "../../src/routes/settings/test-proxy.ts";
 import { SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import type { SiiContext } from "../../src/sii/http.ts";
 import { certificateLogin } from "../../src/sii/login.ts";
-import { ProxyTest } from "../../src/routes/settings/test-proxy.ts";
-import { testDeps, tokenFor } from "../support/app.ts";
 import { answerOf } from "../support/answers.ts";
+import { testDeps, tokenFor } from "../support/app.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const sandbox = createDefaultSandbox();

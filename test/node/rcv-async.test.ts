@@ -1,9 +1,9 @@
 // The RCV's asynchronous download end to end against the sandbox: request, poll, documents.
 import { describe, expect, it } from "vitest";
+import { FileEnvelope, JobEnvelope } from "../../src/routes/rcv/schema.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { ASYNC_STEP_MS, rcvDocuments } from "../../src/sandbox/rcv.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
-import { FileEnvelope, JobEnvelope } from "../../src/routes/rcv/schema.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
@@ -57,7 +57,10 @@ describe("RCV asynchronous download", () => {
     const { post, later } = await setup();
     const job = (await answerOf(await post("/api/v1/sii/rcv/ventas/async/solicitar/76192083-9/202401/61"), JobEnvelope)).data;
     later(3 * ASYNC_STEP_MS);
-    const { data } = await answerOf(await post(`/api/v1/sii/rcv/ventas/async/detalle/76192083-9/202401/${job.solicitud_id}/61`), FileEnvelope);
+    const { data } = await answerOf(
+      await post(`/api/v1/sii/rcv/ventas/async/detalle/76192083-9/202401/${job.solicitud_id}/61`),
+      FileEnvelope,
+    );
     expect(data.registros).toBe(rcvDocuments("76192083-9", 202401, "VENTA").filter((d) => d.tipo === 61).length);
     expect(data.documentos.every((d) => d.nota_credito)).toBe(true);
     const unknown = await post("/api/v1/sii/rcv/ventas/async/estado/76192083-9/202401/123/61");

@@ -3,10 +3,10 @@
 // begun aborts it instead of closing a JSON that would look whole.
 import { describe, expect, it } from "vitest";
 import type { SiiTransport } from "../../src/ports.ts";
+import { Detail } from "../../src/routes/rcv/schema.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
-import { Detail } from "../../src/routes/rcv/schema.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 

@@ -1,8 +1,8 @@
 // RCV details through the gateway against the sandbox's RCV facade.
 import { describe, expect, it } from "vitest";
+import { Detail } from "../../src/routes/rcv/schema.ts";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { Detail } from "../../src/routes/rcv/schema.ts";
 import { answerOf, declaredAnswer, errorOf, valueAt } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
@@ -90,7 +90,11 @@ describe("RCV purchase document by folio", () => {
     const res = await post(`/api/v1/sii/rcv/compras/detalle/documento/76192083-9/202405/${doc?.tipo}/${doc?.folio}`);
     expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "1"]);
     const documento = declaredAnswer(app, "post", "/api/v1/sii/rcv/compras/detalle/documento/{receptor}/{periodo}/{dte}/{folio}");
-    expect(valueAt(await answerOf(res, documento), "data", "documentos", 0)).toMatchObject({ folio: doc?.folio, rut: doc?.rut, estado: doc?.estado });
+    expect(valueAt(await answerOf(res, documento), "data", "documentos", 0)).toMatchObject({
+      folio: doc?.folio,
+      rut: doc?.rut,
+      estado: doc?.estado,
+    });
     const unknown = await post("/api/v1/sii/rcv/compras/detalle/documento/76192083-9/202405/33/99999");
     expect([unknown.status, (await errorOf(unknown)).error_code]).toEqual([404, "HTTP_404"]);
   });

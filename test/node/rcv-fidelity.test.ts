@@ -7,10 +7,10 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { SiiTransport } from "../../src/ports.ts";
+import { Detail, FileEnvelope, JobEnvelope } from "../../src/routes/rcv/schema.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
-import { Detail, FileEnvelope, JobEnvelope } from "../../src/routes/rcv/schema.ts";
 import { answerOf, declaredAnswer, errorOf, valueAt } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
@@ -133,7 +133,10 @@ describe("RCV asynchronous file", () => {
     const post = (path: string) => postJson(t.app, token.secret, path, company);
     const job = (await answerOf(await post("/api/v1/sii/rcv/compras/async/solicitar/76192083-9/201901/0/REGISTRO"), JobEnvelope)).data;
     clock.at = new Date(clock.at.getTime() + 5_000);
-    const { data } = await answerOf(await post(`/api/v1/sii/rcv/compras/async/detalle/76192083-9/201901/${job.solicitud_id}/0/REGISTRO`), FileEnvelope);
+    const { data } = await answerOf(
+      await post(`/api/v1/sii/rcv/compras/async/detalle/76192083-9/201901/${job.solicitud_id}/0/REGISTRO`),
+      FileEnvelope,
+    );
     const expected = rcvDocuments("76192083-9", 201901, "COMPRA").filter((d) => d.estado === "REGISTRO");
     expect(data.registros).toBe(expected.length);
     expect(data.documentos.map((d) => d.folio)).toEqual(expected.map((d) => d.folio));
@@ -292,7 +295,9 @@ describe("RCV daily receipts", () => {
   });
 
   it("refuses a day that is not one of the period's, a day listed twice, or days without `dia`, with SII_FORMAT_CHANGED", async () => {
-    const answers: Record<string, unknown>[] = [[{ dia: 32 }], [{ dia: 30 }], [{ dia: "primero" }], [{ dia: 1 }, { dia: 1 }]].map((boletas) => ({ boletas }));
+    const answers: Record<string, unknown>[] = [[{ dia: 32 }], [{ dia: 30 }], [{ dia: "primero" }], [{ dia: 1 }, { dia: 1 }]].map(
+      (boletas) => ({ boletas }),
+    );
     // A renamed `dia`: the month counts receipts, no entry is a day.
     answers.push({ boletas: [{ fecha: 1 }], totalDocumentos: 5 });
     for (const data of answers) {
@@ -301,7 +306,11 @@ describe("RCV daily receipts", () => {
       // February 2024 has 29 days.
       const res = await post("/api/v1/sii/rcv/ventas/get_detalle_resumen/76192083-9/202402");
       const body = await errorOf(res);
-      expect([res.status, body.error_code, body.details?.service], JSON.stringify(data)).toEqual([502, "SII_FORMAT_CHANGED", "rcv_boletas"]);
+      expect([res.status, body.error_code, body.details?.service], JSON.stringify(data)).toEqual([
+        502,
+        "SII_FORMAT_CHANGED",
+        "rcv_boletas",
+      ]);
     }
   });
 
@@ -310,7 +319,8 @@ describe("RCV daily receipts", () => {
     const boletas = await receiptsOf("/api/v1/sii/rcv/ventas/get_detalle_resumen/76192083-9/202401");
     const receipts = rcvDocuments("76192083-9", 202401, "VENTA").filter((d) => d.tipo === 39);
     const dias = valueAt(boletas, "dias");
-    const sum = (field: string) => (Array.isArray(dias) ? dias : []).reduce((total: number, d) => total + Number(valueAt(d, "sii", field)), 0);
+    const sum = (field: string) =>
+      (Array.isArray(dias) ? dias : []).reduce((total: number, d) => total + Number(valueAt(d, "sii", field)), 0);
     expect(valueAt(boletas, "documentos")).toBe(receipts.length);
     expect(sum("totalDocumentos")).toBe(receipts.length);
     expect(sum("montoTotal")).toBe(valueAt(boletas, "monto_total"));

@@ -7,11 +7,11 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { SiiTransport } from "../../src/ports.ts";
+import { Detail } from "../../src/routes/rcv/schema.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { CEILING_PERIOD, rcvDocuments, SYNC_DETAIL_MAX_DOCUMENTS } from "../../src/sandbox/rcv.ts";
 import { sandboxTransport } from "../../src/sandbox/transport.ts";
 import { csvDocuments } from "../../src/sii/rcv.ts";
-import { Detail } from "../../src/routes/rcv/schema.ts";
 import { answerOf, errorOf, valueAt } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 

@@ -1,9 +1,9 @@
 // RCV summaries through the gateway against the sandbox's RCV facade.
 import { describe, expect, it } from "vitest";
+import { Summary } from "../../src/routes/rcv/schema.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { Summary } from "../../src/routes/rcv/schema.ts";
 import { answerOf, errorOf, valueAt } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 

@@ -1,9 +1,9 @@
 // The RCV writes and the summary detail against the sandbox (the purchase type change is the
 // portal's public call; the summaries follow the inferred contract).
 import { describe, expect, it } from "vitest";
+import { Detail, Summary, Written } from "../../src/routes/rcv/schema.ts";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { Detail, Summary, Written } from "../../src/routes/rcv/schema.ts";
 import { answerOf, declaredAnswer, errorOf, valueAt } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 

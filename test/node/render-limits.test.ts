@@ -4,8 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../src/routes/document-batch.ts";
-import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const line = (n: number) => `<Detalle><NroLinDet>${n}</NroLinDet><NmbItem>Item ${n}</NmbItem><MontoItem>1</MontoItem></Detalle>`;
 const dte = (folio: number, lines: number) =>

@@ -3,12 +3,11 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
-import { MAX_REPLAY_BODY_BYTES } from "../../src/routes/sandbox/replays.ts";
+import { Uf } from "../../src/routes/indicadores/uf.ts";
+import { MAX_REPLAY_BODY_BYTES, Replays } from "../../src/routes/sandbox/replays.ts";
 import { sandboxUf, siiDecimal, ufYearPage } from "../../src/sandbox/indicadores.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { liveTransport } from "../../src/sii/transport.ts";
-import { Uf } from "../../src/routes/indicadores/uf.ts";
-import { Replays } from "../../src/routes/sandbox/replays.ts";
 import { answerOf, documentOf, errorOf, valueAt } from "../support/answers.ts";
 import { testDeps, tokenFor } from "../support/app.ts";
 
@@ -37,7 +36,9 @@ describe("sandbox replays", () => {
     const body = bytesToBase64(await alteredUfPage());
     const added = await replay({ service: "indicadores", status: 200, headers: { "Content-Type": "text/html; charset=ISO-8859-1" }, body });
     expect(added.status).toBe(200);
-    expect((await answerOf(added, Replays)).data.replays).toEqual([{ service: "indicadores", status: 200, bytes: expect.any(Number), remaining: 1 }]);
+    expect((await answerOf(added, Replays)).data.replays).toEqual([
+      { service: "indicadores", status: 200, bytes: expect.any(Number), remaining: 1 },
+    ]);
     const { secret } = await tokenFor(deps, { scopes: ["sii:read"] });
     const res = await app.request("/api/v1/sii/indicadores/uf/anual/2025/3/15", { headers: { "x-api-token": secret } });
     expect(res.status).toBe(200);

@@ -3,14 +3,14 @@
 // `npm run test:rough`.
 import { describe, expect, it } from "vitest";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
-import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
-import { createDefaultSandbox } from "../../src/sandbox/index.ts";
-import { parseRoughSeed, type RoughOdds, RoughSchedule } from "../../src/sandbox/rough.ts";
-import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { Data } from "../../src/routes/contribuyentes/datos.ts";
 import { Status } from "../../src/routes/envios/estado.ts";
 import { Granted } from "../../src/routes/folios/solicitar.ts";
 import { Uf } from "../../src/routes/indicadores/uf.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { createDefaultSandbox } from "../../src/sandbox/index.ts";
+import { parseRoughSeed, type RoughOdds, RoughSchedule } from "../../src/sandbox/rough.ts";
+import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { answerOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 

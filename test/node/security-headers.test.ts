@@ -11,8 +11,8 @@ import { createNodeServer } from "../../src/entry/node-server.ts";
 import { parseCorsOrigins } from "../../src/platform/cors.ts";
 import { DOCS_CSP } from "../../src/platform/security-headers.ts";
 import { CreatedTokenEnvelope } from "../../src/routes/admin/schema.ts";
-import { ADMIN, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
+import { ADMIN, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
 

@@ -6,9 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeTransport, type ResolveAll } from "../../src/adapters/node/transport.ts";
 import { createApp } from "../../src/app.ts";
 import { ApiError } from "../../src/lib/api-error.ts";
-import { failureOf, UNREACHED } from "../../src/routes/settings/test-proxy.ts";
 import { ProxySettingsEnvelope } from "../../src/routes/settings/schema.ts";
-import { ProxyTest } from "../../src/routes/settings/test-proxy.ts";
+import { failureOf, ProxyTest, UNREACHED } from "../../src/routes/settings/test-proxy.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { probeApp, testDeps, tokenFor } from "../support/app.ts";
 
@@ -57,9 +56,16 @@ describe("proxy settings", () => {
     const { call, acme } = await setup();
     await call(acme, "PUT", { enabled: true, url: "https://proxy.example.cl:8443", username: "u", password: "p" });
     expect(
-      (await answerOf(await call(acme, "PUT", { enabled: false, url: "https://proxy.example.cl:8443", username: "u" }), ProxySettingsEnvelope)).data.password_set,
+      (
+        await answerOf(
+          await call(acme, "PUT", { enabled: false, url: "https://proxy.example.cl:8443", username: "u" }),
+          ProxySettingsEnvelope,
+        )
+      ).data.password_set,
     ).toBe(true);
-    expect((await answerOf(await call(acme, "PUT", { enabled: false, url: null, password: null }), ProxySettingsEnvelope)).data.password_set).toBe(false);
+    expect(
+      (await answerOf(await call(acme, "PUT", { enabled: false, url: null, password: null }), ProxySettingsEnvelope)).data.password_set,
+    ).toBe(false);
   });
 
   it("answers 422 naming each bad field", async () => {

@@ -1,13 +1,13 @@
 // One SII service, one name: the name an error gives in `details.service` is the one the
 // simulator counts the service's calls by and switches its faults on by.
 import { describe, expect, it } from "vitest";
+import { JobEnvelope } from "../../src/routes/rcv/schema.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { ASYNC_STEP_MS } from "../../src/sandbox/rcv.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
-import { JobEnvelope } from "../../src/routes/rcv/schema.ts";
-import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const auth = { pass: { rut: "76192083-9", clave: "sandbox76" } };
 const cert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };

@@ -2,11 +2,11 @@
 // sessions and tokens, idempotency records, proxy settings, usage and quota. A wrong credential
 // never rides on a session the other account opened with the right one.
 import { describe, expect, it } from "vitest";
-import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
-import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { Result } from "../../src/routes/intercambios/respuesta-sii.ts";
 import { ProxySettingsEnvelope } from "../../src/routes/settings/schema.ts";
 import { UsageEnvelope } from "../../src/routes/usage/get.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
@@ -79,7 +79,10 @@ describe("tenant isolation", () => {
       password: "secret-pw",
     });
     expect(put.status).toBe(200);
-    expect((await answerOf(await beta.get("/api/v1/settings/proxy"), ProxySettingsEnvelope)).data).toMatchObject({ enabled: false, url: null });
+    expect((await answerOf(await beta.get("/api/v1/settings/proxy"), ProxySettingsEnvelope)).data).toMatchObject({
+      enabled: false,
+      url: null,
+    });
     await alpha.get("/api/v1/sii/indicadores/uf/anual/2024/03/15");
     await alpha.get("/api/v1/sii/indicadores/uf/anual/2024/03/16");
     const used = async (who: typeof alpha) => (await answerOf(await who.get("/api/v1/usage"), UsageEnvelope)).data.usage.daily.used;

@@ -1,11 +1,11 @@
 // The UF of a date, from the sandbox SII's yearly page, cached.
 import { describe, expect, it } from "vitest";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
+import { Uf } from "../../src/routes/indicadores/uf.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { lastPublishedUf, sandboxUf, siiDecimal, ufYearPage } from "../../src/sandbox/indicadores.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { parseDailyYear } from "../../src/sii/indicadores.ts";
-import { Uf } from "../../src/routes/indicadores/uf.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { probeApp, tokenFor } from "../support/app.ts";
 

@@ -5,13 +5,13 @@ import { z } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
 import { memoryCacheStore } from "../../src/adapters/memory/stores.ts";
 import type { CacheStore } from "../../src/ports.ts";
+import { Characteristic } from "../../src/routes/vehiculos/categorias-caracteristicas.ts";
+import { Named } from "../../src/routes/vehiculos/schema.ts";
+import { Result } from "../../src/routes/vehiculos/tasacion-buscar.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { type SandboxVehicle, sandboxVehicles } from "../../src/sandbox/vehiculos.ts";
 import { PART_CHARS } from "../../src/sii/vehiculos-index.ts";
-import { Characteristic } from "../../src/routes/vehiculos/categorias-caracteristicas.ts";
-import { Named } from "../../src/routes/vehiculos/schema.ts";
-import { Result } from "../../src/routes/vehiculos/tasacion-buscar.ts";
 import { answerOf, declaredAnswer, errorOf, valueAt } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
@@ -38,7 +38,13 @@ async function setup(options: { rows?: number; cache?: CacheStore } = {}) {
   const traitsOf = async (categoria: number) =>
     z
       .array(Characteristic)
-      .parse(valueAt(await listed(await get(`/api/v1/sii/vehiculos/categorias/caracteristicas/${categoria}`), "caracteristicas"), "data", "caracteristicas"));
+      .parse(
+        valueAt(
+          await listed(await get(`/api/v1/sii/vehiculos/categorias/caracteristicas/${categoria}`), "caracteristicas"),
+          "data",
+          "caracteristicas",
+        ),
+      );
   return { ...t, get, search, listed, named, traitsOf, token, sandbox, downloads: () => sandbox.state.calls.get("vehiculos") ?? 0 };
 }
 
@@ -147,7 +153,9 @@ describe("appraisal search", () => {
     expect(byName.total).toBe(toyotas.length);
 
     const year = toyotas[0]!.anio;
-    const narrow = (await answerOf(await search({ categoria: 1, tipo: "STATION WAGON", modelo: "rav", version: " at", anio: year }), Result)).data;
+    const narrow = (
+      await answerOf(await search({ categoria: 1, tipo: "STATION WAGON", modelo: "rav", version: " at", anio: year }), Result)
+    ).data;
     const wanted = cars.filter((v) => v.modelo.includes("RAV") && v.version.includes(" AT") && v.anio === year).sort(byOrder);
     expect(wanted.length).toBeGreaterThan(0);
     expect(narrow.vehiculos.map((v) => v.codigo)).toEqual(wanted.map((v) => v.codigo).slice(0, 50));

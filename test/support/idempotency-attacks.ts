@@ -1,8 +1,9 @@
 // Runner-neutral cases for the attacks on the idempotency store, through the real app over each
 // runtime's stores (memory, SQLite, Durable Objects, DynamoDB): a flood of refused requests under
 // fresh keys, and the per-account cap on live answers.
-import type { Stores } from "./app.ts";
+
 import { errorOf } from "./answers.ts";
+import type { Stores } from "./app.ts";
 import { probeApp, tokenFor, writeBody, writePath } from "./app.ts";
 
 export interface AttackCase {

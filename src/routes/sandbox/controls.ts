@@ -30,7 +30,9 @@ const FaultInput = z
   })
   .openapi("SandboxFault");
 
-export const Faults = envelope(z.object({ faults: z.array(z.object({ service: z.string(), fault: z.string(), remaining: z.number().int() })) }));
+export const Faults = envelope(
+  z.object({ faults: z.array(z.object({ service: z.string(), fault: z.string(), remaining: z.number().int() })) }),
+);
 export const Calls = envelope(z.object({ calls: z.record(z.string(), z.number().int()), total: z.number().int() }));
 export const tags = ["Sandbox"];
 /**
