@@ -48,7 +48,9 @@ export function declaredAnswer(app: OpenAPIHono<AppEnv>, method: "get" | "post" 
 /** What sits at `path` in a part of an answer its schema leaves open (a normalized document), or undefined. */
 export function valueAt(value: unknown, ...path: (string | number)[]): unknown {
   let at = value;
-  for (const key of path) at = typeof at === "object" && at !== null ? (at as Record<string | number, unknown>)[key] : undefined;
+  // Own fields only: a JSON object's `constructor` is no field of the answer.
+  for (const key of path)
+    at = typeof at === "object" && at !== null && Object.hasOwn(at, key) ? (at as Record<string | number, unknown>)[key] : undefined;
   return at;
 }
 
