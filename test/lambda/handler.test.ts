@@ -2,6 +2,10 @@
 // DynamoDB-compatible server on loopback).
 import { beforeAll, describe, expect, it } from "vitest";
 import { createLambdaHandler } from "../../src/entry/lambda.ts";
+import { ErrorBody } from "../../src/platform/schemas.ts";
+import { CreatedTokenEnvelope } from "../../src/routes/admin/schema.ts";
+import { UsageEnvelope } from "../../src/routes/usage/get.ts";
+import { answerIn } from "../support/answers.ts";
 import { localDynamoDb } from "../support/local-dynamodb.ts";
 
 const local = localDynamoDb("sii-gateway-test");
@@ -32,6 +36,9 @@ function event(method: string, path: string, headers: Record<string, string> = {
     requestContext: {
       accountId: "123456789012",
       apiId: "abc",
+      // An API without an authorizer: the event type has both fields, empty.
+      authentication: null,
+      authorizer: {},
       domainName: "abc.execute-api.us-east-1.amazonaws.com",
       domainPrefix: "abc",
       http: { method, path, protocol: "HTTP/1.1", sourceIp: "127.0.0.1", userAgent: "vitest" },
@@ -41,26 +48,21 @@ function event(method: string, path: string, headers: Record<string, string> = {
       time: "22/Nov/2026:12:00:00 +0000",
       timeEpoch: 1795000000000,
     },
-    body,
+    body: body ?? null,
     isBase64Encoded: false,
   };
 }
 
 async function invoke(method: string, path: string, headers?: Record<string, string>, body?: string) {
-  // biome-ignore lint/suspicious/noExplicitAny: the handler's event type is a union of every Lambda trigger; a v2 event is one of them.
-  const result = (await handler(event(method, path, headers, body) as any, {} as any)) as {
-    statusCode: number;
-    headers: Record<string, string>;
-    body: string;
-  };
-  return { status: result.statusCode, headers: result.headers, json: JSON.parse(result.body) };
+  const result = await handler(event(method, path, headers, body));
+  return { status: result.statusCode, headers: result.headers, body: result.body };
 }
 
 describe("lambda handler", () => {
   it("serves the development token seeded in DynamoDB", async () => {
     const res = await invoke("GET", "/api/v1/usage", { "x-api-token": devToken, origin: "https://app.example.cl" });
     expect(res.status).toBe(200);
-    expect(res.json.data.account).toBe("development");
+    expect(answerIn(res.body, UsageEnvelope).data.account).toBe("development");
     expect(res.headers["x-request-id"]).toMatch(/^req_/);
     // The security headers on this entry too, no banner, and CORS off without CORS_ORIGINS.
     const headers = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k.toLowerCase(), v]));
@@ -76,13 +78,13 @@ describe("lambda handler", () => {
       JSON.stringify({ name: "l", account: "acme", scopes: ["sii:read"], plan: { daily_units: 2, monthly_units: 5 } }),
     );
     expect(created.status).toBe(201);
-    const usage = await invoke("GET", "/api/v1/usage", { "x-api-token": created.json.data.token });
+    const usage = await invoke("GET", "/api/v1/usage", { "x-api-token": answerIn(created.body, CreatedTokenEnvelope).data.token });
     expect(usage.status).toBe(200);
     expect(usage.headers["x-ratelimit-limit"]).toBe("2");
 
     const missing = await invoke("GET", "/api/v1/usage");
-    expect([missing.status, missing.json.error_code]).toEqual([401, "HTTP_401"]);
+    expect([missing.status, answerIn(missing.body, ErrorBody).error_code]).toEqual([401, "HTTP_401"]);
     const unknown = await invoke("GET", "/api/v1/nothing", { "x-api-token": devToken });
-    expect([unknown.status, unknown.json.error_code]).toEqual([404, "HTTP_404"]);
+    expect([unknown.status, answerIn(unknown.body, ErrorBody).error_code]).toEqual([404, "HTTP_404"]);
   });
 });

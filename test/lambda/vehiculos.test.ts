@@ -3,11 +3,13 @@
 // character takes three UTF-8 bytes, and a search must work from the stored index.
 import { describe, expect, it } from "vitest";
 import { createDynamoStores } from "../../src/adapters/lambda/dynamodb-stores.ts";
+import { Result } from "../../src/routes/vehiculos/tasacion-buscar.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { sandboxTransport } from "../../src/sandbox/transport.ts";
 import { sandboxVehicles } from "../../src/sandbox/vehiculos.ts";
 import { PART_CHARS } from "../../src/sii/vehiculos-index.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { localDynamoDb } from "../support/local-dynamodb.ts";
 
 const local = localDynamoDb("vehicles");
@@ -38,6 +40,6 @@ describe("vehicle appraisal index in DynamoDB", () => {
     });
     expect(res.status).toBe(200);
     const expected = sandboxVehicles("liv", 2026, rows).filter((v) => v.tipo === "AUTOMOVIL" && v.marca === "HYUNDAI");
-    expect((await bodyOf(res)).data.total).toBe(expected.length);
+    expect((await answerOf(res, Result)).data.total).toBe(expected.length);
   });
 });

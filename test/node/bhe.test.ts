@@ -3,9 +3,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/ports.ts";
+import { Resent } from "../../src/routes/bhe/emitidas-email.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { jsValue } from "../../src/sii/bhe.ts";
-import { bodyOf, type Loose, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { probeApp, tokenFor } from "../support/app.ts";
 
 const path = (codigo: string) => `/api/v1/sii/bhe/emitidas/email/${codigo}`;
 const pedro = { rut: "22222222-2", clave: "sandbox22" };
@@ -29,7 +31,7 @@ describe("BHE e-mail resend", () => {
     const res = await post("222222220000041F99ED", { auth: { pass: pedro }, destinatario: { email: "josé@ejemplo.cl", nombre: "José" } });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("2");
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Resent);
     expect(data).toMatchObject({ destinatario: "josé@ejemplo.cl", nombre_receptor: "COMERCIAL SANDBOX SPA", nro_boleta: "41" });
     expect(data.mensaje).toContain("enviada exitosamente");
     expect(sandbox.state.bheEmails).toEqual([{ codigo: "222222220000041F99ED", email: "josé@ejemplo.cl" }]);
@@ -51,7 +53,7 @@ describe("BHE e-mail resend", () => {
     const { post } = await setup();
     for (const codigo of ["999999990000001AAAAA", "111111110000007B2D41"]) {
       const res = await post(codigo, { auth: { pass: pedro }, destinatario: { email: "a@b.cl" } });
-      expect([res.status, (await bodyOf(res)).error_code], codigo).toEqual([404, "HTTP_404"]);
+      expect([res.status, (await errorOf(res)).error_code], codigo).toEqual([404, "HTTP_404"]);
     }
   });
 
@@ -59,13 +61,13 @@ describe("BHE e-mail resend", () => {
     const { post, sandbox } = await setup();
     const bad = await post("222222220000041F99ED", { auth: { pass: pedro }, destinatario: { email: "not-an-email" } });
     expect(bad.status).toBe(400);
-    expect((await bodyOf(bad)).errors[0].path).toBe("destinatario.email");
+    expect((await errorOf(bad)).errors?.[0]?.path).toBe("destinatario.email");
     expect(sandbox.state.calls.size).toBe(0);
     const wrong = await post("222222220000041F99ED", { auth: { pass: { ...pedro, clave: "nope" } }, destinatario: { email: "a@b.cl" } });
-    expect([wrong.status, (await bodyOf(wrong)).error_code]).toEqual([400, "AUTH_ERROR"]);
+    expect([wrong.status, (await errorOf(wrong)).error_code]).toEqual([400, "AUTH_ERROR"]);
     const missing = await post("222222220000041F99ED", { auth: { pass: { rut: "22222222-2" } }, destinatario: {} });
     expect(missing.status).toBe(422);
-    expect((await bodyOf(missing)).errors.map((e: Loose) => e.path).sort()).toEqual(["auth.pass.clave", "destinatario.email"]);
+    expect((await errorOf(missing)).errors?.map((e) => e.path).sort()).toEqual(["auth.pass.clave", "destinatario.email"]);
   });
 
   it("maps SII throttling to 429 and failures to 502", async () => {

@@ -3,13 +3,15 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
+import { Summary } from "../../src/routes/bte/emitidas-resumen.ts";
 import { retentionRate, sandboxBte } from "../../src/sandbox/bte.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { annualBte } from "../../src/sii/bte.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
 import { liveTransport } from "../../src/sii/transport.ts";
-import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { failure } from "../support/sii.ts";
 
 const company = { rut: "76192083-9", clave: "sandbox76" };
@@ -40,12 +42,12 @@ describe("BTE annual summary", { tags: ["inferred-sii-shape"] }, () => {
     const res = await post("/api/v1/sii/bte/emitidas/resumen/2025");
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("2");
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Summary);
     expect(data.anio).toBe(2025);
     expect(data.emisor).toBe("76192083-9");
     expect(data.mensual.length).toBeLessThanOrEqual(12);
     expect(
-      data.mensual.map((m: Loose) => ({
+      data.mensual.map((m) => ({
         mes: m.mes,
         folios: m.folios,
         anuladas: m.anuladas,
@@ -54,7 +56,7 @@ describe("BTE annual summary", { tags: ["inferred-sii-shape"] }, () => {
         total: m.total,
       })),
     ).toEqual(expected(2025));
-    const sum = (key: string) => data.mensual.reduce((total: number, m: Loose) => total + m[key], 0);
+    const sum = (key: keyof typeof data.anual) => data.mensual.reduce((total, m) => total + m[key], 0);
     expect(data.anual).toEqual({
       folios: sum("folios"),
       vigentes: sum("vigentes"),
@@ -67,7 +69,7 @@ describe("BTE annual summary", { tags: ["inferred-sii-shape"] }, () => {
 
   it("gives an empty table and zero totals for a year without movements", async () => {
     const { post } = await setup();
-    const { data, message } = await bodyOf(await post("/api/v1/sii/bte/emitidas/resumen/2010"));
+    const { data, message } = await answerOf(await post("/api/v1/sii/bte/emitidas/resumen/2010"), Summary);
     expect(data.mensual).toEqual([]);
     expect(data.anual).toEqual({ folios: 0, vigentes: 0, anuladas: 0, bruto: 0, retencion: 0, total: 0 });
     expect(message).toContain("No BTEs");
@@ -98,7 +100,7 @@ describe("BTE annual summary", { tags: ["inferred-sii-shape"] }, () => {
     ]) {
       const res = await post(path);
       expect(res.status, path).toBe(400);
-      expect((await bodyOf(res)).errors[0].path).toBe("anio");
+      expect((await errorOf(res)).errors?.[0]?.path).toBe("anio");
     }
     expect((await post("/api/v1/sii/bte/emitidas/resumen/2025?formato=pdf")).status).toBe(400);
     expect((await post("/api/v1/sii/bte/emitidas/resumen/2025?formato=csv&csv_delimiter=ab")).status).toBe(400);
@@ -109,7 +111,7 @@ describe("BTE annual summary", { tags: ["inferred-sii-shape"] }, () => {
   it("maps a wrong clave to 400 AUTH_ERROR, maintenance to 503, and needs sii:read", async () => {
     const { post, sandbox, deps } = await setup();
     const wrong = await post("/api/v1/sii/bte/emitidas/resumen/2025", { auth: { pass: { ...company, clave: "x" } } });
-    expect([wrong.status, (await bodyOf(wrong)).error_code]).toEqual([400, "AUTH_ERROR"]);
+    expect([wrong.status, (await errorOf(wrong)).error_code]).toEqual([400, "AUTH_ERROR"]);
     sandbox.state.faults.push({ service: "bte_report", fault: "maintenance", remaining: 2 });
     const down = await post("/api/v1/sii/bte/emitidas/resumen/2025");
     expect([down.status, down.headers.get("x-quota-units")]).toEqual([503, "0"]);
@@ -198,8 +200,8 @@ describe("BTE annual summary page", () => {
   ])("refuses %s with SII_FORMAT_CHANGED", async (_, edit, check) => {
     const page = rewritten(fixture("resumen-anual-2025.htm"), edit);
     const err = await failure(annualBte(siiServing(page), new CookieJar(), 2025));
-    expect([err.status, err.code, (err.init.details as Loose)?.service]).toEqual([502, "SII_FORMAT_CHANGED", "bte_report"]);
-    expect(String((err.init.details as Loose)?.check)).toMatch(check);
+    expect([err.status, err.code, err.init.details?.service]).toEqual([502, "SII_FORMAT_CHANGED", "bte_report"]);
+    expect(String(err.init.details?.check)).toMatch(check);
   });
 
   it("refuses the old seven-column layout instead of reading other numbers from it", async () => {
@@ -221,9 +223,9 @@ describe("BTE annual summary page", () => {
     };
     const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
     const res = await postJson(t.app, token.secret, "/api/v1/sii/bte/emitidas/resumen/2025", { auth: { pass: company } });
-    const body = await bodyOf(res);
-    expect([res.status, body.error_code, body.details.service]).toEqual([502, "SII_FORMAT_CHANGED", "bte_report"]);
-    expect(body.details.check).toContain("retencion not found");
-    expect(body.details.check).toContain('"Otra cosa"');
+    const body = await errorOf(res);
+    expect([res.status, body.error_code, body.details?.service]).toEqual([502, "SII_FORMAT_CHANGED", "bte_report"]);
+    expect(body.details?.check).toContain("retencion not found");
+    expect(body.details?.check).toContain('"Otra cosa"');
   });
 });

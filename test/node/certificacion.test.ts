@@ -6,11 +6,16 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import { Data } from "../../src/routes/certificacion/contribuyentes-datos.ts";
+import { Progress } from "../../src/routes/certificacion/postulacion-avance.ts";
+import { TestSets } from "../../src/routes/certificacion/schema.ts";
+import { Sent } from "../../src/routes/envios/enviar.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
 import { folioBook } from "../../src/sandbox/folios.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, declaredAnswer, errorOf, valueAt } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedEnvelope } from "../support/envelope.ts";
 
 const COMPANY = "76192083-9";
@@ -25,34 +30,40 @@ async function setup() {
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(t.app, token.secret, path, body, headers);
   return { ...t, post, sandbox: simulatorOf(t.deps.sii) };
 }
-const answer = async (res: Response) => [res.status, (await bodyOf(res)).error_code];
+const answer = async (res: Response) => [res.status, (await errorOf(res)).error_code];
 const apply = { auth: { cert: juanaCert }, email: "certificacion@sandbox.example", software: "Mi ERP" };
 
 // The application form's buttons and the SII's confirmation texts are inferred (src/sii/certificacion.ts).
 describe("software certification", { tags: ["inferred-sii-shape"] }, () => {
   it("applies, gets the invoices test set parsed into cases, and reads the company's data", async () => {
-    const { post } = await setup();
+    const { app, post } = await setup();
     const res = await post(op("facturas/postular"), apply);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("5");
-    expect((await bodyOf(res)).data).toMatchObject({ contribuyente: COMPANY, postulado: true, glosa: expect.stringMatching(/INGRESADA/) });
+    // The application declares its answer inline: read against the schema its route registers.
+    const applied = declaredAnswer(app, "post", "/api/v1/sii/certificacion/facturas/postular/{contribuyente}");
+    expect(valueAt(await answerOf(res, applied), "data")).toMatchObject({
+      contribuyente: COMPANY,
+      postulado: true,
+      glosa: expect.stringMatching(/INGRESADA/),
+    });
     expect(await answer(await post(op("facturas/postular"), apply))).toEqual([409, "ALREADY_SUBMITTED"]);
 
-    const { data } = await bodyOf(await post(op("facturas/solicitar_set"), { auth: { cert: juanaCert } }));
+    const { data } = await answerOf(await post(op("facturas/solicitar_set"), { auth: { cert: juanaCert } }), TestSets);
     expect(data.texto).toMatch(/SET BASICO - NUMERO DE ATENCION/);
-    expect(data.sets.map((s: { nombre: string; casos: unknown[] }) => [s.nombre, s.casos.length])).toEqual([
+    expect(data.sets.map((s) => [s.nombre, s.casos.length])).toEqual([
       ["SET BASICO", 6],
       ["SET LIBRO DE VENTAS", 0],
       ["SET LIBRO DE COMPRAS", 0],
     ]);
-    const [c1, c2, c3, c4, c5, c6] = data.sets[0].casos;
-    const n = data.sets[0].numero_atencion;
+    const [c1, c2, c3, c4, c5, c6] = data.sets[0]!.casos;
+    const n = data.sets[0]!.numero_atencion;
     expect(c1).toMatchObject({
       caso: `${n}-1`,
       tipo: 33,
       items: [{ nombre: "Tornillo AFECTO", cantidad: 120, precio_unitario: 350, exento: false }, { cantidad: 40 }],
     });
-    expect(c2.items[0]).toMatchObject({ precio_unitario: 41990, descuento_porcentaje: 5 });
+    expect(c2?.items[0]).toMatchObject({ precio_unitario: 41990, descuento_porcentaje: 5 });
     expect(c3).toMatchObject({
       descuento_global_porcentaje: 4,
       items: [{ exento: false }, { nombre: "ASESORIA SERVICIO EXENTO", exento: true }],
@@ -65,9 +76,9 @@ describe("software certification", { tags: ["inferred-sii-shape"] }, () => {
     });
     expect(c5).toMatchObject({ tipo: 61, items: [{ nombre: "Taladro AFECTO", cantidad: 2, precio_unitario: null }] });
     expect(c6).toMatchObject({ tipo: 56, referencia: { tipo: 61, caso: `${n}-4` } });
-    expect(data.sets[1].texto).toMatch(/CONSTRUYA EL LIBRO DE VENTAS/);
+    expect(data.sets[1]?.texto).toMatch(/CONSTRUYA EL LIBRO DE VENTAS/);
 
-    const datos = (await bodyOf(await post(op("contribuyentes/datos"), { auth: { cert: juanaCert } }))).data;
+    const datos = (await answerOf(await post(op("contribuyentes/datos"), { auth: { cert: juanaCert } }), Data)).data;
     expect(datos).toMatchObject({
       rut: COMPANY,
       resolucion: { numero: 0, fecha: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) },
@@ -80,8 +91,8 @@ describe("software certification", { tags: ["inferred-sii-shape"] }, () => {
   it("moves the basic set to REVISADO CONFORME once an envelope with all its cases is processed", async () => {
     const { post, sandbox } = await setup();
     await post(op("facturas/postular"), apply);
-    const set = (await bodyOf(await post(op("facturas/solicitar_set"), { auth: { cert: juanaCert } }))).data.sets[0];
-    const avance = async () => (await bodyOf(await post(op("postulacion/avance"), { auth: { cert: juanaCert } }))).data.sets;
+    const set = (await answerOf(await post(op("facturas/solicitar_set"), { auth: { cert: juanaCert } }), TestSets)).data.sets[0]!;
+    const avance = async () => (await answerOf(await post(op("postulacion/avance"), { auth: { cert: juanaCert } }), Progress)).data.sets;
     expect((await avance())[0]).toMatchObject({
       set: "SET BASICO",
       estado: "SIN DECLARAR",
@@ -93,8 +104,10 @@ describe("software certification", { tags: ["inferred-sii-shape"] }, () => {
     for (const tipo of [56, 61])
       folioBook(sandbox.state, "1", COMPANY, tipo).ranges.push({ desde: 1, hasta: 50, fecha: "2026-11-01", mandatario: "11111111-1" });
     const juana = await parseCertificateCredential(juanaCert, new Date());
-    const documents = set.casos.map((caso: { caso: string; tipo: number }, i: number) => ({
-      tipo: caso.tipo,
+    // Every case of the basic set names its document type (the schema allows a case without one).
+    expect(set.casos.filter((caso) => caso.tipo === null)).toEqual([]);
+    const documents = set.casos.map((caso, i) => ({
+      tipo: caso.tipo ?? 0,
       folio: 20 + i,
       receptor: "60803000-K",
       total: 1000,
@@ -103,7 +116,7 @@ describe("software certification", { tags: ["inferred-sii-shape"] }, () => {
     const xml = await signedEnvelope(juana, COMPANY, documents);
     const sent = await post("/api/v1/platform/dte/envios/enviar?ambiente=1", { auth: { cert: juanaCert }, xml: bytesToBase64(xml) });
     expect(sent.status).toBe(200);
-    expect((await avance())[0]).toMatchObject({ estado: "EN REVISION", track_id: (await bodyOf(sent)).data.track_id });
+    expect((await avance())[0]).toMatchObject({ estado: "EN REVISION", track_id: (await answerOf(sent, Sent)).data.track_id });
     await sleep(4 * ENVIO_STEP_MS + 100);
     const done = await avance();
     expect(done[0]).toMatchObject({ estado: "REVISADO CONFORME" });
@@ -113,10 +126,10 @@ describe("software certification", { tags: ["inferred-sii-shape"] }, () => {
   it("rejects the set with the SII's reason when one of its documents is rejected", async () => {
     const { post } = await setup();
     await post(op("facturas/postular"), apply);
-    const set = (await bodyOf(await post(op("facturas/solicitar_set"), { auth: { cert: juanaCert } }))).data.sets[0];
+    const set = (await answerOf(await post(op("facturas/solicitar_set"), { auth: { cert: juanaCert } }), TestSets)).data.sets[0]!;
     const juana = await parseCertificateCredential(juanaCert, new Date());
     // Folio 5 of type 33 was already used: the SII rejects that document, and with it the set.
-    const documents = set.casos.map((caso: { caso: string }, i: number) => ({
+    const documents = set.casos.map((caso, i) => ({
       tipo: 33,
       folio: i === 0 ? 5 : 30 + i,
       receptor: "60803000-K",
@@ -128,22 +141,23 @@ describe("software certification", { tags: ["inferred-sii-shape"] }, () => {
       xml: bytesToBase64(await signedEnvelope(juana, COMPANY, documents)),
     });
     await sleep(4 * ENVIO_STEP_MS + 100);
-    const [basico] = (await bodyOf(await post(op("postulacion/avance"), { auth: { cert: juanaCert } }))).data.sets;
+    const [basico] = (await answerOf(await post(op("postulacion/avance"), { auth: { cert: juanaCert } }), Progress)).data.sets;
     expect(basico).toMatchObject({ estado: "RECHAZADO", observaciones: expect.stringMatching(/33 5: DTE-3-101/) });
   }, 15_000);
 
   it("gets the boleta set over HTTP from the SII's boleta certification application, live as in the sandbox", async () => {
     const { post, deps } = await setup();
     await post(op("facturas/postular"), apply);
-    const { data } = await bodyOf(
+    const { data } = await answerOf(
       await post(op("boletas/solicitar_set"), { auth: { cert: juanaCert }, email: "proveedor@sandbox.example" }),
+      TestSets,
     );
-    expect(data.sets[0].casos.map((c: { caso: string; tipo: number }) => [c.caso, c.tipo])).toEqual([
+    expect(data.sets[0]?.casos.map((c) => [c.caso, c.tipo])).toEqual([
       ["1", 39],
       ["2", 39],
       ["3", 39],
     ]);
-    expect(data.sets[0].casos[2].items[1]).toMatchObject({ nombre: "item exento 2", exento: true });
+    expect(data.sets[0]?.casos[2]?.items[1]).toMatchObject({ nombre: "item exento 2", exento: true });
 
     // Against the real SII the same calls are made: no 501.
     const live = { ...deps, sii: Object.assign(Object.create(deps.sii), { mode: "live" as const }) };
@@ -151,7 +165,7 @@ describe("software certification", { tags: ["inferred-sii-shape"] }, () => {
     const token = await tokenFor(live, { scopes: ["sii:write"] });
     const res = await postJson(app, token.secret, op("boletas/solicitar_set"), { auth: { cert: juanaCert } });
     expect(res.status).toBe(200);
-    expect((await bodyOf(res)).data.sets[0].casos).toHaveLength(3);
+    expect((await answerOf(res, TestSets)).data.sets[0]?.casos).toHaveLength(3);
   });
 
   it("logs in again when the SII forgot the session between the application and the boleta set", async () => {
@@ -160,14 +174,14 @@ describe("software certification", { tags: ["inferred-sii-shape"] }, () => {
     sandbox.state.sessions.clear();
     const res = await post(op("boletas/solicitar_set"), { auth: { cert: juanaCert } });
     expect(res.status).toBe(200);
-    expect((await bodyOf(res)).data.sets[0].casos).toHaveLength(3);
+    expect((await answerOf(res, TestSets)).data.sets[0]?.casos).toHaveLength(3);
   });
 
   it("applies with the document types asked for, and gives no boleta set to a company that applied for invoices only", async () => {
     const { post } = await setup();
     expect((await post(op("facturas/postular"), { ...apply, documentos: [33, 56, 61] })).status).toBe(200);
     const res = await post(op("boletas/solicitar_set"), { auth: { cert: juanaCert } });
-    expect([res.status, (await bodyOf(res)).message]).toEqual([404, expect.stringMatching(/not in the process/)]);
+    expect([res.status, (await errorOf(res)).message]).toEqual([404, expect.stringMatching(/not in the process/)]);
     expect(await answer(await post(op("facturas/postular"), { ...apply, documentos: [33, 99] }))).toEqual([422, "VALIDATION_ERROR"]);
   });
 
@@ -181,8 +195,8 @@ describe("software certification", { tags: ["inferred-sii-shape"] }, () => {
 
   it("validates the body and the RUT, previews with dry_run at no cost, and needs the right scope", async () => {
     const { post, app, deps, sandbox } = await setup();
-    const bad = await bodyOf(await post(op("facturas/postular"), { ...apply, email: "no" }));
-    expect([bad.error_code, bad.errors[0].path]).toEqual(["VALIDATION_ERROR", "email"]);
+    const bad = await errorOf(await post(op("facturas/postular"), { ...apply, email: "no" }));
+    expect([bad.error_code, bad.errors?.[0]?.path]).toEqual(["VALIDATION_ERROR", "email"]);
     expect(await answer(await post(op("postulacion/avance", "76192083-0"), { auth: { cert: juanaCert } }))).toEqual([
       400,
       "VALIDATION_ERROR",

@@ -7,7 +7,9 @@ import { ok } from "../../src/platform/envelope.ts";
 import { ApiError } from "../../src/platform/errors.ts";
 import { registerOperation } from "../../src/platform/operation.ts";
 import { envelope, jsonContent } from "../../src/platform/schemas.ts";
-import { bodyOf, probeApp, tokenFor } from "../support/app.ts";
+import { UsageEnvelope } from "../../src/routes/usage/get.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { probeApp, tokenFor } from "../support/app.ts";
 
 async function setup(plan = { daily_units: 100, monthly_units: 1000 }) {
   const t = probeApp();
@@ -29,7 +31,7 @@ async function setup(plan = { daily_units: 100, monthly_units: 1000 }) {
   );
   const token = await tokenFor(t.deps, { plan });
   const get = (path: string) => t.app.request(path, { headers: { "x-api-token": token.secret } });
-  const used = async () => (await bodyOf(await get("/api/v1/usage"))).data.usage.daily.used;
+  const used = async () => (await answerOf(await get("/api/v1/usage"), UsageEnvelope)).data.usage.daily.used;
   return { get: () => get("/api/v1/test/probes/per-document"), used, behaviour };
 }
 
@@ -62,8 +64,8 @@ describe("chargeUnits", () => {
     const { get, used, behaviour } = await setup({ daily_units: 10, monthly_units: 1000 });
     behaviour.units = 9;
     const res = await get();
-    const body = await bodyOf(res);
-    expect([res.status, body.error_code, body.details.units_needed]).toEqual([429, "QUOTA_EXCEEDED", 9]);
+    const body = await errorOf(res);
+    expect([res.status, body.error_code, body.details?.units_needed]).toEqual([429, "QUOTA_EXCEEDED", 9]);
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(res.headers.get("x-quota-units")).toBe("0");
     expect(await used()).toBe(0);

@@ -2,7 +2,8 @@
 // decides when given, and `Accept: text/csv` is honoured when it is not.
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
-import { bodyOf, type Loose, postJson, testDeps, tokenFor } from "../support/app.ts";
+import { answerOf, documentOf, operationsIn, SuccessEnvelope } from "../support/answers.ts";
+import { postJson, testDeps, tokenFor } from "../support/app.ts";
 
 const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
 const detalle = "/api/v1/sii/rcv/compras/detalle/76192083-9/202405/33/REGISTRO";
@@ -21,15 +22,14 @@ const type = (res: Response) => res.headers.get("content-type") ?? "";
 describe("CSV answers", () => {
   it("declares JSON and text/csv on the 200 of every operation whose formato offers csv", async () => {
     const { app } = await setup();
-    const doc = await bodyOf(await app.request("/openapi.json"));
+    const doc = await documentOf(await app.request("/openapi.json"));
     const offering: string[] = [];
-    for (const [path, item] of Object.entries<Loose>(doc.paths)) {
-      for (const [method, op] of Object.entries<Loose>(item)) {
-        const formato = (op.parameters ?? []).find((p: Loose) => p.name === "formato");
-        if (!formato?.schema?.enum?.includes("csv")) continue;
-        offering.push(`${method} ${path}`);
-        expect(Object.keys(op.responses["200"].content), path).toEqual(expect.arrayContaining(["application/json", "text/csv"]));
-      }
+    for (const { path, method, operation: op } of operationsIn(doc)) {
+      const formato = (op.parameters ?? []).find((p) => "name" in p && p.name === "formato");
+      const values = formato && "schema" in formato && formato.schema && "enum" in formato.schema ? formato.schema.enum : [];
+      if (!values?.includes("csv")) continue;
+      offering.push(`${method} ${path}`);
+      expect(Object.keys(op.responses?.["200"].content), path).toEqual(expect.arrayContaining(["application/json", "text/csv"]));
     }
     expect(offering).toEqual(
       expect.arrayContaining([
@@ -62,7 +62,7 @@ describe("CSV answers", () => {
     ] as const) {
       const res = await post(path, accept);
       expect([res.status, type(res)], `${path} ${accept}`).toEqual([200, expect.stringMatching(/^application\/json/)]);
-      expect((await bodyOf(res)).success).toBe(true);
+      expect((await answerOf(res, SuccessEnvelope)).success).toBe(true);
     }
     const explicit = await post(`${detalle}?formato=csv`, "application/json");
     expect(type(explicit)).toMatch(/^text\/csv/);

@@ -3,18 +3,18 @@
 import { describe, expect, it } from "vitest";
 import packageJson from "../../package.json" with { type: "json" };
 import { createApp } from "../../src/app.ts";
-import { bodyOf, type Loose, postJson, testDeps, tokenFor } from "../support/app.ts";
+import { JobEnvelope } from "../../src/routes/rcv/schema.ts";
+import { answerOf, documentOf, type OpenApiDocument, type OpenApiOperation, operationsIn, valueAt } from "../support/answers.ts";
+import { postJson, testDeps, tokenFor } from "../support/app.ts";
 
 async function setup() {
   const { deps } = testDeps();
   const app = createApp(() => deps);
-  return { app, deps, doc: await bodyOf(await app.request("/openapi.json")) };
+  return { app, deps, doc: await documentOf(await app.request("/openapi.json")) };
 }
 
-function operations(doc: Loose): [string, string, Loose][] {
-  return Object.entries<Loose>(doc.paths).flatMap(([path, item]) =>
-    Object.entries<Loose>(item).map(([m, op]) => [m, path, op] as [string, string, Loose]),
-  );
+function operations(doc: OpenApiDocument): [string, string, OpenApiOperation][] {
+  return operationsIn(doc).map(({ method, path, operation }) => [method, path, operation]);
 }
 
 describe("top level of the OpenAPI document", () => {
@@ -22,21 +22,21 @@ describe("top level of the OpenAPI document", () => {
     const { doc } = await setup();
     const used = new Set(operations(doc).flatMap(([, , op]) => op.tags ?? []));
     expect(used.size).toBeGreaterThan(10);
-    expect(doc.tags.map((t: Loose) => t.name).sort()).toEqual([...used].sort());
-    for (const tag of doc.tags) expect(tag.description, tag.name).toMatch(/\w{3}/);
+    expect(doc.tags?.map((t) => t.name).sort()).toEqual([...used].sort());
+    for (const tag of doc.tags ?? []) expect(tag.description, tag.name).toMatch(/\w{3}/);
   });
 
   it("states the licence and a contact from package.json", async () => {
     const { doc } = await setup();
     const license = (packageJson as { license?: string }).license;
     expect(doc.info.license).toEqual(license ? { name: license, identifier: license } : { name: "UNLICENSED" });
-    expect(doc.info.contact.name).toMatch(/\w/);
+    expect(doc.info.contact?.name).toMatch(/\w/);
   });
 
   it("marks the public operations security: [] and every other one with its scheme", async () => {
     const { doc } = await setup();
-    expect(doc.paths["/healthz"].get.security).toEqual([]);
-    expect(doc.paths["/sandbox/v1/credentials"].get.security).toEqual([]);
+    expect(doc.paths?.["/healthz"]?.get?.security).toEqual([]);
+    expect(doc.paths?.["/sandbox/v1/credentials"]?.get?.security).toEqual([]);
     for (const [method, path, op] of operations(doc)) {
       expect(Array.isArray(op.security), `${method} ${path}`).toBe(true);
       if (path.startsWith("/api/")) expect(op.security, `${method} ${path}`).toEqual([{ ApiToken: [] }]);
@@ -46,12 +46,13 @@ describe("top level of the OpenAPI document", () => {
 
   it("links solicitar → estado → detalle, and the links work when followed", async () => {
     const { app, deps, doc } = await setup();
-    const solicitar = doc.paths["/api/v1/sii/rcv/compras/async/solicitar/{receptor}/{periodo}/{dte}/{estado}"].post;
-    const links = solicitar.responses["200"].links;
+    const solicitar = doc.paths?.["/api/v1/sii/rcv/compras/async/solicitar/{receptor}/{periodo}/{dte}/{estado}"]?.post;
+    const links = solicitar?.responses?.["200"].links;
     expect(Object.keys(links).sort()).toEqual(["detalle", "estado"]);
     const ids = new Set(operations(doc).map(([, , op]) => op.operationId));
-    for (const link of Object.values<Loose>(links)) expect(ids.has(link.operationId)).toBe(true);
-    const ventas = doc.paths["/api/v1/sii/rcv/ventas/async/estado/{emisor}/{periodo}/{solicitud_id}/{dte}"].post.responses["200"].links;
+    for (const link of Object.values(links)) expect(ids.has(String(valueAt(link, "operationId")))).toBe(true);
+    const ventas =
+      doc.paths?.["/api/v1/sii/rcv/ventas/async/estado/{emisor}/{periodo}/{solicitud_id}/{dte}"]?.post?.responses?.["200"].links;
     expect(ventas.detalle.parameters.solicitud_id).toBe("$response.body#/data/solicitud_id");
 
     // Follow the links as a client would: the runtime expressions against the real answers.
@@ -60,17 +61,17 @@ describe("top level of the OpenAPI document", () => {
     const request = { receptor: "76192083-9", periodo: "202405", dte: "33", estado: "REGISTRO" };
     const first = await postJson(app, token.secret, "/api/v1/sii/rcv/compras/async/solicitar/76192083-9/202405/33/REGISTRO", body);
     expect(first.status).toBe(200);
-    const answer = await bodyOf(first);
-    const pathOf = (link: Loose): string => {
-      const target = operations(doc).find(([, , op]) => op.operationId === link.operationId) as [string, string, Loose];
+    const answer = await answerOf(first, JobEnvelope);
+    const pathOf = (link: { operationId?: string; parameters?: Record<string, unknown> }): string => {
+      const target = operations(doc).find(([, , op]) => op.operationId === link.operationId)!;
       return target[1].replace(/\{([^}]+)\}/g, (_m, name: string) => {
-        const expr = link.parameters[name] as string;
+        const expr = String(link.parameters?.[name]);
         if (expr === "$response.body#/data/solicitud_id") return String(answer.data.solicitud_id);
         return request[expr.replace("$request.path.", "") as keyof typeof request];
       });
     };
     const estado = await postJson(app, token.secret, pathOf(links.estado), body);
     expect(estado.status).toBe(200);
-    expect((await bodyOf(estado)).data.solicitud_id).toBe(answer.data.solicitud_id);
+    expect((await answerOf(estado, JobEnvelope)).data.solicitud_id).toBe(answer.data.solicitud_id);
   });
 });

@@ -5,9 +5,11 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { ok } from "../../src/platform/envelope.ts";
+import { envelope } from "../../src/platform/schemas.ts";
 import { businessRule, emailAddress, fieldPath } from "../../src/platform/validation.ts";
 import { EXAMPLE_PFX } from "../../src/routes/example-credentials.ts";
-import { bodyOf, type Loose, postJson, testDeps, tokenFor } from "../support/app.ts";
+import { answerOf, documentOf, type ErrorAnswer, errorOf } from "../support/answers.ts";
+import { postJson, testDeps, tokenFor } from "../support/app.ts";
 
 /** `a.b[0].c-d`: names dotted, indexes bracketed, never a bare numeric segment. */
 const NOTATION = /^[A-Za-z_][\w-]*(\[\d+\])*(\.[A-Za-z_][\w-]*(\[\d+\])*)*$/;
@@ -21,9 +23,9 @@ async function setup() {
 
 const company = { pass: { rut: "76192083-9", clave: "sandbox76" } };
 
-function expectNotation(errors: Loose[]): void {
-  expect(errors.length).toBeGreaterThan(0);
-  for (const error of errors) expect(error.path, JSON.stringify(error)).toMatch(NOTATION);
+function expectNotation(errors: ErrorAnswer["errors"]): void {
+  expect(errors?.length).toBeGreaterThan(0);
+  for (const error of errors ?? []) expect(error.path, JSON.stringify(error)).toMatch(NOTATION);
 }
 
 describe("error paths", () => {
@@ -45,9 +47,9 @@ describe("error paths", () => {
       ],
     });
     expect(schema.status).toBe(422);
-    const schemaErrors = (await bodyOf(schema)).errors;
+    const schemaErrors = (await errorOf(schema)).errors;
     expectNotation(schemaErrors);
-    expect(schemaErrors.map((e: Loose) => e.path)).toContain("documentos[1].emisor");
+    expect(schemaErrors?.map((e) => e.path)).toContain("documentos[1].emisor");
 
     // A check made after the schema (totals) writes its paths the same way.
     const resumen = { tipo_documento: 39, documentos: 1, monto_exento: 0, monto_neto: 84, monto_iva: 16, monto_total: 100 };
@@ -55,10 +57,10 @@ describe("error paths", () => {
       auth: company,
       resumenes: [resumen, { ...resumen, tipo_documento: 41, monto_total: 5 }],
     });
-    const body = await bodyOf(totals);
+    const body = await errorOf(totals);
     expect(totals.status, JSON.stringify(body)).toBe(400);
     expectNotation(body.errors);
-    expect(body.errors.map((e: Loose) => e.path)).toEqual(["resumenes[1].monto_total"]);
+    expect(body.errors?.map((e) => e.path)).toEqual(["resumenes[1].monto_total"]);
   });
 
   it("writes the handler's own checks (duplicates, days of the period) in the same notation", async () => {
@@ -79,10 +81,10 @@ describe("error paths", () => {
     ];
     const paths: string[] = [];
     for (const res of handler) {
-      const body = await bodyOf(res);
+      const body = await errorOf(res);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expectNotation(body.errors);
-      paths.push(...body.errors.map((e: Loose) => e.path));
+      paths.push(...(body.errors ?? []).map((e) => e.path));
     }
     expect(paths).toEqual(
       expect.arrayContaining(["resumenes[1].monto_total", "resumenes[2].tipo_documento", "dias[0].dia", "dias[1].folio_final"]),
@@ -107,9 +109,9 @@ describe("one status per kind of error", () => {
       [bhe, "destinatario.email"],
       [postular, "email"],
     ] as const) {
-      const body = await bodyOf(res);
+      const body = await errorOf(res);
       expect([res.status, body.error_code], JSON.stringify(body)).toEqual([400, "VALIDATION_ERROR"]);
-      expect(body.errors.map((e: Loose) => e.path)).toContain(path);
+      expect(body.errors?.map((e) => e.path)).toContain(path);
     }
     const missing = await post("/api/v1/sii/bhe/emitidas/email/222222220000041F99ED", {
       auth: { pass: { rut: "22222222-2", clave: "sandbox22" } },
@@ -141,18 +143,18 @@ describe("one status per kind of error", () => {
     const send = (body: unknown) => postJson(app, token.secret, "/api/v1/test/rules", body);
     const rules = await send({ email: "a@@b", desde: 1, hasta: 5000 });
     expect(rules.status).toBe(400);
-    expect((await bodyOf(rules)).errors.map((e: Loose) => e.path)).toEqual(["email", "hasta"]);
+    expect((await errorOf(rules)).errors?.map((e) => e.path)).toEqual(["email", "hasta"]);
     const mixed = await send({ email: "a@@b", desde: "one", hasta: 5 });
     expect(mixed.status).toBe(422);
     const fine = await send({ email: " pagos@cliente.cl ", desde: 1, hasta: 5 });
     expect(fine.status).toBe(200);
-    expect((await bodyOf(fine)).data.email).toBe("pagos@cliente.cl");
+    expect((await answerOf(fine, envelope(Body))).data.email).toBe("pagos@cliente.cl");
   });
 
   it("states the rule in the document's 400 and 422 descriptions", async () => {
     const { app } = await setup();
-    const doc = await bodyOf(await app.request("/openapi.json"));
-    const responses = doc.paths["/api/v1/sii/bhe/emitidas/email/{codigo}"].post.responses;
+    const doc = await documentOf(await app.request("/openapi.json"));
+    const responses = doc.paths?.["/api/v1/sii/bhe/emitidas/email/{codigo}"]?.post?.responses ?? {};
     expect(responses["400"].description).toMatch(/business rule/i);
     expect(responses["422"].description).toMatch(/schema/i);
   });

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { EXAMPLE_PFX } from "../../src/routes/example-credentials.ts";
 import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../../src/routes/example-documents.ts";
-import { bodyOf, type Loose, testDeps, tokenFor } from "../support/app.ts";
+import { documentOf, type OpenApiDocument, type OpenApiResponse } from "../support/answers.ts";
+import { testDeps, tokenFor } from "../support/app.ts";
 
 const LISTED = [
   "X-Request-Id",
@@ -26,24 +27,24 @@ async function setup(plan?: { daily_units: number; monthly_units: number }) {
   const { deps } = testDeps();
   const app = createApp(() => deps);
   const token = await tokenFor(deps, plan ? { plan } : {});
-  const doc: Loose = await bodyOf(await app.request("/openapi.json"));
+  const doc = await documentOf(await app.request("/openapi.json"));
   return { app, token, doc };
 }
 
 /** The listed headers declared for one answer: name → required. */
-function declared(doc: Loose, method: string, path: string, status: number): Map<string, boolean> {
-  const response = doc.paths[path][method].responses[String(status)];
+function declared(doc: OpenApiDocument, method: "get" | "post", path: string, status: number): Map<string, boolean> {
+  const response: OpenApiResponse | undefined = doc.paths?.[path]?.[method]?.responses?.[String(status)];
   expect(response, `${method} ${path} declares ${status}`).toBeDefined();
   const out = new Map<string, boolean>();
-  for (const [name, value] of Object.entries<Loose>(response.headers ?? {})) {
-    const header = value.$ref ? doc.components.headers[value.$ref.split("/").pop()] : value;
+  for (const [name, value] of Object.entries((response && "headers" in response && response.headers) || {})) {
+    const header = value.$ref ? doc.components?.headers?.[value.$ref.split("/").pop() ?? ""] : value;
     expect(header, `${name} resolves`).toBeDefined();
-    out.set(name.toLowerCase(), header.required === true);
+    out.set(name.toLowerCase(), header !== undefined && "required" in header && header.required === true);
   }
   return out;
 }
 
-function expectHeadersMatch(doc: Loose, method: string, path: string, res: Response): void {
+function expectHeadersMatch(doc: OpenApiDocument, method: "get" | "post", path: string, res: Response): void {
   const decl = declared(doc, method, path, res.status);
   for (const name of LISTED) {
     const key = name.toLowerCase();
@@ -53,7 +54,7 @@ function expectHeadersMatch(doc: Loose, method: string, path: string, res: Respo
   }
 }
 
-const post = (app: Loose, secret: string | null, headers: Record<string, string> = {}, body = bheBody) =>
+const post = (app: ReturnType<typeof createApp>, secret: string | null, headers: Record<string, string> = {}, body = bheBody) =>
   app.request(bhe, {
     method: "POST",
     headers: { "content-type": "application/json", ...(secret ? { "x-api-token": secret } : {}), ...headers },
@@ -74,12 +75,12 @@ describe("declared response headers match the headers sent", () => {
 
   it("a write: Idempotency-Key declared, the replay says so, a refusal of the body is no replay", async () => {
     const { app, token, doc } = await setup();
-    const parameters = doc.paths[bhePath].post.parameters.map((p: Loose) =>
-      p.$ref ? doc.components.parameters[p.$ref.split("/").pop()] : p,
+    const parameters = (doc.paths?.[bhePath]?.post?.parameters ?? []).map((p) =>
+      "$ref" in p ? doc.components?.parameters?.[p.$ref.split("/").pop() ?? ""] : p,
     );
-    const key = parameters.find((p: Loose) => p.name === "Idempotency-Key");
+    const key = parameters.find((p) => p !== undefined && "name" in p && p.name === "Idempotency-Key");
     expect(key).toMatchObject({ in: "header", schema: { maxLength: 255 } });
-    expect(doc.paths["/api/v1/usage"].get.parameters ?? []).not.toContainEqual(
+    expect(doc.paths?.["/api/v1/usage"]?.get?.parameters ?? []).not.toContainEqual(
       expect.objectContaining({ $ref: expect.stringContaining("Idempotency") }),
     );
     const first = await post(app, token.secret, { "idempotency-key": "k-1" });

@@ -2,7 +2,8 @@
 // existing path is 405 with Allow, an unknown path 404, with or without a token.
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
-import { bodyOf, testDeps, tokenFor } from "../support/app.ts";
+import { errorOf } from "../support/answers.ts";
+import { testDeps, tokenFor } from "../support/app.ts";
 
 const resumen = "/api/v1/sii/rcv/compras/resumen/76192083-9/202405/REGISTRO";
 
@@ -16,7 +17,7 @@ describe("wrong method and unknown path", () => {
     const res = await app().app.request(resumen, { method: "GET" });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("POST");
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body).toMatchObject({ success: false, error_code: "HTTP_405" });
     expect(body.request_id).toBe(res.headers.get("x-request-id"));
   });
@@ -35,10 +36,10 @@ describe("wrong method and unknown path", () => {
     const a = app().app;
     const unknown = await a.request("/api/v1/sii/nothing/here", { method: "POST" });
     expect(unknown.status).toBe(404);
-    expect((await bodyOf(unknown)).error_code).toBe("HTTP_404");
+    expect((await errorOf(unknown)).error_code).toBe("HTTP_404");
     const real = await a.request(resumen, { method: "POST" });
     expect(real.status).toBe(401);
-    expect((await bodyOf(real)).error_code).toBe("HTTP_401");
+    expect((await errorOf(real)).error_code).toBe("HTTP_401");
   });
 
   it("serves HEAD where GET is served (no 405)", async () => {

@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { nodeFront } from "../../src/entry/node-server.ts";
-import { ADMIN, bodyOf, testDeps } from "../support/app.ts";
+import { documentOf, errorOf } from "../support/answers.ts";
+import { ADMIN, testDeps } from "../support/app.ts";
 
 const DEV = "sii_dev_test-development-token-0123456789";
 const fault = JSON.stringify({ service: "seed", fault: "maintenance", count: 1 });
@@ -35,7 +36,7 @@ describe("sandbox controls off loopback", () => {
     const url = "https://sii-gateway-preview.example.workers.dev/sandbox/v1/faults";
     const refused = await add(fetch, url);
     expect(refused.status).toBe(401);
-    expect((await bodyOf(refused)).error_code).toBe("HTTP_401");
+    expect((await errorOf(refused)).error_code).toBe("HTTP_401");
     expect((await add(fetch, url, { "x-api-token": "wrong" })).status).toBe(401);
     expect((await add(fetch, url, { "x-api-token": DEV })).status).toBe(200);
     expect((await add(fetch, url, { authorization: `Bearer ${DEV}` })).status).toBe(200);
@@ -90,7 +91,7 @@ describe("sandbox controls off loopback", () => {
 
   it("documents that loopback needs no token and elsewhere either token does, with their 401", async () => {
     const { app } = setup();
-    const doc = await bodyOf(await app.request("/openapi.json"));
+    const doc = await documentOf(await app.request("/openapi.json"));
     for (const [path, method] of [
       ["/sandbox/v1/faults", "post"],
       ["/sandbox/v1/faults", "delete"],
@@ -99,11 +100,11 @@ describe("sandbox controls off loopback", () => {
       ["/sandbox/v1/replays", "post"],
       ["/sandbox/v1/replays", "delete"],
     ] as const) {
-      const op = doc.paths[path][method];
+      const op = doc.paths?.[path]?.[method];
       // The anonymous alternative ({}) for loopback, and the two tokens for everywhere else.
-      expect(op.security, `${method} ${path}`).toEqual([{}, { ApiToken: [] }, { AdminToken: [] }]);
-      expect(op.description, `${method} ${path}`).toMatch(/^No token from loopback .*; otherwise .*DEV_API_TOKEN.*ADMIN_TOKEN/);
-      expect(op.responses["401"], `${method} ${path}`).toBeDefined();
+      expect(op?.security, `${method} ${path}`).toEqual([{}, { ApiToken: [] }, { AdminToken: [] }]);
+      expect(op?.description, `${method} ${path}`).toMatch(/^No token from loopback .*; otherwise .*DEV_API_TOKEN.*ADMIN_TOKEN/);
+      expect(op?.responses?.["401"], `${method} ${path}`).toBeDefined();
     }
   });
 });

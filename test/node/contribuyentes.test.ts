@@ -1,11 +1,13 @@
 // Private taxpayer data through the gateway against the sandbox SII (Mi SII, certificate session).
 import { describe, expect, it } from "vitest";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
+import { Data } from "../../src/routes/contribuyentes/datos.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { taxpayerData } from "../../src/sii/contribuyentes.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
-import { bodyOf, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { probeApp, tokenFor } from "../support/app.ts";
 
 const juana = {
   auth: { cert: { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem } },
@@ -31,7 +33,7 @@ describe("private taxpayer data", () => {
     const res = await post(path("76192083-9"), juana);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("2");
-    expect((await bodyOf(res)).data).toEqual({
+    expect((await answerOf(res, Data)).data).toEqual({
       rut: "76192083-9",
       razon_social: "COMERCIAL SANDBOX SPA",
       direccion: "AV. PROVIDENCIA 1234, PROVIDENCIA",
@@ -46,13 +48,13 @@ describe("private taxpayer data", () => {
 
   it("reads a person's own file, from a PFX and as the holder past the representation choice", async () => {
     const { post } = await setup();
-    const own = await bodyOf(await post(path("22222222-2"), pedro));
+    const own = await answerOf(await post(path("22222222-2"), pedro), Data);
     expect(own.data).toMatchObject({
       rut: "22222222-2",
       direccion: "CALLE LARGA 890, VALPARAISO",
       giros: ["SERVICIOS DE PUBLICIDAD PRESTADOS POR EMPRESAS"],
     });
-    const self = await bodyOf(await post(path("11111111-1"), juana));
+    const self = await answerOf(await post(path("11111111-1"), juana), Data);
     expect(self.data).toMatchObject({ rut: "11111111-1", direccion: "LOS ALERCES 55, ÑUÑOA", giros: [] });
   });
 
@@ -72,7 +74,7 @@ describe("private taxpayer data", () => {
       ["22222222-2", juana],
     ] as const) {
       const res = await post(path(rut), body);
-      expect([res.status, (await bodyOf(res)).error_code], rut).toEqual([403, "AUTH_ERROR"]);
+      expect([res.status, (await errorOf(res)).error_code], rut).toEqual([403, "AUTH_ERROR"]);
     }
   });
 
@@ -92,7 +94,7 @@ describe("private taxpayer data", () => {
     const wrong = await post(path("76192083-9"), {
       auth: { cert: { "pfx-data": SANDBOX_TAXPAYER_CERTS["22222222-2"].modernPfxBase64, passphrase: "nope" } },
     });
-    expect([wrong.status, (await bodyOf(wrong)).error_code]).toEqual([400, "AUTH_ERROR"]);
+    expect([wrong.status, (await errorOf(wrong)).error_code]).toEqual([400, "AUTH_ERROR"]);
     expect((await post(path("76192083-9"), { auth: {} })).status).toBe(422);
     expect((await app.request(path("76192083-9"), { method: "POST" })).status).toBe(401);
     expect(sandbox.state.calls.size).toBe(0);

@@ -8,9 +8,11 @@ import { parseCertificateCredential } from "../../src/certificates/credentials.t
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { registerOperation } from "../../src/platform/operation.ts";
 import { DryRun } from "../../src/platform/params.ts";
+import { UsageEnvelope } from "../../src/routes/usage/get.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedDte, signedEnvelope } from "../support/envelope.ts";
 import { type Baseline, baselineOf, type Operation, operationsOf, plainRequest, toRequest } from "../support/fuzz.ts";
 
@@ -23,18 +25,20 @@ const COMPANY = "76192083-9";
 const juanaCert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
 const invoice = { tipo: 33, folio: 7, receptor: "22222222-2", total: 100 };
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
+
 /** The document's sample with the sandbox's credentials and signed XML, so a preview gets past validation. */
 async function validBaseline(operation: Operation): Promise<Baseline> {
   const base = structuredClone(baselineOf(doc, operation));
-  const body = base.body as Record<string, Loose> | undefined;
-  if (!body || typeof body !== "object") return base;
-  if (body.auth && typeof body.auth === "object") {
+  const body = base.body;
+  if (!isObject(body)) return base;
+  if (isObject(body.auth)) {
     if ("pass" in body.auth) body.auth = { pass: { rut: COMPANY, clave: "sandbox76" } };
     else if ("cert" in body.auth) body.auth = { cert: juanaCert };
   }
   // The samples' document types are the schema's first pick; these writes take narrower sets.
-  for (const d of body.documentos ?? []) if (d && typeof d === "object" && "tipo_documento" in d) d.tipo_documento = 33;
-  for (const r of body.resumenes ?? []) if (r && typeof r === "object" && "tipo_documento" in r) r.tipo_documento = 39;
+  for (const d of Array.isArray(body.documentos) ? body.documentos : []) if (isObject(d) && "tipo_documento" in d) d.tipo_documento = 33;
+  for (const r of Array.isArray(body.resumenes) ? body.resumenes : []) if (isObject(r) && "tipo_documento" in r) r.tipo_documento = 39;
   const juana = () => parseCertificateCredential(juanaCert, new Date());
   if (operation.path.endsWith("/envios/enviar"))
     body.xml = bytesToBase64(await signedEnvelope(await juana(), COMPANY, [{ ...invoice, folio: 11 }]));
@@ -54,7 +58,8 @@ async function dryRun(operation: Operation, spent: boolean) {
   request.query.dry_run = "1";
   const before = total();
   const res = await t.app.request(toRequest("http://gateway.test", request));
-  const body: Loose = (res.headers.get("content-type") ?? "").includes("json") ? await res.json() : await res.arrayBuffer();
+  // Only refusals are read: a preview's own answer is another test's matter.
+  const body = res.status >= 400 && (res.headers.get("content-type") ?? "").includes("json") ? await errorOf(res) : undefined;
   const used = (await t.deps.quota.peek(id, plan, t.deps.clock.now())).daily.used;
   return { res, body, siiCalls: total() - before, used, name: `${operation.method} ${operation.path}` };
 }
@@ -77,7 +82,7 @@ describe(`dry_run on each of the ${operations.length} operations of /openapi.jso
       if (siiCalls > 0) problems.push(`${name}: ${siiCalls} SII calls for ${res.status}`);
       if (used !== 10) problems.push(`${name}: quota moved to ${used}`);
       if (!declares(operation)) {
-        const named = (body?.errors ?? []).some((e: Loose) => e.path === "dry_run" && e.location === "query");
+        const named = (body?.errors ?? []).some((e) => e.path === "dry_run" && e.location === "query");
         if (res.status !== 400 || body?.error_code !== "VALIDATION_ERROR" || !named)
           problems.push(`${name}: ${res.status} ${body?.error_code} instead of a 400 naming dry_run`);
       } else if (res.status === 200) previews++;
@@ -104,7 +109,7 @@ describe(`dry_run on each of the ${operations.length} operations of /openapi.jso
     const auth = { auth: { pass: { rut: COMPANY, clave: "sandbox76" } } };
     const res = await postJson(t.app, secret, `/api/v1/sii/rcv/ventas/resumen/${COMPANY}/202401?dry_run=false`, auth);
     expect(res.status).toBe(400);
-    expect((await bodyOf(res)).errors).toContainEqual(expect.objectContaining({ path: "dry_run", location: "query" }));
+    expect((await errorOf(res)).errors).toContainEqual(expect.objectContaining({ path: "dry_run", location: "query" }));
   });
 
   it("an operation that ignored dry_run still cannot reach the SII: its transport refuses, and nothing is charged", async () => {
@@ -146,7 +151,7 @@ describe("charging follows what happened", () => {
       auth: { pass: { rut: COMPANY, clave: "not-the-clave" } },
     });
     expect(res.status).toBe(400);
-    expect((await bodyOf(res)).error_code).toBe("AUTH_ERROR");
+    expect((await errorOf(res)).error_code).toBe("AUTH_ERROR");
     expect(total()).toBeGreaterThan(before);
     expect(res.headers.get("x-quota-units")).toBe("2");
   });
@@ -162,11 +167,11 @@ describe("charging follows what happened", () => {
     for (const body of bodies) {
       const res = await postJson(t.app, secret, `/api/v1/sii/dte/caf/solicitar/${COMPANY}/33/5`, body);
       expect(res.status).toBe(400);
-      expect((await bodyOf(res)).error_code).toBe("AUTH_ERROR");
+      expect((await errorOf(res)).error_code).toBe("AUTH_ERROR");
       expect(res.headers.get("x-quota-units")).toBe("0");
     }
     expect(simulatorOf(t.deps.sii).state.calls.size ?? 0).toBe(0);
-    const usage = await bodyOf(await t.app.request("/api/v1/usage", { headers: { "x-api-token": secret } }));
+    const usage = await answerOf(await t.app.request("/api/v1/usage", { headers: { "x-api-token": secret } }), UsageEnvelope);
     expect(usage.data.usage.daily.used).toBe(0);
   });
 });

@@ -4,11 +4,15 @@ import { describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
+import { Sent } from "../../src/routes/envios/enviar.ts";
+import { Status } from "../../src/routes/envios/estado.ts";
+import { Result } from "../../src/routes/intercambios/respuesta-sii.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
 import { folioBook } from "../../src/sandbox/folios.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedEnvelope, type TestDocument } from "../support/envelope.ts";
 
 const juanaCert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
@@ -25,7 +29,7 @@ async function setup() {
   return { ...t, post, juana, sandbox: simulatorOf(t.deps.sii) };
 }
 const send = (xml: Uint8Array, extra: Record<string, unknown> = {}) => ({ auth: { cert: juanaCert }, xml: bytesToBase64(xml), ...extra });
-const answer = async (res: Response) => [res.status, (await bodyOf(res)).error_code];
+const answer = async (res: Response) => [res.status, (await errorOf(res)).error_code];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("sending an envelope (envios/enviar)", () => {
@@ -35,7 +39,7 @@ describe("sending an envelope (envios/enviar)", () => {
     const res = await post(ENVIAR, send(xml), { "idempotency-key": "envio-1" });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("5");
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Sent);
     expect(data).toMatchObject({
       estado: "REC",
       emisor: COMPANY,
@@ -50,12 +54,12 @@ describe("sending an envelope (envios/enviar)", () => {
     expect(sandbox.state.calls.get("dte_upload")).toBe(1);
 
     const estado = `/api/v1/platform/dte/envios/estado/${COMPANY}/${data.track_id}`;
-    expect((await bodyOf(await post(estado, { auth: { cert: juanaCert } }))).data).toMatchObject({
+    expect((await answerOf(await post(estado, { auth: { cert: juanaCert } }), Status)).data).toMatchObject({
       estado: "REC",
       resultado: "procesando",
     });
     await sleep(4 * ENVIO_STEP_MS + 100);
-    const done = (await bodyOf(await post(estado, { auth: { cert: juanaCert } }))).data;
+    const done = (await answerOf(await post(estado, { auth: { cert: juanaCert } }), Status)).data;
     expect(done).toMatchObject({
       estado: "EPR",
       resultado: "aceptado",
@@ -67,39 +71,39 @@ describe("sending an envelope (envios/enviar)", () => {
       auth: { cert: pedroCert },
       documentos: { emisor: COMPANY, dte: 33, folio: 11, accion: "ACD" },
     });
-    expect((await bodyOf(respuesta)).data.documentos[0]).toMatchObject({ resultado: "registrado", codigo: 0 });
+    expect((await answerOf(respuesta, Result)).data.documentos[0]).toMatchObject({ resultado: "registrado", codigo: 0 });
   }, 15_000);
 
   it("rejects at the SII a document whose folio was never stamped, and a folio sent twice", async () => {
     const { post, juana } = await setup();
-    const first = await bodyOf(await post(ENVIAR, send(await signedEnvelope(juana, COMPANY, [invoice(13), invoice(500)]))));
-    const second = await bodyOf(await post(ENVIAR, send(await signedEnvelope(juana, COMPANY, [invoice(13, "60803000-K")]))));
+    const first = await answerOf(await post(ENVIAR, send(await signedEnvelope(juana, COMPANY, [invoice(13), invoice(500)]))), Sent);
+    const second = await answerOf(await post(ENVIAR, send(await signedEnvelope(juana, COMPANY, [invoice(13, "60803000-K")]))), Sent);
     await sleep(4 * ENVIO_STEP_MS + 100);
     const estado = (id: string) => post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${id}`, { auth: { cert: juanaCert } });
-    expect((await bodyOf(await estado(first.data.track_id))).data).toMatchObject({
+    expect((await answerOf(await estado(first.data.track_id ?? ""), Status)).data).toMatchObject({
       resultado: "rechazado",
       documentos: [{ tipo: 33, informados: 2, aceptados: 1, rechazados: 1 }],
     });
-    expect((await bodyOf(await estado(second.data.track_id))).data).toMatchObject({ resultado: "rechazado" });
+    expect((await answerOf(await estado(second.data.track_id ?? ""), Status)).data).toMatchObject({ resultado: "rechazado" });
   }, 15_000);
 
   it("answers 409 ALREADY_SUBMITTED with the earlier track id when the same file is sent again", async () => {
     const { post, juana } = await setup();
     const xml = await signedEnvelope(juana, COMPANY, [invoice(14)]);
-    const first = await bodyOf(await post(ENVIAR, send(xml)));
+    const first = await answerOf(await post(ENVIAR, send(xml)), Sent);
     const again = await post(ENVIAR, send(xml));
-    const body = await bodyOf(again);
+    const body = await errorOf(again);
     expect([again.status, body.error_code]).toEqual([409, "ALREADY_SUBMITTED"]);
     // Exactly as first answered: a track id is text, its leading zero included.
-    expect(body.details.track_id).toBe(first.data.track_id);
+    expect(body.details?.track_id).toBe(first.data.track_id);
     expect(first.data.track_id).toMatch(/^0/);
   });
 
   it("replays an Idempotency-Key without uploading twice", async () => {
     const { post, juana, sandbox } = await setup();
     const xml = await signedEnvelope(juana, COMPANY, [invoice(15)]);
-    const first = await bodyOf(await post(ENVIAR, send(xml), { "idempotency-key": "k-15" }));
-    const replay = await bodyOf(await post(ENVIAR, send(xml), { "idempotency-key": "k-15" }));
+    const first = await answerOf(await post(ENVIAR, send(xml), { "idempotency-key": "k-15" }), Sent);
+    const replay = await answerOf(await post(ENVIAR, send(xml), { "idempotency-key": "k-15" }), Sent);
     expect(replay.data).toEqual(first.data);
     expect(sandbox.state.calls.get("dte_upload")).toBe(1);
   });
@@ -112,7 +116,11 @@ describe("sending an envelope (envios/enviar)", () => {
     );
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("0");
-    expect((await bodyOf(res)).data).toMatchObject({ track_id: null, archivo: "mi_envio.xml", documentos: [{ tipo: 33, folio: 16 }] });
+    expect((await answerOf(res, Sent)).data).toMatchObject({
+      track_id: null,
+      archivo: "mi_envio.xml",
+      documentos: [{ tipo: 33, folio: 16 }],
+    });
     expect(sandbox.state.calls.get("dte_upload") ?? 0).toBe(0);
     expect(sandbox.state.calls.get("seed") ?? 0).toBe(0);
   });
@@ -141,9 +149,9 @@ describe("sending an envelope (envios/enviar)", () => {
     const { post } = await setup();
     const pedro = await parseCertificateCredential(pedroCert, new Date());
     const res = await post(ENVIAR, { auth: { cert: pedroCert }, xml: bytesToBase64(await signedEnvelope(pedro, COMPANY, [invoice(20)])) });
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect([res.status, body.error_code]).toEqual([403, "AUTH_ERROR"]);
-    expect(body.details.sii_status_code).toBe("1");
+    expect(body.details?.sii_status_code).toBe("1");
   });
 });
 
@@ -154,7 +162,7 @@ describe("sending boletas (EnvioBOLETA through the boleta service)", () => {
     const boletas = [1, 2, 99].map((folio) => ({ tipo: 39, folio, receptor: "66666666-6", total: 2_990 }));
     const res = await post(ENVIAR, send(await signedEnvelope(juana, COMPANY, boletas, { kind: "EnvioBOLETA" })));
     expect(res.status).toBe(200);
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Sent);
     expect(data).toMatchObject({ servicio: "boleta", estado: "REC", archivo: "EnvioBOLETA_76192083-9_1.xml" });
     expect(sandbox.state.calls.get("boleta_upload")).toBe(1);
     expect(sandbox.state.calls.get("boleta_token")).toBe(1);
@@ -162,7 +170,7 @@ describe("sending boletas (EnvioBOLETA through the boleta service)", () => {
 
     const estado = `/api/v1/platform/dte/envios/estado/${COMPANY}/${data.track_id}?servicio=boleta`;
     await sleep(4 * ENVIO_STEP_MS + 100);
-    const status = (await bodyOf(await post(estado, { auth: { cert: juanaCert } }))).data;
+    const status = (await answerOf(await post(estado, { auth: { cert: juanaCert } }), Status)).data;
     expect(status).toMatchObject({
       estado: "EPR",
       resultado: "rechazado",
@@ -183,9 +191,9 @@ describe("sending boletas (EnvioBOLETA through the boleta service)", () => {
 
 describe("envelope checks before sending", () => {
   const refusedAt = async (res: Response, path: RegExp) => {
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect([res.status, body.error_code]).toEqual([400, "VALIDATION_ERROR"]);
-    expect(body.errors.map((e: { path: string }) => e.path).join(" ")).toMatch(path);
+    expect(body.errors?.map((e: { path: string }) => e.path).join(" ")).toMatch(path);
   };
 
   it("refuses a document changed after signing, naming its signature", async () => {

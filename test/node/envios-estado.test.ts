@@ -1,5 +1,6 @@
 // The status of an uploaded envelope through the gateway against the sandbox's QueryEstUp.
 import { describe, expect, it } from "vitest";
+import { Status } from "../../src/routes/envios/estado.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS, envioEstado } from "../../src/sandbox/envios.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
@@ -11,7 +12,8 @@ import estUpErr1 from "../fixtures/sii/dte/queryestup-minus11-err-code-1.http?ra
 import estUpErr2 from "../fixtures/sii/dte/queryestup-minus11-err-code-2.http?raw";
 import estUpSrv2 from "../fixtures/sii/dte/queryestup-minus11-srv-code-2.http?raw";
 import { replay } from "../fixtures/sii/dte/replay.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const juana = {
   auth: { cert: { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem } },
@@ -25,7 +27,7 @@ async function setup() {
   const post = (url: string, body: unknown) => postJson(t.app, token.secret, url, body);
   return { ...t, post, sandbox: simulatorOf(t.deps.sii) };
 }
-const answer = async (res: Response) => [res.status, (await bodyOf(res)).error_code];
+const answer = async (res: Response) => [res.status, (await errorOf(res)).error_code];
 
 describe("envelope status (envios/estado)", () => {
   it("reports a processed envelope with its counts per type and a plain result", async () => {
@@ -33,7 +35,7 @@ describe("envelope status (envios/estado)", () => {
     const res = await post(path("76192083-9", "0260000001"), juana);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("1");
-    expect((await bodyOf(res)).data).toMatchObject({
+    expect((await answerOf(res, Status)).data).toMatchObject({
       track_id: "0260000001",
       estado: "EPR",
       glosa: "Envio Procesado",
@@ -44,7 +46,7 @@ describe("envelope status (envios/estado)", () => {
 
   it("calls an EPR envelope with a rejected document rejected (LibreDTE getEstadoEnvioSii), keeping the counts, and reports refused envelopes", async () => {
     const { post } = await setup();
-    const mixed = (await bodyOf(await post(path("76192083-9", "0260000002"), juana))).data;
+    const mixed = (await answerOf(await post(path("76192083-9", "0260000002"), juana), Status)).data;
     expect(mixed).toMatchObject({
       estado: "EPR",
       resultado: "rechazado",
@@ -53,7 +55,7 @@ describe("envelope status (envios/estado)", () => {
         { tipo: 61, informados: 1, aceptados: 0, rechazados: 0, reparos: 1 },
       ],
     });
-    const refused = (await bodyOf(await post(path("76192083-9", "260000003"), juana))).data;
+    const refused = (await answerOf(await post(path("76192083-9", "260000003"), juana), Status)).data;
     expect(refused).toMatchObject({ estado: "RFR", glosa: "Rechazado por Error en Firma", resultado: "rechazado", documentos: [] });
   });
 
@@ -68,7 +70,7 @@ describe("envelope status (envios/estado)", () => {
       received: Date.now() + 60_000,
       documents: [{ tipo: 33, folio: 20, estado: "DOK" }],
     });
-    const { data } = await bodyOf(await post(path("76192083-9", "1260000099", "?ambiente=1"), juana));
+    const { data } = await answerOf(await post(path("76192083-9", "1260000099", "?ambiente=1"), juana), Status);
     expect(data).toMatchObject({ estado: "REC", resultado: "procesando", documentos: [] });
     // Asked in the other ambiente the SII answers -11 "Error de Proceso", which is no proof of absence.
     expect(await answer(await post(path("76192083-9", "1260000099"), juana))).toEqual([502, "SII_GATEWAY_ERROR"]);
@@ -76,14 +78,14 @@ describe("envelope status (envios/estado)", () => {
 
   it("answers a retryable 502 for -11 Error de Proceso, 404 only when the SII says the envelope is another company's", async () => {
     const { post } = await setup();
-    const unknown = await bodyOf(await post(path("76192083-9", "9999999999"), juana));
+    const unknown = await errorOf(await post(path("76192083-9", "9999999999"), juana));
     expect([unknown.error_code, unknown.details]).toEqual([
       "SII_GATEWAY_ERROR",
       expect.objectContaining({ sii_estado: "-11", sii_err_code: "2", sii_message: "Error de Proceso" }),
     ]);
     const foreign = await post(path("11111111-1", "0260000001"), juana);
-    const body = await bodyOf(foreign);
-    expect([foreign.status, body.error_code, body.details.sii_err_code]).toEqual([404, "HTTP_404", "1"]);
+    const body = await errorOf(foreign);
+    expect([foreign.status, body.error_code, body.details?.sii_err_code]).toEqual([404, "HTTP_404", "1"]);
     expect(await answer(await post(path("76192083-9", "0260000001"), pedro))).toEqual([403, "AUTH_ERROR"]);
   });
 
@@ -95,9 +97,9 @@ describe("envelope status (envios/estado)", () => {
       [path("76192083-9", "1234567890123456"), "track_id"],
     ] as const) {
       const res = await post(url, juana);
-      const body = await bodyOf(res);
+      const body = await errorOf(res);
       expect([res.status, body.error_code], url).toEqual([400, "VALIDATION_ERROR"]);
-      expect(body.errors.map((e: { path: string }) => e.path)).toContain(field);
+      expect(body.errors?.map((e: { path: string }) => e.path)).toContain(field);
     }
   });
 
@@ -114,9 +116,9 @@ describe("envelope status (envios/estado)", () => {
     const { post, sandbox } = await setup();
     sandbox.state.faults.push({ service: "envio_status", fault: "maintenance", remaining: 2 });
     const res = await post(path("76192083-9", "0260000001"), juana);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect([res.status, body.error_code]).toEqual([503, "SII_UNAVAILABLE"]);
-    expect(body.details.sii_message).toBeTruthy();
+    expect(body.details?.sii_message).toBeTruthy();
   });
 
   it("needs a token with sii:read", async () => {

@@ -6,10 +6,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import { Sent } from "../../src/routes/envios/enviar.ts";
+import { Verified } from "../../src/routes/envios/verificar.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedDte, signedEnvelope } from "../support/envelope.ts";
 import { fixturePath } from "../support/fixtures.ts";
 
@@ -29,7 +32,7 @@ const verify = async (post: (p: string, b: unknown) => Promise<Response>, xml: U
   const bytes = typeof xml === "string" ? new TextEncoder().encode(xml) : xml;
   const res = await post(VERIFICAR, { xml: bytesToBase64(bytes), ...extra });
   expect(res.status).toBe(200);
-  return (await bodyOf(res)).data;
+  return (await answerOf(res, Verified)).data;
 };
 
 describe("verifying documents made here", () => {
@@ -43,7 +46,7 @@ describe("verifying documents made here", () => {
     const token = await tokenFor(deps, { scopes: ["sii:read"] });
     const res = await postJson(app, token.secret, VERIFICAR, { xml: bytesToBase64(xml) });
     expect(res.headers.get("x-quota-units")).toBe("2");
-    const data = (await bodyOf(res)).data;
+    const data = (await answerOf(res, Verified)).data;
     const ok = { valido: true, motivo: null };
     const firmante = {
       rut: "11111111-1",
@@ -85,9 +88,9 @@ describe("verifying documents made here", () => {
     const mixed = doc.replace(/<TED[\s\S]*<\/TED>/, ted);
     const data = await verify(post, mixed);
     expect(data.valido).toBe(false);
-    expect(data.documentos[0].firma.valido).toBe(false);
-    expect(data.documentos[0].timbre.valido).toBe(true);
-    expect(data.documentos[0].coherencia).toMatchObject({
+    expect(data.documentos[0]?.firma.valido).toBe(false);
+    expect(data.documentos[0]?.timbre.valido).toBe(true);
+    expect(data.documentos[0]?.coherencia).toMatchObject({
       valido: false,
       motivo: expect.stringMatching(/TED MNT is "11900", the document says "1190"/),
     });
@@ -103,9 +106,9 @@ describe("verifying documents made here", () => {
       post,
       await signedDte(juana, COMPANY, { tipo: 33, folio: 4, receptor: "22222222-2", total: 1, caf: forged }),
     );
-    expect(stamped.documentos[0].caf).toMatchObject({ valido: false, motivo: expect.stringMatching(/IDK 666, not a key of the SII/) });
+    expect(stamped.documentos[0]?.caf).toMatchObject({ valido: false, motivo: expect.stringMatching(/IDK 666, not a key of the SII/) });
     const bare = await verify(post, await signedDte(juana, COMPANY, { tipo: 33, folio: 5, receptor: "22222222-2", total: 1 }));
-    expect(bare.documentos[0].timbre).toMatchObject({ valido: false, motivo: expect.stringMatching(/no TED/) });
+    expect(bare.documentos[0]?.timbre).toMatchObject({ valido: false, motivo: expect.stringMatching(/no TED/) });
     expect(bare.sobre).toBeNull();
   });
 
@@ -115,13 +118,13 @@ describe("verifying documents made here", () => {
     // Charged the weight plus one unit per document the SII is asked about.
     const charged = await post(VERIFICAR, { xml: bytesToBase64(xml), auth: { cert: juanaCert } });
     expect(charged.headers.get("x-quota-units")).toBe("3");
-    const before = (await bodyOf(charged)).data;
-    expect(before.documentos[0].sii).toMatchObject({ recibido: false, estado: "FAU" });
+    const before = (await answerOf(charged, Verified)).data;
+    expect(before.documentos[0]?.sii).toMatchObject({ recibido: false, estado: "FAU" });
     expect(before.valido).toBe(false);
     const sent = await post("/api/v1/platform/dte/envios/enviar", { auth: { cert: juanaCert }, xml: bytesToBase64(xml) });
     expect(sent.status).toBe(200);
     const after = await verify(post, xml, { auth: { cert: juanaCert } });
-    expect(after.documentos[0].sii).toMatchObject({ recibido: true, estado: "DOK", track_id: (await bodyOf(sent)).data.track_id });
+    expect(after.documentos[0]?.sii).toMatchObject({ recibido: true, estado: "DOK", track_id: (await answerOf(sent, Sent)).data.track_id });
     expect(after.valido).toBe(true);
   });
 
@@ -133,7 +136,7 @@ describe("verifying documents made here", () => {
       bytesToBase64(new TextEncoder().encode("<Otro/>")),
     ]) {
       const res = await post(VERIFICAR, { xml });
-      const body = await bodyOf(res);
+      const body = await errorOf(res);
       expect([res.status, body.error_code, body.errors?.[0]?.path]).toEqual([400, "VALIDATION_ERROR", "xml"]);
     }
     const none = await app.request(VERIFICAR, { method: "POST", body: "{}" });
@@ -152,7 +155,7 @@ describe("real documents", () => {
   it.each(genuine)("%s: signature, stamp and CAF verify; its class-2 signer is reported as an unknown issuer", async (name) => {
     const { post } = await setup();
     const data = await verify(post, fixture("sii-dte", name));
-    const [doc] = data.documentos;
+    const doc = data.documentos[0]!;
     expect([doc.firma.valido, doc.timbre.valido, doc.caf.valido, doc.coherencia.valido], JSON.stringify(doc)).toEqual([
       true,
       true,
@@ -170,7 +173,7 @@ describe("real documents", () => {
     const { post } = await setup();
     const data = await verify(post, fixture("sii-example", "F60T33-ejemplo-oficial-SII.xml"));
     expect(data.valido).toBe(false);
-    expect(data.sobre.firma).toMatchObject({ valido: false, motivo: expect.stringMatching(/RSAKeyValue/) });
+    expect(data.sobre?.firma).toMatchObject({ valido: false, motivo: expect.stringMatching(/RSAKeyValue/) });
     expect(data.documentos).toMatchObject([
       { tipo: 33, folio: 60, firma: { valido: false }, timbre: { valido: true }, caf: { valido: true }, coherencia: { valido: true } },
     ]);
@@ -183,10 +186,10 @@ describe("real documents", () => {
     ["bad-cert", "firma"],
     ["bad-cert-no-base64", "firma"],
     ["removed-signature", "firma"],
-  ])("the copy altered by %s fails its %s check", async (mod, failing) => {
+  ] as const)("the copy altered by %s fails its %s check", async (mod, failing) => {
     const { post } = await setup();
     const data = await verify(post, fixture("sii-dte", `DTE--76354771-K--33--170--cleaned-mod-${mod}.xml`));
     expect(data.valido).toBe(false);
-    expect(data.documentos[0][failing].valido).toBe(false);
+    expect(data.documentos[0]?.[failing].valido).toBe(false);
   });
 });

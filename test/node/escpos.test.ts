@@ -6,9 +6,11 @@ import bwipjs from "bwip-js/node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import { Receipt } from "../../src/routes/documentos/escpos.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { prepareBarcodeReader, readBarcodes } from "../support/barcode.ts";
 import { signedEnvelope } from "../support/envelope.ts";
 import { fixturePath } from "../support/fixtures.ts";
@@ -96,7 +98,7 @@ describe("ESC/POS receipts (documentos/escpos)", () => {
     expect(contains(pc850, [...Buffer.from("Compa"), 0xa4, 0xa1, 0x61])).toBe(true);
     expect(contains(pc850, [0x1d, 0x28, 0x6b, 0x03, 0x00, 0x30, 0x41, 7])).toBe(true);
     const json = await post({ xml: bytesToBase64(xml) }, { accept: "application/json" });
-    const { data } = await bodyOf(json);
+    const { data } = await answerOf(json, Receipt);
     expect(data.documentos).toEqual([{ tipo: 33, folio: 42 }]);
     expect(Buffer.from(data.escpos, "base64").equals(Buffer.from(await (await post({ xml: bytesToBase64(xml) })).arrayBuffer()))).toBe(
       true,
@@ -107,10 +109,10 @@ describe("ESC/POS receipts (documentos/escpos)", () => {
     const { post, app, deps } = await setup();
     for (const xml of ["%%%", bytesToBase64(new TextEncoder().encode('<!DOCTYPE x [<!ENTITY a "b">]><DTE/>'))]) {
       const res = await post({ xml });
-      expect([res.status, (await bodyOf(res)).errors?.[0]?.path]).toEqual([400, "xml"]);
+      expect([res.status, (await errorOf(res)).errors?.[0]?.path]).toEqual([400, "xml"]);
     }
-    const bad = await bodyOf(await post({ xml: "AA==", papel: "A4" }));
-    expect([bad.error_code, bad.errors[0].path]).toEqual(["VALIDATION_ERROR", "papel"]);
+    const bad = await errorOf(await post({ xml: "AA==", papel: "A4" }));
+    expect([bad.error_code, bad.errors?.[0]?.path]).toEqual(["VALIDATION_ERROR", "papel"]);
     expect((await app.request(ESCPOS, { method: "POST", body: "{}" })).status).toBe(401);
     const other = await tokenFor(deps, { scopes: ["settings:read"] });
     expect((await postJson(app, other.secret, ESCPOS, { xml: "AA==" })).status).toBe(403);

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeTransport } from "../../src/adapters/node/transport.ts";
 import { configFromEnv } from "../../src/config.ts";
 import type { SiiTransport } from "../../src/ports.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const COMPANY = "76192083-9";
 const BTE = "/api/v1/sii/bte/emitidas/resumen/2025";
@@ -77,7 +78,7 @@ describe("fair sharing of a taxpayer between accounts", () => {
     // lane are refused once past the bound, with when to retry, instead of waiting a timeout each.
     const answers = await Promise.all(attack);
     const outcomes = await Promise.all(
-      answers.map(async (answer) => [answer.status, (await bodyOf(answer)).error_code, answer.headers.get("retry-after")]),
+      answers.map(async (answer) => [answer.status, (await errorOf(answer)).error_code, answer.headers.get("retry-after")]),
     );
     expect(outcomes).toEqual([
       [502, "SII_GATEWAY_ERROR", null],

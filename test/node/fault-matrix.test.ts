@@ -6,12 +6,14 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import { JobEnvelope } from "../../src/routes/rcv/schema.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { ASYNC_STEP_MS } from "../../src/sandbox/rcv.ts";
 import type { FaultKind } from "../../src/sandbox/state.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf, SuccessEnvelope } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedDte, signedEnvelope } from "../support/envelope.ts";
 
 const cert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
@@ -166,7 +168,7 @@ const FAMILIES: Family[] = [
     body: company,
     prepare: async (post, later) => {
       const requested = await post("/api/v1/sii/rcv/compras/async/solicitar/76192083-9/202405/33/REGISTRO", company);
-      const id = (await bodyOf(requested)).data.solicitud_id;
+      const id = (await answerOf(requested, JobEnvelope)).data.solicitud_id;
       later(2 * ASYNC_STEP_MS);
       return `/api/v1/sii/rcv/compras/async/detalle/76192083-9/202405/${id}/33/REGISTRO`;
     },
@@ -261,8 +263,10 @@ async function call(family: Family, fault: FaultKind | null) {
     family.method === "GET"
       ? await t.app.request(path, { headers: { "x-api-token": token.secret } })
       : await postJson(t.app, token.secret, path, body);
-  const json = /json/.test(res.headers.get("content-type") ?? "");
-  return { res, answer: json ? await bodyOf(res) : { text: await res.text() } };
+  // A failure answers the error envelope; a success its data, or the bytes as text when not JSON.
+  if (!/json/.test(res.headers.get("content-type") ?? "")) return { res, data: await res.text() };
+  if (res.ok) return { res, data: (await answerOf(res, SuccessEnvelope)).data };
+  return { res, error: await errorOf(res) };
 }
 
 /** What must read the same whatever charset the SII declared: all but values made fresh per call
@@ -275,16 +279,16 @@ const stable = (data: unknown) =>
 
 describe.each(FAMILIES)("$name", (family) => {
   it.each(Object.keys(EXPECTED) as (keyof typeof EXPECTED)[])("%s", async (fault) => {
-    const { res, answer } = await call(family, fault);
+    const { res, error: answer } = await call(family, fault);
     if (family.survives?.includes(fault)) {
       expect(res.status).toBe(200);
       return;
     }
     const want = EXPECTED[fault];
-    expect([res.status, answer.error_code], JSON.stringify(answer)).toEqual([want.status, want.code]);
+    expect([res.status, answer?.error_code], JSON.stringify(answer)).toEqual([want.status, want.code]);
     expect(answer).toMatchObject({ success: false, request_id: expect.any(String) });
-    const explained = answer.details?.sii_message ?? answer.details?.reason ?? answer.details?.sii_status;
-    expect(explained, JSON.stringify(answer.details)).toBeTruthy();
+    const explained = answer?.details?.sii_message ?? answer?.details?.reason ?? answer?.details?.sii_status;
+    expect(explained, JSON.stringify(answer?.details)).toBeTruthy();
     if (want.retryAfter) expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     if (want.free) expect(res.headers.get("x-quota-units")).toBe("0");
   });
@@ -292,11 +296,10 @@ describe.each(FAMILIES)("$name", (family) => {
   it("charset (the answer in the other charset than declared): read through, same outcome as without the fault", async () => {
     const plain = await call(family, null);
     // Without faults every family's call gets its ordinary answer: each fault is the only thing that went wrong.
-    expect(plain.res.status, JSON.stringify(plain.answer).slice(0, 300)).toBe(family.plainStatus ?? 200);
+    expect(plain.res.status, JSON.stringify(plain.error ?? plain.data).slice(0, 300)).toBe(family.plainStatus ?? 200);
     const swapped = await call(family, "charset");
-    expect([swapped.res.status, swapped.answer.error_code]).toEqual([plain.res.status, plain.answer.error_code]);
-    if (plain.res.status === 200)
-      expect(stable(swapped.answer.data ?? swapped.answer.text)).toBe(stable(plain.answer.data ?? plain.answer.text));
+    expect([swapped.res.status, swapped.error?.error_code]).toEqual([plain.res.status, plain.error?.error_code]);
+    if (plain.res.status === 200) expect(stable(swapped.data)).toBe(stable(plain.data));
   });
 });
 
@@ -315,7 +318,7 @@ describe("irreversible writes under faults", () => {
         { "idempotency-key": "folios-once" },
       );
     const first = await request();
-    expect([first.status, (await bodyOf(first)).details?.reason]).toEqual([502, "timeout"]);
+    expect([first.status, (await errorOf(first)).details?.reason]).toEqual([502, "timeout"]);
     const again = await request();
     expect(again.status).toBe(502);
     expect(again.headers.get("idempotent-replayed")).toBe("true");

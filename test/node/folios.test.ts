@@ -4,6 +4,8 @@ import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { elementText } from "../../src/lib/xml.ts";
 import type { Scope } from "../../src/ports.ts";
+import { FolioAnnulmentEnvelope } from "../../src/routes/folios/schema.ts";
+import { Granted } from "../../src/routes/folios/solicitar.ts";
 import { SANDBOX_CAF_SIGNER, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
@@ -15,7 +17,8 @@ import generaFolio from "../fixtures/sii/dte/folios-genera-folio.http?raw";
 import solicita from "../fixtures/sii/dte/folios-solicita.http?raw";
 import solicitaDcto from "../fixtures/sii/dte/folios-solicita-dcto.http?raw";
 import { replay, sentFields } from "../fixtures/sii/dte/replay.ts";
-import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
 const pedro = SANDBOX_TAXPAYER_CERTS["22222222-2"];
@@ -54,7 +57,7 @@ describe("folio request", () => {
     const res = await post(solicitar("76192083-9", 33, 10), juanaPem);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("5");
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Granted);
     expect(data).toMatchObject({ folio_inicial: 101, folio_final: 110, cantidad: 10 });
     expect(data.fecha_autorizacion).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     const caf = decodeLatin1(base64ToBytes(data.caf_xml));
@@ -66,8 +69,8 @@ describe("folio request", () => {
 
   it("works with a PFX, on both ambientes, each with its own numbering", async () => {
     const { post } = await setup();
-    const prod = await bodyOf(await post(solicitar("22222222-2", 34, 5), pedroPfx));
-    const cert = await bodyOf(await post(solicitar("22222222-2", 34, 5, "?ambiente=1"), pedroPfx));
+    const prod = await answerOf(await post(solicitar("22222222-2", 34, 5), pedroPfx), Granted);
+    const cert = await answerOf(await post(solicitar("22222222-2", 34, 5, "?ambiente=1"), pedroPfx), Granted);
     expect([prod.data.folio_inicial, prod.data.folio_final]).toEqual([1, 5]);
     expect([cert.data.folio_inicial, cert.data.folio_final]).toEqual([1, 5]);
   });
@@ -77,7 +80,7 @@ describe("folio request", () => {
     for (const tipo of [43, 46, 110, 111, 112]) {
       const res = await post(solicitar("22222222-2", tipo, 2), pedroPfx);
       expect(res.status, String(tipo)).toBe(200);
-      const { data } = await bodyOf(res);
+      const { data } = await answerOf(res, Granted);
       expect(data).toMatchObject({ folio_inicial: 1, folio_final: 2, cantidad: 2 });
       expect(elementText(decodeLatin1(base64ToBytes(data.caf_xml)), "TD")).toBe(String(tipo));
     }
@@ -87,7 +90,7 @@ describe("folio request", () => {
     const { post, calls, sandbox } = await setup();
     // Pinned tidy: this test counts the stamping pages exactly; a rough session expiry before of_solicita_folios adds calls.
     sandbox.state.rough = null;
-    const { data } = await bodyOf(await post(solicitar("22222222-2", 39, 3), pedroPfx));
+    const { data } = await answerOf(await post(solicitar("22222222-2", 39, 3), pedroPfx), Granted);
     expect(data).toMatchObject({ folio_inicial: 1, folio_final: 3 });
     // The start page, the type, then of_confirma_folio twice: Solicitar Numeración and Confirmar Folio Inicial.
     expect(calls("caf_request")).toBe(4);
@@ -98,14 +101,14 @@ describe("folio request", () => {
     const res = await post(solicitar("76192083-9", 33, 10, "?dry_run=true"), juanaPem);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("0");
-    const body = await bodyOf(res);
+    const body = await answerOf(res, Granted);
     expect(body.message).toContain("Preview");
     expect(body.data).toMatchObject({ folio_inicial: 1, folio_final: 10, cantidad: 10, caf_xml: "" });
     expect(sandbox.state.calls.size).toBe(0);
     const bad = await post(solicitar("76192083-9", 33, 10, "?dry_run=1"), {
       auth: { cert: { "pfx-data": pedro.modernPfxBase64, passphrase: "wrong" } },
     });
-    expect([bad.status, (await bodyOf(bad)).error_code]).toEqual([400, "AUTH_ERROR"]);
+    expect([bad.status, (await errorOf(bad)).error_code]).toEqual([400, "AUTH_ERROR"]);
   });
 
   it("refuses bad document types and quantities by name, before the SII", async () => {
@@ -118,7 +121,7 @@ describe("folio request", () => {
     ] as const) {
       const res = await post(path, juanaPem);
       expect(res.status, path).toBe(400);
-      expect((await bodyOf(res)).errors.map((e: Loose) => e.path)).toEqual([field]);
+      expect((await errorOf(res)).errors?.map((e) => e.path)).toEqual([field]);
     }
     expect(sandbox.state.calls.size).toBe(0);
   });
@@ -127,9 +130,9 @@ describe("folio request", () => {
     const { post, calls } = await setup();
     const res = await post(solicitar("76192083-9", 33, 1001), juanaPem);
     expect(res.status).toBe(400);
-    const body = await bodyOf(res);
-    expect(body.errors[0]).toMatchObject({ path: "cantidad" });
-    expect(body.details.max_autor).toBe(1000);
+    const body = await errorOf(res);
+    expect(body.errors?.[0]).toMatchObject({ path: "cantidad" });
+    expect(body.details?.max_autor).toBe(1000);
     expect(calls("caf_generate")).toBe(0);
     // The SII was asked for its MAX_AUTOR: the refusal is charged (test/node/charge-after-sii.test.ts).
     expect(res.headers.get("x-quota-units")).toBe("5");
@@ -140,22 +143,22 @@ describe("folio request", () => {
     expect((await post(solicitar("76192083-9", 33, 1000), juanaPem)).status).toBe(200);
     const res = await post(solicitar("76192083-9", 33, 10), juanaPem);
     expect(res.status).toBe(400);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body.error_code).toBe("VALIDATION_ERROR");
-    expect(body.details.sii_message).toContain("NO SE AUTORIZA");
+    expect(body.details?.sii_message).toContain("NO SE AUTORIZA");
   });
 
   it("answers 403 AUTH_ERROR when the certificate has no permission over the taxpayer", async () => {
     const { post } = await setup();
     const res = await post(solicitar("76192083-9", 33, 10), pedroPfx);
-    expect([res.status, (await bodyOf(res)).error_code]).toEqual([403, "AUTH_ERROR"]);
+    expect([res.status, (await errorOf(res)).error_code]).toEqual([403, "AUTH_ERROR"]);
   });
 
   it("answers 422 naming the missing credential fields", async () => {
     const { post } = await setup();
     const res = await post(solicitar("76192083-9", 33, 10), { auth: { cert: { "cert-data": juana.certPem } } });
     expect(res.status).toBe(422);
-    expect((await bodyOf(res)).errors.map((e: Loose) => e.path)).toEqual(["auth.cert.pkey-data"]);
+    expect((await errorOf(res)).errors?.map((e) => e.path)).toEqual(["auth.cert.pkey-data"]);
   });
 
   it("answers 503 with Retry-After in SII maintenance, without charging", async () => {
@@ -170,7 +173,7 @@ describe("folio request", () => {
     const first = await post(solicitar("76192083-9", 33, 10), juanaPem, { "idempotency-key": "caf-1" });
     const second = await post(solicitar("76192083-9", 33, 10), juanaPem, { "idempotency-key": "caf-1" });
     expect(second.headers.get("idempotent-replayed")).toBe("true");
-    expect(await bodyOf(second)).toEqual(await bodyOf(first));
+    expect(await answerOf(second, Granted)).toEqual(await answerOf(first, Granted));
     expect(calls("caf_generate")).toBe(1);
   });
 
@@ -200,33 +203,33 @@ describe("folio request", () => {
 describe("folio annulment", () => {
   it("annuls a requested range once; annulling it again is refused", async () => {
     const { post } = await setup();
-    const { data } = await bodyOf(await post(solicitar("76192083-9", 33, 10), juanaPem));
+    const { data } = await answerOf(await post(solicitar("76192083-9", 33, 10), juanaPem), Granted);
     const res = await post(anular("76192083-9", 33, data.folio_inicial, data.folio_final), juanaPem);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("5");
-    const done = await bodyOf(res);
+    const done = await answerOf(res, FolioAnnulmentEnvelope);
     expect(done.data.folios_anulados).toBe(10);
     expect(done.data.glosa).toContain("ha autorizado la anulación");
     const again = await post(anular("76192083-9", 33, data.folio_inicial, data.folio_final), juanaPem);
     expect(again.status).toBe(400);
-    expect((await bodyOf(again)).details.sii_message).toContain("ANULADOS ANTERIORMENTE");
+    expect((await errorOf(again)).details?.sii_message).toContain("ANULADOS ANTERIORMENTE");
   });
 
   it("annuls part of a range, refuses used folios (400) and unknown ranges (404)", async () => {
     const { post } = await setup();
-    expect((await bodyOf(await post(anular("76192083-9", 33, 50, 60), juanaPem))).data.folios_anulados).toBe(11);
+    expect((await answerOf(await post(anular("76192083-9", 33, 50, 60), juanaPem), FolioAnnulmentEnvelope)).data.folios_anulados).toBe(11);
     const used = await post(anular("76192083-9", 33, 5, 20), juanaPem);
-    expect([used.status, (await bodyOf(used)).error_code]).toEqual([400, "VALIDATION_ERROR"]);
+    expect([used.status, (await errorOf(used)).error_code]).toEqual([400, "VALIDATION_ERROR"]);
     const unknown = await post(anular("76192083-9", 33, 5000, 5010), juanaPem);
-    expect([unknown.status, (await bodyOf(unknown)).error_code]).toEqual([404, "HTTP_404"]);
+    expect([unknown.status, (await errorOf(unknown)).error_code]).toEqual([404, "HTTP_404"]);
   });
 
   it("refuses an inverted range by name and previews with dry_run", async () => {
     const { post, sandbox } = await setup();
     const inverted = await post(anular("76192083-9", 33, 20, 10), juanaPem);
-    expect([inverted.status, (await bodyOf(inverted)).errors[0].path]).toEqual([400, "folio_inicial"]);
+    expect([inverted.status, (await errorOf(inverted)).errors?.[0]?.path]).toEqual([400, "folio_inicial"]);
     const preview = await post(anular("76192083-9", 33, 50, 60, "?dry_run=on"), juanaPem);
-    expect((await bodyOf(preview)).data.folios_anulados).toBe(11);
+    expect((await answerOf(preview, FolioAnnulmentEnvelope)).data.folios_anulados).toBe(11);
     expect(preview.headers.get("x-quota-units")).toBe("0");
     expect(sandbox.state.calls.size).toBe(0);
   });

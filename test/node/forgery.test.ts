@@ -10,10 +10,14 @@ import { canonicalize } from "../../src/dte/verify/c14n.ts";
 import { childElements, parseXml } from "../../src/dte/xml/parse.ts";
 import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
+import { Normalized } from "../../src/routes/documentos/formatos-json.ts";
+import { Verified } from "../../src/routes/envios/verificar.ts";
 import { EXAMPLE_ISSUER } from "../../src/routes/example-documents.ts";
+import { Granted } from "../../src/routes/folios/solicitar.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf, valueAt } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { makeCertificate } from "../support/certificates.ts";
 import { signedDte, signedEnvelope } from "../support/envelope.ts";
 
@@ -41,15 +45,15 @@ type Post = Awaited<ReturnType<typeof setup>>["post"];
 const base64 = (xml: string) => bytesToBase64(xml.includes("ISO-8859-1") ? encodeLatin1(xml) : new TextEncoder().encode(xml));
 async function verify(post: Post, xml: string) {
   const res = await post(VERIFICAR, { xml: base64(xml) });
-  if (res.status !== 200) throw new Error(JSON.stringify(await bodyOf(res)));
-  return (await bodyOf(res)).data;
+  return (await answerOf(res, Verified)).data;
 }
 /** What formatos/json presents of the first document: its total and receiver. */
 async function presented(post: Post, xml: string): Promise<{ total: unknown; receptor: unknown } | null> {
   const res = await post(FORMATOS, { xml: base64(xml) });
   if (res.status !== 200) return null;
-  const { dte } = (await bodyOf(res)).data.documentos[0];
-  return { total: dte.Encabezado.Totales.MntTotal, receptor: dte.Encabezado.Receptor.RUTRecep };
+  const { data } = await answerOf(res, Normalized);
+  const dte = "documentos" in data ? data.documentos[0]?.dte : undefined;
+  return { total: valueAt(dte, "Encabezado", "Totales", "MntTotal"), receptor: valueAt(dte, "Encabezado", "Receptor", "RUTRecep") };
 }
 
 const documentoOf = (dte: string) => /<Documento[\s\S]*<\/Documento>/.exec(dte)?.[0] ?? "";
@@ -73,7 +77,7 @@ describe("signature wrapping", () => {
     const wrapped = dte.replace(genuine, `<Ext>${genuine}</Ext>${edited(genuine)}`);
     const data = await verify(post, wrapped);
     expect(data.valido).toBe(false);
-    expect(data.documentos[0].firma).toMatchObject({ valido: false, motivo: expect.stringMatching(/2 elements carry the ID|wrapping/) });
+    expect(data.documentos[0]?.firma).toMatchObject({ valido: false, motivo: expect.stringMatching(/2 elements carry the ID|wrapping/) });
   });
 
   it("a genuine Documento in the signature's Object, the edited one after it, does not verify", async () => {
@@ -86,11 +90,11 @@ describe("signature wrapping", () => {
       .replace(signature, `${signature.replace("</Signature>", `<Object>${genuine}</Object></Signature>`)}${edited(genuine)}`);
     const data = await verify(post, wrapped);
     expect(data.valido).toBe(false);
-    expect(data.documentos[0].firma.valido).toBe(false);
+    expect(data.documentos[0]?.firma.valido).toBe(false);
     // Without the edited copy's ID, the signature covers an element that is not the DTE's Documento.
     const withoutId = wrapped.replace(/(<\/Signature>)<Documento ID="[^"]+"/, "$1<Documento");
     const data2 = await verify(post, withoutId);
-    expect(data2.documentos[0].firma).toMatchObject({ valido: false });
+    expect(data2.documentos[0]?.firma).toMatchObject({ valido: false });
   });
 
   it("what verificar calls valid is exactly what formatos/json presents (every wrapping shape)", async () => {
@@ -141,10 +145,10 @@ describe("signature wrapping", () => {
     });
     const data = await verify(post, decodeLatin1(xml));
     expect(data.valido).toBe(false);
-    expect(data.sobre.firma.valido).toBe(true);
-    expect(data.documentos.map((d: { firma: { valido: boolean } }) => d.firma.valido)).toEqual([false, false]);
-    expect(data.documentos[1].firma.motivo).toMatch(/not signed/);
-    expect(data.documentos[0].coherencia).toMatchObject({
+    expect(data.sobre?.firma.valido).toBe(true);
+    expect(data.documentos.map((d) => d.firma.valido)).toEqual([false, false]);
+    expect(data.documentos[1]?.firma.motivo).toMatch(/not signed/);
+    expect(data.documentos[0]?.coherencia).toMatchObject({
       valido: false,
       motivo: expect.stringMatching(/folio 10.*more than once|appears 2 times/),
     });
@@ -159,13 +163,13 @@ describe("comments are never data", () => {
     const ted = /<TED[\s\S]*<\/TED>/.exec(genuine)?.[0] ?? "";
     const forgedDoc = edited(genuine).replace(/<TED/, `<!--${ted}--><TED`);
     const data = await verify(post, await resigned(juana, forgedDoc));
-    expect(data.documentos[0].firma.valido).toBe(true);
-    expect(data.documentos[0].timbre.valido).toBe(false);
+    expect(data.documentos[0]?.firma.valido).toBe(true);
+    expect(data.documentos[0]?.timbre.valido).toBe(false);
     expect(data.valido).toBe(false);
     // A comment inside the TED is refused outright.
     const inside = genuine.replace("<DD>", "<!--x--><DD>");
     const data2 = await verify(post, await resigned(juana, inside));
-    expect(data2.documentos[0].timbre).toMatchObject({ valido: false, motivo: expect.stringMatching(/comment/) });
+    expect(data2.documentos[0]?.timbre).toMatchObject({ valido: false, motivo: expect.stringMatching(/comment/) });
   });
 });
 
@@ -191,9 +195,9 @@ describe("the signer's key", () => {
       `<X509Certificate>${bytesToBase64(selfSigned.der)}</X509Certificate>`,
     );
     const data = await verify(post, forged);
-    expect(data.documentos[0].firmante).toMatchObject({ confianza: "autofirmado" });
-    expect(data.documentos[0].firma).toMatchObject({ valido: false, motivo: expect.stringMatching(/self-signed/) });
-    expect(data.documentos[0].timbre.valido).toBe(true);
+    expect(data.documentos[0]?.firmante).toMatchObject({ confianza: "autofirmado" });
+    expect(data.documentos[0]?.firma).toMatchObject({ valido: false, motivo: expect.stringMatching(/self-signed/) });
+    expect(data.documentos[0]?.timbre.valido).toBe(true);
     expect(data.valido).toBe(false);
   });
 
@@ -204,12 +208,15 @@ describe("the signer's key", () => {
     const pedroBase64 = pedro.certificatePem.replace(/-----[^-]+-----|\s+/g, "");
     const swapped = dte.replace(/<X509Certificate>[^<]+<\/X509Certificate>/, `<X509Certificate>${pedroBase64}</X509Certificate>`);
     const data = await verify(post, swapped);
-    expect(data.documentos[0].firma).toMatchObject({ valido: false, motivo: expect.stringMatching(/RSAKeyValue key/) });
+    expect(data.documentos[0]?.firma).toMatchObject({ valido: false, motivo: expect.stringMatching(/RSAKeyValue key/) });
     expect(data.valido).toBe(false);
     // The certificate that signed, beside another key's RSAKeyValue: two keys, no answer to who signed.
     const otherKey = dte.replace(/<Modulus>[^<]+<\/Modulus>/, `<Modulus>${pedro.modulusBase64}</Modulus>`);
     const data2 = await verify(post, otherKey);
-    expect(data2.documentos[0].firma).toMatchObject({ valido: false, motivo: expect.stringMatching(/not the key of its X509Certificate/) });
+    expect(data2.documentos[0]?.firma).toMatchObject({
+      valido: false,
+      motivo: expect.stringMatching(/not the key of its X509Certificate/),
+    });
   });
 });
 
@@ -217,7 +224,7 @@ describe("forged CAFs do not sign", () => {
   it("generar refuses a CAF whose DA was edited while the genuine DA sits in a comment", async () => {
     const { post } = await setup();
     const res = await post(`/api/v1/sii/dte/caf/solicitar/${COMPANY}/33/5`, { auth: { cert: certOf("11111111-1") } });
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Granted);
     const genuine = decodeLatin1(base64ToBytes(data.caf_xml));
     const da = /<DA>[\s\S]*?<\/DA>/.exec(genuine)?.[0] ?? "";
     const forgedDa = da.replace(/<H>\d+<\/H>/, "<H>1000000</H>");
@@ -237,12 +244,12 @@ describe("forged CAFs do not sign", () => {
     });
     const refused = await post(GENERAR, request(forged, 900_000));
     expect(refused.status).toBe(400);
-    expect((await bodyOf(refused)).message).toMatch(/caf.*comment/);
+    expect((await errorOf(refused)).message).toMatch(/caf.*comment/);
     // A second DA, or a processing instruction, is refused the same way.
     const twice = await post(GENERAR, request(genuine.replace(da, `${da}${forgedDa}`), 900_000));
-    expect((await bodyOf(twice)).message).toMatch(/2 DA elements/);
+    expect((await errorOf(twice)).message).toMatch(/2 DA elements/);
     const instruction = await post(GENERAR, request(genuine.replace("<AUTORIZACION>", "<AUTORIZACION><?x y?>"), data.folio_inicial));
-    expect((await bodyOf(instruction)).message).toMatch(/processing instruction/);
+    expect((await errorOf(instruction)).message).toMatch(/processing instruction/);
     // The genuine file still signs.
     expect((await post(GENERAR, request(genuine, data.folio_inicial))).status).toBe(200);
   });

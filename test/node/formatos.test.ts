@@ -5,12 +5,27 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { encodeLatin1 } from "../../src/lib/latin1.ts";
+import { Normalized } from "../../src/routes/documentos/formatos-json.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf, valueAt } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { fixturePath } from "../support/fixtures.ts";
 
 const PATH = "/api/v1/platform/dte/formatos/json";
 
+/** The answer to a `dte` input: the normalized document and its warnings. */
+async function normalizedDte(res: Response) {
+  const { data } = await answerOf(res, Normalized);
+  if (!("dte" in data)) throw new Error(`a dte input was answered as an xml one: ${JSON.stringify(data).slice(0, 200)}`);
+  return data;
+}
+
+/** The answer to an `xml` input: what the XML was, and each document. */
+async function normalizedXml(res: Response) {
+  const { data } = await answerOf(res, Normalized);
+  if (!("documentos" in data)) throw new Error(`an xml input was answered as a dte one: ${JSON.stringify(data).slice(0, 200)}`);
+  return data;
+}
 async function setup() {
   const t = probeApp();
   const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
@@ -37,9 +52,9 @@ describe("normalize to the standard format: JSON input", () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("1");
-    const { data } = await bodyOf(res);
-    expect(data.dte.Encabezado.Totales).toEqual({ MntNeto: 31500, TasaIVA: 19, IVA: 5985, MntTotal: 37485 });
-    expect(data.dte.Encabezado.IdDoc.FchEmis).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    const data = await normalizedDte(res);
+    expect(valueAt(data.dte, "Encabezado", "Totales")).toEqual({ MntNeto: 31500, TasaIVA: 19, IVA: 5985, MntTotal: 37485 });
+    expect(valueAt(data.dte, "Encabezado", "IdDoc", "FchEmis")).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(data.warnings).toContain("Encabezado.Totales.MntTotal = 37485");
     expect(simulatorOf(deps.sii).state.calls.size).toBe(0);
   });
@@ -56,10 +71,10 @@ describe("normalize to the standard format: JSON input", () => {
         Detalle: { NmbItem: "Café ☕", PrcItem: 100 },
       },
     });
-    const { data } = await bodyOf(res);
-    expect(data.dte.Encabezado.Emisor).toEqual({ RUTEmisor: "76192083-9", RznSoc: "A B" });
-    expect(data.dte.Encabezado.Receptor.GiroRecep).toBe("g".repeat(40));
-    expect(data.dte.Detalle[0].NmbItem).toBe("Café");
+    const data = await normalizedDte(res);
+    expect(valueAt(data.dte, "Encabezado", "Emisor")).toEqual({ RUTEmisor: "76192083-9", RznSoc: "A B" });
+    expect(valueAt(data.dte, "Encabezado", "Receptor", "GiroRecep")).toBe("g".repeat(40));
+    expect(valueAt(data.dte, "Detalle", 0, "NmbItem")).toBe("Café");
     expect(data.warnings).toEqual(
       expect.arrayContaining([
         'Encabezado.Emisor.RUTEmisor = "76192083-9" (RUT written as digits, hyphen and check digit)',
@@ -72,10 +87,10 @@ describe("normalize to the standard format: JSON input", () => {
     const { post } = await setup();
     const unknown = await post({ dte: { Encabezado: { IdDoc: { TipoDTE: 99 } } } });
     expect(unknown.status).toBe(400);
-    expect((await bodyOf(unknown)).errors[0].path).toBe("dte.Encabezado.IdDoc.TipoDTE");
+    expect((await errorOf(unknown)).errors?.[0]?.path).toBe("dte.Encabezado.IdDoc.TipoDTE");
     const missing = await post({ dte: { Encabezado: {} } });
     expect(missing.status).toBe(422);
-    expect((await bodyOf(missing)).errors[0].path).toBe("dte.Encabezado.IdDoc");
+    expect((await errorOf(missing)).errors?.[0]?.path).toBe("dte.Encabezado.IdDoc");
   });
 
   it("a factura exenta (34) without IndExe on its lines answers exempt lines and totals without IVA", async () => {
@@ -84,9 +99,9 @@ describe("normalize to the standard format: JSON input", () => {
       dte: { Encabezado: { IdDoc: { TipoDTE: 34, Folio: 1 } }, Detalle: { NmbItem: "Asesoría", QtyItem: 2, PrcItem: 5000 } },
     });
     expect(res.status).toBe(200);
-    const { data } = await bodyOf(res);
-    expect(data.dte.Detalle[0]).toMatchObject({ IndExe: 1, MontoItem: 10000 });
-    expect(data.dte.Encabezado.Totales).toEqual({ MntExe: 10000, MntTotal: 10000 });
+    const data = await normalizedDte(res);
+    expect(valueAt(data.dte, "Detalle", 0)).toMatchObject({ IndExe: 1, MontoItem: 10000 });
+    expect(valueAt(data.dte, "Encabezado", "Totales")).toEqual({ MntExe: 10000, MntTotal: 10000 });
     expect(data.warnings).toContain("Detalle[0].IndExe = 1");
   });
 
@@ -100,11 +115,11 @@ describe("normalize to the standard format: JSON input", () => {
       },
     });
     expect(res.status).toBe(200);
-    const { data } = await bodyOf(res);
-    expect(data.dte.Comisiones).toEqual([
+    const data = await normalizedDte(res);
+    expect(valueAt(data.dte, "Comisiones")).toEqual([
       { NroLinCom: 1, TipoMovim: "C", Glosa: "Comisión de venta", TasaComision: 5, ValComNeto: 5000, ValComExe: 0, ValComIVA: 950 },
     ]);
-    expect(data.dte.Encabezado.Totales).toMatchObject({
+    expect(valueAt(data.dte, "Encabezado", "Totales")).toMatchObject({
       MntNeto: 100_000,
       IVA: 19_000,
       Comisiones: { ValComNeto: 5000, ValComExe: 0, ValComIVA: 950 },
@@ -125,9 +140,9 @@ describe("normalize to the standard format: JSON input", () => {
       },
     });
     expect(res.status).toBe(200);
-    const { data } = await bodyOf(res);
-    expect(data.dte.Detalle).toEqual([{ NmbItem: "Corrige giro", QtyItem: 1, NroLinDet: 1, MontoItem: 0 }]);
-    expect(data.dte.Encabezado.Totales).toEqual({ MntNeto: 0, MntExe: 0, IVA: 0, MntTotal: 0 });
+    const data = await normalizedDte(res);
+    expect(valueAt(data.dte, "Detalle")).toEqual([{ NmbItem: "Corrige giro", QtyItem: 1, NroLinDet: 1, MontoItem: 0 }]);
+    expect(valueAt(data.dte, "Encabezado", "Totales")).toEqual({ MntNeto: 0, MntExe: 0, IVA: 0, MntTotal: 0 });
     expect(data.warnings).toContain("Detalle[0].PrcItem removed (false: no value)");
   });
 
@@ -140,9 +155,9 @@ describe("normalize to the standard format: JSON input", () => {
       },
     });
     expect(res.status).toBe(400);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body.error_code).toBe("VALIDATION_ERROR");
-    expect(body.errors.map((e: { path: string }) => e.path)).toEqual([
+    expect(body.errors?.map((e) => e.path)).toEqual([
       "dte.Encabezado.IdDoc.FchEmis",
       "dte.Encabezado.Emisor.RUTEmisor",
       "dte.Detalle[0].QtyItem",
@@ -155,13 +170,13 @@ describe("normalize to the standard format: XML input", () => {
     const { post } = await setup();
     const res = await post({ xml: latin1Base64(`<?xml version="1.0" encoding="ISO-8859-1"?>\n${dteXml(60)}`) });
     expect(res.status).toBe(200);
-    const { data } = await bodyOf(res);
+    const data = await normalizedXml(res);
     expect(data.sobre).toBe("DTE");
     expect(data.documentos).toHaveLength(1);
-    const [first] = data.documentos;
+    const first = data.documentos[0]!;
     expect([first.tipo, first.folio]).toEqual([33, 60]);
-    expect(first.dte.Encabezado.Emisor.RznSoc).toBe('Ñandú "Sur" Ltda');
-    expect(first.dte.Encabezado.Totales).toEqual({ MntNeto: 31500, TasaIVA: 19, IVA: 5985, MntTotal: 37485 });
+    expect(valueAt(first.dte, "Encabezado", "Emisor", "RznSoc")).toBe('Ñandú "Sur" Ltda');
+    expect(valueAt(first.dte, "Encabezado", "Totales")).toEqual({ MntNeto: 31500, TasaIVA: 19, IVA: 5985, MntTotal: 37485 });
     expect(first.dte).not.toHaveProperty("TED");
     expect(first.dte).not.toHaveProperty("TmstFirma");
     expect(first.warnings).toContain("Detalle[0].MontoItem = 31500");
@@ -174,22 +189,21 @@ describe("normalize to the standard format: XML input", () => {
       .replace("<TipoDTE>33</TipoDTE>", "<TipoDTE>34</TipoDTE>")
       .replace("<MntNeto>0</MntNeto>", "<MntNeto>31500</MntNeto><TasaIVA>19</TasaIVA><IVA>5985</IVA>");
     const res = await post({ xml: latin1Base64(xml) });
-    const body = await bodyOf(res);
-    expect(res.status, JSON.stringify(body)).toBe(200);
-    const [first] = body.data.documentos;
+    expect(res.status, (await res.clone().text()).slice(0, 300)).toBe(200);
+    const first = (await normalizedXml(res)).documentos[0]!;
     expect([first.tipo, first.folio]).toEqual([34, 61]);
-    expect(first.dte.Detalle[0]).toMatchObject({ IndExe: 1, MontoItem: 31500 });
-    expect(first.dte.Encabezado.Totales).toEqual({ MntExe: 31500, MntTotal: 31500 });
+    expect(valueAt(first.dte, "Detalle", 0)).toMatchObject({ IndExe: 1, MontoItem: 31500 });
+    expect(valueAt(first.dte, "Encabezado", "Totales")).toEqual({ MntExe: 31500, MntTotal: 31500 });
     expect(first.warnings).toContain("Encabezado.Totales.IVA removed (type 34 carries no IVA)");
   });
 
   it("answers each DTE of an envelope, in order; UTF-8 without a declaration is read as UTF-8", async () => {
     const { post } = await setup();
     const envio = `<EnvioDTE xmlns="http://www.sii.cl/SiiDte" version="1.0"><SetDTE ID="SetDoc"><Caratula version="1.0"/>${dteXml(1)}${dteXml(2)}</SetDTE></EnvioDTE>`;
-    const { data } = await bodyOf(await post({ xml: bytesToBase64(new TextEncoder().encode(envio)) }));
+    const data = await normalizedXml(await post({ xml: bytesToBase64(new TextEncoder().encode(envio)) }));
     expect(data.sobre).toBe("EnvioDTE");
-    expect(data.documentos.map((d: { folio: number }) => d.folio)).toEqual([1, 2]);
-    expect(data.documentos[1].dte.Encabezado.Emisor.RznSoc).toBe('Ñandú "Sur" Ltda');
+    expect(data.documentos.map((d) => d.folio)).toEqual([1, 2]);
+    expect(valueAt(data.documentos[1]?.dte, "Encabezado", "Emisor", "RznSoc")).toBe('Ñandú "Sur" Ltda');
   });
 
   it("names the document and field of a value that cannot be fixed", async () => {
@@ -197,8 +211,8 @@ describe("normalize to the standard format: XML input", () => {
     const envio = `<?xml version="1.0" encoding="ISO-8859-1"?><EnvioDTE><SetDTE>${dteXml(1)}${dteXml(2, "76192083-0")}</SetDTE></EnvioDTE>`;
     const res = await post({ xml: latin1Base64(envio) });
     expect(res.status).toBe(400);
-    const body = await bodyOf(res);
-    expect(body.errors[0].path, body.message).toBe("xml.documentos[1].Encabezado.Emisor.RUTEmisor");
+    const body = await errorOf(res);
+    expect(body.errors?.[0]?.path, body.message).toBe("xml.documentos[1].Encabezado.Emisor.RUTEmisor");
   });
 
   it("refuses malformed XML with its position, a DOCTYPE, non-base64 and a root that is not a DTE, naming xml", async () => {
@@ -213,9 +227,9 @@ describe("normalize to the standard format: XML input", () => {
     ];
     for (const [xml, message] of cases) {
       const res = await post({ xml });
-      const body = await bodyOf(res);
-      expect([res.status, body.error_code, body.errors[0].path], String(xml)).toEqual([400, "VALIDATION_ERROR", "xml"]);
-      expect(body.errors[0].message).toMatch(message);
+      const body = await errorOf(res);
+      expect([res.status, body.error_code, body.errors?.[0]?.path], String(xml)).toEqual([400, "VALIDATION_ERROR", "xml"]);
+      expect(body.errors?.[0]?.message).toMatch(message);
     }
   });
 
@@ -224,17 +238,22 @@ describe("normalize to the standard format: XML input", () => {
     for (const body of [{}, { dte: { Encabezado: { IdDoc: { TipoDTE: 33 } } }, xml: latin1Base64(dteXml(1)) }]) {
       const res = await post(body);
       expect(res.status).toBe(400);
-      expect((await bodyOf(res)).errors.map((e: { path: string }) => e.path)).toEqual(["dte", "xml"]);
+      expect((await errorOf(res)).errors?.map((e: { path: string }) => e.path)).toEqual(["dte", "xml"]);
     }
   });
 
   const example = fixturePath("real-documents", "sii-example", "F60T33-ejemplo-oficial-SII.xml");
   it("normalizes the SII's official EnvioDTE example to its own totals", async () => {
     const { post } = await setup();
-    const { data } = await bodyOf(await post({ xml: bytesToBase64(readFileSync(example)) }));
+    const data = await normalizedXml(await post({ xml: bytesToBase64(readFileSync(example)) }));
     expect(data.sobre).toBe("EnvioDTE");
-    expect(data.documentos[0].dte.Encabezado.Totales).toEqual({ MntNeto: 100000, TasaIVA: 19, IVA: 19000, MntTotal: 119000 });
-    expect(data.documentos[0].dte.Encabezado.Receptor.RznSocRecep).toBe("EMPRESA  LTDA");
+    expect(valueAt(data.documentos[0]?.dte, "Encabezado", "Totales")).toEqual({
+      MntNeto: 100000,
+      TasaIVA: 19,
+      IVA: 19000,
+      MntTotal: 119000,
+    });
+    expect(valueAt(data.documentos[0]?.dte, "Encabezado", "Receptor", "RznSocRecep")).toBe("EMPRESA  LTDA");
   });
 });
 
@@ -250,6 +269,6 @@ describe("normalize to the standard format: security", () => {
     expect(anonymous.status).toBe(401);
     const settingsOnly = await tokenFor(deps, { scopes: ["settings:read"] });
     const forbidden = await postJson(app, settingsOnly.secret, PATH, body);
-    expect([forbidden.status, (await bodyOf(forbidden)).error_code]).toEqual([403, "INSUFFICIENT_SCOPE"]);
+    expect([forbidden.status, (await errorOf(forbidden)).error_code]).toEqual([403, "INSUFFICIENT_SCOPE"]);
   });
 });

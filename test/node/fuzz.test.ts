@@ -10,10 +10,13 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import { ErrorBody } from "../../src/platform/schemas.ts";
+import { Granted } from "../../src/routes/folios/solicitar.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { SANDBOX_TAXPAYERS } from "../../src/sandbox/taxpayers.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { ADMIN, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf, valueAt } from "../support/answers.ts";
+import { ADMIN, postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedDte, signedEnvelope } from "../support/envelope.ts";
 import {
   type Baseline,
@@ -46,6 +49,20 @@ const operations = operationsOf(doc).filter((o) => !o.path.startsWith("/api/v1/t
 const juanaCert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
 const COMPANY = "76192083-9";
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
+
+/** An answer's JSON, if it is JSON: the fuzzer takes whatever comes back and checks it itself. */
+async function jsonOf(res: Response): Promise<unknown> {
+  if (!(res.headers.get("content-type") ?? "").includes("json")) return res.arrayBuffer().then(() => undefined);
+  return res.json().catch(() => undefined);
+}
+
+/** The error envelope `body` is, if it is one. */
+function refusalIn(body: unknown) {
+  const parsed = ErrorBody.safeParse(body);
+  return parsed.success ? parsed.data : undefined;
+}
+
 /**
  * The document's sample made a request the sandbox accepts, so mutations start from a valid
  * request and reach past validation: the sandbox's credentials for `auth`, signed XML where an
@@ -53,9 +70,9 @@ const COMPANY = "76192083-9";
  */
 async function validBaseline(operation: Operation, sample: Baseline, t: ReturnType<typeof probeApp>, secret: string): Promise<Baseline> {
   const base = structuredClone(sample);
-  const body = base.body as Record<string, Loose> | undefined;
-  if (!body || typeof body !== "object") return base;
-  if (body.auth && typeof body.auth === "object") {
+  const body = base.body;
+  if (!isObject(body)) return base;
+  if (isObject(body.auth)) {
     if ("pass" in body.auth) body.auth = { pass: { rut: COMPANY, clave: "sandbox76" } };
     else if ("cert" in body.auth) body.auth = { cert: juanaCert };
   }
@@ -67,9 +84,11 @@ async function validBaseline(operation: Operation, sample: Baseline, t: ReturnTy
     body.xml = bytesToBase64(await signedEnvelope(await juana(), COMPANY, [{ ...invoice, folio: 11 }]));
   if (operation.path.endsWith("/documentos/generar")) {
     const res = await postJson(t.app, secret, `/api/v1/sii/dte/caf/solicitar/${COMPANY}/33/1`, { auth: { cert: juanaCert } });
-    const { data }: Loose = await res.json();
+    const { data } = await answerOf(res, Granted);
     body.caf = data.caf_xml;
-    body.dte.Encabezado.IdDoc.Folio = data.folio_inicial;
+    const idDoc = valueAt(body.dte, "Encabezado", "IdDoc");
+    if (!isObject(idDoc)) throw new Error("the generar sample has no dte.Encabezado.IdDoc");
+    idDoc.Folio = data.folio_inicial;
   }
   if (operation.path.endsWith("/vehiculos/tasacion/buscar")) Object.assign(body, { categoria: 1, tipo: 1 });
   return base;
@@ -94,9 +113,13 @@ async function fuzzOperation(operation: Operation) {
   const sandbox = simulatorOf(t.deps.sii);
   const siiCalls = () => [...sandbox.state.calls.values()].reduce((sum, n) => sum + n, 0);
   const plain = await t.app.request(toRequest("http://gateway.test", plainRequest(operation, base, credentials)));
-  const plainBody: Loose = await plain.json().catch(() => undefined);
+  const plainBody = await plain.json().catch(() => undefined);
   const baselineErrors = errorKeys(plainBody);
-  baselines.set(`${operation.method} ${operation.path}`, { valid: plainBody?.error_code !== "VALIDATION_ERROR", status: plain.status });
+  const baselineMessage = valueAt(plainBody, "message");
+  baselines.set(`${operation.method} ${operation.path}`, {
+    valid: refusalIn(plainBody)?.error_code !== "VALIDATION_ERROR",
+    status: plain.status,
+  });
 
   await fc.assert(
     fc.asyncProperty(caseArbitrary, async (c) => {
@@ -106,14 +129,22 @@ async function fuzzOperation(operation: Operation) {
       const res = await t.app.request(toRequest("http://gateway.test", request));
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       const type = res.headers.get("content-type") ?? "";
-      const body: Loose = type.includes("json") ? await res.json().catch(() => undefined) : await res.arrayBuffer().then(() => undefined);
-      const problems = checkAnswer(operation, mutation, res.status, type, body, baselineErrors, plainBody?.message);
+      const body = await jsonOf(res);
+      const problems = checkAnswer(
+        operation,
+        mutation,
+        res.status,
+        type,
+        body,
+        baselineErrors,
+        typeof baselineMessage === "string" ? baselineMessage : undefined,
+      );
       // Item 7 on every answer of every operation, the binary ones (PDF, ESC/POS) included.
       if (res.headers.get("x-content-type-options") !== "nosniff") problems.push("no X-Content-Type-Options: nosniff");
       if (request.path.startsWith("/api/") && res.headers.get("cache-control") !== "no-store") problems.push("no Cache-Control: no-store");
       if (res.headers.has("server") || res.headers.has("x-powered-by")) problems.push("a server banner");
       // A refusal after the SII was called is charged (the SII did the work); before it, never.
-      if (res.status >= 400 && UNCHARGED.has(body?.error_code) && siiCalls() === callsBefore && (await used()) !== before)
+      if (res.status >= 400 && UNCHARGED.has(refusalIn(body)?.error_code ?? "") && siiCalls() === callsBefore && (await used()) !== before)
         problems.push("a request rejected before the SII consumed quota");
       const known = problems.filter((p) => KNOWN.some((k) => k.operationId === operation.operationId && k.matches(p)));
       const open = problems.filter((p) => !known.includes(p));
@@ -155,7 +186,7 @@ describe(`fuzzing ${operations.length} operations of /openapi.json, ${RUNS} case
       const request = plainRequest(operation, baselineOf(doc, operation), [["x-api-token", secret]]);
       request.headers = request.headers.map(([k, v]) => (k === "content-type" ? [k, "text/plain"] : [k, v]));
       const res = await t.app.request(toRequest("http://gateway.test", request));
-      const body: Loose = await res.json();
+      const body = await errorOf(res);
       expect([res.status, body.error_code, body.errors?.[0]?.path, res.headers.get("x-quota-units")], operation.path).toEqual([
         415,
         "HTTP_415",
@@ -290,9 +321,10 @@ const KNOWN_VALID: KnownFinding[] = [
 ];
 
 /** The problems of one answer to a request the document calls valid. */
-function validAnswerProblems(operation: Operation, status: number, contentType: string, body: Loose): string[] {
+function validAnswerProblems(operation: Operation, status: number, contentType: string, body: unknown): string[] {
   const problems: string[] = [];
-  if (status === 422) problems.push(`422 ${body?.error_code}: a schema-valid request refused as malformed`);
+  const refusal = refusalIn(body);
+  if (status === 422) problems.push(`422 ${refusal?.error_code}: a schema-valid request refused as malformed`);
   else if (status >= 500 && status !== 502 && status !== 503) problems.push(`status ${status}`);
   if (status < 400) {
     if (contentType.includes("application/json")) {
@@ -302,11 +334,11 @@ function validAnswerProblems(operation: Operation, status: number, contentType: 
     return problems;
   }
   if (status === 422) return problems;
-  const code = body?.error_code;
+  const code = refusal?.error_code;
   const documented = [...documentedCodes(operation, status), ...(operation.auth === "api" ? [] : ["VALIDATION_ERROR", "HTTP_404"])];
-  if (!documented.includes(code))
+  if (code === undefined || !documented.includes(code))
     problems.push(`${status} ${code} is not documented for this status (documented: ${documented.join(", ") || "none"})`);
-  const fieldErrors: Loose[] = Array.isArray(body?.errors) ? body.errors : [];
+  const fieldErrors = refusal?.errors ?? [];
   if (code === "VALIDATION_ERROR" && fieldErrors.length > 0)
     problems.push(
       `${status} VALIDATION_ERROR about the shape: ${fieldErrors.map((e) => `${e.location}:${e.path} ${e.message}`).join("; ")}`,
@@ -387,9 +419,7 @@ async function fuzzValid(operation: Operation) {
         };
         const res = await t.app.request(toRequest("http://gateway.test", request));
         const type = res.headers.get("content-type") ?? "";
-        const answer: Loose = type.includes("json")
-          ? await res.json().catch(() => undefined)
-          : await res.arrayBuffer().then(() => undefined);
+        const answer = await jsonOf(res);
         const problems = validAnswerProblems(operation, res.status, type, answer);
         for (const p of problems) {
           if (BUSINESS_RULES.some((r) => r.operationId.test(operation.operationId) && r.matches.test(p))) continue;

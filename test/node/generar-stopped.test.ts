@@ -3,9 +3,12 @@
 // which one failed and why. The failure is injected into the engine's one signing function.
 import { describe, expect, it, vi } from "vitest";
 import { exampleInvoiceOf } from "../../src/routes/example-documents.ts";
+import { LedgerEnvelope } from "../../src/routes/folio-ledger.ts";
+import { UsageEnvelope } from "../../src/routes/usage/get.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 /** The signature (counted from 1) that fails; each document takes two: its TED's, then its own. */
 const failing = vi.hoisted(() => ({ at: Number.POSITIVE_INFINITY, calls: 0 }));
@@ -44,25 +47,27 @@ async function generateFailingAt(documents: number, failingDocument: number) {
     resolucion: { fecha: "2014-08-22", numero: 80 },
   });
   failing.at = Number.POSITIVE_INFINITY;
-  const usage = await bodyOf(await t.app.request("/api/v1/usage", { headers: { "x-api-token": token.secret } }));
-  return { status: res.status, units: res.headers.get("x-quota-units"), json: await bodyOf(res), used: usage.data.usage.daily.used };
+  const usage = await answerOf(await t.app.request("/api/v1/usage", { headers: { "x-api-token": token.secret } }), UsageEnvelope);
+  return { status: res.status, units: res.headers.get("x-quota-units"), res, used: usage.data.usage.daily.used };
 }
 
 describe("generar stopped half-way", () => {
   it("120 invoices, the 71st's stamp fails: 70 signed, charged 2 blocks (4 units) of the 3 (6) taken, and the answer says so", async () => {
-    const { status, units, json, used } = await generateFailingAt(120, 70);
+    const { status, units, res, used } = await generateFailingAt(120, 70);
+    const json = await errorOf(res);
     expect([status, json.error_code]).toEqual([500, "INTERNAL_ERROR"]);
     expect(json.message).toMatch(/dte\[70\] after 70 of the documents were signed/);
-    expect(json.details.firmados).toHaveLength(70);
-    expect(json.details.firmados[69]).toEqual({ index: 69, tipo: 33, folio: 70 });
-    expect(json.details.fallido).toEqual({ index: 70, tipo: 33, folio: 71, reason: "the runtime could not sign" });
-    expect(json.details.unidades_cobradas).toBe(4);
+    expect(json.details?.firmados).toHaveLength(70);
+    expect(json.details).toHaveProperty(["firmados", 69], { index: 69, tipo: 33, folio: 70 });
+    expect(json.details?.fallido).toEqual({ index: 70, tipo: 33, folio: 71, reason: "the runtime could not sign" });
+    expect(json.details?.unidades_cobradas).toBe(4);
     expect([units, used]).toEqual(["4", 4]);
   });
 
   it("the first document fails: nothing signed, nothing charged", async () => {
-    const { status, units, json, used } = await generateFailingAt(60, 0);
-    expect([status, json.details.firmados, json.details.unidades_cobradas]).toEqual([500, [], 0]);
+    const { status, units, res, used } = await generateFailingAt(60, 0);
+    const json = await errorOf(res);
+    expect([status, json.details?.firmados, json.details?.unidades_cobradas]).toEqual([500, [], 0]);
     expect([units, used]).toEqual(["0", 0]);
   });
 
@@ -96,9 +101,10 @@ describe("generar stopped half-way", () => {
       resolucion: { fecha: "2014-08-22", numero: 80 },
     });
     failing.at = Number.POSITIVE_INFINITY;
-    const json = await bodyOf(res);
-    expect([res.status, json.details.firmados.length, json.details.folios_liberados]).toEqual([500, 1, [{ dte: 33, folios: [1, 2, 3] }]]);
-    const after = await bodyOf(await t.app.request(ledger, { headers: { "x-api-token": token.secret } }));
+    const json = await errorOf(res);
+    expect([res.status, json.details?.folios_liberados]).toEqual([500, [{ dte: 33, folios: [1, 2, 3] }]]);
+    expect(json.details?.firmados).toHaveLength(1);
+    const after = await answerOf(await t.app.request(ledger, { headers: { "x-api-token": token.secret } }), LedgerEnvelope);
     expect(after.data).toMatchObject({ disponibles: 10, siguiente: 1 });
   });
 });

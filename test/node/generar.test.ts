@@ -5,11 +5,19 @@ import { describe, expect, it } from "vitest";
 import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
 import type { Scope } from "../../src/ports.ts";
+import { Generated } from "../../src/routes/documentos/generar.ts";
+import { Sent } from "../../src/routes/envios/enviar.ts";
+import { Status } from "../../src/routes/envios/estado.ts";
+import { Verified } from "../../src/routes/envios/verificar.ts";
 import { EXAMPLE_ISSUER } from "../../src/routes/example-documents.ts";
+import { Granted } from "../../src/routes/folios/solicitar.ts";
+import { Result } from "../../src/routes/intercambios/respuesta-sii.ts";
+import { Eventos } from "../../src/routes/intercambios/schema.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const GENERAR = "/api/v1/platform/dte/documentos/generar";
 const COMPANY = "76192083-9";
@@ -25,8 +33,8 @@ async function setup(scopes: Scope[] = ["sii:read", "sii:write"]) {
   const caf = async (tipo: number, cantidad: number) => {
     const res = await post(`/api/v1/sii/dte/caf/solicitar/${COMPANY}/${tipo}/${cantidad}`, { auth: { cert: juanaCert } });
     expect(res.status).toBe(200);
-    const { data } = await bodyOf(res);
-    return { xml: data.caf_xml as string, desde: data.folio_inicial as number };
+    const { data } = await answerOf(res, Granted);
+    return { xml: data.caf_xml, desde: data.folio_inicial };
   };
   return { ...t, post, caf, sandbox: simulatorOf(t.deps.sii) };
 }
@@ -54,14 +62,14 @@ describe("documentos/generar", () => {
     const res = await post(GENERAR, request([factura(desde), factura(desde + 1)], xml));
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("2");
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Generated);
     expect(data.sobre).toBe("EnvioDTE");
-    expect(data.documentos.map((d: { folio: number }) => d.folio)).toEqual([desde, desde + 1]);
-    const dte = decodeLatin1(base64ToBytes(data.documentos[0].dte_xml));
+    expect(data.documentos.map((d) => d.folio)).toEqual([desde, desde + 1]);
+    const dte = decodeLatin1(base64ToBytes(data.documentos[0]!.dte_xml));
     expect(dte).toContain("<MntNeto>100000</MntNeto><TasaIVA>19</TasaIVA><IVA>19000</IVA><MntTotal>119000</MntTotal>");
     expect(dte).toContain("<CmnaRecep>Ñuñoa</CmnaRecep>");
-    expect(data.documentos[0].ted).toMatch(/^<TED version="1.0"><DD><RE>76192083-9<\/RE><TD>33<\/TD>/);
-    expect(data.documentos[0].warnings).toContain("Encabezado.IdDoc.TpoTranVenta = 1");
+    expect(data.documentos[0]?.ted).toMatch(/^<TED version="1.0"><DD><RE>76192083-9<\/RE><TD>33<\/TD>/);
+    expect(data.documentos[0]?.warnings).toContain("Encabezado.IdDoc.TpoTranVenta = 1");
     expect(decodeLatin1(base64ToBytes(data.envio_xml))).toContain("<RutEnvia>11111111-1</RutEnvia><RutReceptor>60803000-K</RutReceptor>");
   });
 
@@ -73,14 +81,14 @@ describe("documentos/generar", () => {
     liquidacion.Comisiones = { Glosa: "Comisión de venta", TasaComision: 10 };
     const res = await post(GENERAR, request(liquidacion, xml));
     expect(res.status).toBe(200);
-    const { data } = await bodyOf(res);
-    const dte = decodeLatin1(base64ToBytes(data.documentos[0].dte_xml));
+    const { data } = await answerOf(res, Generated);
+    const dte = decodeLatin1(base64ToBytes(data.documentos[0]!.dte_xml));
     // 10% of 100 000 net is 10 000, its IVA 1 900: 119 000 − 11 900 is owed.
     expect(dte).toContain(
       "<Comisiones><ValComNeto>10000</ValComNeto><ValComExe>0</ValComExe><ValComIVA>1900</ValComIVA></Comisiones><MntTotal>107100</MntTotal>",
     );
     const verdict = await post("/api/v1/platform/dte/envios/verificar", { xml: data.envio_xml });
-    expect((await bodyOf(verdict)).data).toMatchObject({
+    expect((await answerOf(verdict, Verified)).data).toMatchObject({
       valido: true,
       documentos: [{ tipo: 43, folio: desde, timbre: { valido: true } }],
     });
@@ -95,25 +103,25 @@ describe("documentos/generar", () => {
   it("addresses the envelope to the buyer when asked (the exchange copy)", async () => {
     const { post, caf } = await setup();
     const { xml, desde } = await caf(33, 1);
-    const { data } = await bodyOf(await post(GENERAR, request(factura(desde), xml, { receptor_envio: "22222222-2" })));
+    const { data } = await answerOf(await post(GENERAR, request(factura(desde), xml, { receptor_envio: "22222222-2" })), Generated);
     expect(decodeLatin1(base64ToBytes(data.envio_xml))).toContain("<RutReceptor>22222222-2</RutReceptor>");
   });
 
   it("names the field: folio outside the CAF and unknown element (400), missing resolution (422), bad certificate (400)", async () => {
     const { post, caf } = await setup();
     const { xml, desde } = await caf(33, 2);
-    const outside = await bodyOf(await post(GENERAR, request(factura(desde + 2), xml)));
-    expect([outside.error_code, outside.errors[0].path]).toEqual(["VALIDATION_ERROR", "dte.Encabezado.IdDoc.Folio"]);
+    const outside = await errorOf(await post(GENERAR, request(factura(desde + 2), xml)));
+    expect([outside.error_code, outside.errors?.[0]?.path]).toEqual(["VALIDATION_ERROR", "dte.Encabezado.IdDoc.Folio"]);
     const doc = factura(desde);
     (doc.Detalle as Record<string, unknown>).Colour = "red";
-    const unknown = await bodyOf(await post(GENERAR, request(doc, xml)));
-    expect(unknown.errors.map((e: { path: string }) => e.path)).toEqual(["dte.Detalle.Colour"]);
+    const unknown = await errorOf(await post(GENERAR, request(doc, xml)));
+    expect(unknown.errors?.map((e: { path: string }) => e.path)).toEqual(["dte.Detalle.Colour"]);
     const { resolucion: _, ...noResolution } = request(factura(desde), xml);
     const missing = await post(GENERAR, noResolution);
     expect(missing.status).toBe(422);
-    expect((await bodyOf(missing)).errors[0].path).toBe("resolucion");
+    expect((await errorOf(missing)).errors?.[0]?.path).toBe("resolucion");
     const badCert = await post(GENERAR, request(factura(desde), xml, { auth: { cert: { "cert-data": "x", "pkey-data": "y" } } }));
-    expect([badCert.status, (await bodyOf(badCert)).errors?.[0]?.path]).toEqual([400, "auth.cert.cert-data"]);
+    expect([badCert.status, (await errorOf(badCert)).errors?.[0]?.path]).toEqual([400, "auth.cert.cert-data"]);
   });
 
   it("needs a token (401) with sii:write (403), and charges nothing for a refused request", async () => {
@@ -127,7 +135,7 @@ describe("documentos/generar", () => {
     expect(anonymous.status).toBe(401);
     const reader = await setup(["sii:read"]);
     const forbidden = await reader.post(GENERAR, request(factura(desde), xml));
-    expect([forbidden.status, (await bodyOf(forbidden)).error_code]).toEqual([403, "INSUFFICIENT_SCOPE"]);
+    expect([forbidden.status, (await errorOf(forbidden)).error_code]).toEqual([403, "INSUFFICIENT_SCOPE"]);
     const refused = await post(GENERAR, request(factura(desde + 5), xml));
     expect(refused.status).toBe(400);
     expect(refused.headers.get("x-quota-units")).toBe("0");
@@ -138,7 +146,8 @@ describe("a generated document's whole life against the sandbox", () => {
   it("is sent, accepted, verified by us and by the SII, and accepted by its receiver", async () => {
     const { post, caf, sandbox } = await setup();
     const { xml, desde } = await caf(33, 2);
-    const generated = (await bodyOf(await post(GENERAR, request([factura(desde), factura(desde + 1, 33, "60803000-K")], xml)))).data;
+    const generated = (await answerOf(await post(GENERAR, request([factura(desde), factura(desde + 1, 33, "60803000-K")], xml)), Generated))
+      .data;
 
     const sent = await post(
       "/api/v1/platform/dte/envios/enviar",
@@ -146,12 +155,13 @@ describe("a generated document's whole life against the sandbox", () => {
       { "idempotency-key": "life-1" },
     );
     expect(sent.status).toBe(200);
-    const trackId = (await bodyOf(sent)).data.track_id;
+    const trackId = (await answerOf(sent, Sent)).data.track_id;
     expect(sandbox.state.calls.get("dte_upload")).toBe(1);
 
     await sleep(4 * ENVIO_STEP_MS + 100);
-    const estado = (await bodyOf(await post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${trackId}`, { auth: { cert: juanaCert } })))
-      .data;
+    const estado = (
+      await answerOf(await post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${trackId}`, { auth: { cert: juanaCert } }), Status)
+    ).data;
     expect(estado).toMatchObject({
       estado: "EPR",
       resultado: "aceptado",
@@ -159,7 +169,7 @@ describe("a generated document's whole life against the sandbox", () => {
     });
 
     const verified = (
-      await bodyOf(await post("/api/v1/platform/dte/envios/verificar", { xml: generated.envio_xml, auth: { cert: juanaCert } }))
+      await answerOf(await post("/api/v1/platform/dte/envios/verificar", { xml: generated.envio_xml, auth: { cert: juanaCert } }), Verified)
     ).data;
     expect(verified.valido).toBe(true);
     expect(verified.documentos[0]).toMatchObject({
@@ -174,9 +184,9 @@ describe("a generated document's whole life against the sandbox", () => {
       auth: { cert: pedroCert },
       documentos: { emisor: COMPANY, dte: 33, folio: desde, accion: "ACD" },
     });
-    expect((await bodyOf(respuesta)).data.documentos[0]).toMatchObject({ resultado: "registrado", codigo: 0 });
+    expect((await answerOf(respuesta, Result)).data.documentos[0]).toMatchObject({ resultado: "registrado", codigo: 0 });
     const eventos = (
-      await bodyOf(await post(`/api/v1/platform/dte/intercambios/eventos/${COMPANY}/33/${desde}`, { auth: { cert: juanaCert } }))
+      await answerOf(await post(`/api/v1/platform/dte/intercambios/eventos/${COMPANY}/33/${desde}`, { auth: { cert: juanaCert } }), Eventos)
     ).data;
     expect(JSON.stringify(eventos)).toContain("ACD");
   }, 15_000);
@@ -192,14 +202,17 @@ describe("a generated document's whole life against the sandbox", () => {
       },
       Detalle: { NmbItem: "Café", QtyItem: 2, PrcItem: 1_990 },
     };
-    const generated = (await bodyOf(await post(GENERAR, request(boleta, xml)))).data;
+    const generated = (await answerOf(await post(GENERAR, request(boleta, xml)), Generated)).data;
     expect(generated.sobre).toBe("EnvioBOLETA");
     const sent = await post("/api/v1/platform/dte/envios/enviar", { auth: { cert: juanaCert }, xml: generated.envio_xml });
     expect(sent.status).toBe(200);
-    const trackId = (await bodyOf(sent)).data.track_id;
+    const trackId = (await answerOf(sent, Sent)).data.track_id;
     await sleep(4 * ENVIO_STEP_MS + 100);
     const estado = (
-      await bodyOf(await post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${trackId}?servicio=boleta`, { auth: { cert: juanaCert } }))
+      await answerOf(
+        await post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${trackId}?servicio=boleta`, { auth: { cert: juanaCert } }),
+        Status,
+      )
     ).data;
     expect(estado.resultado).toBe("aceptado");
   }, 15_000);

@@ -4,11 +4,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
+import { Health } from "../../src/routes/health/healthz.ts";
 import { HEALTH_PROBES } from "../../src/routes/health/probes.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { SII_HOSTS } from "../../src/sii/hosts.ts";
 import { liveTransport } from "../../src/sii/transport.ts";
-import { ADMIN, bodyOf, testDeps, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { ADMIN, testDeps, tokenFor } from "../support/app.ts";
 
 const version = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "package.json"), "utf8")).version;
 const admin = { authorization: `Bearer ${ADMIN}` };
@@ -18,8 +20,6 @@ function sandboxApp(config: Parameters<typeof testDeps>[1] = {}) {
   return { app: createApp(() => deps), deps };
 }
 
-type HostState = { host: string; reachable: boolean; status: number | null; latency_ms: number; error: string | null };
-
 describe("GET /healthz", () => {
   it("answers without a token, with a request id, the mode and the package version, and costs no quota", async () => {
     const { app, deps } = sandboxApp();
@@ -28,7 +28,7 @@ describe("GET /healthz", () => {
     expect(res.headers.get("x-request-id")).toBe("lb-check-1");
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.headers.get("x-ratelimit-limit")).toBeNull();
-    expect(await bodyOf(res)).toMatchObject({ success: true, data: { status: "ok", mode: "sandbox", version } });
+    expect(await answerOf(res, Health)).toMatchObject({ success: true, data: { status: "ok", mode: "sandbox", version } });
 
     // A token with its whole day spent still gets the health answer, and nothing is counted.
     const plan = { daily_units: 1, monthly_units: 1 };
@@ -49,7 +49,7 @@ describe("GET /healthz", () => {
       return new Response("", { status: 200 });
     });
     const res = await createApp(() => deps).request("/healthz");
-    expect((await bodyOf(res)).data).toEqual({ status: "ok", mode: "live", version });
+    expect((await answerOf(res, Health)).data).toEqual({ status: "ok", mode: "live", version });
     expect(calls).toEqual([]);
   });
 
@@ -65,7 +65,7 @@ describe("GET /healthz", () => {
     for (const headers of refused) {
       const res = await app.request("/healthz?deep=1", { headers });
       expect(res.status).toBe(401);
-      expect((await bodyOf(res)).error_code).toBe("HTTP_401");
+      expect((await errorOf(res)).error_code).toBe("HTTP_401");
     }
     expect(simulatorOf(deps.sii).state.calls.size).toBe(0);
 
@@ -89,9 +89,9 @@ describe("GET /healthz", () => {
     const { app, deps } = sandboxApp();
     const res = await app.request("/healthz?deep=1", { headers: admin });
     expect(res.status).toBe(200);
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Health);
     expect(data).toMatchObject({ status: "ok", mode: "sandbox", version });
-    const hosts = data.sii as HostState[];
+    const hosts = data.sii ?? [];
     expect(hosts.map((h) => h.host)).toEqual(HEALTH_PROBES.map((p) => p.host));
     for (const h of hosts) expect(h, h.host).toMatchObject({ reachable: true, error: null, status: expect.any(Number) });
     // The SOAP hosts were asked for their seed service's description: the simulated SII counted it.
@@ -109,15 +109,15 @@ describe("GET /healthz", () => {
     expect(fault.status).toBe(200);
     const res = await app.request("/healthz?deep=1", { headers: admin });
     expect(res.status).toBe(200);
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Health);
     expect(data.status).toBe("degraded");
-    const hosts = data.sii as HostState[];
+    const hosts = data.sii ?? [];
     const palena = hosts.find((h) => h.host === "palena.sii.cl");
     expect(palena).toMatchObject({ reachable: false, status: null });
     expect(palena?.error).toMatch(/ECONNRESET/);
     expect(hosts.filter((h) => !h.reachable).map((h) => h.host)).toEqual(["palena.sii.cl"]);
     // The fault was used up: the next check is clean again.
-    expect((await bodyOf(await app.request("/healthz?deep=1", { headers: admin }))).data.status).toBe("ok");
+    expect((await answerOf(await app.request("/healthz?deep=1", { headers: admin }), Health)).data.status).toBe("ok");
   });
 
   it("gives up on a host that does not answer within the time limit, and answers in about that time", async () => {
@@ -131,7 +131,7 @@ describe("GET /healthz", () => {
     const res = await app.request("/healthz?deep=1", { headers: admin });
     const elapsed = performance.now() - started;
     expect(res.status).toBe(200);
-    const zeusr = ((await bodyOf(res)).data.sii as HostState[]).find((h) => h.host === "zeusr.sii.cl");
+    const zeusr = ((await answerOf(res, Health)).data.sii ?? []).find((h) => h.host === "zeusr.sii.cl");
     expect(zeusr).toMatchObject({ reachable: false, status: null, error: "no answer within 300 ms" });
     expect(elapsed).toBeLessThan(3_000);
   });
@@ -148,10 +148,10 @@ describe("GET /healthz", () => {
     });
     const res = await createApp(() => deps).request("/healthz?deep=1", { headers: admin });
     expect(res.status).toBe(200);
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Health);
     expect(data.status).toBe("degraded");
     expect(seen.sort()).toEqual(HEALTH_PROBES.map((p) => `GET https://${p.host}${p.path}`).sort());
-    const ws1 = (data.sii as HostState[]).find((h) => h.host === "ws1.sii.cl");
+    const ws1 = (data.sii ?? []).find((h) => h.host === "ws1.sii.cl");
     expect(ws1).toMatchObject({ reachable: false, error: "fetch failed: getaddrinfo ENOTFOUND ws1.sii.cl" });
   });
 });

@@ -12,7 +12,8 @@ import { sandboxTransport } from "../../src/sandbox/transport.ts";
 import type { SiiContext } from "../../src/sii/http.ts";
 import { correccionYear, segundaCategoriaYear, ufYear } from "../../src/sii/indicadores.ts";
 import { liveTransport } from "../../src/sii/transport.ts";
-import { bodyOf, type Loose, probeApp, tokenFor } from "../support/app.ts";
+import { errorOf } from "../support/answers.ts";
+import { probeApp, tokenFor } from "../support/app.ts";
 import { failure } from "../support/sii.ts";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "sii", "indicadores");
@@ -36,7 +37,7 @@ function editRows(page: string, edit: (cells: string[], row: number) => string[]
 }
 
 const swap = (cells: string[], a: number, b: number) => cells.map((c, i) => (i === a ? (cells[b] ?? "") : i === b ? (cells[a] ?? "") : c));
-const details = (err: { init: { details?: unknown } }) => err.init.details as Loose;
+const details = (err: { init: { details?: Record<string, unknown> } }) => err.init.details ?? {};
 
 describe("UF page by label", () => {
   const reference = () => ufYear(serving(fixture("uf2026.htm")), 2026);
@@ -154,8 +155,8 @@ describe("indicators through the API", () => {
   ])("answers 502 SII_FORMAT_CHANGED for the %s page with a header missing", async (_, path, edit) => {
     const get = await setup(edit);
     const res = await get(path);
-    const body = await bodyOf(res);
-    expect([res.status, body.error_code, body.details.service]).toEqual([502, "SII_FORMAT_CHANGED", "indicadores"]);
+    const body = await errorOf(res);
+    expect([res.status, body.error_code, body.details?.service]).toEqual([502, "SII_FORMAT_CHANGED", "indicadores"]);
   });
 
   it("answers the sandbox's pages unedited, and a page without </html> when its tables are whole", async () => {

@@ -1,10 +1,13 @@
 // Corrección monetaria and the second-category tax table, from the sandbox SII's yearly pages.
 import { describe, expect, it } from "vitest";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
+import { Table } from "../../src/routes/indicadores/correccion-monetaria.ts";
+import { Table as Brackets } from "../../src/routes/indicadores/impuesto-segunda-categoria.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { correccionPage, impuestoSegundaPage, sandboxUtm } from "../../src/sandbox/indicadores.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
-import { bodyOf, type Loose, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { probeApp, tokenFor } from "../support/app.ts";
 
 async function setup(at = new Date("2026-03-20T12:00:00Z")) {
   const t = probeApp();
@@ -23,14 +26,14 @@ describe("corrección monetaria", () => {
     const { get, calls } = await setup();
     const res = await get("/api/v1/sii/indicadores/correccion_monetaria/anual/2024");
     expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "1"]);
-    const { data } = await bodyOf(res);
-    expect(data.meses.map((m: Loose) => m.mes)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    const { data } = await answerOf(res, Table);
+    expect(data.meses.map((m) => m.mes)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     const january = data.meses[0];
     const porcentaje = round1((sandboxUtm(2024, 12) / sandboxUtm(2024, 1) - 1) * 100);
     expect(january).toMatchObject({ nombre_mes: "ENERO", porcentaje });
-    expect(january.factor).toBeCloseTo(1 + porcentaje / 100, 4);
-    expect(january.porcentajes[0]).toBeNull();
-    expect(january.porcentajes[1]).toBe(round1((sandboxUtm(2024, 2) / sandboxUtm(2024, 1) - 1) * 100));
+    expect(january?.factor).toBeCloseTo(1 + porcentaje / 100, 4);
+    expect(january?.porcentajes[0]).toBeNull();
+    expect(january?.porcentajes[1]).toBe(round1((sandboxUtm(2024, 2) / sandboxUtm(2024, 1) - 1) * 100));
     expect(data.capital_inicial.porcentaje).toBe(round1((sandboxUtm(2024, 12) / sandboxUtm(2023, 12) - 1) * 100));
     expect(data.capital_inicial.porcentajes).toHaveLength(12);
     expect(data.meses[11]).toMatchObject({ porcentaje: 0, factor: 1 });
@@ -40,11 +43,11 @@ describe("corrección monetaria", () => {
 
   it("leaves columns not yet published as null, and a year not published is a 404", async () => {
     const { get } = await setup();
-    const { data } = await bodyOf(await get("/api/v1/sii/indicadores/correccion_monetaria/anual/2026"));
-    expect(data.meses[0].porcentajes.map((p: number | null) => p !== null)).toEqual([false, true, true, ...Array(9).fill(false)]);
-    expect(data.capital_inicial.porcentajes.slice(0, 4).map((p: number | null) => p !== null)).toEqual([true, true, true, false]);
+    const { data } = await answerOf(await get("/api/v1/sii/indicadores/correccion_monetaria/anual/2026"), Table);
+    expect(data.meses[0]?.porcentajes.map((p) => p !== null)).toEqual([false, true, true, ...Array(9).fill(false)]);
+    expect(data.capital_inicial.porcentajes.slice(0, 4).map((p) => p !== null)).toEqual([true, true, true, false]);
     // The year's end is not published until December's column is.
-    expect(data.meses.every((m: Loose) => m.porcentaje === null && m.factor === null)).toBe(true);
+    expect(data.meses.every((m) => m.porcentaje === null && m.factor === null)).toBe(true);
     expect(data.meses[3]).toMatchObject({ mes: 4, porcentaje: null, factor: null });
     expect((await get("/api/v1/sii/indicadores/correccion_monetaria/anual/2027")).status).toBe(404);
     expect((await get("/api/v1/sii/indicadores/correccion_monetaria/anual/19")).status).toBe(400);
@@ -62,17 +65,17 @@ describe("impuesto único de segunda categoría", () => {
     const { get } = await setup();
     const res = await get("/api/v1/sii/indicadores/impuesto_segunda_categoria/anual/2025/3");
     expect(res.status).toBe(200);
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Brackets);
     expect([data.anio, data.mes]).toEqual([2025, 3]);
-    for (const period of ["mensual", "quincenal", "semanal", "diario"]) expect(data[period], period).toHaveLength(8);
+    for (const period of ["mensual", "quincenal", "semanal", "diario"] as const) expect(data[period], period).toHaveLength(8);
     const [first, second] = data.mensual;
     const last = data.mensual.at(-1);
     const utm = sandboxUtm(2025, 3);
     expect(first).toEqual({ desde: 0, hasta: Math.round(13.5 * utm * 100) / 100, factor: 0, rebaja: 0, tasa_efectiva_maxima: 0 });
-    expect(second.factor).toBe(0.04);
-    expect(second.rebaja).toBeCloseTo(0.04 * 13.5 * utm, 1);
+    expect(second?.factor).toBe(0.04);
+    expect(second?.rebaja).toBeCloseTo(0.04 * 13.5 * utm, 1);
     expect(last).toMatchObject({ hasta: null, factor: 0.4, tasa_efectiva_maxima: null });
-    expect(data.quincenal[1].desde).toBeCloseTo((13.5 * utm) / 2, 1);
+    expect(data.quincenal[1]?.desde).toBeCloseTo((13.5 * utm) / 2, 1);
   });
 
   it("is served by the sandbox with the SII's `$` amounts, `-.-` and `Y MÁS`", async () => {
@@ -87,6 +90,6 @@ describe("impuesto único de segunda categoría", () => {
     expect((await get("/api/v1/sii/indicadores/impuesto_segunda_categoria/anual/2026/5")).status).toBe(404);
     expect((await get("/api/v1/sii/indicadores/impuesto_segunda_categoria/anual/2026/3")).status).toBe(200);
     const bad = await get("/api/v1/sii/indicadores/impuesto_segunda_categoria/anual/2026/13");
-    expect([bad.status, (await bodyOf(bad)).errors[0].path]).toEqual([400, "mes"]);
+    expect([bad.status, (await errorOf(bad)).errors?.[0]?.path]).toEqual([400, "mes"]);
   });
 });

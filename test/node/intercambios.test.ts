@@ -2,11 +2,14 @@
 // event history, SII reception date, and the receiver's acceptance or claim.
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/ports.ts";
+import { Result } from "../../src/routes/intercambios/respuesta-sii.ts";
+import { Cesion, Eventos, Recepcion } from "../../src/routes/intercambios/schema.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { SANDBOX_CUSTOMER, SANDBOX_SUPPLIER } from "../../src/sandbox/intercambios.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { isoFromSii } from "../../src/sii/intercambios.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const juana = {
   auth: { cert: { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem } },
@@ -24,7 +27,7 @@ async function setup(scopes: Scope[] = ["sii:read", "sii:write"]) {
 }
 
 const wrongCheckDigit = (rut: string) => `${rut.slice(0, -1)}${rut.endsWith("0") ? "1" : "0"}`;
-const answer = async (res: Response) => [res.status, (await bodyOf(res)).error_code];
+const answer = async (res: Response) => [res.status, (await errorOf(res)).error_code];
 
 describe("assignability (intercambios/cesion)", () => {
   it("says whether each document can be assigned, with the SII's code and text", async () => {
@@ -40,7 +43,7 @@ describe("assignability (intercambios/cesion)", () => {
       const res = await post(doc("cesion", SANDBOX_SUPPLIER, dte, folio), juana);
       expect(res.status, `${dte}/${folio}`).toBe(200);
       expect(res.headers.get("x-quota-units")).toBe("1");
-      const { data } = await bodyOf(res);
+      const { data } = await answerOf(res, Cesion);
       expect(data, `${dte}/${folio}`).toMatchObject({ emisor: SANDBOX_SUPPLIER, dte, folio, cedible, codigo });
       expect(data.glosa.length).toBeGreaterThan(5);
     }
@@ -50,7 +53,7 @@ describe("assignability (intercambios/cesion)", () => {
     const { post } = await setup();
     const missing = await post(doc("cesion", SANDBOX_SUPPLIER, 33, 999999), juana);
     expect(await answer(missing)).toEqual([404, "HTTP_404"]);
-    expect((await bodyOf(await post(doc("cesion", SANDBOX_SUPPLIER, 33, 999999), juana))).details).toMatchObject({ sii_codigo: 18 });
+    expect((await errorOf(await post(doc("cesion", SANDBOX_SUPPLIER, 33, 999999), juana))).details).toMatchObject({ sii_codigo: 18 });
     expect(await answer(await post(doc("cesion", SANDBOX_SUPPLIER, 33, 1001), pedro))).toEqual([403, "AUTH_ERROR"]);
   });
 
@@ -63,9 +66,9 @@ describe("assignability (intercambios/cesion)", () => {
       [doc("cesion", SANDBOX_SUPPLIER, 33, 1, "?ambiente=2"), "ambiente"],
     ] as const) {
       const res = await post(path, juana);
-      const body = await bodyOf(res);
+      const body = await errorOf(res);
       expect([res.status, body.error_code], path).toEqual([400, "VALIDATION_ERROR"]);
-      expect(body.errors.map((e: { path: string }) => e.path)).toContain(field);
+      expect(body.errors?.map((e: { path: string }) => e.path)).toContain(field);
     }
   });
 });
@@ -76,17 +79,17 @@ describe("event history (intercambios/eventos)", () => {
     const res = await post(doc("eventos", SANDBOX_SUPPLIER, 33, 1003), juana);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("2");
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Eventos);
     expect(data).toMatchObject({ codigo: 15, eventos: [{ codigo: "ERM", responsable: "76192083-9" }] });
-    expect(data.eventos[0].fecha).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}-0[34]:00$/);
-    expect(data.eventos[0].fecha).toBe(isoFromSii(data.eventos[0].fecha_sii));
-    const none = await bodyOf(await post(doc("eventos", SANDBOX_SUPPLIER, 33, 1001), juana));
+    expect(data.eventos[0]?.fecha).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}-0[34]:00$/);
+    expect(data.eventos[0]?.fecha).toBe(isoFromSii(data.eventos[0]!.fecha_sii));
+    const none = await answerOf(await post(doc("eventos", SANDBOX_SUPPLIER, 33, 1001), juana), Eventos);
     expect(none.data).toMatchObject({ codigo: 16, eventos: [] });
   });
 
   it("lets the issuer read its own document's events (the customer accepted it)", async () => {
     const { post } = await setup();
-    const { data } = await bodyOf(await post(doc("eventos", "76192083-9", 33, 5001), juana));
+    const { data } = await answerOf(await post(doc("eventos", "76192083-9", 33, 5001), juana), Eventos);
     expect(data.eventos).toMatchObject([{ codigo: "ACD", responsable: SANDBOX_CUSTOMER }]);
   });
 });
@@ -94,7 +97,7 @@ describe("event history (intercambios/eventos)", () => {
 describe("SII reception date (intercambios/recepcion_sii)", () => {
   it("returns the date as ISO with Chile's offset and as the SII wrote it", async () => {
     const { post } = await setup();
-    const { data } = await bodyOf(await post(doc("recepcion_sii", SANDBOX_SUPPLIER, 33, 1002), juana));
+    const { data } = await answerOf(await post(doc("recepcion_sii", SANDBOX_SUPPLIER, 33, 1002), juana), Recepcion);
     expect(data.fecha_recepcion_sii).toMatch(/^\d{2}-\d{2}-\d{4} \d{2}:\d{2}:\d{2}$/);
     const days = (Date.now() - new Date(data.fecha_recepcion).getTime()) / 86_400_000;
     expect(days).toBeGreaterThan(19.9);
@@ -122,16 +125,16 @@ describe("acceptance and claims (intercambios/respuesta_sii)", () => {
     const res = await post(RESPUESTA, body);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("5");
-    const first = (await bodyOf(res)).data;
+    const first = (await answerOf(res, Result)).data;
     expect(first).toMatchObject({
       registrados: 1,
       documentos: [{ folio: 1001, accion: "ACD", resultado: "registrado", codigo: 0, codResp: 0, descResp: expect.any(String) }],
     });
-    const again = (await bodyOf(await post(RESPUESTA, body))).data;
+    const again = (await answerOf(await post(RESPUESTA, body), Result)).data;
     expect(again.documentos[0]).toMatchObject({ resultado: "ya_registrado", codigo: 7, codResp: 7 });
-    const history = (await bodyOf(await post(doc("eventos", SANDBOX_SUPPLIER, 33, 1001), juana))).data;
-    expect(history.eventos.map((e: { codigo: string }) => e.codigo)).toEqual(["ACD"]);
-    const cesion = (await bodyOf(await post(doc("cesion", SANDBOX_SUPPLIER, 33, 1001), juana))).data;
+    const history = (await answerOf(await post(doc("eventos", SANDBOX_SUPPLIER, 33, 1001), juana), Eventos)).data;
+    expect(history.eventos.map((e) => e.codigo)).toEqual(["ACD"]);
+    const cesion = (await answerOf(await post(doc("cesion", SANDBOX_SUPPLIER, 33, 1001), juana), Cesion)).data;
     expect(cesion).toMatchObject({ cedible: true, codigo: 23 });
   });
 
@@ -144,8 +147,8 @@ describe("acceptance and claims (intercambios/respuesta_sii)", () => {
       { emisor: SANDBOX_SUPPLIER, dte: 33, folio: 1003, accion: "RFP" }, // receipt given: no goods claim (13)
       { emisor: SANDBOX_SUPPLIER, dte: 33, folio: 777, accion: "ERM" }, // not received (18)
     ];
-    const { data } = await bodyOf(await post(RESPUESTA, { ...juana, documentos }));
-    expect(data.documentos.map((d: { resultado: string; codigo: number }) => [d.resultado, d.codigo])).toEqual([
+    const { data } = await answerOf(await post(RESPUESTA, { ...juana, documentos }), Result);
+    expect(data.documentos.map((d) => [d.resultado, d.codigo])).toEqual([
       ["rechazado", 8],
       ["ya_registrado", 5],
       ["rechazado", 12],
@@ -163,7 +166,7 @@ describe("acceptance and claims (intercambios/respuesta_sii)", () => {
       { emisor: SANDBOX_SUPPLIER, dte: 61, folio: 3001, accion: "ACD" },
     ];
     const res = await post(RESPUESTA, { ...juana, documentos });
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect([res.status, body.error_code]).toEqual([400, "VALIDATION_ERROR"]);
     expect(body.errors).toEqual([expect.objectContaining({ path: "documentos[1].dte" })]);
     expect(sandbox.state.calls.get("reclamos") ?? 0).toBe(before);
@@ -171,7 +174,7 @@ describe("acceptance and claims (intercambios/respuesta_sii)", () => {
 
   it("validates actions and batch size with 422 naming the field", async () => {
     const { post } = await setup();
-    const bad = await bodyOf(
+    const bad = await errorOf(
       await post(RESPUESTA, { ...juana, documentos: [{ emisor: SANDBOX_SUPPLIER, dte: 33, folio: 1, accion: "OK" }] }),
     );
     expect(bad.error_code).toBe("VALIDATION_ERROR");
@@ -189,7 +192,7 @@ describe("acceptance and claims (intercambios/respuesta_sii)", () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("0");
-    expect((await bodyOf(res)).data.documentos[0]).toMatchObject({ resultado: "no_enviado", codigo: null });
+    expect((await answerOf(res, Result)).data.documentos[0]).toMatchObject({ resultado: "no_enviado", codigo: null });
     expect(sandbox.state.calls.get("reclamos") ?? 0).toBe(0);
     expect(sandbox.state.received.get(`0|${SANDBOX_SUPPLIER}|33|1001`)?.events).toEqual([]);
   });
@@ -215,17 +218,17 @@ describe("acceptance and claims (intercambios/respuesta_sii)", () => {
       if (request.url.includes("registroreclamodteservice") && ++calls === 2) throw new Error("connection reset");
       return original(request, tls);
     };
-    const { data } = await bodyOf(await post(RESPUESTA, { ...juana, documentos }));
-    expect(data.documentos.map((d: { resultado: string }) => d.resultado)).toEqual(["registrado", "error", "no_enviado"]);
+    const { data } = await answerOf(await post(RESPUESTA, { ...juana, documentos }), Result);
+    expect(data.documentos.map((d) => d.resultado)).toEqual(["registrado", "error", "no_enviado"]);
     expect(data).toMatchObject({ registrados: 1, errores: 1, no_enviados: 1 });
   });
 
   it("honours Idempotency-Key: a replay answers the first result without calling the SII again", async () => {
     const { post, sandbox } = await setup();
     const body = { ...juana, documentos: [{ emisor: SANDBOX_SUPPLIER, dte: 33, folio: 1001, accion: "ERM" }] };
-    const first = await bodyOf(await post(RESPUESTA, body, { "idempotency-key": "resp-1" }));
+    const first = await answerOf(await post(RESPUESTA, body, { "idempotency-key": "resp-1" }), Result);
     const replay = await post(RESPUESTA, body, { "idempotency-key": "resp-1" });
-    expect((await bodyOf(replay)).data).toEqual(first.data);
+    expect((await answerOf(replay, Result)).data).toEqual(first.data);
     expect(sandbox.state.calls.get("reclamos")).toBe(1);
   });
 });

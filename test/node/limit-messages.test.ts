@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { MAX_CHARS } from "../../src/platform/params.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
-import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const pedro = SANDBOX_TAXPAYER_CERTS["22222222-2"];
 const cert = { "pfx-data": pedro.modernPfxBase64, passphrase: pedro.passphrase };
@@ -28,8 +29,8 @@ const generar = (patch: Record<string, unknown>) => ({
   resolucion: { fecha: "2026-01-01", numero: 0 },
   ...patch,
 });
-const withDoc = (patch: (d: Loose) => void) => {
-  const d: Loose = doc();
+const withDoc = (patch: (d: ReturnType<typeof doc>) => void) => {
+  const d = doc();
   patch(d);
   return d;
 };
@@ -127,9 +128,9 @@ describe("messages that say why: the field, the limit and the value", () => {
     const token = await tokenFor(t.deps, { plan: { daily_units: 10_000, monthly_units: 100_000 } });
     const res = await postJson(t.app, token.secret, path, body ?? { auth: { cert } });
     expect([400, 422], JSON.stringify(await res.clone().json()).slice(0, 300)).toContain(res.status);
-    const answer = await bodyOf(res);
+    const answer = await errorOf(res);
     // The field's error that names the limit (a value may break a format too, listed beside it).
-    const atField = (answer.errors as Loose[]).filter((e) => e.path === field);
+    const atField = (answer.errors ?? []).filter((e) => e.path === field);
     const error = atField.find((e) => names.every((name) => String(e.message).includes(name)));
     expect(error, JSON.stringify(atField)).toBeDefined();
     expect(error?.message).not.toMatch(/Invalid input|Too (big|small)/);

@@ -13,7 +13,8 @@ import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { formatChanged } from "../../src/sii/format-changed.ts";
 import { redactSiiAnswer } from "../../src/sii/redact.ts";
 import { liveTransport } from "../../src/sii/transport.ts";
-import { bodyOf, postJson, secretIn, testDeps, tokenFor } from "../support/app.ts";
+import { errorOf } from "../support/answers.ts";
+import { postJson, secretIn, testDeps, tokenFor } from "../support/app.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 // The scripts run on Node 22 (type stripping): the project's own copy when the runner is older.
@@ -181,7 +182,7 @@ describe.concurrent("npm run live-check against the sandbox", () => {
         headers: { "x-api-token": secret },
       });
       expect(res.status).toBe(502);
-      expect((await bodyOf(res)).message).toMatch(/is not the yearly table it should be/);
+      expect((await errorOf(res)).message).toMatch(/is not the yearly table it should be/);
 
       // --replay: no fault asked for, no credentials given; the saved answers alone reproduce both failures.
       const replayed = await liveCheck(["--replay", out, "--out", again, "--strict"], []);
@@ -247,9 +248,10 @@ describe("live mode: a 502 about an unreadable SII answer carries a redacted exc
       auth: { pass: { rut: "76192083-9", clave: CLAVE } },
     });
     expect(res.status).toBe(502);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body.error_code).toBe("SII_GATEWAY_ERROR");
-    const excerpt: string = body.details.sii_excerpt;
+    const excerpt = body.details?.sii_excerpt;
+    if (typeof excerpt !== "string") throw new Error(`details.sii_excerpt is not text: ${JSON.stringify(body.details)}`);
     expect(excerpt).toContain("Error inesperado en el sistema");
     expect(excerpt.length).toBeLessThanOrEqual(500);
     expect(excerpt).toContain("12345678-?");
@@ -269,9 +271,9 @@ describe("live mode: a 502 about an unreadable SII answer carries a redacted exc
       headers: { "x-api-token": (await tokenFor(deps)).secret },
     });
     expect(res.status).toBe(502);
-    const body = await bodyOf(res);
-    expect(body.details.reason).toContain("fetch failed");
-    expect(body.details.sii_excerpt).toBeUndefined();
+    const body = await errorOf(res);
+    expect(body.details?.reason).toContain("fetch failed");
+    expect(body.details?.sii_excerpt).toBeUndefined();
   });
 
   it("adds nothing in sandbox mode", async () => {
@@ -287,8 +289,9 @@ describe("live mode: a 502 about an unreadable SII answer carries a redacted exc
       auth: { pass: { rut: "76192083-9", clave: "sandbox76" } },
     });
     expect(res.status).toBe(502);
-    const body = await bodyOf(res);
-    expect(body.details.sii_excerpt).toBeUndefined();
+    const body = await errorOf(res);
+    expect(body.details).toBeDefined();
+    expect(body.details?.sii_excerpt).toBeUndefined();
   });
 });
 

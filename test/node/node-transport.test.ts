@@ -11,11 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CERTIFICATE_LOGIN_TLS, nodeTransport } from "../../src/adapters/node/transport.ts";
 import { createApp } from "../../src/app.ts";
 import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
+import { ProxyTest } from "../../src/routes/settings/test-proxy.ts";
 import { SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import type { SiiContext } from "../../src/sii/http.ts";
 import { certificateLogin } from "../../src/sii/login.ts";
-import { bodyOf, testDeps, tokenFor } from "../support/app.ts";
+import { answerOf } from "../support/answers.ts";
+import { testDeps, tokenFor } from "../support/app.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const sandbox = createDefaultSandbox();
@@ -185,7 +187,7 @@ describe("proxy test operation (live mode)", () => {
     await call("PUT", "/api/v1/settings/proxy", { enabled: true, url: `http://127.0.0.1:${proxyPort}`, username: "u", password: "p" });
     const res = await call("POST", "/api/v1/settings/proxy/test?ambiente=0");
     expect(res.status).toBe(200);
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, ProxyTest);
     expect(data).toMatchObject({ reachable: true, target: "https://palena.sii.cl", sii_status: 200, error: null, upstream: "live" });
     expect(proxied.map((p) => p.target)).toEqual(["palena.sii.cl:443"]);
   });
@@ -198,7 +200,7 @@ describe("proxy test operation (live mode)", () => {
     const port = (closed.address() as AddressInfo).port;
     closed.close();
     await call("PUT", "/api/v1/settings/proxy", { enabled: true, url: `http://127.0.0.1:${port}` });
-    const { data } = await bodyOf(await call("POST", "/api/v1/settings/proxy/test?ambiente=1"));
+    const { data } = await answerOf(await call("POST", "/api/v1/settings/proxy/test?ambiente=1"), ProxyTest);
     expect(data).toMatchObject({ reachable: false, target: "https://maullin.sii.cl", sii_status: null });
     expect(data.error).toBe("the SII could not be reached through the proxy");
   });

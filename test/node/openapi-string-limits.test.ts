@@ -6,7 +6,8 @@
 // answer that names the limit.
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
-import { bodyOf, testDeps, tokenFor } from "../support/app.ts";
+import { errorOf } from "../support/answers.ts";
+import { testDeps, tokenFor } from "../support/app.ts";
 import { documentedOperations, type Json, resolve, servedDocument } from "../support/openapi-schema.ts";
 
 // A body limit above the default (10 MiB) so that only the field's own bound refuses a 9 MB string.
@@ -78,7 +79,7 @@ describe("an over-long request string", () => {
       headers: { "x-api-token": token, "content-type": "application/json" },
       body: JSON.stringify({ auth: { pass: { rut: "76192083-9", clave: "x" } } }),
     });
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(res.status).toBe(400);
     expect(body.errors).toContainEqual(expect.objectContaining({ path: "emisor", message: "must be at most 12 characters (got 42)" }));
   });
@@ -98,7 +99,7 @@ describe("an over-long request string", () => {
 
   it("a path of no route is cut short in the 404", async () => {
     const res = await app.request(`/api/v1/${"p".repeat(12_000)}`);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(res.status).toBe(404);
     expect(body.message.length).toBeLessThan(300);
   });

@@ -6,9 +6,11 @@ import { deflateSync, inflateSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import { Rendered } from "../../src/routes/documentos/pdf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { prepareBarcodeReader, readBarcodes } from "../support/barcode.ts";
 import { signedEnvelope, type TestDocument } from "../support/envelope.ts";
 
@@ -172,7 +174,7 @@ describe("PDF representations (documentos/pdf)", () => {
     expect(Number(box?.[1])).toBeCloseTo(226.77, 1);
     expect(Number(box?.[2])).toBeGreaterThan(300);
     expect(Number(box?.[2])).toBeLessThan(792);
-    const json = await bodyOf(await post({}, { accept: "application/json" }));
+    const json = await answerOf(await post({}, { accept: "application/json" }), Rendered);
     expect(json.data.documentos).toEqual([{ tipo: 33, folio: 42 }]);
     expect(Buffer.from(json.data.pdf, "base64").toString("latin1").startsWith("%PDF-1.4")).toBe(true);
   });
@@ -184,18 +186,18 @@ describe("PDF representations (documentos/pdf)", () => {
     expect(pdf).toContain("/Logo Do");
     for (const logo of [bytesToBase64(png(4, 4, true)), bytesToBase64(new TextEncoder().encode("GIF89a"))]) {
       const res = await post({ logo });
-      const body = await bodyOf(res);
-      expect([res.status, body.errors[0].path]).toEqual([400, "logo"]);
+      const body = await errorOf(res);
+      expect([res.status, body.errors?.[0]?.path]).toEqual([400, "logo"]);
     }
   });
 
   it("refuses unreadable XML (400 naming xml), bad options (422), and needs a token with sii:read", async () => {
     const { app, deps, post } = await setup();
     const res = await postJson(app, (await tokenFor(deps, { scopes: ["sii:read"] })).secret, PDF, { xml: "%%%" });
-    expect([res.status, (await bodyOf(res)).errors[0].path]).toEqual([400, "xml"]);
-    const bad = await bodyOf(await post({ papel: "A4", copias: 9 }));
+    expect([res.status, (await errorOf(res)).errors?.[0]?.path]).toEqual([400, "xml"]);
+    const bad = await errorOf(await post({ papel: "A4", copias: 9 }));
     expect(bad.error_code).toBe("VALIDATION_ERROR");
-    expect(bad.errors.map((e: { path: string }) => e.path).sort()).toEqual(["copias", "papel"]);
+    expect(bad.errors?.map((e) => e.path).sort()).toEqual(["copias", "papel"]);
     expect((await app.request(PDF, { method: "POST", body: "{}" })).status).toBe(401);
     const other = await tokenFor(deps, { scopes: ["settings:read"] });
     expect((await postJson(app, other.secret, PDF, { xml: "AA==" })).status).toBe(403);

@@ -1,7 +1,10 @@
 // Platform behaviour through the real app (memory stores): envelope, errors, auth, scopes,
 // quota, idempotency, dry_run, parameters.
 import { describe, expect, it } from "vitest";
-import { ADMIN, bodyOf, probeApp, readPath, tokenFor, writeBody, writePath } from "../support/app.ts";
+import { CreatedTokenEnvelope, TokenListEnvelope, TokenWithUsageEnvelope } from "../../src/routes/admin/schema.ts";
+import { UsageEnvelope } from "../../src/routes/usage/get.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { ADMIN, ProbeAnswer, probeApp, readPath, tokenFor, writeBody, writePath } from "../support/app.ts";
 
 const json = { "content-type": "application/json" };
 
@@ -18,7 +21,7 @@ describe("envelope and errors", () => {
     const { call } = await setup();
     const res = await call("/api/v1/nope");
     expect(res.status).toBe(404);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body).toMatchObject({ success: false, error_code: "HTTP_404" });
     expect(body.request_id).toBe(res.headers.get("x-request-id"));
     expect(Date.parse(body.timestamp)).not.toBeNaN();
@@ -29,7 +32,7 @@ describe("envelope and errors", () => {
     const res = await call(writePath, { method: "GET" });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("POST");
-    expect((await bodyOf(res)).error_code).toBe("HTTP_405");
+    expect((await errorOf(res)).error_code).toBe("HTTP_405");
   });
 
   it("keeps a well-formed client request id and replaces a malformed one", async () => {
@@ -43,21 +46,21 @@ describe("envelope and errors", () => {
     const { call } = await setup({}, { maxBodyBytes: 100 });
     const res = await call(writePath, { method: "POST", headers: json, body: JSON.stringify({ pad: "x".repeat(200) }) });
     expect(res.status).toBe(413);
-    expect((await bodyOf(res)).error_code).toBe("PAYLOAD_TOO_LARGE");
+    expect((await errorOf(res)).error_code).toBe("PAYLOAD_TOO_LARGE");
   });
 
   it("answers malformed JSON with 422 VALIDATION_ERROR", async () => {
     const { call } = await setup();
     const res = await call(writePath, { method: "POST", headers: json, body: "{not json" });
     expect(res.status).toBe(422);
-    expect((await bodyOf(res)).error_code).toBe("VALIDATION_ERROR");
+    expect((await errorOf(res)).error_code).toBe("VALIDATION_ERROR");
   });
 
   it("answers a body of the wrong shape with 422 naming each field", async () => {
     const { call } = await setup();
     const res = await call(writePath, { method: "POST", headers: json, body: JSON.stringify({ auth: { cert: {} } }) });
     expect(res.status).toBe(422);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body.errors).toEqual([{ path: "auth.cert.cert-data", location: "body", message: "is required" }]);
   });
 
@@ -69,9 +72,9 @@ describe("envelope and errors", () => {
       body: writeBody,
     });
     expect(res.status).toBe(400);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body.error_code).toBe("VALIDATION_ERROR");
-    const paths = body.errors.map((e: { path: string }) => e.path).sort();
+    const paths = body.errors?.map((e: { path: string }) => e.path).sort();
     expect(paths).toEqual(["ambiente", "dry_run"]);
   });
 
@@ -79,9 +82,9 @@ describe("envelope and errors", () => {
     const { call } = await setup();
     const res = await call("/api/v1/test/probes/write/76192083-1", { method: "POST", headers: json, body: writeBody });
     expect(res.status).toBe(400);
-    const body = await bodyOf(res);
-    expect(body.errors[0]).toMatchObject({ path: "contribuyente", location: "path" });
-    expect(body.errors[0].message).toContain("check digit");
+    const body = await errorOf(res);
+    expect(body.errors?.[0]).toMatchObject({ path: "contribuyente", location: "path" });
+    expect(body.errors?.[0]?.message).toContain("check digit");
   });
 
   it("turns an unexpected exception into 500 INTERNAL_ERROR without its text", async () => {
@@ -103,7 +106,7 @@ describe("authentication and scopes", () => {
     for (const headers of [{}, { "x-api-token": "sii_wrong" }] as Record<string, string>[]) {
       const res = await app.request("/api/v1/usage", { headers });
       expect(res.status).toBe(401);
-      expect((await bodyOf(res)).error_code).toBe("HTTP_401");
+      expect((await errorOf(res)).error_code).toBe("HTTP_401");
       expect(res.headers.get("x-ratelimit-limit")).toBeNull();
     }
   });
@@ -120,9 +123,9 @@ describe("authentication and scopes", () => {
     const { call } = await setup({ scopes: ["sii:read"] });
     const res = await call(writePath, { method: "POST", headers: json, body: "{broken" });
     expect(res.status).toBe(403);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body.error_code).toBe("INSUFFICIENT_SCOPE");
-    expect(body.details.required_scope).toBe("sii:write");
+    expect(body.details?.required_scope).toBe("sii:write");
     expect(res.headers.get("x-quota-units")).toBe("0");
   });
 
@@ -132,7 +135,7 @@ describe("authentication and scopes", () => {
     await deps.tokens.put({ ...record!, blocked: true });
     const res = await call("/api/v1/usage");
     expect(res.status).toBe(403);
-    expect((await bodyOf(res)).error_code).toBe("ACCOUNT_BLOCKED");
+    expect((await errorOf(res)).error_code).toBe("ACCOUNT_BLOCKED");
   });
 });
 
@@ -154,7 +157,7 @@ describe("quota", () => {
     for (let i = 0; i < 2; i++) expect((await call(writePath, { method: "POST", headers: json, body: writeBody })).status).toBe(200);
     const res = await call(writePath, { method: "POST", headers: json, body: writeBody });
     expect(res.status).toBe(429);
-    expect((await bodyOf(res)).error_code).toBe("QUOTA_EXCEEDED");
+    expect((await errorOf(res)).error_code).toBe("QUOTA_EXCEEDED");
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(res.headers.get("x-ratelimit-remaining")).toBe("0");
     expect(probes.calls.write).toBe(2);
@@ -162,7 +165,7 @@ describe("quota", () => {
 
   it("charges nothing for validation failures, dry_run, and 503 from the SII; charges 502", async () => {
     const { call, probes } = await setup();
-    const usage = async () => (await bodyOf(await call("/api/v1/usage"))).data.usage.daily.used;
+    const usage = async () => (await answerOf(await call("/api/v1/usage"), UsageEnvelope)).data.usage.daily.used;
     await call(writePath, { method: "POST", headers: json, body: "{}" });
     expect(await usage()).toBe(0);
     const dry = await call(`${writePath}?dry_run=YES`, { method: "POST", headers: json, body: writeBody });
@@ -196,7 +199,7 @@ describe("quota", () => {
     const { call, token } = await setup({ plan: { daily_units: 50, monthly_units: 60 } });
     await call(readPath);
     const res = await call("/api/v1/usage");
-    const body = await bodyOf(res);
+    const body = await answerOf(res, UsageEnvelope);
     expect(res.headers.get("x-quota-units")).toBe("0");
     expect(body.data).toMatchObject({ token_id: token.id, account: "acme", usage: { daily: { used: 1, limit: 50, remaining: 49 } } });
   });
@@ -213,7 +216,7 @@ describe("Idempotency-Key", () => {
     expect(second.status).toBe(200);
     expect(second.headers.get("idempotent-replayed")).toBe("true");
     expect(second.headers.get("x-quota-units")).toBe("0");
-    expect(await bodyOf(second)).toEqual(await bodyOf(first));
+    expect(await answerOf(second, ProbeAnswer)).toEqual(await answerOf(first, ProbeAnswer));
     expect(probes.calls.write).toBe(1);
   });
 
@@ -222,7 +225,7 @@ describe("Idempotency-Key", () => {
     await post(call, "k2");
     const res = await post(call, "k2", JSON.stringify({ auth: { cert: { "cert-data": "other" } } }));
     expect(res.status).toBe(409);
-    expect((await bodyOf(res)).error_code).toBe("IDEMPOTENCY_CONFLICT");
+    expect((await errorOf(res)).error_code).toBe("IDEMPOTENCY_CONFLICT");
   });
 
   it("makes a concurrent duplicate wait for the first and get its answer", async () => {
@@ -261,7 +264,7 @@ describe("Idempotency-Key", () => {
     const real = await send("");
     const preview = await send("?dry_run=true");
     const shape = async (res: Response) => {
-      const { request_id: _id, timestamp: _at, ...rest } = await bodyOf(res);
+      const { request_id: _id, timestamp: _at, ...rest } = await errorOf(res);
       return [res.status, rest];
     };
     const expected = await shape(real);
@@ -280,7 +283,7 @@ describe("Idempotency-Key", () => {
       });
     expect((await send("application/json")).status).toBe(200);
     const refused = await send("text/csv");
-    const body = await bodyOf(refused);
+    const body = await errorOf(refused);
     expect([refused.status, body.error_code]).toEqual([409, "IDEMPOTENCY_CONFLICT"]);
     expect(body.message).toContain("application/json, which this request's Accept header does not accept");
     for (const accept of ["application/*", "*/*", "text/csv, application/json;q=0.5", undefined]) {
@@ -325,21 +328,21 @@ describe("admin API", () => {
       body: JSON.stringify({ name: "erp", account: "initech", scopes: ["sii:read"], plan: { daily_units: 5, monthly_units: 9 } }),
     });
     expect(created.status).toBe(201);
-    const { data } = await bodyOf(created);
+    const { data } = await answerOf(created, CreatedTokenEnvelope);
     expect(data).toMatchObject({ name: "erp", account: "initech", scopes: ["sii:read"], plan: { daily_units: 5, monthly_units: 9 } });
     expect(data.token).toMatch(/^sii_[A-Za-z0-9_-]{43}$/);
-    expect(data.token_hash).toBeUndefined();
+    expect(data).not.toHaveProperty("token_hash");
 
     const use = () => app.request("/api/v1/usage", { headers: { "x-api-token": data.token } });
     expect((await use()).status).toBe(200);
 
-    const list = await bodyOf(await app.request("/admin/v1/tokens", { headers: admin }));
+    const list = await answerOf(await app.request("/admin/v1/tokens", { headers: admin }), TokenListEnvelope);
     const listed = JSON.stringify(list);
     expect(listed).toContain(data.id);
     expect(listed).not.toContain(data.token);
     expect(listed).not.toContain("token_hash");
 
-    const shown = await bodyOf(await app.request(`/admin/v1/tokens/${data.id}`, { headers: admin }));
+    const shown = await answerOf(await app.request(`/admin/v1/tokens/${data.id}`, { headers: admin }), TokenWithUsageEnvelope);
     expect(shown.data.usage.daily).toMatchObject({ used: 0, limit: 5 });
 
     expect((await app.request(`/admin/v1/tokens/${data.id}/block`, { method: "POST", headers: admin })).status).toBe(200);
@@ -360,7 +363,7 @@ describe("admin API", () => {
       body: JSON.stringify({ name: "", account: "a b", scopes: ["root"] }),
     });
     expect(res.status).toBe(422);
-    const paths = (await bodyOf(res)).errors.map((e: { path: string }) => e.path);
+    const paths = (await errorOf(res)).errors?.map((e: { path: string }) => e.path);
     expect(paths).toEqual(expect.arrayContaining(["name", "account", "scopes[0]"]));
   });
 
@@ -368,6 +371,6 @@ describe("admin API", () => {
     const { app } = await setup({}, { adminToken: undefined });
     const res = await app.request("/admin/v1/tokens", { headers: admin });
     expect(res.status).toBe(404);
-    expect((await bodyOf(res)).error_code).toBe("HTTP_404");
+    expect((await errorOf(res)).error_code).toBe("HTTP_404");
   });
 });

@@ -3,10 +3,12 @@
 // begun aborts it instead of closing a JSON that would look whole.
 import { describe, expect, it } from "vitest";
 import type { SiiTransport } from "../../src/ports.ts";
+import { Detail } from "../../src/routes/rcv/schema.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
-import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
 /** 10 k sales documents, about 4 k of type 33: far more than the gateway holds before answering. */
@@ -83,12 +85,12 @@ describe("RCV detail of a large period", () => {
     expect(sii.sent.bytes).toBeLessThan(sii.sent.total);
     sii.open();
     const rest = await readUntil(reader, () => false);
-    const { data } = JSON.parse(early + rest) as Loose;
+    const { data } = await answerOf(new Response(early + rest), Detail);
     expect(data.registros).toBe(want.length);
-    expect(data.documentos.map((d: Loose) => d.folio)).toEqual(want.map((d) => d.folio));
+    expect(data.documentos.map((d) => d.folio)).toEqual(want.map((d) => d.folio));
     expect(data.documentos[0]).toMatchObject({ rut: want[0]?.rut, monto_total: want[0]?.total, estado: "REGISTRO" });
     // The SII's own rows, kept as documented, came from a second read of the same documents.
-    expect(data.sii.data.map((r: Loose) => r.detNroDoc)).toEqual(want.map((d) => d.folio));
+    expect(data.sii.data.map((r) => r.detNroDoc)).toEqual(want.map((d) => d.folio));
     expect(sii.sent.calls).toBe(2);
   });
 
@@ -138,7 +140,7 @@ describe("RCV detail of a large period", () => {
     const { post } = await setup(sii.transport);
     expect((await post("/api/v1/sii/rcv/ventas/detalle/76192083-9/202401/33")).status).toBe(200);
     sii.state.sessions.clear();
-    const { data } = await bodyOf(await post(LARGE));
+    const { data } = await answerOf(await post(LARGE), Detail);
     expect(data.registros).toBe(expected().length);
     expect(data.sii.data).toHaveLength(expected().length);
     expect(sii.state.calls.get("clave_login")).toBe(2);
@@ -160,13 +162,13 @@ describe("RCV detail of a large period", () => {
   it("streams every type of a large purchases period (dte 0) in one state, the SII's rows included", async () => {
     const { post } = await setup(sandboxTransport(createDefaultSandbox()));
     const res = await post("/api/v1/sii/rcv/compras/detalle/76192083-9/201902/0/PENDIENTE");
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Detail);
     const docs = rcvDocuments("76192083-9", 201902, "COMPRA").filter((d) => d.estado === "PENDIENTE");
     const byType = [...new Set(docs.map((d) => d.tipo))].sort((a, b) => a - b).flatMap((tipo) => docs.filter((d) => d.tipo === tipo));
     expect(data.registros).toBe(docs.length);
-    expect(data.documentos.map((d: Loose) => [d.tipo_documento, d.folio])).toEqual(byType.map((d) => [d.tipo, d.folio]));
-    expect(data.sii.data.map((r: Loose) => r.detNroDoc)).toEqual(byType.map((d) => d.folio));
-    expect(data.documentos.filter((d: Loose) => d.nota_credito).length).toBe(docs.filter((d) => d.tipo === 61).length);
+    expect(data.documentos.map((d) => [d.tipo_documento, d.folio])).toEqual(byType.map((d) => [d.tipo, d.folio]));
+    expect(data.sii.data.map((r) => r.detNroDoc)).toEqual(byType.map((d) => d.folio));
+    expect(data.documentos.filter((d) => d.nota_credito).length).toBe(docs.filter((d) => d.tipo === 61).length);
     expect(data.sin_detalle).toEqual([]);
   });
 
@@ -174,7 +176,7 @@ describe("RCV detail of a large period", () => {
     const stalled = valvedSii(); // never opened: the answer stops halfway
     const { post } = await setup(stalled.transport, 300);
     const res = await post("/api/v1/sii/rcv/ventas/detalle/76192083-9/202401/33");
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect([res.status, body.error_code, body.details?.reason]).toEqual([502, "SII_GATEWAY_ERROR", "timeout"]);
     expect(stalled.sent.bytes).toBeLessThan(stalled.sent.total);
     expect(stalled.sent.calls).toBe(1); // a stalled answer is not mistaken for a session wall
@@ -184,14 +186,14 @@ describe("RCV detail of a large period", () => {
     const small = valvedSii();
     small.open();
     const { post } = await setup(small.transport);
-    const ok = await bodyOf(await post("/api/v1/sii/rcv/ventas/detalle/76192083-9/202401/33"));
+    const ok = await answerOf(await post("/api/v1/sii/rcv/ventas/detalle/76192083-9/202401/33"), Detail);
     expect(ok.data.sii.data).toHaveLength(ok.data.registros);
     expect(small.sent.calls).toBe(1);
 
     const failing = valvedSii((text) => text.replace('"codRespuesta":0', '"codRespuesta":2'));
     failing.open();
     const res = await (await setup(failing.transport)).post("/api/v1/sii/rcv/ventas/detalle/76192083-9/202401/33");
-    const body = await bodyOf(res);
-    expect([res.status, body.error_code, body.details.sii_code]).toEqual([502, "SII_GATEWAY_ERROR", 2]);
+    const body = await errorOf(res);
+    expect([res.status, body.error_code, body.details?.sii_code]).toEqual([502, "SII_GATEWAY_ERROR", 2]);
   });
 });

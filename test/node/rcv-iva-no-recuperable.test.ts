@@ -7,11 +7,13 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { SiiTransport } from "../../src/ports.ts";
+import { Detail, FileEnvelope, Summary } from "../../src/routes/rcv/schema.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
 import { sandboxTransport } from "../../src/sandbox/transport.ts";
 import { csvDocuments } from "../../src/sii/rcv.ts";
-import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
 const fixtures = join(import.meta.dirname, "..", "fixtures", "sii");
@@ -41,8 +43,7 @@ async function gateway(replace: Record<string, () => Response> = {}) {
   const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
   return async (path: string) => {
     const res = await postJson(t.app, token.secret, path, company);
-    const csv = res.headers.get("content-type")?.startsWith("text/csv");
-    return { status: res.status, body: csv ? { text: await res.text() } : await bodyOf(res) };
+    return { status: res.status, res };
   };
 }
 
@@ -59,9 +60,9 @@ const ASYNC_NO_INCLUIR = "/api/v1/sii/rcv/compras/async/detalle/76192083-9/20250
 
 describe("the non-recoverable VAT in the register's CSV", () => {
   it("the SII's NO_INCLUIR file through the asynchronous detail: 16 663 of non-recoverable VAT, code 9, not a VAT of 0", async () => {
-    const { status, body } = await (await gateway(asyncFile(noIncluir, 2)))(ASYNC_NO_INCLUIR);
+    const { status, res } = await (await gateway(asyncFile(noIncluir, 2)))(ASYNC_NO_INCLUIR);
     expect(status).toBe(200);
-    const docs = body.data.documentos as Loose[];
+    const docs = (await answerOf(res, FileEnvelope)).data.documentos;
     expect(docs.map((d) => [d.folio, d.monto_neto, d.monto_iva, d.monto_iva_no_recuperable, d.codigo_iva_no_recuperable])).toEqual([
       [19000035, 87699, 0, 16663, 9],
       [19000036, 155473, 0, 29540, 9],
@@ -70,9 +71,10 @@ describe("the non-recoverable VAT in the register's CSV", () => {
   });
 
   it("refuses a purchases file without `Monto Iva No Recuperable` (502 SII_FORMAT_CHANGED naming it), never its VAT as 0", async () => {
-    const { status, body } = await (await gateway(asyncFile(withoutColumn(noIncluir, "Monto Iva No Recuperable"), 2)))(ASYNC_NO_INCLUIR);
-    expect([status, body.error_code, body.details.service]).toEqual([502, "SII_FORMAT_CHANGED", "rcv_blob"]);
-    expect(body.details.check).toContain('"Monto Iva No Recuperable"');
+    const { status, res } = await (await gateway(asyncFile(withoutColumn(noIncluir, "Monto Iva No Recuperable"), 2)))(ASYNC_NO_INCLUIR);
+    const body = await errorOf(res);
+    expect([status, body.error_code, body.details?.service]).toEqual([502, "SII_FORMAT_CHANGED", "rcv_blob"]);
+    expect(body.details?.check).toContain('"Monto Iva No Recuperable"');
     const read = async (csv: string) => {
       for await (const _ of csvDocuments(linesOf(csv), "NO_INCLUIR", undefined, "COMPRA"));
     };
@@ -85,8 +87,9 @@ describe("the non-recoverable VAT in the register's CSV", () => {
   it("refuses a purchases CSV export without the column (502 SII_FORMAT_CHANGED), not the file", async () => {
     const lines = linesOf(withoutColumn(noIncluir, "Monto Iva No Recuperable"));
     const call = await gateway({ getDetalleCompraExport: () => json({ data: lines, respEstado: { codRespuesta: 0 } }) });
-    const { status, body } = await call("/api/v1/sii/rcv/compras/detalle/76192083-9/202509/33/NO_INCLUIR?formato=csv");
-    expect([status, body.error_code, body.details.service]).toEqual([502, "SII_FORMAT_CHANGED", "rcv_export"]);
+    const { status, res } = await call("/api/v1/sii/rcv/compras/detalle/76192083-9/202509/33/NO_INCLUIR?formato=csv");
+    const body = await errorOf(res);
+    expect([status, body.error_code, body.details?.service]).toEqual([502, "SII_FORMAT_CHANGED", "rcv_export"]);
   });
 
   it("reads a sales file, which has no such column, with 0 and no code; refuses a sales file where purchases were asked", async () => {
@@ -107,9 +110,9 @@ describe("the non-recoverable VAT in the JSON detail", () => {
     const answer = JSON.parse(rcvFixture("getDetalleCompra.json"));
     Object.assign(answer.data[0], { detMntIVA: null, detMntIVANoRec: 184470, detMntCodNoRec: 9 });
     const call = await gateway({ getDetalleCompra: () => json(answer) });
-    const { status, body } = await call("/api/v1/sii/rcv/compras/detalle/76192083-9/202509/33/NO_INCLUIR");
+    const { status, res } = await call("/api/v1/sii/rcv/compras/detalle/76192083-9/202509/33/NO_INCLUIR");
     expect(status).toBe(200);
-    const [first, second] = body.data.documentos as Loose[];
+    const [first, second] = (await answerOf(res, Detail)).data.documentos;
     expect([first?.monto_iva, first?.monto_iva_no_recuperable, first?.codigo_iva_no_recuperable]).toEqual([0, 184470, 9]);
     expect([second?.monto_iva_no_recuperable, second?.codigo_iva_no_recuperable]).toEqual([0, null]);
   });
@@ -128,7 +131,7 @@ describe("the sandbox's NO_INCLUIR purchases", () => {
     const detail = await call(`/api/v1/sii/rcv/compras/detalle/76192083-9/${periodo}/33/NO_INCLUIR`);
     expect(detail.status).toBe(200);
     const expected = left.map((d) => [d.folio, 0, Math.round(d.neto * 0.19), 9]);
-    const answered = (detail.body.data.documentos as Loose[]).map((d) => [
+    const answered = (await answerOf(detail.res, Detail)).data.documentos.map((d) => [
       d.folio,
       d.monto_iva,
       d.monto_iva_no_recuperable,
@@ -136,11 +139,11 @@ describe("the sandbox's NO_INCLUIR purchases", () => {
     ]);
     expect(answered).toEqual(expected);
     const summary = await call(`/api/v1/sii/rcv/compras/resumen/76192083-9/${periodo}/NO_INCLUIR`);
-    const row = (summary.body.data.resumen as Loose[]).find((r) => r.tipo_documento === 33);
+    const row = (await answerOf(summary.res, Summary)).data.resumen.find((r) => r.tipo_documento === 33);
     expect(row?.monto_iva_no_recuperable).toBe(left.reduce((sum, d) => sum + d.ivaNoRec, 0));
     // The export as the SII's file has it: Tipo Compra "No Corresp. Incluir", Monto IVA Recuperable empty.
     const exported = await call(`/api/v1/sii/rcv/compras/detalle/76192083-9/${periodo}/33/NO_INCLUIR?formato=csv`);
-    const [header = "", line = ""] = linesOf(exported.body.text);
+    const [header = "", line = ""] = linesOf(await exported.res.text());
     const cells = header.split(";");
     const at = (name: string) => line.split(";")[cells.indexOf(name)];
     expect([at("Tipo Compra"), at("Monto IVA Recuperable"), at("Monto Iva No Recuperable"), at("Codigo IVA No Rec.")]).toEqual([

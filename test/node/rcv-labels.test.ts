@@ -7,11 +7,13 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { SiiTransport } from "../../src/ports.ts";
+import { Detail } from "../../src/routes/rcv/schema.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { CEILING_PERIOD, rcvDocuments, SYNC_DETAIL_MAX_DOCUMENTS } from "../../src/sandbox/rcv.ts";
 import { sandboxTransport } from "../../src/sandbox/transport.ts";
 import { csvDocuments } from "../../src/sii/rcv.ts";
-import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf, valueAt } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, "..", "fixtures", "sii", "rcv", name), "latin1");
@@ -20,7 +22,7 @@ const json = (value: unknown) => new Response(JSON.stringify(value), { headers: 
 /** The sandbox, with the answers of some paths replaced and every facade request's body kept. */
 function sii(replace: Record<string, (request: Request) => Response> = {}, answers: (res: Response) => Response = (r) => r) {
   const sandbox = sandboxTransport(createDefaultSandbox());
-  const sent: Loose[] = [];
+  const sent: unknown[] = [];
   const transport: SiiTransport = {
     ...sandbox,
     fetch: async (request, options) => {
@@ -123,9 +125,9 @@ describe("RCV CSV read by its header's labels", () => {
         new Response(gzipSync(Buffer.from(file, "latin1")), { headers: { "content-type": "application/octet-stream" } }),
     });
     const res = await (await setup(transport))("/api/v1/sii/rcv/ventas/async/detalle/76192083-9/202509/700/0");
-    const body = await bodyOf(res);
-    expect([res.status, body.error_code, body.details.service]).toEqual([502, "SII_FORMAT_CHANGED", "rcv_blob"]);
-    expect(body.details.check).toContain('"Monto Total"');
+    const body = await errorOf(res);
+    expect([res.status, body.error_code, body.details?.service]).toEqual([502, "SII_FORMAT_CHANGED", "rcv_blob"]);
+    expect(body.details?.check).toContain('"Monto Total"');
   });
 
   it("answers 502 SII_FORMAT_CHANGED for a CSV export without a column, not the file", async () => {
@@ -134,8 +136,8 @@ describe("RCV CSV read by its header's labels", () => {
       .filter((l) => l.trim() !== "");
     const { transport } = sii({ getDetalleVentaExport: () => json({ data: lines, respEstado: { codRespuesta: 0 } }) });
     const res = await (await setup(transport))("/api/v1/sii/rcv/ventas/detalle/76192083-9/202509/33?formato=csv");
-    const body = await bodyOf(res);
-    expect([res.status, body.error_code, body.details.service]).toEqual([502, "SII_FORMAT_CHANGED", "rcv_export"]);
+    const body = await errorOf(res);
+    expect([res.status, body.error_code, body.details?.service]).toEqual([502, "SII_FORMAT_CHANGED", "rcv_export"]);
   });
 });
 
@@ -147,9 +149,9 @@ describe("RCV JSON read by key", () => {
     delete answer.data[1].detMntTotal;
     const { transport } = sii({ getDetalleCompra: () => json(answer) });
     const res = await (await setup(transport))("/api/v1/sii/rcv/compras/detalle/76192083-9/202509/33/REGISTRO");
-    const body = await bodyOf(res);
-    expect([res.status, body.error_code, body.details.service]).toEqual([502, "SII_FORMAT_CHANGED", "rcv_detalle"]);
-    expect(body.details.check).toContain('"detMntTotal"');
+    const body = await errorOf(res);
+    expect([res.status, body.error_code, body.details?.service]).toEqual([502, "SII_FORMAT_CHANGED", "rcv_detalle"]);
+    expect(body.details?.check).toContain('"detMntTotal"');
   });
 
   it("answers 502 SII_FORMAT_CHANGED for a summary row without rsmnTotDoc, or a totDocRes its rows do not make", async () => {
@@ -157,12 +159,12 @@ describe("RCV JSON read by key", () => {
     const without = summary();
     delete without.data[0].rsmnTotDoc;
     const res = await (await setup(sii({ getResumen: () => json(without) }).transport))("/api/v1/sii/rcv/ventas/resumen/76192083-9/202509");
-    expect([res.status, (await bodyOf(res)).error_code]).toEqual([502, "SII_FORMAT_CHANGED"]);
+    expect([res.status, (await errorOf(res)).error_code]).toEqual([502, "SII_FORMAT_CHANGED"]);
     const miscounted = { ...summary(), totDocRes: 135 };
     const again = await (await setup(sii({ getResumen: () => json(miscounted) }).transport))(
       "/api/v1/sii/rcv/ventas/resumen/76192083-9/202509",
     );
-    expect([again.status, (await bodyOf(again)).details.check]).toEqual([502, "totDocRes is 135 but the rows count 136 documents"]);
+    expect([again.status, (await errorOf(again)).details?.check]).toEqual([502, "totDocRes is 135 but the rows count 136 documents"]);
   });
 
   it("answers the state asked for when the SII sends dcvEstadoContab: null, never an empty estado", async () => {
@@ -170,11 +172,11 @@ describe("RCV JSON read by key", () => {
     for (const row of answer.data) row.dcvEstadoContab = null;
     const { transport } = sii({ getDetalleCompra: () => json(answer) });
     const res = await (await setup(transport))("/api/v1/sii/rcv/compras/detalle/76192083-9/202509/33/PENDIENTE");
-    const { data } = await bodyOf(res);
-    expect(data.documentos.map((d: Loose) => d.estado)).toEqual(["PENDIENTE", "PENDIENTE"]);
+    const { data } = await answerOf(res, Detail);
+    expect(data.documentos.map((d) => d.estado)).toEqual(["PENDIENTE", "PENDIENTE"]);
     // The sandbox sends null as the SII does: the state asked for comes back.
     const own = await (await setup(sii().transport))("/api/v1/sii/rcv/compras/detalle/76192083-9/202509/33/REGISTRO");
-    const docs = (await bodyOf(own)).data.documentos as Loose[];
+    const docs = (await answerOf(own, Detail)).data.documentos;
     expect(docs.length).toBeGreaterThan(0);
     expect(new Set(docs.map((d) => d.estado))).toEqual(new Set(["REGISTRO"]));
   });
@@ -184,9 +186,9 @@ describe("RCV JSON read by key", () => {
     for (const row of ctrl.data) if (row.caId === 700) delete row.caNumLineas;
     const { transport } = sii({ getCtrlAsync: () => json(ctrl) });
     const res = await (await setup(transport))("/api/v1/sii/rcv/ventas/async/estado/76192083-9/202509/700/0");
-    const body = await bodyOf(res);
-    expect([res.status, body.error_code, body.details.service]).toEqual([502, "SII_FORMAT_CHANGED", "rcv_async"]);
-    expect(body.details.check).toContain('"caNumLineas"');
+    const body = await errorOf(res);
+    expect([res.status, body.error_code, body.details?.service]).toEqual([502, "SII_FORMAT_CHANGED", "rcv_async"]);
+    expect(body.details?.check).toContain('"caNumLineas"');
   });
 
   it("answers 502 SII_FORMAT_CHANGED when a type's detail does not add up to its summary row", async () => {
@@ -195,9 +197,9 @@ describe("RCV JSON read by key", () => {
     });
     // dte 0 reads the sandbox's summary, then every type's detail: the fixture's 2 rows are not its counts.
     const res = await (await setup(transport))("/api/v1/sii/rcv/compras/detalle/76192083-9/202509/0/REGISTRO");
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect([res.status, body.error_code]).toEqual([502, "SII_FORMAT_CHANGED"]);
-    expect(body.details.check).toMatch(/^type \d+: the detail's documentos is 2 but the summary's \d+$/);
+    expect(body.details?.check).toMatch(/^type \d+: the detail's documentos is 2 but the summary's \d+$/);
   });
 });
 
@@ -215,7 +217,7 @@ describe("RCV session and ceiling", () => {
     const { transport, sent } = sii({ getResumen: () => json(JSON.parse(fixture("getResumen-venta.json"))) }, withoutToken);
     const res = await (await setup(transport))("/api/v1/sii/rcv/ventas/resumen/76192083-9/202509");
     expect(res.status).toBe(200);
-    const id = sent.at(-1)?.metaData?.conversationId;
+    const id = valueAt(sent.at(-1), "metaData", "conversationId");
     expect(typeof id === "string" && id.length > 0).toBe(true);
   });
 
@@ -223,7 +225,7 @@ describe("RCV session and ceiling", () => {
     const counted = rcvDocuments("76192083-9", CEILING_PERIOD, "VENTA").filter((d) => d.tipo === 33).length;
     expect(counted).toBeGreaterThan(SYNC_DETAIL_MAX_DOCUMENTS);
     const res = await (await setup(sii().transport))(`/api/v1/sii/rcv/ventas/detalle/76192083-9/${CEILING_PERIOD}/33`);
-    const answer = await bodyOf(res);
+    const answer = await errorOf(res);
     expect([res.status, answer.details?.async]).toEqual([502, `/api/v1/sii/rcv/ventas/async/solicitar/76192083-9/${CEILING_PERIOD}/33`]);
   });
 });

@@ -1,9 +1,11 @@
 // RCV summaries through the gateway against the sandbox's RCV facade.
 import { describe, expect, it } from "vitest";
+import { Summary } from "../../src/routes/rcv/schema.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf, valueAt } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
 const juanaCert = {
@@ -23,7 +25,7 @@ describe("RCV summaries", () => {
     const { post } = await setup();
     const res = await post("/api/v1/sii/rcv/compras/resumen/76192083-9/202405/REGISTRO", company);
     expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "2"]);
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Summary);
     const docs = rcvDocuments("76192083-9", 202405, "COMPRA").filter((d) => d.estado === "REGISTRO");
     expect(data.total_documentos).toBe(docs.length);
     for (const row of data.resumen) {
@@ -32,13 +34,13 @@ describe("RCV summaries", () => {
       expect(row.monto_total).toBe(of.reduce((s, d) => s + d.total, 0));
       expect(row.nota_credito).toBe(row.tipo_documento === 61);
     }
-    expect(data.sii.respEstado.codRespuesta).toBe(0);
-    expect(data.sii.data[0].rsmnTipoDocInteger).toBe(data.resumen[0].tipo_documento);
+    expect(valueAt(data.sii, "respEstado", "codRespuesta")).toBe(0);
+    expect(valueAt(data.sii, "data", 0, "rsmnTipoDocInteger")).toBe(data.resumen[0]!.tipo_documento);
   });
 
   it("reads the sales summary with a representative's certificate", async () => {
     const { post } = await setup();
-    const { data } = await bodyOf(await post("/api/v1/sii/rcv/ventas/resumen/76192083-9/202401", juanaCert));
+    const { data } = await answerOf(await post("/api/v1/sii/rcv/ventas/resumen/76192083-9/202401", juanaCert), Summary);
     expect(data.operacion).toBe("VENTA");
     expect(data.total_documentos).toBe(rcvDocuments("76192083-9", 202401, "VENTA").length);
   });
@@ -47,8 +49,8 @@ describe("RCV summaries", () => {
     const { post } = await setup();
     const res = await post("/api/v1/sii/rcv/ventas/resumen/76192083-9/201706", company);
     expect(res.status).toBe(200);
-    const body = await bodyOf(res);
-    expect([body.data.total_documentos, body.data.resumen, body.data.sii.respEstado.codRespuesta]).toEqual([0, [], 3]);
+    const body = await answerOf(res, Summary);
+    expect([body.data.total_documentos, body.data.resumen, valueAt(body.data.sii, "respEstado", "codRespuesta")]).toEqual([0, [], 3]);
   });
 
   it("refuses periods outside 201705..now, bad states and formats by name, before the SII", async () => {
@@ -63,7 +65,7 @@ describe("RCV summaries", () => {
       const res = await post(path, company);
       expect(res.status, path).toBe(400);
       expect(
-        (await bodyOf(res)).errors.map((e: Loose) => e.path),
+        (await errorOf(res)).errors?.map((e) => e.path),
         path,
       ).toEqual([field]);
     }
@@ -75,7 +77,7 @@ describe("RCV summaries", () => {
     const other = await post("/api/v1/sii/rcv/ventas/resumen/76192083-9/202401", {
       auth: { pass: { rut: "22222222-2", clave: "sandbox22" } },
     });
-    expect([other.status, (await bodyOf(other)).error_code]).toEqual([403, "AUTH_ERROR"]);
+    expect([other.status, (await errorOf(other)).error_code]).toEqual([403, "AUTH_ERROR"]);
     expect((await post("/api/v1/sii/rcv/ventas/resumen/76192083-9/202401", { auth: { ...company.auth, ...juanaCert.auth } })).status).toBe(
       422,
     );

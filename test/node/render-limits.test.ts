@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../src/routes/document-batch.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const line = (n: number) => `<Detalle><NroLinDet>${n}</NroLinDet><NmbItem>Item ${n}</NmbItem><MontoItem>1</MontoItem></Detalle>`;
 const dte = (folio: number, lines: number) =>
@@ -22,7 +23,7 @@ describe("Detalle limits on uploaded XML", () => {
       const post = (xml: string) => postJson(t.app, token.secret, path, { xml: bytesToBase64(new TextEncoder().encode(xml)) });
       const tooLong = await post(dte(1, MAX_DOCUMENT_LINES + 1));
       expect(tooLong.status).toBe(400);
-      expect((await bodyOf(tooLong)).message).toBe(
+      expect((await errorOf(tooLong)).message).toBe(
         `xml document 1 has ${MAX_DOCUMENT_LINES + 1} Detalle lines; a document has at most ${MAX_DOCUMENT_LINES}`,
       );
       // One line more than a request may carry, in documents of the most lines a document may have.
@@ -32,7 +33,7 @@ describe("Detalle limits on uploaded XML", () => {
         envio(...Array.from({ length: documents }, (_, i) => dte(i + 1, i < documents - 1 ? MAX_DOCUMENT_LINES : last))),
       );
       expect(tooMany.status).toBe(400);
-      expect((await bodyOf(tooMany)).message).toMatch(
+      expect((await errorOf(tooMany)).message).toMatch(
         new RegExp(`has ${MAX_BATCH_LINES + 1} Detalle lines in all; at most ${MAX_BATCH_LINES} per request`),
       );
       expect((await post(envio(dte(1, 600), dte(2, 600)))).status).toBe(200);

@@ -1,10 +1,13 @@
 // The sandbox's own endpoints: credentials, faults and call counts, sandbox mode only.
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
+import { Calls, Faults } from "../../src/routes/sandbox/controls.ts";
+import { Credentials } from "../../src/routes/sandbox/credentials.ts";
 import { SANDBOX_CAF_SIGNER } from "../../src/sandbox/credentials/index.ts";
 import { claveLogin } from "../../src/sii/login.ts";
 import { liveTransport } from "../../src/sii/transport.ts";
-import { bodyOf, postJson, testDeps, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, testDeps, tokenFor } from "../support/app.ts";
 
 function sandboxApp() {
   const { deps } = testDeps();
@@ -18,14 +21,14 @@ describe("sandbox endpoints", () => {
     const { app } = sandboxApp();
     const res = await app.request("/sandbox/v1/credentials");
     expect(res.status).toBe(200);
-    const { data } = await bodyOf(res);
-    const company = data.taxpayers.find((t: { kind: string }) => t.kind === "company");
-    const person = data.taxpayers.find((t: { kind: string }) => t.kind === "person");
+    const { data } = await answerOf(res, Credentials);
+    const company = data.taxpayers.find((t) => t.kind === "company");
+    const person = data.taxpayers.find((t) => t.kind === "person");
     expect(company).toMatchObject({ rut: "76192083-9", clave: "sandbox76" });
-    expect(person.cert["cert-data"]).toContain("BEGIN CERTIFICATE");
-    expect(person.cert["pkey-data"]).toContain("PRIVATE KEY");
-    expect(person.pfx.passphrase).toBe("sandbox");
-    expect(data.taxpayers.find((t: { rut: string }) => t.rut === "22222222-2").samples.bhe_codes).toContain("222222220000041F99ED");
+    expect(person?.cert["cert-data"]).toContain("BEGIN CERTIFICATE");
+    expect(person?.cert["pkey-data"]).toContain("PRIVATE KEY");
+    expect(person?.pfx.passphrase).toBe("sandbox");
+    expect(data.taxpayers.find((t) => t.rut === "22222222-2")?.samples.bhe_codes).toContain("222222220000041F99ED");
     expect(data.ca_certificate).toContain("BEGIN CERTIFICATE");
     expect(data.caf_signing_key.idk).toBe(900);
     expect(data.caf_signing_key.public_key).toContain("BEGIN PUBLIC KEY");
@@ -34,8 +37,8 @@ describe("sandbox endpoints", () => {
 
   it("gives each certificate form ready to paste as auth.cert: PEM, PFX and legacy PFX all sign in", async () => {
     const { app, deps } = sandboxApp();
-    const { data } = await bodyOf(await app.request("/sandbox/v1/credentials"));
-    const juana = data.taxpayers.find((t: { rut: string }) => t.rut === "11111111-1");
+    const { data } = await answerOf(await app.request("/sandbox/v1/credentials"), Credentials);
+    const juana = data.taxpayers.find((t) => t.rut === "11111111-1")!;
     const token = await tokenFor(deps, { scopes: ["sii:write"] });
     for (const cert of [juana.cert, juana.pfx, juana.pfx_legacy]) {
       const body = {
@@ -48,7 +51,7 @@ describe("sandbox endpoints", () => {
       };
       const res = await postJson(app, token.secret, "/api/v1/platform/dte/documentos/generar", body);
       // The certificate is read first and accepted; the deliberately useless CAF is what the answer is about.
-      expect((await bodyOf(res)).errors?.[0]?.path).toBe("caf");
+      expect((await errorOf(res)).errors?.[0]?.path).toBe("caf");
     }
   });
 
@@ -61,11 +64,11 @@ describe("sandbox endpoints", () => {
       body: JSON.stringify({ service: "clave_login", fault: "maintenance", count: 1 }),
     });
     expect(added.status).toBe(200);
-    expect((await bodyOf(added)).data.faults).toEqual([{ service: "clave_login", fault: "maintenance", remaining: 1 }]);
+    expect((await answerOf(added, Faults)).data.faults).toEqual([{ service: "clave_login", fault: "maintenance", remaining: 1 }]);
 
     await expect(claveLogin(ctx, { rut: "76192083-9", clave: "sandbox76" })).rejects.toMatchObject({ code: "SII_UNAVAILABLE" });
     await claveLogin(ctx, { rut: "76192083-9", clave: "sandbox76" });
-    const calls = await bodyOf(await app.request("/sandbox/v1/calls"));
+    const calls = await answerOf(await app.request("/sandbox/v1/calls"), Calls);
     expect(calls.data).toEqual({ calls: { clave_login: 2, login_page: 2 }, total: 4 });
 
     await app.request("/sandbox/v1/faults", {
@@ -73,8 +76,8 @@ describe("sandbox endpoints", () => {
       headers: json,
       body: JSON.stringify({ service: "seed", fault: "timeout", count: 3 }),
     });
-    expect((await bodyOf(await app.request("/sandbox/v1/faults", { method: "DELETE" }))).data.faults).toEqual([]);
-    expect((await bodyOf(await app.request("/sandbox/v1/calls", { method: "DELETE" }))).data.total).toBe(0);
+    expect((await answerOf(await app.request("/sandbox/v1/faults", { method: "DELETE" }), Faults)).data.faults).toEqual([]);
+    expect((await answerOf(await app.request("/sandbox/v1/calls", { method: "DELETE" }), Calls)).data.total).toBe(0);
   });
 
   it("validates fault requests", async () => {
@@ -85,7 +88,7 @@ describe("sandbox endpoints", () => {
       body: JSON.stringify({ service: "", fault: "flood", count: 0 }),
     });
     expect(res.status).toBe(422);
-    expect((await bodyOf(res)).errors.map((e: { path: string }) => e.path).sort()).toEqual(["count", "fault", "service"]);
+    expect((await errorOf(res)).errors?.map((e: { path: string }) => e.path).sort()).toEqual(["count", "fault", "service"]);
   });
 
   it("does not exist in live mode", async () => {
@@ -103,7 +106,7 @@ describe("sandbox endpoints", () => {
         body: method === "POST" ? '{"service":"seed","fault":"html"}' : undefined,
       });
       expect(res.status, path).toBe(404);
-      expect((await bodyOf(res)).error_code).toBe("HTTP_404");
+      expect((await errorOf(res)).error_code).toBe("HTTP_404");
     }
   });
 });

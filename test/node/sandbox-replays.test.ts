@@ -3,11 +3,13 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
-import { MAX_REPLAY_BODY_BYTES } from "../../src/routes/sandbox/replays.ts";
+import { Uf } from "../../src/routes/indicadores/uf.ts";
+import { MAX_REPLAY_BODY_BYTES, Replays } from "../../src/routes/sandbox/replays.ts";
 import { sandboxUf, siiDecimal, ufYearPage } from "../../src/sandbox/indicadores.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { liveTransport } from "../../src/sii/transport.ts";
-import { bodyOf, testDeps, tokenFor } from "../support/app.ts";
+import { answerOf, documentOf, errorOf, valueAt } from "../support/answers.ts";
+import { testDeps, tokenFor } from "../support/app.ts";
 
 const json = { "content-type": "application/json" };
 const UF_2025 = "https://www.sii.cl/valores_y_fechas/uf/uf2025.htm";
@@ -34,12 +36,14 @@ describe("sandbox replays", () => {
     const body = bytesToBase64(await alteredUfPage());
     const added = await replay({ service: "indicadores", status: 200, headers: { "Content-Type": "text/html; charset=ISO-8859-1" }, body });
     expect(added.status).toBe(200);
-    expect((await bodyOf(added)).data.replays).toEqual([{ service: "indicadores", status: 200, bytes: expect.any(Number), remaining: 1 }]);
+    expect((await answerOf(added, Replays)).data.replays).toEqual([
+      { service: "indicadores", status: 200, bytes: expect.any(Number), remaining: 1 },
+    ]);
     const { secret } = await tokenFor(deps, { scopes: ["sii:read"] });
     const res = await app.request("/api/v1/sii/indicadores/uf/anual/2025/3/15", { headers: { "x-api-token": secret } });
     expect(res.status).toBe(200);
-    expect((await bodyOf(res)).data).toEqual({ fecha: "2025-03-15", valor: 12345.67 });
-    expect((await bodyOf(await app.request("/sandbox/v1/replays", { method: "DELETE" }))).data.replays).toEqual([]);
+    expect((await answerOf(res, Uf)).data).toEqual({ fecha: "2025-03-15", valor: 12345.67 });
+    expect((await answerOf(await app.request("/sandbox/v1/replays", { method: "DELETE" }), Replays)).data.replays).toEqual([]);
   });
 
   it("answers exactly the status, headers and bytes given, for `count` calls, then the simulator's own", async () => {
@@ -66,7 +70,7 @@ describe("sandbox replays", () => {
     await replay({ service: "indicadores", status: 200, body: bytesToBase64(new TextEncoder().encode("replayed")), count: 5 });
     expect((await siiGet(UF_2025)).status).toBe(200);
     const cleared = await app.request("/sandbox/v1/replays", { method: "DELETE" });
-    expect((await bodyOf(cleared)).data.replays).toEqual([]);
+    expect((await answerOf(cleared, Replays)).data.replays).toEqual([]);
     expect(await (await siiGet(UF_2025)).text()).toContain("mes_enero");
   });
 
@@ -74,12 +78,12 @@ describe("sandbox replays", () => {
     const { replay } = sandboxApp();
     const res = await replay({ service: "uf", status: 200, body: "" });
     expect(res.status).toBe(400);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body.error_code).toBe("VALIDATION_ERROR");
     expect(body.errors).toHaveLength(1);
-    expect(body.errors[0].path).toBe("service");
+    expect(body.errors?.[0]?.path).toBe("service");
     for (const name of ["indicadores", "bte_report", "rcv_detalle", "clave_login", "certification_progress"]) {
-      expect(body.errors[0].message).toContain(name);
+      expect(body.errors?.[0]?.message).toContain(name);
     }
   });
 
@@ -88,33 +92,33 @@ describe("sandbox replays", () => {
     for (const body of ["not base64!", "QUJD=", "QUJDRA"]) {
       const res = await replay({ service: "indicadores", status: 200, body });
       expect(res.status, body).toBe(422);
-      expect((await bodyOf(res)).errors.map((e: { path: string }) => e.path)).toEqual(["body"]);
+      expect((await errorOf(res)).errors?.map((e: { path: string }) => e.path)).toEqual(["body"]);
     }
     const res = await replay({ service: "indicadores", status: 99, body: "", count: 101 });
     expect(res.status).toBe(422);
-    expect((await bodyOf(res)).errors.map((e: { path: string }) => e.path).sort()).toEqual(["count", "status"]);
+    expect((await errorOf(res)).errors?.map((e: { path: string }) => e.path).sort()).toEqual(["count", "status"]);
     expect((await replay({ service: "indicadores", status: 200, body: "", count: 0 })).status).toBe(422);
     const broken = await replay({ service: "indicadores", status: 200, body: "", headers: { "x-a": "one\r\nset-cookie: x" } });
     expect(broken.status).toBe(422);
-    expect((await bodyOf(broken)).errors[0].path).toBe("headers.x-a");
+    expect((await errorOf(broken)).errors?.[0]?.path).toBe("headers.x-a");
     const twice = await replay({
       service: "indicadores",
       status: 200,
       body: "",
       headers: { "Content-Type": "a/b", "content-type": "c/d" },
     });
-    expect([twice.status, (await bodyOf(twice)).errors[0].path]).toEqual([400, "headers"]);
+    expect([twice.status, (await errorOf(twice)).errors?.[0]?.path]).toEqual([400, "headers"]);
     const noContent = await replay({ service: "indicadores", status: 204, body: "QUJD" });
-    expect([noContent.status, (await bodyOf(noContent)).errors[0].path]).toEqual([400, ""]);
+    expect([noContent.status, (await errorOf(noContent)).errors?.[0]?.path]).toEqual([400, ""]);
   });
 
   it("documents its bounds: the body up to the largest SII answer the gateway reads, count up to 100", async () => {
     const { app } = sandboxApp();
-    const doc = await bodyOf(await app.request("/openapi.json"));
-    const schema = doc.components.schemas.SandboxReplay;
-    expect(schema.properties.body.maxLength).toBe(Math.ceil(MAX_REPLAY_BODY_BYTES / 3) * 4);
-    expect(schema.properties.count.maximum).toBe(100);
-    expect(schema.properties.count.minimum).toBe(1);
+    const doc = await documentOf(await app.request("/openapi.json"));
+    const schema = doc.components?.schemas?.SandboxReplay;
+    expect(valueAt(schema, "properties", "body", "maxLength")).toBe(Math.ceil(MAX_REPLAY_BODY_BYTES / 3) * 4);
+    expect(valueAt(schema, "properties", "count", "maximum")).toBe(100);
+    expect(valueAt(schema, "properties", "count", "minimum")).toBe(1);
   });
 
   it("does not exist in live mode", async () => {

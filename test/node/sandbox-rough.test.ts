@@ -3,11 +3,16 @@
 // `npm run test:rough`.
 import { describe, expect, it } from "vitest";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
+import { Data } from "../../src/routes/contribuyentes/datos.ts";
+import { Status } from "../../src/routes/envios/estado.ts";
+import { Granted } from "../../src/routes/folios/solicitar.ts";
+import { Uf } from "../../src/routes/indicadores/uf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { parseRoughSeed, type RoughOdds, RoughSchedule } from "../../src/sandbox/rough.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const juana = {
   auth: { cert: { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem } },
@@ -38,7 +43,7 @@ describe("the rough sandbox", () => {
     // The new session is not dropped again within the cooldown: the next call reuses it.
     const second = await post("/api/v1/sii/dte/contribuyentes/datos/76192083-9");
     expect(second.status).toBe(200);
-    expect((await bodyOf(second)).data).toEqual((await bodyOf(first)).data);
+    expect((await answerOf(second, Data)).data).toEqual((await answerOf(first, Data)).data);
     expect([calls("cert_login"), calls("misii_carta"), rough.events.length]).toEqual([logins, 3, 1]);
   });
 
@@ -46,7 +51,7 @@ describe("the rough sandbox", () => {
     const { post, calls, rough } = await setup({ transient: 1 });
     const res = await post("/api/v1/platform/dte/envios/estado/76192083-9/0260000001");
     expect(res.status).toBe(200);
-    expect((await bodyOf(res)).data).toMatchObject({ track_id: "0260000001", estado: "EPR", resultado: "aceptado" });
+    expect((await answerOf(res, Status)).data).toMatchObject({ track_id: "0260000001", estado: "EPR", resultado: "aceptado" });
     expect(rough.events.filter((e) => e.service === "envio_status")).toEqual([
       { kind: "transient", service: "envio_status", answer: "-11" },
     ]);
@@ -56,7 +61,7 @@ describe("the rough sandbox", () => {
   it("answers DTE-OFGA on the CAF download and the gateway downloads again, stamping once", async () => {
     const { post, calls, rough } = await setup({ transient: 1 });
     const res = await post("/api/v1/sii/dte/caf/solicitar/76192083-9/33/5");
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Granted);
     expect([res.status, data.folio_inicial, data.folio_final, data.reobtenido]).toEqual([200, 101, 105, false]);
     expect(rough.events).toContainEqual({ kind: "transient", service: "caf_download", answer: "DTE-OFGA" });
     expect([calls("caf_generate"), calls("caf_download"), calls("caf_reobtain")]).toEqual([1, 2, 0]);
@@ -66,7 +71,7 @@ describe("the rough sandbox", () => {
     const at = new Date("2026-03-20T12:00:00Z");
     const path = "/api/v1/sii/indicadores/uf/anual/2025/3/15";
     const tidy = await setup({});
-    const expected = await bodyOf(await tidy.get(path));
+    const expected = await answerOf(await tidy.get(path), Uf);
     for (const seed of [1, 2, 3, 4, 5, 6]) {
       const t = probeApp();
       t.deps.clock = { now: () => at };
@@ -75,7 +80,7 @@ describe("the rough sandbox", () => {
       const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
       const res = await t.app.request(path, { headers: { "x-api-token": token.secret } });
       expect(res.status).toBe(200);
-      expect((await bodyOf(res)).data.fecha).toBe(expected.data.fecha);
+      expect((await answerOf(res, Uf)).data.fecha).toBe(expected.data.fecha);
       expect(simulatorOf(t.deps.sii).state.rough?.events).toHaveLength(1);
     }
   });

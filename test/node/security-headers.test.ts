@@ -10,7 +10,9 @@ import { createLambdaDeps } from "../../src/entry/lambda.ts";
 import { createNodeServer } from "../../src/entry/node-server.ts";
 import { parseCorsOrigins } from "../../src/platform/cors.ts";
 import { DOCS_CSP } from "../../src/platform/security-headers.ts";
-import { ADMIN, bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { CreatedTokenEnvelope } from "../../src/routes/admin/schema.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { ADMIN, postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const company = { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } };
 
@@ -151,7 +153,7 @@ describe("secrets in answers, /docs policy, start-up refusals", () => {
       body: JSON.stringify({ name: "n", account: "acme", scopes: ["sii:read"] }),
     });
     expect(created.status).toBe(201);
-    expect((await bodyOf(created)).data.token).toBeTruthy();
+    expect((await answerOf(created, CreatedTokenEnvelope)).data.token).toBeTruthy();
     expect(created.headers.get("cache-control")).toBe("no-store");
     const listed = await app.request("/admin/v1/tokens", { headers: admin });
     expect(listed.headers.get("cache-control")).toBe("no-store");
@@ -184,7 +186,7 @@ describe("secrets in answers, /docs policy, start-up refusals", () => {
       for (const path of ["/docs/%", "/docs/%E0%A4%A", "/docs/a%zz"]) {
         const res = await fetch(`${base}${path}`);
         expect(res.status, path).toBe(404);
-        expect((await bodyOf(res)).error_code).toBe("HTTP_404");
+        expect((await errorOf(res)).error_code).toBe("HTTP_404");
       }
     } finally {
       started.server.close();

@@ -6,8 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeTransport, type ResolveAll } from "../../src/adapters/node/transport.ts";
 import { createApp } from "../../src/app.ts";
 import { ApiError } from "../../src/lib/api-error.ts";
-import { failureOf, UNREACHED } from "../../src/routes/settings/test-proxy.ts";
-import { bodyOf, probeApp, testDeps, tokenFor } from "../support/app.ts";
+import { ProxySettingsEnvelope } from "../../src/routes/settings/schema.ts";
+import { failureOf, ProxyTest, UNREACHED } from "../../src/routes/settings/test-proxy.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { probeApp, testDeps, tokenFor } from "../support/app.ts";
 
 const path = "/api/v1/settings/proxy";
 
@@ -27,7 +29,7 @@ async function setup(config = {}) {
 describe("proxy settings", () => {
   it("starts disabled, stores a proxy, never returns the password, and keeps it per account", async () => {
     const { call, acme, globex, deps } = await setup();
-    expect((await bodyOf(await call(acme, "GET"))).data).toEqual({
+    expect((await answerOf(await call(acme, "GET"), ProxySettingsEnvelope)).data).toEqual({
       enabled: false,
       url: null,
       username: null,
@@ -37,14 +39,14 @@ describe("proxy settings", () => {
 
     const put = await call(acme, "PUT", { enabled: true, url: "http://proxy.example.cl:3128/", username: "erp", password: "pw-canary" });
     expect(put.status).toBe(200);
-    const saved = (await bodyOf(put)).data;
+    const saved = (await answerOf(put, ProxySettingsEnvelope)).data;
     expect(saved).toMatchObject({ enabled: true, url: "http://proxy.example.cl:3128", username: "erp", password_set: true });
     expect(JSON.stringify(saved)).not.toContain("pw-canary");
 
     const read = await call(acme, "GET");
     expect(read.headers.get("x-quota-units")).toBe("1");
-    expect((await bodyOf(read)).data).toEqual(saved);
-    expect((await bodyOf(await call(globex, "GET"))).data.enabled).toBe(false);
+    expect((await answerOf(read, ProxySettingsEnvelope)).data).toEqual(saved);
+    expect((await answerOf(await call(globex, "GET"), ProxySettingsEnvelope)).data.enabled).toBe(false);
 
     const stored = JSON.stringify(await deps.settings.get("acme", "proxy"));
     expect(stored).not.toContain("pw-canary");
@@ -54,9 +56,16 @@ describe("proxy settings", () => {
     const { call, acme } = await setup();
     await call(acme, "PUT", { enabled: true, url: "https://proxy.example.cl:8443", username: "u", password: "p" });
     expect(
-      (await bodyOf(await call(acme, "PUT", { enabled: false, url: "https://proxy.example.cl:8443", username: "u" }))).data.password_set,
+      (
+        await answerOf(
+          await call(acme, "PUT", { enabled: false, url: "https://proxy.example.cl:8443", username: "u" }),
+          ProxySettingsEnvelope,
+        )
+      ).data.password_set,
     ).toBe(true);
-    expect((await bodyOf(await call(acme, "PUT", { enabled: false, url: null, password: null }))).data.password_set).toBe(false);
+    expect(
+      (await answerOf(await call(acme, "PUT", { enabled: false, url: null, password: null }), ProxySettingsEnvelope)).data.password_set,
+    ).toBe(false);
   });
 
   it("answers 422 naming each bad field", async () => {
@@ -74,7 +83,7 @@ describe("proxy settings", () => {
     for (const [body, paths] of cases) {
       const res = await call(acme, "PUT", body);
       expect(res.status, JSON.stringify(body)).toBe(422);
-      const got = (await bodyOf(res)).errors.map((e: { path: string }) => e.path).sort();
+      const got = (await errorOf(res)).errors?.map((e: { path: string }) => e.path).sort();
       expect(got, JSON.stringify(body)).toEqual(paths);
       expect(res.headers.get("x-quota-units")).toBe("0");
     }
@@ -92,7 +101,7 @@ describe("proxy settings", () => {
     ]) {
       const res = await call(acme, "PUT", { enabled: true, url });
       expect(res.status, url).toBe(400);
-      expect((await bodyOf(res)).errors[0].message).toContain("not allowed");
+      expect((await errorOf(res)).errors?.[0]?.message).toContain("not allowed");
     }
     expect((await call(acme, "PUT", { enabled: true, url: "http://203.0.113.7:3128" })).status).toBe(200);
   });
@@ -123,11 +132,11 @@ describe("proxy settings", () => {
     for (const [url, cls] of cases) {
       const res = await call(acme, "PUT", { enabled: true, url });
       expect(res.status, url).toBe(400);
-      const { errors } = await bodyOf(res);
+      const { errors } = await errorOf(res);
       expect(errors, url).toEqual([{ path: "url", location: "body", message: `the proxy address is not allowed: ${cls}` }]);
     }
     expect((await call(acme, "GET")).status).toBe(200);
-    expect((await bodyOf(await call(acme, "GET"))).data.url).toBeNull();
+    expect((await answerOf(await call(acme, "GET"), ProxySettingsEnvelope)).data.url).toBeNull();
   });
 
   it("needs settings:read to read and settings:write to write", async () => {
@@ -154,7 +163,7 @@ describe("proxy test in sandbox mode", () => {
     const res = await app.request("/api/v1/settings/proxy/test?ambiente=1", { method: "POST", headers: { "x-api-token": acme } });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("1");
-    expect((await bodyOf(res)).data).toMatchObject({
+    expect((await answerOf(res, ProxyTest)).data).toMatchObject({
       reachable: true,
       target: "https://maullin.sii.cl",
       sii_status: 200,
@@ -213,12 +222,12 @@ describe("proxy test in live mode: no reach inside", () => {
       deps.settings.put("acme", "proxy", { enabled: true, url, username: "erp", password_box: null, updated_at: null });
     const request = async () => {
       const res = await app.request("/api/v1/settings/proxy/test?ambiente=0", { method: "POST", headers: { "x-api-token": token.secret } });
-      return { status: res.status, body: await bodyOf(res) };
+      return { status: res.status, body: await answerOf(res, ProxyTest) };
     };
     const test = async () => {
       const { status, body } = await request();
       expect(status).toBe(200);
-      return body.data as { reachable: boolean; error: string | null };
+      return body.data;
     };
     return { store, test, request };
   }

@@ -1,11 +1,13 @@
 // One SII service, one name: the name an error gives in `details.service` is the one the
 // simulator counts the service's calls by and switches its faults on by.
 import { describe, expect, it } from "vitest";
+import { JobEnvelope } from "../../src/routes/rcv/schema.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { ASYNC_STEP_MS } from "../../src/sandbox/rcv.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const auth = { pass: { rut: "76192083-9", clave: "sandbox76" } };
 const cert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
@@ -44,7 +46,7 @@ const CASES: Case[] = [
     service: "rcv_blob",
     prepare: async (post, later) => {
       const requested = await post("/api/v1/sii/rcv/compras/async/solicitar/76192083-9/202405/33/REGISTRO", { auth });
-      const id = (await bodyOf(requested)).data.solicitud_id;
+      const id = (await answerOf(requested, JobEnvelope)).data.solicitud_id;
       later(2 * ASYNC_STEP_MS);
       return [`/api/v1/sii/rcv/compras/async/detalle/76192083-9/202405/${id}/33/REGISTRO`, { auth }];
     },
@@ -65,7 +67,7 @@ describe("SII services keep the simulator's names", () => {
     const before = sandbox.state.calls.get(service) ?? 0;
     sandbox.state.faults.push({ service, fault: "http_5xx", remaining: 5 });
     const res = await post(path, body);
-    const answer = await bodyOf(res);
+    const answer = await errorOf(res);
     expect([res.status, answer.error_code, answer.details?.service], JSON.stringify(answer)).toEqual([502, "SII_GATEWAY_ERROR", service]);
     expect(sandbox.state.calls.get(service)).toBeGreaterThan(before);
   });

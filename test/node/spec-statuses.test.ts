@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import type { FaultKind } from "../../src/sandbox/state.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { bodyOf, probeApp, tokenFor } from "../support/app.ts";
+import { errorOf } from "../support/answers.ts";
+import { probeApp, tokenFor } from "../support/app.ts";
 
 const juana = {
   auth: { cert: { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem } },
@@ -58,29 +59,29 @@ describe.each(operations)("$name", (op) => {
   it("answers 401 without a token", async () => {
     const { post } = await setup();
     const res = await post(op, null);
-    expect([res.status, (await bodyOf(res)).error_code]).toEqual([401, "HTTP_401"]);
+    expect([res.status, (await errorOf(res)).error_code]).toEqual([401, "HTTP_401"]);
   });
 
   it("maps SII throttling to 429 SII_RATE_LIMIT with Retry-After", async () => {
     const { post, fault } = await setup();
     fault(op.service, "throttle");
     const res = await post(op);
-    expect([res.status, (await bodyOf(res)).error_code, res.headers.get("retry-after")]).toEqual([429, "SII_RATE_LIMIT", "60"]);
+    expect([res.status, (await errorOf(res)).error_code, res.headers.get("retry-after")]).toEqual([429, "SII_RATE_LIMIT", "60"]);
   });
 
   it("maps an SII failure to 502 SII_GATEWAY_ERROR with the SII's answer in details", async () => {
     const { post, fault } = await setup();
     fault(op.service, "http_5xx");
     const res = await post(op);
-    const body = await bodyOf(res);
-    expect([res.status, body.error_code, body.details.sii_status]).toEqual([502, "SII_GATEWAY_ERROR", 500]);
+    const body = await errorOf(res);
+    expect([res.status, body.error_code, body.details?.sii_status]).toEqual([502, "SII_GATEWAY_ERROR", 500]);
   });
 
   it("maps SII maintenance to 503 SII_UNAVAILABLE and charges nothing", async () => {
     const { post, fault } = await setup();
     fault(op.service, "maintenance");
     const res = await post(op);
-    expect([res.status, (await bodyOf(res)).error_code, res.headers.get("x-quota-units")]).toEqual([503, "SII_UNAVAILABLE", "0"]);
+    expect([res.status, (await errorOf(res)).error_code, res.headers.get("x-quota-units")]).toEqual([503, "SII_UNAVAILABLE", "0"]);
   });
 
   it(`charges ${op.weight} units and refuses with 429 QUOTA_EXCEEDED once the plan is used up`, async () => {
@@ -88,7 +89,7 @@ describe.each(operations)("$name", (op) => {
     const first = await post(op);
     expect([first.status, first.headers.get("x-quota-units")]).toEqual([200, String(op.weight)]);
     const second = await post(op);
-    expect([second.status, (await bodyOf(second)).error_code]).toEqual([429, "QUOTA_EXCEEDED"]);
+    expect([second.status, (await errorOf(second)).error_code]).toEqual([429, "QUOTA_EXCEEDED"]);
     expect(Number(second.headers.get("retry-after"))).toBeGreaterThan(0);
   });
 });

@@ -2,9 +2,13 @@
 // sessions and tokens, idempotency records, proxy settings, usage and quota. A wrong credential
 // never rides on a session the other account opened with the right one.
 import { describe, expect, it } from "vitest";
+import { Result } from "../../src/routes/intercambios/respuesta-sii.ts";
+import { ProxySettingsEnvelope } from "../../src/routes/settings/schema.ts";
+import { UsageEnvelope } from "../../src/routes/usage/get.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const COMPANY = "76192083-9";
 const right = { auth: { pass: { rut: COMPANY, clave: "sandbox76" } } };
@@ -38,7 +42,7 @@ describe("tenant isolation", () => {
     expect((await alpha.post(bte, right)).status).toBe(200);
     const logins = sandbox.state.calls.get("clave_login");
     const res = await beta.post(bte, wrong);
-    expect([res.status, (await bodyOf(res)).error_code]).toEqual([400, "AUTH_ERROR"]);
+    expect([res.status, (await errorOf(res)).error_code]).toEqual([400, "AUTH_ERROR"]);
     expect(sandbox.state.calls.get("clave_login")).toBe((logins ?? 0) + 1);
     // With the right clave, beta still opens its own session.
     expect((await beta.post(bte, right)).status).toBe(200);
@@ -50,7 +54,7 @@ describe("tenant isolation", () => {
     const datos = `/api/v1/sii/dte/contribuyentes/datos/${COMPANY}`;
     expect((await alpha.post(datos, juana)).status).toBe(200);
     const res = await beta.post(datos, pedro);
-    expect([res.status, (await bodyOf(res)).error_code]).toEqual([403, "AUTH_ERROR"]);
+    expect([res.status, (await errorOf(res)).error_code]).toEqual([403, "AUTH_ERROR"]);
   });
 
   it("keeps idempotency records per account: the same key is two different requests", async () => {
@@ -62,7 +66,7 @@ describe("tenant isolation", () => {
     expect(first.status).toBe(200);
     expect(other.status).toBe(200);
     expect(other.headers.get("idempotent-replayed")).toBeNull();
-    expect((await bodyOf(other)).data.documentos[0].folio).toBe(1003);
+    expect((await answerOf(other, Result)).data.documentos[0]?.folio).toBe(1003);
     expect(sandbox.state.calls.get("reclamos")).toBe(2);
   });
 
@@ -75,10 +79,13 @@ describe("tenant isolation", () => {
       password: "secret-pw",
     });
     expect(put.status).toBe(200);
-    expect((await bodyOf(await beta.get("/api/v1/settings/proxy"))).data).toMatchObject({ enabled: false, url: null });
+    expect((await answerOf(await beta.get("/api/v1/settings/proxy"), ProxySettingsEnvelope)).data).toMatchObject({
+      enabled: false,
+      url: null,
+    });
     await alpha.get("/api/v1/sii/indicadores/uf/anual/2024/03/15");
     await alpha.get("/api/v1/sii/indicadores/uf/anual/2024/03/16");
-    const used = async (who: typeof alpha) => (await bodyOf(await who.get("/api/v1/usage"))).data.usage.daily.used;
+    const used = async (who: typeof alpha) => (await answerOf(await who.get("/api/v1/usage"), UsageEnvelope)).data.usage.daily.used;
     // alpha: the settings write and two reads; beta: one settings read.
     expect(await used(alpha)).toBe(3);
     expect(await used(beta)).toBe(1);
@@ -93,7 +100,7 @@ describe("tenant isolation", () => {
       t.app.request(`/api/v1/sii/indicadores/uf/anual/2024/03/${10 + day}`, { headers: { "x-api-token": token.secret } });
     expect([(await read(alpha, 1)).status, (await read(alpha, 2)).status]).toEqual([200, 200]);
     const refused = await read(alpha, 3);
-    expect([refused.status, (await bodyOf(refused)).error_code]).toEqual([429, "QUOTA_EXCEEDED"]);
+    expect([refused.status, (await errorOf(refused)).error_code]).toEqual([429, "QUOTA_EXCEEDED"]);
     expect([(await read(beta, 1)).status, (await read(beta, 2)).status]).toEqual([200, 200]);
   });
 });

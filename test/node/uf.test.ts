@@ -1,11 +1,13 @@
 // The UF of a date, from the sandbox SII's yearly page, cached.
 import { describe, expect, it } from "vitest";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
+import { Uf } from "../../src/routes/indicadores/uf.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { lastPublishedUf, sandboxUf, siiDecimal, ufYearPage } from "../../src/sandbox/indicadores.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { parseDailyYear } from "../../src/sii/indicadores.ts";
-import { bodyOf, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { probeApp, tokenFor } from "../support/app.ts";
 
 /** The gateway and the sandbox SII on one clock that the test moves. */
 async function setup(start = new Date()) {
@@ -35,7 +37,7 @@ describe("UF", () => {
     const res = await get(path(2025, 3, 15));
     expect(res.status).toBe(200);
     expect(res.headers.get("x-quota-units")).toBe("1");
-    expect((await bodyOf(res)).data).toEqual({ fecha: "2025-03-15", valor: sandboxUf(new Date(Date.UTC(2025, 2, 15))) });
+    expect((await answerOf(res, Uf)).data).toEqual({ fecha: "2025-03-15", valor: sandboxUf(new Date(Date.UTC(2025, 2, 15))) });
     await get(path(2025, 7, 1));
     expect(calls()).toBe(1);
   });
@@ -45,7 +47,7 @@ describe("UF", () => {
     expect(lastPublishedUf(clock.at).toISOString().slice(0, 10)).toBe("2026-04-09");
     expect((await get(path(2026, 4, 9))).status).toBe(200);
     const unpublished = await get(path(2026, 4, 10));
-    expect([unpublished.status, (await bodyOf(unpublished)).error_code]).toEqual([404, "HTTP_404"]);
+    expect([unpublished.status, (await errorOf(unpublished)).error_code]).toEqual([404, "HTTP_404"]);
     expect(calls()).toBe(1);
     clock.at = new Date("2026-04-09T00:10:00Z"); // published now (until May 9), but the cache is still fresh
     expect((await get(path(2026, 4, 10))).status).toBe(404);
@@ -66,7 +68,7 @@ describe("UF", () => {
     ] as const) {
       const res = await get(path(y, m, d));
       expect(res.status, `${y}-${m}-${d}`).toBe(400);
-      expect((await bodyOf(res)).errors[0].path).toBe(field);
+      expect((await errorOf(res)).errors?.[0]?.path).toBe(field);
     }
   });
 

@@ -1,14 +1,19 @@
 // Vehicle appraisals: the lists per category and the search, answered from the index of the
 // sandbox SII's generated workbooks. Expected answers come from the generator's own vehicles,
 // not from the gateway's reader.
+import { z } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
 import { memoryCacheStore } from "../../src/adapters/memory/stores.ts";
 import type { CacheStore } from "../../src/ports.ts";
+import { Characteristic } from "../../src/routes/vehiculos/categorias-caracteristicas.ts";
+import { Named } from "../../src/routes/vehiculos/schema.ts";
+import { Result } from "../../src/routes/vehiculos/tasacion-buscar.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { type SandboxVehicle, sandboxVehicles } from "../../src/sandbox/vehiculos.ts";
 import { PART_CHARS } from "../../src/sii/vehiculos-index.ts";
-import { bodyOf, type Loose, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, declaredAnswer, errorOf, valueAt } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const ROWS = 1500;
 const NOW = new Date("2026-03-20T12:00:00Z");
@@ -24,7 +29,23 @@ async function setup(options: { rows?: number; cache?: CacheStore } = {}) {
   const get = (path: string) => t.app.request(path, { headers: { "x-api-token": token.secret } });
   const search = (body: unknown) => postJson(t.app, token.secret, BUSCAR, body);
   const sandbox = simulatorOf(t.deps.sii);
-  return { ...t, get, search, token, sandbox, downloads: () => sandbox.state.calls.get("vehiculos") ?? 0 };
+  // The lists' answers are built per list by the routes' factory: each is checked against the schema
+  // its route registers, and its items read with the item schema the list's route gives.
+  const listed = async (res: Response, list: "tipos" | "marcas" | "caracteristicas") =>
+    answerOf(res, declaredAnswer(t.app, "get", `/api/v1/sii/vehiculos/categorias/${list}/{categoria}`));
+  const named = async (list: "tipos" | "marcas", categoria: number) =>
+    z.array(Named).parse(valueAt(await listed(await get(`/api/v1/sii/vehiculos/categorias/${list}/${categoria}`), list), "data", list));
+  const traitsOf = async (categoria: number) =>
+    z
+      .array(Characteristic)
+      .parse(
+        valueAt(
+          await listed(await get(`/api/v1/sii/vehiculos/categorias/caracteristicas/${categoria}`), "caracteristicas"),
+          "data",
+          "caracteristicas",
+        ),
+      );
+  return { ...t, get, search, listed, named, traitsOf, token, sandbox, downloads: () => sandbox.state.calls.get("vehiculos") ?? 0 };
 }
 
 const light = (rows = ROWS) => sandboxVehicles("liv", 2026, rows);
@@ -39,35 +60,35 @@ const byOrder = (a: SandboxVehicle, b: SandboxVehicle) => {
 
 describe("vehicle lists per category", () => {
   it("lists the types, makes and characteristics the workbook has, numbered alphabetically", async () => {
-    const { get, downloads } = await setup();
+    const { get, listed, named, traitsOf, downloads } = await setup();
     const cars = light().filter((v) => !MOTOS.has(v.tipo));
     const res = await get("/api/v1/sii/vehiculos/categorias/tipos/1");
     expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "1"]);
-    const { data } = await bodyOf(res);
-    expect([data.categoria, data.anio]).toEqual([1, 2026]);
-    expect(data.tipos).toEqual(sorted(cars.map((v) => v.tipo)).map((name, i) => ({ id: i + 1, name })));
+    const answer = await listed(res, "tipos");
+    expect([valueAt(answer, "data", "categoria"), valueAt(answer, "data", "anio")]).toEqual([1, 2026]);
+    expect(valueAt(answer, "data", "tipos")).toEqual(sorted(cars.map((v) => v.tipo)).map((name, i) => ({ id: i + 1, name })));
 
-    const marcas = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/marcas/1"))).data.marcas;
-    expect(marcas.map((m: Loose) => m.name)).toEqual(sorted(cars.map((v) => v.marca)));
+    const marcas = await named("marcas", 1);
+    expect(marcas.map((m) => m.name)).toEqual(sorted(cars.map((v) => v.marca)));
 
-    const traits = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/caracteristicas/1"))).data.caracteristicas;
-    expect(traits.map((t: Loose) => t.name)).toEqual(["Combustible", "Transmisión", "Tracción", "País", "Puertas"]);
-    expect(traits[0].data.map((d: Loose) => d.name)).toEqual(sorted(cars.flatMap((v) => (v.combustible ? [v.combustible] : []))));
-    expect(traits[4].data.map((d: Loose) => d.name)).toEqual(
+    const traits = await traitsOf(1);
+    expect(traits.map((t) => t.name)).toEqual(["Combustible", "Transmisión", "Tracción", "País", "Puertas"]);
+    expect(traits[0]?.data.map((d) => d.name)).toEqual(sorted(cars.flatMap((v) => (v.combustible ? [v.combustible] : []))));
+    expect(traits[4]?.data.map((d) => d.name)).toEqual(
       [...new Set(cars.flatMap((v) => (v.puertas ? [String(v.puertas)] : [])))].sort((a, b) => Number(a) - Number(b)),
     );
     expect(downloads()).toBe(1);
   });
 
   it("keeps motorcycles and heavy vehicles apart: heavy ones have no fuel or doors", async () => {
-    const { get, downloads } = await setup();
-    const motos = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/tipos/3"))).data.tipos;
-    expect(motos.map((t: Loose) => t.name)).toEqual(sorted(light().flatMap((v) => (MOTOS.has(v.tipo) ? [v.tipo] : []))));
+    const { named, traitsOf, downloads } = await setup();
+    const motos = await named("tipos", 3);
+    expect(motos.map((t) => t.name)).toEqual(sorted(light().flatMap((v) => (MOTOS.has(v.tipo) ? [v.tipo] : []))));
     const heavy = sandboxVehicles("pes", 2026, ROWS);
-    const pesados = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/tipos/2"))).data.tipos;
-    expect(pesados.map((t: Loose) => t.name)).toEqual(sorted(heavy.map((v) => v.tipo)));
-    const traits = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/caracteristicas/2"))).data.caracteristicas;
-    expect(traits.map((t: Loose) => t.name)).toEqual(["Transmisión", "Tracción", "País"]);
+    const pesados = await named("tipos", 2);
+    expect(pesados.map((t) => t.name)).toEqual(sorted(heavy.map((v) => v.tipo)));
+    const traits = await traitsOf(2);
+    expect(traits.map((t) => t.name)).toEqual(["Transmisión", "Tracción", "País"]);
     expect(downloads()).toBe(2); // one light workbook (categories 1 and 3), one heavy
   });
 
@@ -75,27 +96,27 @@ describe("vehicle lists per category", () => {
     const { get } = await setup();
     for (const path of ["tipos/4", "marcas/0", "caracteristicas/livianos"]) {
       const res = await get(`/api/v1/sii/vehiculos/categorias/${path}`);
-      expect([res.status, (await bodyOf(res)).errors[0].path], path).toEqual([400, "categoria"]);
+      expect([res.status, (await errorOf(res)).errors?.[0]?.path], path).toEqual([400, "categoria"]);
     }
     const old = await get("/api/v1/sii/vehiculos/categorias/tipos/1?anio_tasa=2019");
-    expect([old.status, (await bodyOf(old)).errors[0].path]).toEqual([400, "anio_tasa"]);
+    expect([old.status, (await errorOf(old)).errors?.[0]?.path]).toEqual([400, "anio_tasa"]);
     const future = await get("/api/v1/sii/vehiculos/categorias/tipos/1?anio_tasa=2027");
-    expect([future.status, (await bodyOf(future)).error_code]).toEqual([404, "HTTP_404"]);
+    expect([future.status, (await errorOf(future)).error_code]).toEqual([404, "HTTP_404"]);
     expect((await get("/api/v1/sii/vehiculos/categorias/tipos/1?anio_tasa=2024")).status).toBe(200);
   });
 });
 
 describe("appraisal search", () => {
   it("finds every vehicle of a type with all the workbook's columns, sorted, and downloads the workbook once", async () => {
-    const { get, search, downloads } = await setup();
-    const tipos = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/tipos/1"))).data.tipos;
-    const camioneta = tipos.find((t: Loose) => t.name === "CAMIONETA");
+    const { named, search, downloads } = await setup();
+    const tipos = await named("tipos", 1);
+    const camioneta = tipos.find((t) => t.name === "CAMIONETA")!;
     const expected = light()
       .filter((v) => v.tipo === "CAMIONETA")
       .sort(byOrder);
     const res = await search({ categoria: 1, tipo: camioneta.id, por_pagina: 500 });
     expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "2"]);
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Result);
     expect(data).toMatchObject({
       anio_tasa: 2026,
       categoria: { id: 1, name: "Livianos" },
@@ -107,7 +128,7 @@ describe("appraisal search", () => {
     expect(data.vehiculos[0]).toMatchObject({ tasacion: expect.any(Number), permiso: expect.any(Number), cilindrada: expect.any(Number) });
 
     // The same search by the type's name, and more searches: still one download.
-    const again = (await bodyOf(await search({ categoria: 1, tipo: "camioneta", por_pagina: 500 }))).data;
+    const again = (await answerOf(await search({ categoria: 1, tipo: "camioneta", por_pagina: 500 }), Result)).data;
     expect(again.vehiculos).toEqual(data.vehiculos);
     await search({ categoria: 1, tipo: "AUTOMOVIL", marca: "TOYOTA" });
     expect(downloads()).toBe(1);
@@ -121,23 +142,25 @@ describe("appraisal search", () => {
   });
 
   it("filters by make (id or name), model, version and model year", async () => {
-    const { get, search } = await setup();
+    const { named, search } = await setup();
     const cars = light().filter((v) => v.tipo === "STATION WAGON");
-    const marcas = (await bodyOf(await get("/api/v1/sii/vehiculos/categorias/marcas/1"))).data.marcas;
-    const toyota = marcas.find((m: Loose) => m.name === "TOYOTA");
+    const marcas = await named("marcas", 1);
+    const toyota = marcas.find((m) => m.name === "TOYOTA")!;
     const toyotas = cars.filter((v) => v.marca === "TOYOTA").sort(byOrder);
-    const byId = (await bodyOf(await search({ categoria: 1, tipo: "STATION WAGON", marca: toyota.id, por_pagina: 500 }))).data;
-    expect(byId.vehiculos.map((v: Loose) => v.codigo)).toEqual(toyotas.map((v) => v.codigo));
-    const byName = (await bodyOf(await search({ categoria: 1, tipo: "STATION WAGON", marca: "toyota", por_pagina: 500 }))).data;
+    const byId = (await answerOf(await search({ categoria: 1, tipo: "STATION WAGON", marca: toyota.id, por_pagina: 500 }), Result)).data;
+    expect(byId.vehiculos.map((v) => v.codigo)).toEqual(toyotas.map((v) => v.codigo));
+    const byName = (await answerOf(await search({ categoria: 1, tipo: "STATION WAGON", marca: "toyota", por_pagina: 500 }), Result)).data;
     expect(byName.total).toBe(toyotas.length);
 
     const year = toyotas[0]!.anio;
-    const narrow = (await bodyOf(await search({ categoria: 1, tipo: "STATION WAGON", modelo: "rav", version: " at", anio: year }))).data;
+    const narrow = (
+      await answerOf(await search({ categoria: 1, tipo: "STATION WAGON", modelo: "rav", version: " at", anio: year }), Result)
+    ).data;
     const wanted = cars.filter((v) => v.modelo.includes("RAV") && v.version.includes(" AT") && v.anio === year).sort(byOrder);
     expect(wanted.length).toBeGreaterThan(0);
-    expect(narrow.vehiculos.map((v: Loose) => v.codigo)).toEqual(wanted.map((v) => v.codigo).slice(0, 50));
+    expect(narrow.vehiculos.map((v) => v.codigo)).toEqual(wanted.map((v) => v.codigo).slice(0, 50));
 
-    const none = (await bodyOf(await search({ categoria: 1, tipo: "STATION WAGON", marca: "NO EXISTE" }))).data;
+    const none = (await answerOf(await search({ categoria: 1, tipo: "STATION WAGON", marca: "NO EXISTE" }), Result)).data;
     expect([none.total, none.paginas, none.vehiculos]).toEqual([0, 0, []]);
   });
 
@@ -146,15 +169,15 @@ describe("appraisal search", () => {
     const all = light()
       .filter((v) => v.tipo === "AUTOMOVIL")
       .sort(byOrder);
-    const first = (await bodyOf(await search({ categoria: 1, tipo: "AUTOMOVIL", por_pagina: 40 }))).data;
+    const first = (await answerOf(await search({ categoria: 1, tipo: "AUTOMOVIL", por_pagina: 40 }), Result)).data;
     expect([first.total, first.paginas, first.por_pagina]).toEqual([all.length, Math.ceil(all.length / 40), 40]);
     const codes: string[] = [];
     for (let pagina = 1; pagina <= first.paginas; pagina++) {
-      const page = (await bodyOf(await search({ categoria: 1, tipo: "AUTOMOVIL", por_pagina: 40, pagina }))).data;
-      codes.push(...page.vehiculos.map((v: Loose) => v.codigo));
+      const page = (await answerOf(await search({ categoria: 1, tipo: "AUTOMOVIL", por_pagina: 40, pagina }), Result)).data;
+      codes.push(...page.vehiculos.map((v) => v.codigo));
     }
     expect(codes).toEqual(all.map((v) => v.codigo));
-    const past = (await bodyOf(await search({ categoria: 1, tipo: "AUTOMOVIL", pagina: first.paginas + 1 }))).data;
+    const past = (await answerOf(await search({ categoria: 1, tipo: "AUTOMOVIL", pagina: first.paginas + 1 }), Result)).data;
     expect(past.vehiculos).toEqual([]);
   });
 
@@ -163,7 +186,7 @@ describe("appraisal search", () => {
     const buses = sandboxVehicles("pes", 2026, ROWS)
       .filter((v) => v.tipo === "BUS")
       .sort(byOrder);
-    const { data } = await bodyOf(await search({ categoria: 2, tipo: "BUS", por_pagina: 500 }));
+    const { data } = await answerOf(await search({ categoria: 2, tipo: "BUS", por_pagina: 500 }), Result);
     expect(data.vehiculos).toEqual(buses);
     expect(data.vehiculos[0]).toMatchObject({ puertas: null, potencia: null, combustible: null, permiso: null });
   });
@@ -182,15 +205,15 @@ describe("appraisal search", () => {
     ];
     for (const [body, paths, message] of cases) {
       const res = await search(body);
-      const answer = await bodyOf(res);
+      const answer = await errorOf(res);
       // The body's schema states these rules: a body that breaks them is malformed (422).
       expect([res.status, answer.error_code], JSON.stringify(body)).toEqual([422, "VALIDATION_ERROR"]);
-      expect(answer.errors.map((e: Loose) => e.path)).toEqual(paths);
-      expect(answer.errors[0].message).toContain(message);
+      expect(answer.errors?.map((e) => e.path)).toEqual(paths);
+      expect(answer.errors?.[0]?.message).toContain(message);
     }
     expect(downloads()).toBe(0);
     const unknownType = await search({ categoria: 1, tipo: 99 });
-    expect([unknownType.status, (await bodyOf(unknownType)).errors[0].path]).toEqual([400, "tipo"]);
+    expect([unknownType.status, (await errorOf(unknownType)).errors?.[0]?.path]).toEqual([400, "tipo"]);
     for (const [body, path] of [
       [{ categoria: "uno", tipo: 1 }, "categoria"],
       [{ categoria: 1, tipo: true }, "tipo"],
@@ -201,7 +224,7 @@ describe("appraisal search", () => {
       [{ categoria: 1, tipo: 1, pagina: "2" }, "pagina"],
     ] as const) {
       const wrongShape = await search(body);
-      expect([wrongShape.status, (await bodyOf(wrongShape)).errors[0].path], JSON.stringify(body)).toEqual([422, path]);
+      expect([wrongShape.status, (await errorOf(wrongShape)).errors?.[0]?.path], JSON.stringify(body)).toEqual([422, path]);
     }
   });
 
@@ -213,7 +236,7 @@ describe("appraisal search", () => {
     t.deps.sii = sandboxTransport(createDefaultSandbox({ now: () => NOW.getTime(), vehicleRows: ROWS }));
     const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
     const res = await postJson(t.app, token.secret, BUSCAR, { categoria: 1, tipo: "AUTOMOVIL" });
-    const { data } = await bodyOf(res);
+    const { data } = await answerOf(res, Result);
     expect([res.status, data.anio_tasa]).toEqual([200, 2026]);
     const asked = simulatorOf(t.deps.sii).state.calls.get("vehiculos");
     expect(asked).toBe(2); // 2027 (not found), then 2026
@@ -226,7 +249,7 @@ describe("appraisal search", () => {
   it("answers 404 for an appraisal year the SII has not published", async () => {
     const { search } = await setup();
     const res = await search({ categoria: 1, tipo: 1, anio_tasa: 2027 });
-    expect([res.status, (await bodyOf(res)).message]).toEqual([
+    expect([res.status, (await errorOf(res)).message]).toEqual([
       404,
       "The SII has not published the light vehicle appraisal workbook of 2027",
     ]);
@@ -246,13 +269,13 @@ describe("the index in storage", () => {
       },
     };
     const first = await setup({ rows, cache: recording });
-    const a = (await bodyOf(await first.search({ categoria: 1, tipo: "AUTOMOVIL", marca: "KIA", por_pagina: 500 }))).data;
+    const a = (await answerOf(await first.search({ categoria: 1, tipo: "AUTOMOVIL", marca: "KIA", por_pagina: 500 }), Result)).data;
     expect(Math.max(...sizes)).toBeLessThanOrEqual(PART_CHARS);
     expect(sizes.filter((size) => size === PART_CHARS).length).toBeGreaterThan(0); // some shard took several parts
 
     // Another isolate: same storage, nothing remembered in memory, its own (counting) sandbox.
     const second = await setup({ rows, cache: { get: (k, n) => store.get(k, n), put: (k, v, n, t) => store.put(k, v, n, t) } });
-    const b = (await bodyOf(await second.search({ categoria: 1, tipo: "AUTOMOVIL", marca: "KIA", por_pagina: 500 }))).data;
+    const b = (await answerOf(await second.search({ categoria: 1, tipo: "AUTOMOVIL", marca: "KIA", por_pagina: 500 }), Result)).data;
     expect(b).toEqual(a);
     expect(a.total).toBe(light(rows).filter((v) => v.tipo === "AUTOMOVIL" && v.marca === "KIA").length);
     expect(second.downloads()).toBe(0);
@@ -264,22 +287,22 @@ describe("upstream failures and access", () => {
     const { search, sandbox } = await setup();
     sandbox.state.faults.push({ service: "vehiculos", fault: "maintenance", remaining: 1 });
     const down = await search({ categoria: 1, tipo: 1 });
-    const body = await bodyOf(down);
+    const body = await errorOf(down);
     expect([down.status, body.error_code, down.headers.get("retry-after"), down.headers.get("x-quota-units")]).toEqual([
       503,
       "SII_UNAVAILABLE",
       "300",
       "0",
     ]);
-    expect(body.details.sii_message).toContain("no se puede responder a sus requerimientos");
+    expect(body.details?.sii_message).toContain("no se puede responder a sus requerimientos");
 
     sandbox.state.faults.push({ service: "vehiculos", fault: "http_5xx", remaining: 2 });
     const failed = await search({ categoria: 1, tipo: 1 });
-    expect([failed.status, (await bodyOf(failed)).details.sii_status]).toEqual([502, 500]);
+    expect([failed.status, (await errorOf(failed)).details?.sii_status]).toEqual([502, 500]);
 
     sandbox.state.faults.push({ service: "vehiculos", fault: "truncated", remaining: 1 });
     const cut = await search({ categoria: 1, tipo: 1 });
-    expect([cut.status, (await bodyOf(cut)).details.service]).toEqual([502, "vehiculos"]);
+    expect([cut.status, (await errorOf(cut)).details?.service]).toEqual([502, "vehiculos"]);
 
     expect((await search({ categoria: 1, tipo: 1 })).status).toBe(200);
   });
@@ -290,8 +313,8 @@ describe("upstream failures and access", () => {
     expect((await app.request(BUSCAR, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).status).toBe(401);
     const writer = await tokenFor(deps, { scopes: ["sii:write"] });
     const res = await app.request("/api/v1/sii/vehiculos/categorias/marcas/1", { headers: { "x-api-token": writer.secret } });
-    expect([res.status, (await bodyOf(res)).error_code]).toEqual([403, "INSUFFICIENT_SCOPE"]);
+    expect([res.status, (await errorOf(res)).error_code]).toEqual([403, "INSUFFICIENT_SCOPE"]);
     const post = await postJson(app, writer.secret, BUSCAR, { categoria: 1, tipo: 1 });
-    expect([post.status, (await bodyOf(post)).error_code]).toEqual([403, "INSUFFICIENT_SCOPE"]);
+    expect([post.status, (await errorOf(post)).error_code]).toEqual([403, "INSUFFICIENT_SCOPE"]);
   });
 });

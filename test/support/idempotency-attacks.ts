@@ -1,8 +1,10 @@
 // Runner-neutral cases for the attacks on the idempotency store, through the real app over each
 // runtime's stores (memory, SQLite, Durable Objects, DynamoDB): a flood of refused requests under
 // fresh keys, and the per-account cap on live answers.
+
+import { errorOf } from "./answers.ts";
 import type { Stores } from "./app.ts";
-import { bodyOf, probeApp, tokenFor, writeBody, writePath } from "./app.ts";
+import { probeApp, tokenFor, writeBody, writePath } from "./app.ts";
 
 export interface AttackCase {
   name: string;
@@ -74,7 +76,7 @@ export function idempotencyAttackCases(stores: () => Stores | Promise<Stores>): 
         const keys = [unique("cap"), unique("cap"), unique("cap")];
         for (const key of keys) check((await post(key)).status === 200, "under the cap");
         const refused = await post(unique("cap"));
-        const body = await bodyOf(refused);
+        const body = await errorOf(refused);
         check(refused.status === 429 && body.error_code === "QUOTA_EXCEEDED", `over the cap: ${refused.status} ${body.error_code}`);
         check(/holds 3 stored answers, the most it may hold is 3/.test(body.message), `message: ${body.message}`);
         check(Number(refused.headers.get("retry-after")) > 0, "Retry-After");

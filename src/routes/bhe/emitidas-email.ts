@@ -34,7 +34,7 @@ const Body = z
     example: { auth: { pass: { rut: "22222222-2", clave: "sandbox22" } }, destinatario: { email: "pagos@cliente.cl", nombre: "Cliente" } },
   });
 
-const Resent = envelope(
+export const Resent = envelope(
   z
     .object({
       mensaje: z.string().openapi({ description: "The SII's confirmation text" }),

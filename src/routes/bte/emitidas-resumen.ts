@@ -54,7 +54,7 @@ const Totals = {
   total: z.number().openapi({ description: "Net (the page's Total líquido: gross less withholding, checked), CLP" }),
 };
 
-const Summary = envelope(
+export const Summary = envelope(
   z
     .object({
       anio: z.number().int(),

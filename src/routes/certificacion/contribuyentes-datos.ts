@@ -10,7 +10,7 @@ import { CertAuthBody } from "../credentials.ts";
 import { certificationSession } from "./factory.ts";
 import { Params, TAGS } from "./schema.ts";
 
-const Data = envelope(
+export const Data = envelope(
   z
     .object({
       rut: z.string(),

@@ -9,7 +9,7 @@ import { CertAuthBody } from "../credentials.ts";
 import { certificationSession } from "./factory.ts";
 import { Params, TAGS } from "./schema.ts";
 
-const Progress = envelope(
+export const Progress = envelope(
   z
     .object({
       contribuyente: z.string(),

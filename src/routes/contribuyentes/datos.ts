@@ -21,7 +21,7 @@ const Params = pathParams({
 });
 const Query = z.object({ ambiente: Ambiente, formato: Formato(["json", "html"]) });
 
-const Data = envelope(
+export const Data = envelope(
   z
     .object({
       rut: z.string().openapi({ example: "76192083-9" }),

@@ -43,7 +43,7 @@ const Body = z
   })
   .openapi("EscposRequest", { example: { xml: EXAMPLE_ENVELOPE } });
 
-const Receipt = envelope(
+export const Receipt = envelope(
   z
     .object({
       escpos: z.string().openapi({ description: "The ESC/POS bytes, base64" }),

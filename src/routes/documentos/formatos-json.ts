@@ -84,7 +84,7 @@ const FromXml = z
   })
   .openapi("NormalizedDteList", { description: "Answer to an `xml` input: always a list, one entry for a lone DTE" });
 
-const Normalized = envelope(z.union([FromJson, FromXml]));
+export const Normalized = envelope(z.union([FromJson, FromXml]));
 
 function unsupportedType(tipo: number, path: string): ApiError {
   return fieldError(path, `document type ${tipo} is not one this gateway normalizes (one of ${SUPPORTED_TYPES.join(", ")})`);

@@ -127,7 +127,7 @@ const Body = z
     },
   });
 
-const Generated = envelope(
+export const Generated = envelope(
   z
     .object({
       sobre: z.enum(["EnvioDTE", "EnvioBOLETA"]).openapi({ description: "The kind of envelope `envio_xml` is" }),

@@ -59,7 +59,7 @@ const Body = z
   })
   .openapi("PdfRequest", { example: { xml: EXAMPLE_ENVELOPE } });
 
-const Rendered = envelope(
+export const Rendered = envelope(
   z
     .object({
       pdf: z.string().openapi({ description: "The PDF, base64" }),

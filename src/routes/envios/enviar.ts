@@ -34,7 +34,7 @@ const Body = z
   })
   .openapi("SendEnvelopeRequest", { example: { auth: { cert: EXAMPLE_PFX }, xml: EXAMPLE_ENVELOPE } });
 
-const Sent = envelope(
+export const Sent = envelope(
   z
     .object({
       track_id: z.string().nullable().openapi({ description: "The SII's track id (null in dry_run)", example: "0260003916" }),

@@ -31,7 +31,7 @@ const Query = z.object({
     .openapi({ description: "`dte` for envelopes sent through DTEUpload, `boleta` for EnvioBOLETA (as `envios/enviar` says)" }),
 });
 
-const Status = envelope(
+export const Status = envelope(
   z
     .object({
       track_id: z.string(),

@@ -68,7 +68,7 @@ const Firmante = z
   .nullable()
   .openapi("Signer", { description: "The signer's certificate and whether it can be trusted; null when none could be read" });
 
-const Verified = envelope(
+export const Verified = envelope(
   z
     .object({
       valido: z.boolean().openapi({

@@ -29,7 +29,7 @@ const Params = pathParams({
     description: `How many folios: 1 to ${MAX_FOLIOS_PER_REQUEST} (the SII grants at most its own MAX_AUTOR for the issuer, usually fewer)`,
   }),
 });
-const Granted = envelope(
+export const Granted = envelope(
   FolioRange.extend({
     ledger: LedgerAdded.nullable().optional().openapi({
       description: "With `ledger: true`: the folio ledger after adding the range; null when it could not be added (`message` says why)",

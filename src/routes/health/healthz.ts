@@ -27,7 +27,7 @@ const HostState = z.object({
   error: z.string().nullable(),
 });
 
-const Health = envelope(
+export const Health = envelope(
   z.object({
     status: z.enum(["ok", "degraded"]).openapi({ description: "`degraded`: the deep check found an SII host it could not reach" }),
     mode: z.enum(["sandbox", "live"]),

@@ -18,7 +18,7 @@ const Row = z.array(z.number().nullable()).length(12).openapi({
     "The SII's row as published: % by which an amount is corrected to the end of each month, January (index 0) to December (11); null where the cell is blank (months before the origin, or not published yet)",
 });
 
-const Table = envelope(
+export const Table = envelope(
   z
     .object({
       anio: z.number().int(),

@@ -25,7 +25,7 @@ const Bracket = z
   })
   .openapi("TaxBracket");
 
-const Table = envelope(
+export const Table = envelope(
   z
     .object({
       anio: z.number().int(),

@@ -23,7 +23,7 @@ const Params = z.object({
   }),
 });
 
-const Uf = envelope(
+export const Uf = envelope(
   z
     .object({
       fecha: z.string().openapi({ format: "date", example: "2025-03-15" }),

@@ -78,7 +78,7 @@ type Resultado = (typeof RESULTADOS)[number];
 /** A document's answer under the SII's names (`codResp`, `descResp`) and the earlier aliases. */
 const answered = (codResp: number | null, descResp: string | null) => ({ codResp, descResp, codigo: codResp, glosa: descResp });
 
-const Result = envelope(
+export const Result = envelope(
   z
     .object({
       documentos: z.array(

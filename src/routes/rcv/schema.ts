@@ -131,7 +131,7 @@ export const Summary = envelope(
 );
 
 // Details (…/detalle/…).
-const Detail = envelope(
+export const Detail = envelope(
   z
     .object({
       rut: z.string(),

@@ -30,8 +30,10 @@ const FaultInput = z
   })
   .openapi("SandboxFault");
 
-const Faults = envelope(z.object({ faults: z.array(z.object({ service: z.string(), fault: z.string(), remaining: z.number().int() })) }));
-const Calls = envelope(z.object({ calls: z.record(z.string(), z.number().int()), total: z.number().int() }));
+export const Faults = envelope(
+  z.object({ faults: z.array(z.object({ service: z.string(), fault: z.string(), remaining: z.number().int() })) }),
+);
+export const Calls = envelope(z.object({ calls: z.record(z.string(), z.number().int()), total: z.number().int() }));
 export const tags = ["Sandbox"];
 /**
  * No token from loopback (the empty requirement: anonymous), otherwise either token. OpenAPI

@@ -27,7 +27,7 @@ const Taxpayer = z.object({
   }),
 });
 
-const Credentials = envelope(
+export const Credentials = envelope(
   z.object({
     taxpayers: z.array(Taxpayer),
     ca_certificate: z.string().openapi({ description: "The sandbox CA that issued the certificates above" }),

@@ -67,7 +67,7 @@ const ReplayInput = z
   )
   .openapi("SandboxReplay");
 
-const Replays = envelope(
+export const Replays = envelope(
   z.object({
     replays: z.array(
       z.object({

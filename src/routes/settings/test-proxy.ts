@@ -37,7 +37,7 @@ export function failureOf(err: ApiError): { error: string; status: number | null
   return { error: UNREACHED, status: null };
 }
 
-const ProxyTest = envelope(
+export const ProxyTest = envelope(
   z.object({
     reachable: z.boolean(),
     target: z.string().openapi({ example: "https://palena.sii.cl" }),

@@ -7,7 +7,7 @@ import { usageView } from "../../platform/rate-headers.ts";
 import { envelope, jsonContent } from "../../platform/schemas.ts";
 import { Plan, Usage } from "../plan-usage.ts";
 
-const UsageEnvelope = envelope(
+export const UsageEnvelope = envelope(
   z.object({ token_id: z.string(), account: z.string(), scopes: z.array(z.string()), plan: Plan, usage: Usage }),
 );
 

@@ -6,7 +6,9 @@ import type { AppEnv } from "../../platform/context.ts";
 import { registerCategoryList } from "./factory.ts";
 import { Named } from "./schema.ts";
 
-const Characteristic = Named.extend({ data: z.array(Named).openapi({ description: "The values the workbook has, numbered from 1" }) });
+export const Characteristic = Named.extend({
+  data: z.array(Named).openapi({ description: "The values the workbook has, numbered from 1" }),
+});
 
 export function registerVehiculosCategoriasCaracteristicas(app: OpenAPIHono<AppEnv>): void {
   registerCategoryList(app, {

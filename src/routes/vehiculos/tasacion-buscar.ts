@@ -110,7 +110,7 @@ const Vehicle = z
   })
   .openapi("VehiculoTasacion");
 
-const Result = envelope(
+export const Result = envelope(
   z
     .object({
       anio_tasa: z.number().int(),
