@@ -2,7 +2,6 @@
 // standard Helvetica fonts in WinAnsi (accents and ñ print as they are), vector rectangles, the
 // TED's PDF417 as a one-bit image mask, a JPEG or PNG logo. Letter paper, or an 80 mm roll whose
 // height fits the document. A cedible copy adds the receipt box of Ley 19.983.
-import { deflateSync } from "node:zlib";
 import { concatBytes } from "../../lib/encoding.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import { yielder } from "../../lib/yielder.ts";
@@ -128,12 +127,15 @@ export function stampImage(symbol: Pdf417Symbol): Image {
 }
 
 /**
- * zlib (RFC 1950), which is what PDF's FlateDecode reads. node:zlib in one call (Workers with
- * nodejs_compat has it too): a page's few kilobytes through CompressionStream spent more on the
- * stream's machinery (a Blob, a pipe, a Response to collect it) than on compressing.
+ * zlib (RFC 1950), which is what PDF's FlateDecode reads, from node:zlib in one call per page
+ * (Workers with nodejs_compat has it too): a page's few kilobytes through CompressionStream spent
+ * more on the stream's machinery (a Blob, a pipe, a Response to collect it) than on compressing.
+ * Imported on first use: on Workers, loading node:zlib at start-up added to every isolate's start.
  */
-function deflate(bytes: Uint8Array): Uint8Array {
-  return deflateSync(bytes);
+let zlib: Promise<typeof import("node:zlib")> | undefined;
+async function deflater() {
+  zlib ??= import("node:zlib");
+  return (await zlib).deflateSync;
 }
 
 type Page = { width: number; height: number; content: Uint8Array };
@@ -382,6 +384,7 @@ export async function pdfDocument(docs: PrintedDocument[], options: PdfOptions):
   const images = new Map<string, Image>(options.logo ? [["Logo", options.logo]] : []);
   // The pages are drawn and compressed synchronously: an envelope's thousands take slices.
   const pause = yielder();
+  const deflate = await deflater();
   for (const [index, doc] of docs.entries()) {
     const copies: boolean[] = [...Array.from({ length: options.copias }, () => false)];
     if (options.cedible && !NO_CEDIBLE.has(doc.tipo)) copies.push(true);
