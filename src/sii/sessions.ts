@@ -91,8 +91,9 @@ interface OpenSession {
 
 /**
  * Sessions this isolate opened or unsealed lately, so a run of calls in one session skips the
- * store's read, the unsealing and the cookies' parse (a third of a millisecond of CPU per call on
- * Node, more on Workers). Per store, held in memory only, for at most `RECALL_MS` and
+ * store's read, the unsealing and the cookies' parse (on Node with the memory store a session's
+ * use went from about 33 to 7 µs of CPU; on Workers it saves a Durable Object round trip). Per
+ * store, held in memory only, for at most `RECALL_MS` and
  * `RECALL_ENTRIES` sessions; keyed by the session key, which hashes the account, RUT, ambiente and
  * credential, so no other account or credential can reach an entry. The store stays the truth
  * across isolates: a session another isolate replaced meets the SII's login wall here at most
