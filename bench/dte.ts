@@ -203,7 +203,7 @@ export async function engineFigures(quick: boolean): Promise<EngineFigure[]> {
       name: `DTE generate + sign / signatures alone, per CPU-second (${rounds} rounds: ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
       unit: "ratio",
       value: generated.cpu / limitCpu,
-      budget: 0.8,
+      budget: 0.85, // issue 25, in full runs
       better: "higher",
     },
     ...(openssl === null
@@ -217,7 +217,7 @@ export async function engineFigures(quick: boolean): Promise<EngineFigure[]> {
             better: "higher" as const,
           },
         ]),
-    { name: "PDF (letter, with the PDF417 stamp), per CPU-second", unit: "docs/s", value: pdfs.cpu, budget: 400, better: "higher" },
+    { name: "PDF (letter, with the PDF417 stamp), per CPU-second", unit: "docs/s", value: pdfs.cpu, budget: 1200, better: "higher" },
     { name: "PFX certificate, first use in an isolate", unit: "ms", value: firstPfx, budget: 1000, better: "lower" },
     { name: "PFX certificate, each later use", unit: "ms", value: repeatPfx, budget: 1, better: "lower" },
   ];

@@ -48,6 +48,8 @@ interface Figure {
   budget: number | null;
   better: "higher" | "lower";
   gated: boolean;
+  /** Where the gate fails the run when it is not the budget itself (before GATE_TOLERANCE). */
+  gate?: number;
   pass: boolean | null;
 }
 
@@ -181,9 +183,13 @@ const operations = [
   {
     name: "credentialed read (BTE summary, cached session)",
     crypto: false,
+    // Budgets of issue 25: throughput at least 0.9 of the relay's, at most 0.3 ms of CPU added.
     // Both sides are CPU-bound on a small machine shared with the load generator: the ratio swings
-    // between quick runs (0.59 to 0.73 on 2 cores, 0.86 in a full run). The gate's tolerance puts
-    // its failure line at 0.525, under that noise and above the 0.5 an added millisecond gave.
+    // between quick runs (0.59 to 0.73 on 2 cores, 0.86 in a full run), so the gate stays at 0.7:
+    // its tolerance puts the failure line at 0.525, under that noise and above the 0.5 an added
+    // millisecond gave.
+    throughputBudget: 0.9,
+    addedCpuBudget: 0.3,
     gateway: {
       path: "/api/v1/sii/bte/emitidas/resumen/2025",
       method: "POST" as const,
@@ -248,9 +254,17 @@ try {
     const rate = Math.max(5, Math.min(LATENCY_RATE, Math.floor(0.3 * Math.min(bare.rps, gw.rps))));
     const latency = await latencyRounds({ url: bareUrl, init: bareInit }, { url: gatewayUrl, init: gatewayInit }, rate);
     const relayed = !("noUpstream" in op);
-    figures.push(
-      figure(`${op.name}: throughput, gateway / bare relay`, "ratio", gw.rps / bare.rps, relayed ? 0.7 : null, "higher", relayed),
-    );
+    figures.push({
+      ...figure(
+        `${op.name}: throughput, gateway / bare relay`,
+        "ratio",
+        gw.rps / bare.rps,
+        relayed ? ("throughputBudget" in op ? op.throughputBudget : 0.7) : null,
+        "higher",
+        relayed,
+      ),
+      gate: relayed ? 0.7 : undefined,
+    });
     figures.push(figure(`${op.name}: gateway throughput`, "req/s", gw.rps, null, "higher", false, bare.rps));
     figures.push(
       figure(
@@ -298,7 +312,7 @@ try {
         `${op.name}: CPU per request added by the gateway (over the bare relay)${relayed ? "" : ", i.e. its fixed cost"}`,
         "ms",
         perRequest - barePerRequest,
-        relayed ? (op.crypto ? 10 : 2) : 0.1,
+        relayed ? ("addedCpuBudget" in op ? op.addedCpuBudget : op.crypto ? 10 : 2) : 0.1,
         "lower",
         false,
       ),
@@ -337,12 +351,13 @@ const profile = join(out, "startup.cpuprofile");
 const startup = spawnSync(wrangler, ["check", "startup", "--outfile", profile], { cwd: root, env, encoding: "utf8" });
 if (startup.status === 0) {
   const { startTime, endTime } = JSON.parse(readFileSync(profile, "utf8")) as { startTime: number; endTime: number };
-  figures.push(figure("Worker start-up (local workerd)", "ms", (endTime - startTime) / 1000, 1000, "lower", false));
+  figures.push(figure("Worker start-up (local workerd)", "ms", (endTime - startTime) / 1000, 100, "lower", false)); // issue 25
 }
 
 const failedGate = figures.filter((f) => {
-  if (!f.gated || f.budget === null) return false;
-  return f.better === "higher" ? f.value < f.budget * (1 - GATE_TOLERANCE) : f.value > f.budget * (1 + GATE_TOLERANCE);
+  const line = f.gate ?? f.budget;
+  if (!f.gated || line === null) return false;
+  return f.better === "higher" ? f.value < line * (1 - GATE_TOLERANCE) : f.value > line * (1 + GATE_TOLERANCE);
 });
 
 const rows = figures.map((f) => [

@@ -7,8 +7,18 @@ import { ApiError } from "../../src/platform/errors.ts";
 import type { SessionStore } from "../../src/ports.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { sandboxTransport } from "../../src/sandbox/transport.ts";
+import { CookieJar } from "../../src/sii/cookies.ts";
 import { claveLogin } from "../../src/sii/login.ts";
-import { SESSION_MAX_MS, type SessionEnv, SessionExpired, type SessionOwner, sessionKey, withWebSession } from "../../src/sii/sessions.ts";
+import {
+  RECALL_ENTRIES,
+  RECALL_MS,
+  SESSION_MAX_MS,
+  type SessionEnv,
+  SessionExpired,
+  type SessionOwner,
+  sessionKey,
+  withWebSession,
+} from "../../src/sii/sessions.ts";
 
 function setup() {
   let clock = Date.now();
@@ -169,5 +179,62 @@ describe("SII web sessions", () => {
     expect(err).toBeInstanceOf(ApiError);
     await run(env, owner());
     expect(sandbox.state.calls.get("clave_login")).toBe(2);
+  });
+
+  it("recalls an open session in this isolate for a short while, never for another account or credential", async () => {
+    const { sandbox, env, store, advance } = setup();
+    let reads = 0;
+    env.sessions = {
+      ...env.sessions,
+      get: (...args) => {
+        reads++;
+        return store.get(...args);
+      },
+    };
+    const first = await run(env, owner());
+    expect(await run(env, owner())).toBe(first);
+    expect(reads).toBe(1); // the second call neither read nor unsealed the stored session
+    // Another account, or the same RUT with another clave, never gets the recalled session.
+    expect(await run(env, owner({ account: "globex" }))).not.toBe(first);
+    await expect(run(env, owner({ proof: "wrong-clave" }))).rejects.toMatchObject({ code: "AUTH_ERROR" });
+    expect(sandbox.state.calls.get("clave_login")).toBe(3);
+    // Past its bound the store is read again, and it still holds the same session.
+    advance(RECALL_MS);
+    expect(await run(env, owner())).toBe(first);
+    expect(reads).toBe(4);
+    // A session the SII dropped is forgotten here too: the next call logs in afresh once.
+    sandbox.state.sessions.clear();
+    const renewed = await run(env, owner(), async (token) => {
+      if (!token || !sandbox.state.sessions.has(token)) throw new SessionExpired();
+      return token;
+    });
+    expect(renewed).not.toBe(first);
+    expect(await run(env, owner())).toBe(renewed);
+  });
+
+  it("recalls at most a bounded number of sessions", async () => {
+    const { env, store } = setup();
+    env.pacingMs = 0;
+    let reads = 0;
+    env.sessions = {
+      ...env.sessions,
+      get: (...args) => {
+        reads++;
+        return store.get(...args);
+      },
+    };
+    const open = (account: string) =>
+      withWebSession(
+        env,
+        owner({ account }),
+        async () => new CookieJar(),
+        async () => account,
+      );
+    for (let i = 0; i <= RECALL_ENTRIES; i++) await open(`account-${i}`);
+    reads = 0;
+    await open(`account-${RECALL_ENTRIES}`); // the latest is recalled
+    expect(reads).toBe(0);
+    await open("account-0"); // the first was dropped to keep the bound: read from the store
+    expect(reads).toBe(1);
   });
 });

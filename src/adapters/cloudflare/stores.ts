@@ -12,25 +12,39 @@ import type {
 } from "../../ports.ts";
 import { ledgerId } from "../folio-ledger.ts";
 import type { FolioLedger, IdempotencyLedger, QuotaCounter, SiiSessions } from "./durable-objects.ts";
+import { memo } from "./memo.ts";
+
+/** How long an isolate reuses a token record or a setting it read from KV, and how many it keeps. */
+export const KV_MEMO_MS = 10_000;
+const KV_MEMO_ENTRIES = 1_000;
 
 // KV is eventually consistent across locations: a block or revoke reaches every edge within
-// about a minute (KV's cache time). Writes from this location are visible here at once.
-export function kvTokenStore(kv: KVNamespace): TokenStore {
+// about a minute (KV's cache time), and other isolates of this location within KV_MEMO_MS.
+// Writes through this store are visible in its isolate at once.
+export function kvTokenStore(kv: KVNamespace, now: () => number = Date.now): TokenStore {
+  // Found records only: an unknown hash (a typo, an attacker's guess) is never held.
+  const byHash = memo<TokenRecord | null>({ ttlMs: KV_MEMO_MS, entries: KV_MEMO_ENTRIES, keep: (r) => r !== null, now });
   return {
     async put(record) {
       const previous = await kv.get<TokenRecord>(`id:${record.id}`, "json");
       if (previous && previous.token_hash !== record.token_hash) await kv.delete(`hash:${previous.token_hash}`);
       await kv.put(`id:${record.id}`, JSON.stringify(record));
       await kv.put(`hash:${record.token_hash}`, record.id);
+      byHash.clear(); // after the writes: a read that raced them cannot leave the old record held
     },
     async getById(id) {
       return kv.get<TokenRecord>(`id:${id}`, "json");
     },
-    async getByHash(hash) {
-      const id = await kv.get(`hash:${hash}`);
-      if (!id) return null;
-      const record = await kv.get<TokenRecord>(`id:${id}`, "json");
-      return record?.token_hash === hash ? record : null;
+    getByHash(hash) {
+      return byHash.get(hash, async () => {
+        const id = await kv.get(`hash:${hash}`);
+        if (!id) return null;
+        const record = await kv.get<TokenRecord>(`id:${id}`, "json");
+        // Shared by the requests of the isolate: frozen, so no caller can change another's.
+        return record?.token_hash === hash
+          ? (Object.freeze({ ...record, scopes: Object.freeze(record.scopes), plan: Object.freeze(record.plan) }) as TokenRecord)
+          : null;
+      });
     },
     async list() {
       const records: TokenRecord[] = [];
@@ -50,17 +64,29 @@ export function kvTokenStore(kv: KVNamespace): TokenStore {
       if (!record) return false;
       await kv.delete(`hash:${record.token_hash}`);
       await kv.delete(`id:${id}`);
+      byHash.clear();
       return true;
     },
   };
 }
 
-export function kvSettingsStore(kv: KVNamespace): SettingsStore {
+export function kvSettingsStore(kv: KVNamespace, now: () => number = Date.now): SettingsStore {
   const name = (account: string, key: string) => `${encodeURIComponent(account)}/${encodeURIComponent(key)}`;
+  // The text as stored (none is held too: most accounts have no proxy), parsed for each caller.
+  const texts = memo<string | null>({ ttlMs: KV_MEMO_MS, entries: KV_MEMO_ENTRIES, now });
   return {
-    get: (account, key) => kv.get(name(account, key), "json"),
-    put: (account, key, value) => kv.put(name(account, key), JSON.stringify(value)),
-    delete: (account, key) => kv.delete(name(account, key)),
+    async get<T>(account: string, key: string) {
+      const text = await texts.get(name(account, key), () => kv.get(name(account, key)));
+      return text === null ? null : (JSON.parse(text) as T);
+    },
+    async put(account, key, value) {
+      await kv.put(name(account, key), JSON.stringify(value));
+      texts.clear();
+    },
+    async delete(account, key) {
+      await kv.delete(name(account, key));
+      texts.clear();
+    },
   };
 }
 

@@ -4,6 +4,7 @@
 // height fits the document. A cedible copy adds the receipt box of Ley 19.983.
 import { concatBytes } from "../../lib/encoding.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
+import { yielder } from "../../lib/yielder.ts";
 import { commissionLine, type PrintedDocument, pesos } from "./model.ts";
 import { type Pdf417Symbol, pdf417 } from "./pdf417.ts";
 
@@ -125,15 +126,21 @@ export function stampImage(symbol: Pdf417Symbol): Image {
   return { width: symbol.width, height: symbol.rows, dictionary: "/ImageMask true /BitsPerComponent 1 /Decode [1 0]", data };
 }
 
-/** Assembles the PDF file: catalog, pages, fonts, images, one content stream per page. */
-/** zlib (RFC 1950), which is what PDF's FlateDecode reads; CompressionStream exists on every runtime. */
-async function deflate(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
-  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("deflate"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+/**
+ * zlib (RFC 1950), which is what PDF's FlateDecode reads, from node:zlib in one call per page
+ * (Workers with nodejs_compat has it too): a page's few kilobytes through CompressionStream spent
+ * more on the stream's machinery (a Blob, a pipe, a Response to collect it) than on compressing.
+ * Imported on first use: on Workers, loading node:zlib at start-up added to every isolate's start.
+ */
+let zlib: Promise<typeof import("node:zlib")> | undefined;
+async function deflater() {
+  zlib ??= import("node:zlib");
+  return (await zlib).deflateSync;
 }
 
 type Page = { width: number; height: number; content: Uint8Array };
 
+/** Assembles the PDF file: catalog, pages, fonts, images, one content stream per page. */
 function writePdf(pages: Page[], images: Map<string, Image>): Uint8Array {
   const objects: (string | Uint8Array)[][] = [];
   const add = (...parts: (string | Uint8Array)[]) => objects.push(parts) && objects.length;
@@ -375,6 +382,9 @@ export async function pdfDocument(docs: PrintedDocument[], options: PdfOptions):
   const width = options.papel === "carta" ? 612 : (80 / 25.4) * 72;
   const pages: Page[] = [];
   const images = new Map<string, Image>(options.logo ? [["Logo", options.logo]] : []);
+  // The pages are drawn and compressed synchronously: an envelope's thousands take slices.
+  const pause = yielder();
+  const deflate = await deflater();
   for (const [index, doc] of docs.entries()) {
     const copies: boolean[] = [...Array.from({ length: options.copias }, () => false)];
     if (options.cedible && !NO_CEDIBLE.has(doc.tipo)) copies.push(true);
@@ -387,8 +397,9 @@ export async function pdfDocument(docs: PrintedDocument[], options: PdfOptions):
       const canvas = new Canvas();
       const used = drawDocument(canvas, doc, stamp, options, width, cedible);
       const height = options.papel === "carta" ? 792 : used;
-      pages.push({ width, height, content: await deflate(encodeLatin1(canvas.content(height))) });
+      pages.push({ width, height, content: deflate(encodeLatin1(canvas.content(height))) });
     }
+    await pause();
   }
   return writePdf(pages, images);
 }
