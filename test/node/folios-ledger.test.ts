@@ -11,9 +11,11 @@ import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { open } from "../../src/lib/secret-box.ts";
 import type { Scope } from "../../src/ports.ts";
 import { EXAMPLE_CAF } from "../../src/routes/example-documents.ts";
+import { AddedEnvelope, LedgerEnvelope } from "../../src/routes/folio-ledger.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
 import { ledgerView } from "../../src/services/folio-ledger.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const COMPANY = "76192083-9";
 const path = (emisor = COMPANY, dte = 34) => `/api/v1/platform/dte/folios/${emisor}/${dte}`;
@@ -44,10 +46,10 @@ describe("folio ledger", () => {
     const range = { desde: 1, hasta: 100, usados: 0, anulados: 0, disponibles: 100, autorizado: "2026-11-25", vence: null };
     const flags = { bajo_umbral: false, por_vencer: false };
     const ledger = { disponibles: 100, siguiente: 1, umbral: null, bajo_umbral: false, rangos: [{ ...range, ...flags }] };
-    expect((await bodyOf(res)).data).toEqual({ ...ledger, rango: { ...range, ...flags } });
+    expect((await answerOf(res, AddedEnvelope)).data).toEqual({ ...ledger, rango: { ...range, ...flags } });
     const got = await acme.get();
     expect(got.status).toBe(200);
-    expect((await bodyOf(got)).data).toEqual(ledger);
+    expect((await answerOf(got, LedgerEnvelope)).data).toEqual(ledger);
 
     const sealed = (await t.deps.folios.cafOf("acme", COMPANY, 34, 1)) ?? "";
     expect(sealed).not.toContain("RSASK");
@@ -74,7 +76,7 @@ describe("folio ledger", () => {
     const caf = await buildCaf({ rut: COMPANY, razonSocial: "COMERCIAL SANDBOX SPA", tipo: 33, desde: 1, hasta: 10, fecha: "2026-11-01" });
     const res = await acme.add(b64(caf), path(COMPANY, 33));
     expect(res.status).toBe(200);
-    expect((await bodyOf(res)).data.rango).toMatchObject({ autorizado: "2026-11-01", vence: "2027-05-01" });
+    expect((await answerOf(res, AddedEnvelope)).data.rango).toMatchObject({ autorizado: "2026-11-01", vence: "2027-05-01" });
   });
 
   it("refuses a CAF of another issuer or type, naming the field", async () => {
@@ -82,12 +84,12 @@ describe("folio ledger", () => {
     const acme = await t.as("acme");
     const otherIssuer = await acme.add(EXAMPLE_CAF, path("11111111-1", 34));
     expect(otherIssuer.status).toBe(400);
-    expect((await bodyOf(otherIssuer)).errors).toEqual([
+    expect((await errorOf(otherIssuer)).errors).toEqual([
       { path: "caf.DA.RE", location: "body", message: expect.stringContaining(COMPANY) },
     ]);
     const otherType = await acme.add(EXAMPLE_CAF, path(COMPANY, 33));
     expect(otherType.status).toBe(400);
-    expect((await bodyOf(otherType)).errors[0].path).toBe("caf.DA.TD");
+    expect((await errorOf(otherType)).errors?.[0]?.path).toBe("caf.DA.TD");
     expect((await acme.get(path(COMPANY, 33))).status).toBe(404);
   });
 
@@ -96,14 +98,14 @@ describe("folio ledger", () => {
     const acme = await t.as("acme");
     const edited = await acme.add(b64(exampleXml.replace("<H>100</H>", "<H>9000</H>")));
     expect(edited.status).toBe(400);
-    expect((await bodyOf(edited)).errors[0]).toMatchObject({ path: "caf.FRMA", message: expect.stringContaining("not authentic") });
+    expect((await errorOf(edited)).errors?.[0]).toMatchObject({ path: "caf.FRMA", message: expect.stringContaining("not authentic") });
 
     const genuineDa = /<DA>[\s\S]*?<\/DA>/.exec(exampleXml)?.[0] ?? "";
     const forgedDa = genuineDa.replace("<H>100</H>", "<H>9000</H>");
     const commented = exampleXml.replace(genuineDa, `<!--${genuineDa}-->${forgedDa}`);
     const hidden = await acme.add(b64(commented));
     expect(hidden.status).toBe(400);
-    expect((await bodyOf(hidden)).errors[0].message).toContain("comment");
+    expect((await errorOf(hidden)).errors?.[0]?.message).toContain("comment");
     expect((await acme.get()).status).toBe(404);
   });
 
@@ -121,7 +123,7 @@ describe("folio ledger", () => {
     });
     const res = await acme.add(b64(overlapping));
     expect(res.status).toBe(409);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect(body.error_code).toBe("FOLIOS_OVERLAP");
     expect(body.details).toEqual({ desde: 1, hasta: 100 });
     expect(body.message).toContain("1–100");
@@ -135,7 +137,7 @@ describe("folio ledger", () => {
     });
     const added = await acme.add(b64(next));
     expect(added.status).toBe(200);
-    expect((await bodyOf(added)).data.disponibles).toBe(150);
+    expect((await answerOf(added, AddedEnvelope)).data.disponibles).toBe(150);
   });
 
   it("needs a token (401) and the scope of each call (403)", async () => {
@@ -144,7 +146,7 @@ describe("folio ledger", () => {
     const reader = await t.as("acme", ["sii:read"]);
     const write = await reader.add(EXAMPLE_CAF);
     expect(write.status).toBe(403);
-    expect((await bodyOf(write)).error_code).toBe("INSUFFICIENT_SCOPE");
+    expect((await errorOf(write)).error_code).toBe("INSUFFICIENT_SCOPE");
     const settingsOnly = await t.as("acme", ["settings:read"]);
     expect((await settingsOnly.get()).status).toBe(403);
   });
@@ -156,11 +158,11 @@ describe("folio ledger", () => {
     expect((await acme.add(EXAMPLE_CAF)).status).toBe(200);
     const missing = await other.get();
     expect(missing.status).toBe(404);
-    expect((await bodyOf(missing)).error_code).toBe("HTTP_404");
+    expect((await errorOf(missing)).error_code).toBe("HTTP_404");
     expect((await other.add(EXAMPLE_CAF)).status).toBe(200);
     await t.deps.folios.allocate("other", COMPANY, 34, 5);
-    expect((await bodyOf(await other.get())).data.siguiente).toBe(6);
-    expect((await bodyOf(await acme.get())).data.siguiente).toBe(1);
+    expect((await answerOf(await other.get(), LedgerEnvelope)).data.siguiente).toBe(6);
+    expect((await answerOf(await acme.get(), LedgerEnvelope)).data.siguiente).toBe(1);
   });
 
   it("flags por_vencer from 30 days before vence to vence, never once expired; bajo_umbral over the whole type", () => {

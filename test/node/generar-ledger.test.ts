@@ -3,10 +3,15 @@
 // named Folio must be free in the ledger; the answer says which folios and what is left.
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/ports.ts";
+import { Generated } from "../../src/routes/documentos/generar.ts";
 import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE, EXAMPLE_INVOICE } from "../../src/routes/example-documents.ts";
+import { AddedEnvelope, LedgerEnvelope } from "../../src/routes/folio-ledger.ts";
+import { FolioAnnulmentEnvelope } from "../../src/routes/folios/schema.ts";
+import { Granted } from "../../src/routes/folios/solicitar.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
-import { bodyOf, postJson, probeApp, tokenFor } from "../support/app.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { postJson, probeApp, tokenFor } from "../support/app.ts";
 
 const GENERAR = "/api/v1/platform/dte/documentos/generar";
 const COMPANY = "76192083-9";
@@ -33,7 +38,7 @@ async function setup() {
       token: token.secret,
       post,
       generar: (dte: unknown, key?: string) => post(GENERAR, request(dte), key ? { "idempotency-key": key } : {}),
-      ledger: async () => (await bodyOf(await t.app.request(LEDGER, { headers: { "x-api-token": token.secret } }))).data,
+      ledger: async () => (await answerOf(await t.app.request(LEDGER, { headers: { "x-api-token": token.secret } }), LedgerEnvelope)).data,
       umbral: (umbral: unknown, path = `${LEDGER}/umbral`) =>
         t.app.request(path, {
           method: "PUT",
@@ -45,7 +50,7 @@ async function setup() {
   return { ...t, as };
 }
 
-const folioOf = async (res: Response) => (await bodyOf(res)).data.documentos.map((d: { folio: number }) => d.folio);
+const folioOf = async (res: Response) => (await answerOf(res, Generated)).data.documentos.map((d) => d.folio);
 
 describe("generar with the folio ledger", () => {
   it("50 concurrent calls without Folio, each with its own key, get 50 distinct consecutive folios; X-Folios-Remaining says what is left", async () => {
@@ -54,15 +59,15 @@ describe("generar with the folio ledger", () => {
     expect((await acme.post(LEDGER, { caf: EXAMPLE_CAF })).status).toBe(200);
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => acme.generar(invoice(), `key-${i}`)));
     expect(answers.map((r) => r.status)).toEqual(Array(50).fill(200));
-    const bodies = await Promise.all(answers.map(bodyOf));
-    const folios = bodies.flatMap((b) => b.data.documentos.map((d: { folio: number }) => d.folio)).sort((a, b) => a - b);
+    const bodies = await Promise.all(answers.map((r) => answerOf(r, Generated)));
+    const folios = bodies.flatMap((b) => b.data.documentos.map((d) => d.folio)).sort((a, b) => a - b);
     expect(folios).toEqual(Array.from({ length: 50 }, (_, i) => 1 + i));
     // Each answer counts what was left when it was made: at least the 50 no call took.
     const remaining = answers.map((r) => Number(r.headers.get("x-folios-remaining")));
     expect(Math.min(...remaining)).toBe(50);
     const one = bodies[0];
-    expect(one.data.folios_ledger).toEqual([
-      { tipo: 34, folios: [one.data.documentos[0].folio], disponibles: expect.any(Number), bajo_umbral: false },
+    expect(one?.data.folios_ledger).toEqual([
+      { tipo: 34, folios: [one?.data.documentos[0]?.folio], disponibles: expect.any(Number), bajo_umbral: false },
     ]);
     expect(await acme.ledger()).toMatchObject({ disponibles: 50, siguiente: 51 });
   });
@@ -73,24 +78,24 @@ describe("generar with the folio ledger", () => {
     await acme.post(LEDGER, { caf: EXAMPLE_CAF });
     const set = await acme.umbral(98);
     expect(set.status).toBe(200);
-    expect((await bodyOf(set)).data).toMatchObject({ umbral: 98, disponibles: 100, bajo_umbral: false });
+    expect((await answerOf(set, LedgerEnvelope)).data).toMatchObject({ umbral: 98, disponibles: 100, bajo_umbral: false });
     const above = await acme.generar(invoice());
     expect([above.headers.get("x-folios-remaining"), above.headers.get("x-folios-low")]).toEqual(["99", null]);
     // The answer's body says what the headers say, per type.
-    expect((await bodyOf(above)).data.folios_ledger).toEqual([{ tipo: 34, folios: [1], disponibles: 99, bajo_umbral: false }]);
+    expect((await answerOf(above, Generated)).data.folios_ledger).toEqual([{ tipo: 34, folios: [1], disponibles: 99, bajo_umbral: false }]);
     const at = await acme.generar(invoice());
     expect([at.headers.get("x-folios-remaining"), at.headers.get("x-folios-low")]).toEqual(["98", "true"]);
-    expect((await bodyOf(at)).data.folios_ledger).toEqual([{ tipo: 34, folios: [2], disponibles: 98, bajo_umbral: true }]);
+    expect((await answerOf(at, Generated)).data.folios_ledger).toEqual([{ tipo: 34, folios: [2], disponibles: 98, bajo_umbral: true }]);
     const ledger = await acme.ledger();
     expect(ledger).toMatchObject({ umbral: 98, bajo_umbral: true, disponibles: 98 });
     expect(ledger.rangos[0]).toMatchObject({ bajo_umbral: true, por_vencer: false });
     // Another account's threshold is its own: acme's stays.
     expect((await (await t.as("other")).umbral(100)).status).toBe(200);
     expect((await acme.ledger()).umbral).toBe(98);
-    expect((await bodyOf(await acme.umbral(null))).data).toMatchObject({ umbral: null, bajo_umbral: false });
+    expect((await answerOf(await acme.umbral(null), LedgerEnvelope)).data).toMatchObject({ umbral: null, bajo_umbral: false });
     expect((await acme.generar(invoice())).headers.get("x-folios-low")).toBeNull();
     const bad = await acme.umbral(-1);
-    expect([bad.status, JSON.stringify(await bodyOf(bad))]).toEqual([422, expect.stringContaining("umbral")]);
+    expect([bad.status, JSON.stringify(await errorOf(bad))]).toEqual([422, expect.stringContaining("umbral")]);
     const reader = await t.as("acme", ["sii:read"]);
     expect((await reader.umbral(5)).status).toBe(403);
   });
@@ -107,7 +112,7 @@ describe("generar with the folio ledger", () => {
     expect(again.headers.get("x-folios-remaining")).toBe("98");
     expect(await folioOf(await acme.generar(invoice(), "retry-2"))).toEqual([3]);
     const other = await acme.generar([invoice(), invoice(), invoice()], "retry-1");
-    expect([other.status, (await bodyOf(other)).error_code]).toEqual([409, "IDEMPOTENCY_CONFLICT"]);
+    expect([other.status, (await errorOf(other)).error_code]).toEqual([409, "IDEMPOTENCY_CONFLICT"]);
   });
 
   it("another account without a ledger gets a 404 naming issuer and type, never the first account's folios", async () => {
@@ -115,7 +120,7 @@ describe("generar with the folio ledger", () => {
     await (await t.as("acme")).post(LEDGER, { caf: EXAMPLE_CAF });
     const res = await (await t.as("other")).generar(invoice());
     expect(res.status).toBe(404);
-    expect((await bodyOf(res)).message).toContain(`no folios of type 34 for ${COMPANY}`);
+    expect((await errorOf(res)).message).toContain(`no folios of type 34 for ${COMPANY}`);
     expect(await (await t.as("acme")).ledger()).toMatchObject({ disponibles: 100 });
   });
 
@@ -126,7 +131,7 @@ describe("generar with the folio ledger", () => {
     await acme.post(LEDGER, { caf: Buffer.from(caf, "latin1").toString("base64") });
     expect((await acme.generar(invoice())).headers.get("x-folios-remaining")).toBe("1");
     const res = await acme.generar([invoice(), invoice()]);
-    const body = await bodyOf(res);
+    const body = await errorOf(res);
     expect([res.status, body.error_code]).toEqual([409, "FOLIOS_EXHAUSTED"]);
     expect(body.details).toEqual({ emisor: COMPANY, dte: 34, solicitados: 2, disponibles: 1 });
     expect(body.message).toContain(`${COMPANY}, type 34`);
@@ -143,13 +148,13 @@ describe("generar with the folio ledger", () => {
       [101, "outside"],
     ] as const) {
       const res = await acme.generar(invoice(folio));
-      const body = await bodyOf(res);
-      expect([res.status, body.error_code, body.details.folio, body.details.motivo]).toEqual([409, "FOLIO_UNAVAILABLE", folio, reason]);
+      const body = await errorOf(res);
+      expect([res.status, body.error_code, body.details?.folio, body.details?.motivo]).toEqual([409, "FOLIO_UNAVAILABLE", folio, reason]);
       expect(body.message).toContain(`Folio ${folio}`);
     }
     // A request that sends its own CAF is held to the ledger too when the account holds one of the type.
     const withCaf = await acme.post(GENERAR, { ...request(invoice(7)), caf: EXAMPLE_CAF });
-    expect([withCaf.status, (await bodyOf(withCaf)).error_code]).toEqual([409, "FOLIO_UNAVAILABLE"]);
+    expect([withCaf.status, (await errorOf(withCaf)).error_code]).toEqual([409, "FOLIO_UNAVAILABLE"]);
     expect(await folioOf(await acme.generar(invoice()))).toEqual([1]);
     expect(await acme.ledger()).toMatchObject({ disponibles: 98 });
   });
@@ -178,8 +183,12 @@ describe("generar with the folio ledger", () => {
     // 02:00 UTC on 2 May is 22:00 of 1 May in Santiago (UTC-4 then): the range's last day there.
     t.deps.clock = { now: () => new Date("2027-05-02T02:00:00Z") };
     const added = await acme.post(ledger33, { caf: Buffer.from(caf, "latin1").toString("base64") });
-    expect((await bodyOf(added)).data).toMatchObject({ disponibles: 10, rango: { vence: "2027-05-01", por_vencer: true } });
-    const read = async () => (await bodyOf(await t.app.request(ledger33, { headers: { "x-api-token": acme.token } }))).data;
+    expect((await answerOf(added, AddedEnvelope)).data).toMatchObject({
+      disponibles: 10,
+      rango: { vence: "2027-05-01", por_vencer: true },
+    });
+    const read = async () =>
+      (await answerOf(await t.app.request(ledger33, { headers: { "x-api-token": acme.token } }), LedgerEnvelope)).data;
     expect(await read()).toMatchObject({ disponibles: 10, siguiente: 1, rangos: [{ por_vencer: true }] });
     const issued = await acme.post(GENERAR, request(invoice33()));
     expect([issued.status, await folioOf(issued)]).toEqual([200, [1]]);
@@ -187,31 +196,31 @@ describe("generar with the folio ledger", () => {
     t.deps.clock = { now: () => new Date("2027-05-02T04:30:00Z") };
     expect(await read()).toMatchObject({ disponibles: 0, siguiente: null, rangos: [{ usados: 1, por_vencer: false }] });
     const late = await acme.post(GENERAR, request(invoice33()));
-    expect([late.status, (await bodyOf(late)).error_code]).toEqual([409, "FOLIOS_EXHAUSTED"]);
+    expect([late.status, (await errorOf(late)).error_code]).toEqual([409, "FOLIOS_EXHAUSTED"]);
   });
 
   it("solicitar with ledger: true adds the granted CAF to the ledger; generar then issues from it; anular records the rest void", async () => {
     const t = await setup();
     const acme = await t.as("acme");
     const granted = await acme.post(`/api/v1/sii/dte/caf/solicitar/${COMPANY}/34/5`, { auth: { cert }, ledger: true });
-    const body = await bodyOf(granted);
     expect(granted.status).toBe(200);
+    const body = await answerOf(granted, Granted);
     const { folio_inicial: desde, folio_final: hasta } = body.data;
     expect(body.data.ledger).toMatchObject({ disponibles: 5, siguiente: desde, rango: { desde, hasta, usados: 0 } });
     expect(body.data.caf_xml).toBeTruthy();
     expect(await folioOf(await acme.generar(invoice()))).toEqual([desde]);
     const annulled = await acme.post(`/api/v1/sii/dte/caf/anular/${COMPANY}/34/${desde + 1}/${hasta}`, { auth: { cert } });
     expect(annulled.status).toBe(200);
-    expect((await bodyOf(annulled)).data.anulados_ledger).toBe(4);
+    expect((await answerOf(annulled, FolioAnnulmentEnvelope)).data.anulados_ledger).toBe(4);
     expect(await acme.ledger()).toMatchObject({ disponibles: 0, siguiente: null, rangos: [{ desde, hasta, usados: 1, anulados: 4 }] });
     const none = await acme.generar(invoice());
-    expect([none.status, (await bodyOf(none)).error_code]).toEqual([409, "FOLIOS_EXHAUSTED"]);
+    expect([none.status, (await errorOf(none)).error_code]).toEqual([409, "FOLIOS_EXHAUSTED"]);
     // Without the option nothing is added; an annulment of a range the ledger does not hold touches nothing.
-    const plain = await bodyOf(await acme.post(`/api/v1/sii/dte/caf/solicitar/${COMPANY}/34/2`, { auth: { cert } }));
+    const plain = await answerOf(await acme.post(`/api/v1/sii/dte/caf/solicitar/${COMPANY}/34/2`, { auth: { cert } }), Granted);
     expect(plain.data.ledger).toBeUndefined();
     const other = await acme.post(`/api/v1/sii/dte/caf/anular/${COMPANY}/34/${plain.data.folio_inicial}/${plain.data.folio_final}`, {
       auth: { cert },
     });
-    expect((await bodyOf(other)).data.anulados_ledger).toBe(0);
+    expect((await answerOf(other, FolioAnnulmentEnvelope)).data.anulados_ledger).toBe(0);
   });
 });

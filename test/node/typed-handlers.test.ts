@@ -5,10 +5,20 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { ok } from "../../src/platform/envelope.ts";
 import { registerOperation } from "../../src/platform/operation.ts";
-import { jsonBody } from "../../src/platform/schemas.ts";
-import { bodyOf, probeApp, tokenFor } from "../support/app.ts";
+import { envelope, jsonBody, jsonContent } from "../../src/platform/schemas.ts";
+import { answerOf, errorOf } from "../support/answers.ts";
+import { probeApp, tokenFor } from "../support/app.ts";
 
 const PATH = "/api/v1/test/probes/typed/{contribuyente}";
+/** What the probe answers: every part it was handed. */
+const Echo = envelope(
+  z.object({
+    param: z.object({ contribuyente: z.string() }),
+    query: z.object({ pagina: z.number() }),
+    header: z.object({ "x-canal": z.enum(["web", "pos"]) }),
+    json: z.object({ monto: z.number(), glosa: z.string() }),
+  }),
+);
 
 async function setup() {
   const t = probeApp();
@@ -23,7 +33,7 @@ async function setup() {
         headers: z.object({ "x-canal": z.enum(["web", "pos"]) }),
         body: jsonBody(z.object({ monto: z.number(), glosa: z.string().default("sin glosa") })),
       },
-      responses: { 200: { description: "ok" } },
+      responses: { 200: jsonContent(Echo, "ok") },
     }),
     { scope: "sii:read", weight: 1 },
     (c) => {
@@ -54,7 +64,7 @@ describe("registerOperation's typed handlers", () => {
       body: JSON.stringify({ monto: 1190 }),
     });
     expect(res.status).toBe(200);
-    expect((await bodyOf(res)).data).toEqual({
+    expect((await answerOf(res, Echo)).data).toEqual({
       param: { contribuyente: "76192083-9" },
       query: { pagina: 3 },
       header: { "x-canal": "pos" },
@@ -70,6 +80,6 @@ describe("registerOperation's typed handlers", () => {
       body: JSON.stringify({ monto: 1190 }),
     });
     expect(res.status).toBe(400);
-    expect((await bodyOf(res)).error_code).toBe("VALIDATION_ERROR");
+    expect((await errorOf(res)).error_code).toBe("VALIDATION_ERROR");
   });
 });

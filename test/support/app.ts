@@ -214,19 +214,6 @@ export async function tokenFor(
 export const writePath = "/api/v1/test/probes/write/76192083-9";
 export const writeBody = JSON.stringify({ auth: { cert: { "cert-data": "-----BEGIN CERTIFICATE-----" } } });
 
-/**
- * @deprecated Read answers with `answerOf`/`errorOf` (`./answers.ts`). Kept only for the folio-ledger
- * tests (`folios-ledger.test.ts`, `generar-ledger.test.ts`), being edited on another branch; it goes
- * once they are converted.
- */
-// biome-ignore lint/suspicious/noExplicitAny: the untyped read the two tests above still use.
-export type Loose = any;
-
-/** @deprecated See `Loose`. */
-export async function bodyOf(res: Response): Promise<Loose> {
-  return res.json();
-}
-
 /** POSTs a JSON body to the app with an API token (and any extra headers). */
 export async function postJson(
   app: { request: (path: string, init: RequestInit) => Response | Promise<Response> },

@@ -6,10 +6,13 @@
 import { expect } from "vitest";
 import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
+import { Generated } from "../../src/routes/documentos/generar.ts";
 import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../../src/routes/example-documents.ts";
+import { LedgerEnvelope } from "../../src/routes/folio-ledger.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
-import { bodyOf, postJson, probeApp, type Stores, tokenFor } from "./app.ts";
+import { answerIn, answerOf, errorOf } from "./answers.ts";
+import { postJson, probeApp, type Stores, tokenFor } from "./app.ts";
 
 export interface LedgerCase {
   name: string;
@@ -57,9 +60,9 @@ async function setup(stores: () => Stores | Promise<Stores>) {
 }
 
 const folioOf = async (res: Response): Promise<number[]> => {
-  const body = await bodyOf(res);
-  expect(res.status, JSON.stringify(body).slice(0, 300)).toBe(200);
-  return body.data.documentos.map((d: { folio: number }) => d.folio);
+  const text = await res.text();
+  expect(res.status, text.slice(0, 300)).toBe(200);
+  return answerIn(text, Generated, res.status).data.documentos.map((d) => d.folio);
 };
 
 export function ledgerGenerarCases(stores: () => Stores | Promise<Stores>): LedgerCase[] {
@@ -72,7 +75,10 @@ export function ledgerGenerarCases(stores: () => Stores | Promise<Stores>): Ledg
         const answers = await Promise.all(Array.from({ length: CONCURRENT }, () => acme.generar()));
         const folios = (await Promise.all(answers.map(folioOf))).flat().sort((a, b) => a - b);
         expect(folios).toEqual(Array.from({ length: CONCURRENT }, (_, i) => 1 + i));
-        expect((await bodyOf(await acme.ledger())).data).toMatchObject({ disponibles: 100 - CONCURRENT, siguiente: CONCURRENT + 1 });
+        expect((await answerOf(await acme.ledger(), LedgerEnvelope)).data).toMatchObject({
+          disponibles: 100 - CONCURRENT,
+          siguiente: CONCURRENT + 1,
+        });
       },
     },
     {
@@ -84,7 +90,7 @@ export function ledgerGenerarCases(stores: () => Stores | Promise<Stores>): Ledg
         expect(await folioOf(await acme.generar(key))).toEqual([1]);
         expect(await folioOf(await acme.generar(key))).toEqual([1]);
         expect(await folioOf(await acme.generar(unique("other")))).toEqual([2]);
-        expect((await bodyOf(await acme.ledger())).data.rangos[0]).toMatchObject({ usados: 2 });
+        expect((await answerOf(await acme.ledger(), LedgerEnvelope)).data.rangos[0]).toMatchObject({ usados: 2 });
       },
     },
     {
@@ -95,10 +101,10 @@ export function ledgerGenerarCases(stores: () => Stores | Promise<Stores>): Ledg
         const other = await t.as(unique("other"));
         await acme.add(EXAMPLE_CAF);
         const seen = await other.ledger();
-        expect([seen.status, (await bodyOf(seen)).error_code]).toEqual([404, "HTTP_404"]);
+        expect([seen.status, (await errorOf(seen)).error_code]).toEqual([404, "HTTP_404"]);
         const taken = await other.generar();
-        expect([taken.status, (await bodyOf(taken)).error_code]).toEqual([404, "HTTP_404"]);
-        expect((await bodyOf(await acme.ledger())).data).toMatchObject({ disponibles: 100, siguiente: 1 });
+        expect([taken.status, (await errorOf(taken)).error_code]).toEqual([404, "HTTP_404"]);
+        expect((await answerOf(await acme.ledger(), LedgerEnvelope)).data).toMatchObject({ disponibles: 100, siguiente: 1 });
       },
     },
     {
@@ -116,7 +122,7 @@ export function ledgerGenerarCases(stores: () => Stores | Promise<Stores>): Ledg
         expect((await acme.add(b64(caf))).status).toBe(200);
         expect(await folioOf(await acme.generar())).toEqual([1]);
         const none = await acme.generar();
-        const body = await bodyOf(none);
+        const body = await errorOf(none);
         expect([none.status, body.error_code, body.details]).toEqual([
           409,
           "FOLIOS_EXHAUSTED",
@@ -131,12 +137,12 @@ export function ledgerGenerarCases(stores: () => Stores | Promise<Stores>): Ledg
         const xml = decodeLatin1(base64ToBytes(EXAMPLE_CAF));
         const edited = await acme.add(b64(xml.replace("<H>100</H>", "<H>9000</H>")));
         expect(edited.status).toBe(400);
-        expect((await bodyOf(edited)).errors[0]).toMatchObject({ path: "caf.FRMA", message: expect.stringContaining("not authentic") });
+        expect((await errorOf(edited)).errors?.[0]).toMatchObject({ path: "caf.FRMA", message: expect.stringContaining("not authentic") });
         const genuine = /<DA>[\s\S]*?<\/DA>/.exec(xml)?.[0] ?? "";
         expect(genuine).not.toBe("");
         const hidden = await acme.add(b64(xml.replace(genuine, `<!--${genuine}-->${genuine.replace("<H>100</H>", "<H>9000</H>")}`)));
         expect(hidden.status).toBe(400);
-        expect((await bodyOf(hidden)).errors[0].message).toContain("comment");
+        expect((await errorOf(hidden)).errors?.[0]?.message).toContain("comment");
         expect((await acme.ledger()).status).toBe(404);
       },
     },
