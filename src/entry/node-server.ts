@@ -141,7 +141,7 @@ function isApiUrl(url: string): boolean {
 /**
  * Limits of the Node HTTP server, each overridable from the environment. They bound what one
  * client can hold: slow headers (slowloris), slow bodies, idle keep-alive sockets, header floods
- * and the number of open connections. A TLS proxy in front adds per-IP rates (see README).
+ * and the number of open connections. A TLS proxy in front adds per-IP rates (see docs/deploying.md).
  */
 export interface ServerLimits {
   /** HTTP_HEADERS_TIMEOUT_MS: the whole header block must arrive within this (Node: 60 s). */

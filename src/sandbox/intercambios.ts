@@ -38,7 +38,7 @@ export const SANDBOX_CUSTOMER = withDv("78654321");
 
 /**
  * Documents the sandbox company has received and issued, in both ambientes, each in a state
- * the code tables distinguish (the folio says which, see the README's sandbox section).
+ * the code tables distinguish (the folio says which, see docs/sandbox.md).
  */
 export function seedReceivedDocuments(state: SandboxState, now: number): void {
   const company = "76192083-9";
