@@ -4,6 +4,7 @@
 // at once; each long string is decoded and parsed a piece at a time. The result is what
 // `JSON.parse(new TextDecoder().decode(bytes))` gives, and it throws where that throws.
 
+import { concatBytes } from "./encoding.ts";
 import type { Pause } from "./yielder.ts";
 
 /** String values at least this long (bytes) are read in pieces. */
@@ -64,7 +65,7 @@ export async function parseJsonBytesAsync(bytes: Uint8Array, pause: Pause, optio
   }
   if (longValues.size === 0) return parse(new TextDecoder().decode(bytes));
   skeleton.push(bytes.subarray(copied));
-  const structure = parse(new TextDecoder().decode(concat(skeleton)));
+  const structure = parse(new TextDecoder().decode(concatBytes(skeleton)));
   return replaceMarkers(structure, longValues);
 }
 
@@ -141,14 +142,4 @@ function replaceMarkers(value: unknown, longValues: ReadonlyMap<string, string>)
     }
   }
   return value;
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
