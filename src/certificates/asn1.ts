@@ -2,6 +2,7 @@
 // exports use) and the few DER writers the credential code needs. X.690 §8 is the reference.
 // Hand-written instead of a general library: the Worker bundle carried node-forge (~300 KB
 // minified) for this and the PKCS#12 reading in pkcs12.ts.
+import { concatBytes } from "../lib/encoding.ts";
 
 export interface Asn1 {
   /** 0 universal, 1 application, 2 context-specific, 3 private. */
@@ -138,7 +139,7 @@ export function octetsOf(node: Asn1 | undefined): Uint8Array<ArrayBuffer> | null
   if (!node.constructed) return node.content;
   const pieces = node.children.map((child) => octetsOf(child));
   if (pieces.some((piece) => piece === null)) return null;
-  return concat(...(pieces as Uint8Array[]));
+  return concatBytes(pieces as Uint8Array[]);
 }
 
 /**
@@ -175,29 +176,13 @@ export function rsaPublicNumbers(spki: Asn1 | undefined): { modulus: Uint8Array<
   return modulus && exponent ? { modulus, exponent } : null;
 }
 
-export function toHex(bytes: Uint8Array): string {
-  let hex = "";
-  for (const b of bytes) hex += b.toString(16).padStart(2, "0");
-  return hex;
-}
-
-export function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
-
 /** One DER element: identifier byte (class, constructed bit and tag below 31), length, contents. */
 export function derElement(identifier: number, ...contents: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const body = concat(...contents);
+  const body = concatBytes(contents);
   const n = body.length;
   const length =
     n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : n < 0x10000 ? [0x82, n >> 8, n & 0xff] : [0x83, n >> 16, (n >> 8) & 0xff, n & 0xff];
-  return concat(Uint8Array.of(identifier, ...length), body);
+  return concatBytes([Uint8Array.of(identifier, ...length), body]);
 }
 
 /** rsaEncryption's AlgorithmIdentifier (with NULL parameters), DER. */

@@ -1,5 +1,6 @@
 // Reads what signing needs from an X.509 certificate (RFC 5280 §4.1): names, validity, RSA public
 // key and the holder's RUT, with the DER reader of asn1.ts.
+import { bytesToHex } from "../lib/encoding.ts";
 import { parseRut } from "../lib/rut.ts";
 import {
   type Asn1,
@@ -13,7 +14,6 @@ import {
   RSA_ENCRYPTION,
   rsaPublicNumbers,
   TAG,
-  toHex,
 } from "./asn1.ts";
 
 /** Chilean CAs put the holder's RUT in subjectAltName as otherName with this type (IA5String). */
@@ -204,7 +204,7 @@ export function readCertificate(der: Uint8Array<ArrayBuffer>): CertificateRead {
       rut: certificateRut(tbsFields, contextChild(parsed.tbsNode, 3)),
       modulus,
       exponent,
-      modulusHex: toHex(modulus).replace(/^0+/, ""),
+      modulusHex: bytesToHex(modulus).replace(/^0+/, ""),
     },
   };
 }

@@ -2,7 +2,9 @@
 // WebCrypto imports: PKCS#8, PKCS#1 (wrapped here; workerd accepts it raw, Node does not),
 // encrypted PKCS#8 (PBES2 or PKCS#12 PBE, pbe.ts) and old OpenSSL encrypted PKCS#1 (Proc-Type
 // headers).
+
 import { createHash } from "node:crypto";
+import { bytesToHex } from "../lib/encoding.ts";
 import {
   type Asn1,
   children,
@@ -13,7 +15,6 @@ import {
   parseDer,
   RSA_ENCRYPTION,
   TAG,
-  toHex,
   unsignedBytes,
   wrapRsaPrivateKey,
 } from "./asn1.ts";
@@ -38,7 +39,7 @@ function pkcs1Modulus(pkcs1: Uint8Array): string | null {
   if (!isType(node ?? undefined, TAG.SEQUENCE) || fields.length < 9 || !fields.slice(0, 9).every((f) => isType(f, TAG.INTEGER)))
     return null;
   const modulus = unsignedBytes(fields[1]);
-  return modulus ? toHex(modulus).replace(/^0+/, "") : null;
+  return modulus ? bytesToHex(modulus).replace(/^0+/, "") : null;
 }
 
 /** From a PrivateKeyInfo (PKCS#8): RSA only; re-wrapped without attributes, as WebCrypto wants it. */

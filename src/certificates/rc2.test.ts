@@ -7,7 +7,7 @@ import { bmpPassword, pkcs12Kdf, sha1Repeated, tripleDesDecrypt } from "./pbe.ts
 import { rc2CbcDecrypt, rc2DecryptBlock } from "./rc2.ts";
 
 const hex = (text: string) => Uint8Array.from(text.match(/../g) ?? [], (h) => Number.parseInt(h, 16));
-const toHex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+const bytesToHex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 
 describe("RC2 (RFC 2268 §5 test vectors)", () => {
   const vectors: [key: string, effectiveBits: number, plain: string, cipher: string][] = [
@@ -21,7 +21,7 @@ describe("RC2 (RFC 2268 §5 test vectors)", () => {
     ["88bca90e90875a7f0f79c384627bafb216f80a6f85920584c42fceb0be255daf1e", 129, "0000000000000000", "5b78d3a43dfff1f1"],
   ];
   it.each(vectors)("key %s, %i effective bits", (key, bits, plain, cipher) => {
-    expect(toHex(rc2DecryptBlock(hex(key), bits, hex(cipher)))).toBe(plain);
+    expect(bytesToHex(rc2DecryptBlock(hex(key), bits, hex(cipher)))).toBe(plain);
   });
 
   it("CBC: XORs the IV, removes the padding, and refuses a wrong one", () => {
@@ -68,18 +68,18 @@ describe("PKCS#12 KDF (RFC 7292 appendix B)", () => {
   it("derives what OpenSSL derives for the MAC of a PFX (OpenSSL's test vector)", () => {
     // OpenSSL test/recipes/30-test_evp_data/evpkdf_pkcs12.txt: SHA1, id 1, "smeg", salt 0A58CF64530D823F, 1 iteration.
     const key = pkcs12Kdf("sha1", 1, bmpPassword("smeg"), hex("0a58cf64530d823f"), 1, 24, kdfBudget("pfx-data"));
-    expect(toHex(key)).toBe("8aaae6297b6cb04642ab5b077851284eb7128f1a2a7fbca3");
+    expect(bytesToHex(key)).toBe("8aaae6297b6cb04642ab5b077851284eb7128f1a2a7fbca3");
   });
 
   it("iterates as OpenSSL does (its 1000-iteration vector), SHA-1 rounds equal to node:crypto's", () => {
     // Same file: "queeg", salt 1682C0FC5B3F7EC5, 1000 iterations, id 1.
     const key = pkcs12Kdf("sha1", 1, bmpPassword("queeg"), hex("1682c0fc5b3f7ec5"), 1000, 24, kdfBudget("pfx-data"));
-    expect(toHex(key)).toBe("483dd6e919d7de2e8e648ba8f862f3fbfbdc2bcb2c02957f");
+    expect(bytesToHex(key)).toBe("483dd6e919d7de2e8e648ba8f862f3fbfbdc2bcb2c02957f");
     const start = new Uint8Array(createHash("sha1").update("semilla").digest());
     for (const times of [0, 1, 2, 64, 100]) {
       let expected = start;
       for (let i = 0; i < times; i++) expected = new Uint8Array(createHash("sha1").update(expected).digest());
-      expect(toHex(sha1Repeated(start, times))).toBe(toHex(expected));
+      expect(bytesToHex(sha1Repeated(start, times))).toBe(bytesToHex(expected));
     }
   });
 

@@ -3,6 +3,7 @@
 // SII's facade answers `{data: [...rows...], ...}`; a large period's rows then pass through a row at
 // a time. Bytes are scanned (JSON's structure is ASCII), and each finished value is decoded and
 // parsed with JSON.parse, so chunks may split anywhere, even inside a multi-byte character.
+import { concatBytes } from "./encoding.ts";
 
 export class JsonStreamError extends Error {}
 
@@ -213,7 +214,7 @@ export class JsonObjectReader {
   }
 
   private finish(parts: ObjectPart[]): void {
-    const bytes = this.pieces.length === 1 ? (this.pieces[0] as Uint8Array) : concat(this.pieces, this.size);
+    const bytes = this.pieces.length === 1 ? (this.pieces[0] as Uint8Array) : concatBytes(this.pieces);
     this.pieces = [];
     let value: unknown;
     try {
@@ -230,14 +231,4 @@ export class JsonObjectReader {
     }
     parts.push({ key: this.key, value, item: target === "item" });
   }
-}
-
-function concat(pieces: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const piece of pieces) {
-    out.set(piece, at);
-    at += piece.length;
-  }
-  return out;
 }

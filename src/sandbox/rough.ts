@@ -13,6 +13,8 @@
 //   `Consulta tributaria 3ro.html`), and line breaks after `</html>` (no capture shows them; a reader
 //   that anchors on the page's last bytes must not care).
 
+import { concatBytes } from "../lib/encoding.ts";
+import { decodeLatin1 } from "../lib/latin1.ts";
 import { elementText } from "../lib/xml.ts";
 import { estUpProcessError } from "./envios.ts";
 import { cafQuirks } from "./folios-answers.ts";
@@ -137,28 +139,17 @@ export class RoughSchedule implements Rough {
       return new Response(res.body, { status: res.status, headers });
     }
     const bytes = new Uint8Array(await res.arrayBuffer());
-    const text = latin1Of(bytes);
+    const text = decodeLatin1(bytes);
     const end = text.search(/<\/body>\s*<\/html>\s*$|<\/html>\s*$/i);
     if (end < 0) return new Response(bytes, { status: res.status, headers });
-    const changed = quirk === "no_closing_html" ? bytes.slice(0, end) : concat(bytes, new Uint8Array([0x0d, 0x0a, 0x0d, 0x0a, 0x0a]));
+    const changed =
+      quirk === "no_closing_html" ? bytes.slice(0, end) : concatBytes([bytes, new Uint8Array([0x0d, 0x0a, 0x0d, 0x0a, 0x0a])]);
     this.events.push({ kind: "quirk", service, quirk });
     return new Response(changed, { status: res.status, headers });
   }
 }
 
 /** One char per byte: positions in the text are positions in the bytes. */
-function latin1Of(bytes: Uint8Array): string {
-  let text = "";
-  for (const b of bytes) text += String.fromCharCode(b);
-  return text;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}
 
 let defaultSeed: number | null = null;
 

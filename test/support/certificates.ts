@@ -1,6 +1,7 @@
 // Test certificates written by hand (RFC 5280 §4.1) and signed with WebCrypto: RSA, RSA-PSS or ECDSA issuers,
 // the CA flag, key identifiers and validity chosen per test. Runs in Node and workerd alike.
-import { concat, derElement } from "../../src/certificates/asn1.ts";
+import { derElement } from "../../src/certificates/asn1.ts";
+import { concatBytes } from "../../src/lib/encoding.ts";
 
 export interface TestKey {
   keys: CryptoKeyPair;
@@ -70,7 +71,7 @@ function ecdsaDer(raw: Uint8Array): Uint8Array<ArrayBuffer> {
     let start = 0;
     while (start < bytes.length - 1 && bytes[start] === 0) start++;
     const trimmed = bytes.subarray(start);
-    return derElement(0x02, (trimmed[0] as number) & 0x80 ? concat(Uint8Array.of(0), trimmed) : trimmed);
+    return derElement(0x02, (trimmed[0] as number) & 0x80 ? concatBytes([Uint8Array.of(0), trimmed]) : trimmed);
   };
   const half = raw.length / 2;
   return derElement(SEQUENCE, integer(raw.subarray(0, half)), integer(raw.subarray(half)));
@@ -116,7 +117,7 @@ export async function makeCertificate(options: CertificateOptions): Promise<Test
   ];
   const signature = new Uint8Array(await crypto.subtle.sign(params, signer.keys.privateKey, tbs));
   const value = signer.kind === "ec" ? ecdsaDer(signature) : signature;
-  const der = derElement(SEQUENCE, tbs, algorithm, derElement(0x03, concat(Uint8Array.of(0), value)));
+  const der = derElement(SEQUENCE, tbs, algorithm, derElement(0x03, concatBytes([Uint8Array.of(0), value])));
   return { der, key: options.key, name: options.name };
 }
 

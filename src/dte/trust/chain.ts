@@ -2,8 +2,9 @@
 // here: names, signatures, validity at the signing time, the CA flag). A DTE carries only the
 // signer's certificate (xmldsignature_v10.xsd allows one X509Certificate), so every issuer comes
 // from the store. Pure: WebCrypto only, no I/O.
-import { toHex } from "../../certificates/asn1.ts";
+
 import { type CertificateLinks, certificateLinks } from "../../certificates/certificate.ts";
+import { bytesToHex } from "../../lib/encoding.ts";
 import { verifyCertificateSignature } from "./signature.ts";
 
 /** Longest chain walked, signer included. */
@@ -46,7 +47,7 @@ function addAll(index: Index, certificatesDer: readonly Uint8Array[]): void {
   for (const der of certificatesDer) {
     const links = certificateLinks(der);
     if (!links) continue;
-    const key = toHex(links.subject);
+    const key = bytesToHex(links.subject);
     const entries = index.bySubject.get(key) ?? [];
     if (entries.some((e) => sameBytes(e.der, der))) continue;
     entries.push({ der, links, anchor: sameBytes(links.issuer, links.subject) });
@@ -92,7 +93,7 @@ function validityProblem(links: CertificateLinks, at: Date): string | null {
 
 /** The store's certificates named as `links`' issuer, those whose key id matches its authority key id first. */
 function candidates(index: Index, links: CertificateLinks, path: readonly Entry[]): Entry[] {
-  const named = (index.bySubject.get(toHex(links.issuer)) ?? []).filter((e) => !path.some((p) => sameBytes(p.der, e.der)));
+  const named = (index.bySubject.get(bytesToHex(links.issuer)) ?? []).filter((e) => !path.some((p) => sameBytes(p.der, e.der)));
   const aki = links.authorityKeyId;
   const rank = (e: Entry) => (aki === null || e.links.subjectKeyId === null ? 1 : sameBytes(aki, e.links.subjectKeyId) ? 0 : 2);
   return named.sort((a, b) => rank(a) - rank(b)).slice(0, MAX_CANDIDATES);

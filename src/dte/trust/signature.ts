@@ -1,8 +1,10 @@
 // Checks that an issuer's key signed a certificate: the signature over the TBSCertificate (RFC 5280
 // §4.1.1.3), with the algorithms WebCrypto has: RSA PKCS#1 v1.5 and RSASSA-PSS (RFC 4055) with
 // SHA-1/256/384/512, ECDSA on P-256/P-384/P-521 (RFC 5758).
-import { type Asn1, children, concat, integerOf, isType, oidOf, parseDer, TAG, unsignedBytes } from "../../certificates/asn1.ts";
+
+import { type Asn1, children, integerOf, isType, oidOf, parseDer, TAG, unsignedBytes } from "../../certificates/asn1.ts";
 import type { CertificateLinks } from "../../certificates/certificate.ts";
+import { concatBytes } from "../../lib/encoding.ts";
 
 export type SignatureCheck = "valid" | "invalid" | { unsupported: string };
 
@@ -63,8 +65,8 @@ function rawEcdsaSignature(der: Uint8Array, size: number): Uint8Array<ArrayBuffe
   if (!sequence || !isType(sequence, TAG.SEQUENCE)) return null;
   const [r, s] = children(sequence).map(unsignedBytes);
   if (!r || !s || r.length > size || s.length > size) return null;
-  const pad = (n: Uint8Array) => concat(new Uint8Array(size - n.length), n);
-  return concat(pad(r), pad(s));
+  const pad = (n: Uint8Array) => concatBytes([new Uint8Array(size - n.length), n]);
+  return concatBytes([pad(r), pad(s)]);
 }
 
 /** The curve of an EC SubjectPublicKeyInfo (namedCurve parameters), if WebCrypto has it. */
