@@ -4,12 +4,13 @@
 // request of the process or isolate, so it is done in slices that yield (`yielder`), and it is
 // charged by the block of documents, not by the request.
 import type { Context } from "hono";
-import { MAX_DOCUMENTS } from "../dte/verify/envelope.ts";
+import { type EnvelopeContents, MAX_DOCUMENTS } from "../dte/verify/envelope.ts";
 import { childElements, localName, type XmlElement } from "../dte/xml/parse.ts";
 import { yielder } from "../lib/yielder.ts";
 import { chargeUnits } from "../platform/charge.ts";
 import type { AppEnv } from "../platform/context.ts";
 import { ApiError } from "../platform/errors.ts";
+import { fieldError, readXmlField } from "./uploaded-xml.ts";
 
 /** Lets other requests run between documents (see lib/yielder.ts). */
 export { yielder };
@@ -91,3 +92,15 @@ export function checkXmlLineCount(path: string, dtes: readonly { documento: XmlE
 
 /** The yielder of a batch that may reach the SII's maxima: slices of at most 5 ms or 4 documents. */
 export const batchYielder = () => yielder(5, 4);
+
+/**
+ * The documents of an uploaded `xml` field, refused before any work when it holds none or more
+ * documents or Detalle lines than one request may (counted on the XML, not on converted documents).
+ */
+export async function readUploadedBatch(xml: string): Promise<EnvelopeContents> {
+  const contents = await readXmlField(xml);
+  if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
+  checkDocumentCount("xml", contents.dtes.length, contents.kind);
+  checkXmlLineCount("xml", contents.dtes);
+  return contents;
+}

@@ -9,20 +9,11 @@ import { okInPieces } from "../../platform/envelope.ts";
 import { Base64Value } from "../../platform/json-pieces.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
-import {
-  batchYielder,
-  chargeDocuments,
-  chargeRule,
-  checkDocumentCount,
-  checkXmlLineCount,
-  MAX_BATCH_BOLETAS,
-  MAX_BATCH_DOCUMENTS,
-} from "../document-batch.ts";
+import { batchYielder, chargeDocuments, chargeRule, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, readUploadedBatch } from "../document-batch.ts";
 
 const WEIGHT = 1;
 
 import { EXAMPLE_ENVELOPE } from "../example-documents.ts";
-import { fieldError, readXmlField } from "../uploaded-xml.ts";
 import { resolucionOf } from "./factory.ts";
 import { ResolucionField, XmlField } from "./schema.ts";
 
@@ -76,10 +67,7 @@ export function registerDocumentosEscpos(app: OpenAPIHono<AppEnv>): void {
     { scope: "sii:read", weight: WEIGHT },
     async (c) => {
       const body = c.req.valid("json");
-      const contents = await readXmlField(body.xml);
-      if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
-      checkDocumentCount("xml", contents.dtes.length, contents.kind);
-      checkXmlLineCount("xml", contents.dtes);
+      const contents = await readUploadedBatch(body.xml);
       await chargeDocuments(c, WEIGHT, contents.dtes.length);
       const resolucion = resolucionOf(body.resolucion, contents);
       const printed = [];

@@ -17,17 +17,16 @@ import {
   batchYielder,
   chargeDocuments,
   chargeRule,
-  checkDocumentCount,
-  checkXmlLineCount,
   MAX_BATCH_BOLETAS,
   MAX_BATCH_DOCUMENTS,
   MAX_BATCH_LINES,
+  readUploadedBatch,
 } from "../document-batch.ts";
 
 const WEIGHT = 1;
 
 import { EXAMPLE_ENVELOPE, EXAMPLE_INVOICE } from "../example-documents.ts";
-import { fieldError, readXmlField } from "../uploaded-xml.ts";
+import { fieldError } from "../uploaded-xml.ts";
 import { BASE64_XML, dteJson } from "./schema.ts";
 
 const Body = z
@@ -114,12 +113,8 @@ export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
         if (!SUPPORTED_TYPES.includes(tipo)) throw unsupportedType(tipo, "dte.Encabezado.IdDoc.TipoDTE");
         return ok(c, normalizeDte(body.dte, today));
       }
-      const contents = await readXmlField(body.xml ?? "");
-      if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
+      const contents = await readUploadedBatch(body.xml ?? "");
       const sobre = contents.kind;
-      checkDocumentCount("xml", contents.dtes.length, contents.kind);
-      // Counted on the XML (the Detalle elements each document becomes): converting all of them first held the loop.
-      checkXmlLineCount("xml", contents.dtes);
       await chargeDocuments(c, WEIGHT, contents.dtes.length);
       const documentos = [];
       const pause = batchYielder();

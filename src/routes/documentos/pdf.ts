@@ -14,18 +14,17 @@ import {
   batchYielder,
   chargeDocuments,
   chargeRule,
-  checkDocumentCount,
-  checkXmlLineCount,
   MAX_BATCH_BOLETAS,
   MAX_BATCH_DOCUMENTS,
   MAX_PRINTED_COPIES,
+  readUploadedBatch,
   tooLarge,
 } from "../document-batch.ts";
 
 const WEIGHT = 2;
 
 import { EXAMPLE_ENVELOPE } from "../example-documents.ts";
-import { base64Field, fieldError, readXmlField } from "../uploaded-xml.ts";
+import { base64Field, fieldError } from "../uploaded-xml.ts";
 import { resolucionOf } from "./factory.ts";
 import { BASE64, ResolucionField, XmlField } from "./schema.ts";
 
@@ -89,10 +88,7 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
     { scope: "sii:read", weight: WEIGHT },
     async (c) => {
       const body = c.req.valid("json");
-      const contents = await readXmlField(body.xml);
-      if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
-      checkDocumentCount("xml", contents.dtes.length, contents.kind);
-      checkXmlLineCount("xml", contents.dtes);
+      const contents = await readUploadedBatch(body.xml);
       const pages = contents.dtes.length * (body.copias + (body.cedible ? 1 : 0));
       if (pages > MAX_PRINTED_COPIES) {
         throw tooLarge(
