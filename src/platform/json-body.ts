@@ -4,9 +4,11 @@
 // The body's bytes are read (and kept where Hono keeps a body read, so any later reader gets them)
 // and parsed by `parseJsonBytesAsync`; the validator then takes that value. Small bodies, and bodies the sliced reading refuses, take Hono's
 // own path unchanged (so a malformed body gets the validator's usual answer).
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { parseJsonBytesAsync } from "../lib/json-async.ts";
 import { type Pause, yielder } from "../lib/yielder.ts";
+import type { AppEnv } from "./context.ts";
+import { ApiError } from "./errors.ts";
 
 /** Bodies larger than this (bytes, as declared) are parsed in slices. */
 export const SLICED_JSON_BODY = 1024 * 1024;
@@ -14,14 +16,54 @@ export const SLICED_JSON_BODY = 1024 * 1024;
 /** The media types Hono's validator reads as JSON. */
 const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
-export const slicedJsonBody: MiddlewareHandler = async (c, next) => {
+/**
+ * A large body is held, with what is parsed from it (about three times its size), until its answer
+ * is made; a refused one (422) is not charged. So what one account and the whole process may hold
+ * at once is bounded here, before any byte is read: an account at most this many large bodies at
+ * a time, the process at most this many times `MAX_BODY_BYTES` of them (declared lengths).
+ */
+export const LARGE_BODIES_PER_ACCOUNT = 2;
+export const LARGE_BODIES_IN_PROCESS = 4;
+
+const held = { bytes: 0, byAccount: new Map<string, number>() };
+
+function refuseLargeBody(reason: "account_uploads" | "gateway_uploads", message: string): ApiError {
+  return new ApiError(429, "SII_RATE_LIMIT", message, { headers: { "Retry-After": "1" }, details: { reason } });
+}
+
+export const slicedJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const length = Number.parseInt(c.req.header("content-length") ?? "", 10);
   const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim() ?? "";
   if (!(length > SLICED_JSON_BODY) || !JSON_TYPE.test(type) || !c.req.raw.body) return next();
+  const account = c.get("principal")?.account ?? "";
+  const mine = held.byAccount.get(account) ?? 0;
+  if (mine >= LARGE_BODIES_PER_ACCOUNT) {
+    throw refuseLargeBody(
+      "account_uploads",
+      `This account already has ${mine} requests over ${SLICED_JSON_BODY} bytes in progress (at most ${LARGE_BODIES_PER_ACCOUNT} at once); retry when one has finished`,
+    );
+  }
+  if (held.bytes + length > LARGE_BODIES_IN_PROCESS * c.get("deps").config.maxBodyBytes) {
+    throw refuseLargeBody("gateway_uploads", "The gateway is reading as many large requests as it holds at once; retry shortly");
+  }
+  held.bytes += length;
+  held.byAccount.set(account, mine + 1);
+  try {
+    return await readSliced(c, c.req.raw.body, next);
+  } finally {
+    held.bytes -= length;
+    const left = (held.byAccount.get(account) ?? 1) - 1;
+    if (left > 0) held.byAccount.set(account, left);
+    else held.byAccount.delete(account);
+  }
+};
+
+/** Reads the body in slices and hands its parsed value to every later reader of the request's JSON. */
+async function readSliced(c: Context<AppEnv>, body: ReadableStream<Uint8Array>, next: () => Promise<void>): Promise<void> {
   const pause = yielder(5, 8);
   let bytes: Uint8Array<ArrayBuffer>;
   try {
-    bytes = await bodyBytes(c.req.raw.body, pause);
+    bytes = await bodyBytes(body, pause);
   } catch {
     // The client went away mid-body: the validator's own reading answers it, as before.
     return next();
@@ -37,7 +79,7 @@ export const slicedJsonBody: MiddlewareHandler = async (c, next) => {
   // Every reader of this request's JSON (the validator) gets the value read in slices.
   Object.defineProperty(c.req, "json", { value: () => Promise.resolve(parsed), configurable: true });
   return next();
-};
+}
 
 /**
  * The body's bytes, joined a chunk at a time (reading it whole joined ~12 MB in one step). Memory
