@@ -25,8 +25,18 @@ function setup() {
   const sandbox = createDefaultSandbox({ now: () => clock });
   const store = memorySessionStore();
   const waits: number[] = [];
+  /** The store's reads (`get`) and writes (`put`), counted for the tests that pin them. */
+  const counts = { reads: 0, writes: 0 };
   const recording: SessionStore = {
     ...store,
+    get: (...args) => {
+      counts.reads++;
+      return store.get(...args);
+    },
+    put: (...args) => {
+      counts.writes++;
+      return store.put(...args);
+    },
     reserve: async (key, interval, now) => {
       const wait = await store.reserve(key, interval, now);
       waits.push(wait);
@@ -44,7 +54,7 @@ function setup() {
   const advance = (ms: number) => {
     clock += ms;
   };
-  return { sandbox, env, store, waits, advance };
+  return { sandbox, env, store, waits, advance, counts };
 }
 
 const owner = (overrides: Partial<SessionOwner> = {}): SessionOwner => ({
@@ -79,19 +89,11 @@ describe("SII web sessions", () => {
   });
 
   it("stores the session again only when the SII changed its cookies", async () => {
-    const { env, store } = setup();
-    let writes = 0;
-    env.sessions = {
-      ...env.sessions,
-      put: (...args) => {
-        writes++;
-        return store.put(...args);
-      },
-    };
+    const { env, counts } = setup();
     await run(env, owner());
-    expect(writes).toBe(1); // the login
+    expect(counts.writes).toBe(1); // the login
     await run(env, owner());
-    expect(writes).toBe(1); // same cookies: nothing to write
+    expect(counts.writes).toBe(1); // same cookies: nothing to write
     const changed = await withWebSession(
       env,
       owner(),
@@ -101,7 +103,7 @@ describe("SII web sessions", () => {
         return "ok";
       },
     );
-    expect([changed, writes]).toEqual(["ok", 2]);
+    expect([changed, counts.writes]).toEqual(["ok", 2]);
     const reused = await withWebSession(
       env,
       owner(),
@@ -182,18 +184,10 @@ describe("SII web sessions", () => {
   });
 
   it("recalls an open session in this isolate for a short while, never for another account or credential", async () => {
-    const { sandbox, env, store, advance } = setup();
-    let reads = 0;
-    env.sessions = {
-      ...env.sessions,
-      get: (...args) => {
-        reads++;
-        return store.get(...args);
-      },
-    };
+    const { sandbox, env, advance, counts } = setup();
     const first = await run(env, owner());
     expect(await run(env, owner())).toBe(first);
-    expect(reads).toBe(1); // the second call neither read nor unsealed the stored session
+    expect(counts.reads).toBe(1); // the second call neither read nor unsealed the stored session
     // Another account, or the same RUT with another clave, never gets the recalled session.
     expect(await run(env, owner({ account: "globex" }))).not.toBe(first);
     await expect(run(env, owner({ proof: "wrong-clave" }))).rejects.toMatchObject({ code: "AUTH_ERROR" });
@@ -201,7 +195,7 @@ describe("SII web sessions", () => {
     // Past its bound the store is read again, and it still holds the same session.
     advance(RECALL_MS);
     expect(await run(env, owner())).toBe(first);
-    expect(reads).toBe(4);
+    expect(counts.reads).toBe(4);
     // A session the SII dropped is forgotten here too: the next call logs in afresh once.
     sandbox.state.sessions.clear();
     const renewed = await run(env, owner(), async (token) => {
@@ -213,16 +207,8 @@ describe("SII web sessions", () => {
   });
 
   it("recalls at most a bounded number of sessions", async () => {
-    const { env, store } = setup();
+    const { env, counts } = setup();
     env.pacingMs = 0;
-    let reads = 0;
-    env.sessions = {
-      ...env.sessions,
-      get: (...args) => {
-        reads++;
-        return store.get(...args);
-      },
-    };
     const open = (account: string) =>
       withWebSession(
         env,
@@ -231,10 +217,10 @@ describe("SII web sessions", () => {
         async () => account,
       );
     for (let i = 0; i <= RECALL_ENTRIES; i++) await open(`account-${i}`);
-    reads = 0;
+    counts.reads = 0;
     await open(`account-${RECALL_ENTRIES}`); // the latest is recalled
-    expect(reads).toBe(0);
+    expect(counts.reads).toBe(0);
     await open("account-0"); // the first was dropped to keep the bound: read from the store
-    expect(reads).toBe(1);
+    expect(counts.reads).toBe(1);
   });
 });
