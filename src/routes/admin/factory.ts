@@ -12,7 +12,7 @@ import type { TokenRecord } from "../../ports.ts";
 import { TokenEnvelope, TokenId } from "./schema.ts";
 
 export const adminGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const secret = c.var.deps.config.adminToken;
+  const secret = c.get("deps").config.adminToken;
   if (!secret) throw new ApiError(404, "HTTP_404", "Not found");
   const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
   if (!match?.[1] || !constantTimeEqual(match[1], secret)) {
@@ -24,7 +24,7 @@ export const adminGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
 export const common = { tags: ["Admin"], security: [{ AdminToken: [] }] };
 
 export async function findToken(c: Context<AppEnv>, id: string): Promise<TokenRecord> {
-  const record = await c.var.deps.tokens.getById(id);
+  const record = await c.get("deps").tokens.getById(id);
   if (!record) throw new ApiError(404, "HTTP_404", `No token ${id}`);
   return record;
 }
@@ -54,7 +54,7 @@ export function registerBlocking(app: OpenAPIHono<AppEnv>, path: string, blocked
     async (c) => {
       const record = await findToken(c, c.req.valid("param").id);
       const updated = { ...record, blocked };
-      await c.var.deps.tokens.put(updated);
+      await c.get("deps").tokens.put(updated);
       return ok(c, publicToken(updated), blocked ? "Token blocked" : "Token unblocked");
     },
   );

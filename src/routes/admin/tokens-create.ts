@@ -22,7 +22,7 @@ export function registerAdminTokensCreate(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const input = c.req.valid("json");
-      const { secret, record } = await issueToken(c.var.deps.tokens, input, c.var.deps.clock.now());
+      const { secret, record } = await issueToken(c.get("deps").tokens, input, c.get("deps").clock.now());
       return ok(c, { token: secret, ...publicToken(record) }, "Token issued; store the secret now, it is not shown again", 201);
     },
   );

@@ -22,7 +22,7 @@ export function registerAdminTokensGet(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const record = await findToken(c, c.req.valid("param").id);
-      const state = await c.var.deps.quota.peek(record.id, record.plan, c.var.deps.clock.now());
+      const state = await c.get("deps").quota.peek(record.id, record.plan, c.get("deps").clock.now());
       return ok(c, { ...publicToken(record), usage: usageView(state) });
     },
   );

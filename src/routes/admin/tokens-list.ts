@@ -19,7 +19,7 @@ export function registerAdminTokensList(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: jsonContent(TokenListEnvelope, "Tokens"), ...errorResponses([401, 404]) },
     }),
     async (c) => {
-      const tokens = (await c.var.deps.tokens.list()).sort((a, b) => a.created_at.localeCompare(b.created_at));
+      const tokens = (await c.get("deps").tokens.list()).sort((a, b) => a.created_at.localeCompare(b.created_at));
       return ok(c, { tokens: tokens.map(publicToken) });
     },
   );

@@ -22,7 +22,7 @@ export function registerAdminTokensRevoke(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const record = await findToken(c, c.req.valid("param").id);
-      await c.var.deps.tokens.delete(record.id);
+      await c.get("deps").tokens.delete(record.id);
       return ok(c, publicToken(record), "Token revoked");
     },
   );

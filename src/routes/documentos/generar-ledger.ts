@@ -57,10 +57,10 @@ const REASONS: Record<Extract<FolioClaim, { state: "unavailable" }>["reason"], s
  * Null when the request uses no ledger: it sends its CAFs and the account holds no ledger of its types.
  */
 export async function takeLedgerFolios(c: Context<AppEnv>, documents: Doc[], withCaf: boolean): Promise<LedgerTake | null> {
-  const store = c.var.deps.folios;
+  const store = c.get("deps").folios;
   const account = accountOf(c);
   const key = idempotencyKey(c);
-  const today = ledgerToday(c.var.deps);
+  const today = ledgerToday(c.get("deps"));
   const first = parseRut(String(part(part(documents[0], "Encabezado"), "Emisor").RUTEmisor ?? ""));
   // No readable issuer: generation names the field; an envelope holds one issuer's documents.
   if (!first.ok) return null;
@@ -107,7 +107,7 @@ async function claimNamed(c: Context<AppEnv>, take: LedgerTake, tipo: number, do
   const wanted = docs.map((d) => Number(idDoc(d).Folio));
   // A Folio that is no folio number: generation names the field.
   if (!wanted.every((f) => Number.isInteger(f) && f > 0)) return [];
-  const claim = await c.var.deps.folios.claim(accountOf(c), take.emisor, tipo, wanted, key, today);
+  const claim = await c.get("deps").folios.claim(accountOf(c), take.emisor, tipo, wanted, key, today);
   if (claim.state === "unavailable") {
     throw new ApiError(
       409,
@@ -126,7 +126,7 @@ async function claimNamed(c: Context<AppEnv>, take: LedgerTake, tipo: number, do
 }
 
 async function allocateFree(c: Context<AppEnv>, take: LedgerTake, tipo: number, count: number, key: string | undefined, today: string) {
-  const allocation = await c.var.deps.folios.allocate(accountOf(c), take.emisor, tipo, count, key, today);
+  const allocation = await c.get("deps").folios.allocate(accountOf(c), take.emisor, tipo, count, key, today);
   if (allocation.state === "exhausted") {
     throw new ApiError(
       409,
@@ -154,8 +154,8 @@ function sameRetry(got: number[], wanted: number[]): void {
 /** The opened CAF file of each held range some of `folios` are in. */
 async function cafsFor(c: Context<AppEnv>, emisor: string, tipo: number, ranges: FolioRangeState[], folios: number[]) {
   const used = ranges.filter((r) => folios.some((f) => r.desde <= f && f <= r.hasta));
-  const boxes = await Promise.all(used.map((r) => c.var.deps.folios.cafOf(accountOf(c), emisor, tipo, r.desde)));
-  return Promise.all(boxes.filter((box): box is string => box !== null).map((box) => openCaf(c.var.deps, box)));
+  const boxes = await Promise.all(used.map((r) => c.get("deps").folios.cafOf(accountOf(c), emisor, tipo, r.desde)));
+  return Promise.all(boxes.filter((box): box is string => box !== null).map((box) => openCaf(c.get("deps"), box)));
 }
 
 /** Gives the folios this call took back to the ledger; answers them per type (what was released). */
@@ -163,7 +163,7 @@ export async function giveBack(c: Context<AppEnv>, take: LedgerTake): Promise<Re
   const released: Released = [];
   for (const [tipo, folios] of take.taken) {
     if (!folios.length) continue;
-    await c.var.deps.folios.release(accountOf(c), take.emisor, tipo, folios);
+    await c.get("deps").folios.release(accountOf(c), take.emisor, tipo, folios);
     released.push({ dte: tipo, folios: [...folios].sort((a, b) => a - b) });
   }
   take.taken.clear();
@@ -177,7 +177,7 @@ export async function giveBack(c: Context<AppEnv>, take: LedgerTake): Promise<Re
  */
 export async function remaining(c: Context<AppEnv>, take: LedgerTake): Promise<void> {
   for (const use of take.uses) {
-    const { view } = await readLedger(c.var.deps, accountOf(c), take.emisor, use.tipo);
+    const { view } = await readLedger(c.get("deps"), accountOf(c), take.emisor, use.tipo);
     use.disponibles = view.disponibles;
     use.bajo_umbral = view.bajo_umbral;
   }

@@ -57,7 +57,7 @@ export function registerFoliosAnular(app: OpenAPIHono<AppEnv>): void {
         annulFolios(ctx, jar, { emisor, tipo: dte, desde: folio_inicial, hasta: folio_final, ambiente }),
       );
       // The SII annulled them: the account's ledger never hands them out (a range it does not hold is left alone).
-      const anulados_ledger = await c.var.deps.folios.void(callerOf(c).account(), emisor, dte, folio_inicial, folio_final);
+      const anulados_ledger = await c.get("deps").folios.void(callerOf(c).account(), emisor, dte, folio_inicial, folio_final);
       return ok(c, { ...result, anulados_ledger }, `${result.folios_anulados} folios annulled`);
     },
   );

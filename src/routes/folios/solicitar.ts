@@ -67,7 +67,7 @@ export function registerFoliosSolicitar(app: OpenAPIHono<AppEnv>): void {
         const data = {
           folio_inicial: 1,
           folio_final: cantidad,
-          fecha_autorizacion: c.var.deps.clock.now().toISOString().slice(0, 10),
+          fecha_autorizacion: c.get("deps").clock.now().toISOString().slice(0, 10),
           cantidad,
           reobtenido: false,
           caf_xml: "",
@@ -86,7 +86,7 @@ export function registerFoliosSolicitar(app: OpenAPIHono<AppEnv>): void {
       try {
         return ok(
           c,
-          { ...data, ledger: await addCaf(c.var.deps, callerOf(c).account(), emisor, dte, data.caf_xml) },
+          { ...data, ledger: await addCaf(c.get("deps"), callerOf(c).account(), emisor, dte, data.caf_xml) },
           `${message} and added to the folio ledger`,
         );
       } catch (error) {

@@ -52,7 +52,7 @@ export function registerHealthz(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       c.header("Cache-Control", "no-store");
-      const { config, sii } = c.var.deps;
+      const { config, sii } = c.get("deps");
       const base = { mode: sii.mode, version: packageJson.version };
       if (c.req.valid("query").deep !== "1") return ok(c, { status: "ok" as const, ...base });
       // As the admin API compares it (routes/admin/factory.ts): in constant time, and never

@@ -37,7 +37,7 @@ export const FIRST_PERIOD = "201705";
 
 /** `periodo` must be a month the RCV has: from 201705 up to the current month (in Chile). */
 export function checkPeriodo(c: Context<AppEnv>, periodo: string): void {
-  const current = santiagoDate(c.var.deps.clock.now()).slice(0, 7).replace("-", "");
+  const current = santiagoDate(c.get("deps").clock.now()).slice(0, 7).replace("-", "");
   if (periodo < FIRST_PERIOD || periodo > current) {
     throw new ApiError(400, "VALIDATION_ERROR", `periodo must be between ${FIRST_PERIOD} and ${current}`, {
       errors: [{ path: "periodo", location: "path", message: `must be a month from ${FIRST_PERIOD} to ${current}` }],

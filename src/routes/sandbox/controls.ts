@@ -14,7 +14,7 @@ import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/
 import { SANDBOX_FAULT_KINDS, type SandboxControls } from "../../ports.ts";
 
 export function sandboxOf(c: Context<AppEnv>): SandboxControls {
-  const sandbox = c.var.deps.sii.sandbox;
+  const sandbox = c.get("deps").sii.sandbox;
   if (!sandbox) throw new ApiError(404, "HTTP_404", "The sandbox exists only when SII_UPSTREAM=sandbox");
   return sandbox;
 }
@@ -75,7 +75,7 @@ export function fromLoopback(c: Context): boolean {
 /** Off loopback: the development token or the admin token, compared in constant time. */
 export const controlGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!fromLoopback(c)) {
-    const { devToken, adminToken } = c.var.deps.config;
+    const { devToken, adminToken } = c.get("deps").config;
     const presented = presentedToken(c);
     const allowed = presented !== null && [devToken, adminToken].some((secret) => secret && constantTimeEqual(presented, secret));
     if (!allowed) {

@@ -53,7 +53,7 @@ export function registerSandboxCredentials(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: jsonContent(Credentials, "Sandbox credentials"), ...errorResponses([404]) },
     }),
     (c) => {
-      const sandbox = c.var.deps.sii.sandbox;
+      const sandbox = c.get("deps").sii.sandbox;
       if (!sandbox) throw new ApiError(404, "HTTP_404", "The sandbox exists only when SII_UPSTREAM=sandbox");
       return ok(c, sandbox.credentials(), "Sandbox test credentials (fake; they work only against the sandbox)");
     },

@@ -36,7 +36,7 @@ export function registerSettingsPutProxy(app: OpenAPIHono<AppEnv>): void {
       // The form and the rules between fields are the schema's; whether the address may be used
       // depends on the operator's policy (ALLOW_PRIVATE_PROXY): a business rule checked here, 400.
       const url = input.url ?? null;
-      const problem = url === null ? null : proxyUrlProblem(url, c.var.deps.config.allowPrivateProxy);
+      const problem = url === null ? null : proxyUrlProblem(url, c.get("deps").config.allowPrivateProxy);
       if (problem) {
         const errors: FieldError[] = [{ path: "url", location: "body", message: problem }];
         throw new ApiError(400, "VALIDATION_ERROR", "The request breaks a rule: url", { errors });
@@ -51,7 +51,7 @@ export function registerSettingsPutProxy(app: OpenAPIHono<AppEnv>): void {
         url: url?.replace(/\/$/, "") ?? null,
         username: input.username ?? null,
         password_box,
-        updated_at: c.var.deps.clock.now().toISOString(),
+        updated_at: c.get("deps").clock.now().toISOString(),
       };
       await writeProxy(deps, account(), stored);
       return ok(c, proxyView(stored), "Proxy settings saved");

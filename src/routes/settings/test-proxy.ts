@@ -97,7 +97,7 @@ export function registerSettingsTestProxy(app: OpenAPIHono<AppEnv>): void {
         latency_ms: status === null ? null : Math.round(performance.now() - started),
         sii_status: status,
         error,
-        upstream: c.var.deps.sii.mode,
+        upstream: c.get("deps").sii.mode,
       });
     },
   );

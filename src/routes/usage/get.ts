@@ -25,9 +25,9 @@ export function registerUsageGet(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: null, weight: 0 },
     async (c) => {
-      const principal = c.var.principal;
+      const principal = c.get("principal");
       if (!principal) throw new Error("usage reached without a principal");
-      const state = await c.var.deps.quota.peek(principal.tokenId, principal.plan, c.var.deps.clock.now());
+      const state = await c.get("deps").quota.peek(principal.tokenId, principal.plan, c.get("deps").clock.now());
       return ok(c, {
         token_id: principal.tokenId,
         account: principal.account,
