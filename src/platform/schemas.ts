@@ -58,7 +58,7 @@ const errorDescriptions: Record<number, string> = {
   404: "Not found (`HTTP_404`)",
   405: "Method not served on this path (`HTTP_405`); `Allow` lists the methods that are",
   409: "Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`)",
-  413: "Body larger than the gateway accepts (`PAYLOAD_TOO_LARGE`)",
+  413: "Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`)",
   415: "Body not sent as JSON (`HTTP_415`); `errors[]` names the `content-type` header",
   422: "A body that does not match this operation's request schema: malformed JSON, a wrong type, a missing or unknown field, a value outside its enum, range or length, fields that may not go together (`VALIDATION_ERROR`, `errors[]` names each field)",
   429: "Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After`",
@@ -86,7 +86,7 @@ const errorExamples: Record<number, Record<string, unknown>> = {
   404: { error_code: "HTTP_404", message: "No token tok_0123456789abcdef" },
   405: { error_code: "HTTP_405", message: "Method GET is not allowed here; use POST" },
   409: { error_code: "IDEMPOTENCY_CONFLICT", message: "This Idempotency-Key was already used with a different request" },
-  413: { error_code: "PAYLOAD_TOO_LARGE", message: "The request body is larger than 10485760 bytes" },
+  413: { error_code: "PAYLOAD_TOO_LARGE", message: "The request body is larger than 33554432 bytes" },
   415: {
     error_code: "HTTP_415",
     message: "The request body must be JSON: send Content-Type: application/json",
