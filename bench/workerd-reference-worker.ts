@@ -7,6 +7,9 @@
 //                        real SII too). In production the SII is remote and this is not billed.
 //   POST /relay/:anio    the bare relay (as bench/server.ts's): the same client calls in a cached
 //                        session (memory store), no auth, validation, quota, envelope or log line.
+//   GET  /quota          one quota charge as the gateway makes it (its Durable Object, its store).
+import type { QuotaCounter } from "../src/adapters/cloudflare/durable-objects.ts";
+import { durableQuotaStore } from "../src/adapters/cloudflare/stores.ts";
 import { memorySessionStore } from "../src/adapters/memory/stores.ts";
 import type { SiiTransport } from "../src/ports.ts";
 import { sandboxTransport } from "../src/sandbox/transport.ts";
@@ -95,10 +98,18 @@ async function relay(ref: Reference, pass: ClaveCredential, anio: number): Promi
   return Response.json({ mensual: summary.mensual, anual: summary.anual });
 }
 
+export { QuotaCounter } from "../src/adapters/cloudflare/durable-objects.ts";
+
+const PLAN = { daily_units: 1e9, monthly_units: 1e10 };
+
 export default {
-  async fetch(request: Request): Promise<Response> {
+  async fetch(request: Request, env: { QUOTA: DurableObjectNamespace<QuotaCounter> }): Promise<Response> {
     const [, route, year] = new URL(request.url).pathname.split("/");
     if (route === "floor") return new Response("ok");
+    if (route === "quota") {
+      const decision = await durableQuotaStore(env.QUOTA).consume("bench", 1, PLAN, new Date());
+      return new Response(String(decision.allowed));
+    }
     if (request.method !== "POST" || (route !== "sandbox" && route !== "relay")) return new Response("not found", { status: 404 });
     const ref = referenceOf();
     return route === "sandbox" ? simulatorOnly(ref, request, Number(year)) : relay(ref, await passOf(request), Number(year));

@@ -157,6 +157,12 @@ function referenceConfig(): string {
       `main = ${JSON.stringify(join(root, "bench", "workerd-reference-worker.ts"))}`,
       `compatibility_date = "${date}"`,
       'compatibility_flags = ["nodejs_compat"]',
+      "[[durable_objects.bindings]]",
+      'name = "QUOTA"',
+      'class_name = "QuotaCounter"',
+      "[[migrations]]",
+      'tag = "v1"',
+      'new_sqlite_classes = ["QuotaCounter"]',
       "[alias]",
       ...aliases,
       "",
@@ -184,6 +190,7 @@ async function referenceFigures(
   const floor = await at("/floor", false);
   const simulator = (await at("/sandbox/2025")) - floor;
   const relay = (await at("/relay/2025")) - floor;
+  const quota = (await at("/quota", false)) - floor;
   return [
     { name: `workerd: reference Worker's floor (an empty answer), CPU per request (${requests} requests)`, unit: "ms", value: floor },
     {
@@ -195,6 +202,11 @@ async function referenceFigures(
       name: "workerd: bare relay of the BTE summary (the same client calls in a cached session, no auth, quota or log, over its floor)",
       unit: "ms",
       value: relay,
+    },
+    {
+      name: "workerd: one quota charge (the gateway's Durable Object and store, in the reference Worker, over its floor)",
+      unit: "ms",
+      value: quota,
     },
     {
       name: "workerd: credentialed read (BTE summary, cached session), the gateway's own CPU (over the floor, less the simulator's part)",
