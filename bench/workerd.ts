@@ -219,12 +219,9 @@ async function referenceFigures(
 export async function workerdFigures(requests: number, certPem: string, keyPem: string, envelope = true): Promise<WorkerdFigure[]> {
   if (!existsSync("/proc/self/stat")) return [];
   const token = `sii_bench_${randomBytes(24).toString("base64url")}`;
-  // One after the other: two wrangler dev starting at once can pick the same local port.
   const gateway = await wranglerDev(["--var", "SII_UPSTREAM:sandbox", "--var", `DEV_API_TOKEN:${token}`]);
-  let reference: Awaited<ReturnType<typeof wranglerDev>> | undefined;
   const figures: WorkerdFigure[] = [];
   try {
-    reference = await wranglerDev(["--config", referenceConfig()]);
     const { base, workerd } = gateway;
     const headers = { "content-type": "application/json", "x-api-token": token };
     const operations = [
@@ -258,7 +255,14 @@ export async function workerdFigures(requests: number, certPem: string, keyPem: 
             },
       );
     }
-    figures.push(...(await referenceFigures(reference, operations[2]?.body ?? "", requests, credentialed)));
+    // Started once the gateway's operations are measured (two wrangler dev starting at once can
+    // pick the same local port), and stopped before the envelope part.
+    const reference = await wranglerDev(["--config", referenceConfig()]);
+    try {
+      figures.push(...(await referenceFigures(reference, operations[2]?.body ?? "", requests, credentialed)));
+    } finally {
+      stop(reference.child);
+    }
     if (envelope) {
       const files = {
         read: (path: string) => readFileSync(path, "utf8"),
@@ -268,7 +272,6 @@ export async function workerdFigures(requests: number, certPem: string, keyPem: 
     }
   } finally {
     stop(gateway.child);
-    if (reference) stop(reference.child);
   }
   return figures;
 }
