@@ -101,9 +101,31 @@ interface Attempt<K extends string> {
   headers: string[];
 }
 
+interface Labels<K extends string> {
+  /** Every wanted label, normalized. */
+  known: Set<string>;
+  /** Per key, its labels normalized. */
+  byKey: Map<K, Set<string>>;
+}
+
+// The wanted columns are the readers' constants: their labels are normalized once, not on every
+// page read (a page read normalized each synonym twice, some 80 Unicode normalizations for the BTE).
+const normalized = new WeakMap<object, Labels<string>>();
+
+function labelsOf<K extends string>(wanted: WantedColumns<K>): Labels<K> {
+  let labels = normalized.get(wanted) as Labels<K> | undefined;
+  if (!labels) {
+    const keys = Object.keys(wanted) as K[];
+    const byKey = new Map(keys.map((key) => [key, new Set(wanted[key].map(normalizeLabel))]));
+    labels = { known: new Set([...byKey.values()].flatMap((set) => [...set])), byKey };
+    normalized.set(wanted, labels);
+  }
+  return labels;
+}
+
 function tryTable<K extends string>(table: HtmlElement, wanted: WantedColumns<K>, repeated: readonly K[]): Attempt<K> {
   const keys = Object.keys(wanted) as K[];
-  const known = new Set(keys.flatMap((key) => wanted[key].map(normalizeLabel)));
+  const { known, byKey } = labelsOf(wanted);
   const rows = ownRows(table);
   const header = headerOf(rows, known);
   if (!header) return { missing: keys, twice: [], headers: [] };
@@ -113,7 +135,7 @@ function tryTable<K extends string>(table: HtmlElement, wanted: WantedColumns<K>
   const missing: string[] = [];
   const twice: string[] = [];
   for (const key of keys) {
-    const labels = new Set(wanted[key].map(normalizeLabel));
+    const labels = byKey.get(key) ?? new Set<string>();
     const found = header.parts.flatMap((parts, i) => (matches(parts, labels) ? [i] : []));
     if (!found.length) missing.push(key);
     else if (found.length > 1 && !repeated.includes(key)) twice.push(key);
