@@ -199,7 +199,7 @@ async function referenceFigures(
       value: simulator,
     },
     {
-      name: "workerd: bare relay of the BTE summary (the same client calls in a cached session, no auth, quota or log, over its floor)",
+      name: "workerd: bare relay of the BTE summary (the same client calls in a cached session, simulator included; no auth, quota or log; over its floor)",
       unit: "ms",
       value: relay,
     },
