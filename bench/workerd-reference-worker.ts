@@ -1,13 +1,15 @@
 // The reference Worker of bench/workerd.ts, run by its own `wrangler dev` (config written into a
 // temporary directory): what inside workerd is not the gateway's own work on a credentialed read.
-//   GET  /floor          nothing: workerd's and wrangler dev's cost per request alone
+//   POST /floor          the body read, nothing else: workerd's and wrangler dev's cost per request
+//                        alone (the same body as the routes below, so its forwarding is in the floor)
 //   POST /sandbox/:anio  the simulator alone: the requests the gateway's client sends for one BTE
 //                        summary (recorded once from that client), each served by the in-process
 //                        sandbox, the answers left unread (reading them is the gateway's work on the
 //                        real SII too). In production the SII is remote and this is not billed.
 //   POST /relay/:anio    the bare relay (as bench/server.ts's): the same client calls in a cached
 //                        session (memory store), no auth, validation, quota, envelope or log line.
-//   GET  /quota          one quota charge as the gateway makes it (its Durable Object, its store).
+//   POST /quota          the body read and one quota charge as the gateway makes it (its Durable
+//                        Object, its store).
 import type { QuotaCounter } from "../src/adapters/cloudflare/durable-objects.ts";
 import { durableQuotaStore } from "../src/adapters/cloudflare/stores.ts";
 import { memorySessionStore } from "../src/adapters/memory/stores.ts";
@@ -51,8 +53,8 @@ function referenceOf(): Reference {
   return reference;
 }
 
-async function passOf(request: Request): Promise<ClaveCredential> {
-  const { auth } = (await request.json()) as { auth: { pass: ClaveCredential } };
+function passOf(body: string): ClaveCredential {
+  const { auth } = JSON.parse(body) as { auth: { pass: ClaveCredential } };
   return auth.pass;
 }
 
@@ -73,10 +75,11 @@ async function record(ref: Reference, pass: ClaveCredential, anio: number): Prom
 }
 
 async function simulatorOnly(ref: Reference, request: Request, anio: number): Promise<Response> {
+  // Read as the floor reads it; parsed only the first time, for the recording's login.
+  const body = await request.text();
   let calls = ref.recorded.get(anio);
   if (!calls) {
-    // Only the first request's body is read: the credential for the recording's login.
-    calls = passOf(request).then((pass) => record(ref, pass, anio));
+    calls = record(ref, passOf(body), anio);
     ref.recorded.set(anio, calls);
   }
   let statuses = "";
@@ -105,13 +108,17 @@ const PLAN = { daily_units: 1e9, monthly_units: 1e10 };
 export default {
   async fetch(request: Request, env: { QUOTA: DurableObjectNamespace<QuotaCounter> }): Promise<Response> {
     const [, route, year] = new URL(request.url).pathname.split("/");
-    if (route === "floor") return new Response("ok");
+    if (route === "floor") {
+      await request.arrayBuffer();
+      return new Response("ok");
+    }
     if (route === "quota") {
+      await request.arrayBuffer();
       const decision = await durableQuotaStore(env.QUOTA).consume("bench", 1, PLAN, new Date());
       return new Response(String(decision.allowed));
     }
     if (request.method !== "POST" || (route !== "sandbox" && route !== "relay")) return new Response("not found", { status: 404 });
     const ref = referenceOf();
-    return route === "sandbox" ? simulatorOnly(ref, request, Number(year)) : relay(ref, await passOf(request), Number(year));
+    return route === "sandbox" ? simulatorOnly(ref, request, Number(year)) : relay(ref, passOf(await request.text()), Number(year));
   },
 };
