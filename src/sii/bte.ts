@@ -8,7 +8,7 @@ import { LOGIN_MARKERS } from "./bhe.ts";
 import { browse } from "./browse.ts";
 import type { CookieJar } from "./cookies.ts";
 import { formatChanged } from "./format-changed.ts";
-import { parsePage, rowsOf } from "./html.ts";
+import { cellsOf, parsePage, textOf } from "./html.ts";
 import { pageText, type SiiContext } from "./http.ts";
 import { SessionExpired } from "./sessions.ts";
 import { cell, findTable } from "./table.ts";
@@ -81,7 +81,8 @@ interface Row extends BteTotals {
 export function readAnnualTable(html: string, status = 200): { mensual: BteMonth[]; anual: BteTotals; cells: string[][] } {
   const page = parsePage(html);
   // A page without a single month row is an error page, not a summary in another shape.
-  if (!rowsOf(page).some((row) => monthOf(row[0] ?? "") >= 0)) {
+  // Only each row's first cell is read for this (the table's reader reads them all next).
+  if (!Array.from(page.querySelectorAll("tr")).some((row) => monthOf(textOf(cellsOf(row)[0])) >= 0)) {
     throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII answered without the BTE summary table", {
       details: { service: SERVICE, sii_status: status, sii_message: pageText(html) },
     });

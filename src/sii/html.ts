@@ -15,6 +15,9 @@ export interface HtmlElement {
   readonly attributes: ArrayLike<{ readonly name: string; readonly value: string }>;
   getAttribute(name: string): string | null;
   hasAttribute(name: string): boolean;
+  hasAttributes(): boolean;
+  getAttributeNames(): string[];
+  getAttributeNode(name: string): { readonly value: string } | null;
   setAttribute(name: string, value: string): void;
   removeAttribute(name: string): void;
   querySelector(selectors: string): HtmlElement | null;
@@ -41,10 +44,13 @@ export type HtmlScope = HtmlDocument | HtmlElement;
 export function parsePage(html: string): HtmlDocument {
   const whole = /<html[\s>]/i.test(html) ? html : `<html><body>${html}</body></html>`;
   const document = parseHTML(whole).document as unknown as HtmlDocument;
+  // By name: linkedom's `attributes` is a Proxy built per element, and every page read pays this.
   for (const element of Array.from(document.querySelectorAll("*"))) {
-    for (const { name, value } of Array.from(element.attributes)) {
+    if (!element.hasAttributes()) continue;
+    for (const name of element.getAttributeNames()) {
       const lower = name.toLowerCase();
       if (lower === name) continue;
+      const value = element.getAttributeNode(name)?.value ?? "";
       element.removeAttribute(name);
       if (!element.hasAttribute(lower)) element.setAttribute(lower, value);
     }

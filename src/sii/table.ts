@@ -41,7 +41,14 @@ export interface FindOptions<K extends string> {
 
 /** A table's own rows (not those of a table nested in one of its cells). */
 function ownRows(table: HtmlElement): HtmlElement[] {
-  return Array.from(table.querySelectorAll("tr")).filter((row) => row.closest("table") === table);
+  return Array.from(table.querySelectorAll("tr")).filter((row) => tableOf(row) === table);
+}
+
+/** The table a row belongs to: its nearest table ancestor (a walk up, cheaper than `closest`'s selector). */
+function tableOf(row: HtmlElement): HtmlElement | null {
+  let parent = row.parentElement;
+  while (parent && parent.tagName.toUpperCase() !== "TABLE") parent = parent.parentElement;
+  return parent;
 }
 
 const span = (cell: HtmlElement) => Math.max(1, Math.min(50, Number(cell.getAttribute("colspan")) || 1));
@@ -101,9 +108,31 @@ interface Attempt<K extends string> {
   headers: string[];
 }
 
+interface Labels<K extends string> {
+  /** Every wanted label, normalized. */
+  known: Set<string>;
+  /** Per key, its labels normalized. */
+  byKey: Map<K, Set<string>>;
+}
+
+// The wanted columns are the readers' constants: their labels are normalized once, not on every
+// page read (a page read normalized each synonym twice, some 80 Unicode normalizations for the BTE).
+const normalized = new WeakMap<object, Labels<string>>();
+
+function labelsOf<K extends string>(wanted: WantedColumns<K>): Labels<K> {
+  let labels = normalized.get(wanted) as Labels<K> | undefined;
+  if (!labels) {
+    const keys = Object.keys(wanted) as K[];
+    const byKey = new Map(keys.map((key) => [key, new Set(wanted[key].map(normalizeLabel))]));
+    labels = { known: new Set([...byKey.values()].flatMap((set) => [...set])), byKey };
+    normalized.set(wanted, labels);
+  }
+  return labels;
+}
+
 function tryTable<K extends string>(table: HtmlElement, wanted: WantedColumns<K>, repeated: readonly K[]): Attempt<K> {
   const keys = Object.keys(wanted) as K[];
-  const known = new Set(keys.flatMap((key) => wanted[key].map(normalizeLabel)));
+  const { known, byKey } = labelsOf(wanted);
   const rows = ownRows(table);
   const header = headerOf(rows, known);
   if (!header) return { missing: keys, twice: [], headers: [] };
@@ -113,7 +142,7 @@ function tryTable<K extends string>(table: HtmlElement, wanted: WantedColumns<K>
   const missing: string[] = [];
   const twice: string[] = [];
   for (const key of keys) {
-    const labels = new Set(wanted[key].map(normalizeLabel));
+    const labels = byKey.get(key) ?? new Set<string>();
     const found = header.parts.flatMap((parts, i) => (matches(parts, labels) ? [i] : []));
     if (!found.length) missing.push(key);
     else if (found.length > 1 && !repeated.includes(key)) twice.push(key);
