@@ -3,7 +3,7 @@
 // TED, sign each DTE, then sign the envelope. Everything is checked before anything is signed, and
 // every problem is reported at once, naming its field. Pure: no I/O; the caller passes the time,
 // the signer and the keys trusted to sign CAFs.
-import { santiagoDate, santiagoDateTime } from "../../lib/dates.ts";
+import { santiagoDateTime } from "../../lib/dates.ts";
 import { DteError } from "../errors.ts";
 import { invalidDocument, type Node, normalizeDte, SUPPORTED_TYPES } from "../normalize/normalize.ts";
 import { type FieldProblem, isNode, sanitizeDte } from "../normalize/sanitize.ts";
@@ -222,8 +222,9 @@ export async function generateDocuments(request: GenerateRequest, context: Gener
 
 /** The same, the envelope left in pieces for a caller that writes it out as it goes. */
 export async function generateDocumentParts(request: GenerateRequest, context: GenerateContext): Promise<GeneratedParts> {
-  const today = santiagoDate(context.now);
   const stampTime = santiagoDateTime(context.now).replace(" ", "T");
+  // The same instant's date in Chile: one time-zone conversion instead of two (each some tens of µs).
+  const today = stampTime.slice(0, 10);
   const problems: FieldProblem[] = [];
   const cafs = await readCafSet(request.cafs, context.cafKeys, problems);
   const cafUnreadable = problems.length > 0;
