@@ -87,20 +87,29 @@ const latin1Base64 = (text: string) => btoa(text);
 
 /** Characters encoded between two pauses: a multiple of 3, so the pieces' base64 joins into the whole's. */
 const BASE64_SLICE = 3 * 2 ** 18;
+/**
+ * Characters encoded in one call, a multiple of 3 too: a few tens of KB stay in the CPU's caches,
+ * while a quarter-megabyte call cost about three times as much per character.
+ */
+const BASE64_CHUNK = 3 * 2 ** 13;
 
 /**
  * The same for a large text given in parts (an envelope of 2 000 documents is ~10 MB): base64
- * pieces whose concatenation is the whole's, encoded a slice at a time with a pause between.
+ * pieces whose concatenation is the whole's, encoded a chunk at a time with a pause after each slice.
  */
 async function latin1Base64Parts(parts: readonly string[], pause: () => Promise<void>): Promise<string[]> {
   const pieces: string[] = [];
   let pending = "";
+  let sincePause = 0;
   for (const part of parts) {
     pending += part;
-    if (pending.length < BASE64_SLICE) continue;
+    if (pending.length < BASE64_CHUNK) continue;
     const whole = pending.length - (pending.length % 3);
     pieces.push(btoa(pending.slice(0, whole)));
     pending = pending.slice(whole);
+    sincePause += whole;
+    if (sincePause < BASE64_SLICE) continue;
+    sincePause = 0;
     await pause();
   }
   if (pending) pieces.push(btoa(pending));
