@@ -17,8 +17,11 @@ export type RutCheck = { ok: true; rut: string } | { ok: false; reason: string }
 export function parseRut(input: string): RutCheck {
   const match = /^(\d{1,2}(?:\.?\d{3}){0,2}|\d{1,8})-([\dkK])$/.exec(input.trim());
   if (!match?.[1] || !match[2]) return { ok: false, reason: "must have the form XXXXXXXX-K (digits, a hyphen and the check digit)" };
-  const body = match[1].replaceAll(".", "").replace(/^0+(?=\d)/, "");
-  const digit = match[2].toUpperCase();
+  // Most RUTs come canonical: no dots, no leading zeros, an upper-case K (each rewrite skipped when not needed).
+  let body = match[1];
+  if (body.includes(".")) body = body.replaceAll(".", "");
+  if (body.charCodeAt(0) === 0x30) body = body.replace(/^0+(?=\d)/, "");
+  const digit = match[2] === "k" ? "K" : match[2];
   const expected = rutCheckDigit(body);
   if (digit !== expected) return { ok: false, reason: `has a wrong check digit (${digit}; ${body} takes ${expected})` };
   return { ok: true, rut: `${body}-${digit}` };

@@ -187,13 +187,19 @@ async function authenticCaf(
   return { caf: Object.freeze(read), key: key as RsaPublicKey };
 }
 
+/** The last date `cafExpiry` computed, and for which `fa`: a batch asks it of the same CAF for each document. */
+let lastExpiry = { fa: "", expiry: "" };
+
 /** Six calendar months after `fa` (YYYY-MM-DD), clamped to the month's end. */
 export function cafExpiry(fa: string): string {
+  if (lastExpiry.fa === fa) return lastExpiry.expiry;
   const [year, month, day] = fa.split("-").map(Number) as [number, number, number];
   const target = new Date(Date.UTC(year, month - 1 + 6, 1));
   const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
   target.setUTCDate(Math.min(day, lastDay));
-  return target.toISOString().slice(0, 10);
+  const expiry = target.toISOString().slice(0, 10);
+  lastExpiry = { fa, expiry };
+  return expiry;
 }
 
 /**

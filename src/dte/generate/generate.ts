@@ -3,7 +3,7 @@
 // TED, sign each DTE, then sign the envelope. Everything is checked before anything is signed, and
 // every problem is reported at once, naming its field. Pure: no I/O; the caller passes the time,
 // the signer and the keys trusted to sign CAFs.
-import { santiagoDate, santiagoDateTime } from "../../lib/dates.ts";
+import { santiagoDateTime } from "../../lib/dates.ts";
 import { DteError } from "../errors.ts";
 import { invalidDocument, type Node, normalizeDte, SUPPORTED_TYPES } from "../normalize/normalize.ts";
 import { type FieldProblem, isNode, sanitizeDte } from "../normalize/sanitize.ts";
@@ -87,20 +87,29 @@ const latin1Base64 = (text: string) => btoa(text);
 
 /** Characters encoded between two pauses: a multiple of 3, so the pieces' base64 joins into the whole's. */
 const BASE64_SLICE = 3 * 2 ** 18;
+/**
+ * Characters encoded in one call, a multiple of 3 too: a few tens of KB stay in the CPU's caches,
+ * while a quarter-megabyte call cost about three times as much per character.
+ */
+const BASE64_CHUNK = 3 * 2 ** 13;
 
 /**
  * The same for a large text given in parts (an envelope of 2 000 documents is ~10 MB): base64
- * pieces whose concatenation is the whole's, encoded a slice at a time with a pause between.
+ * pieces whose concatenation is the whole's, encoded a chunk at a time with a pause after each slice.
  */
 async function latin1Base64Parts(parts: readonly string[], pause: () => Promise<void>): Promise<string[]> {
   const pieces: string[] = [];
   let pending = "";
+  let sincePause = 0;
   for (const part of parts) {
     pending += part;
-    if (pending.length < BASE64_SLICE) continue;
+    if (pending.length < BASE64_CHUNK) continue;
     const whole = pending.length - (pending.length % 3);
     pieces.push(btoa(pending.slice(0, whole)));
     pending = pending.slice(whole);
+    sincePause += whole;
+    if (sincePause < BASE64_SLICE) continue;
+    sincePause = 0;
     await pause();
   }
   if (pending) pieces.push(btoa(pending));
@@ -222,8 +231,9 @@ export async function generateDocuments(request: GenerateRequest, context: Gener
 
 /** The same, the envelope left in pieces for a caller that writes it out as it goes. */
 export async function generateDocumentParts(request: GenerateRequest, context: GenerateContext): Promise<GeneratedParts> {
-  const today = santiagoDate(context.now);
   const stampTime = santiagoDateTime(context.now).replace(" ", "T");
+  // The same instant's date in Chile: one time-zone conversion instead of two (each some tens of µs).
+  const today = stampTime.slice(0, 10);
   const problems: FieldProblem[] = [];
   const cafs = await readCafSet(request.cafs, context.cafKeys, problems);
   const cafUnreadable = problems.length > 0;

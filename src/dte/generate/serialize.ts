@@ -9,9 +9,12 @@ import { BOLETA_ORDER, DOCUMENTO_ORDER, EXPORTACIONES_ORDER, LIQUIDACION_ORDER, 
 
 export type Container = "Documento" | "Liquidacion" | "Exportaciones";
 
+/** The boletas' text limits: the other types' with the boleta schema's own over them. */
+const BOLETA_LIMITS: Readonly<Record<string, number>> = { ...TEXT_LIMITS, ...BOLETA_TEXT_LIMITS };
+
 /** Where a type's document lives in the DTE and which schema orders it (docs/dte-engine.md §1.1). */
 export function containerOf(tipo: number): { element: Container; order: SchemaOrder; limits: Readonly<Record<string, number>> } {
-  if (tipo === 39 || tipo === 41) return { element: "Documento", order: BOLETA_ORDER, limits: { ...TEXT_LIMITS, ...BOLETA_TEXT_LIMITS } };
+  if (tipo === 39 || tipo === 41) return { element: "Documento", order: BOLETA_ORDER, limits: BOLETA_LIMITS };
   if (tipo === 43) return { element: "Liquidacion", order: LIQUIDACION_ORDER, limits: TEXT_LIMITS };
   if (tipo >= 110 && tipo <= 112) return { element: "Exportaciones", order: EXPORTACIONES_ORDER, limits: TEXT_LIMITS };
   return { element: "Documento", order: DOCUMENTO_ORDER, limits: TEXT_LIMITS };
@@ -67,7 +70,15 @@ export function serializeChildren(
       });
     else present.push({ name, value, slot });
   }
-  present.sort((a, b) => a.slot.index - b.slot.index);
+  // Insertion sort: a node has a handful of fields, for which Array.prototype.sort's set-up cost more than the sorting.
+  for (let i = 1; i < present.length; i++) {
+    const item = present[i] as (typeof present)[number];
+    let j = i - 1;
+    for (; j >= 0 && (present[j] as (typeof present)[number]).slot.index > item.slot.index; j--)
+      present[j + 1] = present[j] as (typeof present)[number];
+    present[j + 1] = item;
+  }
+  const limitOf = limitMap(limits);
   let xml = "";
   for (const { name, value, slot } of present) {
     const many = Array.isArray(value);
@@ -89,12 +100,23 @@ export function serializeChildren(
       const refused = text === null ? null : unwritable(text);
       if (text === null) problems.push({ path: label(), message: "must be a string or a number" });
       else if (refused) problems.push({ path: label(), message: refused });
-      else if (text.length > (limits[name] ?? Number.POSITIVE_INFINITY))
+      else if (text.length > (limitOf.get(name) ?? Number.POSITIVE_INFINITY))
         problems.push({ path: label(), message: `is longer than the schema's ${limits[name]} characters` });
       else if (text !== "") xml += `<${name}>${escapeXml(text)}</${name}>`;
     }
   }
   return xml;
+}
+
+/** Each table of text limits as a Map, made once: looking a name up in the large record (most names are absent) was a slow keyed load. */
+const limitMaps = new WeakMap<Readonly<Record<string, number>>, ReadonlyMap<string, number>>();
+function limitMap(limits: Readonly<Record<string, number>>): ReadonlyMap<string, number> {
+  let map = limitMaps.get(limits);
+  if (!map) {
+    map = new Map(Object.entries(limits));
+    limitMaps.set(limits, map);
+  }
+  return map;
 }
 
 /** A name the schema allows at a path: its position, its own path, and whether it has elements of its own. */

@@ -27,8 +27,11 @@ export const canonicalOfOwnText = (file: string): string =>
 export interface SignedDte {
   /** `<DTE xmlns="…SiiDte" version="1.0">…</DTE>`. */
   xml: string;
-  /** The DTE's canonical form inside an envelope whose SetDTE declares the SiiDte namespace. */
-  canonicalInEnvelope: string;
+  /**
+   * The DTE's canonical form inside an envelope whose SetDTE declares the SiiDte namespace, in parts
+   * the envelope's digest reads one after another (joined, each document's would be copied once more).
+   */
+  canonicalInEnvelope: readonly string[];
 }
 
 /** The Signature element's canonical form where its namespace is not yet declared (SignedInfo repeats it). */
@@ -38,12 +41,13 @@ const canonicalSignature = (signature: string) => signature.replace(`<SignedInfo
 export async function signDte(container: Container, id: string, body: Written, signer: XmlSigner, tmstFirma: string): Promise<SignedDte> {
   const close = `<TmstFirma>${tmstFirma}</TmstFirma></${container}>`;
   const inner = `${body.canonical}${close}`;
-  // Standalone, the default namespace is rendered on the Documento (the apex of the digest).
-  const digest = sha1Base64(`<${container} xmlns="${SII_NS}" ID="${id}">${inner}`);
+  // Standalone, the default namespace is rendered on the Documento (the apex of the digest). Hashed
+  // in parts: the inner text is then made one piece in place, and the envelope's digest reads it again.
+  const digest = sha1Base64([`<${container} xmlns="${SII_NS}" ID="${id}">`, inner]);
   const signature = await signatureElement(signer, signedInfo(`#${id}`, digest));
   return {
     xml: `<DTE xmlns="${SII_NS}" version="1.0"><${container} ID="${id}">${body.file}${close}${signature}</DTE>`,
-    canonicalInEnvelope: `<DTE version="1.0"><${container} ID="${id}">${inner}${canonicalSignature(signature)}</DTE>`,
+    canonicalInEnvelope: [`<DTE version="1.0"><${container} ID="${id}">`, inner, `${canonicalSignature(signature)}</DTE>`],
   };
 }
 
@@ -90,10 +94,12 @@ export async function signEnvelopeParts(
   const digest = await sha1Base64Sliced(
     [
       `<SetDTE xmlns="${SII_NS}" xmlns:xsi="${XSI}" ID="SetDoc">${caratulaXml}`,
-      ...documents.map((d) => d.signed.canonicalInEnvelope),
+      ...documents.flatMap((d) => d.signed.canonicalInEnvelope),
       "</SetDTE>",
     ],
     pause,
+    // A pause every 100 documents, as before their canonical forms came in parts.
+    300,
   );
   const signature = await signatureElement(signer, signedInfo("#SetDoc", digest, ENVELOPED, ` xmlns:xsi="${XSI}"`));
   const schema = kind === "EnvioDTE" ? "EnvioDTE_v10.xsd" : "EnvioBOLETA_v11.xsd";

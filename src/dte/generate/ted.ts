@@ -14,7 +14,9 @@ const node = (value: unknown): Node => (isNode(value) ? value : {});
 const first = (value: unknown): Node => node(Array.isArray(value) ? value[0] : value);
 const text = (value: unknown) => (typeof value === "number" ? formatNumber(value) : typeof value === "string" ? value : "");
 /** The first 40 characters (not bytes), trimmed, escaped as in the file (§2.1). */
-const cut40 = (value: string) => escapeXml(Array.from(value).slice(0, 40).join("").trim());
+const cut40 = (value: string) =>
+  // 40 UTF-16 units or fewer are 40 characters or fewer: nothing to cut, no need to split the text into characters.
+  escapeXml((value.length <= 40 ? value : Array.from(value).slice(0, 40).join("")).trim());
 
 /**
  * The flattened `<TED version="1.0">…</TED>` for a document, as the file has it (also the barcode's

@@ -37,6 +37,10 @@ export function commonDefaults(doc: DocContext): void {
   });
 }
 
+/** Each type's `TOTAL_DEFAULTS` as entries, listed once rather than for every document. */
+const DEFAULT_TOTALS = new Map(Object.entries(TOTAL_DEFAULTS).map(([tipo, totals]) => [Number(tipo), Object.entries(totals)]));
+const defaultTotals = (tipo: number): [string, unknown][] => DEFAULT_TOTALS.get(tipo) ?? [];
+
 /** 2. Totals the type starts with (§4.2); a type without IVA drops the IVA totals it was given (`EXEMPT_TYPES`). */
 export function startTotals(doc: DocContext): TotalsContext {
   const { encabezado, tipo, warnings } = doc;
@@ -46,7 +50,7 @@ export function startTotals(doc: DocContext): TotalsContext {
     delete totales[key];
     warnings.push(`Encabezado.Totales.${key} removed (type ${tipo} carries no IVA)`);
   }
-  for (const [key, value] of Object.entries(TOTAL_DEFAULTS[tipo] ?? {})) if (totales[key] === undefined) totales[key] = value;
+  for (const [key, value] of defaultTotals(tipo)) if (totales[key] === undefined) totales[key] = value;
   return totalsContext(doc, totales);
 }
 

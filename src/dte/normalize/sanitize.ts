@@ -136,12 +136,13 @@ export function sanitizeDte(dte: Node, tipo: number): Sanitized {
   const limitOf = (key: string) => (boleta ? (BOLETA_TEXT_LIMITS[key] ?? TEXT_LIMITS[key]) : TEXT_LIMITS[key]);
   const REMOVE = Symbol("remove");
 
-  const scalar = (key: string, value: unknown, path: string): unknown => {
+  // A value's path is written only into a warning or a problem: most values have neither.
+  const scalar = (key: string, value: unknown, prefix: string, index: number): unknown => {
     if (typeof value === "string") {
       const latin1 = toLatin1Text(value);
       const cleaned = cleanControls(latin1);
       if (cleaned === "") {
-        warnings.push(`${path} removed (empty)`);
+        warnings.push(`${pathOf(prefix, key, index)} removed (empty)`);
         return REMOVE;
       }
       if (cleaned !== value) {
@@ -149,7 +150,9 @@ export function sanitizeDte(dte: Node, tipo: number): Sanitized {
           latin1 !== value.normalize("NFC") ? "characters outside ISO-8859-1 replaced or removed" : "",
           cleaned !== latin1 ? "control characters and surrounding whitespace removed" : "",
         ];
-        warnings.push(`${path} = ${JSON.stringify(cleaned)} (${reasons.filter(Boolean).join("; ") || "composed to single characters"})`);
+        warnings.push(
+          `${pathOf(prefix, key, index)} = ${JSON.stringify(cleaned)} (${reasons.filter(Boolean).join("; ") || "composed to single characters"})`,
+        );
       }
       value = cleaned;
     }
@@ -158,10 +161,14 @@ export function sanitizeDte(dte: Node, tipo: number): Sanitized {
       const text = String(value).replace(/\s+/g, "");
       const rut = parseRut(text);
       if (!rut.ok) {
-        problems.push({ path, message: `${JSON.stringify(String(value))} is not a valid RUT: it ${rut.reason}` });
+        problems.push({
+          path: pathOf(prefix, key, index),
+          message: `${JSON.stringify(String(value))} is not a valid RUT: it ${rut.reason}`,
+        });
         return value;
       }
-      if (rut.rut !== value) warnings.push(`${path} = ${JSON.stringify(rut.rut)} (RUT written as digits, hyphen and check digit)`);
+      if (rut.rut !== value)
+        warnings.push(`${pathOf(prefix, key, index)} = ${JSON.stringify(rut.rut)} (RUT written as digits, hyphen and check digit)`);
       return rut.rut;
     }
 
@@ -169,13 +176,16 @@ export function sanitizeDte(dte: Node, tipo: number): Sanitized {
       if (typeof value === "number" && Number.isInteger(value) && value > 0) {
         // The reference accepts Unix timestamps (seconds) where a date goes.
         const date = santiagoDate(new Date(value * 1000));
-        warnings.push(`${path} = ${JSON.stringify(date)} (from the timestamp ${value})`);
+        warnings.push(`${pathOf(prefix, key, index)} = ${JSON.stringify(date)} (from the timestamp ${value})`);
         value = date;
       }
       if (typeof value !== "string" || !validDate(value)) {
-        problems.push({ path, message: `${JSON.stringify(value)} is not a date (YYYY-MM-DD)` });
+        problems.push({ path: pathOf(prefix, key, index), message: `${JSON.stringify(value)} is not a date (YYYY-MM-DD)` });
       } else if (value < DATE_RANGE.min || value > DATE_RANGE.max) {
-        problems.push({ path, message: `${value} is outside the range the SII accepts (${DATE_RANGE.min} to ${DATE_RANGE.max})` });
+        problems.push({
+          path: pathOf(prefix, key, index),
+          message: `${value} is outside the range the SII accepts (${DATE_RANGE.min} to ${DATE_RANGE.max})`,
+        });
       }
       return value;
     }
@@ -185,7 +195,7 @@ export function sanitizeDte(dte: Node, tipo: number): Sanitized {
     // `false` is "no value" where the schema has a number (the reference's own defaults, and ERPs'
     // "no price"); e.g. LibreDTE's case 061_002_corrige_texto_factura gives `PrcItem: false`.
     if (value === false && NUMERIC_FIELDS.has(key)) {
-      warnings.push(`${path} removed (false: no value)`);
+      warnings.push(`${pathOf(prefix, key, index)} removed (false: no value)`);
       return REMOVE;
     }
     if (key === "CredEC" && value === true) return value; // the reference computes it
@@ -193,15 +203,16 @@ export function sanitizeDte(dte: Node, tipo: number): Sanitized {
       let number = value;
       if (typeof value === "string" && NUMBER.test(value)) number = Number(value);
       if (typeof number !== "number" || !Number.isFinite(number)) {
-        problems.push({ path, message: `${JSON.stringify(value)} is not a number` });
+        problems.push({ path: pathOf(prefix, key, index), message: `${JSON.stringify(value)} is not a number` });
         return value;
       }
       const signedLiquidacion = tipo === 43 && !["Folio", "TipoDTE", "QtyItem", "NroLinDet", "NroLinDR", "NroLinRef"].includes(key);
       if (number < 0 && NON_NEGATIVE_FIELDS.has(key) && !signedLiquidacion)
-        problems.push({ path, message: `must not be negative (${number})` });
-      if (PERCENT_FIELDS.has(key) && number > 100) problems.push({ path, message: `is a percentage and cannot exceed 100 (${number})` });
+        problems.push({ path: pathOf(prefix, key, index), message: `must not be negative (${number})` });
+      if (PERCENT_FIELDS.has(key) && number > 100)
+        problems.push({ path: pathOf(prefix, key, index), message: `is a percentage and cannot exceed 100 (${number})` });
       if (key === "Acteco" && Number.isInteger(number) && String(number).length === 5) {
-        warnings.push(`${path} = "0${number}" (five-digit activity code padded to six)`);
+        warnings.push(`${pathOf(prefix, key, index)} = "0${number}" (five-digit activity code padded to six)`);
         return `0${number}`;
       }
       return number;
@@ -209,7 +220,7 @@ export function sanitizeDte(dte: Node, tipo: number): Sanitized {
 
     const limit = limitOf(key);
     if (limit !== undefined && typeof value === "string" && value.length > limit) {
-      warnings.push(`${path} truncated to ${limit} characters (the schema's maximum)`);
+      warnings.push(`${pathOf(prefix, key, index)} truncated to ${limit} characters (the schema's maximum)`);
       return value.slice(0, limit).trimEnd();
     }
     return value;
@@ -218,23 +229,22 @@ export function sanitizeDte(dte: Node, tipo: number): Sanitized {
   const walk = (node: Node, prefix: string) => {
     for (const key of Object.keys(node)) {
       const value = node[key];
-      const path = prefix ? `${prefix}.${key}` : key;
       if (Array.isArray(value)) {
         const kept: unknown[] = [];
         value.forEach((item, i) => {
           if (isNode(item)) {
-            walk(item, `${path}[${i}]`);
+            walk(item, `${pathOf(prefix, key, -1)}[${i}]`);
             kept.push(item);
           } else {
-            const result = scalar(key, item, `${path}[${i}]`);
+            const result = scalar(key, item, prefix, i);
             if (result !== REMOVE) kept.push(result);
           }
         });
         node[key] = kept;
       } else if (isNode(value)) {
-        walk(value, path);
+        walk(value, pathOf(prefix, key, -1));
       } else if (value !== undefined && value !== null) {
-        const result = scalar(key, value, path);
+        const result = scalar(key, value, prefix, -1);
         if (result === REMOVE) delete node[key];
         else if (result !== value) node[key] = result;
       }
@@ -242,6 +252,12 @@ export function sanitizeDte(dte: Node, tipo: number): Sanitized {
   };
   walk(dte, "");
   return { warnings, problems };
+}
+
+/** The dotted path of `key` under `prefix`, with its list index when `index` is not -1. */
+function pathOf(prefix: string, key: string, index: number): string {
+  const path = prefix ? `${prefix}.${key}` : key;
+  return index === -1 ? path : `${path}[${index}]`;
 }
 
 /** A JSON object (not an array, not null). */
