@@ -173,6 +173,41 @@ function figure(
   return { name, unit, value, reference, ratio, budget, better, gated, pass };
 }
 
+/** Throughput rounds a side and seconds a round. */
+const LOAD_ROUNDS = quick ? 3 : 5;
+const LOAD_ROUND_S = quick ? 2 : 4;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+/**
+ * Throughput and CPU per request, bare relay and gateway alternating round by round so both see
+ * the same moments of a shared machine: the figures are the rounds' medians (of the ratio and of
+ * the CPU added, each taken within its round), the rounds' lowest and highest values beside them.
+ * One long load a side let one busy moment of the machine decide the figure.
+ */
+async function loadRounds(
+  bare: { url: string; init: Parameters<typeof load>[1]; server: BenchServer },
+  gateway: { url: string; init: Parameters<typeof load>[1]; server: BenchServer },
+) {
+  const measured = async (side: typeof bare) => {
+    const before = await side.server.ask<number>("cpu", "cpu");
+    const result = await load(side.url, side.init, LOAD_ROUND_S);
+    return { rps: result.rps, cpuMs: ((await side.server.ask<number>("cpu", "cpu")) - before) / 1000 / result.requests };
+  };
+  const rounds: { bare: Awaited<ReturnType<typeof measured>>; gateway: Awaited<ReturnType<typeof measured>> }[] = [];
+  for (let round = 0; round < LOAD_ROUNDS; round++) rounds.push({ bare: await measured(bare), gateway: await measured(gateway) });
+  const ratios = rounds.map((r) => r.gateway.rps / r.bare.rps);
+  const added = rounds.map((r) => r.gateway.cpuMs - r.bare.cpuMs);
+  const spread = (values: number[], digits: number) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
+  return {
+    ratio: median(ratios),
+    addedCpuMs: median(added),
+    bare: { rps: median(rounds.map((r) => r.bare.rps)) },
+    gateway: { rps: median(rounds.map((r) => r.gateway.rps)), cpuMs: median(rounds.map((r) => r.gateway.cpuMs)) },
+    spread: { ratio: spread(ratios, 2), addedCpu: spread(added, 3) },
+  };
+}
+
 const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
 const operations = [
   {
@@ -246,27 +281,26 @@ try {
     // too short for the gateway, whose CPU per request kept falling over the next ten.
     await load(bareUrl, bareInit, WARMUP_S);
     await load(gatewayUrl, gatewayInit, WARMUP_S);
-    const bareCpuBefore = await bareRelay.ask<number>("cpu", "cpu");
-    const bare = await load(bareUrl, bareInit);
-    const bareCpuMs = (await bareRelay.ask<number>("cpu", "cpu")) - bareCpuBefore;
-    const cpuBefore = await gateway.ask<number>("cpu", "cpu");
-    const gw = await load(gatewayUrl, gatewayInit);
-    const cpuMs = (await gateway.ask<number>("cpu", "cpu")) - cpuBefore;
-    const rate = Math.max(5, Math.min(LATENCY_RATE, Math.floor(0.3 * Math.min(bare.rps, gw.rps))));
+    const rounds = await loadRounds(
+      { url: bareUrl, init: bareInit, server: bareRelay },
+      { url: gatewayUrl, init: gatewayInit, server: gateway },
+    );
+    const gw = rounds.gateway;
+    const rate = Math.max(5, Math.min(LATENCY_RATE, Math.floor(0.3 * Math.min(rounds.bare.rps, gw.rps))));
     const latency = await latencyRounds({ url: bareUrl, init: bareInit }, { url: gatewayUrl, init: gatewayInit }, rate);
     const relayed = !("noUpstream" in op);
     figures.push({
       ...figure(
-        `${op.name}: throughput, gateway / bare relay`,
+        `${op.name}: throughput, gateway / bare relay (${LOAD_ROUNDS} rounds: ${rounds.spread.ratio})`,
         "ratio",
-        gw.rps / bare.rps,
+        rounds.ratio,
         relayed ? ("throughputBudget" in op ? op.throughputBudget : 0.7) : null,
         "higher",
         relayed,
       ),
       gate: relayed ? 0.7 : undefined,
     });
-    figures.push(figure(`${op.name}: gateway throughput`, "req/s", gw.rps, null, "higher", false, bare.rps));
+    figures.push(figure(`${op.name}: gateway throughput`, "req/s", gw.rps, null, "higher", false, rounds.bare.rps));
     figures.push(
       figure(
         `${op.name}: p50 gateway at ${rate} req/s (${latency.requests} requests a side; rounds ${latency.spread.p50} ms; bare ${latency.bare.p50.toFixed(1)} ms)`,
@@ -303,16 +337,14 @@ try {
     );
     // Both processes run the sandbox in-process, so the SII's simulated work is in both figures;
     // the difference is what the gateway's own layers cost.
-    const perRequest = cpuMs / 1000 / gw.requests;
-    const barePerRequest = bareCpuMs / 1000 / bare.requests;
-    figures.push(figure(`${op.name}: CPU per request (gateway process, sandbox included)`, "ms", perRequest, 10, "lower", false));
+    figures.push(figure(`${op.name}: CPU per request (gateway process, sandbox included)`, "ms", gw.cpuMs, 10, "lower", false));
     // On the dry run the bare side is an empty handler, so this is the gateway's fixed cost per
     // request (token, quota, validation, envelope, access log, headers): budget 0.1 ms, reported.
     figures.push(
       figure(
-        `${op.name}: CPU per request added by the gateway (over the bare relay)${relayed ? "" : ", i.e. its fixed cost"}`,
+        `${op.name}: CPU per request added by the gateway (over the bare relay${relayed ? "" : ", i.e. its fixed cost"}; rounds ${rounds.spread.addedCpu} ms)`,
         "ms",
-        perRequest - barePerRequest,
+        rounds.addedCpuMs,
         relayed ? ("addedCpuBudget" in op ? op.addedCpuBudget : op.crypto ? 10 : 2) : 0.1,
         "lower",
         false,
