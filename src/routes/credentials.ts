@@ -5,13 +5,16 @@
 //
 // A certificate comes in exactly one of three forms, each a closed object: the document says so
 // with a `oneOf` generated from the three zod forms below; the server checks the same with the
-// one object and the messages of `CertAuth` (an agreement test holds the two together).
+// one object and the messages of `CertAuth` (an agreement test holds the two together). The
+// `oneOf` is converted by `npm run schemas` into credential-forms.json rather than at module load:
+// z.toJSONSchema there ran in every Worker isolate's start-up (scripts/credential-forms.ts).
 
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type CertInput, parseCertificateCredential, type SigningCredential } from "../certificates/credentials.ts";
 import type { AppEnv } from "../platform/context.ts";
 import { MAX_CHARS, Rut } from "../platform/params.ts";
+import certFormSchemas from "./credential-forms.json" with { type: "json" };
 import { EXAMPLE_CLAVE, EXAMPLE_PFX } from "./example-credentials.ts";
 
 const text = (description: string, max: number) => z.string().min(1).max(max).meta({ description });
@@ -32,11 +35,8 @@ export const CERT_FORMS = {
   sdk: z.strictObject({ "file-data": FIELDS["file-data"], "file-pass": FIELDS["file-pass"] }),
 };
 
-/** A zod schema as a JSON Schema fragment for the document (the request side, without `$schema`). */
-function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: "input", target: "draft-2020-12" }) as Record<string, unknown>;
-  return rest;
-}
+/** The three forms as JSON Schema fragments (credential-forms.json, written from CERT_FORMS). */
+const CERT_FORM_SCHEMAS: Record<string, unknown>[] = certFormSchemas;
 
 const CERT_DESCRIPTION =
   "The taxpayer's certificate in one of three forms: `cert-data` + `pkey-data` (+ `passphrase` for an encrypted key); " +
@@ -83,7 +83,7 @@ export const CertAuth = z
   .openapi("CertificateCredential", {
     type: "object",
     description: CERT_DESCRIPTION,
-    oneOf: [jsonSchemaOf(CERT_FORMS.pem), jsonSchemaOf(CERT_FORMS.pfx), jsonSchemaOf(CERT_FORMS.sdk)],
+    oneOf: CERT_FORM_SCHEMAS,
     example: EXAMPLE_PFX,
   });
 
