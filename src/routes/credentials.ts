@@ -94,24 +94,24 @@ const ALIASES = [
 ] as const;
 
 export const CertAuthBody = z
-  .object({ auth: z.strictObject({ cert: CertAuth }).openapi({ description: "The taxpayer's credentials: a certificate" }) })
+  .object({ auth: z.strictObject({ cert: CertAuth }).meta({ description: "The taxpayer's credentials: a certificate" }) })
   .openapi("CertificateAuth", { example: { auth: { cert: EXAMPLE_PFX } } });
 
 export const PassAuth = z
   .strictObject({
-    rut: Rut.openapi({ description: "The taxpayer's RUT, `XXXXXXXX-K` (check digit verified)", example: EXAMPLE_CLAVE.rut }),
+    rut: Rut.meta({ description: "The taxpayer's RUT, `XXXXXXXX-K` (check digit verified)", example: EXAMPLE_CLAVE.rut }),
     clave: z
       .string()
       .min(1, { error: "is required" })
       .max(200)
-      .openapi({ description: "Clave tributaria, 1 to 200 characters (never stored or logged)", example: EXAMPLE_CLAVE.clave }),
+      .meta({ description: "Clave tributaria, 1 to 200 characters (never stored or logged)", example: EXAMPLE_CLAVE.clave }),
   })
   .openapi("ClaveCredential", { example: EXAMPLE_CLAVE });
 
 /** `auth` with a clave only. */
 export const PassOnlyAuth = z
   .strictObject({ pass: PassAuth })
-  .openapi({ description: "The taxpayer's credentials: RUT and clave tributaria" });
+  .meta({ description: "The taxpayer's credentials: RUT and clave tributaria" });
 
 /**
  * `auth` with either a clave or a certificate, exactly one: the server refuses both and neither.
@@ -122,7 +122,7 @@ export const PassOnlyAuth = z
 export const PassOrCertAuth = z
   .strictObject({ pass: PassAuth.optional(), cert: CertAuth.optional() })
   .refine((a) => (a.pass === undefined) !== (a.cert === undefined), { error: "give either auth.pass (RUT + clave) or auth.cert" })
-  .openapi({
+  .meta({
     description: "The taxpayer's credentials: `pass` (RUT + clave) or `cert` (a certificate), exactly one of them",
     oneOf: [
       { type: "object", properties: { pass: { $ref: "#/components/schemas/ClaveCredential" }, cert: { not: {} } }, required: ["pass"] },
