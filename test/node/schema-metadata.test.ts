@@ -1,4 +1,4 @@
-// The routes describe their schemas with zod's `.meta({…})`, which the document reads as it reads
+// The routes (and the platform's shared schemas) describe their schemas with zod's `.meta({…})`, which the document reads as it reads
 // `.openapi({…})`: each `.openapi` call builds a new schema with eight wrapper methods (about five
 // times the cost of `.meta`), and the ~330 of them were paid in every Worker isolate's start-up.
 // `.openapi` stays where only it will do: naming a component (`.openapi("Name", …)`) or a path
@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
-const routes = join(import.meta.dirname, "..", "..", "src", "routes");
+const src = join(import.meta.dirname, "..", "..", "src");
 
 /** The argument text of each `.openapi({…})` call in a source text. */
 function openapiObjectArguments(text: string): string[] {
@@ -26,12 +26,15 @@ function openapiObjectArguments(text: string): string[] {
   return found;
 }
 
-describe("schema metadata in the routes", () => {
+describe("schema metadata in the routes and the platform", () => {
   it("uses .openapi({…}) only for a path parameter", () => {
-    const offending = readdirSync(routes, { recursive: true, encoding: "utf8" })
+    const files = ["routes", "platform"].flatMap((dir) =>
+      readdirSync(join(src, dir), { recursive: true, encoding: "utf8" }).map((file) => join(dir, file)),
+    );
+    const offending = files
       .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"))
       .flatMap((file) =>
-        openapiObjectArguments(readFileSync(join(routes, file), "utf8"))
+        openapiObjectArguments(readFileSync(join(src, file), "utf8"))
           .filter((call) => !/\bparam\s*:/.test(call))
           .map((call) => `${file}: ${call.slice(0, 80)}`),
       );
