@@ -17,8 +17,8 @@ import { MAX_CHARS, Rut } from "../platform/params.ts";
 import certFormSchemas from "./credential-forms.json" with { type: "json" };
 import { EXAMPLE_CLAVE, EXAMPLE_PFX } from "./example-credentials.ts";
 
-const text = (description: string, max: number) => z.string().min(1).max(max).meta({ description });
-const secret = (description: string) => z.string().max(MAX_CHARS.passphrase).meta({ description });
+const text = (description: string, max: number) => z.string().min(1).max(max).register(z.globalRegistry, { description });
+const secret = (description: string) => z.string().max(MAX_CHARS.passphrase).register(z.globalRegistry, { description });
 const FIELDS = {
   "cert-data": text("Certificate, PEM (with its chain if you have it)", MAX_CHARS.pemCertificate),
   "pkey-data": text("Private key, PEM (PKCS#8, PKCS#1 or encrypted PKCS#8)", MAX_CHARS.pemKey),
@@ -94,24 +94,25 @@ const ALIASES = [
 ] as const;
 
 export const CertAuthBody = z
-  .object({ auth: z.strictObject({ cert: CertAuth }).meta({ description: "The taxpayer's credentials: a certificate" }) })
+  .object({
+    auth: z.strictObject({ cert: CertAuth }).register(z.globalRegistry, { description: "The taxpayer's credentials: a certificate" }),
+  })
   .openapi("CertificateAuth", { example: { auth: { cert: EXAMPLE_PFX } } });
 
 export const PassAuth = z
   .strictObject({
     rut: Rut.meta({ description: "The taxpayer's RUT, `XXXXXXXX-K` (check digit verified)", example: EXAMPLE_CLAVE.rut }),
-    clave: z
-      .string()
-      .min(1, { error: "is required" })
-      .max(200)
-      .meta({ description: "Clave tributaria, 1 to 200 characters (never stored or logged)", example: EXAMPLE_CLAVE.clave }),
+    clave: z.string().min(1, { error: "is required" }).max(200).register(z.globalRegistry, {
+      description: "Clave tributaria, 1 to 200 characters (never stored or logged)",
+      example: EXAMPLE_CLAVE.clave,
+    }),
   })
   .openapi("ClaveCredential", { example: EXAMPLE_CLAVE });
 
 /** `auth` with a clave only. */
 export const PassOnlyAuth = z
   .strictObject({ pass: PassAuth })
-  .meta({ description: "The taxpayer's credentials: RUT and clave tributaria" });
+  .register(z.globalRegistry, { description: "The taxpayer's credentials: RUT and clave tributaria" });
 
 /**
  * `auth` with either a clave or a certificate, exactly one: the server refuses both and neither.
@@ -122,7 +123,7 @@ export const PassOnlyAuth = z
 export const PassOrCertAuth = z
   .strictObject({ pass: PassAuth.optional(), cert: CertAuth.optional() })
   .refine((a) => (a.pass === undefined) !== (a.cert === undefined), { error: "give either auth.pass (RUT + clave) or auth.cert" })
-  .meta({
+  .register(z.globalRegistry, {
     description: "The taxpayer's credentials: `pass` (RUT + clave) or `cert` (a certificate), exactly one of them",
     oneOf: [
       { type: "object", properties: { pass: { $ref: "#/components/schemas/ClaveCredential" }, cert: { not: {} } }, required: ["pass"] },

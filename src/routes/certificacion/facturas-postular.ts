@@ -26,19 +26,23 @@ const ApplyBody = z
     email_intercambio: emailAddress().optional().meta({
       description: "E-mail for exchanges between companies (MAIL_DTE); `email` when absent",
     }),
-    software: z.string().min(1).max(100).meta({ description: "The software's name (NOM_SW, which the SII requires)" }),
+    software: z
+      .string()
+      .min(1)
+      .max(100)
+      .register(z.globalRegistry, { description: "The software's name (NOM_SW, which the SII requires)" }),
     documentos: z
       .array(
         z
           .number()
           .int()
           .refine((t) => APPLICATION_TYPES.includes(t))
-          .meta({ enum: APPLICATION_TYPES }),
+          .register(z.globalRegistry, { enum: APPLICATION_TYPES }),
         { error: `must list types among ${APPLICATION_TYPES.join(", ")}` },
       )
       .min(1)
       .default(APPLICATION_TYPES)
-      .meta({
+      .register(z.globalRegistry, {
         description:
           "Document types to certify: 33, 34, 39, 41, 46, 52, 56, 61 (all by default, as public clients apply; exports and settlement invoices are not offered)",
       }),

@@ -24,12 +24,12 @@ const Query = z.object({ ambiente: Ambiente, formato: Formato(["json", "html"]) 
 export const Data = envelope(
   z
     .object({
-      rut: z.string().meta({ example: "76192083-9" }),
+      rut: z.string().register(z.globalRegistry, { example: "76192083-9" }),
       razon_social: z.string(),
-      direccion: z.string().meta({ description: "Main address: street and number, comuna" }),
+      direccion: z.string().register(z.globalRegistry, { description: "Main address: street and number, comuna" }),
       telefono: z.string(),
       email: z.string(),
-      giros: z.array(z.string()).meta({ description: "Business lines (economic activities)" }),
+      giros: z.array(z.string()).register(z.globalRegistry, { description: "Business lines (economic activities)" }),
     })
     .openapi("TaxpayerPrivateData"),
 );

@@ -30,17 +30,23 @@ const Body = z
       .max(104)
       .regex(/^[\w.-]{1,100}\.xml$/, { error: "must be a file name ending in .xml (letters, digits, . _ -)" })
       .optional()
-      .meta({ description: "The file name the SII records; default `EnvioDTE_<emisor>_<first folio>.xml`" }),
+      .register(z.globalRegistry, { description: "The file name the SII records; default `EnvioDTE_<emisor>_<first folio>.xml`" }),
   })
   .openapi("SendEnvelopeRequest", { example: { auth: { cert: EXAMPLE_PFX }, xml: EXAMPLE_ENVELOPE } });
 
 export const Sent = envelope(
   z
     .object({
-      track_id: z.string().nullable().meta({ description: "The SII's track id (null in dry_run)", example: "0260003916" }),
-      estado: z.string().nullable().meta({ description: "`REC`: received; follow it with `envios/estado`", example: "REC" }),
-      fecha_recepcion: z.string().nullable().meta({ format: "date-time" }),
-      servicio: z.enum(["dte", "boleta"]).meta({
+      track_id: z
+        .string()
+        .nullable()
+        .register(z.globalRegistry, { description: "The SII's track id (null in dry_run)", example: "0260003916" }),
+      estado: z
+        .string()
+        .nullable()
+        .register(z.globalRegistry, { description: "`REC`: received; follow it with `envios/estado`", example: "REC" }),
+      fecha_recepcion: z.string().nullable().register(z.globalRegistry, { format: "date-time" }),
+      servicio: z.enum(["dte", "boleta"]).register(z.globalRegistry, {
         description: "Which SII service took it: DTEUpload, or the boleta service (EnvioBOLETA); pass it to `envios/estado`",
       }),
       archivo: z.string(),

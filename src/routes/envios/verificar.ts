@@ -44,22 +44,28 @@ const Body = z
   .openapi("VerifyRequest", { example: { xml: EXAMPLE_ENVELOPE } });
 
 const CheckSchema = z
-  .object({ valido: z.boolean(), motivo: z.string().nullable().meta({ description: "Why it failed, or a note on how it passed" }) })
+  .object({
+    valido: z.boolean(),
+    motivo: z.string().nullable().register(z.globalRegistry, { description: "Why it failed, or a note on how it passed" }),
+  })
   .openapi("Check");
 
 const Firmante = z
   .object({
-    rut: z.string().nullable().meta({ description: "The holder's RUT, from the certificate" }),
+    rut: z.string().nullable().register(z.globalRegistry, { description: "The holder's RUT, from the certificate" }),
     nombre: z.string(),
-    emisor: z.string().meta({ description: "The CA that issued the certificate" }),
+    emisor: z.string().register(z.globalRegistry, { description: "The CA that issued the certificate" }),
     vigente_desde: z.string(),
     vigente_hasta: z.string(),
-    vigente_al_firmar: z.boolean().nullable().meta({ description: "Valid at the signing time the document states (null: it states none)" }),
-    confianza: z.enum(["cadena_valida", "emisor_desconocido", "autofirmado", "cadena_invalida"]).meta({
+    vigente_al_firmar: z
+      .boolean()
+      .nullable()
+      .register(z.globalRegistry, { description: "Valid at the signing time the document states (null: it states none)" }),
+    confianza: z.enum(["cadena_valida", "emisor_desconocido", "autofirmado", "cadena_invalida"]).register(z.globalRegistry, {
       description:
         "`cadena_valida`: chains to the trust store (the accredited Chilean CAs bundled with the gateway, the operator's TRUST_ANCHORS_PEM, and in sandbox mode the sandbox's CA); `emisor_desconocido`: its issuer is not in the store (real DTEs are signed under class-2 CAs whose certificates are not public); `autofirmado` and `cadena_invalida` make the signature invalid",
     }),
-    cadena: z.array(z.string()).meta({ description: "Subject names from the signer up to the trusted CA" }),
+    cadena: z.array(z.string()).register(z.globalRegistry, { description: "Subject names from the signer up to the trusted CA" }),
     motivo: z.string().nullable(),
   })
   .nullable()
@@ -68,15 +74,18 @@ const Firmante = z
 export const Verified = envelope(
   z
     .object({
-      valido: z.boolean().meta({
+      valido: z.boolean().register(z.globalRegistry, {
         description:
           "True only when every check of every document passed (the SII's too, when asked) and each document's signer is established: its certificate chains to the trust store, or the SII confirmed the document (`auth` given)",
       }),
-      motivo: z.string().nullable().meta({ description: "When not `valido`: in words, what could not be established, per document" }),
+      motivo: z
+        .string()
+        .nullable()
+        .register(z.globalRegistry, { description: "When not `valido`: in words, what could not be established, per document" }),
       sobre: z
         .object({ firma: CheckSchema, firmante: Firmante })
         .nullable()
-        .meta({ description: "The envelope's own signature; null for a lone DTE" }),
+        .register(z.globalRegistry, { description: "The envelope's own signature; null for a lone DTE" }),
       documentos: z.array(
         z.object({
           tipo: z.number().int(),
@@ -90,14 +99,16 @@ export const Verified = envelope(
             description:
               "The TED and the CAF say what the document says (RUTs, type, folio, date, total, first item, range), and the envelope does not give its folio twice",
           }),
-          timbre_cubre: z.array(z.string()).meta({
+          timbre_cubre: z.array(z.string()).register(z.globalRegistry, {
             description:
               "The fields a valid stamp vouches for whoever signed the document (empty when the stamp, its CAF or their coherence failed)",
           }),
           sii: z
             .object({ recibido: z.boolean(), estado: z.string(), glosa: z.string().nullable(), track_id: z.string().nullable() })
             .nullable()
-            .meta({ description: "The SII's answer (QueryEstDteAv) when a certificate was given: `DOK` received and matching" }),
+            .register(z.globalRegistry, {
+              description: "The SII's answer (QueryEstDteAv) when a certificate was given: `DOK` received and matching",
+            }),
         }),
       ),
     })

@@ -38,7 +38,7 @@ export const Granted = envelope(
 );
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 const Body = CertAuthBody.extend({
-  ledger: z.boolean().default(false).meta({
+  ledger: z.boolean().default(false).register(z.globalRegistry, {
     description:
       "Also add the CAF granted to this account's folio ledger (as `POST /api/v1/platform/dte/folios/{emisor}/{dte}` does, sealed), so `documentos/generar` hands its folios out without `caf`",
   }),

@@ -34,7 +34,7 @@ const documentoShape = {
       example: 33,
     }),
   folio: FolioNumber,
-  accion: z.enum(ACCIONES, { error: `must be one of ${ACCIONES.join(", ")}` }).meta({
+  accion: z.enum(ACCIONES, { error: `must be one of ${ACCIONES.join(", ")}` }).register(z.globalRegistry, {
     description:
       "`ERM` receipt of goods or services (Ley 19.983), `ACD` accept contents, `RCD` claim contents, `RFP` claim partial lack of goods, `RFT` claim total lack of goods",
   }),
@@ -86,14 +86,14 @@ export const Result = envelope(
           ...documentoShape,
           emisor: z.string(),
           dte: z.number().int(),
-          resultado: z.enum(RESULTADOS).meta({
+          resultado: z.enum(RESULTADOS).register(z.globalRegistry, {
             description:
               "`registrado` now; `ya_registrado` the SII already had it (codes 7, 5 for a claim, 19); `rechazado` the SII refused it (its code and text say why); `error` the SII failed on it (retry later); `no_enviado` not sent (dry_run, or an earlier document hit an upstream failure)",
           }),
-          codResp: z.number().int().nullable().meta({ description: "The SII's result code for this document" }),
-          descResp: z.string().nullable().meta({ description: "The SII's text for this document, or the failure" }),
-          codigo: z.number().int().nullable().meta({ description: "Same as `codResp` (kept for earlier clients)" }),
-          glosa: z.string().nullable().meta({ description: "Same as `descResp` (kept for earlier clients)" }),
+          codResp: z.number().int().nullable().register(z.globalRegistry, { description: "The SII's result code for this document" }),
+          descResp: z.string().nullable().register(z.globalRegistry, { description: "The SII's text for this document, or the failure" }),
+          codigo: z.number().int().nullable().register(z.globalRegistry, { description: "Same as `codResp` (kept for earlier clients)" }),
+          glosa: z.string().nullable().register(z.globalRegistry, { description: "Same as `descResp` (kept for earlier clients)" }),
         }),
       ),
       registrados: z.number().int(),

@@ -38,7 +38,7 @@ export function registerRcvVentasSetResumen(app: OpenAPIHono<AppEnv>): void {
         .array(Resumen)
         .min(1)
         .max(SUMMARY_TYPES.length)
-        .meta({ description: `One summary per type, 1 to ${SUMMARY_TYPES.length} (a type given twice is a 400)` }),
+        .register(z.globalRegistry, { description: `One summary per type, 1 to ${SUMMARY_TYPES.length} (a type given twice is a 400)` }),
     }).openapi("RcvSetResumen", { example: { auth: { pass: EXAMPLE_CLAVE }, resumenes: [EXAMPLE_RESUMEN] } }),
     check: (body) => [
       ...body.resumenes.flatMap((r, i) =>

@@ -5,11 +5,11 @@ import { businessRule } from "../../platform/validation.ts";
 
 export const ProxySettings = z
   .object({
-    enabled: z.boolean().meta({ description: "Whether this account's SII traffic goes through the proxy" }),
-    url: z.string().nullable().meta({ example: "http://proxy.example.cl:3128" }),
+    enabled: z.boolean().register(z.globalRegistry, { description: "Whether this account's SII traffic goes through the proxy" }),
+    url: z.string().nullable().register(z.globalRegistry, { example: "http://proxy.example.cl:3128" }),
     username: z.string().nullable(),
-    password_set: z.boolean().meta({ description: "The password is never returned, only whether one is stored" }),
-    updated_at: z.string().nullable().meta({ format: "date-time" }),
+    password_set: z.boolean().register(z.globalRegistry, { description: "The password is never returned, only whether one is stored" }),
+    updated_at: z.string().nullable().register(z.globalRegistry, { format: "date-time" }),
   })
   .openapi("ProxySettings");
 
@@ -39,7 +39,9 @@ const CONDITIONS = [
 
 export const ProxySettingsInput = z
   .object({
-    enabled: z.boolean().meta({ description: "Whether this account's SII traffic goes through the proxy; `true` needs `url`" }),
+    enabled: z
+      .boolean()
+      .register(z.globalRegistry, { description: "Whether this account's SII traffic goes through the proxy; `true` needs `url`" }),
     url: z
       .string()
       .max(300)
@@ -61,13 +63,11 @@ export const ProxySettingsInput = z
       .max(200)
       .nullable()
       .optional()
-      .meta({ description: "Proxy user; required with a non-empty `password`", example: "erp" }),
-    password: z
-      .string()
-      .max(500)
-      .nullable()
-      .optional()
-      .meta({ description: "Write-only, needs `username`. Omit to keep the stored one; `null` removes it", example: "s3cret" }),
+      .register(z.globalRegistry, { description: "Proxy user; required with a non-empty `password`", example: "erp" }),
+    password: z.string().max(500).nullable().optional().register(z.globalRegistry, {
+      description: "Write-only, needs `username`. Omit to keep the stored one; `null` removes it",
+      example: "s3cret",
+    }),
   })
   .strict()
   .superRefine((input, ctx) => {

@@ -34,24 +34,27 @@ const Body = z
       .int()
       .min(1, { error: `must be 1, 2 or 3: ${CATEGORIA_TEXT}` })
       .max(3, { error: `must be 1, 2 or 3: ${CATEGORIA_TEXT}` })
-      .meta({ description: CATEGORIA_TEXT, example: 1 }),
+      .register(z.globalRegistry, { description: CATEGORIA_TEXT, example: 1 }),
     tipo: z
       .union([z.number().int(), z.string().min(1).max(MAX_CHARS.name)], { error: missing("Debe especificar el tipo de vehículo.") })
-      .meta({ description: "A type's id from `categorias/tipos/{categoria}`, or its name (`CAMIONETA`)", example: 3 }),
+      .register(z.globalRegistry, {
+        description: "A type's id from `categorias/tipos/{categoria}`, or its name (`CAMIONETA`)",
+        example: 3,
+      }),
     anio: z
       .number()
       .int()
       .min(FIRST_MODEL_YEAR, range(FIRST_MODEL_YEAR, LAST_APPRAISAL_YEAR))
       .max(LAST_APPRAISAL_YEAR, range(FIRST_MODEL_YEAR, LAST_APPRAISAL_YEAR))
       .optional()
-      .meta({ description: `Model year, ${FIRST_MODEL_YEAR} to ${LAST_APPRAISAL_YEAR}`, example: 2017 }),
+      .register(z.globalRegistry, { description: `Model year, ${FIRST_MODEL_YEAR} to ${LAST_APPRAISAL_YEAR}`, example: 2017 }),
     anio_tasa: z
       .number()
       .int()
       .min(FIRST_APPRAISAL_YEAR, { error: `must be ${FIRST_APPRAISAL_YEAR} to ${LAST_APPRAISAL_YEAR} (earlier workbooks are not XLSX)` })
       .max(LAST_APPRAISAL_YEAR, range(FIRST_APPRAISAL_YEAR, LAST_APPRAISAL_YEAR))
       .optional()
-      .meta({
+      .register(z.globalRegistry, {
         description: `Year of the appraisal, ${FIRST_APPRAISAL_YEAR} (the first XLSX workbook) to ${LAST_APPRAISAL_YEAR}. Default: this year's, or last year's while this year's is not published`,
         example: 2026,
       }),
@@ -60,25 +63,28 @@ const Body = z
       .string()
       .max(MAX_CHARS.name)
       .optional()
-      .meta({ description: "Part of the model's name (case and accents ignored)", example: "VITARA" }),
+      .register(z.globalRegistry, { description: "Part of the model's name (case and accents ignored)", example: "VITARA" }),
     version: z
       .string()
       .max(MAX_CHARS.name)
       .optional()
-      .meta({ description: "Part of the version's name (case and accents ignored)", example: "AT" }),
+      .register(z.globalRegistry, { description: "Part of the version's name (case and accents ignored)", example: "AT" }),
     pagina: z
       .number()
       .int()
       .min(1, { error: "must be 1 or more" })
       .optional()
-      .meta({ description: "Page, from 1 (default 1)", example: 1 }),
+      .register(z.globalRegistry, { description: "Page, from 1 (default 1)", example: 1 }),
     por_pagina: z
       .number()
       .int()
       .min(1, range(1, MAX_POR_PAGINA))
       .max(MAX_POR_PAGINA, range(1, MAX_POR_PAGINA))
       .optional()
-      .meta({ description: `Vehicles per page, 1 to ${MAX_POR_PAGINA} (default ${DEFAULT_POR_PAGINA})`, example: 50 }),
+      .register(z.globalRegistry, {
+        description: `Vehicles per page, 1 to ${MAX_POR_PAGINA} (default ${DEFAULT_POR_PAGINA})`,
+        example: 50,
+      }),
   })
   .openapi("VehiculoTasacionBuscar");
 
@@ -87,8 +93,8 @@ const nullableNumber = z.number().nullable();
 
 const Vehicle = z
   .object({
-    codigo: z.string().meta({ description: "Código SII", example: "SU2290241" }),
-    anio: z.number().int().meta({ description: "Model year" }),
+    codigo: z.string().register(z.globalRegistry, { description: "Código SII", example: "SU2290241" }),
+    anio: z.number().int().register(z.globalRegistry, { description: "Model year" }),
     tipo: z.string(),
     marca: z.string(),
     modelo: z.string(),
@@ -116,7 +122,7 @@ export const Result = envelope(
       anio_tasa: z.number().int(),
       categoria: Named,
       tipo: Named,
-      total: z.number().int().meta({ description: "Vehicles matching the filters" }),
+      total: z.number().int().register(z.globalRegistry, { description: "Vehicles matching the filters" }),
       pagina: z.number().int(),
       por_pagina: z.number().int(),
       paginas: z.number().int(),
