@@ -50,6 +50,7 @@ const NO_HONO = ["sii", "dte", "certificates"];
  */
 export const SHARED_ROUTE_MODULES = [
   "routes/credentials.ts",
+  "routes/credential-forms.json",
   "routes/example-credentials.ts",
   "routes/example-documents.ts",
   "routes/document-batch.ts",

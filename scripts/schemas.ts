@@ -1,9 +1,11 @@
 // `npm run schemas`: writes schemas/openapi.json and one JSON Schema per request body under
-// schemas/requests/. `npm run schemas -- --check` fails when the committed files differ.
+// schemas/requests/, and the certificate forms' fragments the document embeds
+// (scripts/credential-forms.ts). `npm run schemas -- --check` fails when the committed files differ.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openApiDocument } from "../src/routes/openapi.ts";
+import { CREDENTIAL_FORMS_FILE, credentialFormsText } from "./credential-forms.ts";
 import { documentApp } from "./document-app.ts";
 
 type Json = Record<string, unknown>;
@@ -69,8 +71,14 @@ function existing(): Map<string, string> {
 }
 
 const current = existing();
+const forms = credentialFormsText();
+const formsDrift = readFileSync(join(root, CREDENTIAL_FORMS_FILE), "utf8") !== forms;
 if (check) {
   const drift = [...new Set([...files.keys(), ...current.keys()])].filter((f) => files.get(f) !== current.get(f)).sort();
+  if (formsDrift) {
+    console.error(`${CREDENTIAL_FORMS_FILE} is out of date (run npm run schemas)`);
+    process.exit(1);
+  }
   if (drift.length) {
     console.error(`schemas/ is out of date (run npm run schemas): ${drift.join(", ")}`);
     process.exit(1);
@@ -83,4 +91,10 @@ if (check) {
     writeFileSync(join(outDir, file), text);
   }
   console.log(`wrote ${files.size} files to schemas/`);
+  if (formsDrift) {
+    // The document read at the top embedded the old fragments: run again to bring schemas/ in line.
+    writeFileSync(join(root, CREDENTIAL_FORMS_FILE), forms);
+    console.log(`wrote ${CREDENTIAL_FORMS_FILE}: run npm run schemas once more, schemas/ was built from the old one`);
+    process.exitCode = 1;
+  }
 }

@@ -44,7 +44,10 @@ export const MAX_CHARS = {
 export const Ambiente = z
   .enum(["0", "1"], { error: "must be 0 (production) or 1 (certification)" })
   .default("0")
-  .openapi({ description: "`0` production (default), `1` certification (the SII's `maullin` test hosts)", example: "0" });
+  .register(z.globalRegistry, {
+    description: "`0` production (default), `1` certification (the SII's `maullin` test hosts)",
+    example: "0",
+  });
 
 /** The spellings of `dry_run`, in any letter case. */
 export const DRY_RUN_TRUE = ["true", "1", "yes", "on"] as const;
@@ -73,7 +76,7 @@ export const DryRun = z
   .regex(DRY_RUN_FORM, { error: `must be one of ${[...DRY_RUN_TRUE, ...DRY_RUN_FALSE].join(", ")} (any letter case)` })
   .optional()
   .transform((v) => parseDryRun(v) === true)
-  .openapi({
+  .register(z.globalRegistry, {
     description:
       "`true`, `1`, `yes` or `on` (any letter case) validates and previews without contacting the SII; no quota is consumed. " +
       "`false`, `0`, `no`, `off` or absent: the call runs",
@@ -84,7 +87,7 @@ export function Formato<const T extends readonly [string, ...string[]]>(values: 
   return z
     .enum(values, { error: `must be one of ${values.join(", ")}` })
     .default(values[0] as T[number])
-    .openapi({ description: `Output format: ${values.map((v) => `\`${v}\``).join(", ")} (default \`${values[0]}\`)` });
+    .register(z.globalRegistry, { description: `Output format: ${values.map((v) => `\`${v}\``).join(", ")} (default \`${values[0]}\`)` });
 }
 
 /**
@@ -109,13 +112,13 @@ export const Rut = z
     ctx.addIssue({ code: "custom", message: `RUT ${parsed.reason}` });
     return z.NEVER;
   })
-  .openapi({ description: RUT_DESCRIPTION, example: "76192083-9" });
+  .register(z.globalRegistry, { description: RUT_DESCRIPTION, example: "76192083-9" });
 
 export const Periodo = z
   .string()
   .max(MAX_CHARS.periodo)
   .regex(/^\d{4}(0[1-9]|1[0-2])$/, { error: "must be a period YYYYMM (month 01 to 12)" })
-  .openapi({ description: "Tax period `YYYYMM` (month 01 to 12)", example: "202401" });
+  .register(z.globalRegistry, { description: "Tax period `YYYYMM` (month 01 to 12)", example: "202401" });
 
 export interface IntegerOptions {
   min: number;
@@ -149,7 +152,7 @@ export function IntegerParam(options: IntegerOptions) {
       else if (values && !values.includes(n))
         ctx.addIssue({ code: "custom", message: `${options.valuesMessage ?? `must be one of${listed}`} (got ${n})` });
     })
-    .openapi({
+    .register(z.globalRegistry, {
       type: "integer",
       minimum: min,
       maximum: max,
@@ -165,5 +168,5 @@ export function IntegerEnum(values: readonly number[], message = `must be one of
     .number()
     .int({ error: "must be a whole number" })
     .refine((n) => values.includes(n), { error: message })
-    .openapi({ enum: [...values] });
+    .register(z.globalRegistry, { enum: [...values] });
 }

@@ -34,20 +34,25 @@ void everyCodeListed;
 export const ErrorBody = z
   .object({
     success: z.literal(false),
-    error_code: z.enum(ERROR_CODES).openapi({ description: "What went wrong; the statuses below say which codes each status carries" }),
+    error_code: z
+      .enum(ERROR_CODES)
+      .register(z.globalRegistry, { description: "What went wrong; the statuses below say which codes each status carries" }),
     message: z.string(),
     errors: z
       .array(
         z.object({
-          path: z.string().openapi({ example: "auth.cert.cert-data" }),
+          path: z.string().register(z.globalRegistry, { example: "auth.cert.cert-data" }),
           location: z.enum(["path", "query", "header", "body"]),
           message: z.string(),
         }),
       )
       .optional(),
-    details: z.record(z.string(), z.unknown()).optional().openapi({ description: "The SII's own text and codes, when it is the cause" }),
+    details: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .register(z.globalRegistry, { description: "The SII's own text and codes, when it is the cause" }),
     request_id: z.string(),
-    timestamp: z.string().openapi({ format: "date-time" }),
+    timestamp: z.string().register(z.globalRegistry, { format: "date-time" }),
   })
   .openapi("Error");
 
@@ -252,13 +257,16 @@ export function errorResponses(statuses: readonly number[]) {
   );
 }
 
+/** The fields every success envelope shares: built once, not per operation (zod schemas are immutable). */
+const ENVELOPE_FIELDS = {
+  success: z.literal(true),
+  message: z.string(),
+  timestamp: z.string().register(z.globalRegistry, { format: "date-time" }),
+};
+
 export function envelope<T extends z.ZodType>(data: T, name?: string) {
-  const schema = z.object({
-    success: z.literal(true),
-    message: z.string(),
-    data,
-    timestamp: z.string().openapi({ format: "date-time" }),
-  });
+  const { success, message, timestamp } = ENVELOPE_FIELDS;
+  const schema = z.object({ success, message, data, timestamp });
   return name ? schema.openapi(name) : schema;
 }
 

@@ -74,7 +74,7 @@ export function emailAddress() {
     .string()
     .trim()
     .refine(isEmailAddress, businessRule("must be an e-mail address like name@example.cl"))
-    .openapi({ format: "email", maxLength: EMAIL_MAX, example: "pagos@cliente.cl" });
+    .meta({ format: "email", maxLength: EMAIL_MAX, example: "pagos@cliente.cl" });
 }
 
 /**

@@ -5,17 +5,20 @@
 //
 // A certificate comes in exactly one of three forms, each a closed object: the document says so
 // with a `oneOf` generated from the three zod forms below; the server checks the same with the
-// one object and the messages of `CertAuth` (an agreement test holds the two together).
+// one object and the messages of `CertAuth` (an agreement test holds the two together). The
+// `oneOf` is converted by `npm run schemas` into credential-forms.json rather than at module load:
+// z.toJSONSchema there ran in every Worker isolate's start-up (scripts/credential-forms.ts).
 
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type CertInput, parseCertificateCredential, type SigningCredential } from "../certificates/credentials.ts";
 import type { AppEnv } from "../platform/context.ts";
 import { MAX_CHARS, Rut } from "../platform/params.ts";
+import certFormSchemas from "./credential-forms.json" with { type: "json" };
 import { EXAMPLE_CLAVE, EXAMPLE_PFX } from "./example-credentials.ts";
 
-const text = (description: string, max: number) => z.string().min(1).max(max).meta({ description });
-const secret = (description: string) => z.string().max(MAX_CHARS.passphrase).meta({ description });
+const text = (description: string, max: number) => z.string().min(1).max(max).register(z.globalRegistry, { description });
+const secret = (description: string) => z.string().max(MAX_CHARS.passphrase).register(z.globalRegistry, { description });
 const FIELDS = {
   "cert-data": text("Certificate, PEM (with its chain if you have it)", MAX_CHARS.pemCertificate),
   "pkey-data": text("Private key, PEM (PKCS#8, PKCS#1 or encrypted PKCS#8)", MAX_CHARS.pemKey),
@@ -32,11 +35,8 @@ export const CERT_FORMS = {
   sdk: z.strictObject({ "file-data": FIELDS["file-data"], "file-pass": FIELDS["file-pass"] }),
 };
 
-/** A zod schema as a JSON Schema fragment for the document (the request side, without `$schema`). */
-function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: "input", target: "draft-2020-12" }) as Record<string, unknown>;
-  return rest;
-}
+/** The three forms as JSON Schema fragments (credential-forms.json, written from CERT_FORMS). */
+const CERT_FORM_SCHEMAS: Record<string, unknown>[] = certFormSchemas;
 
 const CERT_DESCRIPTION =
   "The taxpayer's certificate in one of three forms: `cert-data` + `pkey-data` (+ `passphrase` for an encrypted key); " +
@@ -83,7 +83,7 @@ export const CertAuth = z
   .openapi("CertificateCredential", {
     type: "object",
     description: CERT_DESCRIPTION,
-    oneOf: [jsonSchemaOf(CERT_FORMS.pem), jsonSchemaOf(CERT_FORMS.pfx), jsonSchemaOf(CERT_FORMS.sdk)],
+    oneOf: CERT_FORM_SCHEMAS,
     example: EXAMPLE_PFX,
   });
 
@@ -94,24 +94,25 @@ const ALIASES = [
 ] as const;
 
 export const CertAuthBody = z
-  .object({ auth: z.strictObject({ cert: CertAuth }).openapi({ description: "The taxpayer's credentials: a certificate" }) })
+  .object({
+    auth: z.strictObject({ cert: CertAuth }).register(z.globalRegistry, { description: "The taxpayer's credentials: a certificate" }),
+  })
   .openapi("CertificateAuth", { example: { auth: { cert: EXAMPLE_PFX } } });
 
 export const PassAuth = z
   .strictObject({
-    rut: Rut.openapi({ description: "The taxpayer's RUT, `XXXXXXXX-K` (check digit verified)", example: EXAMPLE_CLAVE.rut }),
-    clave: z
-      .string()
-      .min(1, { error: "is required" })
-      .max(200)
-      .openapi({ description: "Clave tributaria, 1 to 200 characters (never stored or logged)", example: EXAMPLE_CLAVE.clave }),
+    rut: Rut.meta({ description: "The taxpayer's RUT, `XXXXXXXX-K` (check digit verified)", example: EXAMPLE_CLAVE.rut }),
+    clave: z.string().min(1, { error: "is required" }).max(200).register(z.globalRegistry, {
+      description: "Clave tributaria, 1 to 200 characters (never stored or logged)",
+      example: EXAMPLE_CLAVE.clave,
+    }),
   })
   .openapi("ClaveCredential", { example: EXAMPLE_CLAVE });
 
 /** `auth` with a clave only. */
 export const PassOnlyAuth = z
   .strictObject({ pass: PassAuth })
-  .openapi({ description: "The taxpayer's credentials: RUT and clave tributaria" });
+  .register(z.globalRegistry, { description: "The taxpayer's credentials: RUT and clave tributaria" });
 
 /**
  * `auth` with either a clave or a certificate, exactly one: the server refuses both and neither.
@@ -122,7 +123,7 @@ export const PassOnlyAuth = z
 export const PassOrCertAuth = z
   .strictObject({ pass: PassAuth.optional(), cert: CertAuth.optional() })
   .refine((a) => (a.pass === undefined) !== (a.cert === undefined), { error: "give either auth.pass (RUT + clave) or auth.cert" })
-  .openapi({
+  .register(z.globalRegistry, {
     description: "The taxpayer's credentials: `pass` (RUT + clave) or `cert` (a certificate), exactly one of them",
     oneOf: [
       { type: "object", properties: { pass: { $ref: "#/components/schemas/ClaveCredential" }, cert: { not: {} } }, required: ["pass"] },

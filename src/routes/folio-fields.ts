@@ -40,4 +40,4 @@ export const FolioNumber = z
   .int({ error: "must be a whole number" })
   .min(1, { error: `must be from 1 to ${MAX_FOLIO}` })
   .max(MAX_FOLIO, { error: `must be from 1 to ${MAX_FOLIO}` })
-  .openapi({ description: "The document's folio number", example: 1001 });
+  .register(z.globalRegistry, { description: "The document's folio number", example: 1001 });

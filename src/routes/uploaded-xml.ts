@@ -73,4 +73,4 @@ export const XmlField = z
   .string()
   .min(1, { error: "is required" })
   .max(MAX_CHARS.xml)
-  .openapi({ ...BASE64_XML, description: "A DTE, EnvioDTE or EnvioBOLETA, base64", example: EXAMPLE_ENVELOPE });
+  .register(z.globalRegistry, { ...BASE64_XML, description: "A DTE, EnvioDTE or EnvioBOLETA, base64", example: EXAMPLE_ENVELOPE });

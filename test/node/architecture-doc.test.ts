@@ -74,7 +74,7 @@ describe("ARCHITECTURE.md", () => {
 
   it("lists the routes' shared modules as check-structure does", () => {
     const listed = /`SHARED_ROUTE_MODULES`: ([^)]*)\)/.exec(architecture.replace(/\n/g, " "))?.[1] ?? "";
-    const names = [...listed.matchAll(/`([\w.-]+\.ts)`/g)].map((m) => `routes/${m[1]}`);
+    const names = [...listed.matchAll(/`([\w.-]+\.(?:ts|json))`/g)].map((m) => `routes/${m[1]}`);
     expect(names).toEqual(SHARED_ROUTE_MODULES);
   });
 });

@@ -8,18 +8,15 @@ export { Plan, Usage };
 
 export const TokenInput = z
   .object({
-    name: z
-      .string()
-      .regex(/\S/, { error: "must not be blank" })
-      .trim()
-      .min(1)
-      .max(100)
-      .openapi({ description: "A label for your records, 1 to 100 characters (not blank; trimmed)", example: "erp-production" }),
+    name: z.string().regex(/\S/, { error: "must not be blank" }).trim().min(1).max(100).register(z.globalRegistry, {
+      description: "A label for your records, 1 to 100 characters (not blank; trimmed)",
+      example: "erp-production",
+    }),
     account: z
       .string()
       .max(64)
       .regex(/^[A-Za-z0-9._-]{1,64}$/, { error: "1 to 64 letters, digits, dots, hyphens or underscores" })
-      .openapi({
+      .register(z.globalRegistry, {
         description:
           "The account the token belongs to: tokens of one account share its settings (the proxy); 1 to 64 letters, digits, `.`, `-`, `_`",
         example: "acme",
@@ -28,8 +25,11 @@ export const TokenInput = z
       .array(z.enum(ALL_SCOPES))
       .min(1)
       .transform((s) => [...new Set(s)])
-      .openapi({ description: "What the token may call (at least one; repeats are ignored)", example: ["sii:read", "sii:write"] }),
-    plan: Plan.default({ daily_units: 1000, monthly_units: 20000 }).openapi({
+      .register(z.globalRegistry, {
+        description: "What the token may call (at least one; repeats are ignored)",
+        example: ["sii:read", "sii:write"],
+      }),
+    plan: Plan.default({ daily_units: 1000, monthly_units: 20000 }).meta({
       description: "Units per UTC day and per UTC month (default 1000 and 20000)",
     }),
   })
@@ -37,14 +37,14 @@ export const TokenInput = z
 
 export const Token = z
   .object({
-    id: z.string().openapi({ example: "tok_3f2a9c1d0b7e6a54" }),
+    id: z.string().register(z.globalRegistry, { example: "tok_3f2a9c1d0b7e6a54" }),
     name: z.string(),
     account: z.string(),
     scopes: z.array(z.enum(ALL_SCOPES)),
     plan: Plan,
     blocked: z.boolean(),
-    created_at: z.string().openapi({ format: "date-time" }),
-    hint: z.string().openapi({ description: "Last four characters of the secret" }),
+    created_at: z.string().register(z.globalRegistry, { format: "date-time" }),
+    hint: z.string().register(z.globalRegistry, { description: "Last four characters of the secret" }),
   })
   .openapi("Token");
 
@@ -60,7 +60,9 @@ export const TokenId = z.object({
     }),
 });
 
-export const CreatedTokenEnvelope = envelope(Token.extend({ token: z.string().openapi({ description: "The secret: shown only here" }) }));
+export const CreatedTokenEnvelope = envelope(
+  Token.extend({ token: z.string().register(z.globalRegistry, { description: "The secret: shown only here" }) }),
+);
 export const TokenEnvelope = envelope(Token);
 export const TokenWithUsageEnvelope = envelope(Token.extend({ usage: Usage }));
 export const TokenListEnvelope = envelope(z.object({ tokens: z.array(Token) }));

@@ -26,8 +26,12 @@ const Body = z
   .object({
     auth: PassOnlyAuth,
     destinatario: z.object({
-      email: emailAddress().openapi({ description: "The address the SII mails the slip to (at most 254 characters)" }),
-      nombre: z.string().max(200).optional().openapi({ description: "For your records; the SII's form takes only the address" }),
+      email: emailAddress().meta({ description: "The address the SII mails the slip to (at most 254 characters)" }),
+      nombre: z
+        .string()
+        .max(200)
+        .optional()
+        .register(z.globalRegistry, { description: "For your records; the SII's form takes only the address" }),
     }),
   })
   .openapi("BheEmailRequest", {
@@ -37,9 +41,9 @@ const Body = z
 export const Resent = envelope(
   z
     .object({
-      mensaje: z.string().openapi({ description: "The SII's confirmation text" }),
+      mensaje: z.string().register(z.globalRegistry, { description: "The SII's confirmation text" }),
       destinatario: z.string(),
-      nombre_receptor: z.string().openapi({ description: "The recipient's name on the SII's pre-filled form" }),
+      nombre_receptor: z.string().register(z.globalRegistry, { description: "The recipient's name on the SII's pre-filled form" }),
       nro_boleta: z.string(),
     })
     .openapi("BheResent"),

@@ -34,7 +34,7 @@ const Query = z.object({
     .max(1)
     .regex(/^[^\s"'\r\n]$/, { error: "must be one character (not a quote, space or line break)" })
     .default(";")
-    .openapi({
+    .register(z.globalRegistry, {
       description: "Field delimiter when `formato=csv`: one character, not a quote, space or line break (default `;`)",
       example: ";",
     }),
@@ -43,27 +43,35 @@ const Query = z.object({
 const Body = z.object({ auth: PassOnlyAuth }).openapi("BteSummaryRequest", { example: { auth: { pass: EXAMPLE_CLAVE } } });
 
 const Totals = {
-  folios: z.number().int().openapi({
+  folios: z.number().int().register(z.globalRegistry, {
     description:
       "Slips issued: valid plus annulled. The SII's page has no count column; it shows the first and last folio, and the gateway checks this count against that range",
   }),
-  vigentes: z.number().int().openapi({ description: "Of them still valid (the page's Vigentes)" }),
-  anuladas: z.number().int().openapi({ description: "Of them annulled (the page's Nulas)" }),
-  bruto: z.number().openapi({ description: "Gross amount, CLP" }),
-  retencion: z.number().openapi({ description: "Withheld, CLP" }),
-  total: z.number().openapi({ description: "Net (the page's Total líquido: gross less withholding, checked), CLP" }),
+  vigentes: z.number().int().register(z.globalRegistry, { description: "Of them still valid (the page's Vigentes)" }),
+  anuladas: z.number().int().register(z.globalRegistry, { description: "Of them annulled (the page's Nulas)" }),
+  bruto: z.number().register(z.globalRegistry, { description: "Gross amount, CLP" }),
+  retencion: z.number().register(z.globalRegistry, { description: "Withheld, CLP" }),
+  total: z.number().register(z.globalRegistry, { description: "Net (the page's Total líquido: gross less withholding, checked), CLP" }),
 };
 
 export const Summary = envelope(
   z
     .object({
       anio: z.number().int(),
-      emisor: z.string().openapi({ description: "The issuer: the RUT of the credentials" }),
+      emisor: z.string().register(z.globalRegistry, { description: "The issuer: the RUT of the credentials" }),
       mensual: z
-        .array(z.object({ mes: z.number().int().min(1).max(12), nombre_mes: z.string().openapi({ example: "ENERO" }), ...Totals }))
+        .array(
+          z.object({
+            mes: z.number().int().min(1).max(12),
+            nombre_mes: z.string().register(z.globalRegistry, { example: "ENERO" }),
+            ...Totals,
+          }),
+        )
         .max(12)
-        .openapi({ description: "One row per month with movements (at most 12); empty for a year without any" }),
-      anual: z.object(Totals).openapi({ description: "The year's consolidated totals (zeros for a year without movements)" }),
+        .register(z.globalRegistry, { description: "One row per month with movements (at most 12); empty for a year without any" }),
+      anual: z
+        .object(Totals)
+        .register(z.globalRegistry, { description: "The year's consolidated totals (zeros for a year without movements)" }),
     })
     .openapi("BteAnnualSummary"),
 );

@@ -13,7 +13,7 @@ import { certificationSession, testSetAnswer } from "./factory.ts";
 import { Params, TAGS, TestSets, WriteQuery } from "./schema.ts";
 
 const BoletaSetBody = CertAuthBody.extend({
-  email: emailAddress().optional().openapi({
+  email: emailAddress().optional().meta({
     description: "The software provider's e-mail the SII records with the set (mailProvSw)",
   }),
 }).openapi("CertificationBoletaSetRequest");

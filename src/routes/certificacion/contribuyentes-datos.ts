@@ -15,7 +15,7 @@ export const Data = envelope(
     .object({
       rut: z.string(),
       razon_social: z.string(),
-      resolucion: z.object({ numero: z.number().int(), fecha: z.string().nullable() }).openapi({
+      resolucion: z.object({ numero: z.number().int(), fecha: z.string().nullable() }).register(z.globalRegistry, {
         description: "The resolution to put in the carátula while certifying (number 0 and the date the SII gives)",
       }),
       emails: z.object({ contacto_sii: z.string().nullable(), intercambio: z.string().nullable() }),

@@ -20,25 +20,29 @@ const APPLICATION_TYPES = Object.keys(APPLICATION_FIELDS).map(Number);
 const ApplyBody = z
   .object({
     auth: CertAuthBody.shape.auth,
-    email: emailAddress().openapi({
+    email: emailAddress().meta({
       description: "Contact e-mail between the SII and the company and its administrator (MAIL_SII, MAIL_SUP)",
     }),
-    email_intercambio: emailAddress().optional().openapi({
+    email_intercambio: emailAddress().optional().meta({
       description: "E-mail for exchanges between companies (MAIL_DTE); `email` when absent",
     }),
-    software: z.string().min(1).max(100).openapi({ description: "The software's name (NOM_SW, which the SII requires)" }),
+    software: z
+      .string()
+      .min(1)
+      .max(100)
+      .register(z.globalRegistry, { description: "The software's name (NOM_SW, which the SII requires)" }),
     documentos: z
       .array(
         z
           .number()
           .int()
           .refine((t) => APPLICATION_TYPES.includes(t))
-          .openapi({ enum: APPLICATION_TYPES }),
+          .register(z.globalRegistry, { enum: APPLICATION_TYPES }),
         { error: `must list types among ${APPLICATION_TYPES.join(", ")}` },
       )
       .min(1)
       .default(APPLICATION_TYPES)
-      .openapi({
+      .register(z.globalRegistry, {
         description:
           "Document types to certify: 33, 34, 39, 41, 46, 52, 56, 61 (all by default, as public clients apply; exports and settlement invoices are not offered)",
       }),
@@ -49,7 +53,7 @@ const ApplyBody = z
 
 // The example applies for real (in the sandbox: the example certificate is one only it trusts), so
 // the operations its links lead to have a company in the process.
-const Query = z.object({ dry_run: DryRun.openapi({ example: "false" }) });
+const Query = z.object({ dry_run: DryRun.meta({ example: "false" }) });
 
 /** An OpenAPI link to a later operation on the same company. */
 const nextStep = (operationId: string, description: string) => ({

@@ -20,7 +20,7 @@ const SetBody = CertAuthBody.extend({
         .regex(/^SET\d{2}$/, "must be a set's box on the SII's page, SETnn"),
     )
     .default(DEFAULT_OPTIONAL_SETS)
-    .openapi({
+    .register(z.globalRegistry, {
       description:
         "Optional sets to include besides the basic one (SET01), by their box on the SII's page (SET03 dispatch guides, SET06 exempt invoices, SET07/SET08/SET09/SET15 books, SET72 purchase invoices, …); the ones the page does not offer are left out",
     }),

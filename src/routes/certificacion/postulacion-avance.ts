@@ -17,12 +17,12 @@ export const Progress = envelope(
         z.object({
           set: z.string(),
           numero_atencion: z.string(),
-          estado: z.string().openapi({
+          estado: z.string().register(z.globalRegistry, {
             description:
               "The SII's state (`EN REVISION`, `REVISADO CONFORME`, `ENVIO CON ERRORES O REPAROS`, …), or `SIN DECLARAR` / `DECLARADO` for a set still to declare",
           }),
           track_id: z.string().nullable(),
-          observaciones: z.string().nullable().openapi({ description: "The SII's reason when rejected" }),
+          observaciones: z.string().nullable().register(z.globalRegistry, { description: "The SII's reason when rejected" }),
         }),
       ),
     })

@@ -5,15 +5,19 @@ import { DryRun, Rut } from "../../platform/params.ts";
 import { envelope, pathParams } from "../../platform/schemas.ts";
 
 export const Params = pathParams({
-  contribuyente: Rut.openapi({ description: "The company in certification (the certificate's holder acts as its representative)" }),
+  contribuyente: Rut.meta({ description: "The company in certification (the certificate's holder acts as its representative)" }),
 });
 export const WriteQuery = z.object({ dry_run: DryRun });
 export const TAGS = ["Certification"];
 
 const CaseSchema = z.object({
-  caso: z.string().openapi({ example: "4943173-1" }),
-  documento: z.string().openapi({ example: "FACTURA ELECTRONICA" }),
-  tipo: z.number().int().nullable().openapi({ description: "The SII's document type (null for a name this gateway does not know)" }),
+  caso: z.string().register(z.globalRegistry, { example: "4943173-1" }),
+  documento: z.string().register(z.globalRegistry, { example: "FACTURA ELECTRONICA" }),
+  tipo: z
+    .number()
+    .int()
+    .nullable()
+    .register(z.globalRegistry, { description: "The SII's document type (null for a name this gateway does not know)" }),
   items: z.array(
     z.object({
       nombre: z.string(),
@@ -33,16 +37,16 @@ export const TestSets = envelope(
   z
     .object({
       contribuyente: z.string(),
-      texto: z.string().openapi({ description: "The set as the SII wrote it" }),
+      texto: z.string().register(z.globalRegistry, { description: "The set as the SII wrote it" }),
       sets: z.array(
         z.object({
-          nombre: z.string().openapi({ example: "SET BASICO" }),
+          nombre: z.string().register(z.globalRegistry, { example: "SET BASICO" }),
           numero_atencion: z.string(),
-          casos: z.array(CaseSchema).openapi({
+          casos: z.array(CaseSchema).register(z.globalRegistry, {
             description:
               "Each case to issue: send each document with `RazonRef` = `CASO <caso>` (invoice sets) or `CASO-<caso>` (the boleta set)",
           }),
-          texto: z.string().openapi({ description: "The set's own text (instructions for sets without cases)" }),
+          texto: z.string().register(z.globalRegistry, { description: "The set's own text (instructions for sets without cases)" }),
         }),
       ),
     })

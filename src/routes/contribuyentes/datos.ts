@@ -13,7 +13,7 @@ import { taxpayerData, taxpayerPage } from "../../sii/contribuyentes.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 
 const Params = pathParams({
-  contribuyente: Rut.openapi({
+  contribuyente: Rut.meta({
     description:
       "The taxpayer whose data is read, `XXXXXXXX-K`: the certificate's holder or a company it represents; the check digit is verified by the server (modulo 11, which a pattern cannot express)",
     example: "76192083-9",
@@ -24,12 +24,12 @@ const Query = z.object({ ambiente: Ambiente, formato: Formato(["json", "html"]) 
 export const Data = envelope(
   z
     .object({
-      rut: z.string().openapi({ example: "76192083-9" }),
+      rut: z.string().register(z.globalRegistry, { example: "76192083-9" }),
       razon_social: z.string(),
-      direccion: z.string().openapi({ description: "Main address: street and number, comuna" }),
+      direccion: z.string().register(z.globalRegistry, { description: "Main address: street and number, comuna" }),
       telefono: z.string(),
       email: z.string(),
-      giros: z.array(z.string()).openapi({ description: "Business lines (economic activities)" }),
+      giros: z.array(z.string()).register(z.globalRegistry, { description: "Business lines (economic activities)" }),
     })
     .openapi("TaxpayerPrivateData"),
 );

@@ -19,17 +19,17 @@ import { ResolucionField, XmlField } from "./schema.ts";
 
 const Body = z
   .object({
-    xml: XmlField.openapi({
+    xml: XmlField.meta({
       description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents (an EnvioBOLETA ${MAX_BATCH_BOLETAS}, the SII's maxima)`,
     }),
     papel: z
       .enum(["80mm", "58mm"], { error: "must be 80mm or 58mm" })
       .default("80mm")
-      .openapi({ description: "The roll's width: 80 mm (48 characters a line) or 58 mm (32)" }),
+      .register(z.globalRegistry, { description: "The roll's width: 80 mm (48 characters a line) or 58 mm (32)" }),
     codepage: z
       .enum(["WPC1252", "PC850", "PC858"], { error: "must be WPC1252, PC850 or PC858" })
       .default("WPC1252")
-      .openapi({ description: "The printer's code page for text (ESC t 16, 2 or 19)" }),
+      .register(z.globalRegistry, { description: "The printer's code page for text (ESC t 16, 2 or 19)" }),
     resolucion: ResolucionField,
   })
   .openapi("EscposRequest", { example: { xml: EXAMPLE_ENVELOPE } });
@@ -37,7 +37,7 @@ const Body = z
 export const Receipt = envelope(
   z
     .object({
-      escpos: z.string().openapi({ description: "The ESC/POS bytes, base64" }),
+      escpos: z.string().register(z.globalRegistry, { description: "The ESC/POS bytes, base64" }),
       documentos: z.array(z.object({ tipo: z.number().int(), folio: z.number().int() })),
     })
     .openapi("EscposReceipt"),

@@ -31,7 +31,7 @@ import { BASE64_XML, dteJson } from "./schema.ts";
 
 const Body = z
   .object({
-    dte: dteJson(SUPPORTED_TYPES).optional().openapi({
+    dte: dteJson(SUPPORTED_TYPES).optional().meta({
       description:
         "The document with the SII's tag names (`Encabezado`, `Detalle`, `DscRcgGlobal`, `Referencia`, …); single objects are accepted where lists are expected. Give this or `xml`, not both.",
     }),
@@ -40,7 +40,7 @@ const Body = z
       .min(1, { error: "is empty" })
       .max(MAX_CHARS.xml)
       .optional()
-      .openapi({
+      .register(z.globalRegistry, {
         ...BASE64_XML,
         description: `Instead of \`dte\`: an existing DTE XML, base64 of its bytes (ISO-8859-1 or UTF-8, as its declaration says): a \`DTE\`, or an \`EnvioDTE\`/\`EnvioBOLETA\` with one or more (at most ${MAX_BATCH_DOCUMENTS}, an EnvioBOLETA ${MAX_BATCH_BOLETAS}, with ${MAX_BATCH_LINES} Detalle lines in all). Its \`TED\`, \`TmstFirma\` and signature are dropped. The answer is then a list (\`data.documentos\`).`,
         example: EXAMPLE_ENVELOPE,
@@ -60,8 +60,10 @@ const Body = z
     example: { dte: EXAMPLE_INVOICE },
   });
 
-const NormalizedDte = z.record(z.string(), z.unknown()).openapi({ description: "The normalized document (lists always as arrays)" });
-const Warnings = z.array(z.string()).openapi({
+const NormalizedDte = z
+  .record(z.string(), z.unknown())
+  .register(z.globalRegistry, { description: "The normalized document (lists always as arrays)" });
+const Warnings = z.array(z.string()).register(z.globalRegistry, {
   description: "Each field filled in, computed, cleaned, cut or removed, as `path = value` or a sentence naming the path",
 });
 
@@ -69,17 +71,19 @@ const FromJson = z.object({ dte: NormalizedDte, warnings: Warnings }).openapi("N
 
 const FromXml = z
   .object({
-    sobre: z.enum(["DTE", "EnvioDTE", "EnvioBOLETA"]).openapi({ description: "What the XML was: a lone DTE or an envelope" }),
+    sobre: z
+      .enum(["DTE", "EnvioDTE", "EnvioBOLETA"])
+      .register(z.globalRegistry, { description: "What the XML was: a lone DTE or an envelope" }),
     documentos: z
       .array(
         z.object({
-          tipo: z.number().int().openapi({ example: 33 }),
-          folio: z.number().int().nullable().openapi({ example: 60 }),
+          tipo: z.number().int().register(z.globalRegistry, { example: 33 }),
+          folio: z.number().int().nullable().register(z.globalRegistry, { example: 60 }),
           dte: NormalizedDte,
           warnings: Warnings,
         }),
       )
-      .openapi({ description: "One entry per DTE, in document order; error paths name them as `xml.documentos[i]`" }),
+      .register(z.globalRegistry, { description: "One entry per DTE, in document order; error paths name them as `xml.documentos[i]`" }),
   })
   .openapi("NormalizedDteList", { description: "Answer to an `xml` input: always a list, one entry for a lone DTE" });
 

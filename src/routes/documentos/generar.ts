@@ -77,7 +77,7 @@ const CafFile = z
   .string()
   .min(1)
   .max(MAX_CHARS.caf)
-  .openapi({ pattern: `^\\s*<|${BASE64_PATTERN}`, description: "A CAF file: its XML, or base64 of the file's bytes" });
+  .register(z.globalRegistry, { pattern: `^\\s*<|${BASE64_PATTERN}`, description: "A CAF file: its XML, or base64 of the file's bytes" });
 
 const Body = z
   .object({
@@ -89,15 +89,20 @@ const Body = z
         z
           .array(LooseDocument)
           .min(1)
-          .openapi({ type: "array", items: { $ref: "#/components/schemas/DocumentToSign" }, minItems: 1, maxItems: MAX_BATCH_DOCUMENTS }),
+          .register(z.globalRegistry, {
+            type: "array",
+            items: { $ref: "#/components/schemas/DocumentToSign" },
+            minItems: 1,
+            maxItems: MAX_BATCH_DOCUMENTS,
+          }),
       ])
-      .openapi({
+      .register(z.globalRegistry, {
         description: `One document or a list (at most ${MAX_BATCH_DOCUMENTS}, the SII's maximum per EnvioDTE, or ${MAX_BATCH_BOLETAS} boletas, its maximum per EnvioBOLETA; at most ${MAX_BATCH_LINES} Detalle lines in all), with the SII's tag names (\`Encabezado\`, \`Detalle\`, \`DscRcgGlobal\`, \`Referencia\`, …); single objects are accepted where lists are expected. All of one issuer; boletas (39, 41) and other types go in separate requests (separate envelopes).`,
       }),
     caf: z
       .union([CafFile, z.array(CafFile).min(1).max(MAX_CAFS)])
       .optional()
-      .openapi({
+      .register(z.globalRegistry, {
         description: `The CAF file the SII gave for the folios (the whole \`AUTORIZACION\`, with its private key), raw XML or base64 of the file's bytes (base64 keeps the key's PEM block out of logs and documents); a list of at most ${MAX_CAFS}: one per document type used, or several ranges of a type (each document is stamped with the CAF whose range holds its folio; ranges may not overlap). Left out, the folios and their CAFs come from the account's folio ledger (\`POST /api/v1/platform/dte/folios/{emisor}/{dte}\`).`,
       }),
     resolucion: z
@@ -105,15 +110,22 @@ const Body = z
         fecha: z.iso
           .date({ error: "must be a date YYYY-MM-DD" })
           .max(MAX_CHARS.date)
-          .openapi({ description: "The resolution's date, `YYYY-MM-DD`" }),
-        numero: z.number().int().min(0).max(999_999).openapi({ description: "The resolution's number (0 in certification)" }),
+          .meta({ description: "The resolution's date, `YYYY-MM-DD`" }),
+        numero: z
+          .number()
+          .int()
+          .min(0)
+          .max(999_999)
+          .register(z.globalRegistry, { description: "The resolution's number (0 in certification)" }),
       })
-      .openapi({ description: "The issuer's SII authorization resolution (`numero` 0 in certification), for the envelope's carátula" }),
-    normalizar: z.boolean().default(true).openapi({
+      .register(z.globalRegistry, {
+        description: "The issuer's SII authorization resolution (`numero` 0 in certification), for the envelope's carátula",
+      }),
+    normalizar: z.boolean().default(true).register(z.globalRegistry, {
       description:
         "Fill in defaults and compute line amounts, taxes and totals first (as `formatos/json` does); `false` takes the document as given",
     }),
-    receptor_envio: Rut.optional().openapi({
+    receptor_envio: Rut.optional().meta({
       description: `RutReceptor of the envelope: the SII (${SII_RUT}, the default) for a submission, or the buyer's RUT for the exchange copy`,
     }),
   })
@@ -130,31 +142,36 @@ const Body = z
 export const Generated = envelope(
   z
     .object({
-      sobre: z.enum(["EnvioDTE", "EnvioBOLETA"]).openapi({ description: "The kind of envelope `envio_xml` is" }),
+      sobre: z.enum(["EnvioDTE", "EnvioBOLETA"]).register(z.globalRegistry, { description: "The kind of envelope `envio_xml` is" }),
       documentos: z.array(
         z.object({
-          tipo: z.number().int().openapi({ example: 33 }),
-          folio: z.number().int().openapi({ example: 1 }),
-          dte_xml: z.string().openapi({ description: "The signed DTE, ISO-8859-1 with its XML declaration, base64" }),
-          ted: z.string().openapi({ description: 'The flattened TED (`<TED version="1.0">…</TED>`): the PDF417 barcode\'s content' }),
-          warnings: z
-            .array(z.string())
-            .openapi({ description: "What normalizing filled in, computed, cleaned, cut or removed, naming each field" }),
+          tipo: z.number().int().register(z.globalRegistry, { example: 33 }),
+          folio: z.number().int().register(z.globalRegistry, { example: 1 }),
+          dte_xml: z.string().register(z.globalRegistry, { description: "The signed DTE, ISO-8859-1 with its XML declaration, base64" }),
+          ted: z
+            .string()
+            .register(z.globalRegistry, { description: 'The flattened TED (`<TED version="1.0">…</TED>`): the PDF417 barcode\'s content' }),
+          warnings: z.array(z.string()).register(z.globalRegistry, {
+            description: "What normalizing filled in, computed, cleaned, cut or removed, naming each field",
+          }),
         }),
       ),
-      envio_xml: z.string().openapi({
+      envio_xml: z.string().register(z.globalRegistry, {
         description:
           "The signed EnvioDTE (or EnvioBOLETA for boletas) carrying every document, ISO-8859-1, base64: the `xml` of `envios/enviar`",
       }),
       folios_ledger: z
         .array(
           z.object({
-            tipo: z.number().int().openapi({ example: 34 }),
+            tipo: z.number().int().register(z.globalRegistry, { example: 34 }),
             folios: z
               .array(z.number().int())
-              .openapi({ description: "The ledger's folios the documents of this type carry", example: [1] }),
-            disponibles: z.number().int().openapi({ description: "Free folios left for the issuer and type", example: 99 }),
-            bajo_umbral: z.boolean().openapi({
+              .register(z.globalRegistry, { description: "The ledger's folios the documents of this type carry", example: [1] }),
+            disponibles: z
+              .number()
+              .int()
+              .register(z.globalRegistry, { description: "Free folios left for the issuer and type", example: 99 }),
+            bajo_umbral: z.boolean().register(z.globalRegistry, {
               description:
                 "`disponibles` is at or below the low-folio threshold the account set for the issuer and type (`PUT …/umbral`), as `X-Folios-Low` says; false without one",
               example: false,
@@ -162,7 +179,7 @@ export const Generated = envelope(
           }),
         )
         .optional()
-        .openapi({
+        .register(z.globalRegistry, {
           description:
             "Present when folios came from the account's ledger: which, per type, what is left and whether that is at or below the threshold",
         }),

@@ -30,30 +30,34 @@ import { BASE64, ResolucionField, XmlField } from "./schema.ts";
 
 const Body = z
   .object({
-    xml: XmlField.openapi({
+    xml: XmlField.meta({
       description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents (an EnvioBOLETA ${MAX_BATCH_BOLETAS}, the SII's maxima), and at most ${MAX_PRINTED_COPIES} pages in all (documents × copies, the cedible copy counting as one)`,
     }),
     papel: z
       .enum(["carta", "80mm"], { error: "must be carta or 80mm" })
       .default("carta")
-      .openapi({ description: "Letter paper (`carta`, 216 × 279 mm) or an 80 mm roll" }),
+      .register(z.globalRegistry, { description: "Letter paper (`carta`, 216 × 279 mm) or an 80 mm roll" }),
     cedible: z
       .boolean()
       .default(false)
-      .openapi({ description: "Add the cedible copy with the receipt box of Ley 19.983 (types that may be assigned)" }),
-    copias: z.number().int().min(1).max(5).default(1).openapi({ description: "Tax copies of each document" }),
+      .register(z.globalRegistry, { description: "Add the cedible copy with the receipt box of Ley 19.983 (types that may be assigned)" }),
+    copias: z.number().int().min(1).max(5).default(1).register(z.globalRegistry, { description: "Tax copies of each document" }),
     logo: z
       .string()
       .max(MAX_CHARS.image)
       .optional()
-      .openapi({
+      .register(z.globalRegistry, {
         ...BASE64,
         // The bytes the image reader checks first (src/dte/render/image.ts), in base64: FF D8 (JPEG) is `/9` and a
         // character from g to j, 89 50 4E 47 (PNG) is `iVBOR` and one from w to /.
         pattern: "^\\s*(?:/9[g-j]|iVBOR[w-z0-9+/])[A-Za-z0-9+/\\s]*={0,2}\\s*$",
         description: "A JPEG or PNG (without transparency), base64; the server reads the image itself (a 400 naming `logo` when it cannot)",
       }),
-    oficina_sii: z.string().max(60).optional().openapi({ description: "The SII office under the box (`S.I.I. - <oficina>`)" }),
+    oficina_sii: z
+      .string()
+      .max(60)
+      .optional()
+      .register(z.globalRegistry, { description: "The SII office under the box (`S.I.I. - <oficina>`)" }),
     resolucion: ResolucionField,
   })
   .openapi("PdfRequest", { example: { xml: EXAMPLE_ENVELOPE } });
@@ -61,7 +65,7 @@ const Body = z
 export const Rendered = envelope(
   z
     .object({
-      pdf: z.string().openapi({ description: "The PDF, base64" }),
+      pdf: z.string().register(z.globalRegistry, { description: "The PDF, base64" }),
       documentos: z.array(z.object({ tipo: z.number().int(), folio: z.number().int() })),
     })
     .openapi("RenderedPdf"),

@@ -14,7 +14,7 @@ const Lines = (max: number, description: string) =>
   z
     .union([z.record(z.string(), z.unknown()), z.array(z.unknown()).max(max)])
     .optional()
-    .openapi({ description });
+    .register(z.globalRegistry, { description });
 
 /**
  * `TipoDTE` as a number or its digits (ERPs send both). The types an operation takes are checked by
@@ -30,7 +30,7 @@ const TipoDte = (types: readonly number[]) =>
         .regex(/^\d{1,3}$/, { error: "must be a document type number" }),
     ])
     .transform(Number)
-    .openapi({
+    .register(z.globalRegistry, {
       anyOf: [
         { type: "integer", enum: [...types] },
         { type: "string", enum: types.map(String) },
@@ -48,7 +48,7 @@ const FolioField = z
       .max(20)
       .regex(/^0*[1-9]\d{0,9}$/, { error: "must be a positive integer" }),
   ])
-  .openapi({
+  .register(z.globalRegistry, {
     description:
       "The folio, within the CAF's range (a number, or its digits as a string); left out in a request without `caf`, the next free folio of the account's ledger",
     example: 1,
@@ -60,7 +60,7 @@ const RutField = (description: string) =>
     .string({ error: "is required" })
     .max(MAX_CHARS.rut)
     .regex(new RegExp(RUT_PATTERN), { error: "must be a RUT, XXXXXXXX-K" })
-    .openapi({ description: `${description}, \`XXXXXXXX-K\` (check digit verified)`, pattern: RUT_PATTERN });
+    .register(z.globalRegistry, { description: `${description}, \`XXXXXXXX-K\` (check digit verified)`, pattern: RUT_PATTERN });
 
 /**
  * What is checked before the engine sees it: the type and the size of its lists; everything else
@@ -76,22 +76,22 @@ export const dteJson = (types: readonly number[], signed = false) =>
           IdDoc: z
             .object({ TipoDTE: TipoDte(types), ...(signed ? { Folio: FolioField.optional() } : {}) })
             .passthrough()
-            .openapi({ description: "`TipoDTE`, `Folio`, `FchEmis` and the rest of the SII's IdDoc" }),
+            .register(z.globalRegistry, { description: "`TipoDTE`, `Folio`, `FchEmis` and the rest of the SII's IdDoc" }),
           ...(signed
             ? {
                 Emisor: z
                   .object({ RUTEmisor: RutField("The issuer's RUT: the CAF's") })
                   .passthrough()
-                  .openapi({ description: "The issuer (`RUTEmisor`, `RznSoc`, `GiroEmis`, `Acteco`, …)" }),
+                  .register(z.globalRegistry, { description: "The issuer (`RUTEmisor`, `RznSoc`, `GiroEmis`, `Acteco`, …)" }),
                 Receptor: z
                   .object({ RUTRecep: RutField("The receiver's RUT") })
                   .passthrough()
-                  .openapi({ description: "The receiver (`RUTRecep`, `RznSocRecep`, …)" }),
+                  .register(z.globalRegistry, { description: "The receiver (`RUTRecep`, `RznSocRecep`, …)" }),
               }
             : {}),
         })
         .passthrough()
-        .openapi({ description: "`IdDoc`, `Emisor`, `Receptor`, `Totales`… with the SII's tag names (DTE_v10.xsd)" }),
+        .register(z.globalRegistry, { description: "`IdDoc`, `Emisor`, `Receptor`, `Totales`… with the SII's tag names (DTE_v10.xsd)" }),
       // The SII's schemas: Detalle 1..60 (boletas 1..1000), DscRcgGlobal ≤ 20, Referencia ≤ 40 (DTE_v10.xsd).
       Detalle: Lines(MAX_DOCUMENT_LINES, `The lines: at most ${MAX_DOCUMENT_LINES} (the boleta schema's maximum; other types take 60)`),
       DscRcgGlobal: Lines(20, "Global discounts and surcharges: at most 20"),
@@ -101,11 +101,11 @@ export const dteJson = (types: readonly number[], signed = false) =>
 
 export const ResolucionField = z
   .object({
-    numero: z.number().int().min(0).openapi({ description: "The resolution's number (0 in certification)" }),
+    numero: z.number().int().min(0).register(z.globalRegistry, { description: "The resolution's number (0 in certification)" }),
     fecha: z.iso
       .date({ error: "must be a date YYYY-MM-DD" })
       .max(MAX_CHARS.date)
-      .openapi({ description: "The resolution's date, `YYYY-MM-DD`" }),
+      .meta({ description: "The resolution's date, `YYYY-MM-DD`" }),
   })
   .optional()
-  .openapi({ description: "The SII resolution printed under the stamp; by default the envelope's carátula's" });
+  .register(z.globalRegistry, { description: "The SII resolution printed under the stamp; by default the envelope's carátula's" });

@@ -24,23 +24,29 @@ const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 const Body = z
   .object({
     auth: CertAuthBody.shape.auth,
-    xml: XmlField.openapi({ description: "The signed EnvioDTE or EnvioBOLETA, base64 (as `documentos/generar` returns it)" }),
+    xml: XmlField.meta({ description: "The signed EnvioDTE or EnvioBOLETA, base64 (as `documentos/generar` returns it)" }),
     archivo: z
       .string()
       .max(104)
       .regex(/^[\w.-]{1,100}\.xml$/, { error: "must be a file name ending in .xml (letters, digits, . _ -)" })
       .optional()
-      .openapi({ description: "The file name the SII records; default `EnvioDTE_<emisor>_<first folio>.xml`" }),
+      .register(z.globalRegistry, { description: "The file name the SII records; default `EnvioDTE_<emisor>_<first folio>.xml`" }),
   })
   .openapi("SendEnvelopeRequest", { example: { auth: { cert: EXAMPLE_PFX }, xml: EXAMPLE_ENVELOPE } });
 
 export const Sent = envelope(
   z
     .object({
-      track_id: z.string().nullable().openapi({ description: "The SII's track id (null in dry_run)", example: "0260003916" }),
-      estado: z.string().nullable().openapi({ description: "`REC`: received; follow it with `envios/estado`", example: "REC" }),
-      fecha_recepcion: z.string().nullable().openapi({ format: "date-time" }),
-      servicio: z.enum(["dte", "boleta"]).openapi({
+      track_id: z
+        .string()
+        .nullable()
+        .register(z.globalRegistry, { description: "The SII's track id (null in dry_run)", example: "0260003916" }),
+      estado: z
+        .string()
+        .nullable()
+        .register(z.globalRegistry, { description: "`REC`: received; follow it with `envios/estado`", example: "REC" }),
+      fecha_recepcion: z.string().nullable().register(z.globalRegistry, { format: "date-time" }),
+      servicio: z.enum(["dte", "boleta"]).register(z.globalRegistry, {
         description: "Which SII service took it: DTEUpload, or the boleta service (EnvioBOLETA); pass it to `envios/estado`",
       }),
       archivo: z.string(),

@@ -13,35 +13,34 @@ import { CertAuthBody, parseCertificate } from "../credentials.ts";
 
 const Params = pathParams({
   // Example: an envelope the sandbox company sent before (seeded in every new sandbox).
-  emisor: Rut.openapi({ description: "The envelope's issuer (RutEmisor of its carátula)" }),
+  emisor: Rut.meta({ description: "The envelope's issuer (RutEmisor of its carátula)" }),
   track_id: z
     .string()
     .max(15)
     .regex(/^\d{1,15}$/, { error: "must be the SII's track id: up to 15 digits" })
-    .openapi({
+    .register(z.globalRegistry, {
       example: "0260000001",
       description: "The track id `envios/enviar` returned: up to 15 digits, leading zeros kept",
     }),
 });
 const Query = z.object({
   ambiente: Ambiente,
-  servicio: z
-    .enum(["dte", "boleta"], { error: "must be dte or boleta" })
-    .default("dte")
-    .openapi({ description: "`dte` for envelopes sent through DTEUpload, `boleta` for EnvioBOLETA (as `envios/enviar` says)" }),
+  servicio: z.enum(["dte", "boleta"], { error: "must be dte or boleta" }).default("dte").register(z.globalRegistry, {
+    description: "`dte` for envelopes sent through DTEUpload, `boleta` for EnvioBOLETA (as `envios/enviar` says)",
+  }),
 });
 
 export const Status = envelope(
   z
     .object({
       track_id: z.string(),
-      estado: z.string().openapi({
+      estado: z.string().register(z.globalRegistry, {
         description:
           "The SII's code: `REC`, `SOK`, `CRT`, `FOK`, `PDR` while processing; `EPR` processed (see the counts); `RSC`, `RFR`, `RCT`, `RCH`… rejected; `RPR`, `RLV` objections",
         example: "EPR",
       }),
-      glosa: z.string().nullable().openapi({ description: "The SII's text for the code", example: "Envio Procesado" }),
-      resultado: z.enum(["procesando", "aceptado", "aceptado_con_reparos", "rechazado"]).openapi({
+      glosa: z.string().nullable().register(z.globalRegistry, { description: "The SII's text for the code", example: "Envio Procesado" }),
+      resultado: z.enum(["procesando", "aceptado", "aceptado_con_reparos", "rechazado"]).register(z.globalRegistry, {
         description:
           "`aceptado` every document accepted; `aceptado_con_reparos` processed with objections, none rejected; `rechazado` the envelope or at least one of its documents rejected (the counts per type say which were accepted). Counts that do not add up (accepted + rejected + repaired ≠ informed) are a 502 SII_FORMAT_CHANGED",
       }),
@@ -55,14 +54,14 @@ export const Status = envelope(
             reparos: z.number().int(),
           }),
         )
-        .openapi({ description: "Counts per document type once processed (`EPR`); empty before" }),
-      num_atencion: z.string().nullable().openapi({ description: "The SII's attention number" }),
+        .register(z.globalRegistry, { description: "Counts per document type once processed (`EPR`); empty before" }),
+      num_atencion: z.string().nullable().register(z.globalRegistry, { description: "The SII's attention number" }),
       detalle: z
         .array(
           z.object({
             tipo: z.number().int(),
             folio: z.number().int(),
-            estado: z.string().openapi({ description: "`RCH` rejected, `RPR`/`RLV` objections" }),
+            estado: z.string().register(z.globalRegistry, { description: "`RCH` rejected, `RPR`/`RLV` objections" }),
             descripcion: z.string().nullable(),
             errores: z.array(
               z.object({
@@ -75,7 +74,7 @@ export const Status = envelope(
           }),
         )
         .nullable()
-        .openapi({
+        .register(z.globalRegistry, {
           description:
             "Each rejected or objected document with the SII's reasons: boleta envelopes once processed; null for DTE envelopes (the SII e-mails those)",
         }),

@@ -34,35 +34,38 @@ const WEIGHT = 2;
 const Query = z.object({ ambiente: Ambiente });
 const Body = z
   .object({
-    xml: XmlField.openapi({
+    xml: XmlField.meta({
       description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents (an EnvioBOLETA ${MAX_BATCH_BOLETAS}, the SII's maxima)`,
     }),
-    auth: CertAuthBody.shape.auth.optional().openapi({
+    auth: CertAuthBody.shape.auth.optional().meta({
       description: "Optional: with a certificate (of the issuer, the receiver or their representative) the SII checks each document too",
     }),
   })
   .openapi("VerifyRequest", { example: { xml: EXAMPLE_ENVELOPE } });
 
 const CheckSchema = z
-  .object({ valido: z.boolean(), motivo: z.string().nullable().openapi({ description: "Why it failed, or a note on how it passed" }) })
+  .object({
+    valido: z.boolean(),
+    motivo: z.string().nullable().register(z.globalRegistry, { description: "Why it failed, or a note on how it passed" }),
+  })
   .openapi("Check");
 
 const Firmante = z
   .object({
-    rut: z.string().nullable().openapi({ description: "The holder's RUT, from the certificate" }),
+    rut: z.string().nullable().register(z.globalRegistry, { description: "The holder's RUT, from the certificate" }),
     nombre: z.string(),
-    emisor: z.string().openapi({ description: "The CA that issued the certificate" }),
+    emisor: z.string().register(z.globalRegistry, { description: "The CA that issued the certificate" }),
     vigente_desde: z.string(),
     vigente_hasta: z.string(),
     vigente_al_firmar: z
       .boolean()
       .nullable()
-      .openapi({ description: "Valid at the signing time the document states (null: it states none)" }),
-    confianza: z.enum(["cadena_valida", "emisor_desconocido", "autofirmado", "cadena_invalida"]).openapi({
+      .register(z.globalRegistry, { description: "Valid at the signing time the document states (null: it states none)" }),
+    confianza: z.enum(["cadena_valida", "emisor_desconocido", "autofirmado", "cadena_invalida"]).register(z.globalRegistry, {
       description:
         "`cadena_valida`: chains to the trust store (the accredited Chilean CAs bundled with the gateway, the operator's TRUST_ANCHORS_PEM, and in sandbox mode the sandbox's CA); `emisor_desconocido`: its issuer is not in the store (real DTEs are signed under class-2 CAs whose certificates are not public); `autofirmado` and `cadena_invalida` make the signature invalid",
     }),
-    cadena: z.array(z.string()).openapi({ description: "Subject names from the signer up to the trusted CA" }),
+    cadena: z.array(z.string()).register(z.globalRegistry, { description: "Subject names from the signer up to the trusted CA" }),
     motivo: z.string().nullable(),
   })
   .nullable()
@@ -71,36 +74,41 @@ const Firmante = z
 export const Verified = envelope(
   z
     .object({
-      valido: z.boolean().openapi({
+      valido: z.boolean().register(z.globalRegistry, {
         description:
           "True only when every check of every document passed (the SII's too, when asked) and each document's signer is established: its certificate chains to the trust store, or the SII confirmed the document (`auth` given)",
       }),
-      motivo: z.string().nullable().openapi({ description: "When not `valido`: in words, what could not be established, per document" }),
+      motivo: z
+        .string()
+        .nullable()
+        .register(z.globalRegistry, { description: "When not `valido`: in words, what could not be established, per document" }),
       sobre: z
         .object({ firma: CheckSchema, firmante: Firmante })
         .nullable()
-        .openapi({ description: "The envelope's own signature; null for a lone DTE" }),
+        .register(z.globalRegistry, { description: "The envelope's own signature; null for a lone DTE" }),
       documentos: z.array(
         z.object({
           tipo: z.number().int(),
           folio: z.number().int(),
           emisor: z.string(),
-          firma: CheckSchema.openapi({ description: "The document's XMLDSig signature, on the very Documento reported" }),
+          firma: CheckSchema.meta({ description: "The document's XMLDSig signature, on the very Documento reported" }),
           firmante: Firmante,
-          timbre: CheckSchema.openapi({ description: "The TED, signed with the CAF's key" }),
-          caf: CheckSchema.openapi({ description: "The CAF, signed by the SII (key by IDK)" }),
-          coherencia: CheckSchema.openapi({
+          timbre: CheckSchema.meta({ description: "The TED, signed with the CAF's key" }),
+          caf: CheckSchema.meta({ description: "The CAF, signed by the SII (key by IDK)" }),
+          coherencia: CheckSchema.meta({
             description:
               "The TED and the CAF say what the document says (RUTs, type, folio, date, total, first item, range), and the envelope does not give its folio twice",
           }),
-          timbre_cubre: z.array(z.string()).openapi({
+          timbre_cubre: z.array(z.string()).register(z.globalRegistry, {
             description:
               "The fields a valid stamp vouches for whoever signed the document (empty when the stamp, its CAF or their coherence failed)",
           }),
           sii: z
             .object({ recibido: z.boolean(), estado: z.string(), glosa: z.string().nullable(), track_id: z.string().nullable() })
             .nullable()
-            .openapi({ description: "The SII's answer (QueryEstDteAv) when a certificate was given: `DOK` received and matching" }),
+            .register(z.globalRegistry, {
+              description: "The SII's answer (QueryEstDteAv) when a certificate was given: `DOK` received and matching",
+            }),
         }),
       ),
     })

@@ -17,7 +17,7 @@ const CAF_MAX_CHARS = 64 * 1024;
 
 const Body = z
   .object({
-    caf: z.string().min(1).max(CAF_MAX_CHARS).openapi({
+    caf: z.string().min(1).max(CAF_MAX_CHARS).register(z.globalRegistry, {
       description: "The CAF file as the SII delivers it (`AUTORIZACION` with its private key), base64 of its bytes (raw XML is read too)",
       example: EXAMPLE_CAF,
     }),

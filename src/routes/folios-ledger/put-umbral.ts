@@ -16,7 +16,7 @@ const UMBRAL_MAX = 1_000_000;
 
 const Body = z
   .object({
-    umbral: z.number().int().min(0).max(UMBRAL_MAX).nullable().openapi({
+    umbral: z.number().int().min(0).max(UMBRAL_MAX).nullable().register(z.globalRegistry, {
       description: "Warn when this many folios or fewer are left for the issuer and type; null removes the threshold",
       example: 50,
     }),

@@ -6,6 +6,6 @@ import { DocumentType } from "../folio-fields.ts";
 
 export const LedgerParams = pathParams({
   // The example: the sandbox company, type 34, as the example CAF (src/routes/documentos/examples.ts).
-  emisor: Rut.openapi({ description: "The issuer the CAFs were granted to", example: "76192083-9" }),
-  dte: DocumentType.openapi({ example: 34 }),
+  emisor: Rut.meta({ description: "The issuer the CAFs were granted to", example: "76192083-9" }),
+  dte: DocumentType.meta({ example: 34 }),
 });

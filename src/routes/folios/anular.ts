@@ -13,11 +13,11 @@ import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { DocumentType, Folio, FolioAnnulmentEnvelope } from "./schema.ts";
 
 const Params = pathParams({
-  emisor: Rut.openapi({ description: "The issuer the folios were granted to" }),
+  emisor: Rut.meta({ description: "The issuer the folios were granted to" }),
   dte: DocumentType,
   // Example: unused folios of the range the sandbox company holds in every new sandbox (1–100, 1–10 used).
-  folio_inicial: Folio.openapi({ description: "First folio to annul", example: 91 }),
-  folio_final: Folio.openapi({ description: "Last folio to annul (not below `folio_inicial`: a 400 otherwise)", example: 100 }),
+  folio_inicial: Folio.meta({ description: "First folio to annul", example: 91 }),
+  folio_final: Folio.meta({ description: "Last folio to annul (not below `folio_inicial`: a 400 otherwise)", example: 100 }),
   // Two parameters together: no JSON Schema keyword states it, the description does.
 }).superRefine(({ folio_inicial, folio_final }, ctx) => {
   if (folio_inicial > folio_final) {

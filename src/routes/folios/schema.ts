@@ -11,20 +11,22 @@ export const MAX_FOLIOS_PER_REQUEST = 10_000;
 export const FolioRange = z.object({
   folio_inicial: z.number().int(),
   folio_final: z.number().int(),
-  fecha_autorizacion: z.string().openapi({ format: "date", example: "2026-11-22" }),
+  fecha_autorizacion: z.string().register(z.globalRegistry, { format: "date", example: "2026-11-22" }),
   cantidad: z.number().int(),
-  reobtenido: z.boolean().openapi({
+  reobtenido: z.boolean().register(z.globalRegistry, {
     description:
       "True when the file came from the SII's re-obtaining pages: the download after stamping failed, the stamping's answer was lost, or the SII answered that the range was already authorized (the range is the one the SII names)",
   }),
-  caf_xml: z.string().openapi({ description: "The CAF file (AUTORIZACION XML, ISO-8859-1), base64: what documents are stamped with" }),
+  caf_xml: z
+    .string()
+    .register(z.globalRegistry, { description: "The CAF file (AUTORIZACION XML, ISO-8859-1), base64: what documents are stamped with" }),
 });
 
 export const FolioAnnulment = z
   .object({
-    glosa: z.string().openapi({ description: "The SII's annulment receipt text" }),
+    glosa: z.string().register(z.globalRegistry, { description: "The SII's annulment receipt text" }),
     folios_anulados: z.number().int(),
-    anulados_ledger: z.number().int().openapi({
+    anulados_ledger: z.number().int().register(z.globalRegistry, {
       description: "Folios of the range this account's folio ledger held that it now records as annulled (0 when it holds none)",
     }),
   })

@@ -19,7 +19,7 @@ import { LedgerAdded } from "../folio-ledger.ts";
 import { DocumentType, FolioRange, MAX_FOLIOS_PER_REQUEST } from "./schema.ts";
 
 const Params = pathParams({
-  emisor: Rut.openapi({ description: "The issuer the folios are for (the certificate's holder must be its representative)" }),
+  emisor: Rut.meta({ description: "The issuer the folios are for (the certificate's holder must be its representative)" }),
   dte: DocumentType,
   cantidad: IntegerParam({
     min: 1,
@@ -31,14 +31,14 @@ const Params = pathParams({
 });
 export const Granted = envelope(
   FolioRange.extend({
-    ledger: LedgerAdded.nullable().optional().openapi({
+    ledger: LedgerAdded.nullable().optional().meta({
       description: "With `ledger: true`: the folio ledger after adding the range; null when it could not be added (`message` says why)",
     }),
   }).openapi("FolioRange"),
 );
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 const Body = CertAuthBody.extend({
-  ledger: z.boolean().default(false).openapi({
+  ledger: z.boolean().default(false).register(z.globalRegistry, {
     description:
       "Also add the CAF granted to this account's folio ledger (as `POST /api/v1/platform/dte/folios/{emisor}/{dte}` does, sealed), so `documentos/generar` hands its folios out without `caf`",
   }),

@@ -14,14 +14,14 @@ import { probeAll } from "./probes.ts";
 export const HEALTH_PROBE_TIMEOUT_MS = 5_000;
 
 const Query = z.object({
-  deep: z.enum(["0", "1"]).optional().openapi({
+  deep: z.enum(["0", "1"]).optional().register(z.globalRegistry, {
     description: "`1`: also reach every SII host (needs `Authorization: Bearer <ADMIN_TOKEN>`); `0` or absent: the gateway's own state",
   }),
 });
 
 const HostState = z.object({
-  host: z.string().openapi({ example: "palena.sii.cl" }),
-  reachable: z.boolean().openapi({ description: "An HTTP answer arrived within the time limit (any status)" }),
+  host: z.string().register(z.globalRegistry, { example: "palena.sii.cl" }),
+  reachable: z.boolean().register(z.globalRegistry, { description: "An HTTP answer arrived within the time limit (any status)" }),
   status: z.number().int().nullable(),
   latency_ms: z.number().int(),
   error: z.string().nullable(),
@@ -29,10 +29,12 @@ const HostState = z.object({
 
 export const Health = envelope(
   z.object({
-    status: z.enum(["ok", "degraded"]).openapi({ description: "`degraded`: the deep check found an SII host it could not reach" }),
+    status: z
+      .enum(["ok", "degraded"])
+      .register(z.globalRegistry, { description: "`degraded`: the deep check found an SII host it could not reach" }),
     mode: z.enum(["sandbox", "live"]),
-    version: z.string().openapi({ example: "0.1.0" }),
-    sii: z.array(HostState).optional().openapi({ description: "With `deep=1` only" }),
+    version: z.string().register(z.globalRegistry, { example: "0.1.0" }),
+    sii: z.array(HostState).optional().register(z.globalRegistry, { description: "With `deep=1` only" }),
   }),
   "Health",
 );

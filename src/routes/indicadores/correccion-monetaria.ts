@@ -13,7 +13,7 @@ import { Anio, cachedYear } from "./cache.ts";
 
 const Params = z.object({ anio: Anio });
 
-const Row = z.array(z.number().nullable()).length(12).openapi({
+const Row = z.array(z.number().nullable()).length(12).register(z.globalRegistry, {
   description:
     "The SII's row as published: % by which an amount is corrected to the end of each month, January (index 0) to December (11); null where the cell is blank (months before the origin, or not published yet)",
 });
@@ -24,28 +24,27 @@ export const Table = envelope(
       anio: z.number().int(),
       capital_inicial: z
         .object({
-          porcentaje: z
-            .number()
-            .nullable()
-            .openapi({ description: "% by which the initial own capital is corrected to the year's end; null if not published yet" }),
-          factor: z.number().nullable().openapi({ description: "1 + porcentaje/100" }),
+          porcentaje: z.number().nullable().register(z.globalRegistry, {
+            description: "% by which the initial own capital is corrected to the year's end; null if not published yet",
+          }),
+          factor: z.number().nullable().register(z.globalRegistry, { description: "1 + porcentaje/100" }),
           porcentajes: Row,
         })
-        .openapi({ description: 'The matrix\'s first row, "Capital Inicial"' }),
+        .register(z.globalRegistry, { description: 'The matrix\'s first row, "Capital Inicial"' }),
       meses: z
         .array(
           z.object({
             mes: z.number().int().min(1).max(12),
-            nombre_mes: z.string().openapi({ example: "ENERO" }),
-            porcentaje: z.number().nullable().openapi({
+            nombre_mes: z.string().register(z.globalRegistry, { example: "ENERO" }),
+            porcentaje: z.number().nullable().register(z.globalRegistry, {
               description:
                 "% by which an amount of that month is corrected to the year's end (December's column); null if not published yet",
             }),
-            factor: z.number().nullable().openapi({ description: "The multiplying factor, 1 + porcentaje/100" }),
+            factor: z.number().nullable().register(z.globalRegistry, { description: "The multiplying factor, 1 + porcentaje/100" }),
             porcentajes: Row,
           }),
         )
-        .openapi({ description: "January to December, in order" }),
+        .register(z.globalRegistry, { description: "January to December, in order" }),
     })
     .openapi("CorreccionMonetaria"),
 );

@@ -14,14 +14,14 @@ const Params = z.object({ anio: Anio, mes: Mes });
 
 const Bracket = z
   .object({
-    desde: z.number().openapi({ description: "From this taxable income (CLP)" }),
-    hasta: z.number().nullable().openapi({ description: "Up to this income; null for the last bracket" }),
-    factor: z.number().openapi({ description: "Tax rate of the bracket (0.04 = 4 %)" }),
-    rebaja: z.number().openapi({ description: "Amount to deduct (CLP)" }),
+    desde: z.number().register(z.globalRegistry, { description: "From this taxable income (CLP)" }),
+    hasta: z.number().nullable().register(z.globalRegistry, { description: "Up to this income; null for the last bracket" }),
+    factor: z.number().register(z.globalRegistry, { description: "Tax rate of the bracket (0.04 = 4 %)" }),
+    rebaja: z.number().register(z.globalRegistry, { description: "Amount to deduct (CLP)" }),
     tasa_efectiva_maxima: z
       .number()
       .nullable()
-      .openapi({ description: "Maximum effective rate in the bracket, percent; null for the last" }),
+      .register(z.globalRegistry, { description: "Maximum effective rate in the bracket, percent; null for the last" }),
   })
   .openapi("TaxBracket");
 

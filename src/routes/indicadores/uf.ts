@@ -26,8 +26,8 @@ const Params = z.object({
 export const Uf = envelope(
   z
     .object({
-      fecha: z.string().openapi({ format: "date", example: "2025-03-15" }),
-      valor: z.number().openapi({ description: "CLP per UF", example: 38_853.91 }),
+      fecha: z.string().register(z.globalRegistry, { format: "date", example: "2025-03-15" }),
+      valor: z.number().register(z.globalRegistry, { description: "CLP per UF", example: 38_853.91 }),
     })
     .openapi("UfValue"),
 );

@@ -21,20 +21,20 @@ export const MAX_DOCUMENTS = 50;
 const ACCIONES = ["ERM", "ACD", "RCD", "RFP", "RFT"] as const;
 
 const documentoShape = {
-  emisor: Rut.openapi({ description: "Issuer of the received document" }),
+  emisor: Rut.meta({ description: "Issuer of the received document" }),
   // A DTE type that takes no acceptance or claim is a business rule (400 naming the document).
   dte: IntegerEnum(DTE_TYPES)
     .refine(
       (n) => (ACTIONABLE_TYPES as readonly number[]).includes(n),
       businessRule(`takes no acceptance or claim; only ${ACTIONABLE_TYPES.join(", ")}`),
     )
-    .openapi({
+    .meta({
       enum: [...ACTIONABLE_TYPES],
       description: "33, 34 or 43 (the types that take acceptance or claim)",
       example: 33,
     }),
   folio: FolioNumber,
-  accion: z.enum(ACCIONES, { error: `must be one of ${ACCIONES.join(", ")}` }).openapi({
+  accion: z.enum(ACCIONES, { error: `must be one of ${ACCIONES.join(", ")}` }).register(z.globalRegistry, {
     description:
       "`ERM` receipt of goods or services (Ley 19.983), `ACD` accept contents, `RCD` claim contents, `RFP` claim partial lack of goods, `RFT` claim total lack of goods",
   }),
@@ -53,7 +53,7 @@ const Body = z
           .max(MAX_DOCUMENTS, { error: `at most ${MAX_DOCUMENTS} documents per call` }),
       )
       // A lone object is taken as a list of one (`type` widened: the generated list schema says array).
-      .openapi({
+      .meta({
         type: ["object", "array"],
         items: { $ref: "#/components/schemas/ReceiverResponseDocument" },
         anyOf: [
@@ -86,14 +86,14 @@ export const Result = envelope(
           ...documentoShape,
           emisor: z.string(),
           dte: z.number().int(),
-          resultado: z.enum(RESULTADOS).openapi({
+          resultado: z.enum(RESULTADOS).register(z.globalRegistry, {
             description:
               "`registrado` now; `ya_registrado` the SII already had it (codes 7, 5 for a claim, 19); `rechazado` the SII refused it (its code and text say why); `error` the SII failed on it (retry later); `no_enviado` not sent (dry_run, or an earlier document hit an upstream failure)",
           }),
-          codResp: z.number().int().nullable().openapi({ description: "The SII's result code for this document" }),
-          descResp: z.string().nullable().openapi({ description: "The SII's text for this document, or the failure" }),
-          codigo: z.number().int().nullable().openapi({ description: "Same as `codResp` (kept for earlier clients)" }),
-          glosa: z.string().nullable().openapi({ description: "Same as `descResp` (kept for earlier clients)" }),
+          codResp: z.number().int().nullable().register(z.globalRegistry, { description: "The SII's result code for this document" }),
+          descResp: z.string().nullable().register(z.globalRegistry, { description: "The SII's text for this document, or the failure" }),
+          codigo: z.number().int().nullable().register(z.globalRegistry, { description: "Same as `codResp` (kept for earlier clients)" }),
+          glosa: z.string().nullable().register(z.globalRegistry, { description: "Same as `descResp` (kept for earlier clients)" }),
         }),
       ),
       registrados: z.number().int(),

@@ -21,28 +21,28 @@ export const DteType = IntegerParam({
 
 export const DocumentParams = pathParams({
   // The example is a document the sandbox company received (the sandbox's seeded supplier).
-  emisor: Rut.openapi({ description: "The document's issuer", example: "77123456-9" }),
+  emisor: Rut.meta({ description: "The document's issuer", example: "77123456-9" }),
   dte: DteType,
-  folio: Folio.openapi({ example: 1001 }),
+  folio: Folio.meta({ example: 1001 }),
 });
 
 export const AmbienteQuery = z.object({ ambiente: Ambiente });
 
 const DocumentFields = {
-  emisor: z.string().openapi({ example: "77123456-9" }),
-  dte: z.number().int().openapi({ example: 33 }),
-  folio: z.number().int().openapi({ example: 1001 }),
+  emisor: z.string().register(z.globalRegistry, { example: "77123456-9" }),
+  dte: z.number().int().register(z.globalRegistry, { example: 33 }),
+  folio: z.number().int().register(z.globalRegistry, { example: 1001 }),
 };
 const SiiCode = {
-  codigo: z.number().int().openapi({ description: "The SII's `codResp`" }),
-  glosa: z.string().openapi({ description: "The SII's `descResp`" }),
+  codigo: z.number().int().register(z.globalRegistry, { description: "The SII's `codResp`" }),
+  glosa: z.string().register(z.globalRegistry, { description: "The SII's `descResp`" }),
 };
 
 export const Cesion = envelope(
   z
     .object({
       ...DocumentFields,
-      cedible: z.boolean().openapi({ description: "True for the SII's codes 23 and 25" }),
+      cedible: z.boolean().register(z.globalRegistry, { description: "True for the SII's codes 23 and 25" }),
       ...SiiCode,
     })
     .openapi("Assignability"),
@@ -55,11 +55,15 @@ export const Eventos = envelope(
       ...SiiCode,
       eventos: z.array(
         z.object({
-          codigo: z.string().openapi({ description: "`ERM`, `ACD`, `RCD`, `RFP`, `RFT`, `NCA`, `ENC`…", example: "ACD" }),
+          codigo: z
+            .string()
+            .register(z.globalRegistry, { description: "`ERM`, `ACD`, `RCD`, `RFP`, `RFT`, `NCA`, `ENC`…", example: "ACD" }),
           descripcion: z.string(),
-          responsable: z.string().openapi({ description: "Who registered it, `XXXXXXXX-K`" }),
-          fecha: z.string().nullable().openapi({ format: "date-time", description: "ISO 8601 with Chile's offset" }),
-          fecha_sii: z.string().openapi({ description: "The SII's own `DD-MM-YYYY HH:MM:SS`", example: "29-12-2016 12:05:36" }),
+          responsable: z.string().register(z.globalRegistry, { description: "Who registered it, `XXXXXXXX-K`" }),
+          fecha: z.string().nullable().register(z.globalRegistry, { format: "date-time", description: "ISO 8601 with Chile's offset" }),
+          fecha_sii: z
+            .string()
+            .register(z.globalRegistry, { description: "The SII's own `DD-MM-YYYY HH:MM:SS`", example: "29-12-2016 12:05:36" }),
         }),
       ),
     })
@@ -70,8 +74,8 @@ export const Recepcion = envelope(
   z
     .object({
       ...DocumentFields,
-      fecha_recepcion: z.string().openapi({ format: "date-time", example: "2017-02-21T19:02:03-03:00" }),
-      fecha_recepcion_sii: z.string().openapi({ example: "21-02-2017 19:02:03" }),
+      fecha_recepcion: z.string().register(z.globalRegistry, { format: "date-time", example: "2017-02-21T19:02:03-03:00" }),
+      fecha_recepcion_sii: z.string().register(z.globalRegistry, { example: "21-02-2017 19:02:03" }),
     })
     .openapi("SiiReception"),
 );

@@ -17,15 +17,15 @@ const Body = withAuth({
   documentos: z
     .array(
       z.object({
-        tipo_documento: IntegerEnum(PURCHASE_TYPES, `must be a purchase document type (${PURCHASE_TYPES.join(", ")})`).openapi({
+        tipo_documento: IntegerEnum(PURCHASE_TYPES, `must be a purchase document type (${PURCHASE_TYPES.join(", ")})`).meta({
           description: "Document type (SII code) of the purchase",
         }),
-        rut_emisor: Rut.openapi({
+        rut_emisor: Rut.meta({
           description: "The supplier (the document's issuer), `XXXXXXXX-K`; check digit verified by the server",
           example: "76441725-9",
         }),
-        folio: z.number().int().min(1).max(MAX_FOLIO).openapi({ description: "The document's folio" }),
-        tipo_transaccion: z.number().int().min(1).max(7).openapi({
+        folio: z.number().int().min(1).max(MAX_FOLIO).register(z.globalRegistry, { description: "The document's folio" }),
+        tipo_transaccion: z.number().int().min(1).max(7).register(z.globalRegistry, {
           description:
             "1 del giro, 2 supermercado, 3 bienes raíces, 4 activo fijo, 5 IVA uso común, 6 IVA no recuperable, 7 no corresponde",
         }),
@@ -35,12 +35,12 @@ const Body = withAuth({
           .unknown()
           .refine(() => false, { error: "cannot be sent: the SII's change of purchase type carries no code for non-recoverable VAT" })
           .optional()
-          .openapi({ not: {}, description: "Not accepted: the SII's call carries no such code (set it in the portal)" }),
+          .register(z.globalRegistry, { not: {}, description: "Not accepted: the SII's call carries no such code (set it in the portal)" }),
       }),
     )
     .min(1)
     .max(500)
-    .openapi({ description: "The documents to change, 1 to 500, in the order they are sent" }),
+    .register(z.globalRegistry, { description: "The documents to change, 1 to 500, in the order they are sent" }),
 }).openapi("RcvSetTipoTransaccion", {
   example: {
     auth: { pass: EXAMPLE_CLAVE },

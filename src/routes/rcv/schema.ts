@@ -6,21 +6,21 @@ import { RCV_ESTADOS } from "../../sii/rcv.ts";
 import { PassOrCertAuth } from "../credentials.ts";
 import { EXAMPLE_CLAVE } from "../example-credentials.ts";
 
-export const Estado = z.enum(RCV_ESTADOS, { error: `must be one of ${RCV_ESTADOS.join(", ")}` }).openapi({
+export const Estado = z.enum(RCV_ESTADOS, { error: `must be one of ${RCV_ESTADOS.join(", ")}` }).register(z.globalRegistry, {
   description:
     "State of the purchases in the register: `REGISTRO` registered, `PENDIENTE` pending acceptance, `NO_INCLUIR` excluded, `RECLAMADO` claimed",
   example: "REGISTRO",
 });
 
 /** The taxpayer whose purchases are read or written (the receiver of the documents). */
-export const Receptor = Rut.openapi({
+export const Receptor = Rut.meta({
   description:
     "The taxpayer whose purchases register this is (the documents' receiver), `XXXXXXXX-K`; the check digit is verified by the server (modulo 11, which a pattern cannot express)",
   example: "76192083-9",
 });
 
 /** The taxpayer whose sales are read or written (the issuer of the documents). */
-export const Emisor = Rut.openapi({
+export const Emisor = Rut.meta({
   description:
     "The taxpayer whose sales register this is (the documents' issuer), `XXXXXXXX-K`; the check digit is verified by the server (modulo 11, which a pattern cannot express)",
   example: "76192083-9",
@@ -33,7 +33,7 @@ export const RcvPeriodo = z
   .string()
   .max(MAX_CHARS.periodo)
   .regex(RCV_PERIOD, { error: "must be a period YYYYMM from 201705 (the RCV's first month)" })
-  .openapi({
+  .register(z.globalRegistry, {
     description:
       "Tax period `YYYYMM`, from `201705` (the register's first month) to the current month in Chile (a later month is a 400 the pattern cannot express)",
     example: "202405",
@@ -62,26 +62,26 @@ export const Dte = IntegerParam({
 export const Document = z.object({
   tipo_documento: z.number().int(),
   folio: z.number().int(),
-  rut: z.string().openapi({ description: "The counterpart, `XXXXXXXX-K`" }),
+  rut: z.string().register(z.globalRegistry, { description: "The counterpart, `XXXXXXXX-K`" }),
   razon_social: z.string(),
-  fecha: z.string().openapi({ format: "date" }),
+  fecha: z.string().register(z.globalRegistry, { format: "date" }),
   fecha_recepcion: z.string().nullable(),
   monto_exento: z.number(),
   monto_neto: z.number(),
-  monto_iva: z.number().openapi({
+  monto_iva: z.number().register(z.globalRegistry, {
     description:
       "VAT, CLP: for purchases the recoverable VAT only (`Monto IVA Recuperable`, `detMntIVA`); the rest is in `monto_iva_no_recuperable`",
   }),
-  monto_iva_no_recuperable: z.number().openapi({
+  monto_iva_no_recuperable: z.number().register(z.globalRegistry, {
     description:
       "Purchases: the VAT that gives no credit, CLP (`Monto Iva No Recuperable`, `detMntIVANoRec`); a `NO_INCLUIR` purchase carries all its VAT here and 0 in `monto_iva`. Sales: 0 (their register has no such column)",
   }),
-  codigo_iva_no_recuperable: z.number().int().nullable().openapi({
+  codigo_iva_no_recuperable: z.number().int().nullable().register(z.globalRegistry, {
     description:
       "Purchases: the SII's code of why the VAT is not recoverable (`Codigo IVA No Rec.`, `detMntCodNoRec`; e.g. `9` in `NO_INCLUIR`), null when the SII gives none; sales: null",
   }),
   monto_total: z.number(),
-  estado: z.string().openapi({
+  estado: z.string().register(z.globalRegistry, {
     description:
       "The register's state of the document (`REGISTRO`, `PENDIENTE`, `NO_INCLUIR`, `RECLAMADO`): the SII's `dcvEstadoContab` when it sends one; it usually sends null, and then the state the detail was read in (sales: `REGISTRO`)",
   }),
@@ -89,7 +89,7 @@ export const Document = z.object({
   otros_impuestos: z
     .array(z.object({ codigo: z.number().int(), valor: z.number(), tasa: z.number().nullable() }))
     .optional()
-    .openapi({
+    .register(z.globalRegistry, {
       description:
         "Other taxes of the document (asynchronous download only: the SII's file gives each on a line of its own, joined here to their document)",
     }),
@@ -103,7 +103,7 @@ const SummaryRow = z.object({
   nombre_documento: z.string(),
   tipo_ingreso: z
     .string()
-    .openapi({ description: "`DET_ELE` electronic with detail, `DET_PAP` paper, `RESUMEN` totals only (e.g. boletas)" }),
+    .register(z.globalRegistry, { description: "`DET_ELE` electronic with detail, `DET_PAP` paper, `RESUMEN` totals only (e.g. boletas)" }),
   documentos: z.number().int(),
   monto_exento: z.number(),
   monto_neto: z.number(),
@@ -111,7 +111,7 @@ const SummaryRow = z.object({
   monto_iva_no_recuperable: z.number(),
   iva_uso_comun: z.number(),
   monto_total: z.number(),
-  nota_credito: z.boolean().openapi({ description: "Credit notes come with positive amounts: subtract them" }),
+  nota_credito: z.boolean().register(z.globalRegistry, { description: "Credit notes come with positive amounts: subtract them" }),
 });
 
 export const Summary = envelope(
@@ -123,9 +123,9 @@ export const Summary = envelope(
       estado: z.string(),
       total_documentos: z.number().int(),
       resumen: z.array(SummaryRow),
-      sii: z
-        .record(z.string(), z.unknown())
-        .openapi({ description: "The SII's answer as received: `data` (rsmn* rows), `totDocRes`, `dataCabecera`, `respEstado`" }),
+      sii: z.record(z.string(), z.unknown()).register(z.globalRegistry, {
+        description: "The SII's answer as received: `data` (rsmn* rows), `totDocRes`, `dataCabecera`, `respEstado`",
+      }),
     })
     .openapi("RcvResumen"),
 );
@@ -138,14 +138,14 @@ export const Detail = envelope(
       periodo: z.string(),
       operacion: z.enum(["COMPRA", "VENTA"]),
       estado: z.string(),
-      registros: z.number().int().openapi({ description: "How many documents `documentos` holds" }),
+      registros: z.number().int().register(z.globalRegistry, { description: "How many documents `documentos` holds" }),
       documentos: z.array(Document),
       sin_detalle: z
         .array(z.number().int())
-        .openapi({ description: "Types the SII keeps only as totals in this period (no per-document detail)" }),
+        .register(z.globalRegistry, { description: "Types the SII keeps only as totals in this period (no per-document detail)" }),
       sii: z
         .object({ data: z.array(z.record(z.string(), z.unknown())) })
-        .openapi({ description: "The SII's rows as received (det* fields)" }),
+        .register(z.globalRegistry, { description: "The SII's rows as received (det* fields)" }),
     })
     .openapi("RcvDetalle"),
 );
@@ -162,9 +162,9 @@ export const DetailResponse = {
 export const Job = z
   .object({
     solicitud_id: z.number().int(),
-    estado: z.string().openapi({ description: "The SII's state: `CREADO`, `EN PROCESO`, `TERMINADO`, or an error" }),
+    estado: z.string().register(z.globalRegistry, { description: "The SII's state: `CREADO`, `EN PROCESO`, `TERMINADO`, or an error" }),
     tipo_documento: z.number().int(),
-    registros: z.number().int().openapi({ description: "Documents in the file (once TERMINADO)" }),
+    registros: z.number().int().register(z.globalRegistry, { description: "Documents in the file (once TERMINADO)" }),
     creado: z.string().nullable(),
     terminado: z.string().nullable(),
     error: z.string().nullable(),
@@ -194,10 +194,10 @@ export const MAX_FOLIO = 9_999_999_999;
 export const Amount = z.number().int({ error: "must be a whole number of pesos" }).min(0, { error: "must be 0 or more" });
 export const Count = z.number().int({ error: "must be a whole number" }).min(0, { error: "must be 0 or more" });
 export const Totals = {
-  monto_exento: Amount.openapi({ description: "Exempt amount, CLP" }),
-  monto_neto: Amount.openapi({ description: "Net amount, CLP" }),
-  monto_iva: Amount.openapi({ description: "VAT, CLP" }),
-  monto_total: Amount.openapi({
+  monto_exento: Amount.meta({ description: "Exempt amount, CLP" }),
+  monto_neto: Amount.meta({ description: "Net amount, CLP" }),
+  monto_iva: Amount.meta({ description: "VAT, CLP" }),
+  monto_total: Amount.meta({
     description: "Total, CLP: must equal monto_exento + monto_neto + monto_iva (a 400 names it otherwise; a schema cannot add)",
   }),
 };

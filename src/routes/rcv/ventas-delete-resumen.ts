@@ -22,7 +22,9 @@ export function registerRcvVentasDeleteResumen(app: OpenAPIHono<AppEnv>): void {
         .min(1)
         .max(SUMMARY_TYPES.length)
         .optional()
-        .openapi({ description: `The summary types to delete (${SUMMARY_TYPES.join(", ")}); default: every summary type` }),
+        .register(z.globalRegistry, {
+          description: `The summary types to delete (${SUMMARY_TYPES.join(", ")}); default: every summary type`,
+        }),
     }).openapi("RcvDeleteResumen", { example: { auth: { pass: EXAMPLE_CLAVE }, tipos_documento: [39] } }),
     send: (ctx, jar, rut, body, params) => deleteResumen(ctx, jar, rut, params.periodo, body.tipos_documento ?? [...SUMMARY_TYPES]),
   });

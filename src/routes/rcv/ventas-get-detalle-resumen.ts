@@ -42,14 +42,14 @@ export function registerRcvVentasGetDetalleResumen(app: OpenAPIHono<AppEnv>): vo
                       monto_total: z.number(),
                       dias: z.array(
                         z.object({
-                          dia: z.number().int().openapi({ description: "The day of the month (the SII's `dia`)" }),
-                          sii: z.record(z.string(), z.unknown()).openapi({
+                          dia: z.number().int().register(z.globalRegistry, { description: "The day of the month (the SII's `dia`)" }),
+                          sii: z.record(z.string(), z.unknown()).register(z.globalRegistry, {
                             description: "The SII's day entry as received; its fields other than `dia` are not public and not read",
                           }),
                         }),
                       ),
                     })
-                    .openapi({ description: "A type kept as totals; `dias` only for receipts (39) and vouchers (48)" }),
+                    .register(z.globalRegistry, { description: "A type kept as totals; `dias` only for receipts (39) and vouchers (48)" }),
                 ),
                 sii: z.record(z.string(), z.unknown()),
               })

@@ -12,10 +12,20 @@ import { checkTotals, registerRcvWrite } from "./factory.ts";
 import { Count, Emisor, MAX_FOLIO, RcvPeriodo, SUMMARY_TYPES, Totals, withAuth } from "./schema.ts";
 
 const Dia = z.object({
-  dia: z.number().int().min(1).max(31).openapi({ description: "Day of the month, 1 to 31 (past the period's last day it is a 400)" }),
-  documentos: Count.openapi({ description: "Receipts issued that day" }),
-  folio_inicial: z.number().int().min(1).max(MAX_FOLIO).openapi({ description: "First folio of the day" }),
-  folio_final: z.number().int().min(1).max(MAX_FOLIO).openapi({ description: "Last folio of the day, not lower than folio_inicial" }),
+  dia: z
+    .number()
+    .int()
+    .min(1)
+    .max(31)
+    .register(z.globalRegistry, { description: "Day of the month, 1 to 31 (past the period's last day it is a 400)" }),
+  documentos: Count.meta({ description: "Receipts issued that day" }),
+  folio_inicial: z.number().int().min(1).max(MAX_FOLIO).register(z.globalRegistry, { description: "First folio of the day" }),
+  folio_final: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_FOLIO)
+    .register(z.globalRegistry, { description: "Last folio of the day, not lower than folio_inicial" }),
   ...Totals,
 });
 
@@ -42,7 +52,11 @@ export function registerRcvVentasSetBoletasDiarias(app: OpenAPIHono<AppEnv>): vo
     params: Params,
     rut: (params) => params.emisor,
     body: withAuth({
-      dias: z.array(Dia).min(1).max(31).openapi({ description: "The days, 1 to 31 entries, one per day (a day given twice is a 400)" }),
+      dias: z
+        .array(Dia)
+        .min(1)
+        .max(31)
+        .register(z.globalRegistry, { description: "The days, 1 to 31 entries, one per day (a day given twice is a 400)" }),
     }).openapi("RcvSetBoletasDiarias", {
       example: {
         auth: { pass: EXAMPLE_CLAVE },

@@ -11,8 +11,8 @@ import { checkTotals, registerRcvWrite } from "./factory.ts";
 import { Count, Emisor, RcvPeriodo, SUMMARY_TYPES, SummaryType, Totals, withAuth } from "./schema.ts";
 
 const Resumen = z.object({
-  tipo_documento: SummaryType.openapi({ description: "The type summarized: 35, 38, 39 (boletas), 41 (boletas exentas) or 48 (vouchers)" }),
-  documentos: Count.openapi({ description: "How many documents the summary covers" }),
+  tipo_documento: SummaryType.meta({ description: "The type summarized: 35, 38, 39 (boletas), 41 (boletas exentas) or 48 (vouchers)" }),
+  documentos: Count.meta({ description: "How many documents the summary covers" }),
   ...Totals,
 });
 
@@ -38,7 +38,7 @@ export function registerRcvVentasSetResumen(app: OpenAPIHono<AppEnv>): void {
         .array(Resumen)
         .min(1)
         .max(SUMMARY_TYPES.length)
-        .openapi({ description: `One summary per type, 1 to ${SUMMARY_TYPES.length} (a type given twice is a 400)` }),
+        .register(z.globalRegistry, { description: `One summary per type, 1 to ${SUMMARY_TYPES.length} (a type given twice is a 400)` }),
     }).openapi("RcvSetResumen", { example: { auth: { pass: EXAMPLE_CLAVE }, resumenes: [EXAMPLE_RESUMEN] } }),
     check: (body) => [
       ...body.resumenes.flatMap((r, i) =>

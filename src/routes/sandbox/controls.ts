@@ -21,12 +21,18 @@ export function sandboxOf(c: Context<AppEnv>): SandboxControls {
 
 const FaultInput = z
   .object({
-    service: z.string().min(1).max(100).openapi({
+    service: z.string().min(1).max(100).register(z.globalRegistry, {
       description: "An SII service name (`seed`, `token`, `clave_login`, `cert_login`, `logout`, …) or an SII host (`palena.sii.cl`)",
       example: "seed",
     }),
-    fault: z.enum(SANDBOX_FAULT_KINDS).openapi({ example: "maintenance" }),
-    count: z.number().int().min(1).max(10_000).default(1).openapi({ description: "How many calls it affects", example: 1 }),
+    fault: z.enum(SANDBOX_FAULT_KINDS).register(z.globalRegistry, { example: "maintenance" }),
+    count: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(1)
+      .register(z.globalRegistry, { description: "How many calls it affects", example: 1 }),
   })
   .openapi("SandboxFault");
 

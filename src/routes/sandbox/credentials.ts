@@ -8,32 +8,34 @@ import { ApiError } from "../../platform/errors.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
 
 const Taxpayer = z.object({
-  rut: z.string().openapi({ example: "76192083-9" }),
+  rut: z.string().register(z.globalRegistry, { example: "76192083-9" }),
   razon_social: z.string(),
   kind: z.enum(["company", "person"]),
-  clave: z.string().openapi({ description: "For `auth.pass.clave`" }),
-  certificate_holder: z.string().openapi({ description: "RUT of the person the certificate belongs to" }),
+  clave: z.string().register(z.globalRegistry, { description: "For `auth.pass.clave`" }),
+  certificate_holder: z.string().register(z.globalRegistry, { description: "RUT of the person the certificate belongs to" }),
   cert: z
     .object({ "cert-data": z.string(), "pkey-data": z.string() })
-    .openapi({ description: "The certificate as PEM: paste as `auth.cert`" }),
+    .register(z.globalRegistry, { description: "The certificate as PEM: paste as `auth.cert`" }),
   pfx: z
     .object({ "pfx-data": z.string(), passphrase: z.string() })
-    .openapi({ description: "The same certificate as a PKCS#12 (modern PBES2/AES), base64: paste as `auth.cert`" }),
-  pfx_legacy: z
-    .object({ "pfx-data": z.string(), passphrase: z.string() })
-    .openapi({ description: "The same as a legacy PKCS#12 (RC2-40/3DES), as older Chilean CAs export: paste as `auth.cert`" }),
+    .register(z.globalRegistry, { description: "The same certificate as a PKCS#12 (modern PBES2/AES), base64: paste as `auth.cert`" }),
+  pfx_legacy: z.object({ "pfx-data": z.string(), passphrase: z.string() }).register(z.globalRegistry, {
+    description: "The same as a legacy PKCS#12 (RC2-40/3DES), as older Chilean CAs export: paste as `auth.cert`",
+  }),
   samples: z.object({
-    bhe_codes: z.array(z.string()).openapi({ description: "Codes of BHE slips this taxpayer issued (for the BHE operations)" }),
+    bhe_codes: z
+      .array(z.string())
+      .register(z.globalRegistry, { description: "Codes of BHE slips this taxpayer issued (for the BHE operations)" }),
   }),
 });
 
 export const Credentials = envelope(
   z.object({
     taxpayers: z.array(Taxpayer),
-    ca_certificate: z.string().openapi({ description: "The sandbox CA that issued the certificates above" }),
+    ca_certificate: z.string().register(z.globalRegistry, { description: "The sandbox CA that issued the certificates above" }),
     caf_signing_key: z.object({
-      idk: z.number().int().openapi({ description: "The IDK the sandbox's CAFs carry (the real SII uses 100 and 300)" }),
-      public_key: z.string().openapi({ description: "PEM public key that verifies the FRMA of sandbox CAFs" }),
+      idk: z.number().int().register(z.globalRegistry, { description: "The IDK the sandbox's CAFs carry (the real SII uses 100 and 300)" }),
+      public_key: z.string().register(z.globalRegistry, { description: "PEM public key that verifies the FRMA of sandbox CAFs" }),
     }),
   }),
 );

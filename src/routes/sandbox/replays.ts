@@ -33,11 +33,11 @@ const EXAMPLE_BODY = "PGh0bWw+PGJvZHk+SG9sYTwvYm9keT48L2h0bWw+";
 
 const ReplayInput = z
   .object({
-    service: z.string().min(1).max(100).openapi({
+    service: z.string().min(1).max(100).register(z.globalRegistry, {
       description: "A service name of the simulator, as in `POST /sandbox/v1/faults` (`indicadores`, `bte_report`, `rcv_detalle`, …)",
       example: "indicadores",
     }),
-    status: z.number().int().min(200).max(599).openapi({ description: "The HTTP status of the answer", example: 200 }),
+    status: z.number().int().min(200).max(599).register(z.globalRegistry, { description: "The HTTP status of the answer", example: 200 }),
     headers: z
       .record(
         z.string().max(100).regex(HEADER_NAME, "must be an HTTP header name"),
@@ -49,7 +49,7 @@ const ReplayInput = z
         (h) => new Set(Object.keys(h).map((k) => k.toLowerCase())).size === Object.keys(h).length,
         businessRule("a header name is given twice (names are case-insensitive)"),
       )
-      .openapi({
+      .register(z.globalRegistry, {
         description: "The answer's headers (`content-length` and `transfer-encoding` are set from the body)",
         example: { "content-type": "text/html; charset=ISO-8859-1" },
       }),
@@ -58,8 +58,14 @@ const ReplayInput = z
       .max(Math.ceil(MAX_REPLAY_BODY_BYTES / 3) * 4)
       // The document states the pattern, so a body that breaks it is a 422 like any shape rule.
       .regex(BASE64, { error: "must be base64 (A-Z a-z 0-9 + /, padded with =)" })
-      .openapi({ description: `The answer's bytes, base64; at most ${MAX_REPLAY_BODY_BYTES} bytes`, example: EXAMPLE_BODY }),
-    count: z.number().int().min(1).max(MAX_REPLAY_COUNT).default(1).openapi({ description: "How many calls get this answer", example: 1 }),
+      .meta({ description: `The answer's bytes, base64; at most ${MAX_REPLAY_BODY_BYTES} bytes`, example: EXAMPLE_BODY }),
+    count: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_REPLAY_COUNT)
+      .default(1)
+      .register(z.globalRegistry, { description: "How many calls get this answer", example: 1 }),
   })
   .refine(
     (r) => !NULL_BODY_STATUS.includes(r.status) || r.body === "",
@@ -73,7 +79,7 @@ export const Replays = envelope(
       z.object({
         service: z.string(),
         status: z.number().int(),
-        bytes: z.number().int().openapi({ description: "The body's size" }),
+        bytes: z.number().int().register(z.globalRegistry, { description: "The body's size" }),
         remaining: z.number().int(),
       }),
     ),

@@ -5,11 +5,11 @@ import { businessRule } from "../../platform/validation.ts";
 
 export const ProxySettings = z
   .object({
-    enabled: z.boolean().openapi({ description: "Whether this account's SII traffic goes through the proxy" }),
-    url: z.string().nullable().openapi({ example: "http://proxy.example.cl:3128" }),
+    enabled: z.boolean().register(z.globalRegistry, { description: "Whether this account's SII traffic goes through the proxy" }),
+    url: z.string().nullable().register(z.globalRegistry, { example: "http://proxy.example.cl:3128" }),
     username: z.string().nullable(),
-    password_set: z.boolean().openapi({ description: "The password is never returned, only whether one is stored" }),
-    updated_at: z.string().nullable().openapi({ format: "date-time" }),
+    password_set: z.boolean().register(z.globalRegistry, { description: "The password is never returned, only whether one is stored" }),
+    updated_at: z.string().nullable().register(z.globalRegistry, { format: "date-time" }),
   })
   .openapi("ProxySettings");
 
@@ -39,7 +39,9 @@ const CONDITIONS = [
 
 export const ProxySettingsInput = z
   .object({
-    enabled: z.boolean().openapi({ description: "Whether this account's SII traffic goes through the proxy; `true` needs `url`" }),
+    enabled: z
+      .boolean()
+      .register(z.globalRegistry, { description: "Whether this account's SII traffic goes through the proxy; `true` needs `url`" }),
     url: z
       .string()
       .max(300)
@@ -51,7 +53,7 @@ export const ProxySettingsInput = z
       .refine((url) => parseProxyUrl(url) !== null, businessRule("has a host that is no valid name or IP address"))
       .nullable()
       .optional()
-      .openapi({
+      .meta({
         description:
           "`http://host:port` or `https://host:port` (port 1 to 65535), no path, no credentials; required when `enabled` is true. A host no URL parser reads (`[:0]`, `1.2.3.256`) is a 400, and so are loopback, private and link-local addresses unless the operator allows them (ALLOW_PRIVATE_PROXY)",
         example: "http://proxy.example.cl:3128",
@@ -61,13 +63,11 @@ export const ProxySettingsInput = z
       .max(200)
       .nullable()
       .optional()
-      .openapi({ description: "Proxy user; required with a non-empty `password`", example: "erp" }),
-    password: z
-      .string()
-      .max(500)
-      .nullable()
-      .optional()
-      .openapi({ description: "Write-only, needs `username`. Omit to keep the stored one; `null` removes it", example: "s3cret" }),
+      .register(z.globalRegistry, { description: "Proxy user; required with a non-empty `password`", example: "erp" }),
+    password: z.string().max(500).nullable().optional().register(z.globalRegistry, {
+      description: "Write-only, needs `username`. Omit to keep the stored one; `null` removes it",
+      example: "s3cret",
+    }),
   })
   .strict()
   .superRefine((input, ctx) => {

@@ -40,20 +40,23 @@ export function failureOf(err: ApiError): { error: string; status: number | null
 export const ProxyTest = envelope(
   z.object({
     reachable: z.boolean(),
-    target: z.string().openapi({ example: "https://palena.sii.cl" }),
-    proxy: z.string().openapi({ example: "http://proxy.example.cl:3128" }),
-    latency_ms: z.number().nullable().openapi({ description: "How long the SII took to answer; null when it was not reached" }),
-    sii_status: z.number().nullable().openapi({ description: "HTTP status the SII answered through the proxy" }),
+    target: z.string().register(z.globalRegistry, { example: "https://palena.sii.cl" }),
+    proxy: z.string().register(z.globalRegistry, { example: "http://proxy.example.cl:3128" }),
+    latency_ms: z
+      .number()
+      .nullable()
+      .register(z.globalRegistry, { description: "How long the SII took to answer; null when it was not reached" }),
+    sii_status: z.number().nullable().register(z.globalRegistry, { description: "HTTP status the SII answered through the proxy" }),
     error: z
       .string()
       .nullable()
-      .openapi({
+      .register(z.globalRegistry, {
         description: `What failed: \`${UNREACHED}\` for every failure before the SII answered (a closed, refused or filtered port, a service that is no proxy, a timeout: one message, so the test cannot scan ports), \`${PROXY_NOT_ALLOWED}<class>\` when the address policy refuses the proxy, or the SII's own failure`,
         example: UNREACHED,
       }),
     upstream: z
       .enum(["sandbox", "live"])
-      .openapi({ description: "In sandbox mode the simulated SII is reached in-process, without the proxy" }),
+      .register(z.globalRegistry, { description: "In sandbox mode the simulated SII is reached in-process, without the proxy" }),
   }),
 );
 

@@ -7,7 +7,7 @@ import { registerCategoryList } from "./factory.ts";
 import { Named } from "./schema.ts";
 
 export const Characteristic = Named.extend({
-  data: z.array(Named).openapi({ description: "The values the workbook has, numbered from 1" }),
+  data: z.array(Named).register(z.globalRegistry, { description: "The values the workbook has, numbered from 1" }),
 });
 
 export function registerVehiculosCategoriasCaracteristicas(app: OpenAPIHono<AppEnv>): void {

@@ -12,7 +12,7 @@ export function registerVehiculosCategoriasMarcas(app: OpenAPIHono<AppEnv>): voi
     list: "marcas",
     summary: "Makes of a category",
     description: "The makes with the id a search's `marca` takes (the name works too). Ids are numbered alphabetically per year.",
-    item: Named.extend({ name: z.string().openapi({ example: "TOYOTA" }) }),
+    item: Named.extend({ name: z.string().register(z.globalRegistry, { example: "TOYOTA" }) }),
     component: "VehiculoMarcas",
     pick: (catalog) => catalog.marcas,
   });

@@ -31,8 +31,8 @@ export function registerCategoryList<L extends string>(app: OpenAPIHono<AppEnv>,
   // `{categoria, anio, <list>: [...]}`: the list with what it is the list of.
   const List = z
     .object({
-      categoria: z.number().int().openapi({ description: CATEGORIA_TEXT }),
-      anio: z.number().int().openapi({ description: "The appraisal year whose workbook the list comes from" }),
+      categoria: z.number().int().register(z.globalRegistry, { description: CATEGORIA_TEXT }),
+      anio: z.number().int().register(z.globalRegistry, { description: "The appraisal year whose workbook the list comes from" }),
       [op.list]: z.array(op.item),
     })
     .openapi(op.component);

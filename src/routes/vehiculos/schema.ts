@@ -13,7 +13,10 @@ export const LAST_APPRAISAL_YEAR = 2100;
 
 export const CATEGORIA_TEXT = "`1` light vehicles (livianos), `2` heavy (pesados), `3` motorcycles (motos)";
 
-export const Named = z.object({ id: z.number().int().openapi({ example: 3 }), name: z.string().openapi({ example: "STATION WAGON" }) });
+export const Named = z.object({
+  id: z.number().int().register(z.globalRegistry, { example: 3 }),
+  name: z.string().register(z.globalRegistry, { example: "STATION WAGON" }),
+});
 
 export const AnioTasaQuery = z.object({
   anio_tasa: IntegerParam({

@@ -34,51 +34,57 @@ const Body = z
       .int()
       .min(1, { error: `must be 1, 2 or 3: ${CATEGORIA_TEXT}` })
       .max(3, { error: `must be 1, 2 or 3: ${CATEGORIA_TEXT}` })
-      .openapi({ description: CATEGORIA_TEXT, example: 1 }),
+      .register(z.globalRegistry, { description: CATEGORIA_TEXT, example: 1 }),
     tipo: z
       .union([z.number().int(), z.string().min(1).max(MAX_CHARS.name)], { error: missing("Debe especificar el tipo de vehículo.") })
-      .openapi({ description: "A type's id from `categorias/tipos/{categoria}`, or its name (`CAMIONETA`)", example: 3 }),
+      .register(z.globalRegistry, {
+        description: "A type's id from `categorias/tipos/{categoria}`, or its name (`CAMIONETA`)",
+        example: 3,
+      }),
     anio: z
       .number()
       .int()
       .min(FIRST_MODEL_YEAR, range(FIRST_MODEL_YEAR, LAST_APPRAISAL_YEAR))
       .max(LAST_APPRAISAL_YEAR, range(FIRST_MODEL_YEAR, LAST_APPRAISAL_YEAR))
       .optional()
-      .openapi({ description: `Model year, ${FIRST_MODEL_YEAR} to ${LAST_APPRAISAL_YEAR}`, example: 2017 }),
+      .register(z.globalRegistry, { description: `Model year, ${FIRST_MODEL_YEAR} to ${LAST_APPRAISAL_YEAR}`, example: 2017 }),
     anio_tasa: z
       .number()
       .int()
       .min(FIRST_APPRAISAL_YEAR, { error: `must be ${FIRST_APPRAISAL_YEAR} to ${LAST_APPRAISAL_YEAR} (earlier workbooks are not XLSX)` })
       .max(LAST_APPRAISAL_YEAR, range(FIRST_APPRAISAL_YEAR, LAST_APPRAISAL_YEAR))
       .optional()
-      .openapi({
+      .register(z.globalRegistry, {
         description: `Year of the appraisal, ${FIRST_APPRAISAL_YEAR} (the first XLSX workbook) to ${LAST_APPRAISAL_YEAR}. Default: this year's, or last year's while this year's is not published`,
         example: 2026,
       }),
-    marca: IdOrName.optional().openapi({ description: "A make's id from `categorias/marcas/{categoria}`, or its name", example: "SUZUKI" }),
+    marca: IdOrName.optional().meta({ description: "A make's id from `categorias/marcas/{categoria}`, or its name", example: "SUZUKI" }),
     modelo: z
       .string()
       .max(MAX_CHARS.name)
       .optional()
-      .openapi({ description: "Part of the model's name (case and accents ignored)", example: "VITARA" }),
+      .register(z.globalRegistry, { description: "Part of the model's name (case and accents ignored)", example: "VITARA" }),
     version: z
       .string()
       .max(MAX_CHARS.name)
       .optional()
-      .openapi({ description: "Part of the version's name (case and accents ignored)", example: "AT" }),
+      .register(z.globalRegistry, { description: "Part of the version's name (case and accents ignored)", example: "AT" }),
     pagina: z
       .number()
       .int()
       .min(1, { error: "must be 1 or more" })
       .optional()
-      .openapi({ description: "Page, from 1 (default 1)", example: 1 }),
+      .register(z.globalRegistry, { description: "Page, from 1 (default 1)", example: 1 }),
     por_pagina: z
       .number()
       .int()
       .min(1, range(1, MAX_POR_PAGINA))
       .max(MAX_POR_PAGINA, range(1, MAX_POR_PAGINA))
       .optional()
-      .openapi({ description: `Vehicles per page, 1 to ${MAX_POR_PAGINA} (default ${DEFAULT_POR_PAGINA})`, example: 50 }),
+      .register(z.globalRegistry, {
+        description: `Vehicles per page, 1 to ${MAX_POR_PAGINA} (default ${DEFAULT_POR_PAGINA})`,
+        example: 50,
+      }),
   })
   .openapi("VehiculoTasacionBuscar");
 
@@ -87,25 +93,25 @@ const nullableNumber = z.number().nullable();
 
 const Vehicle = z
   .object({
-    codigo: z.string().openapi({ description: "Código SII", example: "SU2290241" }),
-    anio: z.number().int().openapi({ description: "Model year" }),
+    codigo: z.string().register(z.globalRegistry, { description: "Código SII", example: "SU2290241" }),
+    anio: z.number().int().register(z.globalRegistry, { description: "Model year" }),
     tipo: z.string(),
     marca: z.string(),
     modelo: z.string(),
     version: nullableText,
     puertas: nullableNumber,
-    cilindrada: nullableNumber.openapi({ description: "cc" }),
-    potencia: nullableNumber.openapi({ description: "hp (light vehicles only)" }),
+    cilindrada: nullableNumber.meta({ description: "cc" }),
+    potencia: nullableNumber.meta({ description: "hp (light vehicles only)" }),
     combustible: nullableText,
     transmision: nullableText,
     marchas: nullableNumber,
     traccion: nullableText,
     pais: nullableText,
-    equipamiento: nullableText.openapi({ description: "Abbreviations, explained in the workbook's Siglas sheet" }),
-    carga: nullableNumber.openapi({ description: "kg" }),
+    equipamiento: nullableText.meta({ description: "Abbreviations, explained in the workbook's Siglas sheet" }),
+    carga: nullableNumber.meta({ description: "kg" }),
     pasajeros: nullableNumber,
-    tasacion: nullableNumber.openapi({ description: "Fiscal appraisal, CLP" }),
-    permiso: nullableNumber.openapi({ description: "Circulation permit, CLP (light vehicles only)" }),
+    tasacion: nullableNumber.meta({ description: "Fiscal appraisal, CLP" }),
+    permiso: nullableNumber.meta({ description: "Circulation permit, CLP (light vehicles only)" }),
     observacion: nullableText,
   })
   .openapi("VehiculoTasacion");
@@ -116,7 +122,7 @@ export const Result = envelope(
       anio_tasa: z.number().int(),
       categoria: Named,
       tipo: Named,
-      total: z.number().int().openapi({ description: "Vehicles matching the filters" }),
+      total: z.number().int().register(z.globalRegistry, { description: "Vehicles matching the filters" }),
       pagina: z.number().int(),
       por_pagina: z.number().int(),
       paginas: z.number().int(),
