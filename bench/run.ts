@@ -107,6 +107,9 @@ async function paced(
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+const median = (values: number[]) => quantile(values.toSorted((a, b) => a - b), 0.5);
+/** The rounds' lowest and highest values, as a figure's name shows them. */
+const spread = (values: number[], digits = 1) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
 
 /**
  * Latency rounds: `LATENCY_ROUNDS` paced runs a side, bare and gateway alternating so both see
@@ -132,7 +135,6 @@ async function latencyRounds(
   }
   all.bare.sort((a, b) => a - b);
   all.gateway.sort((a, b) => a - b);
-  const spread = (values: number[]) => `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}`;
   return {
     requests: all.gateway.length,
     bare: { p50: quantile(all.bare, 0.5), p99: quantile(all.bare, 0.99) },
@@ -177,8 +179,6 @@ function figure(
 const LOAD_ROUNDS = quick ? 3 : 5;
 const LOAD_ROUND_S = quick ? 2 : 4;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-
 /**
  * Throughput and CPU per request, bare relay and gateway alternating round by round so both see
  * the same moments of a shared machine: the figures are the rounds' medians (of the ratio and of
@@ -198,7 +198,6 @@ async function loadRounds(
   for (let round = 0; round < LOAD_ROUNDS; round++) rounds.push({ bare: await measured(bare), gateway: await measured(gateway) });
   const ratios = rounds.map((r) => r.gateway.rps / r.bare.rps);
   const added = rounds.map((r) => r.gateway.cpuMs - r.bare.cpuMs);
-  const spread = (values: number[], digits: number) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
   return {
     ratio: median(ratios),
     addedCpuMs: median(added),
