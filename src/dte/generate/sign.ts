@@ -98,8 +98,8 @@ export async function signEnvelopeParts(
       "</SetDTE>",
     ],
     pause,
-    // A pause every 100 documents, as before their canonical forms came in parts.
-    300,
+    // A pause every 100 documents, whatever the number of parts each one's canonical form comes in.
+    100 * (documents[0]?.signed.canonicalInEnvelope.length ?? 1),
   );
   const signature = await signatureElement(signer, signedInfo("#SetDoc", digest, ENVELOPED, ` xmlns:xsi="${XSI}"`));
   const schema = kind === "EnvioDTE" ? "EnvioDTE_v10.xsd" : "EnvioBOLETA_v11.xsd";
