@@ -107,7 +107,8 @@ async function paced(
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-const median = (values: number[]) => quantile(values.toSorted((a, b) => a - b), 0.5);
+const ascending = (a: number, b: number) => a - b;
+const median = (values: number[]) => quantile(values.toSorted(ascending), 0.5);
 /** The rounds' lowest and highest values, as a figure's name shows them. */
 const spread = (values: number[], digits = 1) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
 
