@@ -55,6 +55,10 @@ export function configFromEnv(env: EnvVars, defaultMaxBodyBytes = DEFAULT_MAX_BO
   const siiMaxWaitMs = maxWait === undefined ? undefined : Number(maxWait);
   if (siiMaxWaitMs !== undefined && (!Number.isSafeInteger(siiMaxWaitMs) || siiMaxWaitMs < 100))
     throw new Error("SII_MAX_WAIT_MS must be a whole number of milliseconds, at least 100");
+  const lease = text(env, "IDEMPOTENCY_LEASE_MS");
+  const idempotencyLeaseMs = lease === undefined ? undefined : Number(lease);
+  if (idempotencyLeaseMs !== undefined && (!Number.isSafeInteger(idempotencyLeaseMs) || idempotencyLeaseMs < 1000))
+    throw new Error("IDEMPOTENCY_LEASE_MS must be a whole number of milliseconds, at least 1000");
   if (!secretKey || secretKey.length < 32) throw new Error("SECRET_KEY must be set to at least 32 characters when SII_UPSTREAM=live");
   // The admin token mints API tokens with every scope: a short one could be guessed.
   const adminToken = text(env, "ADMIN_TOKEN");
@@ -72,6 +76,7 @@ export function configFromEnv(env: EnvVars, defaultMaxBodyBytes = DEFAULT_MAX_BO
     allowPrivateProxy: upstream === "sandbox" || text(env, "ALLOW_PRIVATE_PROXY") === "true",
     siiTimeoutMs,
     siiMaxWaitMs,
+    idempotencyLeaseMs,
     corsOrigins: parseCorsOrigins(text(env, "CORS_ORIGINS")),
     trustAnchors: trustAnchors(text(env, "TRUST_ANCHORS_PEM")),
   };

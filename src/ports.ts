@@ -118,7 +118,10 @@ export interface FolioRangeState {
   autorizado: string;
   vence: string | null;
   usados: number;
+  /** Annulled at the SII. */
   anulados: number;
+  /** Void too, by the gateway: the attempt holding them stopped without saying whether an answer left. */
+  sin_respuesta: number;
   disponibles: number;
   /** Its lowest free folio, or null. */
   siguiente: number | null;
@@ -126,27 +129,58 @@ export interface FolioRangeState {
 
 export type FolioAddResult =
   | { state: "added"; rangos: FolioRangeState[] }
-  /** The new range shares folios with one already held: nothing was added. */
-  | { state: "overlap"; desde: number; hasta: number };
+  /** The new range shares folios with one already held (`elsewhere`: by another account): nothing was added. */
+  | { state: "overlap"; desde: number; hasta: number; elsewhere: boolean };
+
+/** Another attempt holds the folios of this request (its lease runs until `until`, ms). */
+type FolioBusy = { state: "busy"; until: number };
+/** The hold's id names an allocation of another request. */
+type FolioConflict = { state: "conflict" };
 
 export type FolioAllocation =
-  /** `replayed`: the folios a former call with the same key got. */
+  /** `replayed`: the folios a former attempt at the same request got, now held by this one. */
   | { state: "allocated"; folios: number[]; replayed: boolean }
   /** Fewer than `count` free folios: none were taken. */
-  | { state: "exhausted"; disponibles: number };
+  | { state: "exhausted"; disponibles: number }
+  | FolioBusy
+  | FolioConflict;
 
 export type FolioClaim =
-  /** `replayed`: the folios a former call with the same key got. */
+  /** `replayed`: the folios a former attempt at the same request got, now held by this one. */
   | { state: "claimed"; folios: number[]; replayed: boolean }
   /** `folio` is in no range held, in an expired one, annulled or already used: none were taken. */
-  | { state: "unavailable"; folio: number; reason: "outside" | "expired" | "void" | "used" };
+  | { state: "unavailable"; folio: number; reason: "outside" | "expired" | "void" | "used" }
+  | FolioBusy
+  | FolioConflict;
+
+/**
+ * Who takes folios, and for how long. Every allocation is held by one attempt until it settles (an answer
+ * holding the folios is about to be produced: they are used for good) or gives them back (no answer was or can
+ * be produced). A pending hold whose lease ran out may be taken over by a new attempt at the same request (same
+ * `id` and `print`); without a key nobody can come back for it, and its folios turn void (`sin_respuesta`).
+ */
+export interface FolioHold {
+  /** The allocation's name in the ledger: the request's Idempotency-Key, or the attempt's own random id. */
+  id: string;
+  /** The request's keyed fingerprint: the same id with another request is a conflict. */
+  print: string;
+  /** This attempt: only the holder settles or gives back. */
+  owner: string;
+  /** True when `id` is the caller's key, so a retry may come back for the folios. */
+  keyed: boolean;
+  /** The moment of the call (ms since the epoch), from the gateway's clock. */
+  now: number;
+  /** How long the hold lasts without settling before another attempt may take it over (or it is voided). */
+  leaseMs: number;
+}
 
 /**
  * Per account, issuer and type: the CAF ranges an account holds and which of their folios are used or
  * void. `allocate` is atomic: the lowest free folios (consecutive where the free ones are), never
- * handed out twice, also under concurrent calls from other isolates or processes; with an
- * `idempotencyKey` the allocation is recorded and a repeat with the same key gets the same folios.
- * `release` gives allocated folios back (a key that got one of them is forgotten); `void` records folios annulled at the SII (never handed out).
+ * handed out twice, also under concurrent calls from other isolates or processes. The invariant every
+ * adapter keeps: a folio is free, held by one attempt, in an answer produced, or void; a folio that was
+ * or can be in an answer is never free again. `void` records folios annulled at the SII (never handed out).
+ * A CAF range is held by one account only, whichever account holds it for the issuer and type.
  */
 export interface FolioLedgerStore {
   add(account: string, emisor: string, tipo: number, range: FolioRangeRecord): Promise<FolioAddResult>;
@@ -155,11 +189,13 @@ export interface FolioLedgerStore {
   /** The sealed CAF file of the range holding `folio`, or null. */
   cafOf(account: string, emisor: string, tipo: number, folio: number): Promise<string | null>;
   /** `today` (YYYY-MM-DD): ranges expired by then (`vence` before it) give no folios. */
-  allocate(account: string, emisor: string, tipo: number, count: number, idempotencyKey?: string, today?: string): Promise<FolioAllocation>;
-  /** Takes the named folios (all free in ranges usable on `today`) or none; keyed as `allocate`. */
-  claim(account: string, emisor: string, tipo: number, folios: number[], idempotencyKey?: string, today?: string): Promise<FolioClaim>;
-  /** Returns allocated folios to the free ones; folios not allocated are left as they are. Answers how many were freed. */
-  release(account: string, emisor: string, tipo: number, folios: number[]): Promise<number>;
+  allocate(account: string, emisor: string, tipo: number, count: number, hold: FolioHold, today?: string): Promise<FolioAllocation>;
+  /** Takes the named folios (all free in ranges usable on `today`) or none; held as `allocate` holds. */
+  claim(account: string, emisor: string, tipo: number, folios: number[], hold: FolioHold, today?: string): Promise<FolioClaim>;
+  /** Marks what `hold` holds as answered; false when it holds nothing any more (then its answer must not be produced). */
+  settle(account: string, emisor: string, tipo: number, hold: FolioHold): Promise<boolean>;
+  /** Gives back what `hold` holds, only while it is pending and held by it; answers the folios freed. */
+  release(account: string, emisor: string, tipo: number, hold: FolioHold): Promise<number[]>;
   /** Records `desde`–`hasta` (within held ranges) as void; answers how many folios became void. */
   void(account: string, emisor: string, tipo: number, desde: number, hasta: number): Promise<number>;
   /** Sets the low-folio threshold of this issuer and type (null removes it), kept with the ledger; answers it. */
@@ -340,6 +376,11 @@ export interface Config {
   trustAnchors?: readonly Uint8Array[];
   /** Live Idempotency-Key answers an account may hold (default IDEMPOTENCY_RECORDS_MAX in src/platform/schemas.ts). */
   idempotencyMaxRecords?: number;
+  /**
+   * How long an attempt under an Idempotency-Key (and a folio hold) is given before a retry may take it over
+   * (default 5 minutes, longer than any SII call may take; IDEMPOTENCY_LEASE_MS).
+   */
+  idempotencyLeaseMs?: number;
 }
 
 export interface Deps {

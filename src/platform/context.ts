@@ -19,5 +19,7 @@ export interface AppEnv {
      * done that no refund gives back (settleCharge).
      */
     quota?: { decision: QuotaDecision; units: number; at?: Date; kept?: number };
+    /** Set while a call runs under its Idempotency-Key: the key and the request's keyed fingerprint. */
+    idempotent?: { key: string; print: string; leaseMs: number };
   };
 }

@@ -13,15 +13,18 @@ import { ApiError } from "./errors.ts";
 import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_RECORDS_MAX } from "./schemas.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** Longer than any upstream call may take, so a live first attempt is never taken over. */
-const LEASE_MS = 5 * 60 * 1000;
+/** Longer than any upstream call may take, so a live first attempt is never taken over (Config.idempotencyLeaseMs). */
+export const LEASE_MS = 5 * 60 * 1000;
 const WAIT_MS = 60 * 1000;
 /** Visible ASCII, 1 to IDEMPOTENCY_KEY_MAX characters; the OpenAPI parameter declares the same. */
 const KEY = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX}}$`);
-const KEPT_HEADERS = ["content-type", "content-disposition", "retry-after"];
-/** Answers that prove nothing reached the SII: the key may be used again for a real attempt. */
-function nothingHappened(res: Response, code: string | null): boolean {
-  return res.status === 503 || code === "QUOTA_EXCEEDED" || code === "SII_RATE_LIMIT";
+const KEPT_HEADERS = ["content-type", "content-disposition", "retry-after", "x-folios-remaining", "x-folios-low"];
+/**
+ * Answers that prove nothing was done: the key may be used again for a real attempt. A 500 that reached no
+ * SII is one (a generation stopped half-way answers nothing signed and gives its folios back).
+ */
+function nothingHappened(res: Response, code: string | null, siiCalls: number): boolean {
+  return res.status === 503 || code === "QUOTA_EXCEEDED" || code === "SII_RATE_LIMIT" || (res.status === 500 && siiCalls === 0);
 }
 
 /**
@@ -102,17 +105,22 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * `worthKeeping()` says the attempt reached the SII or was charged: an answer that did neither
  * (a refusal the gateway gave on its own) releases the key, so refusals cannot fill the store.
  */
-export async function withIdempotency(c: Context<AppEnv>, run: () => Promise<Response>, worthKeeping: () => boolean): Promise<Response> {
+export async function withIdempotency(
+  c: Context<AppEnv>,
+  run: () => Promise<Response>,
+  outcome: { worthKeeping(): boolean; siiCalls(): number },
+): Promise<Response> {
   const key = idempotencyKey(c);
   const principal = c.get("principal");
   if (key === undefined || !principal) return run();
   const { idempotency, clock, config } = c.get("deps");
   const maxStored = config.idempotencyMaxRecords ?? IDEMPOTENCY_RECORDS_MAX;
+  const leaseMs = config.idempotencyLeaseMs ?? LEASE_MS;
   const print = await fingerprint(c);
   const deadline = Date.now() + WAIT_MS;
   for (let pause = 25; ; pause = Math.min(pause * 2, 250)) {
     const now = clock.now();
-    const begun = await idempotency.begin(principal.account, key, print, now, LEASE_MS, maxStored);
+    const begun = await idempotency.begin(principal.account, key, print, now, leaseMs, maxStored);
     if (begun.state === "completed") return replay(config.secretKey, begun.response, c.req.header("accept"));
     if (begun.state === "conflict") {
       throw new ApiError(409, "IDEMPOTENCY_CONFLICT", "This Idempotency-Key was already used with a different request");
@@ -135,6 +143,7 @@ export async function withIdempotency(c: Context<AppEnv>, run: () => Promise<Res
     await sleep(pause);
   }
   let res: Response;
+  c.set("idempotent", { key, print, leaseMs });
   try {
     res = await run();
   } catch (err) {
@@ -142,7 +151,7 @@ export async function withIdempotency(c: Context<AppEnv>, run: () => Promise<Res
     throw err;
   }
   const code = res.headers.get("content-type")?.includes("json") ? await errorCode(res) : null;
-  if (nothingHappened(res, code) || !worthKeeping()) await idempotency.abandon(principal.account, key, print);
+  if (nothingHappened(res, code, outcome.siiCalls()) || !outcome.worthKeeping()) await idempotency.abandon(principal.account, key, print);
   else await idempotency.complete(principal.account, key, print, await store(config.secretKey, res), clock.now(), IDEMPOTENCY_TTL_MS);
   return res;
 }

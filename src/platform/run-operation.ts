@@ -36,7 +36,7 @@ export async function runOperation<C extends Context<AppEnv>>(
   const attempt = () => countingSiiCalls(calls, () => charged(c, spec, handler, calls));
   // An answer is kept for replays only if the attempt reached the SII or was charged.
   const worthKeeping = () => calls.made > 0 || (c.get("quota")?.units ?? 0) > 0;
-  return idempotent ? withIdempotency(c, attempt, worthKeeping) : attempt();
+  return idempotent ? withIdempotency(c, attempt, { worthKeeping, siiCalls: () => calls.made }) : attempt();
 }
 
 /**

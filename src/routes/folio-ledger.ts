@@ -13,7 +13,12 @@ export const LedgerRange = z
     hasta: z.number().int().register(z.globalRegistry, { example: 100 }),
     usados: z.number().int().register(z.globalRegistry, { description: "Folios handed out", example: 0 }),
     anulados: z.number().int().register(z.globalRegistry, { description: "Folios recorded as annulled at the SII", example: 0 }),
-    disponibles: z.number().int().register(z.globalRegistry, { description: "Folios neither used nor annulled", example: 100 }),
+    sin_respuesta: z.number().int().register(z.globalRegistry, {
+      description:
+        "Folios recorded void by the gateway: a generar attempt that held them stopped (the process ended) without saying whether its answer left, and no retry with its Idempotency-Key took them within 24 h, so they are never handed out again",
+      example: 0,
+    }),
+    disponibles: z.number().int().register(z.globalRegistry, { description: "Folios neither used nor void", example: 100 }),
     autorizado: Day.meta({ description: "The CAF's authorization date (its DA/FA)" }),
     vence: Day.nullable().meta({
       description:

@@ -27,6 +27,7 @@ export interface LedgerRangeView {
   hasta: number;
   usados: number;
   anulados: number;
+  sin_respuesta: number;
   disponibles: number;
   autorizado: string;
   vence: string | null;
@@ -110,11 +111,14 @@ export async function addCaf(deps: Deps, account: string, emisor: string, dte: n
   const range = { desde: caf.desde, hasta: caf.hasta, autorizado: caf.fa, vence: cafVence(caf.td, caf.fa) };
   const added = await deps.folios.add(account, emisor, dte, { ...range, caf: await sealCaf(deps, file) });
   if (added.state === "overlap") {
+    // One CAF, one ledger: another account's range is not named by its account, nor its range given.
     throw new ApiError(
       409,
       "FOLIOS_OVERLAP",
-      `Folios ${caf.desde}–${caf.hasta} overlap the range ${added.desde}–${added.hasta} this account already holds for ${emisor}, type ${dte}`,
-      { details: { desde: added.desde, hasta: added.hasta } },
+      added.elsewhere
+        ? `Folios ${caf.desde}–${caf.hasta} of ${emisor}, type ${dte}, are held by another account's folio ledger: a CAF's folios are handed out by one ledger only`
+        : `Folios ${caf.desde}–${caf.hasta} overlap the range ${added.desde}–${added.hasta} this account already holds for ${emisor}, type ${dte}`,
+      { details: added.elsewhere ? { otra_cuenta: true } : { desde: added.desde, hasta: added.hasta } },
     );
   }
   const umbral = await deps.folios.threshold(account, emisor, dte);

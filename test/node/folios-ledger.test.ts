@@ -43,7 +43,16 @@ describe("folio ledger", () => {
     const text = await res.clone().text();
     expect(text).not.toContain("RSASK");
     expect(text).not.toContain("PRIVATE KEY");
-    const range = { desde: 1, hasta: 100, usados: 0, anulados: 0, disponibles: 100, autorizado: "2026-11-25", vence: null };
+    const range = {
+      desde: 1,
+      hasta: 100,
+      usados: 0,
+      anulados: 0,
+      sin_respuesta: 0,
+      disponibles: 100,
+      autorizado: "2026-11-25",
+      vence: null,
+    };
     const flags = { bajo_umbral: false, por_vencer: false };
     const ledger = { disponibles: 100, siguiente: 1, umbral: null, bajo_umbral: false, rangos: [{ ...range, ...flags }] };
     expect((await answerOf(res, AddedEnvelope)).data).toEqual({ ...ledger, rango: { ...range, ...flags } });
@@ -61,9 +70,10 @@ describe("folio ledger", () => {
     const sqlite = sqliteStores(join(mkdtempSync(join(tmpdir(), "sii-gw-")), "ledger.sqlite"));
     const t = await setup({ ...memoryStores(), folios: sqlite.folios });
     expect((await (await t.as("acme")).add(exampleXml)).status).toBe(200);
+    // The account's ledger, and the issuer's register of who holds which range.
     const rows = sqlite.db.prepare("SELECT state FROM folio_ledgers").all() as { state: string }[];
-    expect(rows).toHaveLength(1);
-    const stored = rows[0]?.state ?? "";
+    expect(rows).toHaveLength(2);
+    const stored = rows.map((r) => r.state).join("\n");
     const rsask = /<RSASK>([\s\S]*?)<\/RSASK>/.exec(exampleXml)?.[1] ?? "";
     expect(rsask.length).toBeGreaterThan(100);
     for (const secret of ["RSASK", "PRIVATE KEY", rsask.replace(/-----[^-]+-----|\s+/g, "").slice(20, 80)])
@@ -151,7 +161,7 @@ describe("folio ledger", () => {
     expect((await settingsOnly.get()).status).toBe(403);
   });
 
-  it("keeps accounts apart: another account sees 404 and may hold the same range", async () => {
+  it("keeps accounts apart: another account sees 404, and cannot add a CAF range an account holds (one CAF, one ledger)", async () => {
     const t = await setup();
     const acme = await t.as("acme");
     const other = await t.as("other");
@@ -159,9 +169,13 @@ describe("folio ledger", () => {
     const missing = await other.get();
     expect(missing.status).toBe(404);
     expect((await errorOf(missing)).error_code).toBe("HTTP_404");
-    expect((await other.add(EXAMPLE_CAF)).status).toBe(200);
-    await t.deps.folios.allocate("other", COMPANY, 34, 5);
-    expect((await answerOf(await other.get(), LedgerEnvelope)).data.siguiente).toBe(6);
+    const twice = await other.add(EXAMPLE_CAF);
+    const refusal = await errorOf(twice);
+    expect([twice.status, refusal.error_code, refusal.details]).toEqual([409, "FOLIOS_OVERLAP", { otra_cuenta: true }]);
+    expect(refusal.message).toContain("held by another account");
+    // The holder is not named.
+    expect(JSON.stringify(refusal)).not.toContain("acme");
+    expect((await other.get()).status).toBe(404);
     expect((await answerOf(await acme.get(), LedgerEnvelope)).data.siguiente).toBe(1);
   });
 
@@ -173,6 +187,7 @@ describe("folio ledger", () => {
       vence,
       usados: 10 - disponibles,
       anulados: 0,
+      sin_respuesta: 0,
       disponibles,
       siguiente: disponibles ? desde : null,
     });

@@ -100,13 +100,17 @@ describe("generar with the folio ledger", () => {
     expect((await reader.umbral(5)).status).toBe(403);
   });
 
-  it("a retry with the same Idempotency-Key gets the same folios; a new key the next ones", async () => {
+  it("a retry with the same Idempotency-Key gets the stored answer byte for byte, not charged; a new key the next ones", async () => {
     const t = await setup();
     const acme = await t.as("acme");
     await acme.post(LEDGER, { caf: EXAMPLE_CAF });
     const first = await acme.generar([invoice(), invoice()], "retry-1");
     const again = await acme.generar([invoice(), invoice()], "retry-1");
     expect([first.status, again.status]).toEqual([200, 200]);
+    const [firstText, againText] = [await first.clone().text(), await again.clone().text()];
+    expect(againText).toBe(firstText);
+    expect([first.headers.get("idempotent-replayed"), again.headers.get("idempotent-replayed")]).toEqual([null, "true"]);
+    expect([first.headers.get("x-quota-units"), again.headers.get("x-quota-units")]).toEqual(["2", "0"]);
     expect(await folioOf(first)).toEqual([1, 2]);
     expect(await folioOf(again)).toEqual([1, 2]);
     expect(again.headers.get("x-folios-remaining")).toBe("98");
@@ -222,5 +226,52 @@ describe("generar with the folio ledger", () => {
       auth: { cert },
     });
     expect((await answerOf(other, FolioAnnulmentEnvelope)).data.anulados_ledger).toBe(0);
+  });
+
+  it("the same key with other documents is a 409 IDEMPOTENCY_CONFLICT, not a second document on the same folio", async () => {
+    const t = await setup();
+    const acme = await t.as("acme");
+    await acme.post(LEDGER, { caf: EXAMPLE_CAF });
+    const first = await acme.generar(invoice(), "K");
+    expect(await folioOf(first)).toEqual([1]);
+    const other = invoice();
+    other.Encabezado = { ...other.Encabezado, Receptor: { ...other.Encabezado.Receptor, RznSocRecep: "OTRO CLIENTE SPA" } };
+    const second = await acme.generar({ ...other, Detalle: [{ NmbItem: "Otra asesoría", QtyItem: 1, PrcItem: 5000 }] }, "K");
+    expect([second.status, (await errorOf(second)).error_code, second.headers.get("x-quota-units")]).toEqual([
+      409,
+      "IDEMPOTENCY_CONFLICT",
+      "0",
+    ]);
+    expect(await acme.ledger()).toMatchObject({ disponibles: 99, siguiente: 2 });
+  });
+
+  it("a refused attempt racing a good one under the same key never frees folios another answer signed", async () => {
+    const t = await setup();
+    const acme = await t.as("acme");
+    await acme.post(LEDGER, { caf: EXAMPLE_CAF });
+    const good = () => Array.from({ length: 10 }, () => invoice());
+    const bad = () => {
+      const docs = good();
+      const last = docs[9] as ReturnType<typeof invoice>;
+      docs[9] = { ...last, Encabezado: { ...last.Encabezado, Emisor: { ...last.Encabezado.Emisor, RUTEmisor: "76086428-5" } } };
+      return docs;
+    };
+    const answered: number[][] = [];
+    const keep = async (res: Response) => {
+      if (res.status === 200) answered.push(await folioOf(res));
+      else expect([400, 409]).toContain(res.status);
+    };
+    for (const [i, gap] of [0, 0, 5, 10].entries()) {
+      const refused = acme.generar(bad(), `race-${i}`);
+      await new Promise((resolve) => setTimeout(resolve, gap));
+      const retried = acme.generar(good(), `race-${i}`);
+      await Promise.all([refused.then(keep), retried.then(keep)]);
+    }
+    for (let i = 0; i < 4; i++) await keep(await acme.generar(good(), `next-${i}`));
+    const all = answered.flat();
+    // Every folio in one answer only, and the ledger used exactly the folios answered.
+    expect(new Set(all).size).toBe(all.length);
+    expect(answered.length).toBeGreaterThanOrEqual(4);
+    expect(await acme.ledger()).toMatchObject({ disponibles: 100 - all.length, siguiente: all.length + 1 });
   });
 });

@@ -39,6 +39,23 @@ const b64 = (xml: string) => bytesToBase64(encodeLatin1(xml));
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
 
+/**
+ * A CAF of 100 folios (or `size`) of its own for a case: a CAF's range is held by one account across the
+ * store, so cases on a shared store never add the same one. Answers the file (base64) and its first folio.
+ */
+async function freshCaf(size = 100): Promise<{ caf: string; first: number }> {
+  const first = 1 + 1000 * (((Date.now() % 100_000) * 37 + counter++ * 101) % 1_000_000);
+  const xml = await buildCaf({
+    rut: COMPANY,
+    razonSocial: "COMERCIAL SANDBOX SPA",
+    tipo: 34,
+    desde: first,
+    hasta: first + size - 1,
+    fecha: "2026-11-01",
+  });
+  return { caf: b64(xml), first };
+}
+
 async function setup(stores: () => Stores | Promise<Stores>) {
   const first = probeApp(await stores());
   const apps = [first, ...(await Promise.all(Array.from({ length: APPS - 1 }, async () => probeApp(await stores()))))];
@@ -71,25 +88,29 @@ export function ledgerGenerarCases(stores: () => Stores | Promise<Stores>): Ledg
       name: `${CONCURRENT} concurrent generar calls without caf or Folio get ${CONCURRENT} distinct consecutive folios`,
       async run() {
         const acme = await (await setup(stores)).as(unique("acme"));
-        expect((await acme.add(EXAMPLE_CAF)).status).toBe(200);
+        const { caf, first } = await freshCaf();
+        expect((await acme.add(caf)).status).toBe(200);
         const answers = await Promise.all(Array.from({ length: CONCURRENT }, () => acme.generar()));
         const folios = (await Promise.all(answers.map(folioOf))).flat().sort((a, b) => a - b);
-        expect(folios).toEqual(Array.from({ length: CONCURRENT }, (_, i) => 1 + i));
+        expect(folios).toEqual(Array.from({ length: CONCURRENT }, (_, i) => first + i));
         expect((await answerOf(await acme.ledger(), LedgerEnvelope)).data).toMatchObject({
           disponibles: 100 - CONCURRENT,
-          siguiente: CONCURRENT + 1,
+          siguiente: first + CONCURRENT,
         });
       },
     },
     {
-      name: "a retry with the same Idempotency-Key gets the same folio; another key the next one",
+      name: "a retry with the same Idempotency-Key gets the stored answer (same folio, not signed again); another key the next one",
       async run() {
         const acme = await (await setup(stores)).as(unique("acme"));
-        await acme.add(EXAMPLE_CAF);
+        const { caf, first } = await freshCaf();
+        await acme.add(caf);
         const key = unique("retry");
-        expect(await folioOf(await acme.generar(key))).toEqual([1]);
-        expect(await folioOf(await acme.generar(key))).toEqual([1]);
-        expect(await folioOf(await acme.generar(unique("other")))).toEqual([2]);
+        const answer = await acme.generar(key);
+        const replay = await acme.generar(key);
+        expect([replay.headers.get("idempotent-replayed"), await replay.clone().text()]).toEqual(["true", await answer.clone().text()]);
+        expect(await folioOf(answer)).toEqual([first]);
+        expect(await folioOf(await acme.generar(unique("other")))).toEqual([first + 1]);
         expect((await answerOf(await acme.ledger(), LedgerEnvelope)).data.rangos[0]).toMatchObject({ usados: 2 });
       },
     },
@@ -99,28 +120,24 @@ export function ledgerGenerarCases(stores: () => Stores | Promise<Stores>): Ledg
         const t = await setup(stores);
         const acme = await t.as(unique("acme"));
         const other = await t.as(unique("other"));
-        await acme.add(EXAMPLE_CAF);
+        const { caf, first } = await freshCaf();
+        await acme.add(caf);
         const seen = await other.ledger();
         expect([seen.status, (await errorOf(seen)).error_code]).toEqual([404, "HTTP_404"]);
         const taken = await other.generar();
         expect([taken.status, (await errorOf(taken)).error_code]).toEqual([404, "HTTP_404"]);
-        expect((await answerOf(await acme.ledger(), LedgerEnvelope)).data).toMatchObject({ disponibles: 100, siguiente: 1 });
+        expect((await answerOf(await acme.ledger(), LedgerEnvelope)).data).toMatchObject({ disponibles: 100, siguiente: first });
+        const twice = await other.add(caf);
+        expect([twice.status, (await errorOf(twice)).error_code]).toEqual([409, "FOLIOS_OVERLAP"]);
       },
     },
     {
       name: "an exhausted ledger answers 409 FOLIOS_EXHAUSTED naming issuer and type",
       async run() {
         const acme = await (await setup(stores)).as(unique("acme"));
-        const caf = await buildCaf({
-          rut: COMPANY,
-          razonSocial: "COMERCIAL SANDBOX SPA",
-          tipo: 34,
-          desde: 1,
-          hasta: 1,
-          fecha: "2026-11-01",
-        });
-        expect((await acme.add(b64(caf))).status).toBe(200);
-        expect(await folioOf(await acme.generar())).toEqual([1]);
+        const { caf, first } = await freshCaf(1);
+        expect((await acme.add(caf)).status).toBe(200);
+        expect(await folioOf(await acme.generar())).toEqual([first]);
         const none = await acme.generar();
         const body = await errorOf(none);
         expect([none.status, body.error_code, body.details]).toEqual([

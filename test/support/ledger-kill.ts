@@ -1,25 +1,84 @@
-// The folio ledger survives a kill -9 in the middle of a batch, on any runtime's gateway run as a
-// child process (`npm start` on SQLite, the Lambda deps on DynamoDB, wrangler dev with Durable
-// Objects on disk): a CAF, a batch of generar calls without Folio, SIGKILL after a few answers.
-// Started again on the same state, every folio is one a caller was answered, one recorded as
-// allocated (its key gets it back, once), or free; and the next call continues after the highest.
+// The folio ledger's promise under retries, races, refusals and kill -9, on any runtime's gateway run as
+// child processes (`npm start` on SQLite, the Lambda deps on DynamoDB, wrangler dev with Durable Objects
+// on disk): a CAF, then a seeded random schedule of generar calls spread over the processes, several in
+// flight at once, keys reused with the same or another request, some requests refused by the engine at a
+// random document, and SIGKILL to every process at a random moment. Started again on the same state, each
+// request sent is retried until it is answered or refused. The invariant, in words:
+//   no folio appears in two different signed documents across every answer (a key's answers are one
+//   answer, byte for byte), and the folios the ledger holds used are exactly those of the 200 answers
+//   (the rest are free, and a last call gets each of them once) — nothing lost, nothing doubled.
 import { type ChildProcess, spawn } from "node:child_process";
 import { expect } from "vitest";
 import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 
 export const KILL_TEST_TOKEN = "sii_dev_folios_kill_test";
+/** The lease the gateways run with here, so a retry after the kill may take a killed attempt's hold over. */
+export const KILL_TEST_LEASE_MS = 2_000;
 const LEDGER = "/api/v1/platform/dte/folios/76192083-9/34";
-const BATCH = 30;
-/** Calls of the batch in flight at once. */
-const WINDOW = 10;
+const GENERAR = "/api/v1/platform/dte/documentos/generar";
+const CALLS = 30;
+/** Calls in flight at once (a fast runtime would otherwise have answered all of them before the kill lands). */
+const WINDOW = 8;
+const KEYS = 10;
 const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
 const { Folio: _folio, ...idDoc } = EXAMPLE_EXEMPT_INVOICE.Encabezado.IdDoc;
-const body = JSON.stringify({
-  auth: { cert: { "cert-data": juana.certPem, "pkey-data": juana.keyPem } },
-  dte: { ...EXAMPLE_EXEMPT_INVOICE, Encabezado: { ...EXAMPLE_EXEMPT_INVOICE.Encabezado, IdDoc: idDoc } },
-  resolucion: { fecha: "2014-08-22", numero: 80 },
+const invoice = (variant: number) => ({
+  ...EXAMPLE_EXEMPT_INVOICE,
+  Encabezado: {
+    ...EXAMPLE_EXEMPT_INVOICE.Encabezado,
+    IdDoc: idDoc,
+    Receptor: { ...EXAMPLE_EXEMPT_INVOICE.Encabezado.Receptor, RznSocRecep: `CLIENTE ${variant}` },
+  },
 });
+/** `count` invoices; `refusedAt`: that one names another issuer, so the engine refuses the request after folios were taken. */
+function requestBody(count: number, variant: number, refusedAt?: number): string {
+  const dte = Array.from({ length: count }, (_, i) => {
+    const doc = invoice(variant);
+    if (i !== refusedAt) return doc;
+    return { ...doc, Encabezado: { ...doc.Encabezado, Emisor: { ...doc.Encabezado.Emisor, RUTEmisor: "76086428-5" } } };
+  });
+  return JSON.stringify({
+    auth: { cert: { "cert-data": juana.certPem, "pkey-data": juana.keyPem } },
+    dte,
+    resolucion: { fecha: "2014-08-22", numero: 80 },
+  });
+}
+
+/** A small seeded generator (mulberry32): the schedule is the seed's, printed on failure. */
+function random(seed: number): (n: number) => number {
+  let a = seed >>> 0;
+  return (n) => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+  };
+}
+
+interface Call {
+  key: string;
+  body: string;
+  /** Whether the engine refuses it (400), whatever happens around it. */
+  refused: boolean;
+}
+
+/** The schedule: each call a key of a small pool (so keys are reused), with that key's request, another one, or a refused one. */
+function schedule(seed: number): { calls: Call[]; killAfter: number } {
+  const pick = random(seed);
+  const usual = Array.from({ length: KEYS }, (_, k) => requestBody(1 + pick(3), k));
+  const calls = Array.from({ length: CALLS }, (): Call => {
+    const k = pick(KEYS);
+    const roll = pick(10);
+    if (roll < 6) return { key: `key-${k}`, body: usual[k] as string, refused: false };
+    if (roll < 8) return { key: `key-${k}`, body: requestBody(1 + pick(3), 100 + pick(1000)), refused: false };
+    // Refused at the second document or later: the first names the issuer whose ledger gives the folios.
+    const count = 2 + pick(3);
+    return { key: `key-${k}`, body: requestBody(count, 2000 + pick(1000), 1 + pick(count - 1)), refused: true };
+  });
+  return { calls, killAfter: 2 + pick(8) };
+}
 
 export const freePort = () => 20_000 + Math.floor(Math.random() * 20_000);
 
@@ -60,74 +119,95 @@ export function killGroup(child: ChildProcess): void {
 const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.on("exit", () => resolve())));
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
- * The kill -9 case on the gateway `start` runs on `port` (the same state each time it starts).
- * Answers how many folios were allocated when the kill came.
+ * The property on the gateways `start` runs on `ports` (one process each, all on the same state), with the
+ * schedule of `seed`. Answers how many answers had come when the kill landed and the folios then used.
  */
-export async function killDuringBatch(start: (port: number) => Promise<ChildProcess>, port: number): Promise<number> {
-  const base = `http://127.0.0.1:${port}`;
+export async function killDuringBatch(
+  start: (port: number) => Promise<ChildProcess>,
+  ports: number[],
+  seed = Number(process.env.LEDGER_KILL_SEED ?? Math.floor(Math.random() * 2 ** 31)),
+): Promise<{ answeredBeforeKill: number; usedAtKill: number }> {
+  const { calls, killAfter } = schedule(seed);
+  let turn = 0;
   const call = (path: string, init: RequestInit = {}, key?: string) =>
-    fetch(`${base}${path}`, {
+    fetch(`http://127.0.0.1:${ports[turn++ % ports.length]}${path}`, {
       ...init,
       headers: { "x-api-token": KILL_TEST_TOKEN, "content-type": "application/json", ...(key ? { "idempotency-key": key } : {}) },
     });
-  const generar = (key: string) => call("/api/v1/platform/dte/documentos/generar", { method: "POST", body }, key);
-  const folioOf = async (res: Response) => {
-    expect(res.status).toBe(200);
-    return ((await res.json()) as { data: { documentos: { folio: number }[] } }).data.documentos.map((d) => d.folio);
-  };
+  const generar = (body: string, key?: string) => call(GENERAR, { method: "POST", body }, key);
   const ledger = async () =>
-    ((await (await call(LEDGER)).json()) as { data: { disponibles: number; siguiente: number; rangos: { usados: number }[] } }).data;
+    (
+      (await (await call(LEDGER)).json()) as {
+        data: { disponibles: number; rangos: { usados: number; sin_respuesta: number; anulados: number }[] };
+      }
+    ).data;
+  /** Every 200 answer's text, per key. */
+  const answers = new Map<string, Set<string>>();
+  const record = async (key: string | undefined, res: Response) => {
+    const text = await res.text();
+    if (res.status !== 200) return res.status;
+    const seen = answers.get(key ?? text) ?? new Set<string>();
+    answers.set(key ?? text, seen.add(text));
+    return 200;
+  };
 
-  let server = await start(port);
+  let servers = await Promise.all(ports.map(start));
   try {
     expect((await call(LEDGER, { method: "POST", body: JSON.stringify({ caf: EXAMPLE_CAF }) })).status).toBe(200);
-
-    // The batch, WINDOW calls in flight at a time (a fast runtime would otherwise have answered all
-    // of them before the kill lands): SIGKILL as the third answer arrives. A call cut off, or sent
-    // after the kill, rejects.
-    const answered = new Map<string, number[]>();
     let next = 0;
+    let answered = 0;
     const lanes = Array.from({ length: WINDOW }, async () => {
-      while (next < BATCH) {
-        const key = `batch-${next++}`;
+      while (next < calls.length) {
+        const { key, body } = calls[next++] as Call;
         try {
-          const folios = await folioOf(await generar(key));
-          answered.set(key, folios);
-          if (answered.size === 3) killGroup(server);
+          if ((await record(key, await generar(body, key))) === 200 && ++answered === killAfter) servers.forEach(killGroup);
         } catch {
-          // Cut off by the kill: no answer.
+          // Cut off by the kill, or sent after it: no answer.
         }
       }
     });
     await Promise.all(lanes);
-    await exited(server);
-    expect(server.signalCode).toBe("SIGKILL");
-    expect(answered.size).toBeGreaterThanOrEqual(3);
-    expect(answered.size, "the kill came in the middle of the batch").toBeLessThan(BATCH);
+    await Promise.all(servers.map(exited));
+    for (const server of servers) expect(server.signalCode, `seed ${seed}`).toBe("SIGKILL");
 
-    server = await start(port);
+    servers = await Promise.all(ports.map(start));
+    const usedAtKill = (await ledger()).rangos[0]?.usados ?? 0;
+    // Past the lease of the attempts the kill cut off, every request sent again until it is answered or refused.
+    await sleep(KILL_TEST_LEASE_MS + 200);
+    for (const { key, body, refused } of calls) {
+      const status = await record(key, await generar(body, key));
+      expect(refused ? [400, 409] : [200, 409], `seed ${seed}: ${key}`).toContain(status);
+    }
+    const texts = [...answers.entries()];
+    for (const [key, seen] of texts) expect(seen.size, `seed ${seed}: ${key} answered one answer, byte for byte`).toBe(1);
+    const folios = texts.flatMap(([, seen]) =>
+      [...seen].flatMap((t) => (JSON.parse(t) as { data: { documentos: { folio: number }[] } }).data.documentos.map((d) => d.folio)),
+    );
+    expect(new Set(folios).size, `seed ${seed}: no folio in two answers`).toBe(folios.length);
     const after = await ledger();
-    const allocated = after.rangos[0]?.usados ?? 0;
-    // Allocations are made one at a time from the lowest free folio: 1 to `allocated` are taken, the rest free.
-    expect(allocated).toBeGreaterThanOrEqual(answered.size);
-    expect([after.siguiente, after.disponibles]).toEqual([allocated + 1, 100 - allocated]);
-
-    // Every key again, one at a time: an answered one gets exactly what it was answered.
-    const retried = new Map<string, number[]>();
-    for (let i = 0; i < BATCH; i++) retried.set(`batch-${i}`, await folioOf(await generar(`batch-${i}`)));
-    for (const [key, folios] of answered) expect(retried.get(key), key).toEqual(folios);
-    const all = [...retried.values()].flat().sort((a, b) => a - b);
-    // Each folio once, none skipped: 1 to BATCH.
-    expect(all).toEqual(Array.from({ length: BATCH }, (_, i) => i + 1));
-    // The folios allocated before the kill came back to their keys, not taken again: the ledger used BATCH in all.
-    expect((await ledger()).rangos[0]?.usados).toBe(BATCH);
-
-    expect(await folioOf(await generar("after-the-batch"))).toEqual([BATCH + 1]);
-    console.info(`kill -9 after ${answered.size} of ${BATCH} answers: ${allocated} folios were allocated`);
-    return allocated;
+    expect(after.rangos[0]?.usados, `seed ${seed}: the ledger used exactly the folios answered`).toBe(folios.length);
+    // The rest are free: one last call takes each of them once, none of them answered before.
+    const rest = after.disponibles;
+    const last = rest > 0 ? await generar(requestBody(rest, 9999)) : undefined;
+    const lastFolios = last
+      ? ((await last.json()) as { data: { documentos: { folio: number }[] } }).data.documentos.map((d) => d.folio)
+      : [];
+    expect(
+      [...folios, ...lastFolios].sort((a, b) => a - b),
+      `seed ${seed}`,
+    ).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    console.info(
+      `ledger property (seed ${seed}): killed after ${answered} answers with ${usedAtKill} folios used; ${answers.size} keys answered, ${folios.length} folios`,
+    );
+    return { answeredBeforeKill: answered, usedAtKill };
+  } catch (error) {
+    console.error(`ledger property failed: LEDGER_KILL_SEED=${seed} reproduces it`);
+    throw error;
   } finally {
-    killGroup(server);
-    await exited(server);
+    servers.forEach(killGroup);
+    await Promise.all(servers.map(exited));
   }
 }

@@ -5,6 +5,7 @@ import type {
   FolioAddResult,
   FolioAllocation,
   FolioClaim,
+  FolioHold,
   FolioRangeRecord,
   FolioRangeState,
   IdempotencyBegin,
@@ -20,7 +21,9 @@ import {
   claimIn,
   type LedgerState,
   parseLedger,
+  registerIn,
   releaseIn,
+  settleIn,
   setUmbralIn,
   summary,
   umbralIn,
@@ -219,16 +222,25 @@ export class FolioLedger extends DurableObject<unknown> {
     return this.update((s) => cafIn(s, folio), false);
   }
 
-  allocate(count: number, key?: string, today?: string): FolioAllocation {
-    return this.update((s) => allocateIn(s, count, key, today), true);
+  /** On an issuer's register (registerId): see registerIn. */
+  register(desde: number, hasta: number, account: string): { desde: number; hasta: number } | null {
+    return this.update((s) => registerIn(s, { desde, hasta }, account), true);
   }
 
-  claim(folios: number[], key?: string, today?: string): FolioClaim {
-    return this.update((s) => claimIn(s, folios, key, today), true);
+  allocate(count: number, hold: FolioHold, today?: string): FolioAllocation {
+    return this.update((s) => allocateIn(s, count, hold, today), true);
   }
 
-  release(folios: number[]): number {
-    return this.update((s) => releaseIn(s, folios), true);
+  claim(folios: number[], hold: FolioHold, today?: string): FolioClaim {
+    return this.update((s) => claimIn(s, folios, hold, today), true);
+  }
+
+  settle(hold: FolioHold): boolean {
+    return this.update((s) => settleIn(s, hold), true);
+  }
+
+  release(hold: FolioHold): number[] {
+    return this.update((s) => releaseIn(s, hold), true);
   }
 
   void(desde: number, hasta: number): number {

@@ -10,7 +10,7 @@ import type {
   TokenRecord,
   TokenStore,
 } from "../../ports.ts";
-import { ledgerId } from "../folio-ledger.ts";
+import { addHeld, ledgerId, registerId } from "../folio-ledger.ts";
 import type { FolioLedger, IdempotencyLedger, QuotaCounter, SiiSessions } from "./durable-objects.ts";
 import { memo } from "./memo.ts";
 
@@ -145,12 +145,17 @@ export function kvCacheStore(kv: KVNamespace): CacheStore {
 export function durableFolioLedgerStore(ns: DurableObjectNamespace<FolioLedger>): FolioLedgerStore {
   const ledger = (account: string, emisor: string, tipo: number) => ns.get(ns.idFromName(ledgerId(account, emisor, tipo)));
   return {
-    add: (account, emisor, tipo, range) => ledger(account, emisor, tipo).add(range),
+    add: (account, emisor, tipo, range) =>
+      addHeld(
+        () => ns.get(ns.idFromName(registerId(emisor, tipo))).register(range.desde, range.hasta, account),
+        () => ledger(account, emisor, tipo).add(range),
+      ),
     ranges: (account, emisor, tipo) => ledger(account, emisor, tipo).ranges(),
     cafOf: (account, emisor, tipo, folio) => ledger(account, emisor, tipo).cafOf(folio),
-    allocate: (account, emisor, tipo, count, key, today) => ledger(account, emisor, tipo).allocate(count, key, today),
-    claim: (account, emisor, tipo, folios, key, today) => ledger(account, emisor, tipo).claim(folios, key, today),
-    release: (account, emisor, tipo, folios) => ledger(account, emisor, tipo).release(folios),
+    allocate: (account, emisor, tipo, count, hold, today) => ledger(account, emisor, tipo).allocate(count, hold, today),
+    claim: (account, emisor, tipo, folios, hold, today) => ledger(account, emisor, tipo).claim(folios, hold, today),
+    settle: (account, emisor, tipo, hold) => ledger(account, emisor, tipo).settle(hold),
+    release: (account, emisor, tipo, hold) => ledger(account, emisor, tipo).release(hold),
     void: (account, emisor, tipo, desde, hasta) => ledger(account, emisor, tipo).void(desde, hasta),
     setThreshold: (account, emisor, tipo, umbral) => ledger(account, emisor, tipo).setThreshold(umbral),
     threshold: (account, emisor, tipo) => ledger(account, emisor, tipo).threshold(),

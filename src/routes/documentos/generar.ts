@@ -1,7 +1,7 @@
 // POST /api/v1/platform/dte/documentos/generar: documents as JSON (the SII's tag names) → signed DTEs
 // with their TED, and the signed EnvioDTE / EnvioBOLETA that `envios/enviar` sends. Nothing is sent
 // to the SII; the certificate and the CAFs sent are used for this request only, never stored. Without
-// `caf`, the folios and their CAFs come from the account's ledger (generar-ledger.ts).
+// `caf`, the folios and their CAFs come from the account's ledger (src/services/folio-allocation.ts).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { GENERATED_TYPES, type GeneratedParts, GenerationStopped, generateDocumentParts, SII_RUT } from "../../dte/generate/generate.ts";
@@ -10,10 +10,23 @@ import { settleCharge } from "../../platform/charge.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { okStream } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
+import { LEASE_MS } from "../../platform/idempotency.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { MAX_CHARS, Rut } from "../../platform/params.ts";
-import { envelope, errorResponses, headerRefs, IDEMPOTENCY_KEY_PARAMETER, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { envelope, errorResponses, headerRefs, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { trustedCafKeys } from "../../services/caf-keys.ts";
+import {
+  giveBack,
+  holdFor,
+  type LedgerTake,
+  type LedgerUse,
+  type Released,
+  remaining,
+  settleTake,
+  type Taker,
+  takeLedgerFolios,
+} from "../../services/folio-allocation.ts";
+import { callerOf } from "../../services/sii-context.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import {
   batchYielder,
@@ -29,7 +42,6 @@ import {
 import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../example-documents.ts";
 import { LooseDocument, validDocuments } from "./generar-input.ts";
-import { giveBack, type LedgerUse, type Released, remaining, takeLedgerFolios } from "./generar-ledger.ts";
 import { BASE64_PATTERN, dteJson } from "./schema.ts";
 
 const DteJson = dteJson(GENERATED_TYPES, true).openapi("DocumentToSign");
@@ -187,19 +199,6 @@ export const Generated = envelope(
     .openapi("GeneratedDocuments"),
 );
 
-/**
- * generar reaches no SII, so it is no `write` whose answers the idempotency layer stores and replays:
- * its key here is the ledger's allocation key alone, declared with its own wording.
- */
-const LEDGER_KEY_PARAMETER = {
-  name: "Idempotency-Key",
-  in: "header",
-  required: false,
-  description:
-    "The folio ledger's allocation key: a request without `caf` whose documents lack `Folio` is recorded under it with the folios it took, and a retry with the same key gets the same folios back and signs the documents again (the answer is made anew, not a stored answer replayed; no `Idempotent-Replayed`). The same key with other documents is a 409 `IDEMPOTENCY_CONFLICT`. Without the ledger it changes nothing",
-  schema: IDEMPOTENCY_KEY_PARAMETER.schema,
-} as const;
-
 export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
@@ -208,9 +207,8 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/documentos/generar",
       tags: ["Documents"],
       summary: "Generate signed documents and their envelope",
-      description: `Normalizes each document (unless \`normalizar\` is false), checks its CAF (signed by the SII for its IDK, folio in range, same issuer, not expired: six months for types 33, 43, 46, 56 and 61), stamps the TED with the CAF's key, signs each DTE and the envelope with the certificate. Every problem is a 400 naming its field, before anything is signed (and then nothing is charged). Nothing is sent to the SII. Without \`caf\`, the folios come from the account's folio ledger (\`POST /api/v1/platform/dte/folios/{emisor}/{dte}\`): a document without \`Folio\` gets the next free one of its issuer and type, atomically (never twice, also under concurrent calls); a retry with the same \`Idempotency-Key\` header gets the same folios (the answer itself is made again, not replayed); a 404 when the account holds no ledger of the type, a 409 \`FOLIOS_EXHAUSTED\` when too few folios are left in ranges not expired. A document naming its \`Folio\` must name a free folio of the ledger when the account holds one of its type, with or without \`caf\` (else a 409 \`FOLIO_UNAVAILABLE\` naming it). \`folios_ledger\` says which folios of the ledger were used and \`X-Folios-Remaining\` how many are left; a request refused or stopped gives the folios it took back (\`details.folios_liberados\` on a 500). ${chargeRule(WEIGHT)} Should signing stop half-way (a 500), only the blocks begun are charged, and \`details\` lists the documents signed (\`firmados\`), the one that failed and why (\`fallido\`), and \`unidades_cobradas\`.`,
+      description: `Normalizes each document (unless \`normalizar\` is false), checks its CAF (signed by the SII for its IDK, folio in range, same issuer, not expired: six months for types 33, 43, 46, 56 and 61), stamps the TED with the CAF's key, signs each DTE and the envelope with the certificate. Every problem is a 400 naming its field, before anything is signed (and then nothing is charged). Nothing is sent to the SII. Without \`caf\`, the folios come from the account's folio ledger (\`POST /api/v1/platform/dte/folios/{emisor}/{dte}\`): a document without \`Folio\` gets the next free one of its issuer and type, atomically (never twice, also under concurrent calls); a 404 when the account holds no ledger of the type, a 409 \`FOLIOS_EXHAUSTED\` when too few folios are left in ranges not expired. A document naming its \`Folio\` must name a free folio of the ledger when the account holds one of its type, with or without \`caf\` (else a 409 \`FOLIO_UNAVAILABLE\` naming it). \`folios_ledger\` says which folios of the ledger were used and \`X-Folios-Remaining\` how many are left; a request refused or stopped gives the folios it took back (\`details.folios_liberados\` on a 500), and a folio that appeared in an answer is never handed out again. With an \`Idempotency-Key\`, a retry of the same request gets the stored answer byte for byte (\`Idempotent-Replayed: true\`, not charged, nothing signed again), the same key with another request a 409 \`IDEMPOTENCY_CONFLICT\`, and a retry while the first still runs waits for it. ${chargeRule(WEIGHT)} Should signing stop half-way (a 500), only the blocks begun are charged, and \`details\` lists the documents signed (\`firmados\`), the one that failed and why (\`fallido\`), and \`unidades_cobradas\`.`,
       request: { body: jsonBody(Body) },
-      parameters: [LEDGER_KEY_PARAMETER],
       responses: {
         200: {
           ...jsonContent(Generated, "The signed documents and envelope"),
@@ -219,7 +217,8 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
         ...errorResponses([400, 404, 409, 422]),
       },
     }),
-    { scope: "sii:write", weight: WEIGHT },
+    // A write like every other, though it reaches no SII: its folios are taken once, so its answer is kept for retries.
+    { scope: "sii:write", weight: WEIGHT, write: true },
     async (c) => {
       const body = c.req.valid("json");
       const pause = batchYielder();
@@ -232,9 +231,16 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
       // Charged before the work; a refusal (400) gives every unit back, as for any operation.
       await chargeDocuments(c, WEIGHT, documents.length);
       const given = body.caf === undefined ? undefined : Array.isArray(body.caf) ? body.caf : [body.caf];
-      const ledger = await takeLedgerFolios(c, documents, given !== undefined);
+      const deps = c.get("deps");
+      const taker: Taker = {
+        deps,
+        account: callerOf(c).account(),
+        hold: holdFor(deps, c.get("idempotent"), deps.config.idempotencyLeaseMs ?? LEASE_MS),
+      };
+      const ledger = await takeLedgerFolios(taker, documents, given !== undefined);
+      let generated: GeneratedParts;
       try {
-        const generated = await generateDocumentParts(
+        generated = await generateDocumentParts(
           {
             documents,
             cafs: given ?? ledger?.cafs ?? [],
@@ -242,18 +248,30 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
             normalizar: body.normalizar,
             receptorEnvio: body.receptor_envio,
           },
-          { signer, now: c.get("deps").clock.now(), cafKeys: trustedCafKeys(c.get("deps")), pause },
+          { signer, now: deps.clock.now(), cafKeys: trustedCafKeys(deps), pause },
         );
-        if (ledger) await remaining(c, ledger);
-        return okStream(c, generatedJson(generated, pause, ledger?.uses));
+        // From here on an answer holding the folios exists: nothing gives them back.
+        if (ledger) await settleTake(taker, ledger);
       } catch (error) {
-        // Nothing signed is answered, so every folio this call took goes back to the ledger.
-        const released = ledger ? await giveBack(c, ledger) : [];
+        // Nothing signed is answered: the folios this attempt still holds go back to the ledger.
+        const released = ledger ? await giveBack(taker, ledger) : [];
         if (error instanceof GenerationStopped) throw await stopped(c, error, released);
         throw error;
       }
+      if (ledger) await answerLedger(c, taker, ledger);
+      return okStream(c, generatedJson(generated, pause, ledger?.uses));
     },
   );
+}
+
+/**
+ * What each type used has left, for `folios_ledger`; `X-Folios-Remaining` (the fewest) and `X-Folios-Low: true`
+ * when a type used is at or below the threshold the account set for it.
+ */
+async function answerLedger(c: Context<AppEnv>, taker: Taker, ledger: LedgerTake): Promise<void> {
+  await remaining(taker, ledger);
+  c.header("X-Folios-Remaining", String(Math.min(...ledger.uses.map((u) => u.disponibles))));
+  if (ledger.uses.some((u) => u.bajo_umbral)) c.header("X-Folios-Low", "true");
 }
 
 /**
