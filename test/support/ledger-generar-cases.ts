@@ -13,6 +13,7 @@ import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
 import { answerIn, answerOf, errorOf } from "./answers.ts";
 import { postJson, probeApp, type Stores, tokenFor } from "./app.ts";
+import { foliosIn, ledgerSchedule, requestBody } from "./ledger-schedule.ts";
 
 export interface LedgerCase {
   name: string;
@@ -71,6 +72,7 @@ async function setup(stores: () => Stores | Promise<Stores>) {
       add: (caf: string) => postJson(next(), secret, LEDGER, { caf }),
       ledger: () => next().request(LEDGER, { headers: { "x-api-token": secret } }),
       generar: (key?: string) => postJson(next(), secret, GENERAR, REQUEST, key ? { "idempotency-key": key } : {}),
+      send: (body: string, key?: string) => postJson(next(), secret, GENERAR, JSON.parse(body), key ? { "idempotency-key": key } : {}),
     };
   };
   return { as };
@@ -163,5 +165,42 @@ export function ledgerGenerarCases(stores: () => Stores | Promise<Stores>): Ledg
         expect((await acme.ledger()).status).toBe(404);
       },
     },
+    ...[1, 2].map(
+      (round): LedgerCase => ({
+        name: `property, round ${round}: 30 concurrent calls over ${APPS} apps (keys reused with the same or another request, calls without a key, refusals at a random document): no folio in two answers, the folios used are exactly those answered`,
+        async run() {
+          const seed = Math.floor(Math.random() * 2 ** 31);
+          try {
+            const acme = await (await setup(stores)).as(unique("acme"));
+            const { caf, first } = await freshCaf();
+            expect((await acme.add(caf)).status).toBe(200);
+            const { calls } = ledgerSchedule(seed, { unkeyed: true });
+            const outcomes = await Promise.all(
+              calls.map(async (call) => {
+                const res = await acme.send(call.body, call.key);
+                return { call, status: res.status, text: await res.text() };
+              }),
+            );
+            const answers = new Map<string, Set<string>>();
+            for (const { call, status, text } of outcomes) {
+              expect(call.refused ? [400, 409] : [200, 409], `seed ${seed}: ${text.slice(0, 200)}`).toContain(status);
+              if (status === 200) answers.set(call.key ?? text, (answers.get(call.key ?? text) ?? new Set()).add(text));
+            }
+            for (const [key, seen] of answers) expect(seen.size, `seed ${seed}: ${key} answered one answer, byte for byte`).toBe(1);
+            const folios = [...answers.values()].flatMap((seen) => [...seen].flatMap(foliosIn));
+            expect(new Set(folios).size, `seed ${seed}: no folio in two answers`).toBe(folios.length);
+            const after = (await answerOf(await acme.ledger(), LedgerEnvelope)).data;
+            expect(after.rangos[0]?.usados, `seed ${seed}: used exactly the folios answered`).toBe(folios.length);
+            const last = after.disponibles > 0 ? foliosIn(await (await acme.send(requestBody(after.disponibles, 9999))).text()) : [];
+            expect(
+              [...folios, ...last].sort((a, b) => a - b),
+              `seed ${seed}`,
+            ).toEqual(Array.from({ length: 100 }, (_, i) => first + i));
+          } catch (error) {
+            throw new Error(`ledger property failed with seed ${seed}: ${error instanceof Error ? error.message : error}`);
+          }
+        },
+      }),
+    ),
   ];
 }

@@ -9,77 +9,14 @@
 //   (the rest are free, and a last call gets each of them once) — nothing lost, nothing doubled.
 import { type ChildProcess, spawn } from "node:child_process";
 import { expect } from "vitest";
-import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../../src/routes/example-documents.ts";
-import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { EXAMPLE_CAF } from "../../src/routes/example-documents.ts";
+import { type Call, foliosIn, LEDGER_CALLS_IN_FLIGHT, ledgerSchedule, requestBody } from "./ledger-schedule.ts";
 
 export const KILL_TEST_TOKEN = "sii_dev_folios_kill_test";
 /** The lease the gateways run with here, so a retry after the kill may take a killed attempt's hold over. */
 export const KILL_TEST_LEASE_MS = 2_000;
 const LEDGER = "/api/v1/platform/dte/folios/76192083-9/34";
 const GENERAR = "/api/v1/platform/dte/documentos/generar";
-const CALLS = 30;
-/** Calls in flight at once (a fast runtime would otherwise have answered all of them before the kill lands). */
-const WINDOW = 8;
-const KEYS = 10;
-const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
-const { Folio: _folio, ...idDoc } = EXAMPLE_EXEMPT_INVOICE.Encabezado.IdDoc;
-const invoice = (variant: number) => ({
-  ...EXAMPLE_EXEMPT_INVOICE,
-  Encabezado: {
-    ...EXAMPLE_EXEMPT_INVOICE.Encabezado,
-    IdDoc: idDoc,
-    Receptor: { ...EXAMPLE_EXEMPT_INVOICE.Encabezado.Receptor, RznSocRecep: `CLIENTE ${variant}` },
-  },
-});
-/** `count` invoices; `refusedAt`: that one names another issuer, so the engine refuses the request after folios were taken. */
-function requestBody(count: number, variant: number, refusedAt?: number): string {
-  const dte = Array.from({ length: count }, (_, i) => {
-    const doc = invoice(variant);
-    if (i !== refusedAt) return doc;
-    return { ...doc, Encabezado: { ...doc.Encabezado, Emisor: { ...doc.Encabezado.Emisor, RUTEmisor: "76086428-5" } } };
-  });
-  return JSON.stringify({
-    auth: { cert: { "cert-data": juana.certPem, "pkey-data": juana.keyPem } },
-    dte,
-    resolucion: { fecha: "2014-08-22", numero: 80 },
-  });
-}
-
-/** A small seeded generator (mulberry32): the schedule is the seed's, printed on failure. */
-function random(seed: number): (n: number) => number {
-  let a = seed >>> 0;
-  return (n) => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-  };
-}
-
-interface Call {
-  key: string;
-  body: string;
-  /** Whether the engine refuses it (400), whatever happens around it. */
-  refused: boolean;
-}
-
-/** The schedule: each call a key of a small pool (so keys are reused), with that key's request, another one, or a refused one. */
-function schedule(seed: number): { calls: Call[]; killAfter: number } {
-  const pick = random(seed);
-  const usual = Array.from({ length: KEYS }, (_, k) => requestBody(1 + pick(3), k));
-  const calls = Array.from({ length: CALLS }, (): Call => {
-    const k = pick(KEYS);
-    const roll = pick(10);
-    if (roll < 6) return { key: `key-${k}`, body: usual[k] as string, refused: false };
-    if (roll < 8) return { key: `key-${k}`, body: requestBody(1 + pick(3), 100 + pick(1000)), refused: false };
-    // Refused at the second document or later: the first names the issuer whose ledger gives the folios.
-    const count = 2 + pick(3);
-    return { key: `key-${k}`, body: requestBody(count, 2000 + pick(1000), 1 + pick(count - 1)), refused: true };
-  });
-  return { calls, killAfter: 2 + pick(8) };
-}
-
 export const freePort = () => 20_000 + Math.floor(Math.random() * 20_000);
 
 /** Spawns a gateway (its own process group) and resolves once its output holds `ready`. */
@@ -130,7 +67,7 @@ export async function killDuringBatch(
   ports: number[],
   seed = Number(process.env.LEDGER_KILL_SEED ?? Math.floor(Math.random() * 2 ** 31)),
 ): Promise<{ answeredBeforeKill: number; usedAtKill: number }> {
-  const { calls, killAfter } = schedule(seed);
+  const { calls, killAfter } = ledgerSchedule(seed, { unkeyed: false });
   let turn = 0;
   const call = (path: string, init: RequestInit = {}, key?: string) =>
     fetch(`http://127.0.0.1:${ports[turn++ % ports.length]}${path}`, {
@@ -159,7 +96,7 @@ export async function killDuringBatch(
     expect((await call(LEDGER, { method: "POST", body: JSON.stringify({ caf: EXAMPLE_CAF }) })).status).toBe(200);
     let next = 0;
     let answered = 0;
-    const lanes = Array.from({ length: WINDOW }, async () => {
+    const lanes = Array.from({ length: LEDGER_CALLS_IN_FLIGHT }, async () => {
       while (next < calls.length) {
         const { key, body } = calls[next++] as Call;
         try {
@@ -183,18 +120,14 @@ export async function killDuringBatch(
     }
     const texts = [...answers.entries()];
     for (const [key, seen] of texts) expect(seen.size, `seed ${seed}: ${key} answered one answer, byte for byte`).toBe(1);
-    const folios = texts.flatMap(([, seen]) =>
-      [...seen].flatMap((t) => (JSON.parse(t) as { data: { documentos: { folio: number }[] } }).data.documentos.map((d) => d.folio)),
-    );
+    const folios = texts.flatMap(([, seen]) => [...seen].flatMap(foliosIn));
     expect(new Set(folios).size, `seed ${seed}: no folio in two answers`).toBe(folios.length);
     const after = await ledger();
     expect(after.rangos[0]?.usados, `seed ${seed}: the ledger used exactly the folios answered`).toBe(folios.length);
     // The rest are free: one last call takes each of them once, none of them answered before.
     const rest = after.disponibles;
     const last = rest > 0 ? await generar(requestBody(rest, 9999)) : undefined;
-    const lastFolios = last
-      ? ((await last.json()) as { data: { documentos: { folio: number }[] } }).data.documentos.map((d) => d.folio)
-      : [];
+    const lastFolios = last ? foliosIn(await last.text()) : [];
     expect(
       [...folios, ...lastFolios].sort((a, b) => a - b),
       `seed ${seed}`,
