@@ -228,6 +228,18 @@ describe("generar with the folio ledger", () => {
     expect((await answerOf(other, FolioAnnulmentEnvelope)).data.anulados_ledger).toBe(0);
   });
 
+  it("a duplicate in flight waits for the first and gets its answer, charged once", async () => {
+    const t = await setup();
+    const acme = await t.as("acme");
+    await acme.post(LEDGER, { caf: EXAMPLE_CAF });
+    const [a, b] = await Promise.all([acme.generar([invoice(), invoice()], "twin"), acme.generar([invoice(), invoice()], "twin")]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(await a.clone().text()).toBe(await b.clone().text());
+    expect([a.headers.get("idempotent-replayed"), b.headers.get("idempotent-replayed")].sort()).toEqual([null, "true"].sort());
+    expect([a.headers.get("x-quota-units"), b.headers.get("x-quota-units")].sort()).toEqual(["0", "2"]);
+    expect(await acme.ledger()).toMatchObject({ disponibles: 98, siguiente: 3 });
+  });
+
   it("the same key with other documents is a 409 IDEMPOTENCY_CONFLICT, not a second document on the same folio", async () => {
     const t = await setup();
     const acme = await t.as("acme");
