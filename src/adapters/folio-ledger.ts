@@ -260,7 +260,9 @@ const heldBy = (state: LedgerState, hold: FolioHold): HoldRecord | undefined =>
 export function settleIn(state: LedgerState, hold: FolioHold): boolean {
   const record = heldBy(state, hold);
   if (!record) return false;
-  Object.assign(record, { state: "answered", until: hold.now + HOLD_KEPT_MS });
+  // Without a key no retry can come back for the record: the folios simply stay used.
+  if (!record.keyed) state.holds = (state.holds ?? []).filter((h) => h !== record);
+  else Object.assign(record, { state: "answered", until: hold.now + HOLD_KEPT_MS });
   return true;
 }
 
