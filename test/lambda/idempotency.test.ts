@@ -1,6 +1,7 @@
 // The idempotency attacks through the app on the DynamoDB stores (dynalite on loopback), and the
 // part items of answers larger than an item: written before the record completes, deleted when
 // the record is replaced or its completion is refused.
+import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createDynamoStores } from "../../src/adapters/lambda/dynamodb-stores.ts";
 import { dynamoClient, type Json, S } from "../../src/adapters/lambda/dynamodb-wire.ts";
@@ -66,4 +67,15 @@ describe("DynamoDB idempotency answers in parts", () => {
     await store.complete(account, "k", "fp", answer("c"), noon, 60_000); // no longer this request's record
     expect(await items(account)).toEqual(["k"]);
   }, 60_000);
+
+  it("completes and replays 64 MiB of sealed text", async () => {
+    const store = createDynamoStores(local.config).idempotency;
+    const account = `huge-${Date.now()}`;
+    const big = { status: 201, headers: {}, body: `v1.${randomBytes(48 * 1024 * 1024).toString("base64")}` };
+    await store.begin(account, "k", "fp", noon, 60_000, 10);
+    await store.complete(account, "k", "fp", big, noon, 60_000);
+    const begun = await store.begin(account, "k", "fp", noon, 60_000, 10);
+    expect(begun.state === "completed" && begun.response.body === big.body).toBe(true);
+    expect(await store.stored(account, noon)).toBe(1);
+  }, 120_000);
 });
