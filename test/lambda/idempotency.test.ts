@@ -3,8 +3,9 @@
 // the record is replaced or its completion is refused.
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { dynamoIdempotencyStore } from "../../src/adapters/lambda/dynamodb-idempotency.ts";
 import { createDynamoStores } from "../../src/adapters/lambda/dynamodb-stores.ts";
-import { dynamoClient, type Json, S } from "../../src/adapters/lambda/dynamodb-wire.ts";
+import { type Call, DynamoError, dynamoClient, isRecord, itemIn, type Json, type Key, S } from "../../src/adapters/lambda/dynamodb-wire.ts";
 import { idempotencyAttackCases } from "../support/idempotency-attacks.ts";
 import { localDynamoDb } from "../support/local-dynamodb.ts";
 
@@ -78,4 +79,31 @@ describe("DynamoDB idempotency answers in parts", () => {
     expect(begun.state === "completed" && begun.response.body === big.body).toBe(true);
     expect(await store.stored(account, noon)).toBe(1);
   }, 120_000);
+
+  it("tries a throttled part again, so a large answer is kept when DynamoDB asks to slow down", async () => {
+    const real = dynamoClient(local.config);
+    let throttled = 0;
+    // The first four part writes are refused as DynamoDB refuses a partition's excess writes.
+    const call: Call = async (operation, body) => {
+      const isPart = operation === "PutItem" && isRecord(body.Item) && (body.Item.sk as { S: string }).S.startsWith("k ");
+      if (isPart && throttled < 4) {
+        throttled++;
+        throw new DynamoError(
+          "ProvisionedThroughputExceededException",
+          "The level of configured provisioned throughput for the table was exceeded",
+          400,
+        );
+      }
+      return real(operation, body);
+    };
+    const getItem = async (k: Key) =>
+      itemIn(await real("GetItem", { TableName: local.config.table, Key: k, ConsistentRead: true }), "Item");
+    const store = dynamoIdempotencyStore(call, local.config.table, getItem);
+    const account = `throttled-${Date.now()}`;
+    await store.begin(account, "k", "fp", noon, 60_000, 10);
+    await store.complete(account, "k", "fp", answer("t"), noon, 60_000);
+    expect(throttled).toBe(4);
+    const begun = await store.begin(account, "k", "fp", noon, 60_000, 10);
+    expect(begun.state === "completed" && begun.response.body === answer("t").body).toBe(true);
+  }, 60_000);
 });

@@ -4,6 +4,7 @@ import {
   type Call,
   conditional,
   count,
+  DynamoError,
   type GetItem,
   isConditionFailed,
   isRecord,
@@ -41,9 +42,32 @@ const hourKey = (ms: number) => `h#${new Date(ms).toISOString().slice(0, 13)}`;
 const PART_BYTES = 380_000;
 /** Part items written or read at once by one call. */
 const PARTS_AT_ONCE = 8;
+/**
+ * A large answer sends megabytes to one partition key at once, past what a partition takes in a
+ * second: a throttled part is tried again after 50 ms, doubling up to ~13 s in all, as "Error
+ * Retries and Exponential Backoff" advises for these errors (awsdocs/amazon-dynamodb-developer-guide
+ * doc_source/Programming.Errors.md; the AWS SDKs do the same).
+ */
+const THROTTLED = new Set(["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"]);
+const RETRIES = 8;
+
+/** `call` with throttled requests tried again (only for the idempotent part requests). */
+function patient(call: Call): Call {
+  return async (operation, body) => {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await call(operation, body);
+      } catch (err) {
+        if (!(err instanceof DynamoError && THROTTLED.has(err.type)) || tries >= RETRIES) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** tries));
+      }
+    }
+  };
+}
 
 export function dynamoIdempotencyStore(call: Call, TableName: string, getItem: GetItem): IdempotencyStore {
   const recordKey = (account: string, name: string) => key(`idem#${account}`, name);
+  const partCall = patient(call);
 
   const partKey = (account: string, name: string, attempt: string, n: number) => key(`idem#${account}`, `${name} ${attempt} ${n}`);
 
@@ -52,7 +76,7 @@ export function dynamoIdempotencyStore(call: Call, TableName: string, getItem: G
     const attempt = text(old, "attempt");
     if (!attempt) return;
     const numbers = Array.from({ length: count(old, "parts") }, (_, i) => i + 1);
-    await inGroups(numbers, PARTS_AT_ONCE, (n) => call("DeleteItem", { TableName, Key: partKey(account, name, attempt, n) }));
+    await inGroups(numbers, PARTS_AT_ONCE, (n) => partCall("DeleteItem", { TableName, Key: partKey(account, name, attempt, n) }));
   };
 
   /** A conditional PutItem of a record: what it replaced ({} for nothing), or null when its condition did not hold. */
@@ -85,7 +109,10 @@ export function dynamoIdempotencyStore(call: Call, TableName: string, getItem: G
   const answerOf = async (account: string, name: string, item: Json): Promise<StoredResponse | null> => {
     const attempt = text(item, "attempt") ?? "";
     const numbers = Array.from({ length: count(item, "parts") }, (_, i) => i + 1);
-    const parts = await inGroups(numbers, PARTS_AT_ONCE, async (n) => text(await getItem(partKey(account, name, attempt, n)), "data"));
+    const parts = await inGroups(numbers, PARTS_AT_ONCE, async (n) => {
+      const read = await partCall("GetItem", { TableName, Key: partKey(account, name, attempt, n), ConsistentRead: true });
+      return text(itemIn(read, "Item"), "data");
+    });
     if (parts.some((part) => part === undefined)) return null;
     const response = parseJson([text(item, "response"), ...parts].join(""));
     return isRecord(response) ? (response as unknown as StoredResponse) : null;
@@ -144,7 +171,7 @@ export function dynamoIdempotencyStore(call: Call, TableName: string, getItem: G
       const [head = "", ...rest] = partsOf(JSON.stringify(response), PART_BYTES);
       const attempt = crypto.randomUUID();
       await inGroups(rest, PARTS_AT_ONCE, (data, i) =>
-        call("PutItem", { TableName, Item: { ...partKey(account, name, attempt, i + 1), data: S(data), expires_at: expires } }),
+        partCall("PutItem", { TableName, Item: { ...partKey(account, name, attempt, i + 1), data: S(data), expires_at: expires } }),
       );
       // Only over this request's own record: a different body under the key is not ours to replace.
       const replaced = await putRecord({
