@@ -105,6 +105,33 @@ describe("Durable Object ledger answers larger than a row or an RPC message", ()
   );
 
   it(
+    "purges expired parts in batches of PURGE_BATCH with the records, parts no record holds included",
+    async () => {
+      const account = `purge-parts-${Date.now()}`;
+      const stub = ledgerOf(account);
+      const count = () =>
+        runInDurableObject(
+          stub,
+          (_ledger: IdempotencyLedger, state) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM parts").one().n,
+        );
+      await stub.begin("first", "fp", noon.getTime(), 60_000, 10); // the instance's first start purges: nothing yet
+      await runInDurableObject(stub, (_ledger: IdempotencyLedger, state) => {
+        for (let i = 0; i < PURGE_BATCH + 10; i++) {
+          state.storage.sql.exec(
+            "INSERT INTO parts (key, attempt, n, until, data) VALUES (?, 'gone', 1, ?, 'x')",
+            `old-${i}`,
+            noon.getTime(),
+          );
+        }
+      });
+      const later = noon.getTime() + 60_000;
+      for (let i = 0; i < PURGE_EVERY; i++) await stub.begin(`new-${i}`, "fp", later, 60_000, 10);
+      expect(await count()).toBe(10);
+    },
+    SLOW_MS,
+  );
+
+  it(
     "drops the parts an attempt staged when it is abandoned, or when a taken-over lease completes late",
     async () => {
       const account = `staged-${Date.now()}`;
