@@ -7,7 +7,8 @@ const encoder = new TextEncoder();
 
 /**
  * `text` in parts of at most `maxBytes` UTF-8 bytes each (at least one part, "" for ""), never
- * splitting a character: `encodeInto` stops before a character that does not fit.
+ * splitting a character: `encodeInto` stops before a character that does not fit. `maxBytes` is
+ * at least 4, the longest character.
  */
 export function partsOf(text: string, maxBytes: number): string[] {
   const buffer = new Uint8Array(maxBytes);
