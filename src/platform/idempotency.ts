@@ -51,15 +51,38 @@ async function fingerprint(c: Context<AppEnv>): Promise<string> {
   return keyedHash(c.get("deps").config.secretKey, `idempotency\n${c.req.method} ${url.pathname}?${url.searchParams.toString()}\n${body}`);
 }
 
-/** The answer to keep: its status in clear (the adapters read nothing else), headers and body sealed in `body`. */
+/**
+ * The answer to keep: its status in clear (the adapters read nothing else), headers and body
+ * sealed in `body`. The body is gzipped first (a generar answer is tens of MB of JSON, and every
+ * store keeps the sealed text): `{ headers, gzip }`, gzip in base64.
+ */
 async function store(secret: string, res: Response): Promise<StoredResponse> {
   const headers: Record<string, string> = {};
   for (const name of KEPT_HEADERS) {
     const value = res.headers.get(name);
     if (value) headers[name] = value;
   }
-  const body = bytesToBase64(new Uint8Array(await res.clone().arrayBuffer()));
-  return { status: res.status, headers: {}, body: await seal(secret, PURPOSE, JSON.stringify({ headers, body })) };
+  const gzip = bytesToBase64(await through(res.clone().body, new CompressionStream("gzip")));
+  return { status: res.status, headers: {}, body: await seal(secret, PURPOSE, JSON.stringify({ headers, gzip })) };
+}
+
+/** The bytes of `body` (none: empty) through a CompressionStream or DecompressionStream. */
+async function through(body: ReadableStream<Uint8Array> | null, transform: TransformStream<Uint8Array, Uint8Array>): Promise<Uint8Array> {
+  return new Uint8Array(await new Response((body ?? new Blob([]).stream()).pipeThrough(transform)).arrayBuffer());
+}
+
+/** A sealed answer as kept today (`gzip`), or as kept before answers were compressed (`body`). */
+interface SealedAnswer {
+  headers: Record<string, string>;
+  gzip?: string;
+  body?: string;
+}
+
+/** The stored body's bytes, from whichever form holds them. */
+async function bodyOf(answer: SealedAnswer): Promise<Uint8Array> {
+  if (answer.gzip === undefined) return base64ToBytes(answer.body ?? "");
+  const gunzip = new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>;
+  return through(new Blob([base64ToBytes(answer.gzip)]).stream(), gunzip);
 }
 
 /**
@@ -68,18 +91,18 @@ async function store(secret: string, res: Response): Promise<StoredResponse> {
  * opens (SECRET_KEY changed) cannot be replayed, and running the call again could repeat it.
  */
 async function replay(secret: string, stored: StoredResponse, accept: string | undefined): Promise<Response> {
-  let answer = { headers: stored.headers, body: stored.body };
+  let answer: SealedAnswer = { headers: stored.headers, body: stored.body };
   if (stored.body.startsWith("v1.")) {
     const opened = await open(secret, PURPOSE, stored.body);
     if (opened === null) {
       throw new ApiError(409, "IDEMPOTENCY_CONFLICT", "The answer stored for this Idempotency-Key can no longer be read; use a new key");
     }
-    answer = JSON.parse(opened) as typeof answer;
+    answer = JSON.parse(opened) as SealedAnswer;
   }
   refuseUnacceptable(stored.status, answer.headers["content-type"], accept);
   const headers = new Headers(answer.headers);
   headers.set("Idempotent-Replayed", "true");
-  return new Response(stored.status === 204 ? null : base64ToBytes(answer.body), { status: stored.status, headers });
+  return new Response(stored.status === 204 ? null : await bodyOf(answer), { status: stored.status, headers });
 }
 
 /**

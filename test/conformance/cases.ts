@@ -1,5 +1,7 @@
 // Runner-neutral conformance cases for the storage ports. Each adapter's test file feeds them a
 // factory and runs them with its own runner (vitest in Node, vitest in workerd, ...).
+
+import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import type {
   CacheStore,
   IdempotencyStore,
@@ -10,6 +12,13 @@ import type {
   TokenRecord,
   TokenStore,
 } from "../../src/ports.ts";
+
+/** Base64 of `bytes` random bytes (getRandomValues gives at most 64 KiB a call). */
+function randomBase64(bytes: number): string {
+  const out = new Uint8Array(bytes);
+  for (let at = 0; at < bytes; at += 65_536) crypto.getRandomValues(out.subarray(at, at + 65_536));
+  return bytesToBase64(out);
+}
 
 export interface StoreFactory {
   tokens(): TokenStore | Promise<TokenStore>;
@@ -243,6 +252,47 @@ export function conformanceCases(factory: StoreFactory): ConformanceCase[] {
         const after = new Date(noon.getTime() + day + 3_600_000 + 1_000);
         equal(await store.stored(account, after), 0, "expired answers are not counted");
         equal(await store.begin(account, unique("key"), "fp", after, 60_000, 3), { state: "started" }, "room again");
+      },
+    },
+    {
+      name: "idempotency: a completed answer of several MiB replays whole, counts once, and leaves no parts behind",
+      async run() {
+        const store = await factory.idempotency();
+        const account = unique("acct");
+        const key = unique("key");
+        // Sealed text is incompressible base64: ~5 MiB of it is parts on every store that has them.
+        const big = { status: 201, headers: {}, body: `v1.${randomBase64(3_900_000)}.${randomBase64(16)}` };
+        const small = { status: 200, headers: { "content-type": "application/json" }, body: "eyJhIjoxfQ==" };
+        const replayed = async (k: string, at: Date, expected: typeof big, what: string) => {
+          const begun = await store.begin(account, k, "fp", at, 60_000, 100);
+          check(begun.state === "completed", `${what}: completed, got ${begun.state}`);
+          check(
+            begun.response.body === expected.body,
+            `${what}: body of ${expected.body.length} characters, got ${begun.response.body.length}`,
+          );
+          equal({ ...begun.response, body: "" }, { ...expected, body: "" }, `${what}: status and headers`);
+        };
+        equal(await store.begin(account, key, "fp", noon, 60_000, 100), { state: "started" }, "first begin");
+        await store.complete(account, key, "fp", big, noon, 1_000);
+        await replayed(key, noon, big, "large answer");
+        equal(await store.stored(account, noon), 1, "one answer, whatever its parts");
+        // After expiry the key starts anew; its new, small answer is all that is replayed.
+        const later = new Date(noon.getTime() + 2_000);
+        equal(await store.begin(account, key, "fp", later, 60_000, 100), { state: "started" }, "expired large answer is replaced");
+        await store.complete(account, key, "fp", small, later, 3_600_000);
+        await replayed(key, later, small, "small answer after expiry");
+        // An answer in parts over an abandoned attempt, then expiry and a shorter one in parts again.
+        const k2 = unique("key");
+        const mid = { ...big, body: `v1.${randomBase64(1_200_000)}` };
+        await store.begin(account, k2, "fp", noon, 60_000, 100);
+        await store.abandon(account, k2, "fp");
+        equal(await store.begin(account, k2, "fp", noon, 60_000, 100), { state: "started" }, "abandoned key starts again");
+        await store.complete(account, k2, "fp", mid, noon, 1_000);
+        await replayed(k2, noon, mid, "answer in parts after abandon");
+        const other = { ...big, body: `v1.${randomBase64(600_000)}` };
+        equal(await store.begin(account, k2, "fp", later, 60_000, 100), { state: "started" }, "expired again");
+        await store.complete(account, k2, "fp", other, later, 3_600_000);
+        await replayed(k2, later, other, "a shorter large answer over a longer one");
       },
     },
     {

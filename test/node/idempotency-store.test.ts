@@ -1,5 +1,6 @@
 // The idempotency attacks through the app on the memory and SQLite stores, and the SQLite
 // store's expiry: indexed, purged in bounded batches rather than by a scan on every write.
+import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { PURGE_BATCH, PURGE_EVERY } from "../../src/adapters/idempotency-expiry.ts";
 import { memoryStores } from "../../src/adapters/memory/stores.ts";
@@ -49,4 +50,22 @@ describe("SQLite idempotency expiry", () => {
     expect(rows()).toBe(3 * PURGE_EVERY);
     expect(await idempotency.stored("acct", later)).toBe(0);
   });
+});
+
+describe("stored answers of 64 MiB on the memory and SQLite stores", () => {
+  const noon = new Date("2026-03-15T12:00:00Z");
+  for (const [name, make] of [
+    ["memory", () => memoryStores().idempotency],
+    ["SQLite", () => sqliteStores(":memory:").idempotency],
+  ] as const) {
+    it(`${name}: completes and replays 64 MiB of sealed text whole`, async () => {
+      const store = make();
+      const big = { status: 201, headers: {}, body: `v1.${randomBytes(48 * 1024 * 1024).toString("base64")}` };
+      expect(big.body.length).toBeGreaterThan(64 * 1024 * 1024);
+      await store.begin("acct", "k", "fp", noon, 60_000, 10);
+      await store.complete("acct", "k", "fp", big, noon, 60_000);
+      const begun = await store.begin("acct", "k", "fp", noon, 60_000, 10);
+      expect(begun.state === "completed" && begun.response.body === big.body).toBe(true);
+    }, 60_000);
+  }
 });

@@ -12,7 +12,6 @@ import type {
   Plan,
   QuotaDecision,
   QuotaState,
-  StoredResponse,
 } from "../../ports.ts";
 import {
   addRange,
@@ -89,7 +88,25 @@ export class QuotaCounter extends DurableObject<unknown> {
   }
 }
 
-/** One per account: its Idempotency-Key records. */
+/**
+ * What the ledger's `begin` answers: the port's states, a completed record as its first part
+ * (`head`) and how many more parts its answer has under `attempt`, read with `parts()`: an answer
+ * may be larger than one RPC message (32 MiB: "Serialized RPC arguments or return values are
+ * limited to 32MiB", cloudflare/workerd src/workerd/api/worker-rpc.c++).
+ */
+export type LedgerBegin =
+  | Exclude<IdempotencyBegin, { state: "completed" }>
+  | { state: "completed"; head: string; attempt: string | null; parts: number };
+
+/**
+ * One per account: its Idempotency-Key records. A SQLite row holds at most 2 MB ("Maximum
+ * string, BLOB or table row size", cloudflare/cloudflare-docs
+ * src/content/docs/durable-objects/platform/limits.mdx), so an answer's JSON text is kept in parts:
+ * the first in the record's `response`, the rest in `parts` under the completing attempt's id,
+ * staged by `stage()` calls while the record is in progress and taken by `complete()`, which in one
+ * synchronous method checks they are all there, flips the record and drops every other attempt's.
+ * A completed record's key thus has one attempt's parts, all of them; a new start drops them.
+ */
 export class IdempotencyLedger extends DurableObject<unknown> {
   private readonly purgeDue = purgeSchedule();
 
@@ -98,9 +115,13 @@ export class IdempotencyLedger extends DurableObject<unknown> {
     ctx.storage.sql.exec(
       "CREATE TABLE IF NOT EXISTS records (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, state TEXT NOT NULL, until INTEGER NOT NULL, response TEXT)",
     );
+    ctx.storage.sql.exec(
+      "CREATE TABLE IF NOT EXISTS parts (key TEXT NOT NULL, attempt TEXT NOT NULL, n INTEGER NOT NULL, until INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (key, attempt, n))",
+    );
     // Expiry and the live answers are read through indexes: each SQL row read is billed.
     ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS records_expiry ON records (until)");
     ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS records_answers ON records (state, until)");
+    ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS parts_expiry ON parts (until)");
   }
 
   private answers(nowMs: number): { n: number; first: number | null } {
@@ -113,7 +134,18 @@ export class IdempotencyLedger extends DurableObject<unknown> {
     return row ?? { n: 0, first: null };
   }
 
-  begin(key: string, fingerprint: string, nowMs: number, leaseMs: number, maxStored: number): IdempotencyBegin {
+  /** The record of `key` when `fingerprint` holds it, else undefined. */
+  private held(key: string, fingerprint: string): { state: string } | undefined {
+    return this.ctx.storage.sql
+      .exec<{ state: string }>("SELECT state FROM records WHERE key = ? AND fingerprint = ?", key, fingerprint)
+      .toArray()[0];
+  }
+
+  private dropParts(key: string): void {
+    this.ctx.storage.sql.exec("DELETE FROM parts WHERE key = ?", key);
+  }
+
+  begin(key: string, fingerprint: string, nowMs: number, leaseMs: number, maxStored: number): LedgerBegin {
     const sql = this.ctx.storage.sql;
     const row = sql
       .exec<{ fingerprint: string; state: string; until: number; response: string | null }>(
@@ -124,6 +156,7 @@ export class IdempotencyLedger extends DurableObject<unknown> {
     if (!row || row.until <= nowMs) {
       const held = this.answers(nowMs);
       if (held.n >= maxStored) return { state: "full", stored: held.n, freesAt: held.first ?? nowMs };
+      this.dropParts(key); // the expired answer's, and any an attempt staged and never completed
       sql.exec(
         "INSERT OR REPLACE INTO records (key, fingerprint, state, until, response) VALUES (?, ?, 'in_progress', ?, NULL)",
         key,
@@ -132,26 +165,73 @@ export class IdempotencyLedger extends DurableObject<unknown> {
       );
       if (this.purgeDue()) {
         sql.exec(`DELETE FROM records WHERE key IN (SELECT key FROM records WHERE until <= ? LIMIT ${PURGE_BATCH})`, nowMs);
+        sql.exec(`DELETE FROM parts WHERE rowid IN (SELECT rowid FROM parts WHERE until <= ? LIMIT ${PURGE_BATCH})`, nowMs);
       }
       return { state: "started" };
     }
     if (row.fingerprint !== fingerprint) return { state: "conflict" };
-    if (row.state === "completed" && row.response) return { state: "completed", response: JSON.parse(row.response) as StoredResponse };
+    if (row.state === "completed" && row.response !== null) {
+      const rest = sql
+        .exec<{ attempt: string; n: number }>("SELECT attempt, COUNT(*) AS n FROM parts WHERE key = ? GROUP BY attempt", key)
+        .toArray()[0];
+      return { state: "completed", head: row.response, attempt: rest?.attempt ?? null, parts: rest?.n ?? 0 };
+    }
     return { state: "in_progress" };
   }
 
-  complete(key: string, fingerprint: string, response: StoredResponse, nowMs: number, ttlMs: number): void {
-    this.ctx.storage.sql.exec(
-      "UPDATE records SET state = 'completed', until = ?, response = ? WHERE key = ? AND fingerprint = ?",
-      nowMs + ttlMs,
-      JSON.stringify(response),
-      key,
-      fingerprint,
-    );
+  /** Parts `from` (1 is the first after the head) onwards of an answer: as many as are kept, at most `count`. */
+  parts(key: string, attempt: string, from: number, count: number): string[] {
+    return this.ctx.storage.sql
+      .exec<{ data: string }>(
+        "SELECT data FROM parts WHERE key = ? AND attempt = ? AND n >= ? AND n < ? ORDER BY n",
+        key,
+        attempt,
+        from,
+        from + count,
+      )
+      .toArray()
+      .map((row) => row.data);
+  }
+
+  /** Keeps parts `from`… of `attempt`'s answer; false (nothing kept) once the record is not this request's in-progress one. */
+  stage(key: string, fingerprint: string, attempt: string, from: number, parts: string[], untilMs: number): boolean {
+    if (this.held(key, fingerprint)?.state !== "in_progress") return false;
+    for (const [i, data] of parts.entries()) {
+      this.ctx.storage.sql.exec(
+        "INSERT OR REPLACE INTO parts (key, attempt, n, until, data) VALUES (?, ?, ?, ?, ?)",
+        key,
+        attempt,
+        from + i,
+        untilMs,
+        data,
+      );
+    }
+    return true;
+  }
+
+  /**
+   * Completes the record with `head` and the `parts` parts `attempt` staged. When the record is no
+   * longer this request's, or a start dropped the staged parts (the lease was taken over), it stays
+   * as it is and this attempt's parts go.
+   */
+  complete(key: string, fingerprint: string, head: string, attempt: string, parts: number, nowMs: number, ttlMs: number): void {
+    const sql = this.ctx.storage.sql;
+    const staged = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM parts WHERE key = ? AND attempt = ?", key, attempt).one().n;
+    if (!this.held(key, fingerprint) || staged !== parts) {
+      sql.exec("DELETE FROM parts WHERE key = ? AND attempt = ?", key, attempt);
+      return;
+    }
+    sql.exec("UPDATE records SET state = 'completed', until = ?, response = ? WHERE key = ?", nowMs + ttlMs, head, key);
+    sql.exec("DELETE FROM parts WHERE key = ? AND attempt <> ?", key, attempt);
   }
 
   abandon(key: string, fingerprint: string): void {
-    this.ctx.storage.sql.exec("DELETE FROM records WHERE key = ? AND fingerprint = ? AND state = 'in_progress'", key, fingerprint);
+    const dropped = this.ctx.storage.sql.exec(
+      "DELETE FROM records WHERE key = ? AND fingerprint = ? AND state = 'in_progress'",
+      key,
+      fingerprint,
+    ).rowsWritten;
+    if (dropped > 0) this.dropParts(key);
   }
 
   stored(nowMs: number): number {

@@ -1,5 +1,21 @@
 import type { IdempotencyBegin, IdempotencyStore, StoredResponse } from "../../ports.ts";
-import { type Call, conditional, count, type GetItem, isRecord, type Json, key, N, parseJson, S, text } from "./dynamodb-wire.ts";
+import { inGroups, partsOf } from "../idempotency-parts.ts";
+import {
+  type Call,
+  conditional,
+  count,
+  DynamoError,
+  type GetItem,
+  isConditionFailed,
+  isRecord,
+  itemIn,
+  type Json,
+  key,
+  N,
+  parseJson,
+  S,
+  text,
+} from "./dynamodb-wire.ts";
 
 // Idempotency: `until_ms` is when the record stops counting, the lease's end while in progress
 // and the replay window's end once completed. `begin` is one conditional PutItem that succeeds
@@ -13,27 +29,92 @@ import { type Call, conditional, count, type GetItem, isRecord, type Json, key, 
 const HOUR_MS = 3_600_000;
 const hourKey = (ms: number) => `h#${new Date(ms).toISOString().slice(0, 13)}`;
 
+// An item holds at most 400 KB, names and values ("Items", awsdocs/amazon-dynamodb-developer-guide
+// doc_source/ServiceQuotas.md), so an answer's JSON text is kept in parts: the first in the record's
+// `response`, the rest in part items under the same pk (sort key: the record's key, a space, which
+// no Idempotency-Key holds, the completing attempt's id and the part's number). The parts are
+// written first; the record then says "completed" with their `attempt` and count, conditional on
+// its fingerprint as before, so a reader never finds a completed record without all its parts.
+// Parts expire with their record (TTL); a record replaced (a new start over an expired answer, a
+// second completion) has its parts deleted by whoever replaced it, with what the PutItem returned.
+// An attempt that fails between its parts and its record leaves parts only the TTL removes.
+/** UTF-8 bytes of one part: what an item holds, less room for the record's other attributes. */
+const PART_BYTES = 380_000;
+/** Part items written or read at once by one call. */
+const PARTS_AT_ONCE = 8;
+/**
+ * A large answer sends megabytes to one partition key at once, past what a partition takes in a
+ * second: a throttled part is tried again after 50 ms, doubling up to ~13 s in all, as "Error
+ * Retries and Exponential Backoff" advises for these errors (awsdocs/amazon-dynamodb-developer-guide
+ * doc_source/Programming.Errors.md; the AWS SDKs do the same).
+ */
+const THROTTLED = new Set(["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"]);
+const RETRIES = 8;
+
+/** `call` with throttled requests tried again (only for the idempotent part requests). */
+function patient(call: Call): Call {
+  return async (operation, body) => {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await call(operation, body);
+      } catch (err) {
+        if (!(err instanceof DynamoError && THROTTLED.has(err.type)) || tries >= RETRIES) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** tries));
+      }
+    }
+  };
+}
+
 export function dynamoIdempotencyStore(call: Call, TableName: string, getItem: GetItem): IdempotencyStore {
   const recordKey = (account: string, name: string) => key(`idem#${account}`, name);
+  const partCall = patient(call);
 
-  const tryStart = (account: string, name: string, fingerprint: string, untilMs: number, nowMs: number) =>
-    conditional(
-      call("PutItem", {
-        TableName,
-        Item: {
-          ...recordKey(account, name),
-          state: S("in_progress"),
-          fingerprint: S(fingerprint),
-          until_ms: N(untilMs),
-          expires_at: N(Math.ceil(untilMs / 1000)),
-        },
-        ConditionExpression: "attribute_not_exists(pk) OR until_ms <= :now",
-        ExpressionAttributeValues: { ":now": N(nowMs) },
-      }),
-    );
+  const partKey = (account: string, name: string, attempt: string, n: number) => key(`idem#${account}`, `${name} ${attempt} ${n}`);
 
-  const parseResponse = (item: Json): StoredResponse | null => {
-    const response = parseJson(text(item, "response"));
+  /** Deletes the parts of a record that is gone (as a PutItem returned it), if it had any. */
+  const dropParts = async (account: string, name: string, old: Json | undefined) => {
+    const attempt = text(old, "attempt");
+    if (!attempt) return;
+    const numbers = Array.from({ length: count(old, "parts") }, (_, i) => i + 1);
+    await inGroups(numbers, PARTS_AT_ONCE, (n) => partCall("DeleteItem", { TableName, Key: partKey(account, name, attempt, n) }));
+  };
+
+  /** A conditional PutItem of a record: what it replaced ({} for nothing), or null when its condition did not hold. */
+  const putRecord = async (body: Json): Promise<Json | null> => {
+    try {
+      return itemIn(await call("PutItem", { TableName, ReturnValues: "ALL_OLD", ...body }), "Attributes") ?? {};
+    } catch (err) {
+      if (isConditionFailed(err)) return null;
+      throw err;
+    }
+  };
+
+  const tryStart = async (account: string, name: string, fingerprint: string, untilMs: number, nowMs: number) => {
+    const replaced = await putRecord({
+      Item: {
+        ...recordKey(account, name),
+        state: S("in_progress"),
+        fingerprint: S(fingerprint),
+        until_ms: N(untilMs),
+        expires_at: N(Math.ceil(untilMs / 1000)),
+      },
+      ConditionExpression: "attribute_not_exists(pk) OR until_ms <= :now",
+      ExpressionAttributeValues: { ":now": N(nowMs) },
+    });
+    if (replaced) await dropParts(account, name, replaced); // an expired answer's
+    return replaced !== null;
+  };
+
+  /** A completed record's answer: its head and its parts; null when a part is gone (the record was replaced meanwhile). */
+  const answerOf = async (account: string, name: string, item: Json): Promise<StoredResponse | null> => {
+    const attempt = text(item, "attempt") ?? "";
+    const numbers = Array.from({ length: count(item, "parts") }, (_, i) => i + 1);
+    const parts = await inGroups(numbers, PARTS_AT_ONCE, async (n) => {
+      const read = await partCall("GetItem", { TableName, Key: partKey(account, name, attempt, n), ConsistentRead: true });
+      return text(itemIn(read, "Item"), "data");
+    });
+    if (parts.some((part) => part === undefined)) return null;
+    const response = parseJson([text(item, "response"), ...parts].join(""));
     return isRecord(response) ? (response as unknown as StoredResponse) : null;
   };
 
@@ -66,7 +147,7 @@ export function dynamoIdempotencyStore(call: Call, TableName: string, getItem: G
     async begin(account, name, fingerprint, now, leaseMs, maxStored): Promise<IdempotencyBegin> {
       const nowMs = now.getTime();
       // A record that vanishes (abandoned) or lapses between the write and the read: try again.
-      for (let attempt = 0; attempt < 5; attempt++) {
+      for (let tries = 0; tries < 5; tries++) {
         if (await tryStart(account, name, fingerprint, nowMs + leaseMs, nowMs)) {
           // Counted after the start, so a replay (the common repeat) costs no count.
           const held = await answers(account, nowMs);
@@ -77,29 +158,39 @@ export function dynamoIdempotencyStore(call: Call, TableName: string, getItem: G
         const item = await getItem(recordKey(account, name));
         if (!item || count(item, "until_ms") <= nowMs) continue;
         if (text(item, "fingerprint") !== fingerprint) return { state: "conflict" };
-        const response = text(item, "state") === "completed" ? parseResponse(item) : null;
-        return response ? { state: "completed", response } : { state: "in_progress" };
+        if (text(item, "state") !== "completed") return { state: "in_progress" };
+        const response = await answerOf(account, name, item);
+        if (response) return { state: "completed", response };
+        // Its parts went while they were read: the record was replaced, try again.
       }
       return { state: "in_progress" };
     },
     async complete(account, name, fingerprint, response, now, ttlMs) {
       const untilMs = now.getTime() + ttlMs;
-      // Only over this request's own record: a different body under the key is not ours to replace.
-      const stored = await conditional(
-        call("PutItem", {
-          TableName,
-          Item: {
-            ...recordKey(account, name),
-            state: S("completed"),
-            fingerprint: S(fingerprint),
-            until_ms: N(untilMs),
-            response: S(JSON.stringify(response)),
-            expires_at: N(Math.ceil(untilMs / 1000)),
-          },
-          ConditionExpression: "fingerprint = :fingerprint",
-          ExpressionAttributeValues: { ":fingerprint": S(fingerprint) },
-        }),
+      const expires = N(Math.ceil(untilMs / 1000));
+      const [head = "", ...rest] = partsOf(JSON.stringify(response), PART_BYTES);
+      const attempt = crypto.randomUUID();
+      await inGroups(rest, PARTS_AT_ONCE, (data, i) =>
+        partCall("PutItem", { TableName, Item: { ...partKey(account, name, attempt, i + 1), data: S(data), expires_at: expires } }),
       );
+      // Only over this request's own record: a different body under the key is not ours to replace.
+      const replaced = await putRecord({
+        Item: {
+          ...recordKey(account, name),
+          state: S("completed"),
+          fingerprint: S(fingerprint),
+          until_ms: N(untilMs),
+          response: S(head),
+          attempt: S(attempt),
+          parts: N(rest.length),
+          expires_at: expires,
+        },
+        ConditionExpression: "fingerprint = :fingerprint",
+        ExpressionAttributeValues: { ":fingerprint": S(fingerprint) },
+      });
+      const stored = replaced !== null;
+      // Not kept: this attempt's parts go; kept over an earlier completion: that one's parts go.
+      await dropParts(account, name, stored ? replaced : { attempt: S(attempt), parts: N(rest.length) });
       if (!stored) return;
       await call("UpdateItem", {
         TableName,
