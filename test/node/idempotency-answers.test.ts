@@ -33,7 +33,7 @@ function app(idempotency: IdempotencyStore, answer: () => Response) {
         counter.runs++;
         return answer();
       },
-      () => true,
+      { worthKeeping: () => true, siiCalls: () => 0 },
     ),
   );
   const post = (key: string) => hono.request("/generar", { method: "POST", headers: { "idempotency-key": key }, body: "{}" });
