@@ -35,7 +35,8 @@ const title = (name: string) => name.charAt(0) + name.slice(1).toLowerCase();
  * `<div class='meses' id='mes_enero'>` (felipemehr/quebot api/search.php reads `id='mes_{month}'`) under an
  * `<h2>Enero</h2>` heading (victorsilvaTR/LpFacturacion Facturacion/VB50/ModSII.bas). Row d holds days d,
  * d+10 and d+20, each a `<th><strong>d</strong></th>` and its `<td>` (both sources); the 11th row has only
- * day 31, its other header cells `&nbsp;` (ModSII.bas). A value not published yet is an empty cell.
+ * day 31, its other header cells `&nbsp;` (ModSII.bas). No header row above the days: ModSII.bas takes the
+ * d-th row after the heading as day d's, quebot reads the pairs alone. A value not published yet is an empty cell.
  */
 export function ufYearPage(year: number, now: Date): Response {
   const last = lastPublishedUf(now);
@@ -54,7 +55,6 @@ export function ufYearPage(year: number, now: Date): Response {
     rows.push(`<tr><th>&nbsp;</th><td>&nbsp;</td><th>&nbsp;</th><td>&nbsp;</td>${cell(month, 31)}</tr>`);
     sections.push(
       `<div class='meses' id='mes_${name.toLowerCase()}'><h2>${title(name)}</h2><div class='table-responsive'><table class='table table-hover table-bordered'>` +
-        `<thead><tr><th>D&iacute;a</th><th>Valor</th><th>D&iacute;a</th><th>Valor</th><th>D&iacute;a</th><th>Valor</th></tr></thead>` +
         `<tbody>\n${rows.join("\n")}\n</tbody></table></div></div>`,
     );
   }

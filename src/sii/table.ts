@@ -199,5 +199,16 @@ function refusal(service: string, attempt: { missing: string[]; twice: string[];
   return formatChanged(service, `${what} (headers seen: ${seen})`.slice(0, 400));
 }
 
+/** A table's own rows, each cell as its text and whether it is a header cell (`<th>`), for a table that has no header. */
+export function rowCells(table: HtmlElement): { th: boolean; text: string }[][] {
+  return ownRows(table).map((row) => cellsOf(row).map((c) => ({ th: c.tagName.toUpperCase() === "TH", text: textOf(c) })));
+}
+
+/** Whether some cell of the table names one of the wanted labels: it has a header to be read by. */
+export function namesAny<K extends string>(table: HtmlElement, wanted: WantedColumns<K>): boolean {
+  const { known } = labelsOf(wanted);
+  return rowCells(table).some((row) => row.some((c) => known.has(normalizeLabel(c.text))));
+}
+
 /** A row's cell at `index` ("" when the row is shorter). */
 export const cell = (row: readonly string[], index: number): string => row[index] ?? "";
