@@ -131,6 +131,16 @@ const PERIODS: [string, number][] = [
 const pesos = (value: number) => `$ ${siiDecimal(value)}`;
 
 /**
+ * The tax table's three header rows as crilam/mcp-sii tests/fixtures/indicadores-impuesto2da.html gives them
+ * (its reader: "las tres filas del <thead>"): a title over the six columns, then the labels, `Desde` and
+ * `Hasta` under the renta's label. Not verified against the SII's page.
+ */
+const TAX_HEADER =
+  "<thead><tr><th colspan='6'>Monto de C&aacute;lculo del Impuesto &Uacute;nico de Segunda Categor&iacute;a</th></tr>" +
+  "<tr><th>Per&iacute;odos</th><th colspan='2'>Monto de la renta l&iacute;quida imponible</th><th>Factor</th><th>Cantidad a rebajar</th><th>Tasa de Impuesto Efectiva</th></tr>" +
+  "<tr><th></th><th>Desde</th><th>Hasta</th><th></th><th></th><th></th></tr></thead>";
+
+/**
  * Impuesto único de segunda categoría: per month a `<div id='mes_marzo'>` (dimabe-odoo/sociedadJP
  * dimabe_rrhh/utils/tax_unique.py reads `id=mes_{month}` and its `<tbody>` rows) with six cells a row: the
  * period written once (`MENSUAL`, `QUINCENAL`, `SEMANAL`, `DIARIO`) and blank below, the first bracket's
@@ -168,7 +178,7 @@ export function impuestoSegundaPage(year: number, now: Date): Response {
     }
     const name = MONTHS_ES[month - 1] ?? "";
     sections.push(
-      `<div id='mes_${name.toLowerCase()}'><h3>${title(name)}</h3><table class="tabla"><thead><tr><th>Periodo</th><th>Monto de la renta l&iacute;quida imponible desde</th><th>hasta</th><th>Factor</th><th>Cantidad a rebajar</th><th>Tasa de impuesto efectiva, m&aacute;xima por cada tramo de renta</th></tr></thead>` +
+      `<div id='mes_${name.toLowerCase()}'><h3>${title(name)}</h3><table class="tabla">${TAX_HEADER}` +
         `<tbody>\n${rows.join("\n")}\n</tbody></table></div>`,
     );
   }

@@ -10,7 +10,9 @@
 //   (dimabe-odoo/sociedadJP dimabe_rrhh/utils/tax_unique.py); rows of six cells, the pay period named in the
 //   first cell of its first row (`MENSUAL`, then `QUINCENAL`…), whose amounts are `-.-`; amounts `$ 941.638,50`;
 //   the last upper bound `Y MÁS` (the same file, and a public Django payroll command that reads
-//   impuesto2026.htm: `texts[0] == "MENSUAL" and "-.-" in texts[1]`, `"Y MÁS" not in hasta_raw`, strips `$`).
+//   impuesto2026.htm: `texts[0] == "MENSUAL" and "-.-" in texts[1]`, `"Y MÁS" not in hasta_raw`, strips `$`),
+//   under a header of three rows (crilam/mcp-sii src/scrapers/indicadores.ts `parsearTramosImpuesto`: "las tres
+//   filas del <thead> tienen seis celdas"), the first bracket's factor `Exento`.
 // - Monetary correction (correccion_monetaria/correccionYYYY.htm): a matrix, one row per origin ("Capital
 //   Inicial", then Enero…Diciembre) and one column per month the amount is corrected to; the December column
 //   is the correction to the year's end (ModSII.bas reads column 12 of each month's row as 1 + %/100; a public
@@ -352,6 +354,10 @@ function amount(cell: string): number | null | undefined {
   return parseSiiDecimal(text) ?? undefined;
 }
 
+// The labels crilam/mcp-sii tests/fixtures/indicadores-impuesto2da.html gives its three header rows are
+// `Períodos`, `Desde`, `Hasta` (under `Monto de la renta líquida imponible`), `Factor`, `Cantidad a rebajar` and
+// `Tasa de Impuesto Efectiva`; the other synonyms are inferred (no public source shows them), kept for a page
+// that writes one header row.
 const TAX_COLUMNS = {
   periodo: ["periodo", "periodos", "periodo de pago", "periodicidad"],
   desde: ["desde", "renta desde", "monto de la renta liquida imponible desde", "renta liquida imponible desde"],

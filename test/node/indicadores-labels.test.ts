@@ -129,17 +129,64 @@ describe("UF page by label", () => {
   });
 });
 
+/** The tax page with its `<thead>` replaced by `rows`. */
+const taxHeader = (page: string, rows: string) => page.replace(/<thead>[\s\S]*?<\/thead>/, `<thead>\n${rows}\n</thead>`);
+
+/** Two header rows of six cells, the labels above and Desde/Hasta below (the project's earlier reconstruction). */
+const TWO_ROWS = [
+  "<tr><th>Periodos</th><th>Monto de la renta l&iacute;quida imponible</th><th></th><th>Factor</th><th>Cantidad a rebajar</th><th>Tasa de Impuesto Efectiva, m&aacute;xima por cada tramo de Renta</th></tr>",
+  "<tr><th></th><th>Desde</th><th>Hasta</th><th></th><th></th><th></th></tr>",
+].join("\n");
+
+/** Three header rows of six cells each (crilam: "las tres filas del <thead> tienen seis celdas"), the lowest numbering the columns in <td> cells. */
+const SIX_BY_THREE = [
+  "<tr><th>Monto de C&aacute;lculo del Impuesto</th><th></th><th></th><th></th><th></th><th></th></tr>",
+  "<tr><th>Per&iacute;odos</th><th>Desde</th><th>Hasta</th><th>Factor</th><th>Cantidad a rebajar</th><th>Tasa de Impuesto Efectiva</th></tr>",
+  "<tr><td>(1)</td><td>(2)</td><td>(3)</td><td>(4)</td><td>(5)</td><td>(6)</td></tr>",
+].join("\n");
+
 describe("second-category tax page by label", () => {
   const august = async (page: string) => (await segundaCategoriaYear(serving(page), 2025))?.[8];
+  const reference = () => august(fixture("impuesto2025.htm"));
+
+  it("reads the fixture's three header rows (a title, the labels, Desde and Hasta under the renta's label)", async () => {
+    expect(
+      fixture("impuesto2025.htm")
+        .match(/<thead>[\s\S]*?<\/thead>/)?.[0]
+        .match(/<tr>/g),
+    ).toHaveLength(3);
+    expect((await reference())?.mensual).toHaveLength(8);
+  });
+
+  it("reads the same brackets under two header rows", async () => {
+    expect(await august(taxHeader(fixture("impuesto2025.htm"), TWO_ROWS))).toEqual(await reference());
+  });
+
+  it("reads the same brackets under three rows of six cells whose lowest numbers the columns", async () => {
+    expect(await august(taxHeader(fixture("impuesto2025.htm"), SIX_BY_THREE))).toEqual(await reference());
+  });
 
   it("reads the same brackets with the factor and deduction columns swapped and a header renamed", async () => {
-    const page = editRows(fixture("impuesto2025.htm"), (cells) => swap(cells, 3, 4)).replace("Cantidad a rebajar", "Rebaja");
+    const page = editRows(taxHeader(fixture("impuesto2025.htm"), TWO_ROWS), (cells) => swap(cells, 3, 4)).replace(
+      "<th>Cantidad a rebajar</th>",
+      "<th>Rebaja</th>",
+    );
     expect(page).toContain("<th>Rebaja</th><th>Factor</th>");
-    expect(await august(page)).toEqual(await august(fixture("impuesto2025.htm")));
+    expect(await august(page)).toEqual(await reference());
   });
 
   it.each([
     ["the Factor header missing", (p: string) => p.replace(">Factor<", ">Coeficiente<"), /factor not found/],
+    [
+      "the Factor label spread over the deduction's column",
+      (p: string) => p.replace("<th>Factor</th><th>Cantidad a rebajar</th>", "<th colspan='2'>Factor</th>"),
+      /factor found twice/,
+    ],
+    [
+      "a lower header row naming another column under Factor",
+      (p: string) => taxHeader(p, SIX_BY_THREE.replace("<td>(4)</td>", "<td>Cantidad a rebajar</td>")),
+      /factor, rebaja read from one column/,
+    ],
     ["brackets that are not contiguous", (p: string) => p.replace("$ 926.734,51", "$ 936.734,51"), /not contiguous/],
     ["a factor above 1", (p: string) => p.replace("<td>0,04</td>", "<td>4</td>"), /factor 4/],
   ])("refuses %s with SII_FORMAT_CHANGED", async (_, edit, check) => {
@@ -218,6 +265,18 @@ describe("indicators through the API", () => {
     expect((await get("/api/v1/sii/indicadores/uf/anual/2025/03/15")).status).toBe(200);
     expect(page).not.toMatch(/D&iacute;a|Valor/);
     expect(page).toMatch(/<h2>Marzo<\/h2><div class='table-responsive'><table[^>]*><tbody>\n<tr><th><strong>1<\/strong><\/th><td>/);
+  });
+
+  it("serves the tax table under the three header rows of the public source", async () => {
+    let page = "";
+    const get = await setup((p) => {
+      page = p;
+      return p;
+    });
+    expect((await get("/api/v1/sii/indicadores/impuesto_segunda_categoria/anual/2025/3")).status).toBe(200);
+    const thead = /<thead>[\s\S]*?<\/thead>/.exec(page)?.[0] ?? "";
+    expect(thead.match(/<tr>/g)).toHaveLength(3);
+    expect(thead).toContain("<th>Per&iacute;odos</th><th colspan='2'>Monto de la renta l&iacute;quida imponible</th>");
   });
 
   it("answers the sandbox's pages unedited, and a page without </html> when its tables are whole", async () => {
