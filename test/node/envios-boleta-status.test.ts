@@ -24,7 +24,7 @@ const CAPTURE = {
   detalle_rep_rech: [{ tipo: 39, folio: 1, estado: "RCH", error: [{ seccion: "DTE", codigo: 505, descripcion: "Firma DTE Incorrecta" }] }],
 };
 
-const withCounts = (counts: Record<string, unknown>[], estado = "EPR") => ({ ...CAPTURE, estado, estadistica: counts });
+const withCounts = (counts: unknown[], estado = "EPR") => ({ ...CAPTURE, estado, estadistica: counts });
 
 describe("boleta envelope status counts", () => {
   it("reads the real capture: one boleta informed, rejected, so the envelope is rechazado", async () => {
