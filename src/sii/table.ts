@@ -1,6 +1,7 @@
 // Reading an SII table by its header labels, never by position alone: an SII page whose columns move,
 // are renamed to a known synonym, or gain a column still reads the same numbers; one whose wanted
-// column is missing (or named twice) is refused with SII_FORMAT_CHANGED, never read as other numbers.
+// column is missing (or named twice, or falls where another does) is refused with SII_FORMAT_CHANGED,
+// never read as other numbers.
 //
 // Use: `findTable(page, "service", { mes: ["mes"], bruto: ["monto bruto", "bruto"] })` → the first table
 // whose header names every wanted column, with `columns.bruto` the index of that cell in each row and
@@ -215,7 +216,7 @@ function refusal(service: string, attempt: { missing: string[]; twice: string[];
   return formatChanged(service, `${what} (headers seen: ${seen})`.slice(0, 400));
 }
 
-/** A table's own rows, each cell as its text and whether it is a header cell (`<th>`), for a table that has no header. */
+/** A table's own rows, each cell as its text and whether it is a header cell (`<th>`): for a table read by cell kind. */
 export function rowCells(table: HtmlElement): { th: boolean; text: string }[][] {
   return ownRows(table).map((row) => cellsOf(row).map((c) => ({ th: c.tagName.toUpperCase() === "TH", text: textOf(c) })));
 }
