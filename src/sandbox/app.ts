@@ -246,8 +246,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     "/:host{www4\\.sii\\.cl}/consdcvinternetui/",
     service("session_token", (c) => consdcvToken(c, state, now())),
   );
+  // Logout: a clave session at zeusr's autTermino.cgi, a certificate session at herculesr's autLogout.cgi
+  // (devlas-cl/dte-sii SiiSession.js, SiiPortalAuth.js); herculesr's autTermino.cgi is not served.
   app.get(
-    "/:host{zeusr\\.sii\\.cl|herculesr\\.sii\\.cl}/cgi_AUT2000/autTermino.cgi",
+    "/:host{zeusr\\.sii\\.cl}/cgi_AUT2000/autTermino.cgi",
+    service("logout", (c) => logout(c, state)),
+  );
+  app.get(
+    "/:host{herculesr\\.sii\\.cl}/cgi_AUT2000/autLogout.cgi",
     service("logout", (c) => logout(c, state)),
   );
 

@@ -35,7 +35,8 @@ const title = (name: string) => name.charAt(0) + name.slice(1).toLowerCase();
  * `<div class='meses' id='mes_enero'>` (felipemehr/quebot api/search.php reads `id='mes_{month}'`) under an
  * `<h2>Enero</h2>` heading (victorsilvaTR/LpFacturacion Facturacion/VB50/ModSII.bas). Row d holds days d,
  * d+10 and d+20, each a `<th><strong>d</strong></th>` and its `<td>` (both sources); the 11th row has only
- * day 31, its other header cells `&nbsp;` (ModSII.bas). A value not published yet is an empty cell.
+ * day 31, its other header cells `&nbsp;` (ModSII.bas). No header row above the days: ModSII.bas takes the
+ * d-th row after the heading as day d's, quebot reads the pairs alone. A value not published yet is an empty cell.
  */
 export function ufYearPage(year: number, now: Date): Response {
   const last = lastPublishedUf(now);
@@ -54,7 +55,6 @@ export function ufYearPage(year: number, now: Date): Response {
     rows.push(`<tr><th>&nbsp;</th><td>&nbsp;</td><th>&nbsp;</th><td>&nbsp;</td>${cell(month, 31)}</tr>`);
     sections.push(
       `<div class='meses' id='mes_${name.toLowerCase()}'><h2>${title(name)}</h2><div class='table-responsive'><table class='table table-hover table-bordered'>` +
-        `<thead><tr><th>D&iacute;a</th><th>Valor</th><th>D&iacute;a</th><th>Valor</th><th>D&iacute;a</th><th>Valor</th></tr></thead>` +
         `<tbody>\n${rows.join("\n")}\n</tbody></table></div></div>`,
     );
   }
@@ -131,6 +131,16 @@ const PERIODS: [string, number][] = [
 const pesos = (value: number) => `$ ${siiDecimal(value)}`;
 
 /**
+ * The tax table's three header rows as crilam/mcp-sii tests/fixtures/indicadores-impuesto2da.html gives them
+ * (its reader: "las tres filas del <thead>"): a title over the six columns, then the labels, `Desde` and
+ * `Hasta` under the renta's label. Not verified against the SII's page.
+ */
+const TAX_HEADER =
+  "<thead><tr><th colspan='6'>Monto de C&aacute;lculo del Impuesto &Uacute;nico de Segunda Categor&iacute;a</th></tr>" +
+  "<tr><th>Per&iacute;odos</th><th colspan='2'>Monto de la renta l&iacute;quida imponible</th><th>Factor</th><th>Cantidad a rebajar</th><th>Tasa de Impuesto Efectiva</th></tr>" +
+  "<tr><th></th><th>Desde</th><th>Hasta</th><th></th><th></th><th></th></tr></thead>";
+
+/**
  * Impuesto único de segunda categoría: per month a `<div id='mes_marzo'>` (dimabe-odoo/sociedadJP
  * dimabe_rrhh/utils/tax_unique.py reads `id=mes_{month}` and its `<tbody>` rows) with six cells a row: the
  * period written once (`MENSUAL`, `QUINCENAL`, `SEMANAL`, `DIARIO`) and blank below, the first bracket's
@@ -168,7 +178,7 @@ export function impuestoSegundaPage(year: number, now: Date): Response {
     }
     const name = MONTHS_ES[month - 1] ?? "";
     sections.push(
-      `<div id='mes_${name.toLowerCase()}'><h3>${title(name)}</h3><table class="tabla"><thead><tr><th>Periodo</th><th>Monto de la renta l&iacute;quida imponible desde</th><th>hasta</th><th>Factor</th><th>Cantidad a rebajar</th><th>Tasa de impuesto efectiva, m&aacute;xima por cada tramo de renta</th></tr></thead>` +
+      `<div id='mes_${name.toLowerCase()}'><h3>${title(name)}</h3><table class="tabla">${TAX_HEADER}` +
         `<tbody>\n${rows.join("\n")}\n</tbody></table></div>`,
     );
   }

@@ -2,8 +2,9 @@
 // ordered multipart as DTEUpload, with the boleta token as a cookie and a `PROG 1.0` agent; the
 // answers are JSON. 401 means the token (or agent) was not accepted.
 import { ApiError } from "../lib/api-error.ts";
-import { resultadoOf, type TypeCounts, type UploadStatus } from "./envios.ts";
+import { addingUp, resultadoOf, type TypeCounts, type UploadStatus } from "./envios.ts";
 import { multipart, type Received, UPLOAD_USER_AGENT, type Upload } from "./envios-upload.ts";
+import { formatChanged } from "./format-changed.ts";
 import { type Ambiente, siiHosts } from "./hosts.ts";
 import { pageText, type SiiContext, siiFetch } from "./http.ts";
 import { TokenRejected } from "./token.ts";
@@ -55,6 +56,43 @@ export async function uploadBoletas(ctx: SiiContext, ambiente: Ambiente, token: 
   };
 }
 
+const COUNT_KEYS = ["tipo", "informados", "aceptados", "rechazados", "reparos"] as const;
+
+/** A count as the SII writes it: a JSON whole number (the documented answer and the real capture, §11.2); a string of digits is read too (inferred). */
+const wholeNumber = (value: unknown): number | null =>
+  typeof value === "number" && Number.isInteger(value) && value >= 0
+    ? value
+    : typeof value === "string" && /^\d+$/.test(value)
+      ? Number(value)
+      : null;
+
+/**
+ * `estadistica[]` as QueryEstUp's counts are read (envios.ts `parseCounts`): per type every count present
+ * and whole, each type once, adding up. A processed envelope (`EPR`) counts its boletas: without a list
+ * of counts it cannot say none was rejected (inferred from the documented answer, which always has one).
+ */
+function boletaCounts(rows: unknown, estado: string): TypeCounts[] {
+  const service = "boleta_status";
+  const excerpt = JSON.stringify(rows ?? null).slice(0, 300);
+  if (rows !== undefined && rows !== null && !Array.isArray(rows)) throw formatChanged(service, "estadistica is not a list", excerpt);
+  const list: unknown[] = Array.isArray(rows) ? rows : [];
+  if (estado === "EPR" && list.length === 0) throw formatChanged(service, "a processed envelope (EPR) without estadistica counts", excerpt);
+  const seen = new Set<number>();
+  return list.map((row, i) => {
+    if (!row || typeof row !== "object") throw formatChanged(service, `estadistica[${i}] is not a type's counts`, excerpt);
+    const [tipo = 0, informados = 0, aceptados = 0, rechazados = 0, reparos = 0] = COUNT_KEYS.map((key) => {
+      const value = (row as Record<string, unknown>)[key];
+      if (value === undefined || value === null) throw formatChanged(service, `estadistica[${i}].${key} is missing`, excerpt);
+      const count = wholeNumber(value);
+      if (count === null) throw formatChanged(service, `estadistica[${i}].${key} is not a whole number`, excerpt);
+      return count;
+    });
+    if (seen.has(tipo)) throw formatChanged(service, `type ${tipo} is counted twice`, excerpt);
+    seen.add(tipo);
+    return addingUp(service, { tipo, informados, aceptados, rechazados, reparos }, excerpt);
+  });
+}
+
 export interface BoletaRejection {
   tipo: number;
   folio: number;
@@ -87,13 +125,7 @@ export async function boletaUploadStatus(
     throw new ApiError(502, "SII_GATEWAY_ERROR", `The SII refused the status query (HTTP ${answer.status})`, { details });
   const json = parseJson(answer.text, service);
   const estado = String(json.estado ?? "");
-  const counts: TypeCounts[] = (Array.isArray(json.estadistica) ? json.estadistica : []).map((row: Record<string, unknown>) => ({
-    tipo: Number(row.tipo),
-    informados: Number(row.informados ?? 0),
-    aceptados: Number(row.aceptados ?? 0),
-    rechazados: Number(row.rechazados ?? 0),
-    reparos: Number(row.reparos ?? 0),
-  }));
+  const counts = boletaCounts(json.estadistica, estado);
   const detalle = Array.isArray(json.detalle_rep_rech)
     ? json.detalle_rep_rech.map((row: Record<string, unknown>) => ({
         tipo: Number(row.tipo),

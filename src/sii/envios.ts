@@ -77,15 +77,20 @@ export function parseCounts(body: string): TypeCounts[] {
       throw formatChanged("envio_status", `a count of type ${tipoText} is not a whole number`, excerpt);
     const [tipo = 0, inf = 0, acc = 0, rch = 0, rep = 0] = numbers;
     if (tipos.indexOf(tipoText) !== i) throw formatChanged("envio_status", `type ${tipo} is counted twice`, excerpt);
-    if (acc + rch + rep !== inf && acc + rch !== inf) {
-      throw formatChanged(
-        "envio_status",
-        `type ${tipo}: ${acc} accepted + ${rch} rejected + ${rep} repaired is not the ${inf} informed`,
-        excerpt,
-      );
-    }
-    return { tipo, informados: inf, aceptados: acc, rechazados: rch, reparos: rep };
+    return addingUp("envio_status", { tipo, informados: inf, aceptados: acc, rechazados: rch, reparos: rep }, excerpt);
   });
+}
+
+/**
+ * A type's counts when they add up: accepted + rejected + repaired = informed, or accepted + rejected =
+ * informed (whether the SII counts the repaired among the accepted is not public, inferred); else
+ * SII_FORMAT_CHANGED of `service`.
+ */
+export function addingUp(service: string, counts: TypeCounts, excerpt: string): TypeCounts {
+  const { tipo, informados: inf, aceptados: acc, rechazados: rch, reparos: rep } = counts;
+  if (acc + rch + rep !== inf && acc + rch !== inf)
+    throw formatChanged(service, `type ${tipo}: ${acc} accepted + ${rch} rejected + ${rep} repaired is not the ${inf} informed`, excerpt);
+  return counts;
 }
 
 // QueryEstUp's `-11` says only "see ERR_CODE, SQL_CODE, SRV_CODE" in RESP_HDR; the texts are the

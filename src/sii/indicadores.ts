@@ -3,12 +3,16 @@
 // - UF (uf/ufYYYY.htm): one section per month, `<div … id='mes_enero'>` with an `<h2>Enero</h2>` heading
 //   (victorsilvaTR/LpFacturacion Facturacion/VB50/ModSII.bas: "el SII cambió de <h3> a <h2>"; felipemehr/quebot
 //   api/search.php: `id='mes_{month}'`), each day a header cell `<th><strong>1</strong></th>` followed by its
-//   `<td>39.703,50</td>`, three (day, value) pairs a row (ModSII.bas reads days d, d+10, d+20 of row d).
+//   `<td>39.703,50</td>`, three (day, value) pairs a row (ModSII.bas reads days d, d+10, d+20 of row d), with no
+//   header row above them (ModSII.bas takes the d-th row after the heading as day d's; a public payroll
+//   client's parseUf reads the pairs of `mes_{month}` alone).
 // - Second-category tax (impuesto_2da_categoria/impuestoYYYY.htm): one `mes_{month}` section per month
 //   (dimabe-odoo/sociedadJP dimabe_rrhh/utils/tax_unique.py); rows of six cells, the pay period named in the
 //   first cell of its first row (`MENSUAL`, then `QUINCENAL`…), whose amounts are `-.-`; amounts `$ 941.638,50`;
 //   the last upper bound `Y MÁS` (the same file, and a public Django payroll command that reads
-//   impuesto2026.htm: `texts[0] == "MENSUAL" and "-.-" in texts[1]`, `"Y MÁS" not in hasta_raw`, strips `$`).
+//   impuesto2026.htm: `texts[0] == "MENSUAL" and "-.-" in texts[1]`, `"Y MÁS" not in hasta_raw`, strips `$`),
+//   under a header of three rows (crilam/mcp-sii src/scrapers/indicadores.ts `parsearTramosImpuesto`: "las tres
+//   filas del <thead> tienen seis celdas"), the first bracket's factor `Exento`.
 // - Monetary correction (correccion_monetaria/correccionYYYY.htm): a matrix, one row per origin ("Capital
 //   Inicial", then Enero…Diciembre) and one column per month the amount is corrected to; the December column
 //   is the correction to the year's end (ModSII.bas reads column 12 of each month's row as 1 + %/100; a public
@@ -27,7 +31,7 @@ import { MONTHS_ES } from "../lib/dates.ts";
 import { formatChanged } from "./format-changed.ts";
 import { type HtmlDocument, type HtmlElement, parsePage, textOf } from "./html.ts";
 import { pageText, type SiiContext, siiFetch } from "./http.ts";
-import { cell, findTable, type LabelledTable, readTable } from "./table.ts";
+import { cell, findTable, type LabelledTable, namesAny, readTable, rowCells } from "./table.ts";
 
 const SERVICE = "indicadores";
 
@@ -60,7 +64,9 @@ function monthIndex(text: string): number {
 
 /**
  * The tables of each month of a yearly page: the `mes_{month}` sections when the page has them, else the
- * tables after each month heading (`<h2>`/`<h3>`), whatever the months' order.
+ * tables after each month heading (`<h2>`/`<h3>`), whatever the months' order. A table with its month's
+ * heading inside (crilam/mcp-sii tests/fixtures/indicadores-uf.html: `<tr><th colspan='6'><h2>Marzo</h2>`)
+ * is that month's alone: the tables after it (that fixture's footer) belong to no month.
  */
 function monthTables(doc: HtmlDocument): Map<number, HtmlElement[]> {
   const months = new Map<number, HtmlElement[]>();
@@ -70,12 +76,17 @@ function monthTables(doc: HtmlDocument): Map<number, HtmlElement[]> {
     if (month > 0) months.set(month, Array.from(section.querySelectorAll("table")));
   }
   if (months.size > 0) return months;
+  const tablesOf = (month: number) => months.get(month) ?? months.set(month, []).get(month) ?? [];
   let current = 0;
   for (const element of Array.from(doc.querySelectorAll("h2, h3, table"))) {
-    if (element.tagName.toUpperCase() !== "TABLE") {
+    if (element.tagName.toUpperCase() === "TABLE") {
+      const titled = monthIndex(textOf(element.querySelector("h2, h3")));
+      if (titled > 0 || current > 0) tablesOf(titled || current).push(element);
+      if (titled > 0) current = 0;
+    } else if (!element.closest("table")) {
       current = monthIndex(textOf(element));
-      if (current > 0 && !months.has(current)) months.set(current, []);
-    } else if (current > 0) months.get(current)?.push(element);
+      if (current > 0) tablesOf(current);
+    }
   }
   return months;
 }
@@ -84,35 +95,59 @@ const DAILY = { dia: ["dia", "dias"], valor: ["valor", "valores", "uf"] } as con
 
 const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
 
-/** The (day, value) pairs of a month's tables, by their `Día` and `Valor` columns (three pairs a row). */
+/** A month table's (day, value) cell texts: by its `Día`/`Valor` header when it has one, else by cell kind. */
+function dayPairs(table: HtmlElement, name: string): (readonly [string, string])[] {
+  return namesAny(table, DAILY) ? labelledPairs(table, name) : cellPairs(table, name);
+}
+
+/** Under a `Día | Valor` header (three pairs a row), each day beside its value on whichever side the page puts it. */
+function labelledPairs(table: HtmlElement, name: string): (readonly [string, string])[] {
+  const read = readTable(table, SERVICE, DAILY, { repeated: ["dia", "valor"] });
+  const pairs = read.all.dia.map((dia, i) => [dia, read.all.valor[i] ?? -1] as const);
+  const side = (read.all.valor[0] ?? 0) - (read.all.dia[0] ?? 0);
+  if (read.all.dia.length !== read.all.valor.length || Math.abs(side) !== 1 || pairs.some(([dia, valor]) => valor !== dia + side)) {
+    throw formatChanged(SERVICE, `UF ${name}: the Día and Valor columns are not in pairs (headers seen: ${read.headers.join(", ")})`);
+  }
+  return read.rows.flatMap((row) => pairs.map(([dia, valor]) => [cell(row, dia), cell(row, valor)] as const));
+}
+
+/**
+ * Without a header, as the public readers show the page: each day a `<th>` and its value the `<td>` after it
+ * (quebot `<strong>(\d+)</strong></th>\s*<td`; ModSII.bas the th and td of row d). A row of `<th>` cells
+ * without a number is the month's title (crilam's fixture puts the `<h2>` in the table's first row); any other
+ * row that is not (th, td) pairs is a changed layout, never read by position.
+ */
+function cellPairs(table: HtmlElement, name: string): (readonly [string, string])[] {
+  return rowCells(table).flatMap((row) => {
+    if (row.every((c) => c.th && !/\d/.test(c.text))) return [];
+    if (row.length % 2 !== 0 || row.some((c, i) => c.th !== (i % 2 === 0)))
+      throw formatChanged(
+        SERVICE,
+        `UF ${name}: a row that is not (day, value) pairs: "${row
+          .map((c) => c.text)
+          .join(" | ")
+          .slice(0, 80)}"`,
+      );
+    return row.flatMap((c, i) => (i % 2 === 0 ? [[c.text, row[i + 1]?.text ?? ""] as const] : []));
+  });
+}
+
+/** A month's days and values, each day checked: 1-31 and within the month, once, its value positive. */
 function dailyMonth(tables: HtmlElement[], year: number, month: number): Record<number, number> {
   const days: Record<number, number> = {};
   const name = MONTHS_ES[month - 1] ?? String(month);
-  for (const table of tables) {
-    const read = readTable(table, SERVICE, DAILY, { repeated: ["dia", "valor"] });
-    // Each day beside its value, on whichever side the page puts it (the public readers show the day first).
-    const pairs = read.all.dia.map((dia, i) => [dia, read.all.valor[i] ?? -1] as const);
-    const side = (read.all.valor[0] ?? 0) - (read.all.dia[0] ?? 0);
-    if (read.all.dia.length !== read.all.valor.length || Math.abs(side) !== 1 || pairs.some(([dia, valor]) => valor !== dia + side)) {
-      throw formatChanged(SERVICE, `UF ${name}: the Día and Valor columns are not in pairs (headers seen: ${read.headers.join(", ")})`);
-    }
-    for (const row of read.rows) {
-      for (const [dia, valor] of pairs) {
-        const dayText = cell(row, dia);
-        const valueText = cell(row, valor);
-        if (!dayText && !valueText) continue;
-        const day = Number(dayText);
-        if (!/^\d{1,2}$/.test(dayText) || day < 1 || day > 31)
-          throw formatChanged(SERVICE, `UF ${name}: "${dayText.slice(0, 20)}" is not a day`);
-        const value = parseSiiDecimal(valueText);
-        if (value === null && valueText) throw formatChanged(SERVICE, `UF ${name} ${day}: "${valueText.slice(0, 20)}" is not a value`);
-        if (value === null) continue;
-        if (day > daysIn(year, month)) throw formatChanged(SERVICE, `UF ${name} has a value for day ${day}`);
-        if (days[day] !== undefined) throw formatChanged(SERVICE, `UF ${name} ${day} given twice`);
-        if (value <= 0) throw formatChanged(SERVICE, `UF ${name} ${day} is not positive`);
-        days[day] = value;
-      }
-    }
+  for (const [dayText, valueText] of tables.flatMap((table) => dayPairs(table, name))) {
+    if (!dayText && !valueText) continue;
+    const day = Number(dayText);
+    if (!/^\d{1,2}$/.test(dayText) || day < 1 || day > 31)
+      throw formatChanged(SERVICE, `UF ${name}: "${dayText.slice(0, 20)}" is not a day`);
+    const value = parseSiiDecimal(valueText);
+    if (value === null && valueText) throw formatChanged(SERVICE, `UF ${name} ${day}: "${valueText.slice(0, 20)}" is not a value`);
+    if (value === null) continue;
+    if (day > daysIn(year, month)) throw formatChanged(SERVICE, `UF ${name} has a value for day ${day}`);
+    if (days[day] !== undefined) throw formatChanged(SERVICE, `UF ${name} ${day} given twice`);
+    if (value <= 0) throw formatChanged(SERVICE, `UF ${name} ${day} is not positive`);
+    days[day] = value;
   }
   return days;
 }
@@ -319,6 +354,10 @@ function amount(cell: string): number | null | undefined {
   return parseSiiDecimal(text) ?? undefined;
 }
 
+// The labels crilam/mcp-sii tests/fixtures/indicadores-impuesto2da.html gives its three header rows are
+// `Períodos`, `Desde`, `Hasta` (under `Monto de la renta líquida imponible`), `Factor`, `Cantidad a rebajar` and
+// `Tasa de Impuesto Efectiva`; the other synonyms are inferred (no public source shows them), kept for a page
+// that writes one header row.
 const TAX_COLUMNS = {
   periodo: ["periodo", "periodos", "periodo de pago", "periodicidad"],
   desde: ["desde", "renta desde", "monto de la renta liquida imponible desde", "renta liquida imponible desde"],

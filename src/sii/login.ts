@@ -154,11 +154,18 @@ export function webSessionToken(jar: CookieJar): string | null {
   return jar.get("TOKEN") || jar.get("CSESSIONID") || null;
 }
 
-/** Closes a web session: the SII limits open sessions per RUT. */
+/**
+ * Closes a web session: the SII limits open sessions per RUT. A clave session at zeusr's autTermino.cgi
+ * (the SII's own menu script links zeus.sii.cl/cgi_AUT2000/autTermino.cgi; public clients use zeusr); a
+ * certificate session at herculesr's autLogout.cgi (devlas-cl/dte-sii SiiSession.js `logout` and
+ * SiiPortalAuth.js `closeAllSessions`). Other public clients GET herculesr's autTermino.cgi instead: which
+ * of the two the SII honours is not verified. The answer is not read.
+ */
 export async function logout(ctx: SiiContext, jar: CookieJar, kind: "clave" | "cert" = "clave"): Promise<void> {
   const hosts = siiHosts("0");
-  const host = kind === "cert" ? hosts.certLogin : hosts.claveLogin;
-  await browse(ctx, jar, `https://${host}/cgi_AUT2000/autTermino.cgi`, { service: "logout", read: false });
+  const url =
+    kind === "cert" ? `https://${hosts.certLogin}/cgi_AUT2000/autLogout.cgi` : `https://${hosts.claveLogin}/cgi_AUT2000/autTermino.cgi`;
+  await browse(ctx, jar, url, { service: "logout", read: false });
 }
 
 /** Where the web applications' TOKEN/CSESSIONID cookies are handed out once a session is open. */

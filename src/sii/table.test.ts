@@ -39,6 +39,32 @@ describe("findTable", () => {
     expect(table.rows).toHaveLength(1);
   });
 
+  it("merges a header of three rows, reading a column by the one part that names it when the lowest does not", () => {
+    const page = parsePage(
+      "<table><thead><tr><th colspan=3>Resumen<tr><th>Mes<th>Bruto<th>Líquido<tr><th>(1)<th>$<th>$</thead><tr><td>ENERO<td>10<td>9</table>",
+    );
+    const table = findTable(page, "svc", WANTED);
+    expect(table.columns).toEqual({ mes: 0, bruto: 1, neto: 2 });
+    expect(table.rows).toEqual([["ENERO", "10", "9"]]);
+  });
+
+  it("takes every <thead> row for the header, <td> cells included", () => {
+    const page = parsePage(
+      "<table><thead><tr><th>Mes<th>Bruto<th>Líquido<tr><td>(1)<td>(2)<td>(3)</thead><tr><td>ENERO<td>10<td>9</table>",
+    );
+    expect(findTable(page, "svc", WANTED).rows).toEqual([["ENERO", "10", "9"]]);
+  });
+
+  it("refuses a label that only a part spanning several columns carries", () => {
+    const page = parsePage("<table><tr><th>Mes<th colspan=2>Bruto<th>Liquido<tr><th><th>(1)<th>(2)<th></table>");
+    expect(refusal(() => findTable(page, "svc", WANTED)).check).toContain("bruto found twice");
+  });
+
+  it("refuses two columns read from one cell", () => {
+    const page = parsePage("<table><tr><th>Mes<th>Bruto<tr><th><th>Liquido<tr><td>ENERO<td>10</table>");
+    expect(refusal(() => findTable(page, "svc", WANTED)).check).toContain("bruto, neto read from one column");
+  });
+
   it("takes the first row naming a label as the header when the table has no <th> row", () => {
     const table = findTable(
       parsePage("<table><tr><td>Informe<tr><td>Mes<td>Bruto<td>Liquido<tr><td>ENERO<td>1<td>1</table>"),

@@ -1,6 +1,7 @@
 // Reading an SII table by its header labels, never by position alone: an SII page whose columns move,
 // are renamed to a known synonym, or gain a column still reads the same numbers; one whose wanted
-// column is missing (or named twice) is refused with SII_FORMAT_CHANGED, never read as other numbers.
+// column is missing (or named twice, or falls where another does) is refused with SII_FORMAT_CHANGED,
+// never read as other numbers.
 //
 // Use: `findTable(page, "service", { mes: ["mes"], bruto: ["monto bruto", "bruto"] })` → the first table
 // whose header names every wanted column, with `columns.bruto` the index of that cell in each row and
@@ -53,19 +54,21 @@ function tableOf(row: HtmlElement): HtmlElement | null {
 
 const span = (cell: HtmlElement) => Math.max(1, Math.min(50, Number(cell.getAttribute("colspan")) || 1));
 
+/** A row of the header: inside `<thead>`, or made only of `<th>` cells. */
+function isHeaderRow(row: HtmlElement): boolean {
+  const cells = cellsOf(row);
+  if (!cells.length) return false;
+  return row.parentElement?.tagName.toUpperCase() === "THEAD" || cells.every((cell) => cell.tagName.toUpperCase() === "TH");
+}
+
 /**
- * The header of a table: its leading rows made only of `<th>` cells (several rows are merged per
- * position, `colspan` spread over the positions it covers); without such rows, the first row that
- * names one of the wanted labels. Returns the label parts per position and how many rows it took.
+ * The header of a table: its leading header rows (several rows are merged per position, `colspan`
+ * spread over the positions it covers); without such rows, the first row that names one of the wanted
+ * labels. Returns the label parts per position and how many rows it took.
  */
 function headerOf(rows: HtmlElement[], known: Set<string>): { parts: string[][]; size: number } | null {
   let size = 0;
-  while (size < rows.length) {
-    const row = rows[size];
-    const cells = row ? cellsOf(row) : [];
-    if (!cells.length || cells.some((cell) => cell.tagName.toUpperCase() !== "TH")) break;
-    size++;
-  }
+  while (size < rows.length && isHeaderRow(rows[size] as HtmlElement)) size++;
   let headerRows = rows.slice(0, size);
   if (!size) {
     const index = rows.findIndex((row) => cellsOf(row).some((cell) => known.has(normalizeLabel(textOf(cell)))));
@@ -101,10 +104,19 @@ function matches(parts: string[], labels: Set<string>): boolean {
   return labels.has(normalizeLabel(parts.join(" "))) || labels.has(normalizeLabel(parts.at(-1) ?? ""));
 }
 
+/**
+ * Whether one part of a header position, whichever row it is in, is one of the labels: for a column
+ * that no position names by `matches` (a header of three rows whose lowest gives units or numbers). A
+ * part spanning several columns then names them all, and the column is refused as found twice.
+ */
+const partMatches = (parts: string[], labels: Set<string>) => parts.some((part) => labels.has(normalizeLabel(part)));
+
 interface Attempt<K extends string> {
   table?: LabelledTable<K>;
   missing: string[];
   twice: string[];
+  /** Columns found at the same position as another. */
+  shared?: string[];
   headers: string[];
 }
 
@@ -143,15 +155,19 @@ function tryTable<K extends string>(table: HtmlElement, wanted: WantedColumns<K>
   const twice: string[] = [];
   for (const key of keys) {
     const labels = byKey.get(key) ?? new Set<string>();
-    const found = header.parts.flatMap((parts, i) => (matches(parts, labels) ? [i] : []));
+    const by = (test: typeof matches) => header.parts.flatMap((parts, i) => (test(parts, labels) ? [i] : []));
+    const whole = by(matches);
+    const found = whole.length ? whole : by(partMatches);
     if (!found.length) missing.push(key);
     else if (found.length > 1 && !repeated.includes(key)) twice.push(key);
     all[key] = found;
     columns[key] = found[0] ?? -1;
   }
+  // One position read as two columns (a label in a lower row under another's) is no reading at all.
+  const shared = keys.filter((key) => keys.some((other) => other !== key && all[other].some((i) => all[key].includes(i))));
   const text = (row: HtmlElement) => cellsOf(row).map(textOf);
   const cells = rows.map(text);
-  if (missing.length || twice.length) return { missing, twice, headers };
+  if (missing.length || twice.length || shared.length) return { missing, twice, shared, headers };
   return { table: { columns, all, headers, rows: cells.slice(header.size), cells }, missing, twice, headers };
 }
 
@@ -170,7 +186,7 @@ export function findTable<K extends string>(
   for (const table of Array.from(scope.querySelectorAll("table"))) {
     const attempt = tryTable(table, wanted, options.repeated ?? []);
     if (attempt.table) return attempt.table;
-    const score = (a: Attempt<K>) => a.missing.length + a.twice.length;
+    const score = (a: Attempt<K>) => a.missing.length + a.twice.length + (a.shared?.length ?? 0);
     if (!best || score(attempt) < score(best)) best = attempt;
   }
   throw refusal(service, best ?? { missing: Object.keys(wanted), twice: [], headers: [] });
@@ -188,15 +204,27 @@ export function readTable<K extends string>(
   throw refusal(service, attempt);
 }
 
-function refusal(service: string, attempt: { missing: string[]; twice: string[]; headers: string[] }) {
+function refusal(service: string, attempt: { missing: string[]; twice: string[]; shared?: string[]; headers: string[] }) {
   const seen = attempt.headers.length ? attempt.headers.map((h) => `"${h}"`).join(", ") : "none";
   const what = [
     attempt.missing.length ? `column ${attempt.missing.join(", ")} not found` : "",
     attempt.twice.length ? `column ${attempt.twice.join(", ")} found twice` : "",
+    attempt.shared?.length ? `column ${attempt.shared.join(", ")} read from one column` : "",
   ]
     .filter(Boolean)
     .join("; ");
   return formatChanged(service, `${what} (headers seen: ${seen})`.slice(0, 400));
+}
+
+/** A table's own rows, each cell as its text and whether it is a header cell (`<th>`): for a table read by cell kind. */
+export function rowCells(table: HtmlElement): { th: boolean; text: string }[][] {
+  return ownRows(table).map((row) => cellsOf(row).map((c) => ({ th: c.tagName.toUpperCase() === "TH", text: textOf(c) })));
+}
+
+/** Whether some cell of the table names one of the wanted labels: it has a header to be read by. */
+export function namesAny<K extends string>(table: HtmlElement, wanted: WantedColumns<K>): boolean {
+  const { known } = labelsOf(wanted);
+  return rowCells(table).some((row) => row.some((c) => known.has(normalizeLabel(c.text))));
 }
 
 /** A row's cell at `index` ("" when the row is shorter). */

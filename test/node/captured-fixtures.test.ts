@@ -82,6 +82,18 @@ describe("the captured fixtures' manifest", () => {
       if (entry.licence === "MIT") expect(licences).toContain(repository);
     }
   });
+
+  it("quotes cordada's copyright notice as its LICENSE holds it wherever a fixtures README credits cordada", () => {
+    const licences = readFileSync(join(root, "LICENSES.md"), "utf8");
+    const notice = /## cordada\/lib-cl-sii-python[\s\S]*?(Copyright \(c\) [^\n]+)/.exec(licences)?.[1] ?? "";
+    expect(notice).toBe("Copyright (c) 2020, Fyntex TI SpA");
+    for (const readme of [join(root, "..", "..", "README.md"), join(root, "..", "rcv", "README.md")]) {
+      const lines = readFileSync(readme, "utf8").split("\n");
+      const credits = lines.filter((line, i) => /©|copyright/i.test(line) && /cordada/i.test(`${lines[i - 2]}${lines[i - 1]}${line}`));
+      expect(credits.length, readme).toBeGreaterThan(0);
+      for (const line of credits) expect(line, readme).toContain(notice);
+    }
+  });
 });
 
 /** A captured RCV detail file's lines (header first), as the SII's export writes them. */

@@ -94,7 +94,7 @@ describe("egress", () => {
   });
 
   it("refuses requests sealed with another secret, replayed, stale, tampered, or not for the SII", async () => {
-    const request = () => new Request("https://herculesr.sii.cl/cgi_AUT2000/autTermino.cgi");
+    const request = () => new Request("https://herculesr.sii.cl/cgi_AUT2000/autLogout.cgi");
     const good = await sealEgressRequest(secret, request(), {}, Date.now());
     expect((await post(good)).status).toBe(200);
     expect((await post(good)).status).toBe(401);
@@ -107,7 +107,7 @@ describe("egress", () => {
   });
 
   it("refuses a request without a fresh signature from this secret, whatever its body", async () => {
-    const sealed = await sealEgressRequest(secret, new Request("https://herculesr.sii.cl/cgi_AUT2000/autTermino.cgi"), {}, Date.now());
+    const sealed = await sealEgressRequest(secret, new Request("https://herculesr.sii.cl/cgi_AUT2000/autLogout.cgi"), {}, Date.now());
     const stale = await egressAuth(secret, Date.now() - 5 * 60_000);
     const foreign = await egressAuth(`${secret}-other`, Date.now());
     for (const auth of ["", "garbage", stale, foreign]) expect((await post(sealed, auth)).status, auth).toBe(401);

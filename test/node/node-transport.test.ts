@@ -138,7 +138,7 @@ describe("node transport", () => {
     handshakes.length = 0;
     const credential = await parseCertificateCredential({ "cert-data": pedro.certPem, "pkey-data": pedro.keyPem }, new Date());
     await certificateLogin(context(), { certificatePem: credential.certificatePem, privateKeyPem: credential.privateKeyPkcs8Pem });
-    const plain = await context().transport.fetch(new Request("https://herculesr.sii.cl/cgi_AUT2000/autTermino.cgi"));
+    const plain = await context().transport.fetch(new Request("https://herculesr.sii.cl/cgi_AUT2000/autLogout.cgi"));
     await plain.arrayBuffer();
     const withCertificate = handshakes.filter((h) => h.certificate);
     expect(withCertificate.length).toBeGreaterThan(0);

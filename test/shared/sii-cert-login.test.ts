@@ -41,6 +41,28 @@ describe("certificate login", () => {
     expect(sandbox.state.sessions.has(jar.get("TOKEN") ?? "")).toBe(false);
   });
 
+  it("closes a certificate session at herculesr's autLogout.cgi (devlas-cl/dte-sii), which the sandbox answers, not autTermino.cgi", async () => {
+    const { sandbox, ctx } = setup();
+    const urls: string[] = [];
+    const watched: SiiContext = {
+      ...ctx,
+      transport: {
+        ...ctx.transport,
+        fetch: (request, options) => {
+          urls.push(request.url);
+          return ctx.transport.fetch(request, options);
+        },
+      },
+    };
+    const pedro = SANDBOX_TAXPAYER_CERTS["22222222-2"];
+    const jar = await certificateLogin(ctx, await clientCertificate(pedro.certPem, pedro.keyPem));
+    await logout(watched, jar, "cert");
+    expect(urls).toEqual(["https://herculesr.sii.cl/cgi_AUT2000/autLogout.cgi"]);
+    expect(sandbox.state.sessions.has(jar.get("TOKEN") ?? "")).toBe(false);
+    const old = await ctx.transport.fetch(new Request("https://herculesr.sii.cl/cgi_AUT2000/autTermino.cgi"), {});
+    expect(old.status).toBe(404);
+  });
+
   it("gets the session's TOKEN from consdcvinternetui/ after the login, as the sandbox hands it only there", async () => {
     const { sandbox, ctx } = setup();
     const pedro = SANDBOX_TAXPAYER_CERTS["22222222-2"];
