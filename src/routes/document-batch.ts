@@ -5,7 +5,6 @@
 // charged by the block of documents, not by the request.
 import type { Context } from "hono";
 import { type EnvelopeContents, MAX_DOCUMENTS } from "../dte/verify/envelope.ts";
-import { childElements, localName, type XmlElement } from "../dte/xml/parse.ts";
 import { yielder } from "../lib/yielder.ts";
 import { chargeUnits } from "../platform/charge.ts";
 import type { AppEnv } from "../platform/context.ts";
@@ -82,25 +81,20 @@ export function checkLineCount(path: string, documents: readonly unknown[]): voi
   );
 }
 
-/** The same limits for uploaded XML: every Detalle line is drawn, none dropped, so the whole upload must fit. */
-export function checkXmlLineCount(path: string, dtes: readonly { documento: XmlElement }[]): void {
-  checkLines(
-    path,
-    dtes.map(({ documento }) => childElements(documento).filter((c) => localName(c.name) === "Detalle").length),
-  );
-}
-
 /** The yielder of a batch that may reach the SII's maxima: slices of at most 5 ms or 4 documents. */
 export const batchYielder = () => yielder(5, 4);
 
 /**
- * The documents of an uploaded `xml` field, refused before any work when it holds none or more
- * documents or Detalle lines than one request may (counted on the XML, not on converted documents).
+ * The documents of an uploaded `xml` field, refused when it holds none, or more documents or
+ * Detalle lines than one request may: those are counted by the screen that reads the XML before
+ * it is parsed (every Detalle line is drawn or checked, none dropped, so the whole upload must
+ * fit), so an upload over a limit costs no parse, canonicalization or signature check.
  */
 export async function readUploadedBatch(xml: string): Promise<EnvelopeContents> {
-  const contents = await readXmlField(xml);
+  const contents = await readXmlField(xml, (kind, detalle) => {
+    checkDocumentCount("xml", detalle.length, kind);
+    checkLines("xml", detalle);
+  });
   if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
-  checkDocumentCount("xml", contents.dtes.length, contents.kind);
-  checkXmlLineCount("xml", contents.dtes);
   return contents;
 }

@@ -18,16 +18,9 @@ import { siiServices } from "../../services/sii-context.ts";
 import { trustStoreFor } from "../../services/trust-store.ts";
 import { advancedDocumentStatus, type SiiDocumentStatus } from "../../sii/envios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
-import {
-  batchYielder,
-  chargeDocuments,
-  chargeRule,
-  checkDocumentCount,
-  MAX_BATCH_BOLETAS,
-  MAX_BATCH_DOCUMENTS,
-} from "../document-batch.ts";
+import { batchYielder, chargeDocuments, chargeRule, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, readUploadedBatch } from "../document-batch.ts";
 import { EXAMPLE_ENVELOPE } from "../example-documents.ts";
-import { fieldError, inspectXmlField, readXmlField, XmlField } from "../uploaded-xml.ts";
+import { inspectXmlField, XmlField } from "../uploaded-xml.ts";
 
 const WEIGHT = 2;
 
@@ -167,13 +160,12 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { ambiente } = c.req.valid("query");
       const body = c.req.valid("json");
-      // Counted on a plain read first, so an envelope too large is refused before any signature is checked.
-      const plain = await readXmlField(body.xml);
-      checkDocumentCount("xml", plain.dtes.length, plain.kind);
+      // Read with the limits the other readers apply (documents, Detalle lines), so an envelope too
+      // large is refused before it is parsed, and charged before any signature is checked.
+      const plain = await readUploadedBatch(body.xml);
       await chargeDocuments(c, WEIGHT, plain.dtes.length);
       // The same parsed tree is checked: reading it again would double the largest step.
       const report = await inspectXmlField(plain);
-      if (report.documentos.length === 0) throw fieldError("xml", "holds no documents");
 
       const cafKeys = trustedCafKeys(c.get("deps"));
       const credential = body.auth ? await parseCertificate(c, body.auth.cert) : null;
