@@ -8,13 +8,27 @@ import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { bindingWindow } from "./rate-headers.ts";
 
-function quotaExceeded(decision: QuotaDecision, units: number, at: Date): ApiError {
+function quotaExceeded(decision: QuotaDecision, units: number, at: Date, why: string): ApiError {
   const window = bindingWindow(decision);
   const retryAfter = Math.max(1, window.resets_at - Math.floor(at.getTime() / 1000));
-  return new ApiError(429, "QUOTA_EXCEEDED", `Quota exceeded: this call needs ${units} units`, {
+  return new ApiError(429, "QUOTA_EXCEEDED", `Quota exceeded: ${why} needs ${units} units`, {
     headers: { "Retry-After": String(retryAfter) },
     details: { units_needed: units, daily: decision.daily, monthly: decision.monthly },
   });
+}
+
+/** Takes `units` from the caller's plan, or throws 429 `QUOTA_EXCEEDED` saying what needs them (`why`). */
+async function take(c: Context<AppEnv>, units: number, why: string): Promise<{ decision: QuotaDecision; at: Date }> {
+  if (!Number.isSafeInteger(units)) throw new Error(`chargeUnits: ${units} is not a whole number of units`);
+  const principal = c.get("principal") as NonNullable<AppEnv["Variables"]["principal"]>;
+  const { quota, clock } = c.get("deps");
+  const at = clock.now();
+  const decision = await quota.consume(principal.tokenId, units, principal.plan, at);
+  if (!decision.allowed) {
+    if (!c.get("quota")) c.set("quota", { decision, units: 0 });
+    throw quotaExceeded(decision, units, at, why);
+  }
+  return { decision, at };
 }
 
 /**
@@ -24,18 +38,48 @@ function quotaExceeded(decision: QuotaDecision, units: number, at: Date): ApiErr
  * that a caller without the units is refused before anything is asked of the SII.
  */
 export async function chargeUnits(c: Context<AppEnv>, units: number): Promise<void> {
-  const principal = c.get("principal");
-  if (!principal || units <= 0) return;
-  if (!Number.isSafeInteger(units)) throw new Error(`chargeUnits: ${units} is not a whole number of units`);
-  const { quota, clock } = c.get("deps");
-  const at = clock.now();
+  if (!c.get("principal") || units <= 0) return;
+  const { decision, at } = await take(c, units, "this call");
   const before = c.get("quota");
-  const decision = await quota.consume(principal.tokenId, units, principal.plan, at);
-  if (!decision.allowed) {
-    if (!before) c.set("quota", { decision, units: 0 });
-    throw quotaExceeded(decision, units, at);
-  }
-  c.set("quota", { decision, units: (before?.units ?? 0) + units, at: before?.at ?? at });
+  c.set("quota", { ...before, decision, units: (before?.units ?? 0) + units, at: before?.at ?? at });
+}
+
+/**
+ * Units taken ahead of work whose price is known only from its answer (reading a large body:
+ * json-body.ts), held apart from the request's charge until `settleReservation` keeps them in it
+ * or gives them back.
+ */
+export interface Reservation {
+  units: number;
+  at: Date;
+  decision: QuotaDecision;
+}
+
+/** Takes `units` now (429 `QUOTA_EXCEEDED` naming `why` when the plan lacks them); null when there is nothing to take. */
+export async function reserveUnits(c: Context<AppEnv>, units: number, why: string): Promise<Reservation | null> {
+  if (!c.get("principal") || units <= 0) return null;
+  return { units, ...(await take(c, units, why)) };
+}
+
+/**
+ * Ends a reservation: `keep` units of it join this request's charge (and no refund gives them
+ * back: they pay for work done), the rest go back to the plan in the window they were taken in.
+ */
+export async function settleReservation(c: Context<AppEnv>, reservation: Reservation, keep: number): Promise<void> {
+  const kept = Math.min(keep, reservation.units);
+  const back = reservation.units - kept;
+  const principal = c.get("principal");
+  if (principal && back > 0) await c.get("deps").quota.refund(principal.tokenId, back, reservation.at);
+  const charged = c.get("quota");
+  if (!charged && kept === 0) return;
+  // The latest decision already counts the whole reservation: it was taken first.
+  const decision = lessUsed(charged?.decision ?? reservation.decision, back);
+  c.set("quota", {
+    decision,
+    units: (charged?.units ?? 0) + kept,
+    at: charged?.at ?? reservation.at,
+    kept: (charged?.kept ?? 0) + kept,
+  });
 }
 
 /**
@@ -65,8 +109,12 @@ async function giveBack(c: Context<AppEnv>, back: number): Promise<void> {
   const charged = c.get("quota");
   if (!principal || !charged || back <= 0) return;
   await c.get("deps").quota.refund(principal.tokenId, back, charged.at ?? c.get("deps").clock.now());
-  const { decision } = charged;
+  c.set("quota", { ...charged, decision: lessUsed(charged.decision, back), units: charged.units - back });
+}
+
+/** A decision as it stands once `back` units were given back. */
+function lessUsed(decision: QuotaDecision, back: number): QuotaDecision {
   const daily = { ...decision.daily, used: Math.max(0, decision.daily.used - back) };
   const monthly = { ...decision.monthly, used: Math.max(0, decision.monthly.used - back) };
-  c.set("quota", { ...charged, decision: { ...decision, daily, monthly }, units: charged.units - back });
+  return { ...decision, daily, monthly };
 }

@@ -4,10 +4,16 @@
 // The body's bytes are read (and kept where Hono keeps a body read, so any later reader gets them)
 // and parsed by `parseJsonBytesAsync`; the validator then takes that value. Small bodies, and bodies the sliced reading refuses, take Hono's
 // own path unchanged (so a malformed body gets the validator's usual answer).
+// Reading and parsing a large body is work whatever the answer, so it is paid for when the answer
+// refuses it (`readingFee`), and the fee is taken before a byte is read: an account without the
+// units left gets 429 `QUOTA_EXCEEDED` for free, never a parse. It runs after the operation's scope
+// and `dry_run` checks (operation.ts), so those refusals read nothing either.
 import type { Context, MiddlewareHandler } from "hono";
 import { parseJsonBytesAsync } from "../lib/json-async.ts";
 import { type Pause, yielder } from "../lib/yielder.ts";
+import { type Reservation, reserveUnits, settleReservation } from "./charge.ts";
 import type { AppEnv } from "./context.ts";
+import { isDryRun } from "./dry-run.ts";
 import { ApiError } from "./errors.ts";
 
 /** Bodies larger than this (bytes, as declared) are parsed in slices. */
@@ -18,7 +24,7 @@ const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
 /**
  * A large body is held, with what is parsed from it (about three times its size), until its answer
- * is made; a refused one (422) is not charged. So what one account and the whole process may hold
+ * is made, whatever the account's quota. So what one account and the whole process may hold
  * at once is bounded here, before any byte is read: an account at most this many large bodies at
  * a time, the process at most this many times `MAX_BODY_BYTES` of them (declared lengths).
  */
@@ -26,6 +32,13 @@ export const LARGE_BODIES_PER_ACCOUNT = 2;
 export const LARGE_BODIES_IN_PROCESS = 4;
 
 const held = { bytes: 0, byAccount: new Map<string, number>() };
+
+/**
+ * What reading a body of `bytes` costs when its answer refuses it (any 4xx): one unit per started
+ * MiB beyond the first, so a body under the sliced size is free as before, and an 18 MB upload
+ * refused is 17 units. An accepted answer, a replay, a 5xx and a dry run pay nothing for it.
+ */
+export const readingFee = (bytes: number) => Math.max(0, Math.ceil(bytes / SLICED_JSON_BODY) - 1);
 
 function refuseLargeBody(reason: "account_uploads" | "gateway_uploads", message: string): ApiError {
   return new ApiError(429, "SII_RATE_LIMIT", message, { headers: { "Retry-After": "1" }, details: { reason } });
@@ -49,7 +62,13 @@ export const slicedJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   held.bytes += length;
   held.byAccount.set(account, mine + 1);
   try {
-    return await readSliced(c, c.req.raw.body, next);
+    // A preview stays free (dry-run.ts): it is the one reading no fee is taken for.
+    const fee = isDryRun(c)
+      ? null
+      : await reserveUnits(c, readingFee(length), `reading this body of ${length} bytes (one unit per started MiB beyond the first)`);
+    const read = await readSliced(c, c.req.raw.body);
+    await next();
+    if (fee) await settleFee(c, fee, read);
   } finally {
     held.bytes -= length;
     const left = (held.byAccount.get(account) ?? 1) - 1;
@@ -58,27 +77,53 @@ export const slicedJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
 };
 
-/** Reads the body in slices and hands its parsed value to every later reader of the request's JSON. */
-async function readSliced(c: Context<AppEnv>, body: ReadableStream<Uint8Array>, next: () => Promise<void>): Promise<void> {
+/**
+ * Reads the body in slices and hands its parsed value to every later reader of the request's
+ * JSON; answers how many bytes it read (0: the client went away mid-body, and the validator's own
+ * reading answers it, as before).
+ */
+async function readSliced(c: Context<AppEnv>, body: ReadableStream<Uint8Array>): Promise<number> {
   const pause = yielder(5, 8);
   let bytes: Uint8Array<ArrayBuffer>;
   try {
     bytes = await bodyBytes(body, pause);
   } catch {
-    // The client went away mid-body: the validator's own reading answers it, as before.
-    return next();
+    return 0;
   }
   // Kept where Hono looks for a body already read, so every later reader gets these bytes.
   Object.assign(c.req.bodyCache, { arrayBuffer: Promise.resolve(bytes.buffer) });
-  let parsed: unknown;
   try {
-    parsed = await parseJsonBytesAsync(bytes, pause);
+    const parsed = await parseJsonBytesAsync(bytes, pause);
+    // Every reader of this request's JSON (the validator) gets the value read in slices.
+    Object.defineProperty(c.req, "json", { value: () => Promise.resolve(parsed), configurable: true });
   } catch {
-    return next();
+    // Malformed: Hono's own reading of the same bytes answers it, as before.
   }
-  // Every reader of this request's JSON (the validator) gets the value read in slices.
-  Object.defineProperty(c.req, "json", { value: () => Promise.resolve(parsed), configurable: true });
-  return next();
+  return bytes.length;
+}
+
+/**
+ * Keeps the reading fee of what was read when the answer refuses the request (4xx, not a replay
+ * of a stored answer), saying what the request was charged in `details.unidades_cobradas`; gives
+ * it back otherwise.
+ */
+async function settleFee(c: Context<AppEnv>, fee: Reservation, read: number): Promise<void> {
+  const refused = c.res.status >= 400 && c.res.status < 500 && c.res.headers.get("idempotent-replayed") !== "true";
+  await settleReservation(c, fee, refused ? readingFee(read) : 0);
+  if (refused && JSON_TYPE.test(c.res.headers.get("content-type")?.split(";")[0] ?? "")) {
+    c.res = await withUnitsCharged(c.res, c.get("quota")?.units ?? 0);
+  }
+}
+
+/** An error envelope with `details.unidades_cobradas` (its body is a few hundred bytes). */
+async function withUnitsCharged(res: Response, units: number): Promise<Response> {
+  const body = (await res.json()) as { details?: Record<string, unknown> };
+  const headers = new Headers(res.headers);
+  headers.delete("content-length");
+  return new Response(JSON.stringify({ ...body, details: { ...body.details, unidades_cobradas: units } }), {
+    status: res.status,
+    headers,
+  });
 }
 
 /**

@@ -34,9 +34,9 @@ export const MAX_PRINTED_COPIES = MAX_BATCH_DOCUMENTS;
 /** Documents per charged block: an operation on a batch costs its weight per started block. */
 export const CHARGE_BLOCK = 50;
 
-/** The charging rule, as each operation's description states it. */
+/** The charging rule, as each operation's description states it (the reading fee: src/platform/json-body.ts). */
 export const chargeRule = (weight: number) =>
-  `Charged ${weight} unit${weight === 1 ? "" : "s"} (the operation's weight) per started block of ${CHARGE_BLOCK} documents: 1–${CHARGE_BLOCK} documents ${weight}, ${CHARGE_BLOCK + 1}–${2 * CHARGE_BLOCK} ${2 * weight}, ${MAX_BATCH_DOCUMENTS} documents ${(weight * MAX_BATCH_DOCUMENTS) / CHARGE_BLOCK}.`;
+  `Charged ${weight} unit${weight === 1 ? "" : "s"} (the operation's weight) per started block of ${CHARGE_BLOCK} documents: 1–${CHARGE_BLOCK} documents ${weight}, ${CHARGE_BLOCK + 1}–${2 * CHARGE_BLOCK} ${2 * weight}, ${MAX_BATCH_DOCUMENTS} documents ${(weight * MAX_BATCH_DOCUMENTS) / CHARGE_BLOCK}. A body over 1 MiB that is refused (4xx) costs one unit per started MiB beyond the first (an 18 MB upload: 17), said in \`details.unidades_cobradas\`; those units must be left before it is read (else 429 \`QUOTA_EXCEEDED\`, the body unread).`;
 
 /** Units for `documents` at `weight` per started block. */
 export const unitsFor = (weight: number, documents: number) => weight * Math.max(1, Math.ceil(documents / CHARGE_BLOCK));
