@@ -47,18 +47,21 @@ export async function chargeUnits(c: Context<AppEnv>, units: number): Promise<vo
 /**
  * Units taken ahead of work whose price is known only from its answer (reading a large body:
  * json-body.ts), held apart from the request's charge until `settleReservation` keeps them in it
- * or gives them back.
+ * or gives them back. `decision`: the quota as the latest units taken left it.
  */
 export interface Reservation {
   units: number;
-  at: Date;
-  decision: QuotaDecision;
+  at?: Date;
+  decision?: QuotaDecision;
 }
 
-/** Takes `units` now (429 `QUOTA_EXCEEDED` naming `why` when the plan lacks them); null when there is nothing to take. */
-export async function reserveUnits(c: Context<AppEnv>, units: number, why: string): Promise<Reservation | null> {
-  if (!c.get("principal") || units <= 0) return null;
-  return { units, ...(await take(c, units, why)) };
+/** Takes `units` more for `reservation` now, or throws 429 `QUOTA_EXCEEDED` naming `why` when the plan lacks them. */
+export async function reserveUnits(c: Context<AppEnv>, reservation: Reservation, units: number, why: string): Promise<void> {
+  if (!c.get("principal") || units <= 0) return;
+  const { decision, at } = await take(c, units, why);
+  reservation.units += units;
+  reservation.decision = decision;
+  reservation.at ??= at;
 }
 
 /**
@@ -66,18 +69,19 @@ export async function reserveUnits(c: Context<AppEnv>, units: number, why: strin
  * back: they pay for work done), the rest go back to the plan in the window they were taken in.
  */
 export async function settleReservation(c: Context<AppEnv>, reservation: Reservation, keep: number): Promise<void> {
+  const { at, decision: reserved } = reservation;
+  const principal = c.get("principal");
+  if (!principal || !at || !reserved) return;
   const kept = Math.min(keep, reservation.units);
   const back = reservation.units - kept;
-  const principal = c.get("principal");
-  if (principal && back > 0) await c.get("deps").quota.refund(principal.tokenId, back, reservation.at);
+  if (back > 0) await c.get("deps").quota.refund(principal.tokenId, back, at);
   const charged = c.get("quota");
   if (!charged && kept === 0) return;
   // The latest decision already counts the whole reservation: it was taken first.
-  const decision = lessUsed(charged?.decision ?? reservation.decision, back);
   c.set("quota", {
-    decision,
+    decision: lessUsed(charged?.decision ?? reserved, back),
     units: (charged?.units ?? 0) + kept,
-    at: charged?.at ?? reservation.at,
+    at: charged?.at ?? at,
     kept: (charged?.kept ?? 0) + kept,
   });
 }

@@ -45,9 +45,22 @@ function refuseLargeBody(reason: "account_uploads" | "gateway_uploads", message:
 }
 
 export const slicedJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const length = Number.parseInt(c.req.header("content-length") ?? "", 10);
   const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim() ?? "";
-  if (!(length > SLICED_JSON_BODY) || !JSON_TYPE.test(type) || !c.req.raw.body) return next();
+  const body = c.req.raw.body;
+  if (!JSON_TYPE.test(type) || !body) return next();
+  // A body of no declared length (chunked) is read here too, so what it costs is paid as it arrives.
+  const declared = Number.parseInt(c.req.header("content-length") ?? "", 10);
+  if (declared <= SLICED_JSON_BODY) return next();
+  const release = Number.isNaN(declared) ? () => {} : hold(c, declared);
+  try {
+    await readPaid(c, body, declared || 0, next);
+  } finally {
+    release();
+  }
+};
+
+/** Counts a large body of `length` declared bytes as held (429 past a bound); answers how to release it. */
+function hold(c: Context<AppEnv>, length: number): () => void {
   const account = c.get("principal")?.account ?? "";
   const mine = held.byAccount.get(account) ?? 0;
   if (mine >= LARGE_BODIES_PER_ACCOUNT) {
@@ -61,37 +74,61 @@ export const slicedJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   held.bytes += length;
   held.byAccount.set(account, mine + 1);
-  try {
-    // A preview stays free (dry-run.ts): it is the one reading no fee is taken for.
-    const fee = isDryRun(c)
-      ? null
-      : await reserveUnits(c, readingFee(length), `reading this body of ${length} bytes (one unit per started MiB beyond the first)`);
-    const read = await readSliced(c, c.req.raw.body);
-    await next();
-    if (fee) await settleFee(c, fee, read);
-  } finally {
+  return () => {
     held.bytes -= length;
     const left = (held.byAccount.get(account) ?? 1) - 1;
     if (left > 0) held.byAccount.set(account, left);
     else held.byAccount.delete(account);
-  }
-};
+  };
+}
 
 /**
- * Reads the body in slices and hands its parsed value to every later reader of the request's
- * JSON; answers how many bytes it read (0: the client went away mid-body, and the validator's own
- * reading answers it, as before).
+ * Reads the body with its reading fee paid ahead: for the `declared` length before a byte is read,
+ * then for whatever arrives beyond it (a body of no declared length: as it arrives). Runs the
+ * operation and settles the fee on its answer. A preview (`dry_run`) stays free (dry-run.ts).
  */
-async function readSliced(c: Context<AppEnv>, body: ReadableStream<Uint8Array>): Promise<number> {
+async function readPaid(c: Context<AppEnv>, body: ReadableStream<Uint8Array>, declared: number, next: () => Promise<void>) {
+  const fee: Reservation | null = isDryRun(c) ? null : { units: 0 };
+  const pay = async (bytes: number) => {
+    if (fee)
+      await reserveUnits(
+        c,
+        fee,
+        readingFee(bytes) - fee.units,
+        `reading ${bytes} bytes of this body (one unit per started MiB beyond the first)`,
+      );
+  };
+  await pay(declared);
+  let read: number;
+  try {
+    read = await readSliced(c, body, pay);
+  } catch (err) {
+    // Refused part-way, the fee for what kept arriving not paid: what was paid stays paid.
+    if (fee) await settleReservation(c, fee, fee.units);
+    throw err;
+  }
+  await next();
+  if (fee) await settleFee(c, fee, read);
+}
+
+/**
+ * Reads the body in slices, paying for it as it arrives (`pay`, which may refuse it), and hands
+ * its parsed value to every later reader of the request's JSON; answers how many bytes it read (0:
+ * the client went away mid-body, and the validator's own reading answers it, as before). A body
+ * of no declared length that turns out small is left to Hono's own parse of the same bytes.
+ */
+async function readSliced(c: Context<AppEnv>, body: ReadableStream<Uint8Array>, pay: (bytes: number) => Promise<void>): Promise<number> {
   const pause = yielder(5, 8);
   let bytes: Uint8Array<ArrayBuffer>;
   try {
-    bytes = await bodyBytes(body, pause);
-  } catch {
+    bytes = await bodyBytes(body, pause, pay);
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
     return 0;
   }
   // Kept where Hono looks for a body already read, so every later reader gets these bytes.
   Object.assign(c.req.bodyCache, { arrayBuffer: Promise.resolve(bytes.buffer) });
+  if (bytes.length <= SLICED_JSON_BODY) return bytes.length;
   try {
     const parsed = await parseJsonBytesAsync(bytes, pause);
     // Every reader of this request's JSON (the validator) gets the value read in slices.
@@ -109,8 +146,9 @@ async function readSliced(c: Context<AppEnv>, body: ReadableStream<Uint8Array>):
  */
 async function settleFee(c: Context<AppEnv>, fee: Reservation, read: number): Promise<void> {
   const refused = c.res.status >= 400 && c.res.status < 500 && c.res.headers.get("idempotent-replayed") !== "true";
-  await settleReservation(c, fee, refused ? readingFee(read) : 0);
-  if (refused && JSON_TYPE.test(c.res.headers.get("content-type")?.split(";")[0] ?? "")) {
+  const kept = refused ? readingFee(read) : 0;
+  await settleReservation(c, fee, kept);
+  if (kept > 0 && JSON_TYPE.test(c.res.headers.get("content-type")?.split(";")[0] ?? "")) {
     c.res = await withUnitsCharged(c.res, c.get("quota")?.units ?? 0);
   }
 }
@@ -131,13 +169,21 @@ async function withUnitsCharged(res: Response, units: number): Promise<Response>
  * grows with what arrived, never with what was declared: a client declaring 32 MiB and sending
  * slowly holds no more than it sent.
  */
-async function bodyBytes(body: ReadableStream<Uint8Array>, pause: Pause): Promise<Uint8Array<ArrayBuffer>> {
+async function bodyBytes(
+  body: ReadableStream<Uint8Array>,
+  pause: Pause,
+  pay: (bytes: number) => Promise<void>,
+): Promise<Uint8Array<ArrayBuffer>> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = body.getReader();
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
     chunks.push(read.value);
     size += read.value.length;
+    await pay(size).catch(async (err: unknown) => {
+      await reader.cancel().catch(() => {});
+      throw err;
+    });
   }
   const out = new Uint8Array(size);
   let at = 0;

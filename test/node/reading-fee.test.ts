@@ -30,8 +30,8 @@ const tooMany = base64Of(`<EnvioDTE><SetDTE>${"<DTE><Documento/></DTE>".repeat(2
 async function setup(options: { plan?: { daily_units: number; monthly_units: number }; scopes?: Scope[] } = {}) {
   const t = probeApp(undefined, { maxBodyBytes: 32 * 1024 * 1024 });
   const token = await tokenFor(t.deps, options);
-  /** Posts `body` as a stream that counts how often it was read. */
-  const post = async (path: string, body: Uint8Array) => {
+  /** Posts `body` as a stream that counts how often it was read; `chunked`: with no declared length. */
+  const post = async (path: string, body: Uint8Array, chunked = false) => {
     const stream = { pulls: 0 };
     let at = 0;
     const source = new ReadableStream<Uint8Array>(
@@ -48,7 +48,11 @@ async function setup(options: { plan?: { daily_units: number; monthly_units: num
     );
     const res = await t.app.request(path, {
       method: "POST",
-      headers: { "x-api-token": token.secret, "content-type": "application/json", "content-length": String(body.length) },
+      headers: {
+        "x-api-token": token.secret,
+        "content-type": "application/json",
+        ...(chunked ? {} : { "content-length": String(body.length) }),
+      },
       body: source,
       duplex: "half",
     } as RequestInit);
@@ -59,7 +63,8 @@ async function setup(options: { plan?: { daily_units: number; monthly_units: num
   return { post };
 }
 
-describe("the reading fee of a large body", () => {
+// Several 18 MB bodies a test: a generous timeout for a busy machine (nothing here is timed).
+describe("the reading fee of a large body", { timeout: 60_000 }, () => {
   it("is one unit per started MiB beyond the first", () => {
     expect([readingFee(SLICED_JSON_BODY), readingFee(SLICED_JSON_BODY + 1), readingFee(SIZE), readingFee(32 * SLICED_JSON_BODY)]).toEqual([
       0, 1, 17, 31,
@@ -109,9 +114,32 @@ describe("the reading fee of a large body", () => {
       const { res, read, used } = await post(FORMATOS, bodyOf(EXAMPLE_ENVELOPE, SIZE));
       const error = await errorOf(res);
       expect([daily_units, res.status, error.error_code, read, used]).toEqual([daily_units, 429, "QUOTA_EXCEEDED", false, 0]);
-      expect(error.message).toMatch(/reading this body of \d+ bytes .* needs 17 units/);
+      expect(error.message).toBe(
+        `Quota exceeded: reading ${SIZE} bytes of this body (one unit per started MiB beyond the first) needs 17 units`,
+      );
       expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
     }
+  });
+
+  it("is paid as a body of no declared length arrives: refused past the first MiB when unpaid, kept when refused", async () => {
+    const spent = await setup({ plan: { daily_units: 0, monthly_units: 0 } });
+    const unpaid = await spent.post(FORMATOS, bodyOf(EXAMPLE_ENVELOPE, SIZE), true);
+    const error = await errorOf(unpaid.res);
+    // Refused for the fee of what had arrived, before the body was parsed (and before its weight was asked for).
+    expect([unpaid.res.status, error.error_code, unpaid.used]).toEqual([429, "QUOTA_EXCEEDED", 0]);
+    expect(error.message).toMatch(
+      /^Quota exceeded: reading \d+ bytes of this body \(one unit per started MiB beyond the first\) needs \d+ units$/,
+    );
+    const { post } = await setup();
+    const refused = await post(FORMATOS, bodyOf(tooMany, SIZE), true);
+    expect([refused.res.status, refused.units, refused.used, (await errorOf(refused.res)).details]).toEqual([
+      400,
+      "17",
+      17,
+      { unidades_cobradas: 17 },
+    ]);
+    const accepted = await post(FORMATOS, bodyOf(EXAMPLE_ENVELOPE, SIZE), true);
+    expect([accepted.res.status, accepted.units, accepted.used]).toEqual([200, "1", 18]);
   });
 
   it("is never reached by a token without the scope or a dry_run the operation has none of: refused, the body unread", async () => {
