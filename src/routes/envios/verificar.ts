@@ -18,7 +18,16 @@ import { siiServices } from "../../services/sii-context.ts";
 import { trustStoreFor } from "../../services/trust-store.ts";
 import { advancedDocumentStatus, type SiiDocumentStatus } from "../../sii/envios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
-import { batchYielder, chargeDocuments, chargeRule, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, readUploadedBatch } from "../document-batch.ts";
+import {
+  batchYielder,
+  chargeDocuments,
+  chargeRule,
+  MAX_BATCH_BOLETAS,
+  MAX_BATCH_DOCUMENTS,
+  MAX_BATCH_LINES,
+  MAX_DOCUMENT_LINES,
+  readUploadedBatch,
+} from "../document-batch.ts";
 import { EXAMPLE_ENVELOPE } from "../example-documents.ts";
 import { inspectXmlField, XmlField } from "../uploaded-xml.ts";
 
@@ -28,7 +37,7 @@ const Query = z.object({ ambiente: Ambiente });
 const Body = z
   .object({
     xml: XmlField.meta({
-      description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents (an EnvioBOLETA ${MAX_BATCH_BOLETAS}, the SII's maxima)`,
+      description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents (an EnvioBOLETA ${MAX_BATCH_BOLETAS}, the SII's maxima), ${MAX_DOCUMENT_LINES} Detalle lines a document and ${MAX_BATCH_LINES} in all`,
     }),
     auth: CertAuthBody.shape.auth.optional().meta({
       description: "Optional: with a certificate (of the issuer, the receiver or their representative) the SII checks each document too",
