@@ -1,10 +1,11 @@
 // What a request is charged. Every operation pays its declared weight before its handler runs
 // (operation.ts); an operation whose cost follows what it asks the SII (one unit per document it
 // queries, say) adds units to the same charge with `chargeUnits`, and a refund gives back all of
-// them together.
+// them together. A large body's reading fee is reserved before the body is read and settled once
+// the answer is known (`reserveUnits`, `settleReservation`, used by json-body.ts).
 import type { Context } from "hono";
 import type { QuotaDecision } from "../ports.ts";
-import type { AppEnv } from "./context.ts";
+import type { AppEnv, Principal } from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { bindingWindow } from "./rate-headers.ts";
 
@@ -18,9 +19,8 @@ function quotaExceeded(decision: QuotaDecision, units: number, at: Date, why: st
 }
 
 /** Takes `units` from the caller's plan, or throws 429 `QUOTA_EXCEEDED` saying what needs them (`why`). */
-async function take(c: Context<AppEnv>, units: number, why: string): Promise<{ decision: QuotaDecision; at: Date }> {
+async function take(c: Context<AppEnv>, principal: Principal, units: number, why: string): Promise<{ decision: QuotaDecision; at: Date }> {
   if (!Number.isSafeInteger(units)) throw new Error(`chargeUnits: ${units} is not a whole number of units`);
-  const principal = c.get("principal") as NonNullable<AppEnv["Variables"]["principal"]>;
   const { quota, clock } = c.get("deps");
   const at = clock.now();
   const decision = await quota.consume(principal.tokenId, units, principal.plan, at);
@@ -38,8 +38,9 @@ async function take(c: Context<AppEnv>, units: number, why: string): Promise<{ d
  * that a caller without the units is refused before anything is asked of the SII.
  */
 export async function chargeUnits(c: Context<AppEnv>, units: number): Promise<void> {
-  if (!c.get("principal") || units <= 0) return;
-  const { decision, at } = await take(c, units, "this call");
+  const principal = c.get("principal");
+  if (!principal || units <= 0) return;
+  const { decision, at } = await take(c, principal, units, "this call");
   const before = c.get("quota");
   c.set("quota", { ...before, decision, units: (before?.units ?? 0) + units, at: before?.at ?? at });
 }
@@ -57,8 +58,9 @@ export interface Reservation {
 
 /** Takes `units` more for `reservation` now, or throws 429 `QUOTA_EXCEEDED` naming `why` when the plan lacks them. */
 export async function reserveUnits(c: Context<AppEnv>, reservation: Reservation, units: number, why: string): Promise<void> {
-  if (!c.get("principal") || units <= 0) return;
-  const { decision, at } = await take(c, units, why);
+  const principal = c.get("principal");
+  if (!principal || units <= 0) return;
+  const { decision, at } = await take(c, principal, units, why);
   reservation.units += units;
   reservation.decision = decision;
   reservation.at ??= at;

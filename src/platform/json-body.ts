@@ -2,8 +2,9 @@
 // it. Hono's `c.req.json()` is one `JSON.parse` of the decoded text: for an upload of 2 000
 // documents (~12 MB of base64 in one string) joining, decoding and parsing held the thread 20–90 ms.
 // The body's bytes are read (and kept where Hono keeps a body read, so any later reader gets them)
-// and parsed by `parseJsonBytesAsync`; the validator then takes that value. Small bodies, and bodies the sliced reading refuses, take Hono's
-// own path unchanged (so a malformed body gets the validator's usual answer).
+// and parsed by `parseJsonBytesAsync`; the validator then takes that value. Small bodies, and bodies
+// the sliced reading refuses, are parsed by Hono's own path (so a malformed body gets the
+// validator's usual answer); a body of no declared length is read here first, to know its size.
 // Reading and parsing a large body is work whatever the answer, so it is paid for when the answer
 // refuses it (`readingFee`), and the fee is taken before a byte is read: an account without the
 // units left gets 429 `QUOTA_EXCEEDED` for free, never a parse. It runs after the operation's scope
@@ -165,7 +166,8 @@ async function withUnitsCharged(res: Response, units: number): Promise<Response>
 }
 
 /**
- * The body's bytes, joined a chunk at a time (reading it whole joined ~12 MB in one step). Memory
+ * The body's bytes, joined a chunk at a time (reading it whole joined ~12 MB in one step), `pay`
+ * told the size after each chunk (it may refuse the rest, which is then not read). Memory
  * grows with what arrived, never with what was declared: a client declaring 32 MiB and sending
  * slowly holds no more than it sent.
  */
