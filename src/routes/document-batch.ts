@@ -86,14 +86,16 @@ export const batchYielder = () => yielder(5, 4);
 
 /**
  * The documents of an uploaded `xml` field, refused when it holds none, or more documents or
- * Detalle lines than one request may: those are counted by the screen that reads the XML before
- * it is parsed (every Detalle line is drawn or checked, none dropped, so the whole upload must
- * fit), so an upload over a limit costs no parse, canonicalization or signature check.
+ * Detalle lines than one request may, and charged `weight` per started block of its documents:
+ * those are counted by the screen that reads the XML before it is parsed (every Detalle line is
+ * drawn or checked, none dropped, so the whole upload must fit), so an upload over a limit, or one
+ * the caller's quota cannot pay for, costs no parse, canonicalization or signature check.
  */
-export async function readUploadedBatch(xml: string): Promise<EnvelopeContents> {
-  const contents = await readXmlField(xml, (kind, detalle) => {
+export async function readUploadedBatch(c: Context<AppEnv>, weight: number, xml: string): Promise<EnvelopeContents> {
+  const contents = await readXmlField(xml, async (kind, detalle) => {
     checkDocumentCount("xml", detalle.length, kind);
     checkLines("xml", detalle);
+    await chargeDocuments(c, weight, detalle.length);
   });
   if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
   return contents;

@@ -27,9 +27,9 @@ const envelope = (documents: number, lines: number, broken = true) =>
 /** Text whose every character is one byte (ISO-8859-1), as those bytes. */
 const latin1 = (text: string) => Uint8Array.from(text, (ch) => ch.charCodeAt(0));
 
-async function post(path: string, xml: string) {
+async function post(path: string, xml: string, plan?: { daily_units: number; monthly_units: number }) {
   const t = probeApp(undefined, { maxBodyBytes: 4 * 1024 * 1024 });
-  const token = await tokenFor(t.deps);
+  const token = await tokenFor(t.deps, plan ? { plan } : {});
   const res = await postJson(t.app, token.secret, path, { xml: bytesToBase64(latin1(xml)) });
   return { status: res.status, units: res.headers.get("x-quota-units"), error: await errorOf(res) };
 }
@@ -83,6 +83,20 @@ describe("the limits of an uploaded xml, checked before it is parsed", () => {
       `xml document 1 has ${MAX_DOCUMENT_LINES + 1} Detalle lines; a document has at most ${MAX_DOCUMENT_LINES}`,
     ]);
   });
+
+  it.each([
+    [READERS[0], 2],
+    [READERS[1], 1],
+    [READERS[2], 1],
+    [READERS[3], 2],
+  ])(
+    "%s charges the documents before the parse: a caller who cannot pay for them gets 429, not the parse's answer",
+    async (path, weight) => {
+      // 51 documents are two blocks; the plan pays the first (the operation's weight) only.
+      const { status, units, error } = await post(path as string, envelope(51, 1), { daily_units: weight, monthly_units: 100 });
+      expect([status, error.error_code, error.details?.units_needed, units]).toEqual([429, "QUOTA_EXCEEDED", weight, "0"]);
+    },
+  );
 
   it("counts a Documento's own Detalle lines only: a document at the limit is read (and then found not well-formed)", async () => {
     // Detalle elements deeper in the document (a wrapper's) are not its lines.

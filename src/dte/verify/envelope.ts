@@ -165,10 +165,10 @@ export function readEnvelope(bytes: Uint8Array<ArrayBuffer>): EnvelopeContents {
 export const readingPause = (): Pause => yielder(10, 10);
 
 /**
- * Decides, before the parse, whether an upload is worth it: called with its kind and the Detalle
- * lines of each of its DTEs as the screen counted them (throw to refuse it).
+ * Decides, before the parse, whether an upload is worth it (and takes what it costs): called with
+ * its kind and the Detalle lines of each of its DTEs as the screen counted them (throw to refuse it).
  */
-export type AdmitUpload = (kind: EnvelopeReport["kind"], detalle: readonly number[]) => void;
+export type AdmitUpload = (kind: EnvelopeReport["kind"], detalle: readonly number[]) => void | Promise<void>;
 
 /**
  * Counts, as the screen passes, each DTE (one not inside another) and the Detalle lines of its
@@ -223,7 +223,7 @@ export async function readEnvelopeAsync(
     const unsafe = await unsafeXmlReasonAsync(text, pause, undefined, counted.visitor);
     if (unsafe) throw new EnvelopeUnreadable(unsafe);
     // No root element at all: the parser says why.
-    if (admit && counted.root()) admit(kindOf(counted.root()), counted.detalle);
+    if (admit && counted.root()) await admit(kindOf(counted.root()), counted.detalle);
     await pause();
     doc = await parseXmlAsync(text, { pause });
   } catch (err) {

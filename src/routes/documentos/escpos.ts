@@ -9,7 +9,7 @@ import { okInPieces } from "../../platform/envelope.ts";
 import { Base64Value } from "../../platform/json-pieces.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
-import { batchYielder, chargeDocuments, chargeRule, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, readUploadedBatch } from "../document-batch.ts";
+import { batchYielder, chargeRule, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, readUploadedBatch } from "../document-batch.ts";
 
 const WEIGHT = 1;
 
@@ -67,8 +67,7 @@ export function registerDocumentosEscpos(app: OpenAPIHono<AppEnv>): void {
     { scope: "sii:read", weight: WEIGHT },
     async (c) => {
       const body = c.req.valid("json");
-      const contents = await readUploadedBatch(body.xml);
-      await chargeDocuments(c, WEIGHT, contents.dtes.length);
+      const contents = await readUploadedBatch(c, WEIGHT, body.xml);
       const resolucion = resolucionOf(body.resolucion, contents);
       const printed = [];
       const receipts = [];

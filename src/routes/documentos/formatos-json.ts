@@ -13,15 +13,7 @@ import { registerOperation } from "../../platform/operation.ts";
 import { MAX_CHARS } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { businessRule } from "../../platform/validation.ts";
-import {
-  batchYielder,
-  chargeDocuments,
-  chargeRule,
-  MAX_BATCH_BOLETAS,
-  MAX_BATCH_DOCUMENTS,
-  MAX_BATCH_LINES,
-  readUploadedBatch,
-} from "../document-batch.ts";
+import { batchYielder, chargeRule, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, readUploadedBatch } from "../document-batch.ts";
 
 const WEIGHT = 1;
 
@@ -117,9 +109,8 @@ export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
         if (!SUPPORTED_TYPES.includes(tipo)) throw unsupportedType(tipo, "dte.Encabezado.IdDoc.TipoDTE");
         return ok(c, normalizeDte(body.dte, today));
       }
-      const contents = await readUploadedBatch(body.xml ?? "");
+      const contents = await readUploadedBatch(c, WEIGHT, body.xml ?? "");
       const sobre = contents.kind;
-      await chargeDocuments(c, WEIGHT, contents.dtes.length);
       const documentos = [];
       const pause = batchYielder();
       for (const [i, entry] of contents.dtes.entries()) {

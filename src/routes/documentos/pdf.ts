@@ -12,7 +12,6 @@ import { MAX_CHARS } from "../../platform/params.ts";
 import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import {
   batchYielder,
-  chargeDocuments,
   chargeRule,
   MAX_BATCH_BOLETAS,
   MAX_BATCH_DOCUMENTS,
@@ -92,7 +91,7 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
     { scope: "sii:read", weight: WEIGHT },
     async (c) => {
       const body = c.req.valid("json");
-      const contents = await readUploadedBatch(body.xml);
+      const contents = await readUploadedBatch(c, WEIGHT, body.xml);
       const pages = contents.dtes.length * (body.copias + (body.cedible ? 1 : 0));
       if (pages > MAX_PRINTED_COPIES) {
         throw tooLarge(
@@ -109,7 +108,6 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
           throw err;
         }
       }
-      await chargeDocuments(c, WEIGHT, contents.dtes.length);
       const resolucion = resolucionOf(body.resolucion, contents);
       const docs = [];
       const pause = batchYielder();

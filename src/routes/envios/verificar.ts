@@ -20,7 +20,6 @@ import { advancedDocumentStatus, type SiiDocumentStatus } from "../../sii/envios
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import {
   batchYielder,
-  chargeDocuments,
   chargeRule,
   MAX_BATCH_BOLETAS,
   MAX_BATCH_DOCUMENTS,
@@ -169,10 +168,9 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { ambiente } = c.req.valid("query");
       const body = c.req.valid("json");
-      // Read with the limits the other readers apply (documents, Detalle lines), so an envelope too
-      // large is refused before it is parsed, and charged before any signature is checked.
-      const plain = await readUploadedBatch(body.xml);
-      await chargeDocuments(c, WEIGHT, plain.dtes.length);
+      // Read with the limits the other readers apply (documents, Detalle lines), and charged, before
+      // it is parsed: an envelope too large or unpaid costs no parse and no signature check.
+      const plain = await readUploadedBatch(c, WEIGHT, body.xml);
       // The same parsed tree is checked: reading it again would double the largest step.
       const report = await inspectXmlField(plain);
 
