@@ -6,7 +6,7 @@
 // the limit, not with the parser's refusal, its limits were checked before the parse.
 import { describe, expect, it } from "vitest";
 import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
-import { MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../src/routes/document-batch.ts";
+import { CHARGE_BLOCK_LINES, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES, unitsFor } from "../../src/routes/document-batch.ts";
 import { EXAMPLE_ENVELOPE } from "../../src/routes/example-documents.ts";
 import { errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
@@ -97,6 +97,17 @@ describe("the limits of an uploaded xml, checked before it is parsed", () => {
       expect([status, error.error_code, error.details?.units_needed, units]).toEqual([429, "QUOTA_EXCEEDED", weight, "0"]);
     },
   );
+
+  it("verificar charges an upload by its Detalle lines too: 60 documents of 1000 lines are 40 blocks, not 2", async () => {
+    const t = probeApp(undefined, { maxBodyBytes: 4 * 1024 * 1024 });
+    const token = await tokenFor(t.deps);
+    const xml = envelope(MAX_BATCH_LINES / MAX_DOCUMENT_LINES, MAX_DOCUMENT_LINES, false);
+    const res = await postJson(t.app, token.secret, READERS[3] as string, { xml: bytesToBase64(latin1(xml)) });
+    expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, String((2 * MAX_BATCH_LINES) / CHARGE_BLOCK_LINES)]);
+    expect([unitsFor(2, 1, MAX_DOCUMENT_LINES), unitsFor(2, 51, 1501), unitsFor(1, MAX_BATCH_DOCUMENTS, MAX_BATCH_DOCUMENTS)]).toEqual([
+      2, 4, 40,
+    ]);
+  });
 
   it("counts a Documento's own Detalle lines only: a document at the limit is read (and then found not well-formed)", async () => {
     // Detalle elements deeper in the document (a wrapper's) are not its lines.

@@ -51,7 +51,7 @@ export function registerDocumentosEscpos(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/documentos/escpos",
       tags: ["Documents"],
       summary: "A document as an ESC/POS receipt",
-      description: `Text in the chosen code page, the SII's box, lines, totals and references, and the TED as a PDF417 the printer draws (GS ( k, error correction level 5, the TED's exact ISO-8859-1 bytes); then feed and cut. An envelope gives one receipt per document, each cut. ${chargeRule(WEIGHT)}`,
+      description: `Text in the chosen code page, the SII's box, lines, totals and references, and the TED as a PDF417 the printer draws (GS ( k, error correction level 5, the TED's exact ISO-8859-1 bytes); then feed and cut. An envelope gives one receipt per document, each cut. ${chargeRule(WEIGHT, true)}`,
       request: { body: jsonBody(Body) },
       responses: {
         200: {

@@ -78,7 +78,7 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/documentos/pdf",
       tags: ["Documents"],
       summary: "A document's printed representation as PDF",
-      description: `Issuer and receiver, the SII's red box (RUT, type, folio, office), lines, totals, references, the TED as a PDF417 (error correction level 5) with its legend and resolution, and the cedible copy when asked. Letter paper or an 80 mm roll. ${chargeRule(WEIGHT)}`,
+      description: `Issuer and receiver, the SII's red box (RUT, type, folio, office), lines, totals, references, the TED as a PDF417 (error correction level 5) with its legend and resolution, and the cedible copy when asked. Letter paper or an 80 mm roll. ${chargeRule(WEIGHT, true)}`,
       request: { body: jsonBody(Body) },
       responses: {
         200: {
