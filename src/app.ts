@@ -8,7 +8,6 @@ import type { AppEnv } from "./platform/context.ts";
 import { cors } from "./platform/cors.ts";
 import { ApiError, errorResponse } from "./platform/errors.ts";
 import { failureResponse } from "./platform/failure.ts";
-import { slicedJsonBody } from "./platform/json-body.ts";
 import { rateHeaders } from "./platform/rate-headers.ts";
 import { requestContext, requestIdFor } from "./platform/request.ts";
 import { securityHeaders } from "./platform/security-headers.ts";
@@ -102,7 +101,6 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
     })(c, next);
   });
   app.use("/api/*", rateHeaders, authenticateKnownRoute(app));
-  app.use("/api/*", slicedJsonBody);
 
   registerHealthz(app);
   registerUsageGet(app);

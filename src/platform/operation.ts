@@ -9,6 +9,7 @@ import type { Scope } from "../ports.ts";
 import { requireScope } from "./auth.ts";
 import type { AppEnv } from "./context.ts";
 import { declaresDryRun, refuseDryRun } from "./dry-run.ts";
+import { slicedJsonBody } from "./json-body.ts";
 import { operationResponses } from "./operation-responses.ts";
 import type { OperationSpec } from "./quota.ts";
 import { type Handler, runOperation } from "./run-operation.ts";
@@ -63,7 +64,8 @@ export function registerOperation<R extends RouteConfig>(
     operationId: operationId(spec),
     ...route,
     security: [{ ApiToken: [] }],
-    middleware: dryRun ? [requireScope(spec.scope)] : [requireScope(spec.scope), refuseDryRun],
+    // A large body is read after the checks that need none of it (json-body.ts).
+    middleware: dryRun ? [requireScope(spec.scope), slicedJsonBody] : [requireScope(spec.scope), refuseDryRun, slicedJsonBody],
     "x-scope": spec.scope,
     "x-quota-weight": spec.weight,
     ...(spec.changesState ? { parameters: [...(route.parameters ?? []), { $ref: "#/components/parameters/Idempotency-Key" }] } : {}),

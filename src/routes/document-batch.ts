@@ -5,7 +5,6 @@
 // charged by the block of documents, not by the request.
 import type { Context } from "hono";
 import { type EnvelopeContents, MAX_DOCUMENTS } from "../dte/verify/envelope.ts";
-import { childElements, localName, type XmlElement } from "../dte/xml/parse.ts";
 import { yielder } from "../lib/yielder.ts";
 import { chargeUnits } from "../platform/charge.ts";
 import type { AppEnv } from "../platform/context.ts";
@@ -34,17 +33,25 @@ export const MAX_BATCH_LINES = 60_000;
 export const MAX_PRINTED_COPIES = MAX_BATCH_DOCUMENTS;
 /** Documents per charged block: an operation on a batch costs its weight per started block. */
 export const CHARGE_BLOCK = 50;
+/**
+ * Detalle lines an uploaded XML may carry per charged block: a block's documents at the 30 lines a
+ * document the request's limits allow on average, so a request at either limit is the same 40
+ * blocks. One document with its Detalle copied a thousand times is work (parsed, canonicalized,
+ * digested, drawn) that a count of documents alone charged as one block.
+ */
+export const CHARGE_BLOCK_LINES = (CHARGE_BLOCK * MAX_BATCH_LINES) / MAX_BATCH_DOCUMENTS;
 
-/** The charging rule, as each operation's description states it. */
-export const chargeRule = (weight: number) =>
-  `Charged ${weight} unit${weight === 1 ? "" : "s"} (the operation's weight) per started block of ${CHARGE_BLOCK} documents: 1–${CHARGE_BLOCK} documents ${weight}, ${CHARGE_BLOCK + 1}–${2 * CHARGE_BLOCK} ${2 * weight}, ${MAX_BATCH_DOCUMENTS} documents ${(weight * MAX_BATCH_DOCUMENTS) / CHARGE_BLOCK}.`;
+/** The charging rule, as each operation's description states it; `lines`: an uploaded XML's lines count too (the reading fee: src/platform/json-body.ts). */
+export const chargeRule = (weight: number, lines = false) =>
+  `Charged ${weight} unit${weight === 1 ? "" : "s"} (the operation's weight) per started block of ${CHARGE_BLOCK} documents${lines ? ` or of ${CHARGE_BLOCK_LINES} Detalle lines, whichever makes more blocks` : ""}: 1–${CHARGE_BLOCK} documents ${weight}, ${CHARGE_BLOCK + 1}–${2 * CHARGE_BLOCK} ${2 * weight}, ${MAX_BATCH_DOCUMENTS} documents ${(weight * MAX_BATCH_DOCUMENTS) / CHARGE_BLOCK}${lines ? `, one document of 1 000 lines ${weight}, ${MAX_BATCH_LINES} lines ${(weight * MAX_BATCH_LINES) / CHARGE_BLOCK_LINES}` : ""}. A body over 1 MiB that is refused (4xx) costs one unit per started MiB beyond the first (an 18 MB upload: 17), said in \`details.unidades_cobradas\`; those units must be left before it is read (else 429 \`QUOTA_EXCEEDED\`, the body unread).`;
 
-/** Units for `documents` at `weight` per started block. */
-export const unitsFor = (weight: number, documents: number) => weight * Math.max(1, Math.ceil(documents / CHARGE_BLOCK));
+/** Units for `documents` (with `lines` Detalle lines in all, when they count) at `weight` per started block. */
+export const unitsFor = (weight: number, documents: number, lines = 0) =>
+  weight * Math.max(1, Math.ceil(documents / CHARGE_BLOCK), Math.ceil(lines / CHARGE_BLOCK_LINES));
 
 /** Charges the blocks beyond the first (the operation's weight, already paid): call it before the work. */
-export async function chargeDocuments(c: Context<AppEnv>, weight: number, documents: number): Promise<void> {
-  await chargeUnits(c, unitsFor(weight, documents) - weight);
+export async function chargeDocuments(c: Context<AppEnv>, weight: number, documents: number, lines = 0): Promise<void> {
+  await chargeUnits(c, unitsFor(weight, documents, lines) - weight);
 }
 
 export function tooLarge(path: string, message: string): ApiError {
@@ -59,8 +66,8 @@ export function checkDocumentCount(path: string, count: number, kind: "EnvioDTE"
   }
 }
 
-/** 400 when one document has more Detalle lines than a document may, or all of them more than one request may carry. */
-function checkLines(path: string, counts: readonly number[]): void {
+/** 400 when one document has more Detalle lines than a document may, or all of them more than one request may carry; else their sum. */
+function checkLines(path: string, counts: readonly number[]): number {
   const over = counts.findIndex((n) => n > MAX_DOCUMENT_LINES);
   if (over >= 0) {
     throw tooLarge(path, `document ${over + 1} has ${counts[over]} Detalle lines; a document has at most ${MAX_DOCUMENT_LINES}`);
@@ -69,6 +76,7 @@ function checkLines(path: string, counts: readonly number[]): void {
   if (lines > MAX_BATCH_LINES) {
     throw tooLarge(path, `has ${lines} Detalle lines in all; at most ${MAX_BATCH_LINES} per request (send the rest in further requests)`);
   }
+  return lines;
 }
 
 /** The same limits for documents given as JSON (`Detalle` one object or a list). */
@@ -82,25 +90,21 @@ export function checkLineCount(path: string, documents: readonly unknown[]): voi
   );
 }
 
-/** The same limits for uploaded XML: every Detalle line is drawn, none dropped, so the whole upload must fit. */
-export function checkXmlLineCount(path: string, dtes: readonly { documento: XmlElement }[]): void {
-  checkLines(
-    path,
-    dtes.map(({ documento }) => childElements(documento).filter((c) => localName(c.name) === "Detalle").length),
-  );
-}
-
 /** The yielder of a batch that may reach the SII's maxima: slices of at most 5 ms or 4 documents. */
 export const batchYielder = () => yielder(5, 4);
 
 /**
- * The documents of an uploaded `xml` field, refused before any work when it holds none or more
- * documents or Detalle lines than one request may (counted on the XML, not on converted documents).
+ * The documents of an uploaded `xml` field, refused when it holds none, or more documents or
+ * Detalle lines than one request may, and charged `weight` per started block of its documents or lines:
+ * those are counted by the screen that reads the XML before it is parsed (every Detalle line is
+ * drawn or checked, none dropped, so the whole upload must fit), so an upload over a limit, or one
+ * the caller's quota cannot pay for, costs no parse, canonicalization or signature check.
  */
-export async function readUploadedBatch(xml: string): Promise<EnvelopeContents> {
-  const contents = await readXmlField(xml);
+export async function readUploadedBatch(c: Context<AppEnv>, weight: number, xml: string): Promise<EnvelopeContents> {
+  const contents = await readXmlField(xml, async (kind, detalle) => {
+    checkDocumentCount("xml", detalle.length, kind);
+    await chargeDocuments(c, weight, detalle.length, checkLines("xml", detalle));
+  });
   if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
-  checkDocumentCount("xml", contents.dtes.length, contents.kind);
-  checkXmlLineCount("xml", contents.dtes);
   return contents;
 }

@@ -3,6 +3,7 @@
 // with 400 naming the field when it is not base64, not readable XML, or not one of those documents.
 import { z } from "@hono/zod-openapi";
 import {
+  type AdmitUpload,
   type EnvelopeContents,
   type EnvelopeReport,
   EnvelopeUnreadable,
@@ -45,10 +46,10 @@ async function uploadedBytes(path: string, value: string): Promise<Uint8Array<Ar
   }
 }
 
-/** The documents of the uploaded XML, unchecked (for rendering), read in slices that yield. */
-export async function readXmlField(value: string): Promise<EnvelopeContents> {
+/** The documents of the uploaded XML, unchecked (for rendering), read in slices that yield; `admit` as readEnvelopeAsync's. */
+export async function readXmlField(value: string, admit?: AdmitUpload): Promise<EnvelopeContents> {
   const bytes = await uploadedBytes("xml", value);
-  return unreadableAs400(() => readEnvelopeAsync(bytes));
+  return unreadableAs400(() => readEnvelopeAsync(bytes, undefined, admit));
 }
 
 /** The uploaded XML (or its contents, already read) with every check made (signatures, carátula, limits). */

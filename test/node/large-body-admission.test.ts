@@ -1,5 +1,5 @@
-// Large JSON bodies are held, parsed, until their answer is made, and a refused one is not
-// charged: so an account may have at most LARGE_BODIES_PER_ACCOUNT of them in progress, and the
+// Large JSON bodies are held, parsed, until their answer is made, whatever the account's quota:
+// so an account may have at most LARGE_BODIES_PER_ACCOUNT of them in progress, and the
 // process at most LARGE_BODIES_IN_PROCESS × MAX_BODY_BYTES (declared lengths), refused with 429
 // before any byte is read. Bodies are held open here by streams the test ends itself.
 import { describe, expect, it } from "vitest";

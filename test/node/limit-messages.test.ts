@@ -2,6 +2,7 @@
 // the limit and what was sent (not zod's "Invalid input"): one over-limit value per constrained
 // field of the documents operations.
 import { describe, expect, it } from "vitest";
+import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { MAX_CHARS } from "../../src/platform/params.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { errorOf } from "../support/answers.ts";
@@ -14,6 +15,7 @@ const doc = () => ({
 });
 const many = (n: number) => Array.from({ length: n }, () => ({}));
 const chars = (n: number) => "A".repeat(n);
+const xmlOf = (text: string) => bytesToBase64(new TextEncoder().encode(text));
 
 const GENERAR = "/api/v1/platform/dte/documentos/generar";
 const PDF = "/api/v1/platform/dte/documentos/pdf";
@@ -107,6 +109,13 @@ const CASES: [string, unknown, string, string[]][] = [
   ],
   [FORMATOS, { xml: chars(MAX_CHARS.xml + 1) }, "xml", [`at most ${MAX_CHARS.xml} characters`, `got ${MAX_CHARS.xml + 1}`]],
   [VERIFICAR, { xml: chars(MAX_CHARS.xml + 1) }, "xml", [`at most ${MAX_CHARS.xml} characters`, `got ${MAX_CHARS.xml + 1}`]],
+  [VERIFICAR, { xml: xmlOf(`<DTE><Documento>${"<Detalle/>".repeat(1001)}</Documento></DTE>`) }, "xml", ["at most 1000", "1001 Detalle"]],
+  [
+    VERIFICAR,
+    { xml: xmlOf(`<EnvioDTE><SetDTE>${`<DTE><Documento>${"<Detalle/>".repeat(1000)}</Documento></DTE>`.repeat(61)}</SetDTE></EnvioDTE>`) },
+    "xml",
+    ["at most 60000", "61000 Detalle"],
+  ],
   [
     VERIFICAR,
     { xml: "PA==", auth: { cert: { "pfx-data": chars(MAX_CHARS.pfx + 1), passphrase: "x" } } },

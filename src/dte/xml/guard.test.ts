@@ -101,6 +101,17 @@ describe("unsafeXmlReasonAsync (screened in slices)", () => {
     );
   });
 
+  it("tells a visitor each element it opens and closes, with its depth, across slices", async () => {
+    const seen: string[] = [];
+    const visitor = {
+      open: (name: string, depth: number) => seen.push(`+${name}@${depth}`),
+      close: (depth: number) => seen.push(`-${depth}`),
+    };
+    const text = `<?xml version="1.0"?><!-- <x> --><a:r><b x="<y>"><c/></b><![CDATA[<z>]]><d>t</d></a:r>`;
+    expect(await unsafeXmlReasonAsync(text, immediately, 1, visitor)).toBeNull();
+    expect(seen).toEqual(["+a:r@1", "+b@2", "+c@3", "-3", "-2", "+d@2", "-2", "-1"]);
+  });
+
   it("pauses between slices of a large text", async () => {
     let pauses = 0;
     const text = `<r>${"<a>x</a>".repeat(10_000)}</r>`;

@@ -9,7 +9,7 @@ import { okInPieces } from "../../platform/envelope.ts";
 import { Base64Value } from "../../platform/json-pieces.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
-import { batchYielder, chargeDocuments, chargeRule, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, readUploadedBatch } from "../document-batch.ts";
+import { batchYielder, chargeRule, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, readUploadedBatch } from "../document-batch.ts";
 
 const WEIGHT = 1;
 
@@ -51,7 +51,7 @@ export function registerDocumentosEscpos(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/documentos/escpos",
       tags: ["Documents"],
       summary: "A document as an ESC/POS receipt",
-      description: `Text in the chosen code page, the SII's box, lines, totals and references, and the TED as a PDF417 the printer draws (GS ( k, error correction level 5, the TED's exact ISO-8859-1 bytes); then feed and cut. An envelope gives one receipt per document, each cut. ${chargeRule(WEIGHT)}`,
+      description: `Text in the chosen code page, the SII's box, lines, totals and references, and the TED as a PDF417 the printer draws (GS ( k, error correction level 5, the TED's exact ISO-8859-1 bytes); then feed and cut. An envelope gives one receipt per document, each cut. ${chargeRule(WEIGHT, true)}`,
       request: { body: jsonBody(Body) },
       responses: {
         200: {
@@ -67,8 +67,7 @@ export function registerDocumentosEscpos(app: OpenAPIHono<AppEnv>): void {
     { scope: "sii:read", weight: WEIGHT },
     async (c) => {
       const body = c.req.valid("json");
-      const contents = await readUploadedBatch(body.xml);
-      await chargeDocuments(c, WEIGHT, contents.dtes.length);
+      const contents = await readUploadedBatch(c, WEIGHT, body.xml);
       const resolucion = resolucionOf(body.resolucion, contents);
       const printed = [];
       const receipts = [];

@@ -13,15 +13,7 @@ import { registerOperation } from "../../platform/operation.ts";
 import { MAX_CHARS } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { businessRule } from "../../platform/validation.ts";
-import {
-  batchYielder,
-  chargeDocuments,
-  chargeRule,
-  MAX_BATCH_BOLETAS,
-  MAX_BATCH_DOCUMENTS,
-  MAX_BATCH_LINES,
-  readUploadedBatch,
-} from "../document-batch.ts";
+import { batchYielder, chargeRule, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, readUploadedBatch } from "../document-batch.ts";
 
 const WEIGHT = 1;
 
@@ -101,7 +93,7 @@ export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/formatos/json",
       tags: ["Documents"],
       summary: "Normalize a document (JSON or an existing XML) to the standard format",
-      description: `Fills in what the SII's rules let be computed (defaults, line amounts, discounts and surcharges, taxes, IVA, totals), cleans text to the SII's character set and lengths, and writes RUTs canonically, listing each change in \`warnings\`. Give \`dte\` (JSON with the SII's tag names) or \`xml\` (an existing DTE or envelope, base64), not both. A value that cannot be fixed (a wrong RUT check digit, an impossible date) is a 400 naming its field. Nothing is signed, sent or stored. A \`dte\` costs the weight; an \`xml\`: ${chargeRule(WEIGHT)}`,
+      description: `Fills in what the SII's rules let be computed (defaults, line amounts, discounts and surcharges, taxes, IVA, totals), cleans text to the SII's character set and lengths, and writes RUTs canonically, listing each change in \`warnings\`. Give \`dte\` (JSON with the SII's tag names) or \`xml\` (an existing DTE or envelope, base64), not both. A value that cannot be fixed (a wrong RUT check digit, an impossible date) is a 400 naming its field. Nothing is signed, sent or stored. A \`dte\` costs the weight; an \`xml\`: ${chargeRule(WEIGHT, true)}`,
       request: { body: jsonBody(Body) },
       responses: {
         200: jsonContent(Normalized, "The normalized document (`dte` input) or documents (`xml` input)"),
@@ -117,9 +109,8 @@ export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
         if (!SUPPORTED_TYPES.includes(tipo)) throw unsupportedType(tipo, "dte.Encabezado.IdDoc.TipoDTE");
         return ok(c, normalizeDte(body.dte, today));
       }
-      const contents = await readUploadedBatch(body.xml ?? "");
+      const contents = await readUploadedBatch(c, WEIGHT, body.xml ?? "");
       const sobre = contents.kind;
-      await chargeDocuments(c, WEIGHT, contents.dtes.length);
       const documentos = [];
       const pause = batchYielder();
       for (const [i, entry] of contents.dtes.entries()) {

@@ -12,7 +12,6 @@ import { MAX_CHARS } from "../../platform/params.ts";
 import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import {
   batchYielder,
-  chargeDocuments,
   chargeRule,
   MAX_BATCH_BOLETAS,
   MAX_BATCH_DOCUMENTS,
@@ -79,7 +78,7 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/documentos/pdf",
       tags: ["Documents"],
       summary: "A document's printed representation as PDF",
-      description: `Issuer and receiver, the SII's red box (RUT, type, folio, office), lines, totals, references, the TED as a PDF417 (error correction level 5) with its legend and resolution, and the cedible copy when asked. Letter paper or an 80 mm roll. ${chargeRule(WEIGHT)}`,
+      description: `Issuer and receiver, the SII's red box (RUT, type, folio, office), lines, totals, references, the TED as a PDF417 (error correction level 5) with its legend and resolution, and the cedible copy when asked. Letter paper or an 80 mm roll. ${chargeRule(WEIGHT, true)}`,
       request: { body: jsonBody(Body) },
       responses: {
         200: {
@@ -92,7 +91,7 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
     { scope: "sii:read", weight: WEIGHT },
     async (c) => {
       const body = c.req.valid("json");
-      const contents = await readUploadedBatch(body.xml);
+      const contents = await readUploadedBatch(c, WEIGHT, body.xml);
       const pages = contents.dtes.length * (body.copias + (body.cedible ? 1 : 0));
       if (pages > MAX_PRINTED_COPIES) {
         throw tooLarge(
@@ -109,7 +108,6 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
           throw err;
         }
       }
-      await chargeDocuments(c, WEIGHT, contents.dtes.length);
       const resolucion = resolucionOf(body.resolucion, contents);
       const docs = [];
       const pause = batchYielder();

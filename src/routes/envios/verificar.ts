@@ -20,14 +20,15 @@ import { advancedDocumentStatus, type SiiDocumentStatus } from "../../sii/envios
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import {
   batchYielder,
-  chargeDocuments,
   chargeRule,
-  checkDocumentCount,
   MAX_BATCH_BOLETAS,
   MAX_BATCH_DOCUMENTS,
+  MAX_BATCH_LINES,
+  MAX_DOCUMENT_LINES,
+  readUploadedBatch,
 } from "../document-batch.ts";
 import { EXAMPLE_ENVELOPE } from "../example-documents.ts";
-import { fieldError, inspectXmlField, readXmlField, XmlField } from "../uploaded-xml.ts";
+import { inspectXmlField, XmlField } from "../uploaded-xml.ts";
 
 const WEIGHT = 2;
 
@@ -35,7 +36,7 @@ const Query = z.object({ ambiente: Ambiente });
 const Body = z
   .object({
     xml: XmlField.meta({
-      description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents (an EnvioBOLETA ${MAX_BATCH_BOLETAS}, the SII's maxima)`,
+      description: `A DTE, EnvioDTE or EnvioBOLETA, base64: at most ${MAX_BATCH_DOCUMENTS} documents (an EnvioBOLETA ${MAX_BATCH_BOLETAS}, the SII's maxima), ${MAX_DOCUMENT_LINES} Detalle lines a document and ${MAX_BATCH_LINES} in all`,
     }),
     auth: CertAuthBody.shape.auth.optional().meta({
       description: "Optional: with a certificate (of the issuer, the receiver or their representative) the SII checks each document too",
@@ -159,7 +160,7 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/envios/verificar",
       tags: ["Submissions"],
       summary: "Check the authenticity of documents",
-      description: `Checks each document of a DTE or envelope: its signature (accepting the canonical forms real documents were signed with), its TED with the CAF's key, the CAF with the SII's key of its IDK (and, against the sandbox, the sandbox's), and their coherence with the document. Every check is made on the one parsed node it reports on (signature wrapping, comments and IDs carried twice make a document invalid). Each signer is reported with its chain to the trust store; \`valido\` needs the signer established (a chain, or the SII's confirmation), and \`motivo\` says what could not be. A document that does not validate against the SII's schema can still verify. With \`auth.cert\`, the SII checks each document too (QueryEstDteAv), at one more unit per document on top of the operation's weight. ${chargeRule(WEIGHT)}`,
+      description: `Checks each document of a DTE or envelope: its signature (accepting the canonical forms real documents were signed with), its TED with the CAF's key, the CAF with the SII's key of its IDK (and, against the sandbox, the sandbox's), and their coherence with the document. Every check is made on the one parsed node it reports on (signature wrapping, comments and IDs carried twice make a document invalid). Each signer is reported with its chain to the trust store; \`valido\` needs the signer established (a chain, or the SII's confirmation), and \`motivo\` says what could not be. A document that does not validate against the SII's schema can still verify. With \`auth.cert\`, the SII checks each document too (QueryEstDteAv), at one more unit per document on top of the operation's weight. ${chargeRule(WEIGHT, true)}`,
       request: { query: Query, body: jsonBody(Body) },
       responses: { 200: jsonContent(Verified, "Each document's checks"), ...errorResponses([400, 422, 502, 503]) },
     }),
@@ -167,13 +168,11 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { ambiente } = c.req.valid("query");
       const body = c.req.valid("json");
-      // Counted on a plain read first, so an envelope too large is refused before any signature is checked.
-      const plain = await readXmlField(body.xml);
-      checkDocumentCount("xml", plain.dtes.length, plain.kind);
-      await chargeDocuments(c, WEIGHT, plain.dtes.length);
+      // Read with the limits the other readers apply (documents, Detalle lines), and charged, before
+      // it is parsed: an envelope too large or unpaid costs no parse and no signature check.
+      const plain = await readUploadedBatch(c, WEIGHT, body.xml);
       // The same parsed tree is checked: reading it again would double the largest step.
       const report = await inspectXmlField(plain);
-      if (report.documentos.length === 0) throw fieldError("xml", "holds no documents");
 
       const cafKeys = trustedCafKeys(c.get("deps"));
       const credential = body.auth ? await parseCertificate(c, body.auth.cert) : null;
