@@ -79,9 +79,9 @@ function checkLines(path: string, counts: readonly number[]): number {
   return lines;
 }
 
-/** The same limits for documents given as JSON (`Detalle` one object or a list). */
-export function checkLineCount(path: string, documents: readonly unknown[]): void {
-  checkLines(
+/** The same limits for documents given as JSON (`Detalle` one object or a list); answers their lines in all. */
+export function checkLineCount(path: string, documents: readonly unknown[]): number {
+  return checkLines(
     path,
     documents.map((document) => {
       const detalle = typeof document === "object" && document !== null ? (document as Record<string, unknown>).Detalle : undefined;

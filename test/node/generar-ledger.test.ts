@@ -29,8 +29,8 @@ function invoice(folio?: number) {
 }
 const request = (dte: unknown) => ({ auth: { cert }, dte, resolucion: { fecha: "2014-08-22", numero: 80 } });
 
-async function setup() {
-  const t = probeApp();
+async function setup(config?: Parameters<typeof probeApp>[1]) {
+  const t = probeApp(undefined, config);
   const as = async (account: string, scopes: Scope[] = ["sii:read", "sii:write"]) => {
     const token = await tokenFor(t.deps, { account, scopes, plan: { daily_units: 10_000, monthly_units: 100_000 } });
     const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(t.app, token.secret, path, body, headers);
@@ -226,6 +226,18 @@ describe("generar with the folio ledger", () => {
       auth: { cert },
     });
     expect((await answerOf(other, FolioAnnulmentEnvelope)).data.anulados_ledger).toBe(0);
+  });
+
+  it("is charged by its Detalle lines too: two documents of 1 000 lines are two blocks", async () => {
+    const t = await setup({ maxBodyBytes: 1024 * 1024 });
+    const acme = await t.as("acme");
+    await acme.post(LEDGER, { caf: EXAMPLE_CAF });
+    const long = () => ({
+      ...invoice(),
+      Detalle: Array.from({ length: 1000 }, (_, i) => ({ NmbItem: `Item ${i}`, QtyItem: 1, PrcItem: 100 })),
+    });
+    const res = await acme.generar([long(), long()]);
+    expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "4"]);
   });
 
   it("a duplicate in flight waits for the first and gets its answer, charged once", async () => {
