@@ -2,11 +2,17 @@
 // what the signer cannot forge (the moment of verification, the CAF's authorisation date, the stamp's
 // TSTED, the document's FchEmis), the leaf must be a signing certificate naming one RUT, the envelope's
 // coherence problems reach the verdict, and every CA of the chain is checked as a CA. Certificates come
-// from a test CA made here, trusted through the operator's trust anchors.
+// from a test CA made here, trusted through the operator's trust anchors; generar refuses to sign with a
+// certificate the SII would reject.
 import { describe, expect, it } from "vitest";
+import { CredentialError } from "../../src/certificates/credential-error.ts";
+import { type GenerateRequest, generateDocuments } from "../../src/dte/generate/generate.ts";
+import { type RsaPublicKey, SII_CAF_KEYS } from "../../src/dte/verify/timbre.ts";
 import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
+import { fromCredentialError } from "../../src/platform/failure.ts";
 import { Verified } from "../../src/routes/envios/verificar.ts";
-import { buildCaf } from "../../src/sandbox/folios-caf.ts";
+import { EXAMPLE_ISSUER, EXAMPLE_RECEIVER } from "../../src/routes/example-documents.ts";
+import { buildCaf, sandboxCafPublicKey } from "../../src/sandbox/folios-caf.ts";
 import { answerOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { type CertificateOptions, makeCertificate, rsaKey, type TestCertificate, type TestKey } from "../support/certificates.ts";
@@ -244,5 +250,52 @@ describe("every CA of the chain is checked as a CA", () => {
     const data = await verify(caFirst);
     expect(data.documentos[0]?.firmante).toMatchObject({ nombre: "Firmante de Prueba", confianza: "cadena_valida" });
     expect(data.documentos[0]?.firma).toEqual({ valido: true, motivo: null });
+  });
+});
+
+describe("generar refuses a certificate the SII would reject", () => {
+  const sandboxKey = sandboxCafPublicKey();
+  const cafKeys = new Map<string, RsaPublicKey>([...SII_CAF_KEYS, [sandboxKey.idk, sandboxKey]]);
+  async function generateWith(certificate: TestCertificate) {
+    const caf = await buildCaf({
+      rut: EXAMPLE_ISSUER.RUTEmisor as string,
+      razonSocial: "X",
+      tipo: 33,
+      desde: 1,
+      hasta: 10,
+      fecha: "2026-11-01",
+    });
+    const request: GenerateRequest = {
+      documents: [
+        {
+          Encabezado: { IdDoc: { TipoDTE: 33, Folio: 1 }, Emisor: { ...EXAMPLE_ISSUER }, Receptor: { ...EXAMPLE_RECEIVER } },
+          Detalle: [{ NmbItem: "Servicio", QtyItem: 1, PrcItem: 1000 }],
+        },
+      ],
+      cafs: [caf],
+      resolucion: { fecha: "2014-08-22", numero: 80 },
+      normalizar: true,
+    };
+    return generateDocuments(request, { signer: await signerOf(certificate), now: NOW, cafKeys }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+  }
+
+  it("signs with a proper signing certificate", async () => {
+    expect(await generateWith(await leaf())).toBeNull();
+  });
+
+  it.each([
+    ["a 512-bit key", async () => ({ key: await rsaKey(512) }), /512 bits/],
+    ["an encryption-only certificate", async () => ({ keyUsage: ["keyEncipherment" as const] }), /keyUsage/],
+    ["two RUTs", async () => ({ ruts: [RUT, "22222222-2"] }), /more than one RUT/],
+    ["a CA certificate", async () => ({ ca: true }), /is a CA/],
+  ])("refuses %s, naming auth.cert", async (_, options, reason) => {
+    const error = await generateWith(await leaf(await options()));
+    expect(error).toBeInstanceOf(CredentialError);
+    const api = fromCredentialError(error as CredentialError);
+    expect([api.status, api.code]).toEqual([400, "AUTH_ERROR"]);
+    expect(api.init).toEqual({ errors: [{ path: "auth.cert", location: "body", message: expect.stringMatching(reason) }] });
   });
 });
