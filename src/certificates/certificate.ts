@@ -323,7 +323,7 @@ export function certificateLinks(der: Uint8Array): CertificateLinks | null {
     notBefore,
     notAfter,
     isCa: isType(cA, TAG.BOOLEAN) && cA.content[0] !== 0,
-    hasBasicConstraints: basic !== null || extensions.some((e) => e.oid === BASIC_CONSTRAINTS),
+    hasBasicConstraints: extensions.some((e) => e.oid === BASIC_CONSTRAINTS),
     pathLen: pathLen !== null && pathLen >= 0 ? pathLen : null,
     keyUsage: hasKeyUsage ? keyUsagesOf(value(KEY_USAGE)) : null,
     extKeyUsage: eku ? children(eku.value ?? undefined).map((n) => oidOf(n) ?? "") : null,

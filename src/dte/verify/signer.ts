@@ -1,6 +1,7 @@
 // Who signed a received document, and whether that can be trusted (docs/dte-engine.md §3.7): the
-// signer's certificate as the signature carries it, its validity at the signing time the document
-// states, and its chain to the trust store. A self-signed certificate, or one whose chain is
+// signer's certificate as the signature carries it, whether it may sign at all, its validity at the
+// signing time the document states (bounded by what the signer cannot forge), and its chain to the
+// trust store. A self-signed certificate, or one whose chain is
 // broken or was not valid when it signed, leaves the signature unable to say who signed: the
 // signature is then invalid, not merely unremarkable. An unknown issuer is reported as such: real
 // DTEs are signed under class-2 CAs whose certificates are not public (research on Chile's CAs).
