@@ -49,6 +49,12 @@ const sharedKey = () => {
   leafKey ??= rsaKey();
   return leafKey;
 };
+/** The other CAs' one key (the walk goes by names and signatures; fewer keys keep the tests quick). */
+let otherCaKey: Promise<TestKey> | undefined;
+const caKey = () => {
+  otherCaKey ??= rsaKey();
+  return otherCaKey;
+};
 
 /** A signing leaf of the test CA, as real DTE signers' certificates are, with `options` changed. */
 async function leaf(options: Partial<CertificateOptions> = {}): Promise<TestCertificate> {
@@ -109,10 +115,10 @@ describe("the time the chain is judged at", () => {
   });
 
   it("an expired intermediate is not revived by a signing time moved back", async () => {
-    const root = await makeCertificate({ name: "Test Root", key: await rsaKey(), ca: true });
+    const root = await makeCertificate({ name: "Test Root", key: await caKey(), ca: true });
     const old = await makeCertificate({
       name: "Old CA",
-      key: await rsaKey(),
+      key: await caKey(),
       issuer: root,
       ca: true,
       notBefore: new Date("2024-01-01"),
@@ -218,10 +224,10 @@ describe("the envelope's coherence reaches the verdict", () => {
 
 describe("every CA of the chain is checked as a CA", () => {
   it("an intermediate added as a trust anchor whose keyUsage lacks keyCertSign cannot issue", async () => {
-    const root = await makeCertificate({ name: "Test Root", key: await rsaKey(), ca: true });
+    const root = await makeCertificate({ name: "Test Root", key: await caKey(), ca: true });
     const intermediate = await makeCertificate({
       name: "Not A Signing CA",
-      key: await rsaKey(),
+      key: await caKey(),
       issuer: root,
       ca: true,
       keyUsage: ["digitalSignature"],
@@ -232,8 +238,8 @@ describe("every CA of the chain is checked as a CA", () => {
   });
 
   it("a root whose pathLen is 0 cannot vouch for an intermediate", async () => {
-    const root = await makeCertificate({ name: "Test Root", key: await rsaKey(), ca: true, pathLen: 0 });
-    const intermediate = await makeCertificate({ name: "Test Intermediate", key: await rsaKey(), issuer: root, ca: true });
+    const root = await makeCertificate({ name: "Test Root", key: await caKey(), ca: true, pathLen: 0 });
+    const intermediate = await makeCertificate({ name: "Test Intermediate", key: await caKey(), issuer: root, ca: true });
     const { verify, caf } = await setup([root.der, intermediate.der]);
     const data = await verify(await signedDte(await signerOf(await leaf({ issuer: intermediate })), COMPANY, doc(caf)));
     expect(data.documentos[0]?.firma).toMatchObject({ valido: false, motivo: expect.stringMatching(/pathLen/) });

@@ -171,16 +171,18 @@ describe("chains made in the test", () => {
 });
 
 describe("every CA is checked as a CA, anchors and the operator's intermediates included", () => {
+  // One key for every certificate here: the walk goes by names and signatures, and fewer keys keep it quick.
+  const key = rsaKey();
   it("refuses an intermediate whose keyUsage lacks keyCertSign", async () => {
-    const root = await makeCertificate({ name: "Test Root", key: await rsaKey(), ca: true, keyUsage: ["keyCertSign", "cRLSign"] });
+    const root = await makeCertificate({ name: "Test Root", key: await key, ca: true, keyUsage: ["keyCertSign", "cRLSign"] });
     const intermediate = await makeCertificate({
       name: "Signing Only",
-      key: await rsaKey(),
+      key: await key,
       issuer: root,
       ca: true,
       keyUsage: ["digitalSignature"],
     });
-    const leaf = await makeCertificate({ name: "Signer", key: await rsaKey(), issuer: intermediate });
+    const leaf = await makeCertificate({ name: "Signer", key: await key, issuer: intermediate });
     const verdict = await verifyChain(leaf.der, buildTrustStore([root.der, intermediate.der]), at);
     expect(verdict).toMatchObject({
       confianza: "cadena_invalida",
@@ -190,21 +192,21 @@ describe("every CA is checked as a CA, anchors and the operator's intermediates 
 
   it("refuses a root whose keyUsage lacks keyCertSign, and one whose basicConstraints says it is no CA", async () => {
     for (const options of [{ ca: true, keyUsage: ["cRLSign" as const] }, { ca: false }]) {
-      const root = await makeCertificate({ name: "Test Root", key: await rsaKey(), ...options });
-      const leaf = await makeCertificate({ name: "Signer", key: await rsaKey(), issuer: root });
+      const root = await makeCertificate({ name: "Test Root", key: await key, ...options });
+      const leaf = await makeCertificate({ name: "Signer", key: await key, issuer: root });
       expect((await verifyChain(leaf.der, buildTrustStore([root.der]), at)).confianza).toBe("cadena_invalida");
     }
     // A v1 root (no basicConstraints at all) is trusted as given.
-    const v1 = await makeCertificate({ name: "Old Root", key: await rsaKey() });
-    const leaf = await makeCertificate({ name: "Signer", key: await rsaKey(), issuer: v1 });
+    const v1 = await makeCertificate({ name: "Old Root", key: await key });
+    const leaf = await makeCertificate({ name: "Signer", key: await key, issuer: v1 });
     expect((await verifyChain(leaf.der, buildTrustStore([v1.der]), at)).confianza).toBe("cadena_valida");
   });
 
   it("counts the intermediates below a CA against its pathLen", async () => {
     const make = async (rootPathLen: number) => {
-      const root = await makeCertificate({ name: "Test Root", key: await rsaKey(), ca: true, pathLen: rootPathLen });
-      const intermediate = await makeCertificate({ name: "Test Intermediate", key: await rsaKey(), issuer: root, ca: true, pathLen: 0 });
-      const leaf = await makeCertificate({ name: "Signer", key: await rsaKey(), issuer: intermediate });
+      const root = await makeCertificate({ name: "Test Root", key: await key, ca: true, pathLen: rootPathLen });
+      const intermediate = await makeCertificate({ name: "Test Intermediate", key: await key, issuer: root, ca: true, pathLen: 0 });
+      const leaf = await makeCertificate({ name: "Signer", key: await key, issuer: intermediate });
       return verifyChain(leaf.der, buildTrustStore([root.der, intermediate.der]), at);
     };
     expect(await make(1)).toMatchObject({ confianza: "cadena_valida" });
