@@ -141,6 +141,18 @@ describe("the time the chain is judged at", () => {
     },
   );
 
+  it("an envelope's TmstFirmaEnv moved back before its documents' TSTED is refused", async () => {
+    const { verify, caf } = await setup();
+    const shortLived = await leaf({ notBefore: new Date("2025-01-01"), notAfter: new Date("2025-06-30") });
+    const signer = await signerOf(shortLived);
+    const data = await verify(await signedEnvelope(signer, COMPANY, [doc(caf)], { tmstFirmaEnv: "2025-03-01T10:00:00" }));
+    expect(data.sobre?.firma).toMatchObject({
+      valido: false,
+      motivo: expect.stringMatching(/TmstFirmaEnv the document states: that is before the TED's TSTED/),
+    });
+    expect(data.valido).toBe(false);
+  });
+
   it("a signing time before the CAF's authorisation date (FA) is refused", async () => {
     const { verify } = await setup();
     const lateCaf = await buildCaf({

@@ -67,6 +67,8 @@ export async function signedEnvelope(
     kind?: "EnvioDTE" | "EnvioBOLETA";
     subtotales?: { tipo: number; cantidad: number }[];
     rutEnvia?: string;
+    /** The carátula's TmstFirmaEnv (default 2026-11-20T10:00:01). */
+    tmstFirmaEnv?: string;
     /** Edits each signed DTE before the envelope is signed (the envelope's signature stays valid). */
     tamperDocument?: (dte: string, index: number) => string;
     /** Edits the whole signed envelope. */
@@ -80,7 +82,7 @@ export async function signedEnvelope(
     [...new Set(docs.map((d) => d.tipo))].map((tipo) => ({ tipo, cantidad: docs.filter((d) => d.tipo === tipo).length }));
   const caratula =
     `<Caratula version="1.0"><RutEmisor>${emisor}</RutEmisor><RutEnvia>${options.rutEnvia ?? credential.rut}</RutEnvia><RutReceptor>60803000-K</RutReceptor>` +
-    `<FchResol>2014-08-22</FchResol><NroResol>80</NroResol><TmstFirmaEnv>2026-11-20T10:00:01</TmstFirmaEnv>` +
+    `<FchResol>2014-08-22</FchResol><NroResol>80</NroResol><TmstFirmaEnv>${options.tmstFirmaEnv ?? "2026-11-20T10:00:01"}</TmstFirmaEnv>` +
     counts.map((s) => `<SubTotDTE><TpoDTE>${s.tipo}</TpoDTE><NroDTE>${s.cantidad}</NroDTE></SubTotDTE>`).join("") +
     "</Caratula>";
   const kind = options.kind ?? "EnvioDTE";

@@ -79,6 +79,16 @@ export function stampTimes(documento: XmlElement): StampTimes {
   };
 }
 
+/**
+ * What bounds an envelope's TmstFirmaEnv: it carries its documents, so it was signed after the
+ * latest of their TSTEDs and CAF dates [inferred from the order: SetDTE holds the signed DTEs].
+ */
+export function envelopeStampTimes(documentos: readonly XmlElement[]): StampTimes {
+  const latest = (values: (string | null)[]) => values.reduce<string | null>((a, b) => (b !== null && (a === null || b > a) ? b : a), null);
+  const times = documentos.map(stampTimes);
+  return { tsted: latest(times.map((t) => t.tsted)), fa: latest(times.map((t) => t.fa)), fchEmis: null };
+}
+
 /** How far a stated signing time may run ahead of the verifier's clock (clocks drift). */
 export const CLOCK_SKEW_MS = 5 * 60_000;
 /**
@@ -109,7 +119,7 @@ export function signingTimeProblem(signed: StatedTime, now: Date, stamp: StampTi
   return null;
 }
 
-/** When the signer is judged: the verification's clock, and what the document's stamp says (null for an envelope). */
+/** When the signer is judged: the verification's clock, and what the stamps say. */
 export interface SigningContext {
   now: Date;
   stamp: StampTimes | null;

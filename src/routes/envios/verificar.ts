@@ -4,7 +4,15 @@
 // stamp says what the document says. With a certificate, also the SII's own check (QueryEstDteAv).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { DocumentSummary } from "../../dte/verify/envelope.ts";
-import { type SignerReport, STAMPED_FIELDS, signerReport, signingTime, stampTimes, withSigner } from "../../dte/verify/signer.ts";
+import {
+  envelopeStampTimes,
+  type SignerReport,
+  STAMPED_FIELDS,
+  signerReport,
+  signingTime,
+  stampTimes,
+  withSigner,
+} from "../../dte/verify/signer.ts";
 import { type Check, verifyStamp } from "../../dte/verify/timbre.ts";
 import { findChild } from "../../dte/xml/parse.ts";
 import { chargeUnits } from "../../platform/charge.ts";
@@ -239,7 +247,7 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
         const signer = await signerReport(
           report.firma,
           signingTime(findChild(report.doc.root, "SetDTE", "Caratula"), "TmstFirmaEnv"),
-          { now, stamp: null },
+          { now, stamp: envelopeStampTimes(report.documentos.map((d) => d.documento)) },
           store,
         );
         sobre = { firma: withSigner(check(report.firma, "the envelope is not signed"), signer), firmante: signer?.report ?? null };
