@@ -2,8 +2,10 @@
 // own key (not a CA's), allowed to sign by its keyUsage and extendedKeyUsage, no critical extension
 // this code cannot judge, an RSA key long enough, and one holder's RUT. The same rules refuse a
 // received document's signer (verify/signer.ts) and a caller's certificate before generar signs
-// (generate.ts).
+// (generate.ts, and the seed a login signs).
+import { base64ToBytes } from "../lib/encoding.ts";
 import { certificateLinks, readCertificate } from "./certificate.ts";
+import { credentialError } from "./credential-error.ts";
 
 /** What is wrong with a signer's certificate (each a phrase after "the certificate …"), and what only deserves a note. */
 export interface SignerProfile {
@@ -103,4 +105,15 @@ export function signerProfile(der: Uint8Array): SignerProfile {
     refusals.push("names no RUT (neither a subjectAltName otherName 1.3.6.1.4.1.8321.1 nor a subject serialNumber holds one)");
   if (certificate.ruts.length > 1) refusals.push(`names more than one RUT (${certificate.ruts.join(", ")}): whose it is stays open`);
   return { refusals, warnings };
+}
+
+/**
+ * The caller's certificate (`auth.cert`, as XMLDSig's base64 DER) before it signs anything: one
+ * the SII would refuse is a 400 on auth.cert naming why; otherwise its warnings (a 1024-bit key).
+ */
+export function callerSignerWarnings(certificateBase64: string): string[] {
+  const { refusals, warnings } = signerProfile(base64ToBytes(certificateBase64));
+  if (refusals.length)
+    throw credentialError(null, `the certificate in auth.cert ${refusals.join("; it ")}: the SII would not take its signature`);
+  return warnings;
 }

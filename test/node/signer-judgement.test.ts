@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { CredentialError } from "../../src/certificates/credential-error.ts";
 import { type GenerateRequest, generateDocuments } from "../../src/dte/generate/generate.ts";
+import { signSeed } from "../../src/dte/sign/seed.ts";
 import { type RsaPublicKey, SII_CAF_KEYS } from "../../src/dte/verify/timbre.ts";
 import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
 import { fromCredentialError } from "../../src/platform/failure.ts";
@@ -271,7 +272,7 @@ describe("every CA of the chain is checked as a CA", () => {
   });
 });
 
-describe("generar refuses a certificate the SII would reject", () => {
+describe("generar, and the seed a login signs, refuse a certificate the SII would reject", () => {
   const sandboxKey = sandboxCafPublicKey();
   const cafKeys = new Map<string, RsaPublicKey>([...SII_CAF_KEYS, [sandboxKey.idk, sandboxKey]]);
   async function generateWith(certificate: TestCertificate) {
@@ -315,5 +316,15 @@ describe("generar refuses a certificate the SII would reject", () => {
     const api = fromCredentialError(error as CredentialError);
     expect([api.status, api.code]).toEqual([400, "AUTH_ERROR"]);
     expect(api.init).toEqual({ errors: [{ path: "auth.cert", location: "body", message: expect.stringMatching(reason) }] });
+  });
+
+  it("the seed a login signs is refused the same way, before it is signed", async () => {
+    const error = await signSeed("123456", await signerOf(await leaf({ ca: true }))).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(CredentialError);
+    expect((error as CredentialError).path).toBe("auth.cert");
+    expect(await signSeed("123456", await signerOf(await leaf()))).toMatch(/<SignatureValue>/);
   });
 });

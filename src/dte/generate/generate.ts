@@ -3,10 +3,8 @@
 // TED, sign each DTE, then sign the envelope. Everything is checked before anything is signed, and
 // every problem is reported at once, naming its field. Pure: no I/O; the caller passes the time,
 // the signer and the keys trusted to sign CAFs.
-import { credentialError } from "../../certificates/credential-error.ts";
-import { signerProfile } from "../../certificates/signer-profile.ts";
+import { callerSignerWarnings } from "../../certificates/signer-profile.ts";
 import { santiagoDateTime } from "../../lib/dates.ts";
-import { base64ToBytes } from "../../lib/encoding.ts";
 import { DteError } from "../errors.ts";
 import { invalidDocument, type Node, normalizeDte, SUPPORTED_TYPES } from "../normalize/normalize.ts";
 import { type FieldProblem, isNode, sanitizeDte } from "../normalize/sanitize.ts";
@@ -222,18 +220,6 @@ function prepare(
   return { at, index, dte, tipo, folio, emisor: String(child(encabezado, "Emisor").RUTEmisor).toUpperCase(), body, warnings };
 }
 
-/**
- * The caller's certificate judged as the SII judges signers (signer-profile.ts), before anything is
- * read: one it would refuse (a CA, not for signing, a short key, no single RUT) is a 400 on
- * auth.cert; one it still takes but should not for long (a 1024-bit key) is a warning per document.
- */
-function signerNotes(signer: XmlSigner): string[] {
-  const { refusals, warnings } = signerProfile(base64ToBytes(signer.certificateBase64));
-  if (refusals.length)
-    throw credentialError(null, `the certificate in auth.cert ${refusals.join("; it ")}: the SII would not take its signature`);
-  return warnings;
-}
-
 /** What generation gives, the envelope's base64 in pieces (their concatenation is `envio_xml`). */
 export interface GeneratedParts extends Omit<Generated, "envio_xml"> {
   envioBase64: string[];
@@ -246,7 +232,8 @@ export async function generateDocuments(request: GenerateRequest, context: Gener
 
 /** The same, the envelope left in pieces for a caller that writes it out as it goes. */
 export async function generateDocumentParts(request: GenerateRequest, context: GenerateContext): Promise<GeneratedParts> {
-  const signerWarnings = signerNotes(context.signer);
+  // Judged before anything is read: a certificate the SII would refuse is a 400 on auth.cert (signer-profile.ts).
+  const signerWarnings = callerSignerWarnings(context.signer.certificateBase64);
   const stampTime = santiagoDateTime(context.now).replace(" ", "T");
   // The same instant's date in Chile: one time-zone conversion instead of two (each some tens of µs).
   const today = stampTime.slice(0, 10);
