@@ -6,6 +6,7 @@ import {
   type Asn1,
   children,
   contextChild,
+  integerOf,
   isType,
   keyAlgorithmName,
   octetsOf,
@@ -28,8 +29,10 @@ export interface RsaCertificate {
   issuerName: string;
   notBefore: Date;
   notAfter: Date;
-  /** The RUT of the holder, canonical `12345678-9`; null when the certificate carries none. */
+  /** The RUT of the holder, canonical `12345678-9`; null when the certificate names none, or more than one. */
   rut: string | null;
+  /** Every distinct RUT it names (subjectAltName otherNames, subject serialNumber). */
+  ruts: string[];
   /** Unsigned big-endian, no leading zero byte (as XMLDSig RSAKeyValue wants them). */
   modulus: Uint8Array<ArrayBuffer>;
   exponent: Uint8Array<ArrayBuffer>;
@@ -140,21 +143,41 @@ function timeOf(node: Asn1 | undefined): Date | null {
   if (!match || (node.tag === 23) !== (match[1]?.length === 2)) return null;
   const [, y = "", mo = "", d = "", h = "", mi = "", s = "0", fraction = "", zone = "Z"] = match;
   // RFC 5280 §4.1.2.5.1: a two-digit year from 50 is 19YY, below 50 is 20YY.
+  // A GeneralizedTime's four digits are the year as given: Date.UTC would read 0000–0099 as 1900–1999.
   const year = y.length === 2 ? (Number(y) >= 50 ? 1900 : 2000) + Number(y) : Number(y);
-  let time = Date.UTC(year, Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), Math.round(Number(`0.${fraction || "0"}`) * 1000));
+  const date = new Date(
+    Date.UTC(2000, Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), Math.round(Number(`0.${fraction || "0"}`) * 1000)),
+  );
+  date.setUTCFullYear(year);
+  let time = date.getTime();
   if (zone !== "Z") time -= (zone.startsWith("-") ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3))) * 60_000;
   return Number.isNaN(time) ? null : new Date(time);
 }
 
-/** The parsed extnValue of the extension `oid` in the `[3]` Extensions (RFC 5280 §4.1.2.9), if present and readable. */
-function extensionValue(extensions: Asn1 | undefined, oid: string): Asn1 | null {
+interface Extension {
+  oid: string;
+  critical: boolean;
+  /** The parsed extnValue; null when unreadable. */
+  value: Asn1 | null;
+}
+
+/** The extensions of the `[3]` Extensions (RFC 5280 §4.1.2.9): Extension ::= SEQUENCE { extnID, critical DEFAULT FALSE, extnValue }. */
+function extensionsOf(extensions: Asn1 | undefined): Extension[] {
+  const out: Extension[] = [];
   for (const extension of children(children(extensions)[0] ?? extensions)) {
     const [idNode, ...rest] = children(extension);
-    if (oidOf(idNode) !== oid) continue;
-    const value = octetsOf(rest.find((node) => isType(node, TAG.OCTET_STRING)));
-    return value ? parseDer(value) : null;
+    const oid = oidOf(idNode);
+    if (!oid) continue;
+    const flag = rest.find((node) => isType(node, TAG.BOOLEAN));
+    const octets = octetsOf(rest.find((node) => isType(node, TAG.OCTET_STRING)));
+    out.push({ oid, critical: flag?.content[0] !== undefined && flag.content[0] !== 0, value: octets ? parseDer(octets) : null });
   }
-  return null;
+  return out;
+}
+
+/** The parsed extnValue of the extension `oid`, if present and readable. */
+function extensionValue(extensions: Asn1 | undefined, oid: string): Asn1 | null {
+  return extensionsOf(extensions).find((e) => e.oid === oid)?.value ?? null;
 }
 
 /** The strings inside subjectAltName otherNames of the RUT type (`[0] EXPLICIT` any string type). */
@@ -170,16 +193,21 @@ function rutOtherNames(extensions: Asn1 | undefined): string[] {
   return out;
 }
 
-function certificateRut(tbs: Asn1[], extensions: Asn1 | undefined): string | null {
+/**
+ * Every distinct RUT the certificate names, in subjectAltName otherNames and the subject's
+ * serialNumber: one is the holder's; two leave open who the holder is (a finding, never a pick).
+ */
+function certificateRuts(tbs: Asn1[], extensions: Asn1 | undefined): string[] {
   const candidates = rutOtherNames(extensions);
   const serial = nameAttributes(tbs[4]).find((a) => a.type === SERIAL_NUMBER);
   if (serial) candidates.push(serial.value);
+  const ruts = new Set<string>();
   for (const candidate of candidates) {
     // Chilean CAs zero-pad the RUT (`07880442-4`).
     const parsed = parseRut(candidate.trim().replace(/^0+(?=\d)/, ""));
-    if (parsed.ok) return parsed.rut;
+    if (parsed.ok) ruts.add(parsed.rut);
   }
-  return null;
+  return [...ruts];
 }
 
 export function readCertificate(der: Uint8Array<ArrayBuffer>): CertificateRead {
@@ -193,6 +221,7 @@ export function readCertificate(der: Uint8Array<ArrayBuffer>): CertificateRead {
   const [notBefore, notAfter] = children(tbsFields[3]).map(timeOf);
   if (!numbers || !notBefore || !notAfter) return { ok: false, problem: "not-x509" };
   const { modulus, exponent } = numbers;
+  const ruts = certificateRuts(tbsFields, contextChild(parsed.tbsNode, 3));
   return {
     ok: true,
     certificate: {
@@ -201,7 +230,8 @@ export function readCertificate(der: Uint8Array<ArrayBuffer>): CertificateRead {
       issuerName: displayName(tbsFields[2]),
       notBefore,
       notAfter,
-      rut: certificateRut(tbsFields, contextChild(parsed.tbsNode, 3)),
+      rut: ruts.length === 1 ? (ruts[0] as string) : null,
+      ruts,
       modulus,
       exponent,
       modulusHex: bytesToHex(modulus).replace(/^0+/, ""),
@@ -212,6 +242,28 @@ export function readCertificate(der: Uint8Array<ArrayBuffer>): CertificateRead {
 const BASIC_CONSTRAINTS = "2.5.29.19";
 const SUBJECT_KEY_IDENTIFIER = "2.5.29.14";
 const AUTHORITY_KEY_IDENTIFIER = "2.5.29.35";
+const KEY_USAGE = "2.5.29.15";
+const EXTENDED_KEY_USAGE = "2.5.29.37";
+
+/** keyUsage's bits in order (RFC 5280 §4.2.1.3). */
+const KEY_USAGES = [
+  "digitalSignature",
+  "nonRepudiation",
+  "keyEncipherment",
+  "dataEncipherment",
+  "keyAgreement",
+  "keyCertSign",
+  "cRLSign",
+  "encipherOnly",
+  "decipherOnly",
+] as const;
+export type KeyUsage = (typeof KEY_USAGES)[number];
+
+/** The usages a keyUsage BIT STRING asserts (bit 0 is the first content byte's high bit, after the unused-bits byte). */
+function keyUsagesOf(value: Asn1 | null): Set<KeyUsage> {
+  const bits = isType(value ?? undefined, TAG.BIT_STRING) ? (value as Asn1).content.subarray(1) : new Uint8Array(0);
+  return new Set(KEY_USAGES.filter((_, i) => ((bits[i >> 3] ?? 0) & (0x80 >> (i & 7))) !== 0));
+}
 
 /** What linking a certificate to its issuer needs (RFC 5280 §6.1): names as DER, validity, CA flag, key ids. */
 export interface CertificateLinks extends CertificateParts {
@@ -224,6 +276,16 @@ export interface CertificateLinks extends CertificateParts {
   notAfter: Date;
   /** basicConstraints cA (RFC 5280 §4.2.1.9); false when the extension is absent. */
   isCa: boolean;
+  /** Whether basicConstraints is present at all (v1 roots have none). */
+  hasBasicConstraints: boolean;
+  /** basicConstraints pathLenConstraint; null when absent. */
+  pathLen: number | null;
+  /** keyUsage (RFC 5280 §4.2.1.3); null when the extension is absent (any use). */
+  keyUsage: Set<KeyUsage> | null;
+  /** extendedKeyUsage's purposes as OIDs (RFC 5280 §4.2.1.12); null when absent. */
+  extKeyUsage: string[] | null;
+  /** The OIDs of the extensions marked critical. */
+  criticalExtensions: string[];
   subjectKeyId: Uint8Array<ArrayBuffer> | null;
   /** authorityKeyIdentifier's keyIdentifier [0] (RFC 5280 §4.2.1.1). */
   authorityKeyId: Uint8Array<ArrayBuffer> | null;
@@ -239,11 +301,16 @@ export function certificateLinks(der: Uint8Array): CertificateLinks | null {
   const [issuer, validity, subject] = [tbsFields[2], tbsFields[3], tbsFields[4]];
   const [notBefore, notAfter] = children(validity).map(timeOf);
   if (!isType(issuer, TAG.SEQUENCE) || !isType(subject, TAG.SEQUENCE) || !notBefore || !notAfter) return null;
-  const extensions = contextChild(tbsNode, 3);
-  const basic = extensionValue(extensions, BASIC_CONSTRAINTS);
-  const cA = children(basic ?? undefined)[0];
-  const ski = extensionValue(extensions, SUBJECT_KEY_IDENTIFIER);
-  const aki = extensionValue(extensions, AUTHORITY_KEY_IDENTIFIER)?.children.find((n) => n.tagClass === 2 && n.tag === 0);
+  const extensions = extensionsOf(contextChild(tbsNode, 3));
+  const value = (oid: string) => extensions.find((e) => e.oid === oid)?.value ?? null;
+  const basic = value(BASIC_CONSTRAINTS);
+  // BasicConstraints ::= SEQUENCE { cA BOOLEAN DEFAULT FALSE, pathLenConstraint INTEGER OPTIONAL }.
+  const cA = children(basic ?? undefined).find((n) => isType(n, TAG.BOOLEAN));
+  const pathLen = integerOf(children(basic ?? undefined).find((n) => isType(n, TAG.INTEGER)));
+  const hasKeyUsage = extensions.some((e) => e.oid === KEY_USAGE);
+  const eku = extensions.find((e) => e.oid === EXTENDED_KEY_USAGE);
+  const ski = value(SUBJECT_KEY_IDENTIFIER);
+  const aki = value(AUTHORITY_KEY_IDENTIFIER)?.children.find((n) => n.tagClass === 2 && n.tag === 0);
   return {
     tbs: parsed.tbs,
     signatureAlgorithm: parsed.signatureAlgorithm,
@@ -256,6 +323,11 @@ export function certificateLinks(der: Uint8Array): CertificateLinks | null {
     notBefore,
     notAfter,
     isCa: isType(cA, TAG.BOOLEAN) && cA.content[0] !== 0,
+    hasBasicConstraints: extensions.some((e) => e.oid === BASIC_CONSTRAINTS),
+    pathLen: pathLen !== null && pathLen >= 0 ? pathLen : null,
+    keyUsage: hasKeyUsage ? keyUsagesOf(value(KEY_USAGE)) : null,
+    extKeyUsage: eku ? children(eku.value ?? undefined).map((n) => oidOf(n) ?? "") : null,
+    criticalExtensions: extensions.filter((e) => e.critical).map((e) => e.oid),
     subjectKeyId: ski && isType(ski, TAG.OCTET_STRING) ? ski.content : null,
     authorityKeyId: aki && !aki.constructed ? aki.content : null,
     signatureParameters: parsed.parameters?.tag === TAG.NULL ? null : (parsed.parameters?.raw ?? null),

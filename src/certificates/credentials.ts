@@ -175,6 +175,9 @@ async function assemble(
   { signer, chain }: Paired,
   fields: { key: CertField; cert: CertField },
 ): Promise<SigningCredential> {
+  if (signer.ruts.length > 1) {
+    throw credentialError(fields.cert, `the certificate names more than one RUT (${signer.ruts.join(", ")}): whose it is stays open`);
+  }
   if (!signer.rut) {
     throw credentialError(
       fields.cert,

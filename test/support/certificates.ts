@@ -32,12 +32,13 @@ const PSS_SHA256 = derElement(
   ),
 );
 const COMMON_NAME = oid(0x55, 0x04, 0x03);
+const SERIAL_NUMBER = oid(0x55, 0x04, 0x05);
 const BASIC_CONSTRAINTS = oid(0x55, 0x1d, 0x13);
 const SUBJECT_KEY_ID = oid(0x55, 0x1d, 0x0e);
 const AUTHORITY_KEY_ID = oid(0x55, 0x1d, 0x23);
 
-export async function rsaKey(): Promise<TestKey> {
-  const algorithm = { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: Uint8Array.of(1, 0, 1), hash: "SHA-256" };
+export async function rsaKey(modulusLength = 2048): Promise<TestKey> {
+  const algorithm = { name: "RSASSA-PKCS1-v1_5", modulusLength, publicExponent: Uint8Array.of(1, 0, 1), hash: "SHA-256" };
   const keys = (await crypto.subtle.generateKey(algorithm, true, ["sign", "verify"])) as CryptoKeyPair;
   return { keys, spki: new Uint8Array((await crypto.subtle.exportKey("spki", keys.publicKey)) as ArrayBuffer), kind: "rsa" };
 }
@@ -55,15 +56,61 @@ export async function ecKey(): Promise<TestKey> {
   return { keys, spki: new Uint8Array((await crypto.subtle.exportKey("spki", keys.publicKey)) as ArrayBuffer), kind: "ec" };
 }
 
-export function nameDer(cn: string): Uint8Array<ArrayBuffer> {
+export function nameDer(cn: string, serialNumber?: string): Uint8Array<ArrayBuffer> {
   const attribute = derElement(SEQUENCE, COMMON_NAME, derElement(0x0c, new TextEncoder().encode(cn)));
-  return derElement(SEQUENCE, derElement(0x31, attribute));
+  const serial = serialNumber
+    ? [derElement(0x31, derElement(SEQUENCE, SERIAL_NUMBER, derElement(0x13, new TextEncoder().encode(serialNumber))))]
+    : [];
+  return derElement(SEQUENCE, derElement(0x31, attribute), ...serial);
+}
+
+/** An OBJECT IDENTIFIER from its dotted form (X.690 §8.19). */
+export function oidDer(dotted: string): Uint8Array<ArrayBuffer> {
+  const [first = 0, second = 0, ...rest] = dotted.split(".").map(Number);
+  const bytes: number[] = [];
+  for (const arc of [first * 40 + second, ...rest]) {
+    const groups = [arc & 0x7f];
+    for (let n = Math.floor(arc / 128); n > 0; n = Math.floor(n / 128)) groups.unshift((n & 0x7f) | 0x80);
+    bytes.push(...groups);
+  }
+  return derElement(0x06, Uint8Array.from(bytes));
+}
+
+export type KeyUsageName =
+  | "digitalSignature"
+  | "nonRepudiation"
+  | "keyEncipherment"
+  | "dataEncipherment"
+  | "keyAgreement"
+  | "keyCertSign"
+  | "cRLSign";
+const KEY_USAGE_BITS: KeyUsageName[] = [
+  "digitalSignature",
+  "nonRepudiation",
+  "keyEncipherment",
+  "dataEncipherment",
+  "keyAgreement",
+  "keyCertSign",
+  "cRLSign",
+];
+
+/** keyUsage's BIT STRING (RFC 5280 §4.2.1.3): bit 0 is the first byte's high bit; unused bits declared as 0. */
+function keyUsageBits(names: KeyUsageName[]): Uint8Array<ArrayBuffer> {
+  let byte = 0;
+  for (const name of names) byte |= 0x80 >> KEY_USAGE_BITS.indexOf(name);
+  return derElement(0x03, Uint8Array.of(0, byte));
+}
+
+/** The holder's RUT as Chilean CAs write it: subjectAltName otherName 1.3.6.1.4.1.8321.1, [0] EXPLICIT IA5String. */
+function rutOtherName(rut: string): Uint8Array<ArrayBuffer> {
+  return derElement(0xa0, oidDer("1.3.6.1.4.1.8321.1"), derElement(0xa0, derElement(0x16, new TextEncoder().encode(rut))));
 }
 
 /** GeneralizedTime, valid for any year. */
 const time = (date: Date) => derElement(0x18, new TextEncoder().encode(`${date.toISOString().slice(0, 19).replace(/[-:T]/g, "")}Z`));
 
-const extension = (id: Uint8Array, value: Uint8Array) => derElement(SEQUENCE, id, derElement(0x04, value));
+const extension = (id: Uint8Array, value: Uint8Array, critical = false) =>
+  derElement(SEQUENCE, id, ...(critical ? [Uint8Array.of(0x01, 0x01, 0xff)] : []), derElement(0x04, value));
 
 /** ECDSA's raw r||s as the DER ECDSA-Sig-Value certificates carry (RFC 5758 §3.2). */
 function ecdsaDer(raw: Uint8Array): Uint8Array<ArrayBuffer> {
@@ -89,6 +136,18 @@ export interface CertificateOptions {
   keyId?: Uint8Array;
   issuerKeyId?: Uint8Array;
   serial?: number;
+  /** basicConstraints pathLenConstraint (with `ca`). */
+  pathLen?: number;
+  /** keyUsage, critical. */
+  keyUsage?: KeyUsageName[];
+  /** extendedKeyUsage purposes (dotted OIDs). */
+  extKeyUsage?: { purposes: string[]; critical?: boolean };
+  /** A critical extension of this OID (an empty SEQUENCE as its value). */
+  criticalExtension?: string;
+  /** RUTs as subjectAltName otherNames. */
+  ruts?: string[];
+  /** The subject's serialNumber attribute. */
+  serialNumber?: string;
 }
 
 export async function makeCertificate(options: CertificateOptions): Promise<TestCertificate> {
@@ -97,8 +156,16 @@ export async function makeCertificate(options: CertificateOptions): Promise<Test
   const extensions: Uint8Array[] = [];
   if (options.ca !== undefined) {
     const cA = options.ca ? Uint8Array.of(0x01, 0x01, 0xff) : new Uint8Array(0);
-    extensions.push(extension(BASIC_CONSTRAINTS, derElement(SEQUENCE, cA)));
+    const pathLen = options.pathLen === undefined ? [] : [derElement(0x02, Uint8Array.of(options.pathLen))];
+    extensions.push(extension(BASIC_CONSTRAINTS, derElement(SEQUENCE, cA, ...pathLen), true));
   }
+  if (options.keyUsage) extensions.push(extension(oidDer("2.5.29.15"), keyUsageBits(options.keyUsage), true));
+  if (options.extKeyUsage) {
+    const purposes = derElement(SEQUENCE, ...options.extKeyUsage.purposes.map(oidDer));
+    extensions.push(extension(oidDer("2.5.29.37"), purposes, options.extKeyUsage.critical));
+  }
+  if (options.criticalExtension) extensions.push(extension(oidDer(options.criticalExtension), derElement(SEQUENCE), true));
+  if (options.ruts) extensions.push(extension(oidDer("2.5.29.17"), derElement(SEQUENCE, ...options.ruts.map(rutOtherName))));
   if (options.keyId) extensions.push(extension(SUBJECT_KEY_ID, derElement(0x04, options.keyId)));
   if (options.issuerKeyId) extensions.push(extension(AUTHORITY_KEY_ID, derElement(SEQUENCE, derElement(0x80, options.issuerKeyId))));
   const tbs = derElement(
@@ -108,7 +175,7 @@ export async function makeCertificate(options: CertificateOptions): Promise<Test
     algorithm,
     nameDer(options.issuer?.name ?? options.name),
     derElement(SEQUENCE, time(options.notBefore ?? new Date("2020-01-01")), time(options.notAfter ?? new Date("2040-01-01"))),
-    nameDer(options.name),
+    nameDer(options.name, options.serialNumber),
     options.key.spki,
     ...(extensions.length > 0 ? [derElement(0xa3, derElement(SEQUENCE, ...extensions))] : []),
   );

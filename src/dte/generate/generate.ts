@@ -3,6 +3,7 @@
 // TED, sign each DTE, then sign the envelope. Everything is checked before anything is signed, and
 // every problem is reported at once, naming its field. Pure: no I/O; the caller passes the time,
 // the signer and the keys trusted to sign CAFs.
+import { callerSignerWarnings } from "../../certificates/signer-profile.ts";
 import { santiagoDateTime } from "../../lib/dates.ts";
 import { DteError } from "../errors.ts";
 import { invalidDocument, type Node, normalizeDte, SUPPORTED_TYPES } from "../normalize/normalize.ts";
@@ -231,6 +232,8 @@ export async function generateDocuments(request: GenerateRequest, context: Gener
 
 /** The same, the envelope left in pieces for a caller that writes it out as it goes. */
 export async function generateDocumentParts(request: GenerateRequest, context: GenerateContext): Promise<GeneratedParts> {
+  // Judged before anything is read: a certificate the SII would refuse is a 400 on auth.cert (signer-profile.ts).
+  const signerWarnings = callerSignerWarnings(context.signer.certificateBase64);
   const stampTime = santiagoDateTime(context.now).replace(" ", "T");
   // The same instant's date in Chile: one time-zone conversion instead of two (each some tens of µs).
   const today = stampTime.slice(0, 10);
@@ -284,7 +287,7 @@ export async function generateDocumentParts(request: GenerateRequest, context: G
   const dtes = await signAll(documents, cafs, stampTime, context, pause);
   const generated: GeneratedDocument[] = documents.map((doc, i) => {
     const { dteXml, ted } = dtes[i] as (typeof dtes)[number];
-    return { tipo: doc.tipo, folio: doc.folio, dte_xml: dteXml, ted, warnings: doc.warnings };
+    return { tipo: doc.tipo, folio: doc.folio, dte_xml: dteXml, ted, warnings: [...doc.warnings, ...signerWarnings] };
   });
   const envelope = await signEnvelopeParts(
     sobre,

@@ -1,5 +1,6 @@
 // The signed seed for GetTokenFromSeed (docs/dte-engine.md §3.4): `<getToken><item><Semilla>…` with an
 // enveloped signature over the whole document, appended as the last child of getToken.
+import { callerSignerWarnings } from "../../certificates/signer-profile.ts";
 import { sha1Base64, signatureElement, signedInfo, type XmlSigner } from "./xmldsig.ts";
 
 export function seedDocument(seed: string): string {
@@ -8,6 +9,8 @@ export function seedDocument(seed: string): string {
 
 export async function signSeed(seed: string, signer: XmlSigner): Promise<string> {
   if (!/^\d{1,20}$/.test(seed)) throw new Error("a seed is digits only");
+  // A certificate the SII would refuse as a signer is refused here, naming why, instead of by its token service.
+  callerSignerWarnings(signer.certificateBase64);
   const document = seedDocument(seed);
   // The document has no attributes, namespaces or empty elements: it is its own canonical form.
   const info = signedInfo("", sha1Base64(document));

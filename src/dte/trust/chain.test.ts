@@ -7,6 +7,7 @@ import ecertchile from "../../../test/fixtures/real-documents/sii-crypto/DTE--76
 import acepta from "../../../test/fixtures/real-documents/sii-crypto/DTE--76399752-9--33--25568-cert.pem?raw";
 import ecertchile61 from "../../../test/fixtures/real-documents/sii-crypto/DTE--96670340-7--61--110616-cert.pem?raw";
 import { alterSignature, ecKey, makeCertificate, pssKey, rsaKey, type TestCertificate } from "../../../test/support/certificates.ts";
+import { certificateLinks } from "../../certificates/certificate.ts";
 import { readDerBlocks } from "../../certificates/pem.ts";
 import { EXPIRED_CERT, SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../../sandbox/credentials/index.ts";
 import { buildTrustStore, trustStoreSize, verifyChain } from "./chain.ts";
@@ -166,6 +167,69 @@ describe("chains made in the test", () => {
     const impostor = await makeCertificate({ name: "Test Intermediate", key: await rsaKey(), issuer: root, ca: true, keyId: keyId(9) });
     const verdict = await verifyChain(leaf.der, buildTrustStore([root.der, impostor.der, intermediate.der]), at);
     expect(verdict.confianza).toBe("cadena_valida");
+  });
+});
+
+describe("every CA is checked as a CA, anchors and the operator's intermediates included", () => {
+  // One key for every certificate here: the walk goes by names and signatures, and fewer keys keep it quick.
+  const key = rsaKey();
+  it("refuses an intermediate whose keyUsage lacks keyCertSign", async () => {
+    const root = await makeCertificate({ name: "Test Root", key: await key, ca: true, keyUsage: ["keyCertSign", "cRLSign"] });
+    const intermediate = await makeCertificate({
+      name: "Signing Only",
+      key: await key,
+      issuer: root,
+      ca: true,
+      keyUsage: ["digitalSignature"],
+    });
+    const leaf = await makeCertificate({ name: "Signer", key: await key, issuer: intermediate });
+    const verdict = await verifyChain(leaf.der, buildTrustStore([root.der, intermediate.der]), at);
+    expect(verdict).toMatchObject({
+      confianza: "cadena_invalida",
+      motivo: '"Signing Only" has a keyUsage without keyCertSign, so it cannot issue "Signer"',
+    });
+  });
+
+  it("refuses a root whose keyUsage lacks keyCertSign, and one whose basicConstraints says it is no CA", async () => {
+    for (const options of [{ ca: true, keyUsage: ["cRLSign" as const] }, { ca: false }]) {
+      const root = await makeCertificate({ name: "Test Root", key: await key, ...options });
+      const leaf = await makeCertificate({ name: "Signer", key: await key, issuer: root });
+      expect((await verifyChain(leaf.der, buildTrustStore([root.der]), at)).confianza).toBe("cadena_invalida");
+    }
+    // A v1 root (no basicConstraints at all) is trusted as given.
+    const v1 = await makeCertificate({ name: "Old Root", key: await key });
+    const leaf = await makeCertificate({ name: "Signer", key: await key, issuer: v1 });
+    expect((await verifyChain(leaf.der, buildTrustStore([v1.der]), at)).confianza).toBe("cadena_valida");
+  });
+
+  it("counts the intermediates below a CA against its pathLen", async () => {
+    const make = async (rootPathLen: number) => {
+      const root = await makeCertificate({ name: "Test Root", key: await key, ca: true, pathLen: rootPathLen });
+      const intermediate = await makeCertificate({ name: "Test Intermediate", key: await key, issuer: root, ca: true, pathLen: 0 });
+      const leaf = await makeCertificate({ name: "Signer", key: await key, issuer: intermediate });
+      return verifyChain(leaf.der, buildTrustStore([root.der, intermediate.der]), at);
+    };
+    expect(await make(1)).toMatchObject({ confianza: "cadena_valida" });
+    expect(await make(0)).toMatchObject({
+      confianza: "cadena_invalida",
+      motivo: '"Test Root" allows 0 intermediate CAs below it (pathLen), and the chain has 1',
+    });
+  });
+});
+
+describe("validity dates", () => {
+  it("reads a GeneralizedTime year 0000–0099 as given, not as 1900–1999", async () => {
+    const ancient = await makeCertificate({
+      name: "Signer",
+      key: await rsaKey(),
+      notBefore: new Date("0001-01-01T00:00:00Z"),
+      notAfter: new Date("0099-12-31T00:00:00Z"),
+    });
+    const links = certificateLinks(ancient.der);
+    expect([links?.notBefore.toISOString(), links?.notAfter.toISOString()]).toEqual([
+      "0001-01-01T00:00:00.000Z",
+      "0099-12-31T00:00:00.000Z",
+    ]);
   });
 });
 

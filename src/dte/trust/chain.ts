@@ -1,7 +1,8 @@
 // Whether a DTE signer's certificate chains to a trusted CA (RFC 5280 §6.1, the parts that matter
-// here: names, signatures, validity at the signing time, the CA flag). A DTE carries only the
-// signer's certificate (xmldsignature_v10.xsd allows one X509Certificate), so every issuer comes
-// from the store. Pure: WebCrypto only, no I/O.
+// here: names, signatures, validity at the signing time, each CA's basicConstraints, keyUsage and
+// pathLen). A DTE carries only the signer's certificate (xmldsignature_v10.xsd allows one
+// X509Certificate), so every issuer comes from the store. Whether the signer may sign at all is
+// certificates/signer-profile.ts. Pure: WebCrypto only, no I/O.
 
 import { type CertificateLinks, certificateLinks } from "../../certificates/certificate.ts";
 import { bytesToHex } from "../../lib/encoding.ts";
@@ -112,16 +113,31 @@ interface Budget {
   checks: number;
 }
 
+/**
+ * Why `issuer` may not issue `child` as a CA (RFC 5280 §6.1.4 (k), (l), (n)), checked on every CA
+ * the store holds, the operator's TRUST_ANCHORS_PEM included: basicConstraints cA (only a v1 root
+ * without the extension is trusted as given), keyUsage keyCertSign when keyUsage is present, and
+ * pathLenConstraint against the intermediates below it. Null when it may.
+ */
+function caProblem(child: Entry, issuer: Entry, path: readonly Entry[]): string | null {
+  const { links } = issuer;
+  const name = links.subjectName;
+  if (!links.isCa && (!issuer.anchor || links.hasBasicConstraints))
+    return `"${name}" is not a CA certificate (basicConstraints cA is not true), so it cannot issue "${child.links.subjectName}"`;
+  if (links.keyUsage && !links.keyUsage.has("keyCertSign"))
+    return `"${name}" has a keyUsage without keyCertSign, so it cannot issue "${child.links.subjectName}"`;
+  // Self-issued certificates do not count (§6.1.4 (l)); the signer is not an intermediate.
+  const below = path.slice(1).filter((e) => !e.anchor).length;
+  if (links.pathLen !== null && below > links.pathLen)
+    return `"${name}" allows ${links.pathLen} intermediate CA${links.pathLen === 1 ? "" : "s"} below it (pathLen), and the chain has ${below}`;
+  return null;
+}
+
 async function tryIssuer(child: Entry, issuer: Entry, path: Entry[], at: Date, index: Index, budget: Budget): Promise<Walk> {
   const chain = [...path, issuer];
   const name = issuer.links.subjectName;
-  // Trust anchors may be v1 certificates without basicConstraints (RFC 5280 §6.1: an anchor is trusted as given).
-  if (!issuer.anchor && !issuer.links.isCa)
-    return {
-      kind: "invalid",
-      chain,
-      motivo: `"${name}" is not a CA certificate (basicConstraints cA is not true), so it cannot issue "${child.links.subjectName}"`,
-    };
+  const notCa = caProblem(child, issuer, path);
+  if (notCa) return { kind: "invalid", chain, motivo: notCa };
   if (budget.checks >= MAX_SIGNATURE_CHECKS)
     return { kind: "invalid", chain, motivo: "the chain needed more signature checks than allowed" };
   budget.checks++;

@@ -74,6 +74,12 @@ export interface EnvelopeReport {
   documentos: DocumentSummary[];
   /** Each problem as `{path, message}`, the path inside the XML. */
   problems: { path: string; message: string }[];
+  /**
+   * The problems of coherence among them (also in `problems`): what the file says against itself
+   * beyond each signature's own check (the carátula against its documents and its signer, IDs,
+   * counts, the encoding). A verification that passes over one of them vouches for nothing.
+   */
+  hallazgos: { path: string; message: string }[];
 }
 
 /** Thrown when the bytes are not an XML document this gateway can read. */
@@ -323,9 +329,14 @@ export async function inspectEnvelope(upload: Uint8Array<ArrayBuffer> | Envelope
   const contents = upload instanceof Uint8Array ? await readEnvelopeAsync(upload, pause) : upload;
   const { kind, bytes, doc, encoding, setDte, dtes, caratula } = contents;
   const problems: EnvelopeReport["problems"] = [];
+  const hallazgos: EnvelopeReport["hallazgos"] = [];
+  const found = (path: string, message: string) => {
+    problems.push({ path, message });
+    hallazgos.push({ path, message });
+  };
   const ids = await indexIdsAsync(doc.root, pause);
   for (const [id, carriers] of ids) {
-    if (carriers.length > 1) problems.push({ path: `@ID=${id}`, message: `is carried by ${carriers.length} elements; an ID names one` });
+    if (carriers.length > 1) found(`@ID=${id}`, `is carried by ${carriers.length} elements; an ID names one`);
   }
   const pathOf = (i: number) => (kind === "DTE" ? "DTE" : `SetDTE/DTE[${i + 1}]`);
 
@@ -342,11 +353,9 @@ export async function inspectEnvelope(upload: Uint8Array<ArrayBuffer> | Envelope
   }
   documentos.forEach((d, i) => {
     const path = pathOf(i);
-    if (!d.id) problems.push({ path: `${path}/Documento`, message: "has no ID" });
-    if (!Number.isInteger(d.tipo) || d.tipo <= 0)
-      problems.push({ path: `${path}/Documento/Encabezado/IdDoc/TipoDTE`, message: "is missing or not a number" });
-    if (!Number.isInteger(d.folio) || d.folio <= 0)
-      problems.push({ path: `${path}/Documento/Encabezado/IdDoc/Folio`, message: "is missing or not a number" });
+    if (!d.id) found(`${path}/Documento`, "has no ID");
+    if (!Number.isInteger(d.tipo) || d.tipo <= 0) found(`${path}/Documento/Encabezado/IdDoc/TipoDTE`, "is missing or not a number");
+    if (!Number.isInteger(d.folio) || d.folio <= 0) found(`${path}/Documento/Encabezado/IdDoc/Folio`, "is missing or not a number");
     if (!d.firma) problems.push({ path: `${path}/Signature`, message: "the document is not signed" });
     else if (!d.firma.valido)
       problems.push({ path: `${path}/Signature`, message: `the document's signature is not valid: ${d.firma.motivo}` });
@@ -358,9 +367,9 @@ export async function inspectEnvelope(upload: Uint8Array<ArrayBuffer> | Envelope
     for (const i of indexes) documentos[i]?.hallazgos.push(message);
   }
 
-  if (kind === "DTE") return { kind, bytes, doc, encoding, caratula: null, firma: null, documentos, problems };
+  if (kind === "DTE") return { kind, bytes, doc, encoding, caratula: null, firma: null, documentos, problems, hallazgos };
 
-  if (encoding !== "ISO-8859-1") problems.push({ path: "<?xml?>", message: `the SII takes ISO-8859-1 files; this one is ${encoding}` });
+  if (encoding !== "ISO-8859-1") found("<?xml?>", `the SII takes ISO-8859-1 files; this one is ${encoding}`);
   const setId = setDte?.attributes.find((a) => a.name === "ID")?.value ?? "";
   if (!setDte) problems.push({ path: "SetDTE", message: "is missing" });
   else if (!setId) problems.push({ path: "SetDTE/@ID", message: "is missing (the envelope's signature refers to it)" });
@@ -368,46 +377,35 @@ export async function inspectEnvelope(upload: Uint8Array<ArrayBuffer> | Envelope
   if (setDte && !firma) problems.push({ path: "Signature", message: "the envelope is not signed" });
   else if (firma && !firma.valido) problems.push({ path: "Signature", message: `the envelope's signature is not valid: ${firma.motivo}` });
 
-  if (!caratula) problems.push({ path: "SetDTE/Caratula", message: "is missing" });
-  if (documentos.length === 0) problems.push({ path: "SetDTE/DTE", message: "the envelope holds no documents" });
-  if (documentos.length > MAX_DOCUMENTS[kind]) {
-    problems.push({
-      path: "SetDTE/DTE",
-      message: `${documentos.length} documents; the SII takes at most ${MAX_DOCUMENTS[kind]} per ${kind}`,
-    });
-  }
+  if (!caratula) found("SetDTE/Caratula", "is missing");
+  if (documentos.length === 0) found("SetDTE/DTE", "the envelope holds no documents");
+  if (documentos.length > MAX_DOCUMENTS[kind])
+    found("SetDTE/DTE", `${documentos.length} documents; the SII takes at most ${MAX_DOCUMENTS[kind]} per ${kind}`);
   if (caratula) {
     const counts = new Map<number, number>();
     for (const d of documentos) counts.set(d.tipo, (counts.get(d.tipo) ?? 0) + 1);
     const declared = new Map(caratula.subtotales.map((s) => [s.tipo, s.cantidad]));
     for (const [tipo, count] of counts) {
-      if (declared.get(tipo) !== count) {
-        problems.push({
-          path: "SetDTE/Caratula/SubTotDTE",
-          message: `says ${declared.get(tipo) ?? 0} documents of type ${tipo}; the envelope has ${count}`,
-        });
-      }
+      if (declared.get(tipo) !== count)
+        found("SetDTE/Caratula/SubTotDTE", `says ${declared.get(tipo) ?? 0} documents of type ${tipo}; the envelope has ${count}`);
     }
     for (const [tipo, cantidad] of declared) {
-      if (!counts.has(tipo))
-        problems.push({ path: "SetDTE/Caratula/SubTotDTE", message: `says ${cantidad} documents of type ${tipo}; the envelope has none` });
+      if (!counts.has(tipo)) found("SetDTE/Caratula/SubTotDTE", `says ${cantidad} documents of type ${tipo}; the envelope has none`);
     }
     documentos.forEach((d, i) => {
-      if (d.emisor !== caratula.rut_emisor) {
-        problems.push({
-          path: `SetDTE/DTE[${i + 1}]/Documento/Encabezado/Emisor/RUTEmisor`,
-          message: `is ${d.emisor}; the carátula's RutEmisor is ${caratula.rut_emisor}`,
-        });
-      }
+      if (d.emisor !== caratula.rut_emisor)
+        found(
+          `SetDTE/DTE[${i + 1}]/Documento/Encabezado/Emisor/RUTEmisor`,
+          `is ${d.emisor}; the carátula's RutEmisor is ${caratula.rut_emisor}`,
+        );
     });
-    if (firma?.valido && firma.firmante?.rut && firma.firmante.rut !== caratula.rut_envia) {
-      problems.push({
-        path: "SetDTE/Caratula/RutEnvia",
-        message: `is ${caratula.rut_envia}, but the envelope was signed by ${firma.firmante.rut}`,
-      });
-    }
+    // The signer's one RUT must be RutEnvia: a certificate naming none, or several, cannot be checked against it.
+    const signerRut = firma?.valido ? firma.firmante?.rut : undefined;
+    if (signerRut === null) found("SetDTE/Caratula/RutEnvia", "cannot be checked: the envelope's signer's certificate names no single RUT");
+    else if (signerRut && signerRut !== caratula.rut_envia)
+      found("SetDTE/Caratula/RutEnvia", `is ${caratula.rut_envia}, but the envelope was signed by ${signerRut}`);
   }
-  return { kind, bytes, doc, encoding, caratula, firma, documentos, problems };
+  return { kind, bytes, doc, encoding, caratula, firma, documentos, problems, hallazgos };
 }
 
 /** Indexes of the documents that share a type and folio, by `tipo:folio`, for each pair given more than once. */

@@ -7,7 +7,7 @@
 // require it to be the very node it reports on. The key that verifies must be the certificate's:
 // a certificate beside an RSAKeyValue of another key does not say who signed.
 
-import { readCertificate } from "../../certificates/certificate.ts";
+import { type RsaCertificate, readCertificate } from "../../certificates/certificate.ts";
 import { base64ToBytes, bytesToBase64, bytesToBase64Url, concatBytes } from "../../lib/encoding.ts";
 import { yielder } from "../../lib/yielder.ts";
 import { childElements, findChild, localName, textContent, type XmlDocument, type XmlElement } from "../xml/parse.ts";
@@ -168,6 +168,45 @@ export async function verifySignatures(doc: XmlDocument): Promise<SignatureCheck
 /** The SII's signature schema (xmldsignature_v10.xsd): SignedInfo, SignatureValue, KeyInfo, nothing else (no Object). */
 const SIGNATURE_PARTS = ["SignedInfo", "SignatureValue", "KeyInfo"];
 
+/** The base64 text of every X509Certificate in the KeyInfo's X509Data, in order. */
+function x509Certificates(keyInfo: XmlElement | undefined): string[] {
+  const data = keyInfo ? childElements(keyInfo).filter((c) => localName(c.name) === "X509Data") : [];
+  return data.flatMap((d) =>
+    childElements(d)
+      .filter((c) => localName(c.name) === "X509Certificate")
+      .map((c) => textContent(c).replace(/\s+/g, "")),
+  );
+}
+
+function readCertificateText(text: string): ReturnType<typeof readCertificate> {
+  try {
+    return readCertificate(base64ToBytes(text));
+  } catch {
+    return { ok: false, problem: "not-x509" };
+  }
+}
+
+/**
+ * The signer among the certificates a KeyInfo carries (a chain may come CA first): the one whose key
+ * the RSAKeyValue names, else the one whose key verifies the signature, else the first.
+ */
+async function signerCertificate(
+  certificates: RsaCertificate[],
+  modulus: string | null,
+  signature: Uint8Array<ArrayBuffer> | null,
+  signedTexts: string[],
+): Promise<RsaCertificate> {
+  const first = certificates[0] as RsaCertificate;
+  if (certificates.length === 1) return first;
+  const named = modulus === null ? undefined : certificates.find((c) => sameUnsigned(c.modulus, modulus));
+  if (named) return named;
+  for (const candidate of signature ? certificates : []) {
+    if (await verifies(await rsaKey(candidate.modulus, candidate.exponent), signature as Uint8Array<ArrayBuffer>, signedTexts))
+      return candidate;
+  }
+  return first;
+}
+
 /** Signed parts larger than this (characters of source) are canonicalized in slices. */
 const LARGE_SIGNED_PART = 256 * 1024;
 
@@ -232,19 +271,29 @@ export async function checkSignature(signature: Located, ids: IdIndex, root: Xml
 
   // The key: the certificate's; RSAKeyValue only as a reported fallback.
   const keyInfo = findChild(signature.element, "KeyInfo");
-  const certificateText = descendantText(keyInfo, "X509Data", "X509Certificate");
+  const certificateTexts = x509Certificates(keyInfo);
   const modulus = descendantText(keyInfo, "KeyValue", "RSAKeyValue", "Modulus");
   const exponent = descendantText(keyInfo, "KeyValue", "RSAKeyValue", "Exponent");
-  if (!certificateText) return fail("the signature carries no X509Certificate");
-  let read: ReturnType<typeof readCertificate>;
+  if (certificateTexts.length === 0) return fail("the signature carries no X509Certificate");
+  const reads = certificateTexts.map(readCertificateText);
+  const readable = reads.flatMap((r) => (r.ok ? [r.certificate] : []));
+  const first = reads[0] as ReturnType<typeof readCertificate>;
+  if (!first.ok && readable.length === 0)
+    return fail(first.problem === "not-rsa" ? "the signer's certificate is not an RSA certificate" : "the X509Certificate cannot be read");
+  const signatureValue = descendantText(signature.element, "SignatureValue") ?? "";
+  let signatureBytes: Uint8Array<ArrayBuffer> | null;
   try {
-    read = readCertificate(base64ToBytes(certificateText));
+    signatureBytes = base64ToBytes(signatureValue);
   } catch {
-    read = { ok: false, problem: "not-x509" };
+    signatureBytes = null;
   }
-  if (!read.ok)
-    return fail(read.problem === "not-rsa" ? "the signer's certificate is not an RSA certificate" : "the X509Certificate cannot be read");
-  const cert = read.certificate;
+
+  const signedInfoScope = namespaceScope([...signature.ancestors, signature.element]);
+  const signedTexts = [
+    canonicalize(signedInfo, { mode: "inclusive", inherited: signedInfoScope }),
+    canonicalize(signedInfo, { mode: "exclusive", inherited: signedInfoScope }),
+  ];
+  const cert = await signerCertificate(readable, modulus, signatureBytes, signedTexts);
   const firmante: Firmante = {
     rut: cert.rut,
     nombre: cert.subjectName,
@@ -255,19 +304,7 @@ export async function checkSignature(signature: Located, ids: IdIndex, root: Xml
   };
   if (!variante) return fail("the digest does not match the signed element: the document was changed after signing", { firmante });
   const cubre = target.element;
-
-  const signatureValue = descendantText(signature.element, "SignatureValue") ?? "";
-  let signatureBytes: Uint8Array<ArrayBuffer>;
-  try {
-    signatureBytes = base64ToBytes(signatureValue);
-  } catch {
-    return fail("the SignatureValue is not base64", { firmante, variante });
-  }
-  const signedInfoScope = namespaceScope([...signature.ancestors, signature.element]);
-  const signedTexts = [
-    canonicalize(signedInfo, { mode: "inclusive", inherited: signedInfoScope }),
-    canonicalize(signedInfo, { mode: "exclusive", inherited: signedInfoScope }),
-  ];
+  if (!signatureBytes) return fail("the SignatureValue is not base64", { firmante, variante });
   // A KeyValue beside the certificate must be the certificate's key: two keys in one KeyInfo leave
   // it open which one signed, and only the certificate names a signer.
   if (modulus !== null && !sameUnsigned(cert.modulus, modulus)) {

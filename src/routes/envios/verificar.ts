@@ -4,7 +4,15 @@
 // stamp says what the document says. With a certificate, also the SII's own check (QueryEstDteAv).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { DocumentSummary } from "../../dte/verify/envelope.ts";
-import { type SignerReport, STAMPED_FIELDS, signerReport, signingTime, withSigner } from "../../dte/verify/signer.ts";
+import {
+  envelopeStampTimes,
+  type SignerReport,
+  STAMPED_FIELDS,
+  signerReport,
+  signingTime,
+  stampTimes,
+  withSigner,
+} from "../../dte/verify/signer.ts";
 import { type Check, verifyStamp } from "../../dte/verify/timbre.ts";
 import { findChild } from "../../dte/xml/parse.ts";
 import { chargeUnits } from "../../platform/charge.ts";
@@ -64,7 +72,7 @@ const Firmante = z
       .register(z.globalRegistry, { description: "Valid at the signing time the document states (null: it states none)" }),
     confianza: z.enum(["cadena_valida", "emisor_desconocido", "autofirmado", "cadena_invalida"]).register(z.globalRegistry, {
       description:
-        "`cadena_valida`: chains to the trust store (the accredited Chilean CAs bundled with the gateway, the operator's TRUST_ANCHORS_PEM, and in sandbox mode the sandbox's CA); `emisor_desconocido`: its issuer is not in the store (real DTEs are signed under class-2 CAs whose certificates are not public); `autofirmado` and `cadena_invalida` make the signature invalid",
+        "`cadena_valida`: chains to the trust store (the accredited Chilean CAs bundled with the gateway, the operator's TRUST_ANCHORS_PEM, and in sandbox mode the sandbox's CA); `emisor_desconocido`: its issuer is not in the store (real DTEs are signed under class-2 CAs whose certificates are not public); `autofirmado` and `cadena_invalida` make the signature invalid. `cadena_invalida` also when the certificate may not sign DTEs (a CA, a keyUsage or extendedKeyUsage that does not allow signing, an unknown critical extension, an RSA key under 1024 bits, no RUT or more than one) or the stated signing time is out of its bounds (after the verification, before the TED's TSTED or the CAF's FA, more than 7 days before FchEmis); `motivo` names which",
     }),
     cadena: z.array(z.string()).register(z.globalRegistry, { description: "Subject names from the signer up to the trusted CA" }),
     motivo: z.string().nullable(),
@@ -79,10 +87,9 @@ export const Verified = envelope(
         description:
           "True only when every check of every document passed (the SII's too, when asked) and each document's signer is established: its certificate chains to the trust store, or the SII confirmed the document (`auth` given)",
       }),
-      motivo: z
-        .string()
-        .nullable()
-        .register(z.globalRegistry, { description: "When not `valido`: in words, what could not be established, per document" }),
+      motivo: z.string().nullable().register(z.globalRegistry, {
+        description: "When not `valido`: in words, what could not be established, per document, and what the envelope says against itself",
+      }),
       sobre: z
         .object({ firma: CheckSchema, firmante: Firmante })
         .nullable()
@@ -130,10 +137,19 @@ interface Reported {
   sii: SiiDocumentStatus | null;
 }
 
-/** What could not be established, in words (null: everything was): each failed check, and each document whose signer is not established. */
-function unestablished(sobre: { firma: Check } | null, documentos: Reported[], siiAsked: boolean): string | null {
+/**
+ * What could not be established, in words (null: everything was): each failed check, what the file
+ * says against itself (the envelope's findings), and each document whose signer is not established.
+ */
+function unestablished(
+  sobre: { firma: Check } | null,
+  hallazgos: readonly { path: string; message: string }[],
+  documentos: Reported[],
+  siiAsked: boolean,
+): string | null {
   const parts: string[] = [];
   if (sobre && !sobre.firma.valido) parts.push(`the envelope's signature: ${sobre.firma.motivo}`);
+  if (hallazgos.length) parts.push(`the envelope: ${hallazgos.map((h) => `${h.path} ${h.message}`).join("; ")}`);
   documentos.forEach((d, i) => {
     const failed = (["firma", "timbre", "caf", "coherencia"] as const)
       .filter((name) => !d[name].valido)
@@ -206,14 +222,19 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
         const coherencia = doc.hallazgos.length
           ? { valido: false, motivo: [stamp.coherencia.motivo, ...doc.hallazgos].filter(Boolean).join("; ") }
           : stamp.coherencia;
-        const firmante = await signerReport(doc.firma, signingTime(doc.documento, "TmstFirma"), now, store);
+        const signer = await signerReport(
+          doc.firma,
+          signingTime(doc.documento, "TmstFirma"),
+          { now, stamp: stampTimes(doc.documento) },
+          store,
+        );
         const stamped = stamp.timbre.valido && stamp.caf.valido && coherencia.valido;
         documentos.push({
           tipo: doc.tipo,
           folio: doc.folio,
           emisor: doc.emisor,
-          firma: withSigner(check(doc.firma, "the document is not signed"), firmante),
-          firmante,
+          firma: withSigner(check(doc.firma, "the document is not signed"), signer),
+          firmante: signer?.report ?? null,
           ...stamp,
           coherencia,
           timbre_cubre: stamped ? [...STAMPED_FIELDS] : [],
@@ -222,15 +243,15 @@ export function registerEnviosVerificar(app: OpenAPIHono<AppEnv>): void {
       }
       let sobre: { firma: Check; firmante: SignerReport | null } | null = null;
       if (report.kind !== "DTE") {
-        const firmante = await signerReport(
+        const signer = await signerReport(
           report.firma,
           signingTime(findChild(report.doc.root, "SetDTE", "Caratula"), "TmstFirmaEnv"),
-          now,
+          { now, stamp: envelopeStampTimes(report.documentos.map((d) => d.documento)) },
           store,
         );
-        sobre = { firma: withSigner(check(report.firma, "the envelope is not signed"), firmante), firmante };
+        sobre = { firma: withSigner(check(report.firma, "the envelope is not signed"), signer), firmante: signer?.report ?? null };
       }
-      const motivo = unestablished(sobre, documentos, credential !== null);
+      const motivo = unestablished(sobre, report.hallazgos, documentos, credential !== null);
       const valido = motivo === null;
       return okInPieces(c, { valido, motivo, sobre, documentos });
     },
