@@ -4,6 +4,7 @@
 // `caf`, the folios and their CAFs come from the account's ledger (src/services/folio-allocation.ts).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { callerSignerWarnings } from "../../certificates/signer-profile.ts";
 import { GENERATED_TYPES, type GeneratedParts, GenerationStopped, generateDocumentParts, SII_RUT } from "../../dte/generate/generate.ts";
 import { assertShallow } from "../../dte/normalize/normalize.ts";
 import { settleCharge } from "../../platform/charge.ts";
@@ -228,6 +229,8 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
       const lines = checkLineCount("dte", documents);
       for (const [i, document] of documents.entries()) assertShallow(document, Array.isArray(body.dte) ? `dte[${i}]` : "dte");
       const signer = await parseCertificate(c, body.auth.cert);
+      // A certificate the SII would refuse is a 400 before any folio is taken.
+      callerSignerWarnings(signer.certificateBase64);
       // Charged before the work; a refusal (400) gives every unit back, as for any operation.
       await chargeDocuments(c, WEIGHT, documents.length, lines);
       const given = body.caf === undefined ? undefined : Array.isArray(body.caf) ? body.caf : [body.caf];
