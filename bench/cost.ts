@@ -17,6 +17,7 @@ import { operationsOf } from "../src/platform/operation.ts";
 import { issueToken } from "../src/platform/tokens.ts";
 import { CHARGE_BLOCK, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../src/routes/document-batch.ts";
 import { exampleInvoiceOf } from "../src/routes/example-documents.ts";
+import { SUMMARY_TYPES } from "../src/routes/rcv/schema.ts";
 import { SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../src/sandbox/folios-caf.ts";
 import { createDefaultSandbox } from "../src/sandbox/index.ts";
@@ -236,6 +237,8 @@ interface CaseContext {
   gateway: Gateway;
   /** Another operation's example call, by `METHOD path`. */
   example(key: string): Call;
+  /** The most items a list field of an operation's body takes, as the OpenAPI document says. */
+  maxItems(key: string, field: string): number;
   /** Sends a call that sets the stage (not measured) and answers its body, or throws on a failure. */
   prepare<T>(call: Call): Promise<T>;
 }
@@ -268,7 +271,26 @@ const vehicles =
     { ...example(key), input: `${example(key).input}: the first call, which reads the sandbox's ${DEFAULT_VEHICLE_ROWS}-row workbook` },
   ];
 
+/** The example with its list `field` grown to the most items it takes, each made from the example's first by `item`. */
+const widened =
+  (key: string, field: string, item: (first: Json, i: number) => unknown): Case =>
+  async ({ example, maxItems }) => {
+    const call = example(key);
+    const body = JSON.parse(call.body ?? "{}");
+    const count = maxItems(key, field);
+    body[field] = Array.from({ length: count }, (_, i) => item(body[field][0], i));
+    return [{ ...call, body: json(body), input: `${call.input}, ${count} ${field}` }];
+  };
+const SET_RESUMEN = "POST /api/v1/sii/rcv/ventas/set_resumen/{emisor}/{periodo}";
+const summaries = widened(SET_RESUMEN, "resumenes", (first, i) => ({ ...first, tipo_documento: SUMMARY_TYPES[i] }));
+
 const CASES: Record<string, Case> = {
+  [SET_RESUMEN]: summaries,
+  "POST /api/v1/sii/rcv/ventas/set_boletas_diarias/{emisor}/{periodo}/{dte}": widened(
+    "POST /api/v1/sii/rcv/ventas/set_boletas_diarias/{emisor}/{periodo}/{dte}",
+    "dias",
+    (first, i) => ({ ...first, dia: i + 1, folio_inicial: first.folio_inicial + 10 * i, folio_final: first.folio_final + 10 * i }),
+  ),
   ...Object.fromEntries(
     [
       "GET /api/v1/sii/vehiculos/categorias/tipos/{categoria}",
@@ -282,11 +304,15 @@ const CASES: Record<string, Case> = {
     "GET /api/v1/platform/dte/folios/{emisor}/{dte}",
     "its CAF loaded",
   ),
-  "POST /api/v1/sii/rcv/ventas/delete_resumen/{emisor}/{periodo}": after(
-    "POST /api/v1/sii/rcv/ventas/set_resumen/{emisor}/{periodo}",
-    "POST /api/v1/sii/rcv/ventas/delete_resumen/{emisor}/{periodo}",
-    "the summary set",
-  ),
+  "POST /api/v1/sii/rcv/ventas/delete_resumen/{emisor}/{periodo}": async (context) => {
+    const [set] = await summaries(context);
+    if (set) await context.prepare(set);
+    return widened(
+      "POST /api/v1/sii/rcv/ventas/delete_resumen/{emisor}/{periodo}",
+      "tipos_documento",
+      (_, i) => SUMMARY_TYPES[i],
+    )(context).then((calls) => calls.map((c) => ({ ...c, input: `${c.input}, after those summaries are set` })));
+  },
   ...Object.fromEntries(
     [
       "POST /api/v1/sii/certificacion/facturas/solicitar_set/{contribuyente}",
@@ -384,6 +410,30 @@ const refusedUpload = (inputs: Inputs, path: string): Call =>
     400,
   );
 
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is read by field name.
+type Json = any;
+/** `schema` with its `$ref` followed. */
+const resolved = (doc: Json, schema: Json): Json =>
+  schema?.$ref
+    ? resolved(
+        doc,
+        schema.$ref
+          .slice(2)
+          .split("/")
+          .reduce((node: Json, name: string) => node?.[name], doc),
+      )
+    : schema;
+
+function maxItemsOf(doc: Json, key: string, field: string): number {
+  const operation = documentedOperations(doc).find((o) => `${o.method} ${o.path}` === key);
+  const body = resolved(doc, operation?.bodySchema);
+  // A body that adds fields to the credential's schema is an `allOf` of the two.
+  const parts: Json[] = [body, ...(body?.allOf ?? []).map((part: Json) => resolved(doc, part))];
+  const max = parts.map((part) => resolved(doc, part?.properties?.[field])?.maxItems).find((m) => m !== undefined);
+  if (typeof max !== "number") throw new Error(`${key}: the document gives ${field} no maxItems`);
+  return max;
+}
+
 /** The OpenAPI example of an operation, its certificate swapped for the legacy PFX at the limit. */
 function exampleCall(doc: unknown, key: string, inputs: Inputs): Call {
   const operation = documentedOperations(doc).find((o) => `${o.method} ${o.path}` === key);
@@ -434,7 +484,8 @@ export async function costRows(repetitions: number, only = ""): Promise<CostRow[
       const gateway = await freshGateway();
       const example = (other: string) => exampleCall(doc, other, inputs);
       const prepare = async <T>(call: Call) => answer<T>(await gateway.send(call), `${call.method} ${call.path} (preparation)`);
-      const calls = (await CASES[key]?.({ inputs, gateway, example, prepare })) ?? [example(key)];
+      const maxItems = (other: string, field: string) => maxItemsOf(doc, other, field);
+      const calls = (await CASES[key]?.({ inputs, gateway, example, maxItems, prepare })) ?? [example(key)];
       for (const call of calls) {
         const row = `${key} ${call.input}`;
         const entry = measured.get(row) ?? { operation: key, call, runs: [] };
