@@ -225,7 +225,7 @@ const post = (input: string, path: string, body: unknown, status = 200): Call =>
   body: json(body),
   status,
 });
-const mib = (base64: string) => `${((base64.length * 3) / 4 / 1e6).toFixed(1)} MB`;
+const mib = (base64: string) => `${((base64.length * 3) / 4 / 1e6).toFixed(1)} MB of XML`;
 
 /**
  * The worst allowed input of the operations whose cost grows with what they are given, by
@@ -254,8 +254,8 @@ async function finishedDownload({ gateway, prepare }: CaseContext, side: string)
   gateway.advance(3 * ASYNC_STEP_MS);
   return asked.data.solicitud_id;
 }
-const LARGE = `the benchmark company's largest period (${LARGEST_PERIOD}, 100 000 documents), clave login`;
-const SYNC = `its largest period the synchronous detail answers (${LARGEST_SYNC_PERIOD}, 10 000 documents), clave login`;
+const LARGE = `period ${LARGEST_PERIOD} (100 000 documents), clave login`;
+const SYNC = `period ${LARGEST_SYNC_PERIOD} (10 000 documents, the most the synchronous detail answers), clave login`;
 /** An example call after another operation's example has set the stage. */
 const after =
   (stage: string, key: string, input: string): Case =>
