@@ -2,9 +2,9 @@
 // (Node entry's storage, the built-in sandbox) at its worst allowed input, its CPU time
 // (`process.cpuUsage()`, user + system, the answer read to its end) set against the units it was
 // charged (`X-Quota-Units`). The simulated SII's own work is timed apart and left out: in
-// production it is the SII's. Each repetition starts from a fresh gateway (no cached session,
+// production it is the SII's. Each operation is called on a fresh gateway (no cached session,
 // credential, page or vehicle index), so every call pays what a first call pays. Reported, not
-// gated (COST_GATE). `npm run bench -- --cost` runs this part alone.
+// gated (COST_GATE). `npm run bench -- --cost` runs this part alone (bench/README.md "CPU per quota unit").
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +14,7 @@ import { clearCredentialCache } from "../src/certificates/credentials.ts";
 import { MAX_KDF_ITERATIONS } from "../src/certificates/kdf-limit.ts";
 import { createNodeDeps } from "../src/entry/node-server.ts";
 import { operationsOf } from "../src/platform/operation.ts";
+import { MAX_CHARS } from "../src/platform/params.ts";
 import { issueToken } from "../src/platform/tokens.ts";
 import { CHARGE_BLOCK, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../src/routes/document-batch.ts";
 import { exampleInvoiceOf } from "../src/routes/example-documents.ts";
@@ -75,7 +76,7 @@ const clave = { pass: { rut: COMPANY, clave: "sandbox76" } };
 const LARGEST_PERIOD = "201903";
 /** Its tenfold smaller period: the largest whose synchronous detail the SII still answers (about 6 MiB). */
 const LARGEST_SYNC_PERIOD = "201902";
-/** Copies of one genuine Detalle in the largest upload: 13.8 MB of XML, 18.4 MB of base64, inside the xml field's 24 MiB. */
+/** Copies of one genuine Detalle in the largest upload: 14.2 MB of XML, 18.9 MB of base64, inside the xml field's 24 MiB. */
 const UPLOAD_DETALLE_COPIES = 100_000;
 
 const cpuMicros = () => {
@@ -169,7 +170,7 @@ interface Inputs {
   /** The legacy PFX at the key-derivation limit, as `auth.cert`. */
   pfx: { "pfx-data": string; passphrase: string };
   /** A `generar` body: one charged block of documents, each with the most lines one may have. */
-  generar: string;
+  generar: unknown;
   /** That batch's signed envelope (base64). */
   fullBlock: string;
   /** The SII's largest envelope: 2 000 signed invoices of one line (base64). */
@@ -179,32 +180,41 @@ interface Inputs {
 }
 
 async function buildInputs(gateway: Gateway): Promise<Inputs> {
-  const perDocument = 5; // MAC, and key + IV of each of the two encrypted parts
-  const pfx = { "pfx-data": legacyPfx(Math.floor(MAX_KDF_ITERATIONS / perDocument)), passphrase: juana.passphrase };
-  const over = { "pfx-data": legacyPfx(Math.floor(MAX_KDF_ITERATIONS / perDocument) + 1), passphrase: juana.passphrase };
+  const derivations = 5; // the MAC, and the key and IV of each of the two encrypted parts
+  const pfx = { "pfx-data": legacyPfx(Math.floor(MAX_KDF_ITERATIONS / derivations)), passphrase: juana.passphrase };
+  const over = { "pfx-data": legacyPfx(Math.floor(MAX_KDF_ITERATIONS / derivations) + 1), passphrase: juana.passphrase };
   const cafOf = (desde: number, hasta: number) =>
     buildCaf({ rut: COMPANY, razonSocial: "COMERCIAL SANDBOX SPA", tipo: 33, desde, hasta, fecha: "2026-11-01" });
   const cafs = [await cafOf(1, 1_000), await cafOf(1_001, MAX_BATCH_DOCUMENTS)];
-  const generarBody = (cert: unknown, dte: unknown[]) =>
-    json({ auth: { cert }, dte, caf: cafs, resolucion: { fecha: "2014-08-22", numero: 80 } });
+  const generarBody = (cert: unknown, dte: unknown[]) => ({
+    auth: { cert },
+    dte,
+    caf: cafs,
+    resolucion: { fecha: "2014-08-22", numero: 80 },
+  });
   const generate = async (cert: unknown, dte: unknown[]) =>
     (
       await answer<{ data: { envio_xml: string } }>(
-        await gateway.send({ path: GENERAR, method: "POST", body: generarBody(cert, dte) }),
+        await gateway.send({ path: GENERAR, method: "POST", body: json(generarBody(cert, dte)) }),
         "generar (preparation)",
       )
     ).data.envio_xml;
   // The PFX is at the limit: the next count up is refused before anything is derived.
-  const refused = await gateway.send({ path: GENERAR, method: "POST", body: generarBody(over, [exampleInvoiceOf(1, 1)]) });
-  if (refused.status !== 400) throw new Error(`a PFX over the key-derivation limit answered ${refused.status}, not 400`);
-  await generate(pfx, [exampleInvoiceOf(1, 1)]);
+  const refused = await gateway.send({ path: GENERAR, method: "POST", body: json(generarBody(over, [exampleInvoiceOf(1, 1)])) });
+  const refusal = await refused.text();
+  if (refused.status !== 400 || !refusal.includes(`at most ${MAX_KDF_ITERATIONS} iterations`)) {
+    throw new Error(`a PFX over the key-derivation limit answered ${refused.status} ${refusal.slice(0, 200)}`);
+  }
+  await generate(pfx, [exampleInvoiceOf(1, 1)]); // and the one at the limit is read
 
   const linesPerBlock = Math.min(MAX_DOCUMENT_LINES, Math.floor(MAX_BATCH_LINES / CHARGE_BLOCK));
   const block = Array.from({ length: CHARGE_BLOCK }, (_, i) => exampleInvoiceOf(1 + i, linesPerBlock));
   const one = Buffer.from(await generate(juanaPem, [exampleInvoiceOf(1, 1)]), "base64").toString("latin1");
   const detalle = one.match(/<Detalle>[\s\S]*?<\/Detalle>/)?.[0];
   if (!detalle) throw new Error("the generated DTE has no Detalle");
-  const copied = one.replace(detalle, detalle.repeat(UPLOAD_DETALLE_COPIES));
+  const copied = Buffer.from(one.replace(detalle, detalle.repeat(UPLOAD_DETALLE_COPIES)), "latin1").toString("base64");
+  if (copied.length > MAX_CHARS.xml)
+    throw new Error(`the largest upload is ${copied.length} characters, over the xml field's ${MAX_CHARS.xml}`);
   return {
     pfx,
     generar: generarBody(pfx, block),
@@ -213,7 +223,7 @@ async function buildInputs(gateway: Gateway): Promise<Inputs> {
       juanaPem,
       Array.from({ length: MAX_BATCH_DOCUMENTS }, (_, i) => exampleInvoiceOf(1 + i, 1)),
     ),
-    copiedDetalle: Buffer.from(copied, "latin1").toString("base64"),
+    copiedDetalle: copied,
   };
 }
 
@@ -225,7 +235,7 @@ const post = (input: string, path: string, body: unknown, status = 200): Call =>
   body: json(body),
   status,
 });
-const mib = (base64: string) => `${((base64.length * 3) / 4 / 1e6).toFixed(1)} MB of XML`;
+const xmlSize = (base64: string) => `${((base64.length * 3) / 4 / 1e6).toFixed(1)} MB of XML`;
 
 /**
  * The worst allowed input of the operations whose cost grows with what they are given, by
@@ -366,7 +376,7 @@ const CASES: Record<string, Case> = {
     post(
       `${CHARGE_BLOCK} invoices × ${Math.min(MAX_DOCUMENT_LINES, MAX_BATCH_LINES / CHARGE_BLOCK)} lines (one charged block), legacy PFX at the KDF limit`,
       GENERAR,
-      JSON.parse(inputs.generar),
+      inputs.generar,
     ),
   ],
   "POST /api/v1/platform/dte/documentos/pdf": async ({ inputs }) => [
@@ -387,14 +397,14 @@ const CASES: Record<string, Case> = {
   ],
   "POST /api/v1/platform/dte/envios/verificar": async ({ inputs }) => [
     post(
-      `one genuine DTE, its Detalle copied ${UPLOAD_DETALLE_COPIES} times (${mib(inputs.copiedDetalle)})`,
+      `one genuine DTE, its Detalle copied ${UPLOAD_DETALLE_COPIES} times (${xmlSize(inputs.copiedDetalle)})`,
       "/api/v1/platform/dte/envios/verificar",
       { xml: inputs.copiedDetalle },
     ),
   ],
   "POST /api/v1/platform/dte/envios/enviar": async ({ inputs }) => [
     post(
-      `the largest envelope, ${MAX_BATCH_DOCUMENTS} invoices (${mib(inputs.largest)}), legacy PFX at the KDF limit`,
+      `the largest envelope, ${MAX_BATCH_DOCUMENTS} invoices (${xmlSize(inputs.largest)}), legacy PFX at the KDF limit`,
       "/api/v1/platform/dte/envios/enviar",
       { auth: { cert: inputs.pfx }, xml: inputs.largest },
     ),
@@ -404,7 +414,7 @@ const CASES: Record<string, Case> = {
 /** The largest upload (no document line limit reads it) to an operation that refuses its lines. */
 const refusedUpload = (inputs: Inputs, path: string): Call =>
   post(
-    `refused: one DTE with ${UPLOAD_DETALLE_COPIES} Detalle lines (${mib(inputs.copiedDetalle)})`,
+    `refused: one DTE with ${UPLOAD_DETALLE_COPIES} Detalle lines (${xmlSize(inputs.copiedDetalle)})`,
     path,
     { xml: inputs.copiedDetalle },
     400,
