@@ -55,6 +55,8 @@ interface Call {
   body?: string;
   /** The status the input must get (a refusal is measured as one); anything else stops the bench. */
   status: number;
+  /** Text the answer must hold, so a refusal is the one meant. */
+  says?: string;
 }
 
 /** One fresh gateway: its app, a token with every scope, and the simulated SII's clock and CPU. */
@@ -78,6 +80,9 @@ const LARGEST_PERIOD = "201903";
 const LARGEST_SYNC_PERIOD = "201902";
 /** Copies of one genuine Detalle in the largest upload: 14.2 MB of XML, 18.9 MB of base64, inside the xml field's 24 MiB. */
 const UPLOAD_DETALLE_COPIES = 100_000;
+/** Lines of each document of one charged block at the most lines a request takes: 1 000 (50 000 in all). */
+const BLOCK_LINES = Math.min(MAX_DOCUMENT_LINES, Math.floor(MAX_BATCH_LINES / CHARGE_BLOCK));
+const BLOCK = `${CHARGE_BLOCK} invoices × ${BLOCK_LINES} lines`;
 
 const cpuMicros = () => {
   const { user, system } = process.cpuUsage();
@@ -207,8 +212,7 @@ async function buildInputs(gateway: Gateway): Promise<Inputs> {
   }
   await generate(pfx, [exampleInvoiceOf(1, 1)]); // and the one at the limit is read
 
-  const linesPerBlock = Math.min(MAX_DOCUMENT_LINES, Math.floor(MAX_BATCH_LINES / CHARGE_BLOCK));
-  const block = Array.from({ length: CHARGE_BLOCK }, (_, i) => exampleInvoiceOf(1 + i, linesPerBlock));
+  const block = Array.from({ length: CHARGE_BLOCK }, (_, i) => exampleInvoiceOf(1 + i, BLOCK_LINES));
   const one = Buffer.from(await generate(juanaPem, [exampleInvoiceOf(1, 1)]), "base64").toString("latin1");
   const detalle = one.match(/<Detalle>[\s\S]*?<\/Detalle>/)?.[0];
   if (!detalle) throw new Error("the generated DTE has no Detalle");
@@ -228,12 +232,12 @@ async function buildInputs(gateway: Gateway): Promise<Inputs> {
 }
 
 const GENERAR = "/api/v1/platform/dte/documentos/generar";
-const post = (input: string, path: string, body: unknown, status = 200): Call => ({
+const post = (input: string, path: string, body: unknown): Call => ({
   input,
   path,
   method: "POST",
   body: json(body),
-  status,
+  status: 200,
 });
 const xmlSize = (base64: string) => `${((base64.length * 3) / 4 / 1e6).toFixed(1)} MB of XML`;
 
@@ -373,14 +377,11 @@ const CASES: Record<string, Case> = {
     rcv(LARGE, `/ventas/async/detalle/${COMPANY}/${LARGEST_PERIOD}/${await finishedDownload(context, "ventas")}/33`),
   ],
   "POST /api/v1/platform/dte/documentos/generar": async ({ inputs }) => [
-    post(
-      `${CHARGE_BLOCK} invoices × ${Math.min(MAX_DOCUMENT_LINES, MAX_BATCH_LINES / CHARGE_BLOCK)} lines (one charged block), legacy PFX at the KDF limit`,
-      GENERAR,
-      inputs.generar,
-    ),
+    post(`${BLOCK} (one charged block), legacy PFX at the KDF limit`, GENERAR, inputs.generar),
   ],
   "POST /api/v1/platform/dte/documentos/pdf": async ({ inputs }) => [
-    post(`envelope of ${CHARGE_BLOCK} invoices × 1000 lines, 5 copies + cedible`, "/api/v1/platform/dte/documentos/pdf", {
+    // 5: the most `copias` takes (documentos/pdf's schema).
+    post(`envelope of ${BLOCK}, 5 copies + cedible`, "/api/v1/platform/dte/documentos/pdf", {
       xml: inputs.fullBlock,
       copias: 5,
       cedible: true,
@@ -388,11 +389,11 @@ const CASES: Record<string, Case> = {
     refusedUpload(inputs, "/api/v1/platform/dte/documentos/pdf"),
   ],
   "POST /api/v1/platform/dte/documentos/escpos": async ({ inputs }) => [
-    post(`envelope of ${CHARGE_BLOCK} invoices × 1000 lines`, "/api/v1/platform/dte/documentos/escpos", { xml: inputs.fullBlock }),
+    post(`envelope of ${BLOCK}`, "/api/v1/platform/dte/documentos/escpos", { xml: inputs.fullBlock }),
     refusedUpload(inputs, "/api/v1/platform/dte/documentos/escpos"),
   ],
   "POST /api/v1/platform/dte/formatos/json": async ({ inputs }) => [
-    post(`envelope of ${CHARGE_BLOCK} invoices × 1000 lines`, "/api/v1/platform/dte/formatos/json", { xml: inputs.fullBlock }),
+    post(`envelope of ${BLOCK}`, "/api/v1/platform/dte/formatos/json", { xml: inputs.fullBlock }),
     refusedUpload(inputs, "/api/v1/platform/dte/formatos/json"),
   ],
   "POST /api/v1/platform/dte/envios/verificar": async ({ inputs }) => [
@@ -412,13 +413,13 @@ const CASES: Record<string, Case> = {
 };
 
 /** The largest upload (no document line limit reads it) to an operation that refuses its lines. */
-const refusedUpload = (inputs: Inputs, path: string): Call =>
-  post(
-    `refused: one DTE with ${UPLOAD_DETALLE_COPIES} Detalle lines (${xmlSize(inputs.copiedDetalle)})`,
-    path,
-    { xml: inputs.copiedDetalle },
-    400,
-  );
+const refusedUpload = (inputs: Inputs, path: string): Call => ({
+  ...post(`refused: one DTE with ${UPLOAD_DETALLE_COPIES} Detalle lines (${xmlSize(inputs.copiedDetalle)})`, path, {
+    xml: inputs.copiedDetalle,
+  }),
+  status: 400,
+  says: `has ${UPLOAD_DETALLE_COPIES} Detalle lines`,
+});
 
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is read by field name.
 type Json = any;
@@ -474,10 +475,14 @@ async function measure(gateway: Gateway, call: Call) {
   const sii = gateway.siiMicros();
   const before = cpuMicros();
   const res = await gateway.send(call);
-  for await (const _ of res.body ?? []);
+  const pieces: Uint8Array[] = [];
+  for await (const piece of res.body ?? []) if (call.says !== undefined) pieces.push(piece);
   const total = cpuMicros() - before;
   const siiMs = (gateway.siiMicros() - sii) / 1000;
-  if (res.status !== call.status) throw new Error(`${call.method} ${call.path} (${call.input}): ${res.status}, expected ${call.status}`);
+  const said = call.says === undefined || Buffer.concat(pieces).toString("utf8").includes(call.says);
+  if (res.status !== call.status || !said) {
+    throw new Error(`${call.method} ${call.path} (${call.input}): ${res.status}, expected ${call.status} ${call.says ?? ""}`);
+  }
   return { status: res.status, units: Number(res.headers.get("x-quota-units") ?? "NaN"), cpuMs: total / 1000 - siiMs, siiMs };
 }
 
@@ -487,6 +492,9 @@ export async function costRows(repetitions: number, only = ""): Promise<CostRow[
   const first = await freshGateway();
   const inputs = await buildInputs(first);
   const doc = await (await first.app.request("/openapi.json")).json();
+  const listed = new Set(operationsOf(first.app).map((o) => `${o.method} ${o.path}`));
+  const unknown = Object.keys(CASES).filter((key) => !listed.has(key));
+  if (unknown.length) throw new Error(`cases for operations the app does not list: ${unknown.join(", ")}`);
   for (let round = 0; round < repetitions; round++) {
     for (const op of operationsOf(first.app).filter((o) => o.path.includes(only))) {
       const key = `${op.method} ${op.path}`;
