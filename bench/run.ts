@@ -1,5 +1,6 @@
 // `npm run bench` (`-- --quick` for a short run; `-- --stall` for the event-loop stalls alone;
-// `-- --workerd` for the CPU per request inside workerd alone): the
+// `-- --workerd` for the CPU per request inside workerd alone; `-- --cost` for the CPU per quota
+// unit alone, `-- --cost=<text>` for the operations whose path holds the text): the
 // gateway against a bare relay doing the same SII work, measured side by side in this run on this
 // machine; plus CPU per request, the event-loop stall of hostile and largest requests, the Worker
 // bundle and its start-up. Prints a table and writes bench/results.json. Only ratios are gated.
@@ -11,6 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
+import { costFigures, costRows, costTable, summarize } from "./cost.ts";
 import { engineFigures } from "./dte.ts";
 import { type BenchServer, startServer } from "./processes.ts";
 import { rcvFigures } from "./rcv.ts";
@@ -32,6 +34,16 @@ if (process.argv.includes("--workerd")) {
   const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
   for (const f of await workerdFigures(300, juana.certPem, juana.keyPem, !process.argv.includes("--no-envelope")))
     console.log(`${f.value.toFixed(2).padStart(8)} ${f.unit}  ${f.name}`);
+  process.exit(0);
+}
+/** Calls of each operation at its worst input whose median is the CPU per quota unit (each call is seconds for the largest). */
+const COST_REPETITIONS = quick ? 1 : 3;
+// `-- --cost` (`-- --cost=<text>`: the operations whose path holds it): only the CPU per quota unit, printed.
+const costOnly = process.argv.find((a) => a === "--cost" || a.startsWith("--cost="));
+if (costOnly) {
+  const rows = await costRows(COST_REPETITIONS, costOnly.slice("--cost=".length));
+  for (const line of costTable(rows)) console.log(line);
+  for (const f of costFigures(summarize(rows))) console.log(`${f.value.toFixed(2).padStart(8)} ${f.unit}  ${f.name}`);
   process.exit(0);
 }
 const DURATION_S = quick ? 3 : 10;
@@ -364,6 +376,9 @@ for (const f of await rcvFigures()) figures.push(figure(f.name, f.unit, f.value,
 for (const f of await vehicleFigures(quick)) figures.push(figure(f.name, f.unit, f.value, null, "lower", false));
 // The longest event-loop stall of each hostile or largest-allowed request (reported, not gated).
 for (const f of await stallFigures()) figures.push(figure(f.name, f.unit, f.value, null, "lower", false));
+// CPU per quota unit of every operation at its worst input (reported; gated only with COST_GATE).
+const cost = summarize(await costRows(COST_REPETITIONS));
+for (const f of costFigures(cost)) figures.push(figure(f.name, f.unit, f.value, f.budget, "lower", f.gated));
 
 // CPU per request inside workerd (full runs only: wrangler dev takes its time to start and its own
 // per-request floor is large and noisy; reported, not gated).
@@ -407,6 +422,10 @@ const widths = [0, 1, 2, 3, 4, 5].map((i) =>
 const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ");
 console.log(`\n${line(["figure", "value", "reference", "budget", "", ""])}`);
 for (const row of rows) console.log(line(row));
+console.log(
+  `\nCPU per quota unit (median of ${COST_REPETITIONS} call${COST_REPETITIONS === 1 ? "" : "s"} each; bench/README.md "CPU per quota unit")`,
+);
+for (const row of costTable(cost.rows)) console.log(row);
 
 const cpu = cpus()[0]?.model ?? "unknown";
 const results = {
@@ -415,6 +434,7 @@ const results = {
   duration_s: DURATION_S,
   connections: CONNECTIONS,
   figures,
+  cost: cost.rows,
 };
 writeFileSync(join(root, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
 console.log(`\n${cpus().length} cores (${cpu}), Node ${process.version}; results in bench/results.json`);
