@@ -37,7 +37,7 @@ if (process.argv.includes("--workerd")) {
   process.exit(0);
 }
 /** Calls of each operation at its worst input whose median is the CPU per quota unit (each call is seconds for the largest). */
-const COST_REPETITIONS = quick ? 1 : 3;
+const COST_REPETITIONS = 3;
 // `-- --cost` (`-- --cost=<text>`: the operations whose path holds it): only the CPU per quota unit, printed.
 const costOnly = process.argv.find((a) => a === "--cost" || a.startsWith("--cost="));
 if (costOnly) {
@@ -376,9 +376,10 @@ for (const f of await rcvFigures()) figures.push(figure(f.name, f.unit, f.value,
 for (const f of await vehicleFigures(quick)) figures.push(figure(f.name, f.unit, f.value, null, "lower", false));
 // The longest event-loop stall of each hostile or largest-allowed request (reported, not gated).
 for (const f of await stallFigures()) figures.push(figure(f.name, f.unit, f.value, null, "lower", false));
-// CPU per quota unit of every operation at its worst input (reported; gated only with COST_GATE).
-const cost = summarize(await costRows(COST_REPETITIONS));
-for (const f of costFigures(cost)) figures.push(figure(f.name, f.unit, f.value, f.budget, "lower", f.gated));
+// CPU per quota unit of every operation at its worst input (reported; gated only with COST_GATE). Full runs
+// and `--cost` only: a minute of CPU that CI's quick run, which gates nothing of it, has no time for.
+const cost = quick ? null : summarize(await costRows(COST_REPETITIONS));
+for (const f of cost ? costFigures(cost) : []) figures.push(figure(f.name, f.unit, f.value, f.budget, "lower", f.gated));
 
 // CPU per request inside workerd (full runs only: wrangler dev takes its time to start and its own
 // per-request floor is large and noisy; reported, not gated).
@@ -422,10 +423,10 @@ const widths = [0, 1, 2, 3, 4, 5].map((i) =>
 const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ");
 console.log(`\n${line(["figure", "value", "reference", "budget", "", ""])}`);
 for (const row of rows) console.log(line(row));
-console.log(
-  `\nCPU per quota unit (median of ${COST_REPETITIONS} call${COST_REPETITIONS === 1 ? "" : "s"} each; bench/README.md "CPU per quota unit")`,
-);
-for (const row of costTable(cost.rows)) console.log(row);
+if (cost) {
+  console.log(`\nCPU per quota unit (median of ${COST_REPETITIONS} calls each; bench/README.md "CPU per quota unit")`);
+  for (const row of costTable(cost.rows)) console.log(row);
+}
 
 const cpu = cpus()[0]?.model ?? "unknown";
 const results = {
@@ -434,7 +435,7 @@ const results = {
   duration_s: DURATION_S,
   connections: CONNECTIONS,
   figures,
-  cost: cost.rows,
+  cost: cost?.rows ?? [],
 };
 writeFileSync(join(root, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
 console.log(`\n${cpus().length} cores (${cpu}), Node ${process.version}; results in bench/results.json`);
