@@ -94,16 +94,17 @@ export function checkLineCount(path: string, documents: readonly unknown[]): num
 export const batchYielder = () => yielder(5, 4);
 
 /**
- * The documents of an uploaded `xml` field, refused when it holds none, or more documents or
+ * The documents of an uploaded `xml` field (`charged` false: the limits only, as for a free preview), refused when it holds none, or more documents or
  * Detalle lines than one request may, and charged `weight` per started block of its documents or lines:
  * those are counted by the screen that reads the XML before it is parsed (every Detalle line is
  * drawn or checked, none dropped, so the whole upload must fit), so an upload over a limit, or one
  * the caller's quota cannot pay for, costs no parse, canonicalization or signature check.
  */
-export async function readUploadedBatch(c: Context<AppEnv>, weight: number, xml: string): Promise<EnvelopeContents> {
+export async function readUploadedBatch(c: Context<AppEnv>, weight: number, xml: string, charged = true): Promise<EnvelopeContents> {
   const contents = await readXmlField(xml, async (kind, detalle) => {
     checkDocumentCount("xml", detalle.length, kind);
-    await chargeDocuments(c, weight, detalle.length, checkLines("xml", detalle));
+    const lines = checkLines("xml", detalle);
+    if (charged) await chargeDocuments(c, weight, detalle.length, lines);
   });
   if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
   return contents;

@@ -21,8 +21,8 @@ const COMPANY = "76192083-9";
 const ENVIAR = "/api/v1/platform/dte/envios/enviar";
 const invoice = (folio: number, receptor = "22222222-2"): TestDocument => ({ tipo: 33, folio, receptor, total: 11_900 });
 
-async function setup() {
-  const t = probeApp();
+async function setup(config?: Parameters<typeof probeApp>[1]) {
+  const t = probeApp(undefined, config);
   const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(t.app, token.secret, path, body, headers);
   const juana = await parseCertificateCredential(juanaCert, new Date());
@@ -106,6 +106,19 @@ describe("sending an envelope (envios/enviar)", () => {
     const replay = await answerOf(await post(ENVIAR, send(xml), { "idempotency-key": "k-15" }), Sent);
     expect(replay.data).toEqual(first.data);
     expect(sandbox.state.calls.get("dte_upload")).toBe(1);
+  });
+
+  it("charges the checks of an envelope past one block as verificar does: 51 documents are 5 + 2 units, free in dry_run", async () => {
+    const { post, juana } = await setup({ maxBodyBytes: 8 * 1024 * 1024 });
+    const xml = await signedEnvelope(
+      juana,
+      COMPANY,
+      Array.from({ length: 51 }, (_, i) => invoice(200 + i)),
+    );
+    const preview = await post(`${ENVIAR}?dry_run=true`, send(xml));
+    expect([preview.status, preview.headers.get("x-quota-units")]).toEqual([200, "0"]);
+    const res = await post(ENVIAR, send(xml), { "idempotency-key": "envio-51" });
+    expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "7"]);
   });
 
   it("checks everything in dry_run and stops before the upload, at no cost", async () => {

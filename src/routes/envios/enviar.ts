@@ -15,9 +15,13 @@ import { siiServices } from "../../services/sii-context.ts";
 import { uploadBoletas } from "../../sii/envios-boleta.ts";
 import { uploadEnvelope } from "../../sii/envios-upload.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
+import { CHARGE_BLOCK, CHARGE_BLOCK_LINES, MAX_BATCH_DOCUMENTS, readUploadedBatch, unitsFor } from "../document-batch.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { EXAMPLE_ENVELOPE } from "../example-documents.ts";
 import { inspectXmlField, XmlField } from "../uploaded-xml.ts";
+
+/** What envios/verificar charges per block for the same checks. */
+const CHECK_WEIGHT = 2;
 
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 
@@ -70,8 +74,7 @@ export function registerEnviosEnviar(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/envios/enviar",
       tags: ["Submissions"],
       summary: "Send an envelope to the SII",
-      description:
-        "Uploads an EnvioDTE (DTEUpload, with the DTE token) or an EnvioBOLETA (the boleta REST service, with its own token) with the sender's certificate. The envelope is checked first: readable ISO-8859-1 XML, valid envelope and document signatures, a carátula that agrees with its documents and with the certificate, at most 2000 documents (500 boletas); each problem is a 400 naming its place in the XML (`errors[].path` = `xml:<path>`). Never retried: send an `Idempotency-Key`. The same file again is 409 `ALREADY_SUBMITTED` with the earlier track id.",
+      description: `Uploads an EnvioDTE (DTEUpload, with the DTE token) or an EnvioBOLETA (the boleta REST service, with its own token) with the sender's certificate. The envelope is checked first: readable ISO-8859-1 XML, valid envelope and document signatures, a carátula that agrees with its documents and with the certificate, at most 2000 documents (500 boletas); each problem is a 400 naming its place in the XML (\`errors[].path\` = \`xml:<path>\`). Never retried: send an \`Idempotency-Key\`. The same file again is 409 \`ALREADY_SUBMITTED\` with the earlier track id. Charged 5 units (the operation's weight), and for the checks of an envelope beyond one block what \`envios/verificar\` charges for them: ${CHECK_WEIGHT} units per further started block of ${CHARGE_BLOCK} documents or ${CHARGE_BLOCK_LINES} Detalle lines (2 000 documents: 5 + ${unitsFor(CHECK_WEIGHT, MAX_BATCH_DOCUMENTS) - CHECK_WEIGHT}); a dry_run checks the same at no cost.`,
       request: { query: Query, body: jsonBody(Body) },
       responses: { 200: jsonContent(Sent, "The SII received the envelope"), ...errorResponses([400, 422, 502, 503]) },
     }),
@@ -79,7 +82,8 @@ export function registerEnviosEnviar(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { ambiente } = c.req.valid("query");
       const body = c.req.valid("json");
-      const report = await inspectXmlField(body.xml);
+      // Counted and charged before the parse: the checks of every signature are verificar's work, paid as verificar pays it.
+      const report = await inspectXmlField(await readUploadedBatch(c, CHECK_WEIGHT, body.xml, !isDryRun(c)));
       if (report.kind === "DTE") {
         throw refused("xml is a lone DTE: send it inside an EnvioDTE (documentos/generar returns one as envio_xml)", [
           { path: "DTE", message: "is not an envelope" },
