@@ -397,11 +397,11 @@ const CASES: Record<string, Case> = {
     refusedUpload(inputs, "/api/v1/platform/dte/formatos/json"),
   ],
   "POST /api/v1/platform/dte/envios/verificar": async ({ inputs }) => [
-    post(
-      `one genuine DTE, its Detalle copied ${UPLOAD_DETALLE_COPIES} times (${xmlSize(inputs.copiedDetalle)})`,
-      "/api/v1/platform/dte/envios/verificar",
-      { xml: inputs.copiedDetalle },
-    ),
+    post(`envelope of ${BLOCK}`, "/api/v1/platform/dte/envios/verificar", { xml: inputs.fullBlock }),
+    post(`the largest envelope, ${MAX_BATCH_DOCUMENTS} invoices (${xmlSize(inputs.largest)})`, "/api/v1/platform/dte/envios/verificar", {
+      xml: inputs.largest,
+    }),
+    refusedUpload(inputs, "/api/v1/platform/dte/envios/verificar"),
   ],
   "POST /api/v1/platform/dte/envios/enviar": async ({ inputs }) => [
     post(
