@@ -31,8 +31,10 @@ CREATE TABLE IF NOT EXISTS folio_ledgers (id TEXT PRIMARY KEY, state TEXT NOT NU
 
 export function openDatabase(path: string): DatabaseSync {
   const db = new DatabaseSync(path);
-  // WAL with synchronous=NORMAL: no fsync per commit; a power cut may lose the last commits, never corrupt.
-  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;");
+  // The busy timeout first: two processes opening a new file at once would otherwise race for the WAL switch
+  // and one fail at start with "database is locked". WAL with synchronous=NORMAL: no fsync per commit; a
+  // power cut may lose the last commits, never corrupt.
+  db.exec("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
   db.exec(SCHEMA);
   return db;
 }
