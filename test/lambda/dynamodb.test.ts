@@ -21,7 +21,7 @@ describe("dynamodb stores", () => {
     idempotency: () => stores().idempotency,
   });
   // The large answer's case writes and reads megabytes of part items: seconds on dynalite.
-  for (const c of cases) it(c.name, c.run, 30_000);
+  for (const c of cases) it(c.name, c.run);
   for (const c of cacheConformanceCases(() => stores().cache)) it(c.name, c.run);
   // 50 concurrent conditional writers race on one item: lost races retry, which takes a while on dynalite.
   for (const c of folioLedgerConformanceCases(() => stores().folios)) it(c.name, c.run, 60_000);

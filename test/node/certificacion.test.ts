@@ -121,7 +121,7 @@ describe("software certification", { tags: ["inferred-sii-shape"] }, () => {
     const done = await avance();
     expect(done[0]).toMatchObject({ estado: "REVISADO CONFORME" });
     expect(done[1]).toMatchObject({ set: "LIBRO DE VENTAS", estado: "SIN DECLARAR" });
-  }, 15_000);
+  });
 
   it("rejects the set with the SII's reason when one of its documents is rejected", async () => {
     const { post } = await setup();
@@ -143,7 +143,7 @@ describe("software certification", { tags: ["inferred-sii-shape"] }, () => {
     await sleep(4 * ENVIO_STEP_MS + 100);
     const [basico] = (await answerOf(await post(op("postulacion/avance"), { auth: { cert: juanaCert } }), Progress)).data.sets;
     expect(basico).toMatchObject({ estado: "RECHAZADO", observaciones: expect.stringMatching(/33 5: DTE-3-101/) });
-  }, 15_000);
+  });
 
   it("gets the boleta set over HTTP from the SII's boleta certification application, live as in the sandbox", async () => {
     const { post, deps } = await setup();

@@ -72,7 +72,7 @@ describe("sending an envelope (envios/enviar)", () => {
       documentos: { emisor: COMPANY, dte: 33, folio: 11, accion: "ACD" },
     });
     expect((await answerOf(respuesta, Result)).data.documentos[0]).toMatchObject({ resultado: "registrado", codigo: 0 });
-  }, 15_000);
+  });
 
   it("rejects at the SII a document whose folio was never stamped, and a folio sent twice", async () => {
     const { post, juana } = await setup();
@@ -85,7 +85,7 @@ describe("sending an envelope (envios/enviar)", () => {
       documentos: [{ tipo: 33, informados: 2, aceptados: 1, rechazados: 1 }],
     });
     expect((await answerOf(await estado(second.data.track_id ?? ""), Status)).data).toMatchObject({ resultado: "rechazado" });
-  }, 15_000);
+  });
 
   it("answers 409 ALREADY_SUBMITTED with the earlier track id when the same file is sent again", async () => {
     const { post, juana } = await setup();
@@ -191,7 +191,7 @@ describe("sending boletas (EnvioBOLETA through the boleta service)", () => {
       detalle: [{ tipo: 39, folio: 99, estado: "RCH", errores: [{ seccion: "CAF", codigo: 517 }] }],
     });
     expect(sandbox.state.calls.get("boleta_token")).toBe(1);
-  }, 15_000);
+  });
 
   it("asks the right service: a DTE track id is unknown to the boleta service", async () => {
     const { post } = await setup();

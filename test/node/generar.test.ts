@@ -189,7 +189,7 @@ describe("a generated document's whole life against the sandbox", () => {
       await answerOf(await post(`/api/v1/platform/dte/intercambios/eventos/${COMPANY}/33/${desde}`, { auth: { cert: juanaCert } }), Eventos)
     ).data;
     expect(JSON.stringify(eventos)).toContain("ACD");
-  }, 15_000);
+  });
 
   it("boletas travel in an EnvioBOLETA through the boleta service and end accepted", async () => {
     const { post, caf } = await setup();
@@ -215,5 +215,5 @@ describe("a generated document's whole life against the sandbox", () => {
       )
     ).data;
     expect(estado.resultado).toBe("aceptado");
-  }, 15_000);
+  });
 });

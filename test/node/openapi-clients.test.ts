@@ -97,7 +97,7 @@ beforeAll(async () => {
     paths: { "openapi-fetch": [fetchTypes] },
   };
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["usage.ts"] }));
-}, 30_000);
+});
 
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -109,7 +109,7 @@ describe("the generated TypeScript client", () => {
     const checked = spawnSync(process.execPath, [tsc, "-p", join(dir, "tsconfig.json")], { encoding: "utf8" });
     expect(`${checked.stdout}${checked.stderr}`).toBe("");
     expect(checked.status).toBe(0);
-  }, 20_000);
+  });
 
   it("calls pdf (bytes and base64) and the RCV detail as CSV and as JSON", async () => {
     const { deps } = testDeps();

@@ -25,5 +25,5 @@ describe("RCV detail in workerd", () => {
     expect(data.registros).toBe(expected.length);
     expect(data.documentos.map((d) => d.folio)).toEqual(expected.map((d) => d.folio));
     expect(data.sii.data.map((r) => r.detNroDoc)).toEqual(expected.map((d) => d.folio));
-  }, 30_000); // two reads of 4 k rows, paced per taxpayer: seconds in local workerd, more on a busy machine
+  });
 });
