@@ -9,12 +9,20 @@ import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { LEGACY_PFX_AT_LIMIT, LEGACY_PFX_OVER_LIMIT } from "../fixtures/certificates/legacy-pfx.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
+import { pbes2KeyPem } from "../support/pbes2-key.ts";
 
 const ESTADO = "/api/v1/platform/dte/envios/estado/76192083-9/0260000001";
 const DATOS = "/api/v1/sii/dte/contribuyentes/datos/76192083-9";
 const ANULAR = "/api/v1/sii/dte/caf/anular/76192083-9/33/91/100";
 const pfx = (data: string) => ({ auth: { cert: { "pfx-data": data, passphrase: "sandbox" } } });
-const sandboxPfx = pfx(SANDBOX_TAXPAYER_CERTS["11111111-1"].legacyPfxBase64);
+const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
+const sandboxPfx = pfx(juana.legacyPfxBase64);
+/** Juana's certificate with her key encrypted as PBES2 at `iterations` (one PBKDF2 derivation). */
+const pemAt = async (iterations: number) => ({
+  auth: {
+    cert: { "cert-data": juana.certPem, "pkey-data": await pbes2KeyPem(juana.keyPem, "sandbox", iterations), passphrase: "sandbox" },
+  },
+});
 
 async function setup(plan = { daily_units: 100, monthly_units: 1000 }) {
   const t = probeApp();
@@ -42,6 +50,12 @@ describe("the key-derivation fee of auth.cert", () => {
   it("adds the unit to the operation's own weight (taxpayer data: 2)", async () => {
     const { post } = await setup();
     expect(units(await post(DATOS, pfx(LEGACY_PFX_AT_LIMIT)))).toEqual([200, "3"]);
+  });
+
+  it("charges an encrypted PEM key by the same rule: 100 000 iterations one unit more, 50 000 nothing", async () => {
+    const { post } = await setup();
+    expect(units(await post(ESTADO, await pemAt(100_000)))).toEqual([200, "2"]);
+    expect(units(await post(ESTADO, await pemAt(50_000)))).toEqual([200, "1"]);
   });
 
   it("charges nothing more for what real tools write (the sandbox's PFX at 2048 iterations)", async () => {
