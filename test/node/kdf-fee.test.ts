@@ -31,8 +31,10 @@ async function setup(plan = { daily_units: 100, monthly_units: 1000 }) {
   const used = async () =>
     (await answerOf(await t.app.request("/api/v1/usage", { headers: { "x-api-token": token.secret } }), UsageEnvelope)).data.usage.daily
       .used;
-  const siiCalls = () => [...t.deps.sii.sandbox.calls().values()].reduce((a, b) => a + b, 0);
-  return { post, used, siiCalls, sandbox: t.deps.sii.sandbox };
+  const { sandbox } = t.deps.sii;
+  if (!sandbox) throw new Error("the test app talks to the sandbox");
+  const siiCalls = () => [...sandbox.calls().values()].reduce((a, b) => a + b, 0);
+  return { post, used, siiCalls, sandbox };
 }
 
 const units = (res: Response) => [res.status, res.headers.get("x-quota-units")];
