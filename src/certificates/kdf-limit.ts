@@ -2,7 +2,8 @@
 // uploaded key or PFX (up to 2^31-1 in the format): without a ceiling one request holds the
 // thread for hours. Every derivation of one credential (the PKCS#12 MAC, each PKCS#12 PBE key and
 // IV, each PBKDF2) is charged to one budget before it runs, and refused once the credential's
-// iterations would exceed it.
+// iterations would exceed it. Within the ceiling, iterations beyond what real certificates use
+// are paid in quota units, also before the derivation runs.
 import { type CertField, credentialError } from "./credential-error.ts";
 
 /**
@@ -13,21 +14,42 @@ import { type CertField, credentialError } from "./credential-error.ts";
  */
 export const MAX_KDF_ITERATIONS = 100_000;
 
-const refusals = new WeakSet<Error>();
+/**
+ * Iterations a credential derives at no charge: all a legacy PFX at 10 000 per part derives (MAC,
+ * then key and IV of its two encrypted parts), the most the files above use.
+ */
+export const FREE_KDF_ITERATIONS = 50_000;
 
-export interface KdfBudget {
-  /** Charges one derivation of `count` iterations (at least one), or throws the refusal. */
-  charge(count: number): void;
+/** Beyond the free iterations, one quota unit per started block of this many. */
+export const KDF_ITERATIONS_PER_UNIT = 50_000;
+
+/** The units a credential pays for deriving `iterations` in all (0 within the free ones). */
+export function kdfFeeUnits(iterations: number): number {
+  return Math.ceil(Math.max(0, iterations - FREE_KDF_ITERATIONS) / KDF_ITERATIONS_PER_UNIT);
 }
 
-/** A fresh budget for reading one credential field. */
-export function kdfBudget(field: CertField): KdfBudget {
-  let left = MAX_KDF_ITERATIONS;
+/** Takes `units` from the caller for derivations about to run, or throws (429 when it cannot pay). */
+export type KdfFee = (units: number) => Promise<void>;
+
+const refusals = new WeakSet<Error>();
+const unpaid = new WeakSet<Error>();
+
+export interface KdfBudget {
+  /**
+   * Charges one derivation of `count` iterations (at least one) before it runs: throws the
+   * refusal over the ceiling, else pays the units it adds beyond the free iterations.
+   */
+  charge(count: number): Promise<void>;
+}
+
+/** A fresh budget for reading one credential field; `pay` takes its fee (none: nothing is charged). */
+export function kdfBudget(field: CertField, pay?: KdfFee): KdfBudget {
+  let used = 0;
   return {
-    charge(count: number) {
+    async charge(count: number) {
       // A negative or zero count is derived once, as OpenSSL does.
       const iterations = Math.max(count, 1);
-      if (!(iterations <= left)) {
+      if (!(iterations <= MAX_KDF_ITERATIONS - used)) {
         const refusal = credentialError(
           field,
           `auth.cert.${field} asks for more key-derivation work than this gateway does: at most ${MAX_KDF_ITERATIONS} iterations in all (MAC and every encrypted part; real certificates use 2048 to 10000 per part)`,
@@ -35,12 +57,26 @@ export function kdfBudget(field: CertField): KdfBudget {
         refusals.add(refusal);
         throw refusal;
       }
-      left -= iterations;
+      const units = kdfFeeUnits(used + iterations) - kdfFeeUnits(used);
+      used += iterations;
+      if (units > 0 && pay) {
+        try {
+          await pay(units);
+        } catch (error) {
+          if (error instanceof Error) unpaid.add(error);
+          throw error;
+        }
+      }
     },
   };
 }
 
-/** True for the refusal above, so callers that sort errors pass it through unchanged. */
+/** True for the budget's own errors (the ceiling's refusal, its fee unpaid), so callers that sort errors pass them through unchanged. */
 export function isKdfRefusal(error: unknown): error is Error {
-  return error instanceof Error && refusals.has(error);
+  return error instanceof Error && (refusals.has(error) || unpaid.has(error));
+}
+
+/** True when the fee could not be taken: the caller's plan, not the credential, stopped the read. */
+export function isUnpaidKdfFee(error: unknown): error is Error {
+  return error instanceof Error && unpaid.has(error);
 }

@@ -67,7 +67,7 @@ function fill(source: Uint8Array, v: number): Uint8Array<ArrayBuffer> {
  * The PKCS#12 key derivation (RFC 7292 appendix B.2): `id` 1 for a key, 2 for an IV, 3 for the MAC
  * key. Charged to the budget before it runs.
  */
-export function pkcs12Kdf(
+export async function pkcs12Kdf(
   hash: string,
   id: 1 | 2 | 3,
   password: Uint8Array,
@@ -75,10 +75,10 @@ export function pkcs12Kdf(
   iterations: number,
   length: number,
   budget: KdfBudget,
-): Uint8Array<ArrayBuffer> {
+): Promise<Uint8Array<ArrayBuffer>> {
   const v = KDF_HASHES[hash];
   if (!v) throw new RangeError(`no PKCS#12 KDF for ${hash}`);
-  budget.charge(iterations);
+  await budget.charge(iterations);
   const rounds = Math.max(iterations, 1);
   const d = new Uint8Array(v).fill(id);
   const i = new Uint8Array([...fill(salt, v), ...fill(password, v)]);
@@ -220,7 +220,7 @@ async function decryptPbes2(params: Asn1 | undefined, data: Uint8Array<ArrayBuff
   const salt = salted(kdfParams);
   const iv = isType(ivNode, TAG.OCTET_STRING) ? octetsOf(ivNode) : null;
   if (!salt || !iv) return null;
-  budget.charge(salt.iterations);
+  await budget.charge(salt.iterations);
   const password = await crypto.subtle.importKey("raw", new TextEncoder().encode(passphrase), "PBKDF2", false, ["deriveBits"]);
   const bits = await crypto.subtle.deriveBits(
     { name: "PBKDF2", salt: salt.salt, iterations: Math.max(salt.iterations, 1), hash },
@@ -252,8 +252,8 @@ export async function decryptWithPassphrase(
   const salt = salted(params);
   if (!salt) return null;
   const password = bmpPassword(passphrase);
-  const key = pkcs12Kdf("sha1", 1, password, salt.salt, salt.iterations, pbe.keyLength, budget);
-  const iv = pkcs12Kdf("sha1", 2, password, salt.salt, salt.iterations, 8, budget);
+  const key = await pkcs12Kdf("sha1", 1, password, salt.salt, salt.iterations, pbe.keyLength, budget);
+  const iv = await pkcs12Kdf("sha1", 2, password, salt.salt, salt.iterations, 8, budget);
   if (pbe.cipher === "3des") return tripleDesDecrypt(key, iv, data);
   return rc2CbcDecrypt(key, pbe.keyLength * 8, iv, data);
 }

@@ -5,7 +5,7 @@
 import { createHmac } from "node:crypto";
 import { type Asn1, children, contextChild, integerOf, isType, octetsOf, oidOf, parseDer, TAG } from "./asn1.ts";
 import { credentialError } from "./credential-error.ts";
-import { type KdfBudget, kdfBudget } from "./kdf-limit.ts";
+import { type KdfBudget, type KdfFee, kdfBudget } from "./kdf-limit.ts";
 import { bmpPassword, decryptWithPassphrase, pkcs12Kdf, UnsupportedAlgorithm } from "./pbe.ts";
 import { decodeBase64 } from "./pem.ts";
 import { keyShape, type RsaPrivateKey, rsaKeyFromPrivateKeyInfo } from "./private-key.ts";
@@ -46,7 +46,7 @@ const undecryptable = () =>
 /** The content of a ContentInfo of type data: `[0] EXPLICIT OCTET STRING`. */
 const dataContent = (info: Asn1 | undefined) => octetsOf(contextChild(info, 0)?.children[0]);
 
-function verifyMac(macData: Asn1, authSafe: Uint8Array, passphrase: string, budget: KdfBudget): void {
+async function verifyMac(macData: Asn1, authSafe: Uint8Array, passphrase: string, budget: KdfBudget): Promise<void> {
   const [digestInfo, saltNode, countNode] = children(macData);
   const [algorithm, digestNode] = children(digestInfo);
   const oid = oidOf(children(algorithm)[0]);
@@ -59,7 +59,7 @@ function verifyMac(macData: Asn1, authSafe: Uint8Array, passphrase: string, budg
   const iterations = countNode ? integerOf(countNode) : 1;
   if (!salt || !expected || iterations === null) throw notPfx();
   const length = createHmac(hash, "").digest().length;
-  const key = pkcs12Kdf(hash, 3, bmpPassword(passphrase), salt, iterations, length, budget);
+  const key = await pkcs12Kdf(hash, 3, bmpPassword(passphrase), salt, iterations, length, budget);
   const actual = createHmac(hash, key).update(authSafe).digest();
   let diff = actual.length ^ expected.length;
   for (let i = 0; i < actual.length; i++) diff |= (actual[i] as number) ^ (expected[i] ?? 0);
@@ -114,7 +114,8 @@ async function readSafeContents(bytes: Uint8Array, passphrase: string, budget: K
   }
 }
 
-export async function readPfx(pfxBase64: string, passphrase: string | undefined): Promise<PfxContents> {
+/** The keys and certificates of a PFX; `pay` takes the fee of its key derivations (kdf-limit.ts). */
+export async function readPfx(pfxBase64: string, passphrase: string | undefined, pay?: KdfFee): Promise<PfxContents> {
   const bytes = decodeBase64(pfxBase64);
   if (!bytes) throw credentialError("pfx-data", "auth.cert.pfx-data is not base64");
   const root = parseDer(bytes);
@@ -129,9 +130,9 @@ export async function readPfx(pfxBase64: string, passphrase: string | undefined)
   const authSafe = dataContent(authSafeInfo);
   if (!authSafe) throw notPfx();
 
-  // Every derivation (MAC, encrypted safes, shrouded keys) is charged to one budget, refused before it runs.
-  const budget = kdfBudget("pfx-data");
-  if (macData) verifyMac(macData, authSafe, passphrase, budget);
+  // Every derivation (MAC, encrypted safes, shrouded keys) is charged to one budget, refused or paid before it runs.
+  const budget = kdfBudget("pfx-data", pay);
+  if (macData) await verifyMac(macData, authSafe, passphrase, budget);
 
   const contents: PfxContents = { keys: [], certificates: [] };
   const safes = parseDer(authSafe);

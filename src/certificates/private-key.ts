@@ -19,7 +19,7 @@ import {
   wrapRsaPrivateKey,
 } from "./asn1.ts";
 import { type CertField, credentialError } from "./credential-error.ts";
-import { isKdfRefusal, kdfBudget } from "./kdf-limit.ts";
+import { isKdfRefusal, type KdfFee, kdfBudget } from "./kdf-limit.ts";
 import { decryptWithPassphrase, tripleDesDecrypt, UnsupportedAlgorithm } from "./pbe.ts";
 import { type DerBlock, readDerBlocks } from "./pem.ts";
 
@@ -81,12 +81,12 @@ function requirePassphrase(passphrase: string | undefined): string {
 const wrongPassphrase = () =>
   credentialError("passphrase", "wrong passphrase: the encrypted private key in auth.cert.pkey-data could not be decrypted with it");
 
-async function decryptPkcs8(encrypted: Asn1, passphrase: string): Promise<Asn1> {
+async function decryptPkcs8(encrypted: Asn1, passphrase: string, pay: KdfFee | undefined): Promise<Asn1> {
   const [algorithm, data] = children(encrypted);
   const body = octetsOf(data);
   let plain: Uint8Array | null = null;
   try {
-    if (body) plain = await decryptWithPassphrase(algorithm, body, passphrase, kdfBudget("pkey-data"));
+    if (body) plain = await decryptWithPassphrase(algorithm, body, passphrase, kdfBudget("pkey-data", pay));
   } catch (error) {
     if (isKdfRefusal(error)) throw error;
     if (error instanceof UnsupportedAlgorithm)
@@ -183,13 +183,13 @@ function locate(text: string, passphrase: string | undefined): Located {
   }
 }
 
-/** Any form above; encrypted keys are decrypted with the passphrase. */
-export async function readPrivateKeyAsync(text: string, passphrase: string | undefined): Promise<RsaPrivateKey> {
+/** Any form above; encrypted keys are decrypted with the passphrase, `pay` taking the fee of the derivation (kdf-limit.ts). */
+export async function readPrivateKeyAsync(text: string, passphrase: string | undefined, pay?: KdfFee): Promise<RsaPrivateKey> {
   const found = locate(text, passphrase);
   if ("key" in found) return found.key;
   const secret = requirePassphrase(passphrase);
   if ("legacy" in found) return decryptLegacyPem(found.legacy, secret);
-  return rsaKeyFromPrivateKeyInfo(await decryptPkcs8(found.encrypted, secret), "pkey-data");
+  return rsaKeyFromPrivateKeyInfo(await decryptPkcs8(found.encrypted, secret, pay), "pkey-data");
 }
 
 /** An unencrypted key, synchronously (a CAF's RSASK); an encrypted one asks for the passphrase. */

@@ -65,15 +65,15 @@ describe("3DES-CBC", () => {
 });
 
 describe("PKCS#12 KDF (RFC 7292 appendix B)", () => {
-  it("derives what OpenSSL derives for the MAC of a PFX (OpenSSL's test vector)", () => {
+  it("derives what OpenSSL derives for the MAC of a PFX (OpenSSL's test vector)", async () => {
     // OpenSSL test/recipes/30-test_evp_data/evpkdf_pkcs12.txt: SHA1, id 1, "smeg", salt 0A58CF64530D823F, 1 iteration.
-    const key = pkcs12Kdf("sha1", 1, bmpPassword("smeg"), hex("0a58cf64530d823f"), 1, 24, kdfBudget("pfx-data"));
+    const key = await pkcs12Kdf("sha1", 1, bmpPassword("smeg"), hex("0a58cf64530d823f"), 1, 24, kdfBudget("pfx-data"));
     expect(bytesToHex(key)).toBe("8aaae6297b6cb04642ab5b077851284eb7128f1a2a7fbca3");
   });
 
-  it("iterates as OpenSSL does (its 1000-iteration vector), SHA-1 rounds equal to node:crypto's", () => {
+  it("iterates as OpenSSL does (its 1000-iteration vector), SHA-1 rounds equal to node:crypto's", async () => {
     // Same file: "queeg", salt 1682C0FC5B3F7EC5, 1000 iterations, id 1.
-    const key = pkcs12Kdf("sha1", 1, bmpPassword("queeg"), hex("1682c0fc5b3f7ec5"), 1000, 24, kdfBudget("pfx-data"));
+    const key = await pkcs12Kdf("sha1", 1, bmpPassword("queeg"), hex("1682c0fc5b3f7ec5"), 1000, 24, kdfBudget("pfx-data"));
     expect(bytesToHex(key)).toBe("483dd6e919d7de2e8e648ba8f862f3fbfbdc2bcb2c02957f");
     const start = new Uint8Array(createHash("sha1").update("semilla").digest());
     for (const times of [0, 1, 2, 64, 100]) {
@@ -83,8 +83,8 @@ describe("PKCS#12 KDF (RFC 7292 appendix B)", () => {
     }
   });
 
-  it("charges the budget before deriving", () => {
+  it("charges the budget before deriving", async () => {
     const budget = kdfBudget("pfx-data");
-    expect(() => pkcs12Kdf("sha1", 3, bmpPassword("x"), hex("00"), 100_001, 20, budget)).toThrow(/at most 100000 iterations/);
+    await expect(pkcs12Kdf("sha1", 3, bmpPassword("x"), hex("00"), 100_001, 20, budget)).rejects.toThrow(/at most 100000 iterations/);
   });
 });

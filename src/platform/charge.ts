@@ -33,14 +33,14 @@ async function take(c: Context<AppEnv>, principal: Principal, units: number, why
 
 /**
  * Takes `units` more from the caller's plan for this request, or throws 429 `QUOTA_EXCEEDED`
- * (what was charged before stays charged, and is given back by the usual rule). `X-Quota-Units`
+ * naming what needs them (`why`; what was charged before stays charged, and is given back by the usual rule). `X-Quota-Units`
  * and the usage counters then report the sum. Call it before the SII work the units pay for, so
  * that a caller without the units is refused before anything is asked of the SII.
  */
-export async function chargeUnits(c: Context<AppEnv>, units: number): Promise<void> {
+export async function chargeUnits(c: Context<AppEnv>, units: number, why = "this call"): Promise<void> {
   const principal = c.get("principal");
   if (!principal || units <= 0) return;
-  const { decision, at } = await take(c, principal, units, "this call");
+  const { decision, at } = await take(c, principal, units, why);
   const before = c.get("quota");
   c.set("quota", { ...before, decision, units: (before?.units ?? 0) + units, at: before?.at ?? at });
 }

@@ -12,6 +12,8 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type CertInput, parseCertificateCredential, type SigningCredential } from "../certificates/credentials.ts";
+import { FREE_KDF_ITERATIONS, KDF_ITERATIONS_PER_UNIT, MAX_KDF_ITERATIONS } from "../certificates/kdf-limit.ts";
+import { chargeUnits } from "../platform/charge.ts";
 import type { AppEnv } from "../platform/context.ts";
 import { MAX_CHARS, Rut } from "../platform/params.ts";
 import certFormSchemas from "./credential-forms.json" with { type: "json" };
@@ -41,7 +43,11 @@ const CERT_FORM_SCHEMAS: Record<string, unknown>[] = certFormSchemas;
 const CERT_DESCRIPTION =
   "The taxpayer's certificate in one of three forms: `cert-data` + `pkey-data` (+ `passphrase` for an encrypted key); " +
   "`pfx-data` + `passphrase`; or `file-data` + `file-pass` (the same PFX under the apigateway.cl SDKs' names). " +
-  "Names of two forms may not be mixed, and any other field is refused.";
+  "Names of two forms may not be mixed, and any other field is refused. " +
+  `A PFX or encrypted key may ask for at most ${MAX_KDF_ITERATIONS} key-derivation iterations in all (MAC and every encrypted part; more is 400 \`AUTH_ERROR\`). ` +
+  `What OpenSSL, Windows and Java keytool write (2048 to 10000 per part) derives at most ${FREE_KDF_ITERATIONS} and costs nothing extra; a file that derives more pays 1 unit per started ${KDF_ITERATIONS_PER_UNIT} beyond ${FREE_KDF_ITERATIONS} ` +
+  "on top of the operation's weight when the gateway reads it (a dry_run too; the gateway keeps what it read, and a certificate read before costs nothing more), " +
+  "taken before those derivations run: without the units, 429 `QUOTA_EXCEEDED`. It is given back as the weight is.";
 
 export const CertAuth = z
   .strictObject({
@@ -141,6 +147,11 @@ export function certInput(cert: z.output<typeof CertAuth>): CertInput {
   return { "cert-data": cert["cert-data"] ?? "", "pkey-data": cert["pkey-data"] ?? "", passphrase: cert.passphrase };
 }
 
+/**
+ * The request's certificate, for every operation that takes `auth.cert`: a credential that derives
+ * more than FREE_KDF_ITERATIONS pays its fee into this call's charge, before those derivations run.
+ */
 export function parseCertificate(c: Context<AppEnv>, cert: z.output<typeof CertAuth>): Promise<SigningCredential> {
-  return parseCertificateCredential(certInput(cert), c.get("deps").clock.now());
+  const pay = (units: number) => chargeUnits(c, units, `deriving the keys of auth.cert (over ${FREE_KDF_ITERATIONS} iterations)`);
+  return parseCertificateCredential(certInput(cert), c.get("deps").clock.now(), pay);
 }

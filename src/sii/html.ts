@@ -4,6 +4,7 @@
 // browser does. Only the page readers import this module: no JSON or XML path parses with it, though as a
 // static import linkedom is loaded with the rest of the Worker (about 320 KiB minified).
 import { parseHTML } from "linkedom";
+import { Parser } from "../lib/htmlparser2-bundle.ts";
 
 /** The part of a DOM element the page readers use (linkedom's types need the DOM lib, which this project does not load). */
 export interface HtmlElement {
@@ -56,6 +57,52 @@ export function parsePage(html: string): HtmlDocument {
     }
   }
   return document;
+}
+
+/** A part of a page: one `<div>` element's markup, and how many tables it holds. */
+export interface HtmlSection {
+  id: string;
+  html: string;
+  tables: number;
+}
+
+/**
+ * The markup of each `<div>` whose `id` passes `wanted` (the outer one, where they nest), found by
+ * the parser linkedom builds its DOM with (htmlparser2's), so each is the element the page's DOM
+ * would hold. Building linkedom's DOM is what reading a page costs (about 0.7 ms a KB): a reader that
+ * needs one part of a large page gives `parsePage` that part alone.
+ */
+export function divSections(html: string, wanted: (id: string) => boolean): HtmlSection[] {
+  const sections: HtmlSection[] = [];
+  let depth = 0;
+  let open: { id: string; start: number; depth: number; tables: number } | null = null;
+  let ending = false;
+  const parser = new Parser(
+    {
+      onopentag(name, attributes) {
+        if (name === "table" && open) open.tables++;
+        if (name !== "div") return;
+        depth++;
+        const id = attributes.id ?? "";
+        if (!open && wanted(id)) open = { id, start: parser.startIndex, depth, tables: 0 };
+      },
+      onclosetag(name, implied) {
+        if (name !== "div") return;
+        if (open?.depth === depth) {
+          // Closed by another tag (its parent's end, say): the section ends where that tag starts.
+          const end = ending ? html.length : implied ? parser.startIndex : parser.endIndex + 1;
+          sections.push({ id: open.id, html: html.slice(open.start, end), tables: open.tables });
+          open = null;
+        }
+        depth--;
+      },
+    },
+    { lowerCaseAttributeNames: true, decodeEntities: true },
+  );
+  parser.write(html);
+  ending = true;
+  parser.end();
+  return sections;
 }
 
 /** An element's text as a reader sees it: entities decoded, non-breaking spaces as spaces, runs of white space as one. */

@@ -29,7 +29,7 @@
 import { ApiError } from "../lib/api-error.ts";
 import { MONTHS_ES } from "../lib/dates.ts";
 import { formatChanged } from "./format-changed.ts";
-import { type HtmlDocument, type HtmlElement, parsePage, textOf } from "./html.ts";
+import { divSections, type HtmlDocument, type HtmlElement, parsePage, textOf } from "./html.ts";
 import { pageText, type SiiContext, siiFetch } from "./http.ts";
 import { cell, findTable, type LabelledTable, namesAny, readTable, rowCells } from "./table.ts";
 
@@ -157,9 +157,9 @@ function dailyMonth(tables: HtmlElement[], year: number, month: number): Record<
  * SII publishes the UF of every day, weekends included, up to the 9th of the next month) and start
  * from January: a page that lost months or days (cut short) is refused, not answered in part.
  */
-function dailyYear(doc: HtmlDocument, year: number): DailyYear {
+function dailyYear(months: Map<number, HtmlElement[]>, year: number): DailyYear {
   const result: DailyYear = {};
-  for (const [month, tables] of monthTables(doc)) result[month] = dailyMonth(tables, year, month);
+  for (const [month, tables] of months) result[month] = dailyMonth(tables, year, month);
   const published = Object.keys(result)
     .map(Number)
     .filter((m) => Object.keys(result[m] ?? {}).length > 0)
@@ -179,29 +179,35 @@ function dailyYear(doc: HtmlDocument, year: number): DailyYear {
 
 /** A yearly page of daily values (the UF page): each month's days and values. */
 export function parseDailyYear(html: string, year: number): DailyYear {
-  return dailyYear(parsePage(html), year);
+  return dailyYear(monthTables(parsePage(html)), year);
 }
 
 /** The UF of every published day of a year; null when the SII has no page for that year. */
 export async function ufYear(ctx: SiiContext, anio: number): Promise<DailyYear | null> {
-  return readYearPage(ctx, `uf/uf${anio}.htm`, hasMonthTables, (page) => dailyYear(page, anio));
+  return readYearPage(ctx, `uf/uf${anio}.htm`, (html) => {
+    // The whole year is read: its months' completeness is checked across them.
+    const months = monthTables(parsePage(html));
+    return monthsWithTables(months).length ? dailyYear(months, anio) : NOT_THE_PAGE;
+  });
 }
 
-const hasMonthTables = (doc: HtmlDocument) => Array.from(monthTables(doc).values()).some((tables) => tables.length > 0);
+/** Months whose section holds a table: a yearly page has one at least. */
+const monthsWithTables = (months: Map<number, HtmlElement[]>) =>
+  Array.from(months)
+    .filter(([, tables]) => tables.length > 0)
+    .map(([month]) => month);
+
+/** What a page's reader answers for a page without any of its tables: not the SII's yearly page. */
+const NOT_THE_PAGE = Symbol("not the yearly page");
 
 /**
  * A yearly page read by `read`, or null when the SII has none for that year. A page without any month
- * in it is not the SII's yearly page: a failure (502), never "not published" (404), which would be
- * cached. Whether it ends in `</html>` does not decide anything alone: a page whose tables pass the
- * reader's checks is answered either way; one that fails them is "cut short" (SII_GATEWAY_ERROR, worth a
- * retry) when it is not closed, and SII_FORMAT_CHANGED when it is.
+ * in it (`read` answers NOT_THE_PAGE) is not the SII's yearly page: a failure (502), never "not
+ * published" (404), which would be cached. Whether it ends in `</html>` does not decide anything alone:
+ * a page whose tables pass the reader's checks is answered either way; one that fails them is "cut
+ * short" (SII_GATEWAY_ERROR, worth a retry) when it is not closed, and SII_FORMAT_CHANGED when it is.
  */
-async function readYearPage<T>(
-  ctx: SiiContext,
-  path: string,
-  hasContent: (doc: HtmlDocument) => boolean,
-  read: (doc: HtmlDocument) => T,
-): Promise<T | null> {
+async function readYearPage<T>(ctx: SiiContext, path: string, read: (html: string) => T | typeof NOT_THE_PAGE): Promise<T | null> {
   const answer = await siiFetch(ctx, new Request(`${BASE}/${path}`), { service: SERVICE, read: true });
   if (answer.status === 404) return null;
   const closed = /<\/html>\s*$/i.test(answer.text);
@@ -209,14 +215,15 @@ async function readYearPage<T>(
     new ApiError(502, "SII_GATEWAY_ERROR", `The SII's page ${path} is ${what}`, {
       details: { service: SERVICE, sii_status: answer.status, sii_message: pageText(answer.text) || answer.text.slice(-200) },
     });
-  const doc = parsePage(answer.text);
-  if (!hasContent(doc)) throw failed(closed ? "not the yearly table it should be" : "cut short");
+  let value: T | typeof NOT_THE_PAGE;
   try {
-    return read(doc);
+    value = read(answer.text);
   } catch (err) {
     if (!closed && err instanceof ApiError && err.code === "SII_FORMAT_CHANGED") throw failed("cut short");
     throw err;
   }
+  if (value === NOT_THE_PAGE) throw failed(closed ? "not the yearly table it should be" : "cut short");
+  return value;
 }
 
 export interface CorreccionMonth {
@@ -308,12 +315,10 @@ function completeMatrix(doc: HtmlDocument): Map<number, (number | null)[]> {
 
 /** Corrección monetaria of a year: the SII's matrix, and per month the correction to the year's end. */
 export async function correccionYear(ctx: SiiContext, anio: number): Promise<CorreccionYear | null> {
-  const matrix = await readYearPage(
-    ctx,
-    `correccion_monetaria/correccion${anio}.htm`,
-    (doc) => doc.querySelector("table") !== null,
-    completeMatrix,
-  );
+  const matrix = await readYearPage(ctx, `correccion_monetaria/correccion${anio}.htm`, (html) => {
+    const doc = parsePage(html);
+    return doc.querySelector("table") !== null ? completeMatrix(doc) : NOT_THE_PAGE;
+  });
   if (matrix === null) return null;
   const empty = () => Array.from({ length: 12 }, (): number | null => null);
   const capital = matrix.get(0) ?? empty();
@@ -416,15 +421,42 @@ function taxMonth(table: LabelledTable<keyof typeof TAX_COLUMNS>, name: string):
   return month;
 }
 
-/** Impuesto único de segunda categoría: per month (1-12), the brackets of each pay period. */
-export async function segundaCategoriaYear(ctx: SiiContext, anio: number): Promise<Record<number, SegundaCategoriaMonth> | null> {
-  return readYearPage(ctx, `impuesto_2da_categoria/impuesto${anio}.htm`, hasMonthTables, (page) => {
-    const months: Record<number, SegundaCategoriaMonth> = {};
-    for (const [mes, tables] of monthTables(page)) {
-      // One table a month (dimabe-odoo/sociedadJP reads the section's tbody rows); inferred that no other table with text shares it.
-      const table = tables.find((t) => textOf(t) !== "");
-      if (table) months[mes] = taxMonth(readTable(table, SERVICE, TAX_COLUMNS), MONTHS_ES[mes - 1] ?? String(mes));
-    }
-    return months;
+/** One month of the second-category table, and the months its page publishes (a year is whole once December is there). */
+export interface SegundaCategoriaRead {
+  /** null: the page does not publish that month yet. */
+  month: SegundaCategoriaMonth | null;
+  published: number[];
+}
+
+const isMonthSection = (id: string) => /^mes_/i.test(id) && monthIndex(id) > 0;
+
+/**
+ * One month's tables of a yearly page, and the months the page publishes (whose section holds a
+ * table). A page of `mes_{month}` sections has that month's section alone parsed into a DOM: the
+ * DOM of a year's twelve tax tables (~50 KB) was most of a call's cost, and a month is read and
+ * checked when it is asked for. A page without them is parsed whole, its months found by their headings.
+ */
+function monthOf(html: string, mes: number): { tables: HtmlElement[]; published: number[] } {
+  const sections = divSections(html, isMonthSection);
+  if (!sections.length) {
+    const months = monthTables(parsePage(html));
+    return { tables: months.get(mes) ?? [], published: monthsWithTables(months).sort((a, b) => a - b) };
+  }
+  // As monthTables: a month given twice is read from its last section.
+  const byMonth = new Map(sections.map((section) => [monthIndex(section.id), section] as const));
+  const section = byMonth.get(mes);
+  const tables = section?.tables ? (monthTables(parsePage(section.html)).get(mes) ?? []) : [];
+  const published = Array.from(byMonth).flatMap(([month, { tables: count }]) => (count ? [month] : []));
+  return { tables, published: published.sort((a, b) => a - b) };
+}
+
+/** Impuesto único de segunda categoría: one month's brackets of each pay period; null when the SII has no page for that year. */
+export async function segundaCategoriaMonth(ctx: SiiContext, anio: number, mes: number): Promise<SegundaCategoriaRead | null> {
+  return readYearPage(ctx, `impuesto_2da_categoria/impuesto${anio}.htm`, (html) => {
+    const { tables, published } = monthOf(html, mes);
+    if (!published.length) return NOT_THE_PAGE;
+    // One table a month (dimabe-odoo/sociedadJP reads the section's tbody rows); inferred that no other table with text shares it.
+    const table = tables.find((t) => textOf(t) !== "");
+    return { month: table ? taxMonth(readTable(table, SERVICE, TAX_COLUMNS), MONTHS_ES[mes - 1] ?? String(mes)) : null, published };
   });
 }

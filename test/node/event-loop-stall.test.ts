@@ -10,6 +10,7 @@ import { exampleInvoiceOf } from "../../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
 import { answerIn } from "../support/answers.ts";
+import { pbes2KeyPem } from "../support/pbes2-key.ts";
 import { startTwoTenants, type TwoTenants } from "../support/two-tenants.ts";
 
 const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
@@ -188,50 +189,9 @@ describe("key derivation with an attacker's iteration count", () => {
   });
 });
 
-/** Juana's key as PBES2 (PBKDF2-HMAC-SHA256, AES-256-CBC) at `iterations`, built with WebCrypto (RFC 8018 A.2, A.4). */
-async function pbes2KeyPem(iterations: number): Promise<string> {
-  const { asn1 } = forge;
-  const der = forge.asn1.toDer(forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(forge.pki.privateKeyFromPem(juana.keyPem))));
-  const salt = crypto.getRandomValues(new Uint8Array(16));
-  const iv = crypto.getRandomValues(new Uint8Array(16));
-  const password = await crypto.subtle.importKey("raw", new TextEncoder().encode("sandbox"), "PBKDF2", false, ["deriveBits"]);
-  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", salt, iterations, hash: "SHA-256" }, password, 256);
-  const key = await crypto.subtle.importKey("raw", bits, "AES-CBC", false, ["encrypt"]);
-  const data = new Uint8Array(
-    await crypto.subtle.encrypt(
-      { name: "AES-CBC", iv },
-      key,
-      Uint8Array.from(der.getBytes(), (c) => c.charCodeAt(0)),
-    ),
-  );
-  const binary = (bytes: Uint8Array) => String.fromCharCode(...bytes);
-  const { SEQUENCE, OID, OCTETSTRING, INTEGER, NULL } = asn1.Type;
-  const seq = (...value: forge.asn1.Asn1[]) => asn1.create(asn1.Class.UNIVERSAL, SEQUENCE, true, value);
-  const oid = (dotted: string) => asn1.create(asn1.Class.UNIVERSAL, OID, false, asn1.oidToDer(dotted).getBytes());
-  const octets = (bytes: Uint8Array) => asn1.create(asn1.Class.UNIVERSAL, OCTETSTRING, false, binary(bytes));
-  const encrypted = seq(
-    seq(
-      oid("1.2.840.113549.1.5.13"),
-      seq(
-        seq(
-          oid("1.2.840.113549.1.5.12"),
-          seq(
-            octets(salt),
-            asn1.create(asn1.Class.UNIVERSAL, INTEGER, false, asn1.integerToDer(iterations).getBytes()),
-            seq(oid("1.2.840.113549.2.9"), asn1.create(asn1.Class.UNIVERSAL, NULL, false, "")),
-          ),
-        ),
-        seq(oid("2.16.840.1.101.3.4.1.42"), octets(iv)),
-      ),
-    ),
-    octets(data),
-  );
-  return forge.pki.encryptedPrivateKeyToPem(encrypted);
-}
-
 describe("key derivation at the limit", () => {
   it("a PBES2 key at the full 100 000 iterations is read without holding the loop (derived natively)", async () => {
-    const cert = { "cert-data": juana.certPem, "pkey-data": await pbes2KeyPem(100_000), passphrase: "sandbox" };
+    const cert = { "cert-data": juana.certPem, "pkey-data": await pbes2KeyPem(juana.keyPem, "sandbox", 100_000), passphrase: "sandbox" };
     // The credential is accepted; the placeholder CAF is what is refused. forge's JavaScript took ~1 s here.
     const { status, json } = await duringHostile(GENERAR, generar(cert, factura(1, 1)), 600);
     expect([status, json.error_code, json.errors?.[0]?.path]).toEqual([400, "VALIDATION_ERROR", "caf"]);

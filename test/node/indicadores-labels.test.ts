@@ -10,7 +10,7 @@ import type { SiiTransport } from "../../src/ports.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { sandboxTransport } from "../../src/sandbox/transport.ts";
 import type { SiiContext } from "../../src/sii/http.ts";
-import { correccionYear, segundaCategoriaYear, ufYear } from "../../src/sii/indicadores.ts";
+import { correccionYear, segundaCategoriaMonth, ufYear } from "../../src/sii/indicadores.ts";
 import { liveTransport } from "../../src/sii/transport.ts";
 import { errorOf } from "../support/answers.ts";
 import { probeApp, tokenFor } from "../support/app.ts";
@@ -146,7 +146,7 @@ const SIX_BY_THREE = [
 ].join("\n");
 
 describe("second-category tax page by label", () => {
-  const august = async (page: string) => (await segundaCategoriaYear(serving(page), 2025))?.[8];
+  const august = async (page: string) => (await segundaCategoriaMonth(serving(page), 2025, 8))?.month;
   const reference = () => august(fixture("impuesto2025.htm"));
 
   it("reads the fixture's three header rows (a title, the labels, Desde and Hasta under the renta's label)", async () => {
@@ -175,6 +175,12 @@ describe("second-category tax page by label", () => {
     expect(await august(page)).toEqual(await reference());
   });
 
+  it("reads the same brackets from a page without mes_ sections, by its month heading", async () => {
+    const headed = fixture("impuesto2025.htm").replace("<div id='mes_agosto'>", "<div>");
+    expect(headed).not.toMatch(/<div id='mes_/i);
+    expect(await august(headed)).toEqual(await reference());
+  });
+
   it.each([
     ["the Factor header missing", (p: string) => p.replace(">Factor<", ">Coeficiente<"), /factor not found/],
     [
@@ -190,7 +196,7 @@ describe("second-category tax page by label", () => {
     ["brackets that are not contiguous", (p: string) => p.replace("$ 926.734,51", "$ 936.734,51"), /not contiguous/],
     ["a factor above 1", (p: string) => p.replace("<td>0,04</td>", "<td>4</td>"), /factor 4/],
   ])("refuses %s with SII_FORMAT_CHANGED", async (_, edit, check) => {
-    const err = await failure(segundaCategoriaYear(serving(edit(fixture("impuesto2025.htm"))), 2025));
+    const err = await failure(segundaCategoriaMonth(serving(edit(fixture("impuesto2025.htm"))), 2025, 8));
     expect([err.status, err.code]).toEqual([502, "SII_FORMAT_CHANGED"]);
     expect(String(details(err).check)).toMatch(check);
   });
@@ -277,6 +283,16 @@ describe("indicators through the API", () => {
     const thead = /<thead>[\s\S]*?<\/thead>/.exec(page)?.[0] ?? "";
     expect(thead.match(/<tr>/g)).toHaveLength(3);
     expect(thead).toContain("<th>Per&iacute;odos</th><th colspan='2'>Monto de la renta l&iacute;quida imponible</th>");
+  });
+
+  it("reads the tax month asked for from its own section: a changed August is 502, a whole March of the same page is answered", async () => {
+    /** The page with August's section (only) given another Factor label. */
+    const changedAugust = (p: string) =>
+      p.replace(/<div id='mes_agosto'>[\s\S]*?<\/div>/, (section) => section.replace(">Factor<", ">Otro<"));
+    const get = await setup(changedAugust);
+    const august = await get("/api/v1/sii/indicadores/impuesto_segunda_categoria/anual/2025/8");
+    expect([august.status, (await errorOf(august)).error_code]).toEqual([502, "SII_FORMAT_CHANGED"]);
+    expect((await get("/api/v1/sii/indicadores/impuesto_segunda_categoria/anual/2025/3")).status).toBe(200);
   });
 
   it("answers the sandbox's pages unedited, and a page without </html> when its tables are whole", async () => {

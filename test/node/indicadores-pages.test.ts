@@ -5,8 +5,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { encodeLatin1 } from "../../src/lib/latin1.ts";
+import { divSections } from "../../src/sii/html.ts";
 import type { SiiContext } from "../../src/sii/http.ts";
-import { correccionYear, segundaCategoriaYear, ufYear } from "../../src/sii/indicadores.ts";
+import { correccionYear, segundaCategoriaMonth, ufYear } from "../../src/sii/indicadores.ts";
 import { liveTransport } from "../../src/sii/transport.ts";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "sii", "indicadores");
@@ -45,7 +46,7 @@ describe("UF yearly page", () => {
 
 describe("second-category tax yearly page", () => {
   it("reads `$ 926.734,50` amounts, the `-.-` first bracket and the `Y MÁS` last one", async () => {
-    const august = (await segundaCategoriaYear(siiServing("impuesto2025.htm"), 2025))?.[8];
+    const august = (await segundaCategoriaMonth(siiServing("impuesto2025.htm"), 2025, 8))?.month;
     expect(august?.mensual).toHaveLength(8);
     expect(august?.mensual[0]).toEqual({ desde: 0, hasta: 926_734.5, factor: 0, rebaja: 0, tasa_efectiva_maxima: 0 });
     expect(august?.mensual[1]).toEqual({ desde: 926_734.51, hasta: 2_059_410, factor: 0.04, rebaja: 37_069.38, tasa_efectiva_maxima: 2.2 });
@@ -59,11 +60,34 @@ describe("second-category tax yearly page", () => {
   });
 
   it("starts a new period at its named row and never takes the header rows for brackets", async () => {
-    const august = (await segundaCategoriaYear(siiServing("impuesto2025.htm"), 2025))?.[8];
+    const august = (await segundaCategoriaMonth(siiServing("impuesto2025.htm"), 2025, 8))?.month;
     expect(august?.quincenal).toHaveLength(8);
     expect(august?.quincenal[0]?.hasta).toBe(463_367.25);
     expect(august?.quincenal[1]?.desde).toBe(463_367.26);
     expect([august?.semanal, august?.diario]).toEqual([[], []]);
+  });
+});
+
+describe("a page's parts (divSections)", () => {
+  const months = (html: string) => divSections(html, (id) => id.startsWith("mes_"));
+
+  it("gives each wanted div's markup as the parser closes it, with its tables counted", () => {
+    const page =
+      "<body><DIV ID='mes_enero'><h3>Enero</h3><TABLE><tr><td>1</TABLE></div><div id='pie'>x</div>" +
+      "<div id='mes_febrero'><div>dentro</div><table></table><table></table></DIV></body>";
+    expect(months(page)).toEqual([
+      { id: "mes_enero", html: "<DIV ID='mes_enero'><h3>Enero</h3><TABLE><tr><td>1</TABLE></div>", tables: 1 },
+      { id: "mes_febrero", html: "<div id='mes_febrero'><div>dentro</div><table></table><table></table></DIV>", tables: 2 },
+    ]);
+  });
+
+  it("ends a div closed by another tag where that tag starts, and one left open at the page's end", () => {
+    expect(months("<body><div id='mes_enero'><table><tr><td>1</table></body><p>luego")).toEqual([
+      { id: "mes_enero", html: "<div id='mes_enero'><table><tr><td>1</table>", tables: 1 },
+    ]);
+    expect(months("<div id='mes_enero'>a<table><tr><td>1")).toEqual([
+      { id: "mes_enero", html: "<div id='mes_enero'>a<table><tr><td>1", tables: 1 },
+    ]);
   });
 });
 

@@ -1,5 +1,6 @@
 // Published indicators never change: a year whose page is complete is cached for good; a year
-// still being published is re-read at most hourly.
+// still being published is re-read at most hourly. An entry holds a year's table (UF, correction)
+// or one month of it (the second-category tax, read a month at a time).
 import type { Context } from "hono";
 import type { AppEnv } from "../../platform/context.ts";
 import { IntegerParam } from "../../platform/params.ts";
@@ -7,7 +8,7 @@ import type { CacheStore } from "../../ports.ts";
 
 export const REREAD_MS = 60 * 60 * 1000;
 
-/** Parsed years per cache store, in this isolate: the store is read and parsed once per year, not per request. */
+/** Parsed entries per cache store, in this isolate: the store is read and parsed once per entry, not per request. */
 const parsed = new WeakMap<CacheStore, Map<string, { value: unknown; until: number }>>();
 const MEMO_LIMIT = 256;
 

@@ -7,7 +7,7 @@ import { ApiError } from "../../platform/errors.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { siiContext } from "../../services/sii-context.ts";
-import { segundaCategoriaYear } from "../../sii/indicadores.ts";
+import { segundaCategoriaMonth } from "../../sii/indicadores.ts";
 import { Anio, cachedYear, Mes } from "./cache.ts";
 
 const Params = z.object({ anio: Anio, mes: Mes });
@@ -55,14 +55,14 @@ export function registerIndicadoresImpuestoSegundaCategoria(app: OpenAPIHono<App
     async (c) => {
       const { anio, mes } = c.req.valid("param");
       const ctx = await siiContext(c);
-      // Not `segunda:`: a year cached by the former reader (amounts with `$` dropped) is not served again.
-      const year = await cachedYear(
+      // One entry a month (its page's section alone is read); a month of a year whose December is out is final.
+      const read = await cachedYear(
         c,
-        `segunda-categoria:${anio}`,
-        () => segundaCategoriaYear(ctx, anio),
-        (y) => y[12] !== undefined,
+        `segunda-categoria:${anio}:${mes}`,
+        () => segundaCategoriaMonth(ctx, anio, mes),
+        (r) => r.published.includes(12),
       );
-      const month = year?.[mes];
+      const month = read?.month;
       if (!month)
         throw new ApiError(
           404,
