@@ -97,7 +97,10 @@ export const batchYielder = () => yielder(5, 4);
 function checkPrintedPages(documents: number, copies: number): void {
   const pages = documents * copies;
   if (pages > MAX_PRINTED_COPIES) {
-    throw tooLarge("copias", `asks for ${pages} pages (documents × copies, the cedible one too); at most ${MAX_PRINTED_COPIES} per request`);
+    throw tooLarge(
+      "copias",
+      `asks for ${pages} pages (documents × copies, the cedible one too); at most ${MAX_PRINTED_COPIES} per request`,
+    );
   }
 }
 

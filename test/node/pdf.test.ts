@@ -233,7 +233,10 @@ describe("PDF representations (documentos/pdf)", () => {
     const once = await errorOf(await postJson(t.app, token.secret, PDF, { xml }));
     expect(once.message).toMatch(/^xml cannot be read: not well-formed XML/);
     const many = `<EnvioDTE><SetDTE ID="S">${'<DTE version="1.0"><Documento ID="D"><Detalle/></Documento></DTE>'.repeat(401)}</SetDTE></Caratula></EnvioDTE>`;
-    const pages = await postJson(t.app, token.secret, PDF, { xml: bytesToBase64(Uint8Array.from(many, (ch) => ch.charCodeAt(0))), copias: 5 });
+    const pages = await postJson(t.app, token.secret, PDF, {
+      xml: bytesToBase64(Uint8Array.from(many, (ch) => ch.charCodeAt(0))),
+      copias: 5,
+    });
     const tooMany = await errorOf(pages);
     expect([pages.status, tooMany.errors?.[0]?.path, pages.headers.get("x-quota-units")]).toEqual([400, "copias", "0"]);
   });
