@@ -93,18 +93,38 @@ export function checkLineCount(path: string, documents: readonly unknown[]): num
 /** The yielder of a batch that may reach the SII's maxima: slices of at most 5 ms or 4 documents. */
 export const batchYielder = () => yielder(5, 4);
 
+/** 400 naming `copias` when `documents` printed `copies` times each are more pages than one PDF may have. */
+function checkPrintedPages(documents: number, copies: number): void {
+  const pages = documents * copies;
+  if (pages > MAX_PRINTED_COPIES) {
+    throw tooLarge(
+      "copias",
+      `asks for ${pages} pages (documents × copies, the cedible one too); at most ${MAX_PRINTED_COPIES} per request`,
+    );
+  }
+}
+
 /**
  * The documents of an uploaded `xml` field (`charged` false: the limits only, as for a free preview), refused when it holds none, or more documents or
  * Detalle lines than one request may, and charged `weight` per started block of its documents or lines:
  * those are counted by the screen that reads the XML before it is parsed (every Detalle line is
  * drawn or checked, none dropped, so the whole upload must fit), so an upload over a limit, or one
  * the caller's quota cannot pay for, costs no parse, canonicalization or signature check.
+ * `copies`: each document is drawn that many times (pdf's pages), so its documents and lines count
+ * that many times, and more pages than MAX_PRINTED_COPIES are refused first.
  */
-export async function readUploadedBatch(c: Context<AppEnv>, weight: number, xml: string, charged = true): Promise<EnvelopeContents> {
+export async function readUploadedBatch(
+  c: Context<AppEnv>,
+  weight: number,
+  xml: string,
+  charged = true,
+  copies = 1,
+): Promise<EnvelopeContents> {
   const contents = await readXmlField(xml, async (kind, detalle) => {
     checkDocumentCount("xml", detalle.length, kind);
     const lines = checkLines("xml", detalle);
-    if (charged) await chargeDocuments(c, weight, detalle.length, lines);
+    checkPrintedPages(detalle.length, copies);
+    if (charged) await chargeDocuments(c, weight, detalle.length * copies, lines * copies);
   });
   if (!contents.dtes.length) throw fieldError("xml", "holds no documents");
   return contents;

@@ -69,10 +69,24 @@ export async function readSummary(ctx: SiiContext, jar: CookieJar, q: RcvQuery) 
   return { rut: q.rut, periodo: q.periodo, operacion: q.operacion, estado: q.estado, total_documentos: total, resumen, sii };
 }
 
-/** The SII's own export of the period's type `dte` (0: all), a line at a time, as received. */
-export async function* detailCsvLines(ctx: SiiContext, jar: CookieJar, q: RcvQuery, dte: number): AsyncGenerator<string> {
+/**
+ * Takes the units for a read of `rows` documents before the first of them is read (the caller's
+ * charging rule: src/routes/rcv/factory.ts), or throws 429 QUOTA_EXCEEDED.
+ */
+export type PayRows = (rows: number) => Promise<void>;
+
+/**
+ * The SII's own export of the period's type `dte` (0: all), a line at a time, as received. `pay`
+ * takes the units for the documents the summary counts of that type (of every type with `dte` 0)
+ * before the export is read; the export may not bring more.
+ */
+export async function* detailCsvLines(ctx: SiiContext, jar: CookieJar, q: RcvQuery, dte: number, pay: PayRows): AsyncGenerator<string> {
+  const counted = resumenRows(await rcvSummary(ctx, jar, q))
+    .filter((r) => dte === 0 || r.tipo_documento === dte)
+    .reduce((sum, r) => sum + r.documentos, 0);
+  await pay(counted);
   // The SII's cells as received, each guarded against formula injection (names are the counterparts' own).
-  for await (const line of rcvExport(ctx, jar, q, dte)) yield `${neutralizeCsvLine(line, ";")}\n`;
+  for await (const line of rcvExport(ctx, jar, q, dte, counted)) yield `${neutralizeCsvLine(line, ";")}\n`;
 }
 
 /** The SII's own file name of the export (it sends it after the rows, too late for the header of a streamed answer). */
@@ -83,7 +97,7 @@ export interface DetailTypes {
   withoutDetail: number[];
   /** Documents per type as the summary counts them, when the summary was read. */
   counted: Map<number, number> | null;
-  /** The summary's row of each type, when it was read: the detail must add up to it. */
+  /** The summary's row of each type, when every type was read from it (`dte` 0): the detail must add up to it. */
   summary?: Map<number, ResumenRow>;
 }
 
@@ -95,11 +109,16 @@ async function summaryRows(ctx: SiiContext, jar: CookieJar, q: RcvQuery): Promis
 
 const countsOf = (rows: Record<string, unknown>[]) => new Map(rows.map((r) => [Number(r.rsmnTipoDocInteger), Number(r.rsmnTotDoc) || 0]));
 
-/** The types to read (with `dte` 0: every type the summary lists with detail), and those kept only as totals. */
+/**
+ * The types to read (with `dte` 0: every type the summary lists with detail), and those kept only
+ * as totals. The summary is read for one type too: its count of documents is what the detail is
+ * charged for before it is read (and the most rows the detail may bring).
+ */
 async function detailTypes(ctx: SiiContext, jar: CookieJar, q: RcvQuery, dte: number): Promise<DetailTypes> {
-  if (dte !== 0) return { types: [dte], withoutDetail: [], counted: null };
   const answer = await rcvSummary(ctx, jar, q);
-  const summary = new Map(resumenRows(answer).map((r) => [r.tipo_documento, r]));
+  const resumen = resumenRows(answer);
+  if (dte !== 0) return { types: [dte], withoutDetail: [], counted: new Map(resumen.map((r) => [r.tipo_documento, r.documentos])) };
+  const summary = new Map(resumen.map((r) => [r.tipo_documento, r]));
   const rows = Array.isArray(answer.data) ? (answer.data as Record<string, unknown>[]) : [];
   return {
     types: rows.filter((r) => r.rsmnLink !== false).map((r) => Number(r.rsmnTipoDocInteger)),
@@ -158,6 +177,20 @@ function checkAgainstSummary(
   }
 }
 
+/**
+ * The documents the summary counts of the types to read: what the detail is charged for. A type's
+ * detail that brings more than its count is refused at the first row past it (SII_FORMAT_CHANGED),
+ * so no row is read or written that was not paid for.
+ */
+const countedRows = (known: DetailTypes) => known.types.reduce((sum, tipo) => sum + (known.counted?.get(tipo) ?? 0), 0);
+
+function checkWithinCount(tipo: number, documents: number, known: DetailTypes): void {
+  const counted = known.counted?.get(tipo) ?? 0;
+  if (documents > counted) {
+    throw formatChanged(rcvService("getDetalleCompra"), `type ${tipo}: the detail has more documents than the summary's ${counted}`);
+  }
+}
+
 /** What identifies a document: the second read must bring the same documents in the same order. */
 const documentKey = (d: DetalleRow) => `${d.tipo_documento}|${d.folio}|${d.rut}|${d.monto_total}`;
 
@@ -176,9 +209,18 @@ function fingerprint(hash: number, text: string): number {
  * register changed in between, the answer is aborted rather than contradict itself.
  * `registros` follows `documentos`: it is known only at the end. `keepRawChars`: the SII's rows kept
  * to answer `sii.data` from the same read (the caller's to size by what it buffers); past it a second read streams them.
+ * `pay` takes the units for the documents the summary counts, before any detail is read.
  */
-export async function* detailJson(ctx: SiiContext, jar: CookieJar, q: RcvQuery, dte: number, keepRawChars: number): AsyncGenerator<string> {
+export async function* detailJson(
+  ctx: SiiContext,
+  jar: CookieJar,
+  q: RcvQuery,
+  dte: number,
+  keepRawChars: number,
+  pay: PayRows,
+): AsyncGenerator<string> {
   const known = await detailTypes(ctx, jar, q, dte);
+  await pay(countedRows(known));
   const head = { rut: q.rut, periodo: q.periodo, operacion: q.operacion, estado: q.estado, sin_detalle: known.withoutDetail };
   yield `{"success":true,"message":"OK","data":${JSON.stringify(head).slice(0, -1)},"documentos":[`;
   let count = 0;
@@ -190,6 +232,7 @@ export async function* detailJson(ctx: SiiContext, jar: CookieJar, q: RcvQuery, 
     const before = count;
     const sums = { documentos: 0, monto_exento: 0, monto_neto: 0, monto_iva: 0, monto_total: 0 };
     for await (const raw of rcvDetail(ctx, jar, q, tipo)) {
+      checkWithinCount(tipo, sums.documentos + 1, known);
       const doc = keys.check(detalleRow(raw, q.estado));
       sums.documentos++;
       for (const key of ["monto_exento", "monto_neto", "monto_iva", "monto_total"] as const) sums[key] += doc[key];
@@ -212,15 +255,19 @@ export async function* detailJson(ctx: SiiContext, jar: CookieJar, q: RcvQuery, 
     let reprint = 2166136261;
     for (const tipo of known.types) {
       for await (const raw of rcvDetail(ctx, jar, q, tipo)) {
+        // More documents than the first read are a changed register: stop at the first one past it.
+        if (again === count) changedRegister(count, again + 1);
         reprint = fingerprint(reprint, documentKey(detalleRow(raw, q.estado)));
         yield `${again++ ? "," : ""}${JSON.stringify(raw)}`;
       }
     }
-    if (again !== count || reprint !== print) {
-      throw new Error(`the SII's register changed while it was read twice (${count} documents, then ${again})`);
-    }
+    if (again !== count || reprint !== print) changedRegister(count, again);
   }
   yield `]}},"timestamp":${JSON.stringify(new Date().toISOString())}}`;
+}
+
+function changedRegister(first: number, second: number): never {
+  throw new Error(`the SII's register changed while it was read twice (${first} documents, then ${second})`);
 }
 
 /**
@@ -240,7 +287,10 @@ async function* documentsJson(job: AsyncJob, lines: ReadableStream<string>, q: A
       if (!documents) documents = new CsvDocuments(next.value, q.estado, undefined, q.operacion);
       else {
         const done = documents.push(next.value);
-        if (done) yield `${count++ ? "," : ""}${JSON.stringify(done)}`;
+        if (!done) continue;
+        // A document past the declared count (what was paid for) stops the file there.
+        if (count === job.registros) checkFileCount(job, count + 1);
+        yield `${count++ ? "," : ""}${JSON.stringify(done)}`;
       }
     }
     finished = true;
@@ -266,12 +316,17 @@ export async function downloadState(ctx: SiiContext, jar: CookieJar, q: AsyncQue
   return plainJob(await asyncJob(ctx, jar, q, solicitudId));
 }
 
-/** The finished file's documents, as the pieces of the success envelope; a 400 while the SII still prepares it. */
+/**
+ * The finished file's documents, as the pieces of the success envelope; a 400 while the SII still
+ * prepares it. `pay` takes the units for the documents the request declares (caNumLineas) before
+ * the file is fetched.
+ */
 export async function downloadDocuments(
   ctx: SiiContext,
   jar: CookieJar,
   q: AsyncQuery,
   solicitudId: number,
+  pay: PayRows,
 ): Promise<AsyncGenerator<string>> {
   const job = await asyncJob(ctx, jar, q, solicitudId);
   if (job.estado !== "TERMINADO") {
@@ -279,6 +334,7 @@ export async function downloadDocuments(
       details: { estado: job.estado },
     });
   }
+  await pay(job.registros);
   const lines = await asyncFileLines(ctx, jar, q, job);
   return documentsJson(job, lines, q);
 }

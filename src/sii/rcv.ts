@@ -3,6 +3,7 @@
 // rcv-async.ts; this module builds each operation's requests and re-exports what the routes use.
 import { ApiError } from "../lib/api-error.ts";
 import type { CookieJar } from "./cookies.ts";
+import { formatChanged } from "./format-changed.ts";
 import type { SiiContext } from "./http.ts";
 import { CsvDocuments } from "./rcv-csv.ts";
 import {
@@ -190,15 +191,22 @@ export function rcvDetail(ctx: SiiContext, jar: CookieJar, q: RcvQuery, tipo: nu
  * each read as the asynchronous file is (rcv-csv.ts) before it is passed on, so a header without
  * the columns the register has, a line that lost cells or a document twice stops the answer
  * (SII_FORMAT_CHANGED while it is still held) instead of handing on a file of another layout.
+ * `most`: the documents the summary counts (what the export was charged for); a document past
+ * them is SII_FORMAT_CHANGED too, its line not passed on.
  */
-export async function* rcvExport(ctx: SiiContext, jar: CookieJar, q: RcvQuery, tipo: number): AsyncGenerator<string> {
+export async function* rcvExport(ctx: SiiContext, jar: CookieJar, q: RcvQuery, tipo: number, most: number): AsyncGenerator<string> {
   const method = q.operacion === "COMPRA" ? "getDetalleCompraExport" : "getDetalleVentaExport";
+  const service = rcvService(method);
   let reader: CsvDocuments | undefined;
+  const checkCount = (documents: number) => {
+    if (documents > most) throw formatChanged(service, `the export has more documents than the summary's ${most}`);
+  };
   for await (const row of rcvRows(ctx, jar, method, detailFields(q, tipo, "RCV_DDETC", "RCV_DDETV"))) {
     const line = String(row);
     if (line.trim() === "") continue;
-    if (!reader) reader = new CsvDocuments(line, q.estado, rcvService(method), q.operacion);
-    else reader.push(line);
+    if (!reader) reader = new CsvDocuments(line, q.estado, service, q.operacion);
+    // A line that starts a document completes the one before it (counted), and is itself one more.
+    else if (reader.push(line) || reader.count === 0) checkCount(reader.count + 1);
     yield line;
   }
 }

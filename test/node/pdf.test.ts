@@ -5,8 +5,10 @@ import { join } from "node:path";
 import { deflateSync, inflateSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
-import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
+import { unitsFor } from "../../src/routes/document-batch.ts";
 import { Rendered } from "../../src/routes/documentos/pdf.ts";
+import { EXAMPLE_ENVELOPE } from "../../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
@@ -189,6 +191,54 @@ describe("PDF representations (documentos/pdf)", () => {
       const body = await errorOf(res);
       expect([res.status, body.errors?.[0]?.path]).toEqual([400, "logo"]);
     }
+  });
+
+  it("charges each printed copy as a document: its lines count once per copy, the cedible copy too", async () => {
+    const { post } = await setup();
+    for (const options of [{}, { copias: 5, cedible: true }]) {
+      const res = await post(options);
+      expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "2"]);
+    }
+    // The example's document with 300 Detalle lines: 1 block printed once, 1 800 lines (2 blocks) printed 5 + 1 times.
+    const genuine = String.fromCharCode(...base64ToBytes(EXAMPLE_ENVELOPE));
+    const line = /<Detalle>[\s\S]*?<\/Detalle>/.exec(genuine)?.[0] ?? "";
+    const xml = bytesToBase64(Uint8Array.from(genuine.replace(line, line.repeat(300)), (ch) => ch.charCodeAt(0)));
+    const t = probeApp(undefined, { maxBodyBytes: 4 * 1024 * 1024 });
+    const token = await tokenFor(t.deps);
+    for (const [options, units] of [
+      [{}, "2"],
+      [{ copias: 5, cedible: true }, "4"],
+    ] as const) {
+      const res = await postJson(t.app, token.secret, PDF, { xml, ...options });
+      expect([res.status, res.headers.get("x-quota-units"), pageCount(await pdfText(res))]).toEqual([200, units, options.copias ? 6 : 1]);
+    }
+    expect(unitsFor(2, 50 * 6, 50_000 * 6)).toBe(400);
+  });
+
+  it("charges the copies before the parse: 429 when the plan cannot pay for them, and 400 naming copias past the pages", async () => {
+    const t = probeApp();
+    // Not well-formed past the screen (a closing tag names another element): the parse never ran if its refusal is not the answer.
+    const broken = `<EnvioDTE><SetDTE ID="S">${'<DTE version="1.0"><Documento ID="D"><Detalle/></Documento></DTE>'.repeat(9)}</SetDTE></Caratula></EnvioDTE>`;
+    const xml = bytesToBase64(Uint8Array.from(broken, (ch) => ch.charCodeAt(0)));
+    const token = await tokenFor(t.deps, { plan: { daily_units: 3, monthly_units: 100 } });
+    // 9 documents printed 6 times are 54, two blocks: the plan pays one.
+    const refused = await postJson(t.app, token.secret, PDF, { xml, copias: 5, cedible: true });
+    const error = await errorOf(refused);
+    expect([refused.status, error.error_code, error.details?.units_needed, refused.headers.get("x-quota-units")]).toEqual([
+      429,
+      "QUOTA_EXCEEDED",
+      2,
+      "0",
+    ]);
+    const once = await errorOf(await postJson(t.app, token.secret, PDF, { xml }));
+    expect(once.message).toMatch(/^xml cannot be read: not well-formed XML/);
+    const many = `<EnvioDTE><SetDTE ID="S">${'<DTE version="1.0"><Documento ID="D"><Detalle/></Documento></DTE>'.repeat(401)}</SetDTE></Caratula></EnvioDTE>`;
+    const pages = await postJson(t.app, token.secret, PDF, {
+      xml: bytesToBase64(Uint8Array.from(many, (ch) => ch.charCodeAt(0))),
+      copias: 5,
+    });
+    const tooMany = await errorOf(pages);
+    expect([pages.status, tooMany.errors?.[0]?.path, pages.headers.get("x-quota-units")]).toEqual([400, "copias", "0"]);
   });
 
   it("refuses unreadable XML (400 naming xml), bad options (422), and needs a token with sii:read", async () => {

@@ -17,7 +17,7 @@ import {
   MAX_BATCH_DOCUMENTS,
   MAX_PRINTED_COPIES,
   readUploadedBatch,
-  tooLarge,
+  unitsFor,
 } from "../document-batch.ts";
 
 const WEIGHT = 2;
@@ -78,7 +78,7 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/documentos/pdf",
       tags: ["Documents"],
       summary: "A document's printed representation as PDF",
-      description: `Issuer and receiver, the SII's red box (RUT, type, folio, office), lines, totals, references, the TED as a PDF417 (error correction level 5) with its legend and resolution, and the cedible copy when asked. Letter paper or an 80 mm roll. ${chargeRule(WEIGHT, true)}`,
+      description: `Issuer and receiver, the SII's red box (RUT, type, folio, office), lines, totals, references, the TED as a PDF417 (error correction level 5) with its legend and resolution, and the cedible copy when asked. Letter paper or an 80 mm roll. ${chargeRule(WEIGHT, true)} Every page is drawn with its document's lines, so each printed copy counts as a document: the documents and their lines are counted once per copy (\`copias\`, and one more with \`cedible\`, for every document as the page limit counts them): 50 documents of 1 000 lines with 5 copies and the cedible one are 300 documents and 300 000 lines, ${unitsFor(WEIGHT, 300, 300_000)} units; these units must be left before the XML is parsed or drawn (else 429 \`QUOTA_EXCEEDED\`).`,
       request: { body: jsonBody(Body) },
       responses: {
         200: {
@@ -91,14 +91,8 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
     { scope: "sii:read", weight: WEIGHT },
     async (c) => {
       const body = c.req.valid("json");
-      const contents = await readUploadedBatch(c, WEIGHT, body.xml);
-      const pages = contents.dtes.length * (body.copias + (body.cedible ? 1 : 0));
-      if (pages > MAX_PRINTED_COPIES) {
-        throw tooLarge(
-          "copias",
-          `asks for ${pages} pages (documents × copies, the cedible one too); at most ${MAX_PRINTED_COPIES} per request`,
-        );
-      }
+      // Every page draws its document's lines again: each copy is charged as a document of its own.
+      const contents = await readUploadedBatch(c, WEIGHT, body.xml, true, body.copias + (body.cedible ? 1 : 0));
       let logo = null;
       if (body.logo) {
         try {

@@ -4,7 +4,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { answerAsync } from "./factory.ts";
+import { answerAsync, DETAIL_WEIGHT, detailChargeRule, FILE_BLOCK_ROWS, FILE_COUNT } from "./factory.ts";
 import { AmbienteQuery, Dte, Emisor, FileEnvelope, RcvAuthBody, RcvPeriodo, SolicitudId } from "./schema.ts";
 
 const Params = pathParams({ emisor: Emisor, periodo: RcvPeriodo, solicitud_id: SolicitudId, dte: Dte });
@@ -17,12 +17,11 @@ export function registerRcvVentasAsyncDetalle(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/sii/rcv/ventas/async/detalle/{emisor}/{periodo}/{solicitud_id}/{dte}",
       tags: ["RCV"],
       summary: "Sales download, step 3: documents",
-      description:
-        "The finished file's sales documents, streamed as they are read (any size). 400 while the request is not `TERMINADO` yet.",
+      description: `The finished file's sales documents, streamed as they are read (any size). 400 while the request is not \`TERMINADO\` yet. ${detailChargeRule(FILE_BLOCK_ROWS, FILE_COUNT)}`,
       request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
       responses: { 200: jsonContent(FileEnvelope, "Every document of the file"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
-    { scope: "sii:read", weight: 2 },
+    { scope: "sii:read", weight: DETAIL_WEIGHT },
     (c) => {
       const { emisor, periodo, solicitud_id, dte } = c.req.valid("param");
       return answerAsync(c, "detalle", { rut: emisor, periodo, tipo: dte, operacion: "VENTA", estado: "REGISTRO" }, solicitud_id);
