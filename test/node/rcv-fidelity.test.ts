@@ -211,7 +211,7 @@ describe("RCV synchronous detail past its ceiling", () => {
       502,
       "/api/v1/sii/rcv/compras/async/solicitar/76192083-9/201903/33/REGISTRO",
     ]);
-  }, 30_000); // the sandbox makes a 100 000-document period's summary and details: about 2 s on a quiet 2-core machine, over 5 s on a busy one
+  });
 
   it("still answers an empty type as empty when the summary agrees", async () => {
     const { post } = await setup(recordingSii({ getDetalleVenta: empty }).transport);
