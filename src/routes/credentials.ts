@@ -14,6 +14,7 @@ import type { Context } from "hono";
 import { type CertInput, parseCertificateCredential, type SigningCredential } from "../certificates/credentials.ts";
 import { FREE_KDF_ITERATIONS, KDF_ITERATIONS_PER_UNIT, MAX_KDF_ITERATIONS } from "../certificates/kdf-limit.ts";
 import { chargeUnits } from "../platform/charge.ts";
+import { isDryRun } from "../platform/dry-run.ts";
 import type { AppEnv } from "../platform/context.ts";
 import { MAX_CHARS, Rut } from "../platform/params.ts";
 import certFormSchemas from "./credential-forms.json" with { type: "json" };
@@ -46,7 +47,7 @@ const CERT_DESCRIPTION =
   "Names of two forms may not be mixed, and any other field is refused. " +
   `A PFX or encrypted key may ask for at most ${MAX_KDF_ITERATIONS} key-derivation iterations in all (MAC and every encrypted part; more is 400 \`AUTH_ERROR\`). ` +
   `What OpenSSL, Windows and Java keytool write (2048 to 10000 per part) derives at most ${FREE_KDF_ITERATIONS} and costs nothing extra; a file that derives more pays 1 unit per started ${KDF_ITERATIONS_PER_UNIT} beyond ${FREE_KDF_ITERATIONS} ` +
-  "on top of the operation's weight when the gateway reads it (a dry_run too; the gateway keeps what it read, and a certificate read before costs nothing more), " +
+  "on top of the operation's weight when the gateway reads it (not in a dry_run, which consumes no quota; the gateway keeps what it read, and a certificate read before costs nothing more), " +
   "taken before those derivations run: without the units, 429 `QUOTA_EXCEEDED`. It is given back as the weight is.";
 
 export const CertAuth = z
@@ -152,6 +153,9 @@ export function certInput(cert: z.output<typeof CertAuth>): CertInput {
  * more than FREE_KDF_ITERATIONS pays its fee into this call's charge, before those derivations run.
  */
 export function parseCertificate(c: Context<AppEnv>, cert: z.output<typeof CertAuth>): Promise<SigningCredential> {
-  const pay = (units: number) => chargeUnits(c, units, `deriving the keys of auth.cert (over ${FREE_KDF_ITERATIONS} iterations)`);
+  // A preview consumes no quota (the interface's rule for dry_run): its derivations stay bounded by the ceiling alone.
+  const pay = isDryRun(c)
+    ? async () => {}
+    : (units: number) => chargeUnits(c, units, `deriving the keys of auth.cert (over ${FREE_KDF_ITERATIONS} iterations)`);
   return parseCertificateCredential(certInput(cert), c.get("deps").clock.now(), pay);
 }

@@ -78,11 +78,11 @@ describe("the key-derivation fee of auth.cert", () => {
     expect(units(await post(ESTADO, sandboxPfx))).toEqual([200, "1"]);
   });
 
-  it("is paid by a dry_run that reads the PFX too (the reading is real work); the call after it pays its weight alone", async () => {
-    const { post, siiCalls, sandbox } = await setup();
+  it("is not paid by a dry_run, which consumes no quota; the call after it finds the PFX read and pays its weight alone", async () => {
+    const { post, siiCalls, sandbox, used } = await setup();
     sandbox.resetCalls();
-    expect(units(await post(`${ANULAR}?dry_run=1`, pfx(LEGACY_PFX_AT_LIMIT)))).toEqual([200, "1"]);
-    expect(siiCalls()).toBe(0);
+    expect(units(await post(`${ANULAR}?dry_run=1`, pfx(LEGACY_PFX_AT_LIMIT)))).toEqual([200, "0"]);
+    expect([siiCalls(), await used()]).toEqual([0, 0]);
     expect(units(await post(ANULAR, pfx(LEGACY_PFX_AT_LIMIT)))).toEqual([200, "5"]);
   });
 
