@@ -141,16 +141,38 @@ const isDigits = (text: string) => {
   return text.length > 0;
 };
 
-/** The column of a cell reference (`B12` → 1), or -1 when it does not start with letters. */
-function referenceColumn(ref: string): number {
+/** Where the value of the one-letter attribute `name` (`r`, `t`) starts in the tag xml[from, to), or -1. */
+function attributeAt(xml: string, name: number, from: number, to: number): number {
+  for (let i = from + 1; i + 2 < to; i++)
+    if (xml.charCodeAt(i) === name && xml.charCodeAt(i + 1) === 61 && xml.charCodeAt(i + 2) === 34 && isSpace(xml.charCodeAt(i - 1)))
+      return i + 3;
+  return -1;
+}
+const R = 114;
+const T = 116;
+
+/** The column of the cell reference starting at `at` (`B12` → 1), or -1 when it does not start with letters. */
+function columnAt(xml: string, at: number): number {
   let index = 0;
-  let i = 0;
-  for (; i < ref.length && index <= MAX_COLUMNS; i++) {
-    const code = ref.charCodeAt(i) | 32; // lower case
+  let i = at;
+  for (; i < xml.length && index <= MAX_COLUMNS; i++) {
+    const code = xml.charCodeAt(i) | 32; // lower case
     if (code < 97 || code > 122) break;
     index = index * 26 + (code - 96);
   }
-  return i === 0 ? -1 : index - 1;
+  return i === at ? -1 : index - 1;
+}
+
+/** A cell's type from its `t` attribute starting at `at`: `s` and `n`, the common ones, without a copy. */
+function typeAt(xml: string, at: number): string {
+  if (at === -1) return "n";
+  const quote = xml.indexOf('"', at);
+  if (quote === at + 1) {
+    const code = xml.charCodeAt(at);
+    if (code === 115) return "s";
+    if (code === 110) return "n";
+  }
+  return xml.slice(at, quote === -1 ? at : quote);
 }
 
 /** The text of a cell's `<v>` (`<v>12</v>`, `<v xml:space="preserve"> 1</v>`), or undefined. */
@@ -165,8 +187,17 @@ function valueText(inner: string): string | undefined {
   return undefined;
 }
 
-// Cells and their attributes are found with indexOf within the row or the tag rather than with
-// regular expressions: a sheet has over a million.
+/** The cell xml[from, close)'s value text: `<v>` first, as writers put it, read in place; else searched. */
+function cellValue(xml: string, from: number, close: number): string | undefined {
+  if (xml.startsWith("<v>", from)) {
+    const end = xml.indexOf("</v>", from + 3);
+    if (end !== -1 && end < close) return xml.slice(from + 3, end);
+  }
+  return from === close ? undefined : valueText(xml.slice(from, close));
+}
+
+// Cells and their attributes are found with indexOf and character codes within the row and the
+// tag rather than with regular expressions or copies of each: a sheet has over a million cells.
 function parseRow(xml: string, previous: number, shared: readonly string[]): SheetRow {
   const openEnd = xml.indexOf(">");
   const written = attribute(xml.slice(0, openEnd), 'r="');
@@ -182,29 +213,30 @@ function parseRow(xml: string, previous: number, shared: readonly string[]): She
     const tagEnd = xml.indexOf(">", start);
     if (tagEnd === -1) break;
     const empty = xml.charCodeAt(tagEnd - 1) === 47; // `<c r="B2"/>`
-    const attrs = xml.slice(start + 2, empty ? tagEnd - 1 : tagEnd);
-    let inner = "";
+    const attrsEnd = empty ? tagEnd - 1 : tagEnd;
+    let close = tagEnd + 1;
     if (empty) at = tagEnd + 1;
     else {
-      const close = xml.indexOf("</c>", tagEnd);
+      close = xml.indexOf("</c>", tagEnd);
       if (close === -1) throw new XlsxError(`row ${number} has a cell that is not closed`);
-      inner = xml.slice(tagEnd + 1, close);
       at = close + 4;
     }
-    const ref = attribute(attrs, 'r="');
-    const written = ref === undefined ? -1 : referenceColumn(ref);
-    column = written >= 0 ? written : column + 1;
+    const ref = attributeAt(xml, R, start + 2, attrsEnd);
+    const columnWritten = ref === -1 ? -1 : columnAt(xml, ref);
+    column = columnWritten >= 0 ? columnWritten : column + 1;
     if (column >= MAX_COLUMNS) throw new XlsxError(`row ${number} has a cell past the last column a sheet has`);
-    const type = attribute(attrs, 't="') ?? "n";
-    const raw = inner === "" ? undefined : valueText(inner);
+    const type = typeAt(xml, attributeAt(xml, T, start + 2, attrsEnd));
     let value: CellValue = null;
-    if (type === "inlineStr") value = itemText(inner);
-    else if (raw === undefined || type === "e") value = null;
-    else if (type === "s") {
-      value = shared[Number(raw)] ?? null;
-      if (value === null) throw new XlsxError(`row ${number} refers to shared string ${raw}, which the workbook does not have`);
-    } else if (type === "n") value = Number(raw);
-    else value = unescapeXml(raw); // str (a formula's text), b, d
+    if (type === "inlineStr") value = empty ? "" : itemText(xml.slice(tagEnd + 1, close));
+    else if (!empty && type !== "e") {
+      const raw = cellValue(xml, tagEnd + 1, close);
+      if (raw === undefined) value = null;
+      else if (type === "s") {
+        value = shared[Number(raw)] ?? null;
+        if (value === null) throw new XlsxError(`row ${number} refers to shared string ${raw}, which the workbook does not have`);
+      } else if (type === "n") value = Number(raw);
+      else value = unescapeXml(raw); // str (a formula's text), b, d
+    }
     while (cells.length < column) cells.push(null);
     cells[column] = value;
   }
