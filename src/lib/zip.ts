@@ -80,7 +80,7 @@ let zlib: Promise<typeof import("node:zlib")> | undefined;
 /** The pieces of an entry's data, unpacked as they are asked for. */
 async function unpacked(method: number, packed: Uint8Array): Promise<AsyncIterator<Uint8Array>> {
   if (method === 0)
-    return (function* () {
+    return (async function* () {
       for (let at = 0; at < packed.length; at += PIECE_BYTES) yield packed.subarray(at, at + PIECE_BYTES);
     })();
   zlib ??= import("node:zlib");
