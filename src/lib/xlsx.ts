@@ -196,6 +196,19 @@ function cellValue(xml: string, from: number, close: number): string | undefined
   return from === close ? undefined : valueText(xml.slice(from, close));
 }
 
+/** The number a cell xml[from, close) holds as `<v>` and at most 15 decimal digits, read in place; else -1. */
+function wholeNumberAt(xml: string, from: number, close: number): number {
+  if (!xml.startsWith("<v>", from)) return -1;
+  let value = 0;
+  let i = from + 3;
+  for (; i < close && i < from + 18; i++) {
+    const digit = xml.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) break;
+    value = value * 10 + digit;
+  }
+  return i > from + 3 && i + 4 <= close && xml.startsWith("</v>", i) ? value : -1;
+}
+
 // Cells and their attributes are found with indexOf and character codes within the row and the
 // tag rather than with regular expressions or copies of each: a sheet has over a million cells.
 function parseRow(xml: string, previous: number, shared: readonly string[]): SheetRow {
@@ -229,13 +242,15 @@ function parseRow(xml: string, previous: number, shared: readonly string[]): She
     let value: CellValue = null;
     if (type === "inlineStr") value = empty ? "" : itemText(xml.slice(tagEnd + 1, close));
     else if (!empty && type !== "e") {
-      const raw = cellValue(xml, tagEnd + 1, close);
+      // Most cells are `<v>digits</v>`: a shared string's index or a whole number, read without a copy.
+      const whole = type === "s" || type === "n" ? wholeNumberAt(xml, tagEnd + 1, close) : -1;
+      const raw = whole >= 0 ? whole : cellValue(xml, tagEnd + 1, close);
       if (raw === undefined) value = null;
       else if (type === "s") {
         value = shared[Number(raw)] ?? null;
         if (value === null) throw new XlsxError(`row ${number} refers to shared string ${raw}, which the workbook does not have`);
       } else if (type === "n") value = Number(raw);
-      else value = unescapeXml(raw); // str (a formula's text), b, d
+      else value = unescapeXml(raw as string); // str (a formula's text), b, d
     }
     while (cells.length < column) cells.push(null);
     cells[column] = value;

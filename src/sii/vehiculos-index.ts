@@ -177,6 +177,8 @@ interface ShardBuilder {
   tipo: string;
   strings: Map<string, number>;
   rows: (number | null)[][];
+  /** Its category's makes and characteristics, which its rows add to. */
+  values: CategoryValues;
 }
 
 /** A category's makes and the values of each of its characteristics (CHARACTERISTICS' order). */
@@ -221,16 +223,16 @@ async function ingest(
         let shard = shards.get(tipo);
         if (!shard) {
           const categoria: Categoria = kind === "pes" ? 2 : MOTORCYCLE_TYPES.test(tipo) ? 3 : 1;
-          shard = { categoria, tipo, strings: new Map(), rows: [] };
+          shard = { categoria, tipo, strings: new Map(), rows: [], values: valuesOf(values, categoria) };
           shards.set(tipo, shard);
         }
-        const own = valuesOf(values, shard.categoria);
+        const own = shard.values;
         const marca = row[MARCA];
         if (typeof marca === "string") own.makes.add(marca);
-        TRAITS_AT.forEach((at, i) => {
-          const value = row[at];
+        for (let i = 0; i < TRAITS_AT.length; i++) {
+          const value = row[TRAITS_AT[i] as number];
           if (value !== null && value !== undefined) own.traits[i]?.add(value);
-        });
+        }
         shard.rows.push(encodeRow(shard.strings, row));
         count++;
       }
@@ -322,14 +324,14 @@ function sortedShard(builder: ShardBuilder): Shard {
       rank[index] = place;
     });
   const rows = builder.rows.sort((a, b) => {
-    for (const { index, text } of ORDER) {
+    for (let k = 0; k < ORDER.length; k++) {
+      const { index, text } = ORDER[k] as (typeof ORDER)[number];
       const x = a[index] ?? null;
       const y = b[index] ?? null;
       if (x === y) continue;
       if (x === null) return 1;
       if (y === null) return -1;
-      const order = text ? (rank[x] ?? 0) - (rank[y] ?? 0) : x - y;
-      if (order !== 0) return order;
+      return text ? (rank[x] ?? 0) - (rank[y] ?? 0) : x - y;
     }
     return 0;
   });
