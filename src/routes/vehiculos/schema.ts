@@ -31,9 +31,10 @@ export const AnioTasaQuery = z.object({
 
 /**
  * Rows of the SII's workbook one unit pays for when a call reads it into the index. Reading and
- * indexing took 14–20 ms of CPU per 1 000 rows on the benchmark's 2-core machine, under load
- * (`npm run bench -- --cost=vehiculos/`: 20 000 rows, 11 units, 26–36 ms a unit): within the 100 ms
- * a unit on a machine 2.5 times slower.
+ * indexing took 15–30 ms of CPU per 1 000 rows on the benchmark's 2-core machine, shared and busy
+ * (`npm run bench -- --cost=vehiculos/`: 20 000 rows, 11 units, 26–60 ms a unit, the quieter runs
+ * under 40): a unit then stays within 100 ms on a machine 2.5 times slower than those runs', and a
+ * small workbook (the tests' 1 512 rows) costs the operations' weight.
  */
 export const WORKBOOK_ROWS_PER_UNIT = 2_000;
 
