@@ -173,6 +173,9 @@ describe("xlsx", () => {
     expect(declared.declaredRows).toBe(3);
     const sheet = '<worksheet><dimension ref="B2:AC20012"/><sheetData><row r="2"><c r="B2"><v>1</v></c></row></sheetData></worksheet>';
     expect((await openSheet(await zipArchive([{ name: "xl/worksheets/sheet1.xml", text: () => [sheet] }]))).declaredRows).toBe(20012);
+    const whole = sheet.replace("B2:AC20012", "A1:XFD1048576");
+    const spanning = await openSheet(await zipArchive([{ name: "xl/worksheets/sheet1.xml", text: () => [whole] }]));
+    expect([spanning.declaredRows, await spanning.countRows()]).toEqual([null, 1]);
     const bare = await openSheet(await writeXlsx([{ name: "S", rows }], { dimension: false }));
     expect([bare.declaredRows, await bare.countRows()]).toEqual([null, 3]);
     const read = [];

@@ -124,6 +124,8 @@ export function columnLetters(index: number): string {
 
 /** Excel's last column is XFD: a reference past it is no sheet's. */
 const MAX_COLUMNS = 16_384;
+/** Excel's last row. */
+const EXCEL_ROWS = 1_048_576;
 
 /** The value of the attribute written `name` (`r="`) in one tag's text, or undefined. */
 function attribute(tag: string, name: string): string | undefined {
@@ -275,7 +277,7 @@ async function firstSheetPath(zip: Uint8Array, entries: Map<string, ZipEntry>): 
 export interface Sheet {
   /**
    * The last row its `<dimension>` names (`A1:T20012` → 20012; ECMA-376 Part 1 §18.3.1.35, which
-   * Excel writes), read before any row; null when the sheet has none.
+   * Excel writes), read before any row; null when the sheet has none, or one that spans every row.
    */
   declaredRows: number | null;
   /** Counts its `<row>` elements without reading their cells: one more pass, for a sheet without a dimension. */
@@ -293,7 +295,9 @@ function declaredLastRow(prefix: string): number | null {
   const last = ref.slice(ref.lastIndexOf(":") + 1);
   let digits = last.length;
   while (digits > 0 && isDigits(last.charAt(digits - 1))) digits--;
-  return digits < last.length ? Number(last.slice(digits)) : null;
+  const row = digits < last.length ? Number(last.slice(digits)) : null;
+  // Some writers declare the whole sheet (`A1:XFD1048576`): that says nothing of its rows.
+  return row !== null && row < EXCEL_ROWS ? row : null;
 }
 
 /** Opens the workbook's first sheet, reading only as much of it as comes before its first row. */
