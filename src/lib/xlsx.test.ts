@@ -1,7 +1,7 @@
 // The ZIP and XLSX readers against workbooks the writer produced: shared and inline strings,
 // numbers, gaps between columns, rows skipped, several sheets, stored and deflated entries.
 import { describe, expect, it } from "vitest";
-import { columnIndex, columnLetters, sheetRows, type WriteCell, writeXlsx, xmlElements } from "./xlsx.ts";
+import { columnIndex, columnLetters, MAX_ELEMENT_CHARS, openSheet, sheetRows, type WriteCell, writeXlsx, xmlElements } from "./xlsx.ts";
 import { crc32, entryStream, looksLikeZip, zipArchive, zipEntries } from "./zip.ts";
 
 const text = (stream: ReadableStream<Uint8Array>) => new Response(stream).text();
@@ -165,6 +165,31 @@ describe("xlsx", () => {
       expect(found, `chunks of ${size}`).toHaveLength(51);
       expect(found[50]).toBe('<row r="51"/>');
     }
+  });
+
+  it("says how many rows the sheet declares before reading any, or counts them when it declares none", async () => {
+    const rows = () => [["a", 1], [], ["b", null, 3]];
+    const declared = await openSheet(await writeXlsx([{ name: "S", rows }]));
+    expect(declared.declaredRows).toBe(3);
+    const sheet = '<worksheet><dimension ref="B2:AC20012"/><sheetData><row r="2"><c r="B2"><v>1</v></c></row></sheetData></worksheet>';
+    expect((await openSheet(await zipArchive([{ name: "xl/worksheets/sheet1.xml", text: () => [sheet] }]))).declaredRows).toBe(20012);
+    const whole = sheet.replace("B2:AC20012", "A1:XFD1048576");
+    const spanning = await openSheet(await zipArchive([{ name: "xl/worksheets/sheet1.xml", text: () => [whole] }]));
+    expect([spanning.declaredRows, await spanning.countRows()]).toEqual([null, 1]);
+    const bare = await openSheet(await writeXlsx([{ name: "S", rows }], { dimension: false }));
+    expect([bare.declaredRows, await bare.countRows()]).toEqual([null, 3]);
+    const read = [];
+    for await (const batch of bare.batches()) read.push(...batch.map((row) => row.cells));
+    expect(read).toEqual([["a", 1], [], ["b", null, 3]]);
+  });
+
+  it("refuses a row or string longer than the most it buffers, instead of buffering without end", async () => {
+    const long = "x".repeat(MAX_ELEMENT_CHARS + 1);
+    const sheet = `<worksheet><sheetData><row r="1"><c t="inlineStr"><is><t>${long}</t></is></c></row></sheetData></worksheet>`;
+    const zip = await zipArchive([{ name: "xl/worksheets/sheet1.xml", text: () => [sheet] }]);
+    await expect(rowsOf(zip)).rejects.toThrow(/longer than 262144 characters/);
+    const unclosed = `<worksheet><sheetData><row r="1"><c><v>1</v></c>${"<c/>".repeat(MAX_ELEMENT_CHARS / 4)}`;
+    await expect(rowsOf(await zipArchive([{ name: "xl/worksheets/sheet1.xml", text: () => [unclosed] }]))).rejects.toThrow(/<row> element/);
   });
 
   it("reads a large generated sheet row by row", async () => {

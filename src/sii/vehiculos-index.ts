@@ -9,10 +9,11 @@ import type { CacheStore } from "../ports.ts";
 import type { SiiContext } from "./http.ts";
 import {
   type AppraisalField,
-  type AppraisalRow,
-  appraisalRows,
+  type AppraisalValues,
   downloadWorkbook,
+  FIELDS,
   FIRST_APPRAISAL_YEAR,
+  openAppraisalSheet,
   TEXT_FIELDS,
   type WorkbookKind,
 } from "./vehiculos.ts";
@@ -29,29 +30,8 @@ export const CATEGORIAS: Record<Categoria, { name: string; workbook: WorkbookKin
 /** Types of the light workbook that are motorcycles (inferred: the SII's workbook mixes them with cars). */
 const MOTORCYCLE_TYPES = /^(MOTO|MOTOCICLETA|CUATRIMOTO|SCOOTER|TRIMOTO|BICIMOTO)/;
 
-/** Field order of a stored row. */
-export const FIELDS: readonly AppraisalField[] = [
-  "codigo",
-  "anio",
-  "tipo",
-  "marca",
-  "modelo",
-  "version",
-  "puertas",
-  "cilindrada",
-  "potencia",
-  "combustible",
-  "transmision",
-  "marchas",
-  "traccion",
-  "pais",
-  "equipamiento",
-  "carga",
-  "pasajeros",
-  "tasacion",
-  "permiso",
-  "observacion",
-];
+export { FIELDS };
+
 const TEXT = new Set<AppraisalField>(TEXT_FIELDS);
 
 /** The characteristics listed per category, with ids that do not change between years. */
@@ -146,8 +126,17 @@ function remember(cache: CacheStore, key: string, value: unknown, weight = 1): v
 }
 
 /**
+ * What reading a workbook costs the caller that reads it, told the sheet's rows before any is read
+ * (a rejection stops the read: nothing is built, nothing stored).
+ */
+export type PayForRows = (rows: number) => Promise<void>;
+
+const isQuotaRefusal = (err: unknown) => err instanceof ApiError && err.code === "QUOTA_EXCEEDED";
+
+/**
  * The index of a workbook, ingesting it first when the cache does not have it (or, with `again`,
- * when a part of it went missing); null when the SII has not published that workbook.
+ * when a part of it went missing); null when the SII has not published that workbook. Only the
+ * call that reads the workbook pays (`pay`); one waiting for another's read does not.
  */
 export async function workbookIndex(
   ctx: SiiContext,
@@ -156,6 +145,7 @@ export async function workbookIndex(
   kind: WorkbookKind,
   anio: number,
   again = false,
+  pay: PayForRows = async () => {},
 ): Promise<WorkbookIndex | null> {
   const key = manifestKey(anio, kind);
   const known = again ? undefined : (remembered(cache, key) as WorkbookIndex | undefined);
@@ -167,12 +157,19 @@ export async function workbookIndex(
     return index;
   }
   const { ingesting } = memoOf(cache);
-  let running = ingesting.get(key);
-  if (!running) {
-    running = ingest(ctx, cache, now, kind, anio).finally(() => ingesting.delete(key));
-    ingesting.set(key, running);
+  const running = ingesting.get(key);
+  if (running) {
+    // Another call's read: its caller pays. If it could not, this call reads the workbook itself.
+    try {
+      return await running;
+    } catch (err) {
+      if (!isQuotaRefusal(err)) throw err;
+      return workbookIndex(ctx, cache, now, kind, anio, again, pay);
+    }
   }
-  return running;
+  const own = ingest(ctx, cache, now, kind, anio, pay).finally(() => ingesting.delete(key));
+  ingesting.set(key, own);
+  return own;
 }
 
 interface ShardBuilder {
@@ -180,9 +177,31 @@ interface ShardBuilder {
   tipo: string;
   strings: Map<string, number>;
   rows: (number | null)[][];
+  /** Its category's makes and characteristics, which its rows add to. */
+  values: CategoryValues;
 }
 
-async function ingest(ctx: SiiContext, cache: CacheStore, now: Date, kind: WorkbookKind, anio: number): Promise<WorkbookIndex | null> {
+/** A category's makes and the values of each of its characteristics (CHARACTERISTICS' order). */
+interface CategoryValues {
+  makes: Set<string>;
+  traits: Set<string | number>[];
+}
+
+const unreadable = (kind: WorkbookKind, anio: number, err: unknown) =>
+  err instanceof ApiError
+    ? err
+    : new ApiError(502, "SII_GATEWAY_ERROR", "The SII's appraisal workbook could not be read", {
+        details: { service: "vehiculos", workbook: `${kind}${anio}.xlsx`, reason: err instanceof Error ? err.message : String(err) },
+      });
+
+async function ingest(
+  ctx: SiiContext,
+  cache: CacheStore,
+  now: Date,
+  kind: WorkbookKind,
+  anio: number,
+  pay: PayForRows,
+): Promise<WorkbookIndex | null> {
   const workbook = await downloadWorkbook(ctx, kind, anio);
   const key = manifestKey(anio, kind);
   if (workbook === null) {
@@ -190,44 +209,49 @@ async function ingest(ctx: SiiContext, cache: CacheStore, now: Date, kind: Workb
     await cache.put(key, "null", now, anio < now.getUTCFullYear() ? undefined : NOT_PUBLISHED_MS);
     return null;
   }
+  const sheet = await openAppraisalSheet(workbook).catch((err) => {
+    throw unreadable(kind, anio, err);
+  });
+  await pay(sheet.rows);
   const shards = new Map<string, ShardBuilder>();
-  const makes = new Map<Categoria, Set<string>>();
-  const traits = new Map<Categoria, Map<AppraisalField, Set<string>>>();
+  const values = new Map<Categoria, CategoryValues>();
   let count = 0;
   try {
-    for await (const row of appraisalRows(workbook)) {
-      const tipo = row.tipo ?? "SIN TIPO";
-      const categoria: Categoria = kind === "pes" ? 2 : MOTORCYCLE_TYPES.test(tipo) ? 3 : 1;
-      const shardId = `${categoria}|${tipo}`;
-      let shard = shards.get(shardId);
-      if (!shard) {
-        shard = { categoria, tipo, strings: new Map(), rows: [] };
-        shards.set(shardId, shard);
+    for await (const batch of sheet.vehicles()) {
+      for (const row of batch) {
+        const tipo = (row[TIPO] as string | null) ?? "SIN TIPO";
+        let shard = shards.get(tipo);
+        if (!shard) {
+          const categoria: Categoria = kind === "pes" ? 2 : MOTORCYCLE_TYPES.test(tipo) ? 3 : 1;
+          shard = { categoria, tipo, strings: new Map(), rows: [], values: valuesOf(values, categoria) };
+          shards.set(tipo, shard);
+        }
+        const own = shard.values;
+        const marca = row[MARCA];
+        if (typeof marca === "string") own.makes.add(marca);
+        for (let i = 0; i < TRAITS_AT.length; i++) {
+          const value = row[TRAITS_AT[i] as number];
+          if (value !== null && value !== undefined) own.traits[i]?.add(value);
+        }
+        shard.rows.push(encodeRow(shard.strings, row));
+        count++;
       }
-      shard.rows.push(encodeRow(shard.strings, row));
-      if (row.marca) setOf(makes, categoria).add(row.marca);
-      for (const { field } of CHARACTERISTICS) {
-        const value = row[field];
-        if (value !== null) setOf(mapOf(traits, categoria), field).add(String(value));
-      }
-      count++;
     }
   } catch (err) {
-    throw new ApiError(502, "SII_GATEWAY_ERROR", "The SII's appraisal workbook could not be read", {
-      details: { service: "vehiculos", workbook: `${kind}${anio}.xlsx`, reason: err instanceof Error ? err.message : String(err) },
-    });
+    throw unreadable(kind, anio, err);
   }
 
   const index: WorkbookIndex = { anio_tasa: anio, workbook: kind, vehiculos: count, categories: {} };
   for (const categoria of [1, 2, 3] as Categoria[]) {
     const own = [...shards.values()].filter((s) => s.categoria === categoria).sort((a, b) => compareText(a.tipo, b.tipo));
     if (own.length === 0) continue;
+    const found = values.get(categoria);
     const catalog: CategoryCatalog = {
       tipos: [],
-      marcas: numbered([...(makes.get(categoria) ?? [])]),
-      caracteristicas: CHARACTERISTICS.flatMap(({ id, name, field }) => {
-        const values = traits.get(categoria)?.get(field);
-        return values ? [{ id, name, data: numbered([...values]) }] : [];
+      marcas: numbered([...(found?.makes ?? [])]),
+      caracteristicas: CHARACTERISTICS.flatMap(({ id, name }, i) => {
+        const seen = found?.traits[i];
+        return seen && seen.size > 0 ? [{ id, name, data: numbered([...new Set([...seen].map(String))]) }] : [];
       }),
     };
     for (const [i, builder] of own.entries()) {
@@ -244,22 +268,13 @@ async function ingest(ctx: SiiContext, cache: CacheStore, now: Date, kind: Workb
   return index;
 }
 
-function setOf<K, V>(map: Map<K, Set<V>>, key: K): Set<V> {
-  let set = map.get(key);
-  if (!set) {
-    set = new Set();
-    map.set(key, set);
+function valuesOf(map: Map<Categoria, CategoryValues>, categoria: Categoria): CategoryValues {
+  let values = map.get(categoria);
+  if (!values) {
+    values = { makes: new Set(), traits: CHARACTERISTICS.map(() => new Set()) };
+    map.set(categoria, values);
   }
-  return set;
-}
-
-function mapOf<K, K2, V>(map: Map<K, Map<K2, V>>, key: K): Map<K2, V> {
-  let inner = map.get(key);
-  if (!inner) {
-    inner = new Map();
-    map.set(key, inner);
-  }
-  return inner;
+  return values;
 }
 
 /** Numbers sort as numbers (doors), text alphabetically; ids follow that order from 1. */
@@ -271,17 +286,24 @@ function numbered(values: string[]): Named[] {
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-function encodeRow(strings: Map<string, number>, row: AppraisalRow): (number | null)[] {
-  return FIELDS.map((field) => {
-    const value = row[field];
-    if (value === null || !TEXT.has(field)) return value as number | null;
+const IS_TEXT = FIELDS.map((field) => TEXT.has(field));
+const TIPO = FIELDS.indexOf("tipo");
+const MARCA = FIELDS.indexOf("marca");
+const TRAITS_AT = CHARACTERISTICS.map(({ field }) => FIELDS.indexOf(field));
+
+/** A vehicle's values as the index stores them, in place: each text as its index in the shard's `strings`. */
+function encodeRow(strings: Map<string, number>, row: AppraisalValues): (number | null)[] {
+  for (let i = 0; i < row.length; i++) {
+    const value = row[i];
+    if (value === null || value === undefined || !IS_TEXT[i]) continue;
     let index = strings.get(value as string);
     if (index === undefined) {
       index = strings.size;
       strings.set(value as string, index);
     }
-    return index;
-  });
+    row[i] = index;
+  }
+  return row as (number | null)[];
 }
 
 const at = (field: AppraisalField) => FIELDS.indexOf(field);
@@ -293,15 +315,23 @@ const ORDER: { index: number; text: boolean }[] = (["marca", "modelo", "version"
 
 function sortedShard(builder: ShardBuilder): Shard {
   const strings = [...builder.strings.keys()];
+  // Each text's place in alphabetical order, found once: rows then compare numbers, not texts.
+  const rank = new Array<number>(strings.length);
+  strings
+    .map((_, i) => i)
+    .sort((a, b) => compareText(strings[a] ?? "", strings[b] ?? ""))
+    .forEach((index, place) => {
+      rank[index] = place;
+    });
   const rows = builder.rows.sort((a, b) => {
-    for (const { index, text } of ORDER) {
+    for (let k = 0; k < ORDER.length; k++) {
+      const { index, text } = ORDER[k] as (typeof ORDER)[number];
       const x = a[index] ?? null;
       const y = b[index] ?? null;
       if (x === y) continue;
       if (x === null) return 1;
       if (y === null) return -1;
-      const order = text ? compareText(strings[x] ?? "", strings[y] ?? "") : x - y;
-      if (order !== 0) return order;
+      return text ? (rank[x] ?? 0) - (rank[y] ?? 0) : x - y;
     }
     return 0;
   });
@@ -353,14 +383,15 @@ export async function categoryCatalog(
   categoria: Categoria,
   anioTasa: number | undefined,
   again = false,
+  pay?: PayForRows,
 ): Promise<CatalogView> {
   const kind = CATEGORIAS[categoria].workbook;
   const thisYear = now.getUTCFullYear();
   let anio = anioTasa ?? thisYear;
-  let index = await workbookIndex(ctx, cache, now, kind, anio, again);
+  let index = await workbookIndex(ctx, cache, now, kind, anio, again, pay);
   if (index === null && anioTasa === undefined && anio > FIRST_APPRAISAL_YEAR) {
     anio = thisYear - 1;
-    index = await workbookIndex(ctx, cache, now, kind, anio, again);
+    index = await workbookIndex(ctx, cache, now, kind, anio, again, pay);
   }
   if (index === null) {
     throw new ApiError(

@@ -1,8 +1,9 @@
 // Reading an appraisal workbook's rows by their header texts, wherever the header is and in
 // whatever order the columns come, with numbers written as numbers or as text.
 import { describe, expect, it } from "vitest";
+import { ApiError } from "../lib/api-error.ts";
 import { type WriteCell, writeXlsx } from "../lib/xlsx.ts";
-import { appraisalRows } from "./vehiculos.ts";
+import { appraisalRows, openAppraisalSheet } from "./vehiculos.ts";
 
 async function rowsOf(rows: WriteCell[][]) {
   const read = [];
@@ -54,5 +55,42 @@ describe("appraisal workbook rows", () => {
         ["X1", "Y"],
       ]),
     ).rejects.toThrow(/no header row/);
+  });
+
+  const table: WriteCell[][] = [
+    ["Título"],
+    ["Código SII", "Año", "Tipo", "Marca", "Modelo", "Tasación 2026"],
+    ["A1", 2024, "BUS", "VOLVO", "B8R", 1000],
+    ["A2", 2024, "BUS", "VOLVO", "B9R", 2000],
+  ];
+
+  it("counts the sheet's rows before reading them: from its dimension, or counted when it has none", async () => {
+    const declared = await openAppraisalSheet(await writeXlsx([{ name: "Hoja1", rows: () => table }]));
+    const bare = await openAppraisalSheet(await writeXlsx([{ name: "Hoja1", rows: () => table }], { dimension: false }));
+    expect([declared.rows, bare.rows]).toEqual([4, 4]);
+    const read = [];
+    for await (const batch of bare.vehicles()) read.push(...batch.map((values) => values[0]));
+    expect(read).toEqual(["A1", "A2"]);
+  });
+
+  it("refuses a sheet with more rows than its dimension declares (the rows paid for): SII_FORMAT_CHANGED", async () => {
+    const bytes = await writeXlsx([{ name: "Hoja1", rows: () => table }], { deflate: false });
+    // The stored sheet's dimension made to say 3 rows where it has 4 (same length: the archive stays whole).
+    const text = new TextDecoder("latin1").decode(bytes);
+    const at = text.indexOf('<dimension ref="A1:F4"/>');
+    expect(at).toBeGreaterThan(0);
+    const lying = bytes.slice();
+    lying[at + '<dimension ref="A1:F'.length] = "3".charCodeAt(0);
+    const sheet = await openAppraisalSheet(lying);
+    expect(sheet.rows).toBe(3);
+    const read = async () => {
+      for await (const _ of sheet.vehicles());
+    };
+    const error = await read().then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(ApiError);
+    expect([(error as ApiError).status, (error as ApiError).code]).toEqual([502, "SII_FORMAT_CHANGED"]);
   });
 });

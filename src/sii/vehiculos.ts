@@ -6,8 +6,9 @@
 import { ApiError } from "../lib/api-error.ts";
 import { concatBytes } from "../lib/encoding.ts";
 import { decodeLatin1 } from "../lib/latin1.ts";
-import { type CellValue, sheetRows } from "../lib/xlsx.ts";
+import { type CellValue, openSheet } from "../lib/xlsx.ts";
 import { looksLikeZip } from "../lib/zip.ts";
+import { formatChanged } from "./format-changed.ts";
 import { checkSiiPage, pageText, type SiiContext, siiRead } from "./http.ts";
 
 export type WorkbookKind = "liv" | "pes";
@@ -76,10 +77,22 @@ const HEADER_PREFIXES: [string, AppraisalField][] = [
   ["observacion", "observacion"],
 ];
 
+/** The order of a vehicle's values as `vehicles()` gives them (and the index stores them). */
+export const FIELDS: readonly AppraisalField[] = HEADER_PREFIXES.map(([, field]) => field);
+
+/** A vehicle's values in FIELDS order: arrays rather than objects, for the index's tens of thousands. */
+export type AppraisalValues = (string | number | null)[];
+
 const REQUIRED: AppraisalField[] = ["codigo", "anio", "tipo", "marca", "modelo", "tasacion"];
 
-/** Column index by field, when `cells` is the header row. */
-function headerColumns(cells: CellValue[]): Map<AppraisalField, number> | null {
+/** How a field is read from a row (FIELDS order): the column it is in (none: the workbook lacks it) and whether it is text. */
+interface ColumnPlan {
+  index: number | undefined;
+  text: boolean;
+}
+
+/** The plan to read every field, when `cells` is the header row; null when it is not. */
+function headerColumns(cells: CellValue[]): ColumnPlan[] | null {
   const columns = new Map<AppraisalField, number>();
   cells.forEach((cell, index) => {
     if (typeof cell !== "string") return;
@@ -87,42 +100,104 @@ function headerColumns(cells: CellValue[]): Map<AppraisalField, number> | null {
     const field = HEADER_PREFIXES.find(([prefix]) => name.startsWith(prefix))?.[1];
     if (field && !columns.has(field)) columns.set(field, index);
   });
-  return REQUIRED.every((field) => columns.has(field)) ? columns : null;
+  if (!REQUIRED.every((field) => columns.has(field))) return null;
+  return FIELDS.map((field) => ({ index: columns.get(field), text: isTextField(field) }));
 }
 
+const cleanText = (value: string): string | null => {
+  const clean = value.replace(/\s+/g, " ").trim();
+  return clean === "" ? null : clean;
+};
+
+/** Whether `code` is white space as a regular expression's `\s` means it. */
+const isWhiteSpace = (code: number) =>
+  (code >= 9 && code <= 13) ||
+  code === 32 ||
+  code === 160 ||
+  code === 5760 ||
+  (code >= 8192 && code <= 8202) ||
+  code === 8232 ||
+  code === 8233 ||
+  code === 8239 ||
+  code === 8287 ||
+  code === 12288 ||
+  code === 65279;
+
+/** Whether `cleanText` would give `value` back as it is: most cells, checked without a regular expression. */
+function isClean(value: string): boolean {
+  let space = true; // at the start, as after a space
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (!isWhiteSpace(code)) space = false;
+    else if (space || code !== 32) return false;
+    else space = true;
+  }
+  return !space;
+}
+
+/** A cell as text, single-spaced. */
 const text = (cell: CellValue | undefined): string | null => {
   if (cell === null || cell === undefined) return null;
-  const value = String(cell).replace(/\s+/g, " ").trim();
-  return value === "" ? null : value;
+  const value = typeof cell === "string" ? cell : String(cell);
+  return isClean(value) ? value : cleanText(value);
 };
 
 /** Numbers may come as text with thousands dots (`12.345.000`) or a currency sign. */
 const number = (cell: CellValue | undefined): number | null => {
   if (typeof cell === "number") return Number.isFinite(cell) ? cell : null;
-  const clean = text(cell)?.replace(/[$\s]/g, "").replace(/\./g, "").replace(",", ".");
+  if (cell === null || cell === undefined) return null;
+  const clean = cleanText(cell)?.replace(/[$\s]/g, "").replace(/\./g, "").replace(",", ".");
   if (!clean) return null;
   const value = Number(clean);
   return Number.isFinite(value) ? value : null;
 };
 
-/** The vehicles of a workbook, in its order. Rows before the header and rows without a code are skipped. */
+/** A workbook opened for reading: how many rows it has, known before any is read, then its vehicles. */
+export interface AppraisalSheet {
+  /** The sheet's rows, title block and header included: as its dimension declares them, or counted when it has none. */
+  rows: number;
+  /** The vehicles in order (FIELDS' values), a batch at a time. Rows before the header and rows without a code are skipped. */
+  vehicles(): AsyncGenerator<AppraisalValues[]>;
+}
+
+/** Opens a workbook's first sheet and finds how many rows it has, reading none of their cells. */
+export async function openAppraisalSheet(workbook: Uint8Array): Promise<AppraisalSheet> {
+  const sheet = await openSheet(workbook);
+  const rows = sheet.declaredRows ?? (await sheet.countRows());
+  return {
+    rows,
+    async *vehicles() {
+      let plan: ColumnPlan[] | null = null;
+      let seen = 0;
+      for await (const batch of sheet.batches()) {
+        seen += batch.length;
+        // What the caller was told (and charged for) bounds the work.
+        if (seen > rows) throw formatChanged("vehiculos", `the sheet has more rows than the ${rows} its dimension declares`);
+        const vehicles: AppraisalValues[] = [];
+        for (const { cells } of batch) {
+          if (!plan) {
+            plan = headerColumns(cells);
+            continue;
+          }
+          const values: AppraisalValues = new Array(plan.length);
+          for (let i = 0; i < plan.length; i++) {
+            const { index, text: isText } = plan[i] as ColumnPlan;
+            const cell = index === undefined ? null : cells[index];
+            values[i] = isText ? text(cell) : number(cell);
+          }
+          if (values[0] !== null) vehicles.push(values);
+        }
+        if (vehicles.length > 0) yield vehicles;
+      }
+      if (!plan) throw new Error("the workbook has no header row with Código SII, Año, Tipo, Marca, Modelo and Tasación");
+    },
+  };
+}
+
+/** The vehicles of a workbook, in its order, one at a time (`openAppraisalSheet`). */
 export async function* appraisalRows(workbook: Uint8Array): AsyncGenerator<AppraisalRow> {
-  let columns: Map<AppraisalField, number> | null = null;
-  const fields = HEADER_PREFIXES.map(([, field]) => field);
-  for await (const { cells } of sheetRows(workbook)) {
-    if (!columns) {
-      columns = headerColumns(cells);
-      continue;
-    }
-    const row = {} as Record<AppraisalField, string | number | null>;
-    for (const field of fields) {
-      const index = columns.get(field);
-      const cell = index === undefined ? null : cells[index];
-      row[field] = isTextField(field) ? text(cell) : number(cell);
-    }
-    if (row.codigo !== null) yield row as AppraisalRow;
-  }
-  if (!columns) throw new Error("the workbook has no header row with Código SII, Año, Tipo, Marca, Modelo and Tasación");
+  for await (const batch of (await openAppraisalSheet(workbook)).vehicles())
+    for (const values of batch) yield Object.fromEntries(FIELDS.map((field, i) => [field, values[i] ?? null])) as AppraisalRow;
 }
 
 export const workbookUrl = (kind: WorkbookKind, anio: number) =>

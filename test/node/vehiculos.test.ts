@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { memoryCacheStore } from "../../src/adapters/memory/stores.ts";
 import type { CacheStore } from "../../src/ports.ts";
 import { Characteristic } from "../../src/routes/vehiculos/categorias-caracteristicas.ts";
-import { Named } from "../../src/routes/vehiculos/schema.ts";
+import { Named, workbookUnits } from "../../src/routes/vehiculos/schema.ts";
 import { Result } from "../../src/routes/vehiculos/tasacion-buscar.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
@@ -316,5 +316,103 @@ describe("upstream failures and access", () => {
     expect([res.status, (await errorOf(res)).error_code]).toEqual([403, "INSUFFICIENT_SCOPE"]);
     const post = await postJson(app, writer.secret, BUSCAR, { categoria: 1, tipo: 1 });
     expect([post.status, (await errorOf(post)).error_code]).toEqual([403, "INSUFFICIENT_SCOPE"]);
+  });
+});
+
+describe("the charge for reading the workbook", () => {
+  const rows = 5000;
+  // The sheet's rows: the title block and header (12 rows), then one per vehicle.
+  const sheetRows = 12 + light(rows).length;
+  const units = workbookUnits(sheetRows);
+  const charged = (res: Response) => [res.status, res.headers.get("x-quota-units")];
+  const TIPOS = "/api/v1/sii/vehiculos/categorias/tipos/1";
+
+  async function accounts() {
+    const t = await setup({ rows });
+    const caller = async (account: string, daily_units = 1000) => {
+      const { secret } = await tokenFor(t.deps, { scopes: ["sii:read"], account, plan: { daily_units, monthly_units: 10_000 } });
+      return {
+        get: (path: string) => t.app.request(path, { headers: { "x-api-token": secret } }),
+        search: (body: unknown) => postJson(t.app, secret, BUSCAR, body),
+      };
+    };
+    return { ...t, caller };
+  }
+
+  it("charges the call that reads it per started block of rows; later calls, of any account, pay their weight", async () => {
+    expect(units).toBeGreaterThan(2);
+    const { get, search, caller, downloads } = await accounts();
+    expect(charged(await get(TIPOS))).toEqual([200, String(units)]);
+    expect(charged(await get("/api/v1/sii/vehiculos/categorias/marcas/1"))).toEqual([200, "1"]);
+    expect(charged(await search({ categoria: 1, tipo: "AUTOMOVIL" }))).toEqual([200, "2"]);
+    const other = await caller("other");
+    expect(charged(await other.search({ categoria: 3, tipo: "MOTO" }))).toEqual([200, "2"]);
+    expect(downloads()).toBe(1);
+    // The heavy workbook is another read, paid by the search that makes it.
+    const heavy = 12 + sandboxVehicles("pes", 2026, rows).length;
+    expect(charged(await other.search({ categoria: 2, tipo: "BUS" }))).toEqual([200, String(Math.max(2, workbookUnits(heavy)))]);
+  });
+
+  it("charges one of two first calls arriving together for the read, the other its weight", async () => {
+    const { caller, downloads } = await accounts();
+    const [a, b] = [await caller("a"), await caller("b")];
+    const answers = await Promise.all([a.get(TIPOS), b.search({ categoria: 1, tipo: "JEEP" })]);
+    expect(answers.map((res) => res.status)).toEqual([200, 200]);
+    // Whichever reads the workbook pays for its rows; the other, its weight (1 for the list, 2 for the search).
+    const paid = answers.map((res) => Number(res.headers.get("x-quota-units")));
+    expect([
+      [units, 2],
+      [1, units],
+    ]).toContainEqual(paid);
+    expect(downloads()).toBe(1);
+  });
+
+  it("refuses a caller who cannot pay for the rows with 429 before reading them: nothing is built", async () => {
+    const { caller, downloads } = await accounts();
+    const poor = await caller("poor", units - 1);
+    const refused = await poor.get(TIPOS);
+    const error = await errorOf(refused);
+    expect([refused.status, error.error_code, error.details?.units_needed]).toEqual([429, "QUOTA_EXCEEDED", units - 1]);
+    // Its weight is charged, as for any call that asked the SII (the workbook's download).
+    expect(refused.headers.get("x-quota-units")).toBe("1");
+    // Nothing was built: the next caller reads the workbook again and pays for it.
+    const rich = await caller("rich");
+    expect(charged(await rich.get(TIPOS))).toEqual([200, String(units)]);
+    expect(downloads()).toBe(2);
+    // Once built, the poor account's calls pay their weight.
+    expect(charged(await poor.get(TIPOS))).toEqual([200, "1"]);
+  });
+
+  it("has a call waiting for a read its caller could not pay for read the workbook itself, and pay for it", async () => {
+    const { caller, downloads, deps } = await accounts();
+    const [poor, rich] = [await caller("poor", units - 1), await caller("rich")];
+    // The poor caller's extra units are held until the rich caller waits for its read.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let holding = false;
+    const quota = deps.quota;
+    deps.quota = {
+      consume: async (tokenId, n, plan, now) => {
+        if (n > 1 && !holding) {
+          holding = true;
+          await held;
+        }
+        return quota.consume(tokenId, n, plan, now);
+      },
+      refund: (tokenId, n, at) => quota.refund(tokenId, n, at),
+      peek: (tokenId, plan, now) => quota.peek(tokenId, plan, now),
+    };
+    const first = poor.get(TIPOS);
+    while (!holding) await new Promise((resolve) => setTimeout(resolve, 1));
+    const second = rich.search({ categoria: 1, tipo: "JEEP" });
+    // Let the rich call reach the read under way (its token, its weight, the cache), then refuse the poor one.
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+    release();
+    const [refused, answered] = await Promise.all([first, second]);
+    expect(charged(refused)).toEqual([429, "1"]);
+    expect(charged(answered)).toEqual([200, String(units)]);
+    expect(downloads()).toBe(2);
   });
 });

@@ -1,5 +1,5 @@
 // Vehicle appraisals in workerd: the workbook is inflated with the runtime's own
-// DecompressionStream, the index is stored in KV in parts, and another isolate's view of the same
+// node:zlib (nodejs_compat), the index is stored in KV in parts, and another isolate's view of the same
 // KV answers without downloading the workbook again.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

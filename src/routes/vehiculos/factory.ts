@@ -9,7 +9,7 @@ import { type Access, registerOperation } from "../../platform/operation.ts";
 import { IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
 import type { Categoria, CategoryCatalog } from "../../sii/vehiculos-index.ts";
-import { AnioTasaQuery, CATEGORIA_TEXT, catalogFor, TAGS } from "./schema.ts";
+import { AnioTasaQuery, CATEGORIA_TEXT, catalogFor, TAGS, workbookRule } from "./schema.ts";
 
 const Params = z.object({
   categoria: IntegerParam({ min: 1, max: 3, values: [1, 2, 3], noun: "a category", example: 1, description: CATEGORIA_TEXT }),
@@ -43,7 +43,7 @@ export function registerCategoryList<L extends string>(app: OpenAPIHono<AppEnv>,
       path: op.path,
       tags: TAGS,
       summary: op.summary,
-      description: `${op.description} From the SII's yearly appraisal workbook, read once per year into the gateway's storage.`,
+      description: `${op.description} From the SII's yearly appraisal workbook, read once per year into the gateway's storage. ${workbookRule(op.access.weight)}`,
       request: { params: Params, query: AnioTasaQuery },
       responses: { 200: jsonContent(envelope(List), "The list"), ...errorResponses([400, 404, 502, 503]) },
     }),
@@ -52,7 +52,7 @@ export function registerCategoryList<L extends string>(app: OpenAPIHono<AppEnv>,
       const { categoria } = c.req.valid("param");
       const { anio_tasa } = c.req.valid("query");
       // The path schema lets only 1 to 3 through.
-      const view = await catalogFor(c, categoria as Categoria, anio_tasa);
+      const view = await catalogFor(c, categoria as Categoria, anio_tasa, op.access.weight);
       const data = { categoria, anio: view.anio, [op.list]: op.pick(view.catalog) };
       return ok(c, data, `${op.list} of categoria ${categoria}, appraisal year ${view.anio}`);
     },

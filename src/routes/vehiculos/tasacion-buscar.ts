@@ -11,9 +11,10 @@ import { MAX_CHARS } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { FIRST_APPRAISAL_YEAR } from "../../sii/vehiculos.ts";
 import { CATEGORIAS, type Categoria, decodeRow, FIELDS, loadShard, type Shard } from "../../sii/vehiculos-index.ts";
-import { CATEGORIA_TEXT, catalogFor, isCategoria, LAST_APPRAISAL_YEAR, Named, TAGS } from "./schema.ts";
+import { CATEGORIA_TEXT, catalogFor, isCategoria, LAST_APPRAISAL_YEAR, Named, TAGS, workbookRule } from "./schema.ts";
 
 export const MAX_POR_PAGINA = 500;
+const WEIGHT = 2;
 const DEFAULT_POR_PAGINA = 50;
 
 /** The earliest model year a search takes. */
@@ -190,16 +191,15 @@ export function registerVehiculosTasacionBuscar(app: OpenAPIHono<AppEnv>): void 
       path: "/api/v1/sii/vehiculos/tasacion/buscar",
       tags: TAGS,
       summary: "Search the fiscal appraisal of vehicles",
-      description:
-        "From the SII's yearly appraisal workbooks (light and heavy vehicles), read once per year into the gateway's storage: the first search of a year may take a few seconds, later ones answer from the index. `categoria` and `tipo` are required. Sorted by make, model, version, year and code.",
+      description: `From the SII's yearly appraisal workbooks (light and heavy vehicles), read once per year into the gateway's storage: the first search of a year reads the workbook, later ones answer from the index. \`categoria\` and \`tipo\` are required. Sorted by make, model, version, year and code. ${workbookRule(WEIGHT)}`,
       request: { body: jsonBody(Body) },
       responses: { 200: jsonContent(Result, "The matching vehicles, one page"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
-    { scope: "sii:read", weight: 2 },
+    { scope: "sii:read", weight: WEIGHT },
     async (c) => {
       const body = c.req.valid("json");
       const { categoria, tipo } = required(body);
-      let view = await catalogFor(c, categoria, body.anio_tasa);
+      let view = await catalogFor(c, categoria, body.anio_tasa, WEIGHT);
       const findTipo = () => view.catalog.tipos.find((t) => (typeof tipo === "number" ? t.id === tipo : fold(t.name) === fold(tipo)));
       let found = findTipo();
       if (!found) {
@@ -211,7 +211,7 @@ export function registerVehiculosTasacionBuscar(app: OpenAPIHono<AppEnv>): void 
       let stored = await loadShard(cache, clock.now(), view.anio, categoria, found);
       if (!stored) {
         // Part of the index went missing from storage: read the workbook again, once.
-        view = await catalogFor(c, categoria, view.anio, true);
+        view = await catalogFor(c, categoria, view.anio, WEIGHT, true);
         found = findTipo();
         stored = found ? await loadShard(cache, clock.now(), view.anio, categoria, found) : null;
         if (!found || !stored)
