@@ -3,7 +3,8 @@
 // unit alone, `-- --cost=<text>` for the operations whose path holds the text): the
 // gateway against a bare relay doing the same SII work, measured side by side in this run on this
 // machine; plus CPU per request, the event-loop stall of hostile and largest requests, the Worker
-// bundle and its start-up. Prints a table and writes bench/results.json. Only ratios are gated.
+// bundle and its start-up. Prints a table and writes bench/results.json. Only ratios, and the
+// stalls' excesses over a reference of the same process in the same run, are gated.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
