@@ -358,7 +358,7 @@ describe("key-derivation limits", () => {
 
   /** Refused with the limit named, before any derivation: well under the ~16 s two million iterations take. */
   async function refused(input: unknown, path: string): Promise<void> {
-    // How long it holds the event loop is measured against a live server (event-loop-stall test).
+    // How long it holds the event loop is measured against a live server (bench/stall.ts).
     expect(await authError(input, path)).toMatch(/at most 100000 iterations/);
   }
 
