@@ -7,7 +7,8 @@
 // DTEs are signed under class-2 CAs whose certificates are not public (research on Chile's CAs).
 import { signerProfile } from "../../certificates/signer-profile.ts";
 import { santiagoIso } from "../../lib/dates.ts";
-import { type Confianza, type TrustStore, verifyChain } from "../trust/chain.ts";
+import { remembered, rememberedFor } from "../../lib/remembered.ts";
+import { type Confianza, type TrustStore, type TrustVerdict, verifyChain } from "../trust/chain.ts";
 import { childText, findChild, type XmlElement } from "../xml/parse.ts";
 import type { SignatureCheck } from "./xmldsig.ts";
 
@@ -131,6 +132,14 @@ export interface Signer {
   note: string | null;
 }
 
+/** What a certificate may sign, read once per certificate read (xmldsig.ts keeps its readings). */
+const profileOf = rememberedFor(signerProfile);
+
+/** A certificate's chain at a moment, judged once per store, certificate and moment (documents signed in one second share it). */
+const chainsOf = rememberedFor((store: TrustStore) =>
+  rememberedFor((der: Uint8Array) => remembered(16, (at: number): Promise<TrustVerdict> => verifyChain(der, store, new Date(at)))),
+);
+
 /**
  * The signer of a checked signature: the certificate must be a signer's (signer-profile.ts), and its
  * chain is judged at the stated signing time when that time is within its bounds (at `now` when the
@@ -146,11 +155,11 @@ export async function signerReport(
   if (!firmante) return null;
   const desde = new Date(firmante.desde);
   const hasta = new Date(firmante.hasta);
-  const profile = signerProfile(firmante.der);
+  const profile = profileOf(firmante.der);
   const outOfBounds = signed && signingTimeProblem(signed, context.now, context.stamp);
   const chain = outOfBounds
     ? { confianza: "cadena_invalida" as const, cadena: [firmante.nombre], motivo: outOfBounds }
-    : await verifyChain(firmante.der, store, signed?.at ?? context.now);
+    : await chainsOf(store)(firmante.der)((signed?.at ?? context.now).getTime());
   // A self-signed certificate is that first; any other that may not sign is refused whatever its chain.
   const verdict =
     profile.refusals.length && chain.confianza !== "autofirmado" && !outOfBounds

@@ -8,6 +8,7 @@
 // text never holds one, and a reader could take one for data).
 import { base64ToBytes, bytesToBase64Url } from "../../lib/encoding.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
+import { remembered } from "../../lib/remembered.ts";
 import {
   childElements,
   childText,
@@ -69,17 +70,18 @@ export function flattenedSource(doc: Pick<XmlDocument, "source">, element: XmlEl
   return sourceOf(doc, element).replace(/>\s+</g, "><");
 }
 
+/** A CAF's key, imported once by its JWK text (a CAF stamps every document of its range). */
+const importedKey = remembered(64, (jwk: string) =>
+  crypto.subtle.importKey("jwk", JSON.parse(jwk), { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" }, false, ["verify"]),
+);
+
 export async function verifyRsaSha1(key: RsaPublicKey, signatureBase64: string, texts: (string | null)[]): Promise<boolean> {
   let signature: Uint8Array<ArrayBuffer>;
   let cryptoKey: CryptoKey;
   try {
     signature = base64ToBytes(signatureBase64.replace(/\s+/g, ""));
-    cryptoKey = await crypto.subtle.importKey(
-      "jwk",
-      { kty: "RSA", n: bytesToBase64Url(key.modulus), e: bytesToBase64Url(key.exponent), ext: true },
-      { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" },
-      false,
-      ["verify"],
+    cryptoKey = await importedKey(
+      JSON.stringify({ kty: "RSA", n: bytesToBase64Url(key.modulus), e: bytesToBase64Url(key.exponent), ext: true }),
     );
   } catch {
     return false;

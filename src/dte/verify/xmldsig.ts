@@ -9,6 +9,7 @@
 
 import { type RsaCertificate, readCertificate } from "../../certificates/certificate.ts";
 import { base64ToBytes, bytesToBase64, bytesToBase64Url, concatBytes } from "../../lib/encoding.ts";
+import { remembered, rememberedFor } from "../../lib/remembered.ts";
 import { yielder } from "../../lib/yielder.ts";
 import { childElements, findChild, localName, textContent, type XmlDocument, type XmlElement } from "../xml/parse.ts";
 import { type C14nOptions, canonicalize, canonicalPiecesAsync, declarations } from "./c14n.ts";
@@ -178,13 +179,17 @@ function x509Certificates(keyInfo: XmlElement | undefined): string[] {
   );
 }
 
-function readCertificateText(text: string): ReturnType<typeof readCertificate> {
+/** The certificate a KeyInfo's text is (the same text, the same reading: an envelope's documents share their signer's). */
+const readCertificateText = remembered(64, (text: string): ReturnType<typeof readCertificate> => {
   try {
     return readCertificate(base64ToBytes(text));
   } catch {
     return { ok: false, problem: "not-x509" };
   }
-}
+});
+
+/** A read certificate's key, imported once. */
+const certificateKey = rememberedFor((cert: RsaCertificate) => rsaKey(cert.modulus, cert.exponent));
 
 /**
  * The signer among the certificates a KeyInfo carries (a chain may come CA first): the one whose key
@@ -201,8 +206,7 @@ async function signerCertificate(
   const named = modulus === null ? undefined : certificates.find((c) => sameUnsigned(c.modulus, modulus));
   if (named) return named;
   for (const candidate of signature ? certificates : []) {
-    if (await verifies(await rsaKey(candidate.modulus, candidate.exponent), signature as Uint8Array<ArrayBuffer>, signedTexts))
-      return candidate;
+    if (await verifies(await certificateKey(candidate), signature as Uint8Array<ArrayBuffer>, signedTexts)) return candidate;
   }
   return first;
 }
@@ -324,7 +328,7 @@ export async function checkSignature(signature: Located, ids: IdIndex, root: Xml
       { firmante, variante, cubre },
     );
   }
-  if (await verifies(await rsaKey(cert.modulus, cert.exponent), signatureBytes, signedTexts)) {
+  if (await verifies(await certificateKey(cert), signatureBytes, signedTexts)) {
     return { referencia: uri, valido: true, motivo: null, variante, firmante, cubre };
   }
   return fail("the signature value does not verify with the signer's key", { firmante, variante, cubre });
