@@ -222,10 +222,12 @@ export async function rcvPurchaseByFolio(
   q: Pick<RcvQuery, "rut" | "periodo">,
   tipo: number,
   folio: number,
+  payRows: (read: number) => Promise<void>,
 ): Promise<{ rows: Record<string, unknown>[]; documentos: DetalleRow[]; emptyStates: string[] }> {
   const rows: Record<string, unknown>[] = [];
   const documentos: DetalleRow[] = [];
   const emptyStates: string[] = [];
+  let read = 0;
   // A document is in one state: the same key in two states' answers is a misread register.
   const keys = new DocumentKeys(rcvService("getDetalleCompra"));
   for (const estado of RCV_ESTADOS) {
@@ -233,6 +235,9 @@ export async function rcvPurchaseByFolio(
     const answer = await rcvCall(ctx, jar, "getDetalleCompra", fields);
     const data = dataRows(answer, rcvService("getDetalleCompra"));
     if (!data.length) emptyStates.push(estado);
+    // Paid for before they are checked: every state's documents are read to find the folio.
+    read += data.length;
+    await payRows(read);
     for (const row of data) {
       // Every row is read (a row without its keys is refused whichever folio it has); the state is the one asked for.
       const doc = keys.check(detalleRow(row, estado));

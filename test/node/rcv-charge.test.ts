@@ -4,7 +4,7 @@
 // who cannot pay gets 429 before the rows are fetched.
 import { describe, expect, it } from "vitest";
 import type { SiiTransport } from "../../src/ports.ts";
-import { DETAIL_BLOCK_ROWS, FILE_BLOCK_ROWS, rowUnits } from "../../src/routes/rcv/factory.ts";
+import { DETAIL_BLOCK_ROWS, FILE_BLOCK_ROWS, LOOKUP_BLOCK_ROWS, lookupUnits, rowUnits } from "../../src/routes/rcv/factory.ts";
 import { Detail, FileEnvelope, JobEnvelope } from "../../src/routes/rcv/schema.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { ASYNC_STEP_MS, rcvDocuments } from "../../src/sandbox/rcv.ts";
@@ -141,7 +141,7 @@ describe("the asynchronous RCV file, charged by the documents its download reque
     const large = await post(await finished(post, "201902", later));
     expect([large.status, large.headers.get("x-quota-units")]).toEqual([200, String(2 * Math.ceil(documents / FILE_BLOCK_ROWS))]);
     expect((await answerOf(large, FileEnvelope)).data.registros).toBe(documents);
-  }, 30_000);
+  });
 
   it("answers 429 before the file is fetched when the plan cannot pay for its documents", async () => {
     // 1 unit asks for the file; the weight of the documents' call leaves 2 of the 5, short of the blocks beyond the first.
@@ -157,5 +157,33 @@ describe("the asynchronous RCV file, charged by the documents its download reque
       "2",
     ]);
     expect([calls.get("rcv_async"), calls.get("rcv_blob")]).toEqual([1, undefined]);
+  });
+});
+
+describe("the one-document lookup, charged by the documents it reads to find the folio", () => {
+  /** The purchases of type 33 of a period in every state: what the lookup reads. */
+  const purchases33 = (periodo: number) => rcvDocuments(COMPANY, periodo, "COMPRA").filter((d) => d.tipo === 33);
+  const lookup = (periodo: number, folio: number) => `/api/v1/sii/rcv/compras/detalle/documento/${COMPANY}/${periodo}/33/${folio}`;
+
+  it("costs its weight for a small period and 1 unit per started block of documents read for a large one", async () => {
+    const { post } = await setup();
+    const [first] = purchases33(202401);
+    const small = await post(lookup(202401, first?.folio ?? 1));
+    expect([small.status, small.headers.get("x-quota-units")]).toEqual([200, "1"]);
+    const documents = purchases33(201902);
+    expect(documents.length).toBeGreaterThan(2 * LOOKUP_BLOCK_ROWS);
+    const large = await post(lookup(201902, documents[0]?.folio ?? 1));
+    expect([large.status, large.headers.get("x-quota-units")]).toEqual([200, String(lookupUnits(documents.length))]);
+  });
+
+  it("answers 429 before a state's documents are checked when the plan cannot pay for them", async () => {
+    const { post, calls } = await setup({ daily_units: 2, monthly_units: 100 });
+    const documents = purchases33(201902);
+    const res = await post(lookup(201902, documents[0]?.folio ?? 1));
+    const error = await errorOf(res);
+    expect([res.status, error.error_code]).toEqual([429, "QUOTA_EXCEEDED"]);
+    // Refused at the first state whose documents go past what the plan pays: not every state was read.
+    const states = calls.get("rcv_detalle") ?? 0;
+    expect([states > 0, states < 4]).toEqual([true, true]);
   });
 });

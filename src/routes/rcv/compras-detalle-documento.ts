@@ -10,7 +10,7 @@ import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../
 import { checkEmptyType } from "../../services/rcv.ts";
 import { siiServices } from "../../services/sii-context.ts";
 import { rcvPurchaseByFolio } from "../../sii/rcv.ts";
-import { checkPeriodo, withRcvSession } from "./factory.ts";
+import { checkPeriodo, LOOKUP_BLOCK_ROWS, payLookup, withRcvSession } from "./factory.ts";
 import { AmbienteQuery, Document, Dte, MAX_FOLIO, RcvAuthBody, RcvPeriodo, Receptor } from "./schema.ts";
 
 const Params = pathParams({
@@ -29,7 +29,8 @@ export function registerRcvComprasDetalleDocumento(app: OpenAPIHono<AppEnv>): vo
       tags: ["RCV"],
       summary: "One purchase document of the register, by type and folio",
       description:
-        "The purchase documents of one type with one folio in the month, in whatever state (suppliers may share folio numbers, so several may match); 404 when none.",
+        "The purchase documents of one type with one folio in the month, in whatever state (suppliers may share folio numbers, so several may match); 404 when none. " +
+        `Every state's documents of the type are read to find it: charged 1 unit (the weight) per started block of ${LOOKUP_BLOCK_ROWS} documents read, taken as each state's answer arrives and before its documents are checked (a caller who cannot pay gets 429 \`QUOTA_EXCEEDED\`, and what was taken for the states already read stays charged).`,
       request: { params: Params, query: AmbienteQuery, body: jsonBody(RcvAuthBody) },
       responses: {
         200: jsonContent(
@@ -50,7 +51,7 @@ export function registerRcvComprasDetalleDocumento(app: OpenAPIHono<AppEnv>): vo
       const { auth } = c.req.valid("json");
       const { ctx, sessions } = await siiServices(c);
       const found = await withRcvSession(c, sessions, receptor, auth, async (jar) => {
-        const { rows, documentos, emptyStates } = await rcvPurchaseByFolio(ctx, jar, { rut: receptor, periodo }, dte, folio);
+        const { rows, documentos, emptyStates } = await rcvPurchaseByFolio(ctx, jar, { rut: receptor, periodo }, dte, folio, payLookup(c));
         // Not found is a 404 only if no state's detail came back empty past its ceiling.
         if (!rows.length) {
           for (const estado of emptyStates) {
