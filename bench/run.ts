@@ -399,7 +399,7 @@ for (const f of await vehicleFigures(quick)) figures.push(figure(f.name, f.unit,
 // The event-loop stall and another account's wait during each hostile or largest-allowed request,
 // over the same process's own just before (gated where a budget holds them: bench/README.md "stall").
 for (const f of await stallFigures(quick)) figures.push(stallFigure(f));
-// CPU per quota unit of every operation at its worst input (reported; gated only with COST_GATE). Full runs
+// CPU per quota unit of every operation at its worst input (gated with COST_GATE, on). Full runs
 // and `--cost` only: a minute of CPU that CI's quick run, which gates nothing of it, has no time for.
 const cost = quick ? null : summarize(await costRows(COST_REPETITIONS));
 for (const f of cost ? costFigures(cost) : []) figures.push(figure(f.name, f.unit, f.value, f.budget, "lower", f.gated));
