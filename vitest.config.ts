@@ -20,6 +20,28 @@ const tags = [
 
 /** The unit tests beside the code (`src/**`); `SKIP_UNIT_TESTS=1` leaves them out (the rough pass: pure code meets no sandbox). */
 const unit = (globs: string[]) => (process.env.SKIP_UNIT_TESTS === "1" ? [] : globs);
+/**
+ * The node files that take the most time (the largest inputs, the fuzzer, the kill properties, every
+ * operation's example, the fault matrix, the live check's process): `QUICK_TESTS=1` (`npm run
+ * test:quick`) leaves them out, for a run of the rest in a minute or two.
+ */
+const slow = [
+  "test/node/big-envelopes*.test.ts",
+  "test/node/fuzz.test.ts",
+  "test/node/live-check.test.ts",
+  "test/node/openapi-examples.test.ts",
+  "test/node/fault-matrix.test.ts",
+  "test/node/folios-ledger-kill*.test.ts",
+  "test/node/dte-generate.test.ts",
+  "test/node/envios-enviar.test.ts",
+  "test/node/idempotency-answers.test.ts",
+  "test/node/reading-fee.test.ts",
+  "test/node/generar.test.ts",
+  "test/node/hostile-*.test.ts",
+  "test/node/certificacion.test.ts",
+  "src/dte/xml/parse.test.ts",
+];
+const quick = process.env.QUICK_TESTS === "1" ? slow : [];
 /** Node test files that replace a module with `vi.mock`: they need a fresh module graph. */
 const mocking = ["test/node/generar-stopped.test.ts"];
 
@@ -68,7 +90,7 @@ export default defineConfig({
           setupFiles,
           tags,
           include: ["test/node/**/*.test.ts", "test/shared/**/*.test.ts", ...unit(["src/**/*.test.ts"])],
-          exclude: mocking,
+          exclude: [...mocking, ...quick],
         },
       },
       {
