@@ -15,6 +15,20 @@ describe("remembered", () => {
     expect(computed).toEqual(["a", "b", "c", "a"]);
   });
 
+  it("computes a key `keeps` refuses each time, and keeps none of them", () => {
+    let calls = 0;
+    const length = remembered(
+      4,
+      (text: string) => {
+        calls++;
+        return text.length;
+      },
+      (text) => text.length <= 3,
+    );
+    expect([length("abc"), length("abc"), length("abcd"), length("abcd")]).toEqual([3, 3, 4, 4]);
+    expect(calls).toBe(3);
+  });
+
   it("by identity: the same object once, an equal other object again", () => {
     let calls = 0;
     const length = rememberedFor((bytes: Uint8Array) => {

@@ -8,7 +8,7 @@
 // text never holds one, and a reader could take one for data).
 import { base64ToBytes, bytesToBase64Url } from "../../lib/encoding.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
-import { remembered } from "../../lib/remembered.ts";
+import { KEPT_TEXT_CHARS, remembered } from "../../lib/remembered.ts";
 import {
   childElements,
   childText,
@@ -71,8 +71,10 @@ export function flattenedSource(doc: Pick<XmlDocument, "source">, element: XmlEl
 }
 
 /** A CAF's key, imported once by its JWK text (a CAF stamps every document of its range). */
-const importedKey = remembered(64, (jwk: string) =>
-  crypto.subtle.importKey("jwk", JSON.parse(jwk), { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" }, false, ["verify"]),
+const importedKey = remembered(
+  64,
+  (jwk: string) => crypto.subtle.importKey("jwk", JSON.parse(jwk), { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" }, false, ["verify"]),
+  (jwk) => jwk.length <= KEPT_TEXT_CHARS,
 );
 
 export async function verifyRsaSha1(key: RsaPublicKey, signatureBase64: string, texts: (string | null)[]): Promise<boolean> {

@@ -9,7 +9,7 @@
 
 import { type RsaCertificate, readCertificate } from "../../certificates/certificate.ts";
 import { base64ToBytes, bytesToBase64, bytesToBase64Url, concatBytes } from "../../lib/encoding.ts";
-import { remembered, rememberedFor } from "../../lib/remembered.ts";
+import { KEPT_TEXT_CHARS, remembered, rememberedFor } from "../../lib/remembered.ts";
 import { yielder } from "../../lib/yielder.ts";
 import { childElements, findChild, localName, textContent, type XmlDocument, type XmlElement } from "../xml/parse.ts";
 import { type C14nOptions, canonicalize, canonicalPiecesAsync, declarations } from "./c14n.ts";
@@ -180,13 +180,17 @@ function x509Certificates(keyInfo: XmlElement | undefined): string[] {
 }
 
 /** The certificate a KeyInfo's text is (the same text, the same reading: an envelope's documents share their signer's). */
-const readCertificateText = remembered(64, (text: string): ReturnType<typeof readCertificate> => {
-  try {
-    return readCertificate(base64ToBytes(text));
-  } catch {
-    return { ok: false, problem: "not-x509" };
-  }
-});
+const readCertificateText = remembered(
+  64,
+  (text: string): ReturnType<typeof readCertificate> => {
+    try {
+      return readCertificate(base64ToBytes(text));
+    } catch {
+      return { ok: false, problem: "not-x509" };
+    }
+  },
+  (text) => text.length <= KEPT_TEXT_CHARS,
+);
 
 /** A read certificate's key, imported once. */
 const certificateKey = rememberedFor((cert: RsaCertificate) => rsaKey(cert.modulus, cert.exponent));
