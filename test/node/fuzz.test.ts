@@ -196,14 +196,10 @@ describe(`fuzzing ${operations.length} operations of /openapi.json, ${RUNS} case
     }
   });
 
-  // Signing operations take a few milliseconds a case: the time limit grows with the case count.
-  it.each(operations.map((o) => [`${o.method} ${o.path}`, o] as const))(
-    "%s",
-    async (_name, operation) => {
-      await fuzzOperation(operation);
-    },
-    Math.max(5_000, RUNS * 60),
-  );
+  // The suite's timeout (a minute) is for a hang: a busy machine may take several times the usual seconds.
+  it.each(operations.map((o) => [`${o.method} ${o.path}`, o] as const))("%s", async (_name, operation) => {
+    await fuzzOperation(operation);
+  });
 });
 
 describe("fuzzing is reproducible", () => {
@@ -443,10 +439,6 @@ async function fuzzValid(operation: Operation) {
 }
 
 describe(`valid requests for ${operations.length} operations of /openapi.json, ${VALID_RUNS} cases each (seed ${SEED})`, () => {
-  it.each(operations.map((o) => [o.operationId, o] as const))(
-    "%s",
-    async (_name, operation) => fuzzValid(operation),
-    // Valid requests reach the work itself (workbooks read, documents signed): slower than refusals.
-    Math.max(20_000, VALID_RUNS * 1_000),
-  );
+  // Valid requests reach the work itself (workbooks read, documents signed): slower than refusals, within the suite's minute.
+  it.each(operations.map((o) => [o.operationId, o] as const))("%s", async (_name, operation) => fuzzValid(operation));
 });
