@@ -174,7 +174,7 @@ if (serving) {
       assert(new URL(page.url()).pathname === "/docs/", `landed on ${page.url()}`);
       const title = await page.title();
       assert(title === "SII gateway API", `title "${title}"`);
-      await page.getByText("X-API-Token", { exact: true }).first().waitFor({ timeout: 5_000 });
+      await page.getByText("X-API-Token", { exact: true }).first().waitFor({ timeout: 30_000 });
     });
 
     const operation = page.locator(`.opblock:has(.opblock-summary-path[data-path="${OPERATION}"])`).first();
