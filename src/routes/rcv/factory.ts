@@ -58,8 +58,11 @@ export const FILE_BLOCK_ROWS = 1000;
  */
 export const LOOKUP_BLOCK_ROWS = 1000;
 
+/** The weight per started block of `block` documents (the weight for none): every RCV read charged by its documents. */
+const blockUnits = (rows: number, block: number, weight: number) => weight * Math.max(1, Math.ceil(rows / block));
+
 /** Units for a lookup that read `read` documents: 1 (its weight) per started block of LOOKUP_BLOCK_ROWS. */
-export const lookupUnits = (read: number) => Math.max(1, Math.ceil(read / LOOKUP_BLOCK_ROWS));
+export const lookupUnits = (read: number) => blockUnits(read, LOOKUP_BLOCK_ROWS, 1);
 
 /** Takes what the documents read so far cost beyond what was paid (the weight first), before they are checked. */
 export function payLookup(c: Context<AppEnv>): (read: number) => Promise<void> {
@@ -72,7 +75,7 @@ export function payLookup(c: Context<AppEnv>): (read: number) => Promise<void> {
 }
 
 /** Units for a detail of `rows` documents charged by blocks of `block`: the weight per started block, the weight for none. */
-export const rowUnits = (rows: number, block: number) => DETAIL_WEIGHT * Math.max(1, Math.ceil(rows / block));
+export const rowUnits = (rows: number, block: number) => blockUnits(rows, block, DETAIL_WEIGHT);
 
 /** Takes what `rows` documents cost beyond the weight (already paid), before they are read: 429 when the plan lacks it. */
 const payRows =
