@@ -1,9 +1,10 @@
 // What every operation that calls the SII starts from: the transport, the time limit, and the
 // calling account's proxy when it has one enabled; and the request's SII sessions (src/sii/session-service.ts).
-// The service takes what it needs explicitly (SiiCaller: deps, the account, the request as a key),
-// so it can serve a caller that is not an HTTP request; `siiContext(c)` / `siiServices(c)` are the
-// routes' one-line way in, reading only deps and the principal from the Hono context.
+// The service takes what it needs explicitly (a Caller, src/platform/caller.ts), so it can serve a
+// caller that is not an HTTP request; `siiContext(c)` / `siiServices(c)` are the routes' one-line
+// way in until their logic moves into services.
 import type { Context } from "hono";
+import { type Caller, callerOf } from "../platform/caller.ts";
 import type { AppEnv } from "../platform/context.ts";
 import type { Deps } from "../ports.ts";
 import { answerLogFor } from "../sii/excerpt.ts";
@@ -20,27 +21,8 @@ export const SII_TIMEOUT_MS = 30_000;
  */
 export const SII_MAX_WAIT_MS = 5_000;
 
-/** Who calls the SII: everything the SII context and sessions read. */
-export interface SiiCaller {
-  deps: Deps;
-  /** The calling account (its proxy, its sessions); throws when there is none. */
-  account: () => string;
-  /** The request, as the key of its SII answer log (the excerpt a 502 carries; src/sii/excerpt.ts). */
-  request: object;
-}
-
-/** The caller of a route's request: its deps and the principal's account. */
-export function callerOf(c: Context<AppEnv>): SiiCaller {
-  return {
-    deps: c.get("deps"),
-    account: () => {
-      const principal = c.get("principal");
-      if (!principal) throw new Error("an SII call needs a principal");
-      return principal.account;
-    },
-    request: c,
-  };
-}
+/** Who calls the SII: the deps, the account and the request's answer log are what the context and sessions read. */
+export type SiiCaller = Pick<Caller, "deps" | "account" | "request">;
 
 export async function siiContextFor(caller: SiiCaller): Promise<SiiContext> {
   const { sii, config } = caller.deps;

@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import { callerSignerWarnings } from "../../certificates/signer-profile.ts";
 import { GENERATED_TYPES, type GeneratedParts, GenerationStopped, generateDocumentParts, SII_RUT } from "../../dte/generate/generate.ts";
 import { assertShallow } from "../../dte/normalize/normalize.ts";
+import { callerOf } from "../../platform/caller.ts";
 import { settleCharge } from "../../platform/charge.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { okStream } from "../../platform/envelope.ts";
@@ -27,7 +28,6 @@ import {
   type Taker,
   takeLedgerFolios,
 } from "../../services/folio-allocation.ts";
-import { callerOf } from "../../services/sii-context.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import {
   batchYielder,

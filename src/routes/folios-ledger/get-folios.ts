@@ -1,12 +1,12 @@
 // GET /api/v1/platform/dte/folios/{emisor}/{dte}: the account's folio ledger of one issuer and type.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { readLedger } from "../../services/folio-ledger.ts";
-import { callerOf } from "../../services/sii-context.ts";
 import { LedgerEnvelope } from "../folio-ledger.ts";
 import { LedgerParams } from "./schema.ts";
 

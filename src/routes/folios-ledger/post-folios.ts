@@ -2,12 +2,12 @@
 // reading it as generar does (the SII's signature over the one parsed DA, no comments, no second
 // DA or FRMA), checking it was granted to this issuer for this type and overlaps no range held.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { addCaf } from "../../services/folio-ledger.ts";
-import { callerOf } from "../../services/sii-context.ts";
 import { EXAMPLE_CAF } from "../example-documents.ts";
 import { AddedEnvelope } from "../folio-ledger.ts";
 import { LedgerParams } from "./schema.ts";

@@ -2,12 +2,12 @@
 // issuer and type, kept in the same ledger document as its ranges (so every store keeps it as it
 // keeps them). generar answers X-Folios-Low and GET flags bajo_umbral once the type is at or below it.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { readLedger } from "../../services/folio-ledger.ts";
-import { callerOf } from "../../services/sii-context.ts";
 import { LedgerEnvelope } from "../folio-ledger.ts";
 import { LedgerParams } from "./schema.ts";
 

@@ -1,13 +1,14 @@
 // POST /api/v1/sii/dte/caf/anular/{emisor}/{dte}/{folio_inicial}/{folio_final}: annul unused
 // folios at the SII (certificate session). Irreversible: never retried; Idempotency-Key honoured.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { callerOf, siiServices } from "../../services/sii-context.ts";
+import { siiServices } from "../../services/sii-context.ts";
 import { annulFolios } from "../../sii/folios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { DocumentType, Folio, FolioAnnulmentEnvelope } from "./schema.ts";

@@ -3,6 +3,7 @@
 // Idempotency-Key honoured by the operation wrapper.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { bytesToBase64 } from "../../lib/encoding.ts";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
@@ -11,7 +12,7 @@ import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente, DryRun, IntegerParam, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { addCaf } from "../../services/folio-ledger.ts";
-import { callerOf, siiServices } from "../../services/sii-context.ts";
+import { siiServices } from "../../services/sii-context.ts";
 import { requestFolios } from "../../sii/folios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";

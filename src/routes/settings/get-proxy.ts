@@ -1,11 +1,11 @@
 // GET /api/v1/settings/proxy: the account's proxy configuration, password never shown.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { jsonContent } from "../../platform/schemas.ts";
 import { proxyView, readProxy } from "../../services/proxy-settings.ts";
-import { callerOf } from "../../services/sii-context.ts";
 import { ProxySettingsEnvelope } from "./schema.ts";
 
 export function registerSettingsGetProxy(app: OpenAPIHono<AppEnv>): void {

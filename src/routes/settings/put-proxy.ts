@@ -1,12 +1,12 @@
 // PUT /api/v1/settings/proxy: replace the account's proxy configuration.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { ApiError, type FieldError } from "../../platform/errors.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { proxyUrlProblem, proxyView, readProxy, sealPassword, writeProxy } from "../../services/proxy-settings.ts";
-import { callerOf } from "../../services/sii-context.ts";
 import { ProxySettingsEnvelope, ProxySettingsInput } from "./schema.ts";
 
 export function registerSettingsPutProxy(app: OpenAPIHono<AppEnv>): void {
