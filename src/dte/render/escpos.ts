@@ -79,13 +79,48 @@ const WPC1252_HIGH: Record<string, number> = {
 
 /** Text in the printer's code page; what it cannot show becomes `?`. */
 export function encodeText(text: string, codePage: CodePage): number[] {
-  return [...text.normalize("NFC")].map((ch) => {
-    const code = ch.codePointAt(0) ?? 0x3f;
-    if (code < 0x80) return code;
-    if (codePage === "WPC1252") return WPC1252_HIGH[ch] ?? (code >= 0xa0 && code <= 0xff ? code : 0x3f);
-    if (codePage === "PC858" && ch === "€") return 0xd5;
-    return PC850[ch] ?? 0x3f;
-  });
+  const out = new ByteWriter();
+  appendText(out, text, codePage);
+  return [...out.done()];
+}
+
+/** Bytes written one by one into a buffer that doubles: a receipt of 1 000 lines is about 100 KB. */
+class ByteWriter {
+  #bytes = new Uint8Array(4096);
+  #length = 0;
+
+  push(...codes: number[]): void {
+    for (const code of codes) this.byte(code);
+  }
+
+  byte(code: number): void {
+    if (this.#length === this.#bytes.length) {
+      const bigger = new Uint8Array(this.#bytes.length * 2);
+      bigger.set(this.#bytes);
+      this.#bytes = bigger;
+    }
+    this.#bytes[this.#length++] = code;
+  }
+
+  done(): Uint8Array {
+    return this.#bytes.slice(0, this.#length);
+  }
+}
+
+/** Appends `text` in the code page to `out`: a receipt's lines are mostly ASCII, copied code by code. */
+function appendText(out: ByteWriter, text: string, codePage: CodePage): void {
+  let i = 0;
+  while (i < text.length && text.charCodeAt(i) < 0x80) out.byte(text.charCodeAt(i++));
+  if (i === text.length) return;
+  for (const ch of text.slice(i).normalize("NFC")) out.byte(codeFor(ch, codePage));
+}
+
+function codeFor(ch: string, codePage: CodePage): number {
+  const code = ch.codePointAt(0) ?? 0x3f;
+  if (code < 0x80) return code;
+  if (codePage === "WPC1252") return WPC1252_HIGH[ch] ?? (code >= 0xa0 && code <= 0xff ? code : 0x3f);
+  if (codePage === "PC858" && ch === "€") return 0xd5;
+  return PC850[ch] ?? 0x3f;
 }
 
 function wrap(text: string, width: number): string[] {
@@ -144,8 +179,12 @@ const GS = 0x1d;
 
 export function escposReceipt(doc: PrintedDocument, options: ReceiptOptions): Uint8Array {
   const { width, columns } = PAPER[options.papel];
-  const out: number[] = [ESC, 0x40, ESC, 0x74, CODE_PAGE_NUMBER[options.codepage]];
-  const text = (line: string) => out.push(...encodeText(line, options.codepage), 0x0a);
+  const out = new ByteWriter();
+  out.push(ESC, 0x40, ESC, 0x74, CODE_PAGE_NUMBER[options.codepage]);
+  const text = (line: string) => {
+    appendText(out, line, options.codepage);
+    out.byte(0x0a);
+  };
   const align = (n: 0 | 1 | 2) => out.push(ESC, 0x61, n);
   const bold = (on: boolean) => out.push(ESC, 0x45, on ? 1 : 0);
   const rule = () => text("-".repeat(width));
@@ -200,5 +239,5 @@ export function escposReceipt(doc: PrintedDocument, options: ReceiptOptions): Ui
     text("Verifique documento: www.sii.cl");
   }
   out.push(ESC, 0x64, 4, GS, 0x56, 0x42, 0x00);
-  return Uint8Array.from(out);
+  return out.done();
 }

@@ -175,5 +175,13 @@ export function commissionLine(c: Commission): { text: string; amount: number } 
 export function pesos(value: number): string {
   const sign = value < 0 ? "-" : "";
   const [whole = "0", decimals] = Math.abs(value).toString().split(".");
-  return `${sign}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ".")}${decimals ? `,${decimals}` : ""}`;
+  return `${sign}${thousands(whole)}${decimals ? `,${decimals}` : ""}`;
+}
+
+/** `1234567` → `1.234.567`; what is not all digits (an exponent) is left as it is. */
+function thousands(digits: string): string {
+  if (digits.length <= 3 || !/^\d+$/.test(digits)) return digits;
+  let out = digits.slice(0, digits.length % 3 || 3);
+  for (let i = out.length; i < digits.length; i += 3) out += `.${digits.slice(i, i + 3)}`;
+  return out;
 }
