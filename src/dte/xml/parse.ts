@@ -475,8 +475,14 @@ export function sourceOf(doc: Pick<XmlDocument, "source">, element: XmlElement):
 /** The element at `path` below `element` (each step the first child with that local name). */
 export function findChild(element: XmlElement | undefined, ...path: string[]): XmlElement | undefined {
   let current = element;
-  for (const name of path) current = current && childElements(current).find((c) => localName(c.name) === name);
+  for (const name of path) current = current && firstChildNamed(current, name);
   return current;
+}
+
+/** The first child element of `element` named `name` (local name), read in place: documents ask this of every line. */
+function firstChildNamed(element: XmlElement, name: string): XmlElement | undefined {
+  for (const child of element.children) if (child.type === "element" && localName(child.name) === name) return child;
+  return undefined;
 }
 
 /** The trimmed text of the element at `path`, or "" when there is none. */
