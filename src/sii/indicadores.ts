@@ -97,7 +97,8 @@ const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0
 
 /** A month table's (day, value) cell texts: by its `Día`/`Valor` header when it has one, else by cell kind. */
 function dayPairs(table: HtmlElement, name: string): (readonly [string, string])[] {
-  return namesAny(table, DAILY) ? labelledPairs(table, name) : cellPairs(table, name);
+  const rows = rowCells(table);
+  return namesAny(rows, DAILY) ? labelledPairs(table, name) : cellPairs(rows, name);
 }
 
 /** Under a `Día | Valor` header (three pairs a row), each day beside its value on whichever side the page puts it. */
@@ -117,8 +118,8 @@ function labelledPairs(table: HtmlElement, name: string): (readonly [string, str
  * without a number is the month's title (crilam's fixture puts the `<h2>` in the table's first row); any other
  * row that is not (th, td) pairs is a changed layout, never read by position.
  */
-function cellPairs(table: HtmlElement, name: string): (readonly [string, string])[] {
-  return rowCells(table).flatMap((row) => {
+function cellPairs(rows: { th: boolean; text: string }[][], name: string): (readonly [string, string])[] {
+  return rows.flatMap((row) => {
     if (row.every((c) => c.th && !/\d/.test(c.text))) return [];
     if (row.length % 2 !== 0 || row.some((c, i) => c.th !== (i % 2 === 0)))
       throw formatChanged(

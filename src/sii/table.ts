@@ -221,10 +221,10 @@ export function rowCells(table: HtmlElement): { th: boolean; text: string }[][] 
   return ownRows(table).map((row) => cellsOf(row).map((c) => ({ th: c.tagName.toUpperCase() === "TH", text: textOf(c) })));
 }
 
-/** Whether some cell of the table names one of the wanted labels: it has a header to be read by. */
-export function namesAny<K extends string>(table: HtmlElement, wanted: WantedColumns<K>): boolean {
+/** Whether some cell of a table's rows (`rowCells`) names one of the wanted labels: it has a header to be read by. */
+export function namesAny<K extends string>(rows: { text: string }[][], wanted: WantedColumns<K>): boolean {
   const { known } = labelsOf(wanted);
-  return rowCells(table).some((row) => row.some((c) => known.has(normalizeLabel(c.text))));
+  return rows.some((row) => row.some((c) => known.has(normalizeLabel(c.text))));
 }
 
 /** A row's cell at `index` ("" when the row is shorter). */
