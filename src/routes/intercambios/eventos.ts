@@ -2,8 +2,8 @@
 // history at the SII, asked with the certificate's DTE token.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { docEvents } from "../../sii/intercambios.ts";
-import { registerDocumentQuery } from "./factory.ts";
+import { documentEvents } from "../../services/intercambios.ts";
+import { registerDocumentQuery } from "./document-query.ts";
 import { Eventos } from "./schema.ts";
 
 export function registerIntercambiosEventos(app: OpenAPIHono<AppEnv>): void {
@@ -14,6 +14,6 @@ export function registerIntercambiosEventos(app: OpenAPIHono<AppEnv>): void {
     description:
       "The acceptance, claim and receipt events the SII has for the document (listarEventosHistDoc), oldest first; an empty list when it has none (code 16).",
     schema: Eventos,
-    answer: docEvents,
+    answer: documentEvents,
   });
 }

@@ -2,8 +2,8 @@
 // received a document, asked with the certificate's DTE token.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { docReceptionDate } from "../../sii/intercambios.ts";
-import { registerDocumentQuery } from "./factory.ts";
+import { documentReception } from "../../services/intercambios.ts";
+import { registerDocumentQuery } from "./document-query.ts";
 import { Recepcion } from "./schema.ts";
 
 export function registerIntercambiosRecepcionSii(app: OpenAPIHono<AppEnv>): void {
@@ -14,6 +14,6 @@ export function registerIntercambiosRecepcionSii(app: OpenAPIHono<AppEnv>): void
     description:
       "The SII's reception date and time of the document (consultarFechaRecepcionSii), as ISO 8601 with Chile's offset and as the SII wrote it; 404 when the SII has not received it.",
     schema: Recepcion,
-    answer: docReceptionDate,
+    answer: documentReception,
   });
 }

@@ -1,8 +1,12 @@
-// The exchange operations' schemas: the document a path names and the query answers.
+// The exchange operations' schemas: the document a path names, the query answers, and the
+// documents respuesta_sii takes.
 import { z } from "@hono/zod-openapi";
-import { Ambiente, IntegerParam, Rut } from "../../platform/params.ts";
+import { Ambiente, IntegerEnum, IntegerParam, Rut } from "../../platform/params.ts";
 import { envelope, pathParams } from "../../platform/schemas.ts";
-import { Folio } from "../folio-fields.ts";
+import { businessRule } from "../../platform/validation.ts";
+import { CertAuthBody } from "../credentials.ts";
+import { EXAMPLE_PFX } from "../example-credentials.ts";
+import { Folio, FolioNumber } from "../folio-fields.ts";
 
 /** Electronic document types (DTE). */
 export const DTE_TYPES = [33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112] as const;
@@ -79,3 +83,57 @@ export const Recepcion = envelope(
     })
     .openapi("SiiReception"),
 );
+
+export const MAX_DOCUMENTS = 50;
+const ACCIONES = ["ERM", "ACD", "RCD", "RFP", "RFT"] as const;
+
+export const documentoShape = {
+  emisor: Rut.meta({ description: "Issuer of the received document" }),
+  // A DTE type that takes no acceptance or claim is a business rule (400 naming the document).
+  dte: IntegerEnum(DTE_TYPES)
+    .refine(
+      (n) => (ACTIONABLE_TYPES as readonly number[]).includes(n),
+      businessRule(`takes no acceptance or claim; only ${ACTIONABLE_TYPES.join(", ")}`),
+    )
+    .meta({
+      enum: [...ACTIONABLE_TYPES],
+      description: "33, 34 or 43 (the types that take acceptance or claim)",
+      example: 33,
+    }),
+  folio: FolioNumber,
+  accion: z.enum(ACCIONES, { error: `must be one of ${ACCIONES.join(", ")}` }).register(z.globalRegistry, {
+    description:
+      "`ERM` receipt of goods or services (Ley 19.983), `ACD` accept contents, `RCD` claim contents, `RFP` claim partial lack of goods, `RFT` claim total lack of goods",
+  }),
+};
+export const Documento = z.object(documentoShape).openapi("ReceiverResponseDocument");
+
+/** respuesta_sii's body: the receiver's certificate and one document or a list of them. */
+export const RespuestaBody = z
+  .object({
+    auth: CertAuthBody.shape.auth,
+    documentos: z
+      .preprocess(
+        (value) => (value && typeof value === "object" && !Array.isArray(value) ? [value] : value),
+        z
+          .array(Documento)
+          .min(1, { error: "must list at least one document" })
+          .max(MAX_DOCUMENTS, { error: `at most ${MAX_DOCUMENTS} documents per call` }),
+      )
+      // A lone object is taken as a list of one (`type` widened: the generated list schema says array).
+      .meta({
+        type: ["object", "array"],
+        items: { $ref: "#/components/schemas/ReceiverResponseDocument" },
+        anyOf: [
+          { $ref: "#/components/schemas/ReceiverResponseDocument" },
+          { type: "array", items: { $ref: "#/components/schemas/ReceiverResponseDocument" }, minItems: 1, maxItems: MAX_DOCUMENTS },
+        ],
+        description: `One document or a list of up to ${MAX_DOCUMENTS}`,
+      }),
+  })
+  .openapi("ReceiverResponseRequest", {
+    example: {
+      auth: { cert: EXAMPLE_PFX },
+      documentos: [{ emisor: "77123456-9", dte: 33, folio: 1001, accion: "ACD" }],
+    },
+  });

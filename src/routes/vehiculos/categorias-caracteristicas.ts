@@ -3,7 +3,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { registerCategoryList } from "./factory.ts";
+import { registerCategoryList } from "./category-list.ts";
 import { Named } from "./schema.ts";
 
 export const Characteristic = Named.extend({
@@ -20,6 +20,5 @@ export function registerVehiculosCategoriasCaracteristicas(app: OpenAPIHono<AppE
       "Fuel, transmission, traction, country and doors, each with the values the workbook has (heavy vehicles have no fuel or doors).",
     item: Characteristic,
     component: "VehiculoCaracteristicas",
-    pick: (catalog) => catalog.caracteristicas,
   });
 }

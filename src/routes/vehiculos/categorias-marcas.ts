@@ -2,7 +2,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { registerCategoryList } from "./factory.ts";
+import { registerCategoryList } from "./category-list.ts";
 import { Named } from "./schema.ts";
 
 export function registerVehiculosCategoriasMarcas(app: OpenAPIHono<AppEnv>): void {
@@ -14,6 +14,5 @@ export function registerVehiculosCategoriasMarcas(app: OpenAPIHono<AppEnv>): voi
     description: "The makes with the id a search's `marca` takes (the name works too). Ids are numbered alphabetically per year.",
     item: Named.extend({ name: z.string().register(z.globalRegistry, { example: "TOYOTA" }) }),
     component: "VehiculoMarcas",
-    pick: (catalog) => catalog.marcas,
   });
 }

@@ -1,7 +1,7 @@
 // GET /api/v1/sii/vehiculos/categorias/tipos/{categoria}: the vehicle types of a category.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
-import { registerCategoryList } from "./factory.ts";
+import { registerCategoryList } from "./category-list.ts";
 import { Named } from "./schema.ts";
 
 export function registerVehiculosCategoriasTipos(app: OpenAPIHono<AppEnv>): void {
@@ -13,6 +13,5 @@ export function registerVehiculosCategoriasTipos(app: OpenAPIHono<AppEnv>): void
     description: "The types (`AUTOMOVIL`, `CAMIONETA`, …) with the id a search's `tipo` takes. Ids are numbered alphabetically per year.",
     item: Named,
     component: "VehiculoTipos",
-    pick: (catalog) => catalog.tipos.map(({ id, name }) => ({ id, name })),
   });
 }

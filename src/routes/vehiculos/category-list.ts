@@ -3,31 +3,31 @@
 // wrapped in an object with the category and appraisal year, as every success envelope's `data`
 // is an object. Each list's operation file calls `registerCategoryList` with its path.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { type Access, registerOperation } from "../../platform/operation.ts";
 import { IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
-import type { Categoria, CategoryCatalog } from "../../sii/vehiculos-index.ts";
-import { AnioTasaQuery, CATEGORIA_TEXT, catalogFor, TAGS, workbookRule } from "./schema.ts";
+import { type CategoryListName, categoryList } from "../../services/vehiculos.ts";
+import { AnioTasaQuery, CATEGORIA_TEXT, TAGS, workbookRule } from "./schema.ts";
 
 const Params = z.object({
   categoria: IntegerParam({ min: 1, max: 3, values: [1, 2, 3], noun: "a category", example: 1, description: CATEGORIA_TEXT }),
 });
 
-export interface ListOperation<L extends string> {
+export interface ListOperation {
   path: string;
   access: Access;
-  list: L;
+  list: CategoryListName;
   summary: string;
   description: string;
   item: z.ZodType;
   /** The component's name in the OpenAPI document. */
   component: string;
-  pick: (catalog: CategoryCatalog) => unknown;
 }
 
-export function registerCategoryList<L extends string>(app: OpenAPIHono<AppEnv>, op: ListOperation<L>): void {
+export function registerCategoryList(app: OpenAPIHono<AppEnv>, op: ListOperation): void {
   // `{categoria, anio, <list>: [...]}`: the list with what it is the list of.
   const List = z
     .object({
@@ -50,11 +50,8 @@ export function registerCategoryList<L extends string>(app: OpenAPIHono<AppEnv>,
     op.access,
     async (c) => {
       const { categoria } = c.req.valid("param");
-      const { anio_tasa } = c.req.valid("query");
-      // The path schema lets only 1 to 3 through.
-      const view = await catalogFor(c, categoria as Categoria, anio_tasa, op.access.weight);
-      const data = { categoria, anio: view.anio, [op.list]: op.pick(view.catalog) };
-      return ok(c, data, `${op.list} of categoria ${categoria}, appraisal year ${view.anio}`);
+      const data = await categoryList(callerOf(c), op.list, categoria, c.req.valid("query").anio_tasa, op.access.weight);
+      return ok(c, data, `${op.list} of categoria ${categoria}, appraisal year ${data.anio}`);
     },
   );
 }
