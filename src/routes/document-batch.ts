@@ -5,14 +5,15 @@
 // charged by the block of documents, not by the request.
 import type { Context } from "hono";
 import { type EnvelopeContents, MAX_DOCUMENTS } from "../dte/verify/envelope.ts";
-import { yielder } from "../lib/yielder.ts";
+import { batchYielder, yielder } from "../lib/yielder.ts";
+import { fieldError } from "../platform/body-field.ts";
 import { chargeUnits } from "../platform/charge.ts";
 import type { AppEnv } from "../platform/context.ts";
 import { ApiError } from "../platform/errors.ts";
-import { fieldError, readXmlField } from "./uploaded-xml.ts";
+import { readXmlField } from "./uploaded-xml.ts";
 
 /** Lets other requests run between documents (see lib/yielder.ts). */
-export { yielder };
+export { batchYielder, yielder };
 
 /** Documents per request (generar, pdf, escpos, envios/verificar, formatos/json from XML): the largest envelope, an EnvioDTE's. */
 export const MAX_BATCH_DOCUMENTS = MAX_DOCUMENTS.EnvioDTE;
@@ -89,9 +90,6 @@ export function checkLineCount(path: string, documents: readonly unknown[]): num
     }),
   );
 }
-
-/** The yielder of a batch that may reach the SII's maxima: slices of at most 5 ms or 4 documents. */
-export const batchYielder = () => yielder(5, 4);
 
 /** 400 naming `copias` when `documents` printed `copies` times each are more pages than one PDF may have. */
 function checkPrintedPages(documents: number, copies: number): void {

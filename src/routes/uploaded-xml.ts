@@ -10,23 +10,11 @@ import {
   inspectEnvelope,
   readEnvelopeAsync,
 } from "../dte/verify/envelope.ts";
-import { base64ToBytes, base64ToBytesAsync } from "../lib/encoding.ts";
+import { base64ToBytesAsync } from "../lib/encoding.ts";
 import { nextTurn } from "../lib/yielder.ts";
-import { ApiError } from "../platform/errors.ts";
+import { fieldError } from "../platform/body-field.ts";
 import { MAX_CHARS } from "../platform/params.ts";
 import { EXAMPLE_ENVELOPE } from "./example-documents.ts";
-
-export function fieldError(path: string, message: string): ApiError {
-  return new ApiError(400, "VALIDATION_ERROR", `${path} ${message}`, { errors: [{ path, location: "body", message }] });
-}
-
-export function base64Field(path: string, value: string): Uint8Array<ArrayBuffer> {
-  try {
-    return base64ToBytes(value.replace(/\s+/g, ""));
-  } catch {
-    throw fieldError(path, "is not base64");
-  }
-}
 
 async function unreadableAs400<T>(read: () => T | Promise<T>): Promise<T> {
   try {

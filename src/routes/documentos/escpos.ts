@@ -1,20 +1,17 @@
 // POST /api/v1/platform/dte/documentos/escpos: a signed DTE (or every DTE of an envelope) as an
 // ESC/POS receipt for thermal printers: bytes, or base64 in the envelope on Accept: application/json.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { escposReceipt } from "../../dte/render/escpos.ts";
-import { printedDocument } from "../../dte/render/model.ts";
-import { concatBytes } from "../../lib/encoding.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { okInPieces } from "../../platform/envelope.ts";
 import { Base64Value } from "../../platform/json-pieces.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
-import { batchYielder, chargeRule, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, readUploadedBatch } from "../document-batch.ts";
+import { renderEscpos } from "../../services/documentos.ts";
+import { chargeRule, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, readUploadedBatch } from "../document-batch.ts";
 
 const WEIGHT = 1;
 
 import { EXAMPLE_ENVELOPE } from "../example-documents.ts";
-import { resolucionOf } from "./factory.ts";
 import { ResolucionField, XmlField } from "./schema.ts";
 
 const Body = z
@@ -68,21 +65,9 @@ export function registerDocumentosEscpos(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const body = c.req.valid("json");
       const contents = await readUploadedBatch(c, WEIGHT, body.xml);
-      const resolucion = resolucionOf(body.resolucion, contents);
-      const printed = [];
-      const receipts = [];
-      const pause = batchYielder();
-      for (const { documento } of contents.dtes) {
-        const doc = printedDocument(contents.doc, documento);
-        printed.push(doc);
-        receipts.push(escposReceipt(doc, { papel: body.papel, codepage: body.codepage, resolucion }));
-        await pause();
-      }
-      const all = concatBytes(receipts);
-      if (/application\/json/i.test(c.req.header("accept") ?? "")) {
-        return okInPieces(c, { escpos: new Base64Value(all), documentos: printed.map((d) => ({ tipo: d.tipo, folio: d.folio })) });
-      }
-      return c.body(all, 200, { "content-type": "application/octet-stream" });
+      const { escpos, documentos } = await renderEscpos(contents, body);
+      if (/application\/json/i.test(c.req.header("accept") ?? "")) return okInPieces(c, { escpos: new Base64Value(escpos), documentos });
+      return c.body(escpos, 200, { "content-type": "application/octet-stream" });
     },
   );
 }

@@ -3,22 +3,20 @@
 // (defaults, line amounts, discounts, taxes, IVA, totals, sanitized text, canonical RUTs) with
 // the list of what was filled in or changed. Nothing is sent anywhere.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { dteDocumentFromXml } from "../../dte/normalize/from-xml.ts";
-import { type Node, normalizeDte, SUPPORTED_TYPES } from "../../dte/normalize/normalize.ts";
-import { santiagoDate } from "../../lib/dates.ts";
+import { SUPPORTED_TYPES } from "../../dte/normalize/normalize.ts";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok, okInPieces } from "../../platform/envelope.ts";
-import type { ApiError } from "../../platform/errors.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { MAX_CHARS } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { businessRule } from "../../platform/validation.ts";
-import { batchYielder, chargeRule, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, readUploadedBatch } from "../document-batch.ts";
+import { normalizeDocument, normalizeUpload } from "../../services/documentos.ts";
+import { chargeRule, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, readUploadedBatch } from "../document-batch.ts";
 
 const WEIGHT = 1;
 
 import { EXAMPLE_ENVELOPE, EXAMPLE_INVOICE } from "../example-documents.ts";
-import { fieldError } from "../uploaded-xml.ts";
 import { BASE64_XML, dteJson } from "./schema.ts";
 
 const Body = z
@@ -81,10 +79,6 @@ const FromXml = z
 
 export const Normalized = envelope(z.union([FromJson, FromXml]));
 
-function unsupportedType(tipo: number, path: string): ApiError {
-  return fieldError(path, `document type ${tipo} is not one this gateway normalizes (one of ${SUPPORTED_TYPES.join(", ")})`);
-}
-
 export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
@@ -103,28 +97,8 @@ export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
     { scope: "sii:read", weight: WEIGHT },
     async (c) => {
       const body = c.req.valid("json");
-      const today = santiagoDate(c.get("deps").clock.now());
-      if (body.dte !== undefined) {
-        const tipo = body.dte.Encabezado.IdDoc.TipoDTE;
-        if (!SUPPORTED_TYPES.includes(tipo)) throw unsupportedType(tipo, "dte.Encabezado.IdDoc.TipoDTE");
-        return ok(c, normalizeDte(body.dte, today));
-      }
-      const contents = await readUploadedBatch(c, WEIGHT, body.xml ?? "");
-      const sobre = contents.kind;
-      const documentos = [];
-      const pause = batchYielder();
-      for (const [i, entry] of contents.dtes.entries()) {
-        const document = dteDocumentFromXml(entry);
-        const at = `xml.documentos[${i}]`;
-        const idDoc = ((document.Encabezado as Node | undefined)?.IdDoc ?? {}) as Node;
-        const tipo = Number(idDoc.TipoDTE);
-        if (!SUPPORTED_TYPES.includes(tipo)) throw unsupportedType(tipo, `${at}.Encabezado.IdDoc.TipoDTE`);
-        const { dte, warnings } = normalizeDte(document, today, { at });
-        const folio = Number(((dte.Encabezado as Node).IdDoc as Node).Folio);
-        documentos.push({ tipo, folio: Number.isInteger(folio) ? folio : null, dte, warnings });
-        await pause();
-      }
-      return okInPieces(c, { sobre, documentos });
+      if (body.dte !== undefined) return ok(c, normalizeDocument(callerOf(c), body.dte));
+      return okInPieces(c, await normalizeUpload(callerOf(c), await readUploadedBatch(c, WEIGHT, body.xml ?? "")));
     },
   );
 }

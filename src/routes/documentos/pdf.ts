@@ -1,30 +1,18 @@
 // POST /api/v1/platform/dte/documentos/pdf: the printed representation of a signed DTE (or of
 // every DTE of an envelope): PDF bytes, or base64 in the envelope on Accept: application/json.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { ImageRefused, readImage } from "../../dte/render/image.ts";
-import { printedDocument } from "../../dte/render/model.ts";
-import { pdfDocument } from "../../dte/render/pdf.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { okInPieces } from "../../platform/envelope.ts";
 import { Base64Value } from "../../platform/json-pieces.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { MAX_CHARS } from "../../platform/params.ts";
 import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
-import {
-  batchYielder,
-  chargeRule,
-  MAX_BATCH_BOLETAS,
-  MAX_BATCH_DOCUMENTS,
-  MAX_PRINTED_COPIES,
-  readUploadedBatch,
-  unitsFor,
-} from "../document-batch.ts";
+import { renderPdf } from "../../services/documentos.ts";
+import { chargeRule, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_PRINTED_COPIES, readUploadedBatch, unitsFor } from "../document-batch.ts";
 
 const WEIGHT = 2;
 
 import { EXAMPLE_ENVELOPE } from "../example-documents.ts";
-import { base64Field, fieldError } from "../uploaded-xml.ts";
-import { resolucionOf } from "./factory.ts";
 import { BASE64, ResolucionField, XmlField } from "./schema.ts";
 
 const Body = z
@@ -93,33 +81,8 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
       const body = c.req.valid("json");
       // Every page draws its document's lines again: each copy is charged as a document of its own.
       const contents = await readUploadedBatch(c, WEIGHT, body.xml, true, body.copias + (body.cedible ? 1 : 0));
-      let logo = null;
-      if (body.logo) {
-        try {
-          logo = readImage(base64Field("logo", body.logo));
-        } catch (err) {
-          if (err instanceof ImageRefused) throw fieldError("logo", err.message);
-          throw err;
-        }
-      }
-      const resolucion = resolucionOf(body.resolucion, contents);
-      const docs = [];
-      const pause = batchYielder();
-      for (const { documento } of contents.dtes) {
-        docs.push(printedDocument(contents.doc, documento));
-        await pause();
-      }
-      const pdf = await pdfDocument(docs, {
-        papel: body.papel,
-        cedible: body.cedible,
-        copias: body.copias,
-        resolucion,
-        oficina_sii: body.oficina_sii ?? null,
-        logo,
-      });
-      if (/application\/json/i.test(c.req.header("accept") ?? "")) {
-        return okInPieces(c, { pdf: new Base64Value(pdf), documentos: docs.map((d) => ({ tipo: d.tipo, folio: d.folio })) });
-      }
+      const { pdf, documentos } = await renderPdf(contents, body);
+      if (/application\/json/i.test(c.req.header("accept") ?? "")) return okInPieces(c, { pdf: new Base64Value(pdf), documentos });
       return c.body(pdf as Uint8Array<ArrayBuffer>, 200, { "content-type": "application/pdf" });
     },
   );

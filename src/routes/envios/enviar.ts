@@ -3,17 +3,14 @@
 // documents, the SII's limits) and answered with 400 before anything leaves. Irreversible: never
 // retried; Idempotency-Key honoured; dry_run stops right before the upload.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { santiagoIso } from "../../lib/dates.ts";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
-import { ApiError } from "../../platform/errors.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente, DryRun } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
-import { siiServices } from "../../services/sii-context.ts";
-import { uploadBoletas } from "../../sii/envios-boleta.ts";
-import { uploadEnvelope } from "../../sii/envios-upload.ts";
+import { sendEnvelope } from "../../services/envios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { CHARGE_BLOCK, CHARGE_BLOCK_LINES, MAX_BATCH_DOCUMENTS, readUploadedBatch, unitsFor } from "../document-batch.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
@@ -60,12 +57,6 @@ export const Sent = envelope(
     .openapi("SentEnvelope"),
 );
 
-function refused(message: string, problems: { path: string; message: string }[]): ApiError {
-  return new ApiError(400, "VALIDATION_ERROR", message, {
-    errors: problems.map((p) => ({ path: `xml:${p.path}`, location: "body" as const, message: p.message })),
-  });
-}
-
 export function registerEnviosEnviar(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
@@ -82,44 +73,12 @@ export function registerEnviosEnviar(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { ambiente } = c.req.valid("query");
       const body = c.req.valid("json");
+      const dryRun = isDryRun(c);
       // Counted and charged before the parse: the checks of every signature are verificar's work, paid as verificar pays it.
-      const report = await inspectXmlField(await readUploadedBatch(c, CHECK_WEIGHT, body.xml, !isDryRun(c)));
-      if (report.kind === "DTE") {
-        throw refused("xml is a lone DTE: send it inside an EnvioDTE (documentos/generar returns one as envio_xml)", [
-          { path: "DTE", message: "is not an envelope" },
-        ]);
-      }
-      if (report.problems.length) {
-        throw refused(`The envelope would be refused: ${report.problems.map((p) => `${p.path} ${p.message}`).join("; ")}`, report.problems);
-      }
-      const credential = await parseCertificate(c, body.auth.cert);
-      const caratula = report.caratula!;
-      if (caratula.rut_envia !== credential.rut) {
-        throw refused(`The envelope says it is sent by ${caratula.rut_envia}; the certificate is ${credential.rut}'s`, [
-          { path: "SetDTE/Caratula/RutEnvia", message: `is ${caratula.rut_envia}, not the certificate's ${credential.rut}` },
-        ]);
-      }
-      const documentos = report.documentos.map((d) => ({ tipo: d.tipo, folio: d.folio }));
-      const archivo = body.archivo ?? `${report.kind}_${caratula.rut_emisor}_${documentos[0]?.folio ?? 0}.xml`;
-      const servicio = report.kind === "EnvioBOLETA" ? ("boleta" as const) : ("dte" as const);
-      if (isDryRun(c)) {
-        const data = { track_id: null, estado: null, fecha_recepcion: null, servicio, archivo, emisor: caratula.rut_emisor, documentos };
-        return ok(c, data, `Preview only (dry_run): the envelope passed every check; nothing was sent to the SII`);
-      }
-      const { ctx, sessions } = await siiServices(c);
-      const upload = { sender: credential.rut, company: caratula.rut_emisor, fileName: archivo, file: report.bytes };
-      const send = servicio === "boleta" ? uploadBoletas : uploadEnvelope;
-      const received = await sessions.withDteToken(credential, ambiente, (token) => send(ctx, ambiente, token, upload), servicio);
-      const stamp = received.timestamp?.trim().replace(" ", "T");
-      return ok(c, {
-        track_id: received.track_id,
-        estado: "REC",
-        fecha_recepcion: stamp && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(stamp) ? santiagoIso(stamp) : null,
-        servicio,
-        archivo: received.archivo,
-        emisor: caratula.rut_emisor,
-        documentos,
-      });
+      const report = await inspectXmlField(await readUploadedBatch(c, CHECK_WEIGHT, body.xml, !dryRun));
+      const readCertificate = () => parseCertificate(c, body.auth.cert);
+      const data = await sendEnvelope(callerOf(c), { report, ambiente, archivo: body.archivo, readCertificate, dryRun });
+      return dryRun ? ok(c, data, "Preview only (dry_run): the envelope passed every check; nothing was sent to the SII") : ok(c, data);
     },
   );
 }

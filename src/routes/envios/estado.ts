@@ -1,14 +1,13 @@
 // POST /api/v1/platform/dte/envios/estado/{emisor}/{track_id}: where an uploaded envelope is in
 // the SII's processing, with the certificate's DTE token (QueryEstUp).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { siiServices } from "../../services/sii-context.ts";
-import { queryUploadStatus } from "../../sii/envios.ts";
-import { boletaUploadStatus } from "../../sii/envios-boleta.ts";
+import { uploadStatus } from "../../services/envios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 
 const Params = pathParams({
@@ -100,17 +99,7 @@ export function registerEnviosEstado(app: OpenAPIHono<AppEnv>): void {
       const { emisor, track_id } = c.req.valid("param");
       const { ambiente, servicio } = c.req.valid("query");
       const credential = await parseCertificate(c, c.req.valid("json").auth.cert);
-      const { ctx, sessions } = await siiServices(c);
-      const status = await sessions.withDteToken(
-        credential,
-        ambiente,
-        async (token) =>
-          servicio === "boleta"
-            ? boletaUploadStatus(ctx, ambiente, token, emisor, track_id)
-            : { ...(await queryUploadStatus(ctx, ambiente, token, emisor, track_id)), detalle: null },
-        servicio,
-      );
-      return ok(c, status);
+      return ok(c, await uploadStatus(callerOf(c), { emisor, track_id, ambiente, servicio, credential }));
     },
   );
 }
