@@ -13,6 +13,7 @@ import { ApiError, type FieldError } from "../../platform/errors.ts";
 import { responseFormat } from "../../platform/negotiation.ts";
 import { type Access, type ContextWith, registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
+import { COMMIT_CHARS, heldAnswer, JSON_FORMAT, type StreamFormat, streamJson } from "../../platform/stream.ts";
 import { fieldPath } from "../../platform/validation.ts";
 import {
   detailCsvLines,
@@ -32,7 +33,6 @@ import type { AsyncQuery, RcvQuery } from "../../sii/rcv.ts";
 import type { SiiSessions } from "../../sii/session-service.ts";
 import { parseCertificate } from "../credentials.ts";
 import { type DetailQuery, type RcvAuth, WriteQuery, Written } from "./schema.ts";
-import { COMMIT_CHARS, heldAnswer, JSON_FORMAT, type StreamFormat, streamJson } from "./stream.ts";
 
 /** The weight of a detail (synchronous or asynchronous): what each charged block of its rows costs. */
 export const DETAIL_WEIGHT = 2;

@@ -6,7 +6,7 @@
 // and both hold the first COMMIT_CHARS of the answer so that an early failure is an error envelope.
 
 import type { Context } from "hono";
-import type { AppEnv } from "../../platform/context.ts";
+import type { AppEnv } from "./context.ts";
 
 const JSON_TYPE = { "content-type": "application/json; charset=utf-8" };
 /** Pieces joined into one chunk: one write per row would cost more than the row. */
