@@ -7,7 +7,7 @@ import { ApiError } from "../../platform/errors.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { checkEmptyType } from "../../services/rcv.ts";
+import { checkEmptyType } from "../../services/rcv-detail.ts";
 import { siiServices } from "../../services/sii-context.ts";
 import { rcvPurchaseByFolio } from "../../sii/rcv.ts";
 import { checkPeriodo, LOOKUP_BLOCK_ROWS, payLookup, withRcvSession } from "./factory.ts";

@@ -25,7 +25,7 @@ import {
   withRcvSession as rcvSession,
   readSummary,
   requestDownload,
-} from "../../services/rcv.ts";
+} from "../../services/rcv-detail.ts";
 import { siiServices } from "../../services/sii-context.ts";
 import type { CookieJar } from "../../sii/cookies.ts";
 import type { SiiContext } from "../../sii/http.ts";
