@@ -4,7 +4,7 @@
 // who cannot pay gets 429 before the rows are fetched.
 import { describe, expect, it } from "vitest";
 import type { SiiTransport } from "../../src/ports.ts";
-import { DETAIL_BLOCK_ROWS, FILE_BLOCK_ROWS, LOOKUP_BLOCK_ROWS, lookupUnits, rowUnits } from "../../src/routes/rcv/factory.ts";
+import { DETAIL_BLOCK_ROWS, FILE_BLOCK_ROWS, LOOKUP_BLOCK_ROWS, lookupUnits, rowUnits } from "../../src/routes/rcv/write.ts";
 import { Detail, FileEnvelope, JobEnvelope } from "../../src/routes/rcv/schema.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { ASYNC_STEP_MS, rcvDocuments } from "../../src/sandbox/rcv.ts";

@@ -10,7 +10,7 @@ import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../
 import { checkEmptyType } from "../../services/rcv-detail.ts";
 import { siiServices } from "../../services/sii-context.ts";
 import { rcvPurchaseByFolio } from "../../sii/rcv.ts";
-import { checkPeriodo, LOOKUP_BLOCK_ROWS, payLookup, withRcvSession } from "./factory.ts";
+import { checkPeriodo, LOOKUP_BLOCK_ROWS, payLookup, withRcvSession } from "./write.ts";
 import { AmbienteQuery, Document, Dte, MAX_FOLIO, RcvAuthBody, RcvPeriodo, Receptor } from "./schema.ts";
 
 const Params = pathParams({

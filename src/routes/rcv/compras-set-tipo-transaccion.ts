@@ -7,7 +7,7 @@ import { IntegerEnum, Rut } from "../../platform/params.ts";
 import { pathParams } from "../../platform/schemas.ts";
 import { rcvSetTransactionTypes } from "../../sii/rcv.ts";
 import { EXAMPLE_CLAVE } from "../example-credentials.ts";
-import { registerRcvWrite } from "./factory.ts";
+import { registerRcvWrite } from "./write.ts";
 import { MAX_FOLIO, RcvPeriodo, Receptor, withAuth } from "./schema.ts";
 
 /** Purchase types whose transaction type can be set. */

@@ -6,7 +6,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { pathParams } from "../../platform/schemas.ts";
 import { deleteResumen } from "../../sii/rcv-inferred.ts";
 import { EXAMPLE_CLAVE } from "../example-credentials.ts";
-import { registerRcvWrite } from "./factory.ts";
+import { registerRcvWrite } from "./write.ts";
 import { Emisor, RcvPeriodo, SUMMARY_TYPES, SummaryType, withAuth } from "./schema.ts";
 
 export function registerRcvVentasDeleteResumen(app: OpenAPIHono<AppEnv>): void {

@@ -8,7 +8,7 @@ import { registerOperation } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { siiServices } from "../../services/sii-context.ts";
 import { salesSummaryDetail } from "../../sii/rcv-summary-detail.ts";
-import { checkPeriodo, withRcvSession } from "./factory.ts";
+import { checkPeriodo, withRcvSession } from "./write.ts";
 import { AmbienteQuery, Emisor, RcvAuthBody, RcvPeriodo } from "./schema.ts";
 
 const Params = pathParams({ emisor: Emisor, periodo: RcvPeriodo });

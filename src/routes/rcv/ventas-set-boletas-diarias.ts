@@ -8,7 +8,7 @@ import { pathParams } from "../../platform/schemas.ts";
 import { fieldPath } from "../../platform/validation.ts";
 import { setBoletasDiarias } from "../../sii/rcv-inferred.ts";
 import { EXAMPLE_CLAVE } from "../example-credentials.ts";
-import { checkTotals, registerRcvWrite } from "./factory.ts";
+import { checkTotals, registerRcvWrite } from "./write.ts";
 import { Count, Emisor, MAX_FOLIO, RcvPeriodo, SUMMARY_TYPES, Totals, withAuth } from "./schema.ts";
 
 const Dia = z.object({

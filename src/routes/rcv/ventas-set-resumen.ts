@@ -7,7 +7,7 @@ import { pathParams } from "../../platform/schemas.ts";
 import { fieldPath } from "../../platform/validation.ts";
 import { setResumen } from "../../sii/rcv-inferred.ts";
 import { EXAMPLE_CLAVE } from "../example-credentials.ts";
-import { checkTotals, registerRcvWrite } from "./factory.ts";
+import { checkTotals, registerRcvWrite } from "./write.ts";
 import { Count, Emisor, RcvPeriodo, SUMMARY_TYPES, SummaryType, Totals, withAuth } from "./schema.ts";
 
 const Resumen = z.object({
