@@ -1,20 +1,13 @@
-// The RCV's reads as the gateway composes them from the SII's services, with no HTTP: the session
-// an RCV call runs in (the clave's own or a certificate's), the summary with plain names, and the
-// detail (summary → types → detail → empty-type check → second read), written as text pieces the
-// route streams; and the asynchronous download's documents. Routes parse, call these, answer.
-import type { SigningCredential } from "../certificates/credentials.ts";
+// The RCV's synchronous detail as the gateway composes it from the SII's services, with no HTTP:
+// summary → types → detail → empty-type check → second read, written as the pieces of the answer's
+// `data` (JSON), or the SII's own export (CSV). src/services/rcv.ts runs them in a session and holds them.
 import { neutralizeCsvLine } from "../lib/csv.ts";
 import { ApiError } from "../platform/errors.ts";
+import { COMMIT_CHARS } from "../platform/stream.ts";
 import type { CookieJar } from "../sii/cookies.ts";
 import { formatChanged } from "../sii/format-changed.ts";
 import type { SiiContext } from "../sii/http.ts";
 import {
-  type AsyncJob,
-  type AsyncQuery,
-  asyncFileLines,
-  asyncJob,
-  CsvDocuments,
-  checkFileCount,
   type DetalleRow,
   detalleRow,
   type RcvQuery,
@@ -23,57 +16,10 @@ import {
   rcvExport,
   rcvService,
   rcvSummary,
-  requestAsync,
   resumenRows,
 } from "../sii/rcv.ts";
-import { RCV_APP } from "../sii/rcv-facade.ts";
 import { DocumentKeys } from "../sii/rcv-rows.ts";
-import type { SiiSessions } from "../sii/session-service.ts";
-
-/** An RCV call's credential as the request gives it: a clave, or a certificate still to be read (`C`). */
-export interface RcvLogin<C> {
-  pass?: { rut: string; clave: string };
-  cert?: C;
-}
-
-/**
- * Runs `use` in a session as `rut`: the clave's own, or a certificate's (holder or representative),
- * read by `readCertificate` only when it is the one given.
- */
-export async function withRcvSession<T, C>(
-  sessions: SiiSessions,
-  rut: string,
-  auth: RcvLogin<C>,
-  readCertificate: (cert: C) => Promise<SigningCredential>,
-  use: (jar: CookieJar) => Promise<T>,
-): Promise<T> {
-  if (auth.pass) {
-    if (auth.pass.rut !== rut) {
-      throw new ApiError(403, "AUTH_ERROR", `The clave is ${auth.pass.rut}'s; it cannot open ${rut}'s register`, {
-        errors: [{ path: "auth.pass.rut", location: "body", message: `must be ${rut} to read its register with a clave` }],
-      });
-    }
-    return sessions.withClave(auth.pass, use, RCV_APP);
-  }
-  if (!auth.cert) throw new Error("RcvAuthBody guarantees one credential");
-  const credential = await readCertificate(auth.cert);
-  return sessions.withCertificate(credential, "0", use, rut);
-}
-
-/** The period's summary; the SII's answer is kept whole under `sii`, `resumen` is the same rows with plain names. */
-export async function readSummary(ctx: SiiContext, jar: CookieJar, q: RcvQuery) {
-  const answer = await rcvSummary(ctx, jar, q);
-  const { metaData: _meta, ...sii } = answer;
-  const resumen = resumenRows(answer);
-  const total = resumen.reduce((sum, r) => sum + r.documentos, 0);
-  return { rut: q.rut, periodo: q.periodo, operacion: q.operacion, estado: q.estado, total_documentos: total, resumen, sii };
-}
-
-/**
- * Takes the units for a read of `rows` documents before the first of them is read (the caller's
- * charging rule: src/routes/rcv/factory.ts), or throws 429 QUOTA_EXCEEDED.
- */
-export type PayRows = (rows: number) => Promise<void>;
+import type { PayRows } from "./rcv-charge.ts";
 
 /**
  * The SII's own export of the period's type `dte` (0: all), a line at a time, as received. `pay`
@@ -91,6 +37,17 @@ export async function* detailCsvLines(ctx: SiiContext, jar: CookieJar, q: RcvQue
 
 /** The SII's own file name of the export (it sends it after the rows, too late for the header of a streamed answer). */
 export const detailCsvName = (q: RcvQuery) => `RCV_${q.operacion}_${q.estado}_${q.rut}_${q.periodo}.csv`;
+
+/**
+ * The SII service a detail is read from, as its errors name it: `getDetalleCompra` for purchases,
+ * `getDetalleVenta` for sales (two methods of the portal's facade, docs/sii-services.md §7.2 and
+ * §7.4, seen in crilam/mcp-sii `docs/superpowers/specs/2026-08-26-ronda-1-rcv-design.md`; the one
+ * src/sii/rcv.ts `rcvDetail` calls for each side).
+ */
+const detailService = (q: RcvQuery) => rcvService(q.operacion === "COMPRA" ? "getDetalleCompra" : "getDetalleVenta");
+
+/** The SII's rows kept to answer `sii.data` from the same read (a quarter of what an answer holds before streaming). */
+const KEEP_RAW_CHARS = COMMIT_CHARS / 4;
 
 export interface DetailTypes {
   types: number[];
@@ -145,7 +102,7 @@ export async function checkEmptyType(ctx: SiiContext, jar: CookieJar, q: RcvQuer
     `The SII's synchronous detail answered no documents of type ${tipo}, but its summary counts ${counted}: the period is past what the synchronous detail serves. Use the asynchronous download (POST ${asyncPath})`,
     {
       details: {
-        service: rcvService(compras ? "getDetalleCompra" : "getDetalleVenta"),
+        service: detailService(q),
         tipo_documento: tipo,
         documentos_resumen: counted,
         async: asyncPath,
@@ -162,6 +119,7 @@ export async function checkEmptyType(ctx: SiiContext, jar: CookieJar, q: RcvQuer
  * is SII_FORMAT_CHANGED (aborted once streaming), never documents that contradict the summary.
  */
 function checkAgainstSummary(
+  service: string,
   tipo: number,
   sums: Record<"documentos" | "monto_exento" | "monto_neto" | "monto_iva" | "monto_total", number>,
   row?: ResumenRow,
@@ -169,10 +127,7 @@ function checkAgainstSummary(
   if (!row) return;
   for (const key of ["documentos", "monto_exento", "monto_neto", "monto_iva", "monto_total"] as const) {
     if (sums[key] !== row[key]) {
-      throw formatChanged(
-        rcvService("getDetalleCompra"),
-        `type ${tipo}: the detail's ${key} is ${sums[key]} but the summary's ${row[key]}`,
-      );
+      throw formatChanged(service, `type ${tipo}: the detail's ${key} is ${sums[key]} but the summary's ${row[key]}`);
     }
   }
 }
@@ -184,10 +139,10 @@ function checkAgainstSummary(
  */
 const countedRows = (known: DetailTypes) => known.types.reduce((sum, tipo) => sum + (known.counted?.get(tipo) ?? 0), 0);
 
-function checkWithinCount(tipo: number, documents: number, known: DetailTypes): void {
+function checkWithinCount(service: string, tipo: number, documents: number, known: DetailTypes): void {
   const counted = known.counted?.get(tipo) ?? 0;
   if (documents > counted) {
-    throw formatChanged(rcvService("getDetalleCompra"), `type ${tipo}: the detail has more documents than the summary's ${counted}`);
+    throw formatChanged(service, `type ${tipo}: the detail has more documents than the summary's ${counted}`);
   }
 }
 
@@ -202,37 +157,31 @@ function fingerprint(hash: number, text: string): number {
 }
 
 /**
- * The detail's envelope, written as the SII's rows arrive: the normalized `documentos`, then the
+ * The detail's `data`, written as the SII's rows arrive: the normalized `documentos`, then the
  * SII's own rows in `sii.data` (documented as kept so nothing is lost). JSON cannot interleave two
  * arrays, so a period too large to hold is read from the SII twice: once for `documentos`, once for
  * `sii.data`. The second read must bring the same documents (count and fingerprint); if the
  * register changed in between, the answer is aborted rather than contradict itself.
- * `registros` follows `documentos`: it is known only at the end. `keepRawChars`: the SII's rows kept
- * to answer `sii.data` from the same read (the caller's to size by what it buffers); past it a second read streams them.
+ * `registros` follows `documentos`: it is known only at the end. Past KEEP_RAW_CHARS of the SII's
+ * rows kept from the first read, a second read streams them.
  * `pay` takes the units for the documents the summary counts, before any detail is read.
  */
-export async function* detailJson(
-  ctx: SiiContext,
-  jar: CookieJar,
-  q: RcvQuery,
-  dte: number,
-  keepRawChars: number,
-  pay: PayRows,
-): AsyncGenerator<string> {
+export async function* detailJson(ctx: SiiContext, jar: CookieJar, q: RcvQuery, dte: number, pay: PayRows): AsyncGenerator<string> {
   const known = await detailTypes(ctx, jar, q, dte);
   await pay(countedRows(known));
   const head = { rut: q.rut, periodo: q.periodo, operacion: q.operacion, estado: q.estado, sin_detalle: known.withoutDetail };
-  yield `{"success":true,"message":"OK","data":${JSON.stringify(head).slice(0, -1)},"documentos":[`;
+  yield `${JSON.stringify(head).slice(0, -1)},"documentos":[`;
   let count = 0;
   let print = 2166136261;
   let kept: string[] | null = [];
   let keptChars = 0;
-  const keys = new DocumentKeys(rcvService("getDetalleCompra"));
+  const service = detailService(q);
+  const keys = new DocumentKeys(service);
   for (const tipo of known.types) {
     const before = count;
     const sums = { documentos: 0, monto_exento: 0, monto_neto: 0, monto_iva: 0, monto_total: 0 };
     for await (const raw of rcvDetail(ctx, jar, q, tipo)) {
-      checkWithinCount(tipo, sums.documentos + 1, known);
+      checkWithinCount(service, tipo, sums.documentos + 1, known);
       const doc = keys.check(detalleRow(raw, q.estado));
       sums.documentos++;
       for (const key of ["monto_exento", "monto_neto", "monto_iva", "monto_total"] as const) sums[key] += doc[key];
@@ -241,12 +190,12 @@ export async function* detailJson(
       if (kept) {
         const text = JSON.stringify(raw);
         keptChars += text.length;
-        if (keptChars > keepRawChars) kept = null;
+        if (keptChars > KEEP_RAW_CHARS) kept = null;
         else kept.push(text);
       }
     }
     if (count === before) await checkEmptyType(ctx, jar, q, tipo, known);
-    else checkAgainstSummary(tipo, sums, known.summary?.get(tipo));
+    else checkAgainstSummary(service, tipo, sums, known.summary?.get(tipo));
   }
   yield `],"registros":${count},"sii":{"data":[`;
   if (kept) yield kept.join(",");
@@ -263,78 +212,9 @@ export async function* detailJson(
     }
     if (again !== count || reprint !== print) changedRegister(count, again);
   }
-  yield `]}},"timestamp":${JSON.stringify(new Date().toISOString())}}`;
+  yield "]}}";
 }
 
 function changedRegister(first: number, second: number): never {
   throw new Error(`the SII's register changed while it was read twice (${first} documents, then ${second})`);
-}
-
-/**
- * The success envelope written as the file arrives, a document at a time, so a period of any size
- * passes through in flat memory. `registros` comes after `documentos`: it is known only at the end,
- * and must be what the request declared (caNumLineas), else the answer is an error (or, once
- * streaming, aborted) rather than a short list that looks whole.
- */
-async function* documentsJson(job: AsyncJob, lines: ReadableStream<string>, q: AsyncQuery): AsyncGenerator<string> {
-  const reader = lines.getReader();
-  let finished = false;
-  try {
-    yield `{"success":true,"message":"OK","data":{"solicitud_id":${job.solicitud_id},"documentos":[`;
-    let documents: CsvDocuments | undefined;
-    let count = 0;
-    for (let next = await reader.read(); !next.done; next = await reader.read()) {
-      if (!documents) documents = new CsvDocuments(next.value, q.estado, undefined, q.operacion);
-      else {
-        const done = documents.push(next.value);
-        if (!done) continue;
-        // A document past the declared count (what was paid for) stops the file there.
-        if (count === job.registros) checkFileCount(job, count + 1);
-        yield `${count++ ? "," : ""}${JSON.stringify(done)}`;
-      }
-    }
-    finished = true;
-    const last = documents?.end();
-    if (last) yield `${count++ ? "," : ""}${JSON.stringify(last)}`;
-    checkFileCount(job, count);
-    yield `],"registros":${count}},"timestamp":${JSON.stringify(new Date().toISOString())}}`;
-  } finally {
-    if (!finished) await reader.cancel().catch(() => undefined);
-  }
-}
-
-/** A download's state as answered: the job without the SII's opaque blob. */
-export const plainJob = ({ blob: _blob, ...job }: AsyncJob) => job;
-
-/** Asks the SII to prepare the period's file. */
-export async function requestDownload(ctx: SiiContext, jar: CookieJar, q: AsyncQuery) {
-  return plainJob(await requestAsync(ctx, jar, q));
-}
-
-/** The download's state. */
-export async function downloadState(ctx: SiiContext, jar: CookieJar, q: AsyncQuery, solicitudId: number) {
-  return plainJob(await asyncJob(ctx, jar, q, solicitudId));
-}
-
-/**
- * The finished file's documents, as the pieces of the success envelope; a 400 while the SII still
- * prepares it. `pay` takes the units for the documents the request declares (caNumLineas) before
- * the file is fetched.
- */
-export async function downloadDocuments(
-  ctx: SiiContext,
-  jar: CookieJar,
-  q: AsyncQuery,
-  solicitudId: number,
-  pay: PayRows,
-): Promise<AsyncGenerator<string>> {
-  const job = await asyncJob(ctx, jar, q, solicitudId);
-  if (job.estado !== "TERMINADO") {
-    throw new ApiError(400, "VALIDATION_ERROR", `Download ${job.solicitud_id} is ${job.estado}, not TERMINADO yet; poll its state`, {
-      details: { estado: job.estado },
-    });
-  }
-  await pay(job.registros);
-  const lines = await asyncFileLines(ctx, jar, q, job);
-  return documentsJson(job, lines, q);
 }
