@@ -4,11 +4,11 @@
 // who cannot pay gets 429 before the rows are fetched.
 import { describe, expect, it } from "vitest";
 import type { SiiTransport } from "../../src/ports.ts";
-import { DETAIL_BLOCK_ROWS, FILE_BLOCK_ROWS, LOOKUP_BLOCK_ROWS, lookupUnits, rowUnits } from "../../src/routes/rcv/factory.ts";
 import { Detail, FileEnvelope, JobEnvelope } from "../../src/routes/rcv/schema.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { ASYNC_STEP_MS, rcvDocuments } from "../../src/sandbox/rcv.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
+import { DETAIL_BLOCK_ROWS, FILE_BLOCK_ROWS, LOOKUP_BLOCK_ROWS, lookupUnits, rowUnits } from "../../src/services/rcv-charge.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 

@@ -1,8 +1,8 @@
 // The synchronous RCV detail of a large period streams in workerd too: the Worker entry answers a
 // 10 k-document period's type whole (documents and the SII's rows from a second read).
 import { describe, expect, it } from "vitest";
-import { DETAIL_BLOCK_ROWS, rowUnits } from "../../src/routes/rcv/factory.ts";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
+import { DETAIL_BLOCK_ROWS, rowUnits } from "../../src/services/rcv-charge.ts";
 import { ADMIN_HEADERS, fetchWorker } from "./worker.ts";
 
 describe("RCV detail in workerd", () => {

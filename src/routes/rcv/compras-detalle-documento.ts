@@ -1,16 +1,15 @@
 // POST /api/v1/sii/rcv/compras/detalle/documento/{receptor}/{periodo}/{dte}/{folio}: the purchase
 // documents of a type with that folio (suppliers may share folio numbers), in whatever state.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { ApiError } from "../../platform/errors.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { checkEmptyType } from "../../services/rcv.ts";
-import { siiServices } from "../../services/sii-context.ts";
-import { rcvPurchaseByFolio } from "../../sii/rcv.ts";
-import { checkPeriodo, LOOKUP_BLOCK_ROWS, payLookup, withRcvSession } from "./factory.ts";
+import { findPurchase } from "../../services/rcv.ts";
+import { LOOKUP_BLOCK_ROWS } from "../../services/rcv-charge.ts";
+import { rcvLogin } from "./answers.ts";
 import { AmbienteQuery, Document, Dte, MAX_FOLIO, RcvAuthBody, RcvPeriodo, Receptor } from "./schema.ts";
 
 const Params = pathParams({
@@ -47,22 +46,8 @@ export function registerRcvComprasDetalleDocumento(app: OpenAPIHono<AppEnv>): vo
     { scope: "sii:read", weight: 1 },
     async (c) => {
       const { receptor, periodo, dte, folio } = c.req.valid("param");
-      checkPeriodo(c, periodo);
-      const { auth } = c.req.valid("json");
-      const { ctx, sessions } = await siiServices(c);
-      const found = await withRcvSession(c, sessions, receptor, auth, async (jar) => {
-        const { rows, documentos, emptyStates } = await rcvPurchaseByFolio(ctx, jar, { rut: receptor, periodo }, dte, folio, payLookup(c));
-        // Not found is a 404 only if no state's detail came back empty past its ceiling.
-        if (!rows.length) {
-          for (const estado of emptyStates) {
-            const q = { rut: receptor, periodo, operacion: "COMPRA" as const, estado };
-            await checkEmptyType(ctx, jar, q, dte, { types: [dte], withoutDetail: [], counted: null });
-          }
-        }
-        return { rows, documentos };
-      });
-      if (!found.rows.length) throw new ApiError(404, "HTTP_404", `No purchase document of type ${dte} with folio ${folio} in ${periodo}`);
-      return ok(c, { documentos: found.documentos, sii: { data: found.rows } });
+      const login = await rcvLogin(c, c.req.valid("json").auth);
+      return ok(c, await findPurchase(callerOf(c), { rut: receptor, periodo }, dte, folio, login));
     },
   );
 }

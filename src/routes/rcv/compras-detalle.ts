@@ -4,7 +4,9 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, pathParams } from "../../platform/schemas.ts";
-import { answerDetail, DETAIL_BLOCK_ROWS, DETAIL_COUNT, DETAIL_WEIGHT, detailChargeRule } from "./factory.ts";
+import { DETAIL_BLOCK_ROWS, DETAIL_WEIGHT } from "../../services/rcv-charge.ts";
+import { answerDetail } from "./answers.ts";
+import { DETAIL_COUNT, detailChargeRule } from "./charge-rules.ts";
 import { DetailQuery, DetailResponse, Dte, Estado, RcvAuthBody, RcvPeriodo, Receptor } from "./schema.ts";
 
 const Params = pathParams({ receptor: Receptor, periodo: RcvPeriodo, dte: Dte, estado: Estado });

@@ -1,14 +1,13 @@
 // POST /api/v1/sii/rcv/compras/set_tipo_transaccion/{receptor}/{periodo}: sets the transaction type
-// of purchase documents with the portal's public call (src/sii/rcv.ts `cambiaTipoCompra`).
+// of purchase documents with the portal's public call (src/sii/rcv.ts `cambiaTipoCompra`, sent by src/services/rcv.ts).
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { IntegerEnum, Rut } from "../../platform/params.ts";
 import { pathParams } from "../../platform/schemas.ts";
-import { rcvSetTransactionTypes } from "../../sii/rcv.ts";
 import { EXAMPLE_CLAVE } from "../example-credentials.ts";
-import { registerRcvWrite } from "./factory.ts";
 import { MAX_FOLIO, RcvPeriodo, Receptor, withAuth } from "./schema.ts";
+import { registerRcvWrite } from "./write.ts";
 
 /** Purchase types whose transaction type can be set. */
 const PURCHASE_TYPES = [29, 30, 32, 33, 34, 40, 43, 45, 46, 55, 56, 60, 61, 108, 901, 914];
@@ -59,6 +58,6 @@ export function registerRcvComprasSetTipoTransaccion(app: OpenAPIHono<AppEnv>): 
     params: pathParams({ receptor: Receptor, periodo: RcvPeriodo }),
     rut: (params) => params.receptor,
     body: Body,
-    send: (ctx, jar, rut, body, params) => rcvSetTransactionTypes(ctx, jar, rut, params.periodo, body.documentos),
+    change: (body) => ({ kind: "tipo_transaccion", documentos: body.documentos }),
   });
 }

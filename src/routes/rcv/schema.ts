@@ -26,7 +26,7 @@ export const Emisor = Rut.meta({
   example: "76192083-9",
 });
 
-/** The SII's first RCV period (factory.ts checks the upper bound, the current month in Chile). */
+/** The SII's first RCV period (src/services/rcv.ts checks the upper bound, the current month in Chile). */
 const RCV_PERIOD = /^(?:2017(?:0[5-9]|1[0-2])|(?:201[89]|20[2-9]\d|2[1-9]\d\d)(?:0[1-9]|1[0-2]))$/;
 
 export const RcvPeriodo = z

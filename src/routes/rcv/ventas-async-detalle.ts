@@ -4,7 +4,9 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { answerAsync, DETAIL_WEIGHT, detailChargeRule, FILE_BLOCK_ROWS, FILE_COUNT } from "./factory.ts";
+import { DETAIL_WEIGHT, FILE_BLOCK_ROWS } from "../../services/rcv-charge.ts";
+import { answerAsync } from "./answers.ts";
+import { detailChargeRule, FILE_COUNT } from "./charge-rules.ts";
 import { AmbienteQuery, Dte, Emisor, FileEnvelope, RcvAuthBody, RcvPeriodo, SolicitudId } from "./schema.ts";
 
 const Params = pathParams({ emisor: Emisor, periodo: RcvPeriodo, solicitud_id: SolicitudId, dte: Dte });

@@ -4,7 +4,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { answerAsync } from "./factory.ts";
+import { answerAsync } from "./answers.ts";
 import { AmbienteQuery, Dte, Emisor, JobEnvelope, RcvAuthBody, RcvPeriodo } from "./schema.ts";
 
 const Params = pathParams({ emisor: Emisor, periodo: RcvPeriodo, dte: Dte });

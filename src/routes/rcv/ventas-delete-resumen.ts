@@ -4,10 +4,9 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { pathParams } from "../../platform/schemas.ts";
-import { deleteResumen } from "../../sii/rcv-inferred.ts";
 import { EXAMPLE_CLAVE } from "../example-credentials.ts";
-import { registerRcvWrite } from "./factory.ts";
 import { Emisor, RcvPeriodo, SUMMARY_TYPES, SummaryType, withAuth } from "./schema.ts";
+import { registerRcvWrite } from "./write.ts";
 
 export function registerRcvVentasDeleteResumen(app: OpenAPIHono<AppEnv>): void {
   registerRcvWrite(app, {
@@ -26,6 +25,6 @@ export function registerRcvVentasDeleteResumen(app: OpenAPIHono<AppEnv>): void {
           description: `The summary types to delete (${SUMMARY_TYPES.join(", ")}); default: every summary type`,
         }),
     }).openapi("RcvDeleteResumen", { example: { auth: { pass: EXAMPLE_CLAVE }, tipos_documento: [39] } }),
-    send: (ctx, jar, rut, body, params) => deleteResumen(ctx, jar, rut, params.periodo, body.tipos_documento ?? [...SUMMARY_TYPES]),
+    change: (body) => ({ kind: "delete_resumen", tipos: body.tipos_documento ?? [...SUMMARY_TYPES] }),
   });
 }

@@ -2,13 +2,13 @@
 // totals with their days. A read (no dry_run) with the same credentials as the writes; both SII
 // calls are public (src/sii/rcv-summary-detail.ts `salesSummaryDetail`).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { siiServices } from "../../services/sii-context.ts";
-import { salesSummaryDetail } from "../../sii/rcv-summary-detail.ts";
-import { checkPeriodo, withRcvSession } from "./factory.ts";
+import { readSalesSummaryDays } from "../../services/rcv.ts";
+import { rcvLogin } from "./answers.ts";
 import { AmbienteQuery, Emisor, RcvAuthBody, RcvPeriodo } from "./schema.ts";
 
 const Params = pathParams({ emisor: Emisor, periodo: RcvPeriodo });
@@ -63,11 +63,8 @@ export function registerRcvVentasGetDetalleResumen(app: OpenAPIHono<AppEnv>): vo
     { scope: "sii:read", weight: 2 },
     async (c) => {
       const { emisor, periodo } = c.req.valid("param");
-      checkPeriodo(c, periodo);
-      const { auth } = c.req.valid("json");
-      const { ctx, sessions } = await siiServices(c);
-      const { resumenes, sii } = await withRcvSession(c, sessions, emisor, auth, (jar) => salesSummaryDetail(ctx, jar, emisor, periodo));
-      return ok(c, { rut: emisor, periodo, resumenes, sii });
+      const login = await rcvLogin(c, c.req.valid("json").auth);
+      return ok(c, await readSalesSummaryDays(callerOf(c), emisor, periodo, login));
     },
   );
 }

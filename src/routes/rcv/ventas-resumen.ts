@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { answerSummary } from "./factory.ts";
+import { answerSummary } from "./answers.ts";
 import { AmbienteQuery, Emisor, RcvAuthBody, RcvPeriodo, Summary } from "./schema.ts";
 
 const Params = pathParams({ emisor: Emisor, periodo: RcvPeriodo });

@@ -6,10 +6,9 @@ import type { AppEnv } from "../../platform/context.ts";
 import { IntegerParam } from "../../platform/params.ts";
 import { pathParams } from "../../platform/schemas.ts";
 import { fieldPath } from "../../platform/validation.ts";
-import { setBoletasDiarias } from "../../sii/rcv-inferred.ts";
 import { EXAMPLE_CLAVE } from "../example-credentials.ts";
-import { checkTotals, registerRcvWrite } from "./factory.ts";
 import { Count, Emisor, MAX_FOLIO, RcvPeriodo, SUMMARY_TYPES, Totals, withAuth } from "./schema.ts";
+import { checkTotals, registerRcvWrite } from "./write.ts";
 
 const Dia = z.object({
   dia: z
@@ -91,6 +90,6 @@ export function registerRcvVentasSetBoletasDiarias(app: OpenAPIHono<AppEnv>): vo
         ...checkTotals(body.dias, "dias"),
       ];
     },
-    send: (ctx, jar, rut, body, params) => setBoletasDiarias(ctx, jar, rut, params.periodo, params.dte, body.dias),
+    change: (body, params) => ({ kind: "boletas_diarias", dte: params.dte, dias: body.dias }),
   });
 }

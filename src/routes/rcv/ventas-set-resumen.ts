@@ -5,10 +5,9 @@ import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/context.ts";
 import { pathParams } from "../../platform/schemas.ts";
 import { fieldPath } from "../../platform/validation.ts";
-import { setResumen } from "../../sii/rcv-inferred.ts";
 import { EXAMPLE_CLAVE } from "../example-credentials.ts";
-import { checkTotals, registerRcvWrite } from "./factory.ts";
 import { Count, Emisor, RcvPeriodo, SUMMARY_TYPES, SummaryType, Totals, withAuth } from "./schema.ts";
+import { checkTotals, registerRcvWrite } from "./write.ts";
 
 const Resumen = z.object({
   tipo_documento: SummaryType.meta({ description: "The type summarized: 35, 38, 39 (boletas), 41 (boletas exentas) or 48 (vouchers)" }),
@@ -54,6 +53,6 @@ export function registerRcvVentasSetResumen(app: OpenAPIHono<AppEnv>): void {
       ),
       ...checkTotals(body.resumenes, "resumenes"),
     ],
-    send: (ctx, jar, rut, body, params) => setResumen(ctx, jar, rut, params.periodo, body.resumenes),
+    change: (body) => ({ kind: "resumen", resumenes: body.resumenes }),
   });
 }

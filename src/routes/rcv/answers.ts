@@ -1,0 +1,71 @@
+// What the RCV reads share over HTTP: the login read from the request (the certificate parsed
+// here, with its fee charged to the request), and the answers of the operations several routes
+// serve (summary, detail, the asynchronous download): one call of the RCV service
+// (src/services/rcv.ts) each, answered whole or held and streamed (src/platform/stream.ts).
+import type { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { encodeLatin1 } from "../../lib/latin1.ts";
+import { callerOf } from "../../platform/caller.ts";
+import type { AppEnv } from "../../platform/context.ts";
+import { ok, okHeld } from "../../platform/envelope.ts";
+import { responseFormat } from "../../platform/negotiation.ts";
+import type { ContextWith } from "../../platform/operation.ts";
+import { heldBody } from "../../platform/stream.ts";
+import {
+  downloadDocuments,
+  downloadState,
+  exportDetail,
+  type RcvLogin,
+  readDetail,
+  readSummary,
+  requestDownload,
+} from "../../services/rcv.ts";
+import type { AsyncQuery, RcvQuery } from "../../sii/rcv.ts";
+import { parseCertificate } from "../credentials.ts";
+import type { DetailQuery, RcvAuth } from "./schema.ts";
+
+/** The request's login: its clave, or its certificate read now. */
+export async function rcvLogin(c: Context<AppEnv>, auth: RcvAuth): Promise<RcvLogin> {
+  if (auth.pass) return { pass: auth.pass };
+  if (!auth.cert) throw new Error("RcvAuthBody guarantees one credential");
+  return { certificate: await parseCertificate(c, auth.cert) };
+}
+
+/** The period's summary. */
+export async function answerSummary(c: ContextWith<{ json: { auth: RcvAuth } }>, q: RcvQuery): Promise<Response> {
+  const { data, message } = await readSummary(callerOf(c), q, await rcvLogin(c, c.req.valid("json").auth));
+  return ok(c, data, message);
+}
+
+/** The period's documents of type `dte` (0: every type with detail), or with `formato=csv` the SII's own export as received. */
+export async function answerDetail(
+  c: ContextWith<{ json: { auth: RcvAuth }; query: z.output<typeof DetailQuery> }>,
+  q: RcvQuery,
+  dte: number,
+): Promise<Response> {
+  const formato = responseFormat(c, c.req.valid("query").formato, { json: "application/json", csv: "text/csv" });
+  const login = await rcvLogin(c, c.req.valid("json").auth);
+  if (formato !== "csv") return okHeld(c, await readDetail(callerOf(c), q, dte, login));
+  const { name, text } = await exportDetail(callerOf(c), q, dte, login);
+  return heldBody(c, text, {
+    headers: { "content-type": "text/csv; charset=ISO-8859-1", "content-disposition": `attachment; filename="${name}"` },
+    encode: (csv) => encodeLatin1(csv),
+  });
+}
+
+/**
+ * One step of the asynchronous download: `solicitar` asks the SII to prepare the period's file,
+ * `estado` reads the request's state, `detalle` answers the finished file's documents.
+ */
+export async function answerAsync(
+  c: ContextWith<{ json: { auth: RcvAuth } }>,
+  step: "solicitar" | "estado" | "detalle",
+  q: AsyncQuery,
+  solicitudId = 0,
+): Promise<Response> {
+  const caller = callerOf(c);
+  const login = await rcvLogin(c, c.req.valid("json").auth);
+  if (step === "solicitar") return ok(c, await requestDownload(caller, q, login), "Download requested; poll its state");
+  if (step === "estado") return ok(c, await downloadState(caller, q, solicitudId, login));
+  return okHeld(c, await downloadDocuments(caller, q, solicitudId, login));
+}
