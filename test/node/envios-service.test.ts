@@ -4,11 +4,11 @@
 import { describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { inspectEnvelope } from "../../src/dte/verify/envelope.ts";
-import type { Caller } from "../../src/platform/caller.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
 import { sendEnvelope, uploadStatus, verifyEnvelope } from "../../src/services/envios.ts";
 import { testDeps } from "../support/app.ts";
+import { testCaller } from "../support/caller.ts";
 import { signedEnvelope } from "../support/envelope.ts";
 
 const COMPANY = "76192083-9";
@@ -16,15 +16,8 @@ const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
 
 describe("the submissions' service", () => {
   it("verifies, sends and follows an envelope for a caller that is no HTTP request", async () => {
-    const charged: [number, string][] = [];
-    const caller: Caller = {
-      deps: testDeps().deps,
-      account: () => "account-of-a-job",
-      request: {},
-      charge: async (units, why) => {
-        charged.push([units, why]);
-      },
-    };
+    const caller = testCaller(testDeps().deps, "account-of-a-job");
+    const { charged } = caller;
     const credential = await parseCertificateCredential({ "cert-data": juana.certPem, "pkey-data": juana.keyPem }, new Date());
     const caf = await buildCaf({ rut: COMPANY, razonSocial: "COMERCIAL SANDBOX SPA", tipo: 33, desde: 1, hasta: 100, fecha: "2026-11-01" });
     // Folios past the 10 the sandbox company already issued.

@@ -2,16 +2,16 @@
 // app's deps and a credential read from the sandbox's certificate, plain data back.
 import { describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
-import type { Caller } from "../../src/platform/caller.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { SANDBOX_SUPPLIER } from "../../src/sandbox/intercambios.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { documentAssignability, documentEvents, respondToDocuments } from "../../src/services/intercambios.ts";
 import { probeApp } from "../support/app.ts";
+import { testCaller } from "../support/caller.ts";
 
 async function setup() {
   const { deps } = probeApp();
-  const caller: Caller = { deps, account: () => "acme", request: {}, charge: async () => {} };
+  const caller = testCaller(deps, "acme");
   const { certPem, keyPem } = SANDBOX_TAXPAYER_CERTS["11111111-1"];
   const credential = await parseCertificateCredential({ "cert-data": certPem, "pkey-data": keyPem }, deps.clock.now());
   return { caller, credential, sandbox: simulatorOf(deps.sii) };

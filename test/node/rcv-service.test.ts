@@ -2,28 +2,18 @@
 // Hono context. It returns data (the summary) or the pieces of `data` (the detail), never an
 // envelope: that is written by platform/envelope.ts around them.
 import { describe, expect, it } from "vitest";
-import type { Caller } from "../../src/platform/caller.ts";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";
 import { readDetail, readSummary } from "../../src/services/rcv.ts";
 import { testDeps } from "../support/app.ts";
+import { type TestCaller, testCaller } from "../support/caller.ts";
 
 const login = { pass: { rut: "76192083-9", clave: "sandbox76" } };
 const q = { rut: "76192083-9", periodo: "202405", operacion: "COMPRA" as const, estado: "REGISTRO" };
 
-function caller(): Caller & { charged: number[] } {
+function caller(): TestCaller {
   const { deps } = testDeps();
   deps.clock = { now: () => new Date("2026-11-22T15:00:00Z") };
-  const charged: number[] = [];
-  return {
-    deps,
-    account: () => "acct_service_test",
-    request: {},
-    charged,
-    charge: async (units) => {
-      charged.push(units);
-    },
-    settle: async () => {},
-  };
+  return testCaller(deps);
 }
 
 async function text(pieces: AsyncIterable<string>): Promise<string> {
@@ -48,7 +38,7 @@ describe("the RCV service without HTTP", () => {
     const docs = rcvDocuments("76192083-9", 202405, "COMPRA").filter((d) => d.estado === "REGISTRO" && d.tipo === 33);
     expect(data.registros).toBe(docs.length);
     // The documents' units beyond the weight (none for a small type), asked of the caller before they are read.
-    expect(who.charged).toEqual([0]);
+    expect(who.charged.map(([units]) => units)).toEqual([0]);
   });
 
   it("refuses a period the RCV does not have, before the SII", async () => {

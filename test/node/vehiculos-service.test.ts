@@ -2,12 +2,12 @@
 // Caller built from the test app's deps, answer plain data, and charge the workbook's rows
 // through `caller.charge`.
 import { describe, expect, it } from "vitest";
-import type { Caller } from "../../src/platform/caller.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { sandboxTransport } from "../../src/sandbox/transport.ts";
 import { sandboxVehicles } from "../../src/sandbox/vehiculos.ts";
 import { categoryList, searchVehicles, workbookUnits } from "../../src/services/vehiculos.ts";
 import { probeApp } from "../support/app.ts";
+import { testCaller } from "../support/caller.ts";
 
 const NOW = new Date("2026-03-20T12:00:00Z");
 const ROWS = 5000;
@@ -16,12 +16,8 @@ function setup() {
   const { deps } = probeApp();
   deps.clock = { now: () => NOW };
   deps.sii = sandboxTransport(createDefaultSandbox({ now: () => NOW.getTime(), vehicleRows: ROWS }));
-  const charges: [number, string][] = [];
-  const charge = async (units: number, why: string) => {
-    charges.push([units, why]);
-  };
-  const caller: Caller = { deps, account: () => "acme", request: {}, charge };
-  return { caller, charges };
+  const caller = testCaller(deps, "acme");
+  return { caller, charges: caller.charged };
 }
 
 describe("the vehicle service", () => {
