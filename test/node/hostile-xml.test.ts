@@ -61,10 +61,9 @@ describe.each(OPERATIONS)("%s (%s)", (path, field, body, scale) => {
   it.each(Object.keys(shapes))("refuses %s with 400 naming the field", async (name) => {
     const t = probeApp(undefined, { maxBodyBytes: 4 * 1024 * 1024 });
     const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
-    const started = performance.now();
+    // How long a refusal takes is the bench's (bench/stall.ts, the hostile inputs): this pins what is answered.
     const res = await postJson(t.app, token.secret, path, body(shapes[name] as string));
     const answer = await errorOf(res);
-    expect(performance.now() - started).toBeLessThan(1500);
     expect([res.status, answer.error_code], JSON.stringify(answer).slice(0, 300)).toEqual([400, "VALIDATION_ERROR"]);
     expect(answer.errors?.map((e) => e.path).join(" ")).toMatch(new RegExp(`^${field}`));
     expect([...simulatorOf(t.deps.sii).state.calls.values()].reduce((a, b) => a + b, 0)).toBe(0);

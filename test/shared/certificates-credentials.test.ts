@@ -398,8 +398,8 @@ describe("key-derivation limits", () => {
 });
 
 describe("PEM read in linear time", () => {
-  it("answers cert-data of 40 000 BEGIN lines without END at once (it took 9 s)", async () => {
-    const started = performance.now();
+  // How long it takes is the bench's (bench/stall.ts, "cert-data of 15 000 BEGIN lines"): this pins the answer.
+  it("refuses cert-data of 40 000 BEGIN lines without END as no PEM certificate (it took 9 s)", async () => {
     const input = { "cert-data": "-----BEGIN A-----".repeat(40_000), "pkey-data": juana.keyPem };
     expect(await authError(input, "auth.cert.cert-data")).toMatch(/not a PEM certificate/);
     const distinct = {
@@ -407,7 +407,6 @@ describe("PEM read in linear time", () => {
       "pkey-data": juana.keyPem,
     };
     expect(await authError(distinct, "auth.cert.cert-data")).toMatch(/not a PEM certificate/);
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it("refuses cert-data of hundreds of certificates before parsing them", async () => {
