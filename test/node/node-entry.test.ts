@@ -187,7 +187,7 @@ describe("npm start", () => {
     try {
       const token = await new Promise<string>((resolve, reject) => {
         let out = "";
-        const timer = setTimeout(() => reject(new Error(`no token line within 15 s: ${out}`)), 15_000);
+        const timer = setTimeout(() => reject(new Error(`no token line within 50 s: ${out}`)), 50_000);
         child.stdout.on("data", (chunk) => {
           out += chunk;
           const match = /^Development API token: (\S+)$/m.exec(out);
