@@ -1,9 +1,8 @@
 // createApp(deps): the one Hono app every runtime serves. Middleware order follows the request
 // lifecycle of the design: request id, body limit, auth, scope, validation, idempotency, quota.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { authenticate } from "./platform/auth.ts";
 import type { AppEnv } from "./platform/context.ts";
 import { cors } from "./platform/cors.ts";
 import { ApiError, errorResponse } from "./platform/errors.ts";
@@ -11,7 +10,8 @@ import { failureResponse } from "./platform/failure.ts";
 import { rateHeaders } from "./platform/rate-headers.ts";
 import { requestContext, requestIdFor } from "./platform/request.ts";
 import { securityHeaders } from "./platform/security-headers.ts";
-import { clip, validationHook } from "./platform/validation.ts";
+import { authenticateKnownRoute, unknownRoute } from "./platform/unknown-routes.ts";
+import { validationHook } from "./platform/validation.ts";
 import type { Deps } from "./ports.ts";
 import { registerAdminGuard } from "./routes/admin/factory.ts";
 import { registerAdminTokensBlock } from "./routes/admin/tokens-block.ts";
@@ -166,7 +166,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerAdminTokensRevoke(app);
   registerOpenApi(app);
 
-  app.notFound((c) => errorResponse(c, methodNotAllowed(c.req.method, allowedMethods(app, new URL(c.req.url).pathname)) ?? noRouteFor(c)));
+  app.notFound(unknownRoute(app));
   app.onError((err, c) => {
     // A failure before the request context ran (the deps refused their configuration, say) still
     // answers with a request id, in the body and the header.
@@ -176,56 +176,4 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
     return res;
   });
   return app;
-}
-
-function noRouteFor(c: Context): ApiError {
-  return new ApiError(404, "HTTP_404", `No route ${clip(`${c.req.method} ${new URL(c.req.url).pathname}`)}`);
-}
-
-/**
- * Authentication that first lets a request for no operation say so: a wrong method is a 405
- * with `Allow` and an unknown path a 404, with or without a token (the route table is public in
- * /openapi.json, so this tells a stranger nothing). The table is consulted only when the token
- * check fails, so an authenticated call pays nothing for it; its wrong methods reach notFound.
- */
-function authenticateKnownRoute(app: OpenAPIHono<AppEnv>): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    try {
-      await authenticate(c, async () => {});
-    } catch (err) {
-      // A preflight that CORS did not answer keeps the ordinary answer (cors.ts).
-      if (c.req.method === "OPTIONS") throw err;
-      const allowed = allowedMethods(app, new URL(c.req.url).pathname);
-      if (allowed.length === 0) throw noRouteFor(c);
-      throw methodNotAllowed(c.req.method, allowed) ?? err;
-    }
-    await next();
-  };
-}
-
-/** A 405 with `Allow` when the path exists (`allowed`) but not for this method; null when the method is served. */
-function methodNotAllowed(method: string, allowed: string[]): ApiError | null {
-  // HEAD is answered by the GET route.
-  const served = method === "HEAD" ? "GET" : method;
-  if (allowed.length === 0 || allowed.includes(served)) return null;
-  return new ApiError(405, "HTTP_405", `Method ${method} is not allowed here; use ${allowed.join(", ")}`, {
-    headers: { Allow: allowed.join(", ") },
-  });
-}
-
-/** Each app's operations as [method, path pattern], compiled once, after registration. */
-const routeTables = new WeakMap<OpenAPIHono<AppEnv>, { method: string; pattern: RegExp }[]>();
-
-/** The methods that a registered route answers for this path (for 405 and `Allow`). */
-function allowedMethods(app: OpenAPIHono<AppEnv>, pathname: string): string[] {
-  let table = routeTables.get(app);
-  if (!table) {
-    table = app.routes
-      .filter((route) => route.method !== "ALL" && !route.path.includes("*"))
-      .map((route) => ({ method: route.method, pattern: new RegExp(`^${route.path.replace(/:[^/]+/g, "[^/]+")}$`) }));
-    routeTables.set(app, table);
-  }
-  const methods = new Set<string>();
-  for (const route of table) if (route.pattern.test(pathname)) methods.add(route.method);
-  return [...methods].sort();
 }
