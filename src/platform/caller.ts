@@ -4,7 +4,7 @@
 // is not an HTTP request.
 import type { Context } from "hono";
 import type { Deps } from "../ports.ts";
-import { chargeUnits } from "./charge.ts";
+import { chargeUnits, settleCharge } from "./charge.ts";
 import type { AppEnv } from "./context.ts";
 
 export interface Caller {
@@ -15,6 +15,8 @@ export interface Caller {
   request: object;
   /** Takes `units` more for this call, or throws 429 `QUOTA_EXCEEDED` naming `why` (chargeUnits). */
   charge: (units: number, why: string) => Promise<void>;
+  /** Fixes this call's charge at `units` whatever its answer, giving back the rest now (settleCharge). */
+  settle: (units: number) => Promise<void>;
 }
 
 /** The caller of a route's request: its deps, the principal's account and its charge. */
@@ -28,5 +30,6 @@ export function callerOf(c: Context<AppEnv>): Caller {
     },
     request: c,
     charge: (units, why) => chargeUnits(c, units, why),
+    settle: (units) => settleCharge(c, units),
   };
 }

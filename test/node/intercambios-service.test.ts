@@ -11,7 +11,7 @@ import { probeApp } from "../support/app.ts";
 
 async function setup() {
   const { deps } = probeApp();
-  const caller: Caller = { deps, account: () => "acme", request: {}, charge: async () => {} };
+  const caller: Caller = { deps, account: () => "acme", request: {}, charge: async () => {}, settle: async () => {} };
   const { certPem, keyPem } = SANDBOX_TAXPAYER_CERTS["11111111-1"];
   const credential = await parseCertificateCredential({ "cert-data": certPem, "pkey-data": keyPem }, deps.clock.now());
   return { caller, credential, sandbox: simulatorOf(deps.sii) };

@@ -20,7 +20,7 @@ function setup() {
   const charge = async (units: number, why: string) => {
     charges.push([units, why]);
   };
-  const caller: Caller = { deps, account: () => "acme", request: {}, charge };
+  const caller: Caller = { deps, account: () => "acme", request: {}, charge, settle: async () => {} };
   return { caller, charges };
 }
 
