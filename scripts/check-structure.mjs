@@ -56,7 +56,7 @@ export const SHARED_ROUTE_MODULES = [
   "routes/document-batch.ts",
   "routes/uploaded-xml.ts",
   "routes/folio-fields.ts",
-  "routes/folio-ledger.ts",
+  "routes/folio-ledger-schema.ts",
   "routes/plan-usage.ts",
   "routes/openapi.ts",
   "routes/openapi-defaults.ts",

@@ -3,7 +3,7 @@
 // SII answer for nothing: a folio request over MAX_AUTOR, an annulment of annulled folios, and an
 // async detail asked early (whose refusal also tells the file's state: a free `estado`).
 import { describe, expect, it } from "vitest";
-import { Granted } from "../../src/routes/folios/solicitar.ts";
+import { Granted } from "../../src/routes/caf/solicitar.ts";
 import { JobEnvelope } from "../../src/routes/rcv/schema.ts";
 import { UsageEnvelope } from "../../src/routes/usage/get.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";

@@ -11,7 +11,7 @@ import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { open } from "../../src/lib/secret-box.ts";
 import type { Scope } from "../../src/ports.ts";
 import { EXAMPLE_CAF } from "../../src/routes/example-documents.ts";
-import { AddedEnvelope, LedgerEnvelope } from "../../src/routes/folio-ledger.ts";
+import { AddedEnvelope, LedgerEnvelope } from "../../src/routes/folio-ledger-schema.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
 import { ledgerView } from "../../src/services/folio-ledger.ts";
 import { answerOf, errorOf } from "../support/answers.ts";

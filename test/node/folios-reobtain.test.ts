@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
 import { elementText } from "../../src/lib/xml.ts";
-import { Granted } from "../../src/routes/folios/solicitar.ts";
+import { Granted } from "../../src/routes/caf/solicitar.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { cafQuirks } from "../../src/sandbox/folios-answers.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";

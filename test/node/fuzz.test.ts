@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { ErrorBody } from "../../src/platform/schemas.ts";
-import { Granted } from "../../src/routes/folios/solicitar.ts";
+import { Granted } from "../../src/routes/caf/solicitar.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { SANDBOX_TAXPAYERS } from "../../src/sandbox/taxpayers.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";

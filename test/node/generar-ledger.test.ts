@@ -3,11 +3,11 @@
 // named Folio must be free in the ledger; the answer says which folios and what is left.
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/ports.ts";
+import { FolioAnnulmentEnvelope } from "../../src/routes/caf/schema.ts";
+import { Granted } from "../../src/routes/caf/solicitar.ts";
 import { Generated } from "../../src/routes/documentos/generar.ts";
 import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE, EXAMPLE_INVOICE } from "../../src/routes/example-documents.ts";
-import { AddedEnvelope, LedgerEnvelope } from "../../src/routes/folio-ledger.ts";
-import { FolioAnnulmentEnvelope } from "../../src/routes/folios/schema.ts";
-import { Granted } from "../../src/routes/folios/solicitar.ts";
+import { AddedEnvelope, LedgerEnvelope } from "../../src/routes/folio-ledger-schema.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
 import { answerOf, errorOf } from "../support/answers.ts";

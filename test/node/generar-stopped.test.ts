@@ -3,7 +3,7 @@
 // which one failed and why. The failure is injected into the engine's one signing function.
 import { describe, expect, it, vi } from "vitest";
 import { exampleInvoiceOf } from "../../src/routes/example-documents.ts";
-import { LedgerEnvelope } from "../../src/routes/folio-ledger.ts";
+import { LedgerEnvelope } from "../../src/routes/folio-ledger-schema.ts";
 import { UsageEnvelope } from "../../src/routes/usage/get.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";

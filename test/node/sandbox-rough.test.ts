@@ -3,9 +3,9 @@
 // `npm run test:rough`.
 import { describe, expect, it } from "vitest";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
+import { Granted } from "../../src/routes/caf/solicitar.ts";
 import { Data } from "../../src/routes/contribuyentes/datos.ts";
 import { Status } from "../../src/routes/envios/estado.ts";
-import { Granted } from "../../src/routes/folios/solicitar.ts";
 import { Uf } from "../../src/routes/indicadores/uf.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";

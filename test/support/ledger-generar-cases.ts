@@ -8,7 +8,7 @@ import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { Generated } from "../../src/routes/documentos/generar.ts";
 import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../../src/routes/example-documents.ts";
-import { LedgerEnvelope } from "../../src/routes/folio-ledger.ts";
+import { LedgerEnvelope } from "../../src/routes/folio-ledger-schema.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
 import { answerIn, answerOf, errorOf } from "./answers.ts";

@@ -1,7 +1,8 @@
 // The schemas the documents and submissions operations share: a document as JSON (its shape as
-// validated) and uploaded XML (a DTE, EnvioDTE or EnvioBOLETA as base64).
+// validated) and uploaded XML (a DTE, EnvioDTE or EnvioBOLETA as base64); and generar's answer.
 import { z } from "@hono/zod-openapi";
 import { MAX_CHARS, RUT_PATTERN } from "../../platform/params.ts";
+import { envelope } from "../../platform/schemas.ts";
 import { MAX_FOLIO } from "../folio-fields.ts";
 
 // Uploaded XML is the routes' shared schema (src/routes/uploaded-xml.ts): the submissions take it too.
@@ -109,3 +110,52 @@ export const ResolucionField = z
   })
   .optional()
   .register(z.globalRegistry, { description: "The SII resolution printed under the stamp; by default the envelope's carátula's" });
+
+/** What `documentos/generar` answers: the signed documents, their envelope, and what the ledger gave. */
+export const Generated = envelope(
+  z
+    .object({
+      sobre: z.enum(["EnvioDTE", "EnvioBOLETA"]).register(z.globalRegistry, { description: "The kind of envelope `envio_xml` is" }),
+      documentos: z.array(
+        z.object({
+          tipo: z.number().int().register(z.globalRegistry, { example: 33 }),
+          folio: z.number().int().register(z.globalRegistry, { example: 1 }),
+          dte_xml: z.string().register(z.globalRegistry, { description: "The signed DTE, ISO-8859-1 with its XML declaration, base64" }),
+          ted: z
+            .string()
+            .register(z.globalRegistry, { description: 'The flattened TED (`<TED version="1.0">…</TED>`): the PDF417 barcode\'s content' }),
+          warnings: z.array(z.string()).register(z.globalRegistry, {
+            description: "What normalizing filled in, computed, cleaned, cut or removed, naming each field",
+          }),
+        }),
+      ),
+      envio_xml: z.string().register(z.globalRegistry, {
+        description:
+          "The signed EnvioDTE (or EnvioBOLETA for boletas) carrying every document, ISO-8859-1, base64: the `xml` of `envios/enviar`",
+      }),
+      folios_ledger: z
+        .array(
+          z.object({
+            tipo: z.number().int().register(z.globalRegistry, { example: 34 }),
+            folios: z
+              .array(z.number().int())
+              .register(z.globalRegistry, { description: "The ledger's folios the documents of this type carry", example: [1] }),
+            disponibles: z
+              .number()
+              .int()
+              .register(z.globalRegistry, { description: "Free folios left for the issuer and type", example: 99 }),
+            bajo_umbral: z.boolean().register(z.globalRegistry, {
+              description:
+                "`disponibles` is at or below the low-folio threshold the account set for the issuer and type (`PUT …/umbral`), as `X-Folios-Low` says; false without one",
+              example: false,
+            }),
+          }),
+        )
+        .optional()
+        .register(z.globalRegistry, {
+          description:
+            "Present when folios came from the account's ledger: which, per type, what is left and whether that is at or below the threshold",
+        }),
+    })
+    .openapi("GeneratedDocuments"),
+);

@@ -1,5 +1,5 @@
 // The folio ledger operations' path parameters; the answers' schemas are shared with caf/solicitar
-// (src/routes/folio-ledger.ts), what the operations do is the ledger service's.
+// (src/routes/folio-ledger-schema.ts), what the operations do is the ledger service's.
 import { Rut } from "../../platform/params.ts";
 import { pathParams } from "../../platform/schemas.ts";
 import { DocumentType } from "../folio-fields.ts";

@@ -27,7 +27,7 @@ const Params = pathParams({
 });
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 
-export function registerFoliosAnular(app: OpenAPIHono<AppEnv>): void {
+export function registerCafAnular(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

@@ -16,7 +16,7 @@ import { siiServices } from "../../services/sii-context.ts";
 import { requestFolios } from "../../sii/folios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
-import { LedgerAdded } from "../folio-ledger.ts";
+import { LedgerAdded } from "../folio-ledger-schema.ts";
 import { DocumentType, FolioRange, MAX_FOLIOS_PER_REQUEST } from "./schema.ts";
 
 const Params = pathParams({
@@ -45,7 +45,7 @@ const Body = CertAuthBody.extend({
   }),
 }).openapi("FolioRequest", { example: { auth: { cert: EXAMPLE_PFX }, ledger: true } });
 
-export function registerFoliosSolicitar(app: OpenAPIHono<AppEnv>): void {
+export function registerCafSolicitar(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

@@ -1,4 +1,4 @@
-// The folio ledger's answer schemas, shared by its own operations (routes/folios-ledger/) and by
+// The folio ledger's answer schemas, shared by its own operations (routes/folio-ledger/) and by
 // caf/solicitar, whose `ledger: true` answers the ledger as the ledger's POST does. The values
 // come from the ledger service (src/services/folio-ledger.ts).
 import { z } from "@hono/zod-openapi";

@@ -9,7 +9,7 @@ import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { addCaf } from "../../services/folio-ledger.ts";
 import { EXAMPLE_CAF } from "../example-documents.ts";
-import { AddedEnvelope } from "../folio-ledger.ts";
+import { AddedEnvelope } from "../folio-ledger-schema.ts";
 import { LedgerParams } from "./schema.ts";
 
 /** A CAF file is a few kB; the SII's largest ranges do not make it bigger. */
@@ -24,7 +24,7 @@ const Body = z
   })
   .strict();
 
-export function registerFoliosLedgerPost(app: OpenAPIHono<AppEnv>): void {
+export function registerFolioLedgerPost(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

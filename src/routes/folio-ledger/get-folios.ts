@@ -7,10 +7,10 @@ import { ApiError } from "../../platform/errors.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { readLedger } from "../../services/folio-ledger.ts";
-import { LedgerEnvelope } from "../folio-ledger.ts";
+import { LedgerEnvelope } from "../folio-ledger-schema.ts";
 import { LedgerParams } from "./schema.ts";
 
-export function registerFoliosLedgerGet(app: OpenAPIHono<AppEnv>): void {
+export function registerFolioLedgerGet(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({

@@ -8,7 +8,7 @@ import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { readLedger } from "../../services/folio-ledger.ts";
-import { LedgerEnvelope } from "../folio-ledger.ts";
+import { LedgerEnvelope } from "../folio-ledger-schema.ts";
 import { LedgerParams } from "./schema.ts";
 
 /** Above any range the SII grants in one CAF request; bounds what a caller can store. */
@@ -23,7 +23,7 @@ const Body = z
   })
   .strict();
 
-export function registerFoliosLedgerThreshold(app: OpenAPIHono<AppEnv>): void {
+export function registerFolioLedgerThreshold(app: OpenAPIHono<AppEnv>): void {
   registerOperation(
     app,
     createRoute({
