@@ -108,7 +108,10 @@ describe("turns of SII calls for one taxpayer", () => {
     const ended: string[] = [];
     const note = <T>(what: string, p: Promise<T>) => p.finally(() => ended.push(what));
     const slow = note("slow alpha", call(owner("alpha"), 1_500));
-    const queued = note("queued alpha", call(owner("alpha")).catch((err: unknown) => err));
+    const queued = note(
+      "queued alpha",
+      call(owner("alpha")).catch((err: unknown) => err),
+    );
     expect(await note("beta", call(owner("beta"), 1))).toBe("beta");
     expect(await queued).toMatchObject({
       status: 429,
