@@ -8,8 +8,7 @@ import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { siiServices } from "../../services/sii-context.ts";
-import { annulFolios } from "../../sii/folios.ts";
+import { annulCaf } from "../../services/caf.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { DocumentType, Folio, FolioAnnulmentEnvelope } from "./schema.ts";
 
@@ -45,21 +44,9 @@ export function registerCafAnular(app: OpenAPIHono<AppEnv>): void {
       const { emisor, dte, folio_inicial, folio_final } = c.req.valid("param");
       const { ambiente } = c.req.valid("query");
       const credential = await parseCertificate(c, c.req.valid("json").auth.cert);
-      const count = folio_final - folio_inicial + 1;
-      if (isDryRun(c)) {
-        return ok(
-          c,
-          { glosa: "", folios_anulados: count, anulados_ledger: 0 },
-          `Preview only (dry_run): ${count} folios would be annulled; nothing was sent to the SII`,
-        );
-      }
-      const { ctx, sessions } = await siiServices(c);
-      const result = await sessions.withCertificate(credential, ambiente, (jar) =>
-        annulFolios(ctx, jar, { emisor, tipo: dte, desde: folio_inicial, hasta: folio_final, ambiente }),
-      );
-      // The SII annulled them: the account's ledger never hands them out (a range it does not hold is left alone).
-      const anulados_ledger = await c.get("deps").folios.void(callerOf(c).account(), emisor, dte, folio_inicial, folio_final);
-      return ok(c, { ...result, anulados_ledger }, `${result.folios_anulados} folios annulled`);
+      const annulment = { emisor, tipo: dte, desde: folio_inicial, hasta: folio_final, ambiente };
+      const { data, message } = await annulCaf(callerOf(c), credential, annulment, isDryRun(c));
+      return ok(c, data, message);
     },
   );
 }

@@ -2,18 +2,14 @@
 // (certificate session) and return it with its CAF file. Irreversible: never retried;
 // Idempotency-Key honoured by the operation wrapper.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { bytesToBase64 } from "../../lib/encoding.ts";
 import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
-import { ApiError } from "../../platform/errors.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente, DryRun, IntegerParam, Rut } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { addCaf } from "../../services/folio-ledger.ts";
-import { siiServices } from "../../services/sii-context.ts";
-import { requestFolios } from "../../sii/folios.ts";
+import { requestCaf } from "../../services/caf.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { LedgerAdded } from "../folio-ledger-schema.ts";
@@ -64,36 +60,9 @@ export function registerCafSolicitar(app: OpenAPIHono<AppEnv>): void {
       const { ambiente } = c.req.valid("query");
       const body = c.req.valid("json");
       const credential = await parseCertificate(c, body.auth.cert);
-      if (isDryRun(c)) {
-        const data = {
-          folio_inicial: 1,
-          folio_final: cantidad,
-          fecha_autorizacion: c.get("deps").clock.now().toISOString().slice(0, 10),
-          cantidad,
-          reobtenido: false,
-          caf_xml: "",
-        };
-        return ok(c, data, `Preview only (dry_run): the certificate of ${credential.rut} is valid; nothing was requested from the SII`);
-      }
-      const { ctx, sessions } = await siiServices(c);
-      const granted = await sessions.withCertificate(credential, ambiente, (jar) =>
-        requestFolios(ctx, jar, { emisor, tipo: dte, cantidad, ambiente }),
-      );
-      const { caf, ...range } = granted;
-      const data = { ...range, caf_xml: bytesToBase64(caf) };
-      const message = `Folios ${range.folio_inicial} to ${range.folio_final} granted`;
-      if (!body.ledger) return ok(c, data, message);
-      // The folios are stamped whatever the ledger says: a refusal to add them is told, never thrown, so the file is not lost.
-      try {
-        return ok(
-          c,
-          { ...data, ledger: await addCaf(c.get("deps"), callerOf(c).account(), emisor, dte, data.caf_xml) },
-          `${message} and added to the folio ledger`,
-        );
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        return ok(c, { ...data, ledger: null }, `${message}; not added to the folio ledger: ${error.message}`);
-      }
+      const request = { emisor, tipo: dte, cantidad, ambiente, ledger: body.ledger };
+      const { data, message } = await requestCaf(callerOf(c), credential, request, isDryRun(c));
+      return ok(c, data, message);
     },
   );
 }
