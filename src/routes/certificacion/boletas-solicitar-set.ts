@@ -9,7 +9,7 @@ import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts
 import { emailAddress } from "../../platform/validation.ts";
 import { requestBoletaTestSet } from "../../sii/certificacion-boleta.ts";
 import { CertAuthBody } from "../credentials.ts";
-import { certificationSession, testSetAnswer } from "./factory.ts";
+import { certificationSession, testSetAnswer } from "./certifying.ts";
 import { Params, TAGS, TestSets, WriteQuery } from "./schema.ts";
 
 const BoletaSetBody = CertAuthBody.extend({

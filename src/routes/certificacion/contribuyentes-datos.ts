@@ -7,7 +7,7 @@ import { registerOperation } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { certificationData } from "../../sii/certificacion.ts";
 import { CertAuthBody } from "../credentials.ts";
-import { certificationSession } from "./factory.ts";
+import { certificationSession } from "./certifying.ts";
 import { Params, TAGS } from "./schema.ts";
 
 export const Data = envelope(

@@ -11,7 +11,7 @@ import { emailAddress } from "../../platform/validation.ts";
 import { APPLICATION_FIELDS, applyForCertification } from "../../sii/certificacion.ts";
 import { CertAuthBody } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
-import { certificationSession } from "./factory.ts";
+import { certificationSession } from "./certifying.ts";
 import { Params, TAGS } from "./schema.ts";
 
 /** The document types an application may include: those whose boxes devlas-cl/dte-sii marks on the SII's form. */

@@ -8,7 +8,7 @@ import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { DEFAULT_OPTIONAL_SETS, requestTestSet } from "../../sii/certificacion.ts";
 import { CertAuthBody } from "../credentials.ts";
-import { certificationSession, testSetAnswer } from "./factory.ts";
+import { certificationSession, testSetAnswer } from "./certifying.ts";
 import { Params, TAGS, TestSets, WriteQuery } from "./schema.ts";
 
 const SetBody = CertAuthBody.extend({
