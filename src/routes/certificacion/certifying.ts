@@ -1,28 +1,17 @@
-// What the certification operations share (docs/sii-services.md §12): all run on the SII's certification
-// environment with the certificate of the company's representative.
+// What the certification routes read from every request (docs/sii-services.md §12): the company in
+// the path and its representative's certificate in the body (`auth.cert`; each route reads its
+// own fields). The certificate is read here because parseCertificate needs the request;
+// src/services/certificacion.ts does the rest.
 import type { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import type { AppEnv } from "../../platform/context.ts";
-import { ok } from "../../platform/envelope.ts";
 import type { ContextWith } from "../../platform/operation.ts";
-import { siiServices } from "../../services/sii-context.ts";
-import { parseTestSets } from "../../sii/certificacion-set-pruebas.ts";
-import type { CookieJar } from "../../sii/cookies.ts";
-import type { SiiContext } from "../../sii/http.ts";
+import type { Certifying } from "../../services/certificacion.ts";
 import { type CertAuthBody, parseCertificate } from "../credentials.ts";
 import type { Params } from "./schema.ts";
 
-/** The certificate session in the certification environment, acting for the company. */
-export async function certificationSession(c: ContextWith<{ param: z.output<typeof Params>; json: z.output<typeof CertAuthBody> }>) {
+/** The company and the certificate of the representative acting for it. */
+export async function certifying(
+  c: ContextWith<{ param: z.output<typeof Params>; json: z.output<typeof CertAuthBody> }>,
+): Promise<Certifying> {
   const { contribuyente } = c.req.valid("param");
-  // Every body of these operations carries `auth.cert`; their own fields are read by each route.
-  const credential = await parseCertificate(c, c.req.valid("json").auth.cert);
-  const { ctx, sessions } = await siiServices(c);
-  const run = <T>(use: (ctx: SiiContext, jar: CookieJar) => Promise<T>) =>
-    sessions.withCertificate(credential, "1", (jar) => use(ctx, jar), contribuyente);
-  return { contribuyente, credential, run };
-}
-
-export function testSetAnswer(c: Context<AppEnv>, contribuyente: string, texto: string) {
-  return ok(c, { contribuyente, texto, sets: parseTestSets(texto) });
+  return { contribuyente, credential: await parseCertificate(c, c.req.valid("json").auth.cert) };
 }
