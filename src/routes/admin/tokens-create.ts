@@ -4,7 +4,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { issueToken, publicToken } from "../../platform/tokens.ts";
-import { common } from "./factory.ts";
+import { common } from "./guard.ts";
 import { CreatedTokenEnvelope, TokenInput } from "./schema.ts";
 
 export function registerAdminTokensCreate(app: OpenAPIHono<AppEnv>): void {

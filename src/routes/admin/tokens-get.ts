@@ -5,7 +5,7 @@ import { ok } from "../../platform/envelope.ts";
 import { usageView } from "../../platform/rate-headers.ts";
 import { errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { publicToken } from "../../platform/tokens.ts";
-import { common, findToken } from "./factory.ts";
+import { common, findToken } from "./guard.ts";
 import { TokenId, TokenWithUsageEnvelope } from "./schema.ts";
 
 export function registerAdminTokensGet(app: OpenAPIHono<AppEnv>): void {

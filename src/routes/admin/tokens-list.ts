@@ -4,7 +4,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { publicToken } from "../../platform/tokens.ts";
-import { common } from "./factory.ts";
+import { common } from "./guard.ts";
 import { TokenListEnvelope } from "./schema.ts";
 
 export function registerAdminTokensList(app: OpenAPIHono<AppEnv>): void {

@@ -4,7 +4,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { publicToken } from "../../platform/tokens.ts";
-import { common, findToken } from "./factory.ts";
+import { common, findToken } from "./guard.ts";
 import { TokenEnvelope, TokenId } from "./schema.ts";
 
 export function registerAdminTokensRevoke(app: OpenAPIHono<AppEnv>): void {
