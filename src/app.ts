@@ -13,7 +13,7 @@ import { securityHeaders } from "./platform/security-headers.ts";
 import { authenticateKnownRoute, unknownRoute } from "./platform/unknown-routes.ts";
 import { validationHook } from "./platform/validation.ts";
 import type { Deps } from "./ports.ts";
-import { registerAdminGuard } from "./routes/admin/factory.ts";
+import { registerAdminGuard } from "./routes/admin/guard.ts";
 import { registerAdminTokensBlock } from "./routes/admin/tokens-block.ts";
 import { registerAdminTokensCreate } from "./routes/admin/tokens-create.ts";
 import { registerAdminTokensGet } from "./routes/admin/tokens-get.ts";

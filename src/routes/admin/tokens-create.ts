@@ -1,10 +1,11 @@
 // POST /admin/v1/tokens: issues an API token; its secret is shown only in this answer.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
-import { issueToken, publicToken } from "../../platform/tokens.ts";
-import { common } from "./factory.ts";
+import { createToken } from "../../services/tokens.ts";
+import { common } from "./guard.ts";
 import { CreatedTokenEnvelope, TokenInput } from "./schema.ts";
 
 export function registerAdminTokensCreate(app: OpenAPIHono<AppEnv>): void {
@@ -21,9 +22,8 @@ export function registerAdminTokensCreate(app: OpenAPIHono<AppEnv>): void {
       responses: { 201: jsonContent(CreatedTokenEnvelope, "Token issued"), ...errorResponses([401, 404, 422]) },
     }),
     async (c) => {
-      const input = c.req.valid("json");
-      const { secret, record } = await issueToken(c.get("deps").tokens, input, c.get("deps").clock.now());
-      return ok(c, { token: secret, ...publicToken(record) }, "Token issued; store the secret now, it is not shown again", 201);
+      const token = await createToken(callerOf(c), c.req.valid("json"));
+      return ok(c, token, "Token issued; store the secret now, it is not shown again", 201);
     },
   );
 }

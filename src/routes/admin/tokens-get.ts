@@ -1,11 +1,11 @@
 // GET /admin/v1/tokens/{id}: a token with its quota usage.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { usageView } from "../../platform/rate-headers.ts";
 import { errorResponses, jsonContent } from "../../platform/schemas.ts";
-import { publicToken } from "../../platform/tokens.ts";
-import { common, findToken } from "./factory.ts";
+import { tokenWithUsage } from "../../services/tokens.ts";
+import { common } from "./guard.ts";
 import { TokenId, TokenWithUsageEnvelope } from "./schema.ts";
 
 export function registerAdminTokensGet(app: OpenAPIHono<AppEnv>): void {
@@ -21,9 +21,7 @@ export function registerAdminTokensGet(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: jsonContent(TokenWithUsageEnvelope, "Token"), ...errorResponses([400, 401, 404]) },
     }),
     async (c) => {
-      const record = await findToken(c, c.req.valid("param").id);
-      const state = await c.get("deps").quota.peek(record.id, record.plan, c.get("deps").clock.now());
-      return ok(c, { ...publicToken(record), usage: usageView(state) });
+      return ok(c, await tokenWithUsage(callerOf(c), c.req.valid("param").id));
     },
   );
 }

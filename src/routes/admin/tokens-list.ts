@@ -1,10 +1,11 @@
 // GET /admin/v1/tokens: every token, oldest first, never with its secret.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { errorResponses, jsonContent } from "../../platform/schemas.ts";
-import { publicToken } from "../../platform/tokens.ts";
-import { common } from "./factory.ts";
+import { listTokens } from "../../services/tokens.ts";
+import { common } from "./guard.ts";
 import { TokenListEnvelope } from "./schema.ts";
 
 export function registerAdminTokensList(app: OpenAPIHono<AppEnv>): void {
@@ -19,8 +20,7 @@ export function registerAdminTokensList(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: jsonContent(TokenListEnvelope, "Tokens"), ...errorResponses([401, 404]) },
     }),
     async (c) => {
-      const tokens = (await c.get("deps").tokens.list()).sort((a, b) => a.created_at.localeCompare(b.created_at));
-      return ok(c, { tokens: tokens.map(publicToken) });
+      return ok(c, await listTokens(callerOf(c)));
     },
   );
 }

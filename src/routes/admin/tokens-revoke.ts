@@ -1,10 +1,11 @@
 // DELETE /admin/v1/tokens/{id}: revokes a token for good.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { errorResponses, jsonContent } from "../../platform/schemas.ts";
-import { publicToken } from "../../platform/tokens.ts";
-import { common, findToken } from "./factory.ts";
+import { revokeToken } from "../../services/tokens.ts";
+import { common } from "./guard.ts";
 import { TokenEnvelope, TokenId } from "./schema.ts";
 
 export function registerAdminTokensRevoke(app: OpenAPIHono<AppEnv>): void {
@@ -21,9 +22,7 @@ export function registerAdminTokensRevoke(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: jsonContent(TokenEnvelope, "Token revoked"), ...errorResponses([400, 401, 404]) },
     }),
     async (c) => {
-      const record = await findToken(c, c.req.valid("param").id);
-      await c.get("deps").tokens.delete(record.id);
-      return ok(c, publicToken(record), "Token revoked");
+      return ok(c, await revokeToken(callerOf(c), c.req.valid("param").id), "Token revoked");
     },
   );
 }

@@ -1,15 +1,16 @@
 // POST /api/v1/sii/certificacion/boletas/solicitar_set/{contribuyente}: the boletas test set
 // (the SII's GWT-RPC application, as devlas-cl/dte-sii drives it), as text and parsed into cases.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { emailAddress } from "../../platform/validation.ts";
-import { requestBoletaTestSet } from "../../sii/certificacion-boleta.ts";
+import { boletaTestSet } from "../../services/certificacion.ts";
 import { CertAuthBody } from "../credentials.ts";
-import { certificationSession, testSetAnswer } from "./factory.ts";
+import { certifying } from "./certifying.ts";
 import { Params, TAGS, TestSets, WriteQuery } from "./schema.ts";
 
 const BoletaSetBody = CertAuthBody.extend({
@@ -33,15 +34,9 @@ export function registerCertificacionBoletasSolicitarSet(app: OpenAPIHono<AppEnv
     }),
     { scope: "sii:write", weight: 5, write: true },
     async (c) => {
-      const { email } = c.req.valid("json");
-      const session = await certificationSession(c);
-      if (isDryRun(c))
-        return ok(c, { contribuyente: session.contribuyente, texto: "", sets: [] }, "Preview only (dry_run): nothing was requested");
-      return testSetAnswer(
-        c,
-        session.contribuyente,
-        await session.run((ctx, jar) => requestBoletaTestSet(ctx, jar, session.contribuyente, session.credential.rut, email)),
-      );
+      const dryRun = isDryRun(c);
+      const data = await boletaTestSet(callerOf(c), await certifying(c), c.req.valid("json").email, dryRun);
+      return dryRun ? ok(c, data, "Preview only (dry_run): nothing was requested") : ok(c, data);
     },
   );
 }

@@ -1,13 +1,14 @@
 // POST /api/v1/sii/certificacion/contribuyentes/datos/{contribuyente}: the company's data in the
 // certification environment.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
-import { certificationData } from "../../sii/certificacion.ts";
+import { companyData } from "../../services/certificacion.ts";
 import { CertAuthBody } from "../credentials.ts";
-import { certificationSession } from "./factory.ts";
+import { certifying } from "./certifying.ts";
 import { Params, TAGS } from "./schema.ts";
 
 export const Data = envelope(
@@ -40,8 +41,7 @@ export function registerCertificacionContribuyentesDatos(app: OpenAPIHono<AppEnv
     }),
     { scope: "sii:read", weight: 2 },
     async (c) => {
-      const session = await certificationSession(c);
-      return ok(c, await session.run((ctx, jar) => certificationData(ctx, jar, session.contribuyente)));
+      return ok(c, await companyData(callerOf(c), await certifying(c)));
     },
   );
 }

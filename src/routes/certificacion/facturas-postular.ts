@@ -1,6 +1,7 @@
 // POST /api/v1/sii/certificacion/facturas/postular/{contribuyente}: applies the company to the
 // certification process (pe_ingrut, pe_datos_empresa, pe_confirma).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
@@ -8,10 +9,11 @@ import { registerOperation } from "../../platform/operation.ts";
 import { DryRun } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { emailAddress } from "../../platform/validation.ts";
-import { APPLICATION_FIELDS, applyForCertification } from "../../sii/certificacion.ts";
+import { applyCompany } from "../../services/certificacion.ts";
+import { APPLICATION_FIELDS } from "../../sii/certificacion.ts";
 import { CertAuthBody } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
-import { certificationSession } from "./factory.ts";
+import { certifying } from "./certifying.ts";
 import { Params, TAGS } from "./schema.ts";
 
 /** The document types an application may include: those whose boxes devlas-cl/dte-sii marks on the SII's form. */
@@ -91,25 +93,13 @@ export function registerCertificacionFacturasPostular(app: OpenAPIHono<AppEnv>):
     }),
     { scope: "sii:write", weight: 5, write: true },
     async (c) => {
-      const body = c.req.valid("json");
-      const session = await certificationSession(c);
-      if (isDryRun(c)) {
-        return ok(
-          c,
-          { contribuyente: session.contribuyente, postulado: false, glosa: "" },
-          `Preview only (dry_run): the certificate of ${session.credential.rut} is valid; nothing was sent`,
-        );
-      }
-      const application = {
-        contribuyente: session.contribuyente,
-        administrador: session.credential.rut,
-        email: body.email,
-        emailIntercambio: body.email_intercambio,
-        software: body.software,
-        documentos: body.documentos,
-      };
-      const { glosa } = await session.run((ctx, jar) => applyForCertification(ctx, jar, application));
-      return ok(c, { contribuyente: session.contribuyente, postulado: true, glosa });
+      const { email, email_intercambio, software, documentos } = c.req.valid("json");
+      const who = await certifying(c);
+      const dryRun = isDryRun(c);
+      const form = { email, emailIntercambio: email_intercambio, software, documentos };
+      const data = await applyCompany(callerOf(c), who, form, dryRun);
+      if (dryRun) return ok(c, data, `Preview only (dry_run): the certificate of ${who.credential.rut} is valid; nothing was sent`);
+      return ok(c, data);
     },
   );
 }

@@ -1,14 +1,16 @@
 // POST /api/v1/sii/certificacion/facturas/solicitar_set/{contribuyente}: a new invoices test set
 // (maullin's CGIs), as text and parsed into cases.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
-import { DEFAULT_OPTIONAL_SETS, requestTestSet } from "../../sii/certificacion.ts";
+import { invoiceTestSet } from "../../services/certificacion.ts";
+import { DEFAULT_OPTIONAL_SETS } from "../../sii/certificacion.ts";
 import { CertAuthBody } from "../credentials.ts";
-import { certificationSession, testSetAnswer } from "./factory.ts";
+import { certifying } from "./certifying.ts";
 import { Params, TAGS, TestSets, WriteQuery } from "./schema.ts";
 
 const SetBody = CertAuthBody.extend({
@@ -41,15 +43,9 @@ export function registerCertificacionFacturasSolicitarSet(app: OpenAPIHono<AppEn
     }),
     { scope: "sii:write", weight: 5, write: true },
     async (c) => {
-      const session = await certificationSession(c);
-      if (isDryRun(c))
-        return ok(c, { contribuyente: session.contribuyente, texto: "", sets: [] }, "Preview only (dry_run): nothing was requested");
-      const { sets } = c.req.valid("json");
-      return testSetAnswer(
-        c,
-        session.contribuyente,
-        await session.run((ctx, jar) => requestTestSet(ctx, jar, session.contribuyente, sets)),
-      );
+      const dryRun = isDryRun(c);
+      const data = await invoiceTestSet(callerOf(c), await certifying(c), c.req.valid("json").sets, dryRun);
+      return dryRun ? ok(c, data, "Preview only (dry_run): nothing was requested") : ok(c, data);
     },
   );
 }

@@ -1,12 +1,13 @@
 // POST /api/v1/sii/certificacion/postulacion/avance/{contribuyente}: each test set's state at the SII.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
-import { certificationProgress } from "../../sii/certificacion.ts";
+import { applicationProgress } from "../../services/certificacion.ts";
 import { CertAuthBody } from "../credentials.ts";
-import { certificationSession } from "./factory.ts";
+import { certifying } from "./certifying.ts";
 import { Params, TAGS } from "./schema.ts";
 
 export const Progress = envelope(
@@ -43,11 +44,7 @@ export function registerCertificacionPostulacionAvance(app: OpenAPIHono<AppEnv>)
     }),
     { scope: "sii:read", weight: 1 },
     async (c) => {
-      const session = await certificationSession(c);
-      return ok(c, {
-        contribuyente: session.contribuyente,
-        sets: await session.run((ctx, jar) => certificationProgress(ctx, jar, session.contribuyente)),
-      });
+      return ok(c, await applicationProgress(callerOf(c), await certifying(c)));
     },
   );
 }

@@ -57,7 +57,7 @@ export function registerHealthz(app: OpenAPIHono<AppEnv>): void {
       const { config, sii } = c.get("deps");
       const base = { mode: sii.mode, version: packageJson.version };
       if (c.req.valid("query").deep !== "1") return ok(c, { status: "ok" as const, ...base });
-      // As the admin API compares it (routes/admin/factory.ts): in constant time, and never
+      // As the admin API compares it (routes/admin/guard.ts): in constant time, and never
       // open when no ADMIN_TOKEN is set.
       const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
       if (!config.adminToken || !match?.[1] || !constantTimeEqual(match[1], config.adminToken)) {

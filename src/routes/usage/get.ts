@@ -1,10 +1,11 @@
 // GET /api/v1/usage: the calling token's own quota state.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
-import { usageView } from "../../platform/rate-headers.ts";
 import { envelope, jsonContent } from "../../platform/schemas.ts";
+import { tokenUsage } from "../../services/tokens.ts";
 import { Plan, Usage } from "../plan-usage.ts";
 
 export const UsageEnvelope = envelope(
@@ -27,14 +28,9 @@ export function registerUsageGet(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const principal = c.get("principal");
       if (!principal) throw new Error("usage reached without a principal");
-      const state = await c.get("deps").quota.peek(principal.tokenId, principal.plan, c.get("deps").clock.now());
-      return ok(c, {
-        token_id: principal.tokenId,
-        account: principal.account,
-        scopes: principal.scopes,
-        plan: principal.plan,
-        usage: usageView(state),
-      });
+      const { tokenId, account, scopes, plan } = principal;
+      const usage = await tokenUsage(callerOf(c), { id: tokenId, plan });
+      return ok(c, { token_id: tokenId, account, scopes, plan, usage });
     },
   );
 }
