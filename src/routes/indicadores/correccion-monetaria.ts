@@ -7,9 +7,10 @@ import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { cachedYear } from "../../services/indicadores.ts";
 import { siiContext } from "../../services/sii-context.ts";
 import { correccionYear } from "../../sii/indicadores.ts";
-import { Anio, cachedYear } from "./cache.ts";
+import { Anio } from "./schema.ts";
 
 const Params = z.object({ anio: Anio });
 
@@ -68,7 +69,7 @@ export function registerIndicadoresCorreccionMonetaria(app: OpenAPIHono<AppEnv>)
       const ctx = await siiContext(c);
       // The key names the matrix reading: a table cached by the former column reading is not served again.
       const year = await cachedYear(
-        c,
+        c.get("deps"),
         `correccion-matriz:${anio}`,
         () => correccionYear(ctx, anio),
         (y) => y.meses.length === 12 && y.meses.every((x) => x.factor !== null),

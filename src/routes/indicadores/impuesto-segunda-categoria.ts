@@ -6,9 +6,10 @@ import { ok } from "../../platform/envelope.ts";
 import { ApiError } from "../../platform/errors.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { cachedYear } from "../../services/indicadores.ts";
 import { siiContext } from "../../services/sii-context.ts";
 import { segundaCategoriaMonth } from "../../sii/indicadores.ts";
-import { Anio, cachedYear, Mes } from "./cache.ts";
+import { Anio, Mes } from "./schema.ts";
 
 const Params = z.object({ anio: Anio, mes: Mes });
 
@@ -57,7 +58,7 @@ export function registerIndicadoresImpuestoSegundaCategoria(app: OpenAPIHono<App
       const ctx = await siiContext(c);
       // One entry a month (its page's section alone is read); a month of a year whose December is out is final.
       const read = await cachedYear(
-        c,
+        c.get("deps"),
         `segunda-categoria:${anio}:${mes}`,
         () => segundaCategoriaMonth(ctx, anio, mes),
         (r) => r.published.includes(12),

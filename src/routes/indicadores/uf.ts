@@ -7,9 +7,10 @@ import { ApiError } from "../../platform/errors.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { cachedYear } from "../../services/indicadores.ts";
 import { siiContext } from "../../services/sii-context.ts";
 import { ufYear } from "../../sii/indicadores.ts";
-import { Anio, cachedYear, Mes } from "./cache.ts";
+import { Anio, Mes } from "./schema.ts";
 
 const Params = z.object({
   anio: Anio,
@@ -57,7 +58,7 @@ export function registerIndicadoresUf(app: OpenAPIHono<AppEnv>): void {
       const fecha = date.toISOString().slice(0, 10);
       const ctx = await siiContext(c);
       const year = await cachedYear(
-        c,
+        c.get("deps"),
         `uf:${anio}`,
         () => ufYear(ctx, anio),
         (y) => y[12]?.[31] !== undefined,
