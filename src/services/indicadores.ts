@@ -15,12 +15,7 @@ export const REREAD_MS = 60 * 60 * 1000;
 const parsed = new WeakMap<CacheStore, Map<string, { value: unknown; until: number }>>();
 const MEMO_LIMIT = 256;
 
-async function cachedYear<T>(
-  deps: Deps,
-  key: string,
-  load: () => Promise<T | null>,
-  complete: (value: T) => boolean,
-): Promise<T | null> {
+async function cachedYear<T>(deps: Deps, key: string, load: () => Promise<T | null>, complete: (value: T) => boolean): Promise<T | null> {
   const { cache, clock } = deps;
   const now = clock.now();
   let memo = parsed.get(cache);
