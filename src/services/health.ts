@@ -86,8 +86,7 @@ export async function gatewayHealth(caller: Pick<Caller, "deps">, deep: boolean,
   const { config, sii } = caller.deps;
   const base = { mode: sii.mode, version: packageJson.version };
   if (!deep) return { status: "ok" as const, ...base };
-  // As the admin API compares it (routes/admin/factory.ts): in constant time, and never
-  // open when no ADMIN_TOKEN is set.
+  // As the admin API compares its token: in constant time, and never open when no ADMIN_TOKEN is set.
   if (!config.adminToken || !bearer || !constantTimeEqual(bearer, config.adminToken)) {
     throw new ApiError(401, "HTTP_401", "The deep check needs Authorization: Bearer <ADMIN_TOKEN>");
   }
