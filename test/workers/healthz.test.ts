@@ -1,7 +1,7 @@
 // /healthz in workerd through the Worker entry: no token, the sandbox's mode, and the deep check
 // for the operator reaching every SII host through the Worker's transport.
 import { describe, expect, it } from "vitest";
-import { HEALTH_PROBES } from "../../src/routes/health/probes.ts";
+import { HEALTH_PROBES } from "../../src/services/health.ts";
 import { ADMIN_HEADERS, fetchWorker } from "./worker.ts";
 
 describe("GET /healthz on Workers", () => {

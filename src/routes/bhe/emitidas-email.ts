@@ -1,13 +1,13 @@
 // POST /api/v1/sii/bhe/emitidas/email/{codigo}: have the SII e-mail an issued BHE again.
 // Counted on every call (each one sends a mail); Idempotency-Key honoured.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { emailAddress } from "../../platform/validation.ts";
-import { siiServices } from "../../services/sii-context.ts";
-import { resendBhe } from "../../sii/bhe.ts";
+import { resendIssuedBhe } from "../../services/bhe.ts";
 import { PassOnlyAuth } from "../credentials.ts";
 
 const Params = z.object({
@@ -66,9 +66,7 @@ export function registerBheEmitidasEmail(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { codigo } = c.req.valid("param");
       const body = c.req.valid("json");
-      const email = body.destinatario.email;
-      const { ctx, sessions } = await siiServices(c);
-      const result = await sessions.withClave(body.auth.pass, (jar) => resendBhe(ctx, jar, { codigo, email }));
+      const result = await resendIssuedBhe(callerOf(c), body.auth.pass, codigo, body.destinatario.email);
       return ok(c, result, result.mensaje);
     },
   );

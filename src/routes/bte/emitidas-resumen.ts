@@ -3,44 +3,14 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { csvText } from "../../lib/csv.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { responseFormat } from "../../platform/negotiation.ts";
 import { registerOperation } from "../../platform/operation.ts";
-import { Formato, IntegerParam } from "../../platform/params.ts";
 import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
-import { siiServices } from "../../services/sii-context.ts";
-import { annualBte } from "../../sii/bte.ts";
-import { PassOnlyAuth } from "../credentials.ts";
-import { EXAMPLE_CLAVE } from "../example-credentials.ts";
-
-/** The first year of the SII's BTE (boletas de prestación de servicios de terceros) tables. */
-const FIRST_BTE_YEAR = 2005;
-
-const Params = z.object({
-  anio: IntegerParam({
-    min: FIRST_BTE_YEAR,
-    max: 2100,
-    noun: "a year",
-    example: 2025,
-    description: `Year, ${FIRST_BTE_YEAR} (the BTE's first year in the SII) to 2100; a year without slips is a 200 with zeros`,
-  }),
-});
-
-const Query = z.object({
-  formato: Formato(["json", "csv", "html"]),
-  csv_delimiter: z
-    .string()
-    .max(1)
-    .regex(/^[^\s"'\r\n]$/, { error: "must be one character (not a quote, space or line break)" })
-    .default(";")
-    .register(z.globalRegistry, {
-      description: "Field delimiter when `formato=csv`: one character, not a quote, space or line break (default `;`)",
-      example: ";",
-    }),
-});
-
-const Body = z.object({ auth: PassOnlyAuth }).openapi("BteSummaryRequest", { example: { auth: { pass: EXAMPLE_CLAVE } } });
+import { issuedBteSummary } from "../../services/bte.ts";
+import { Body, Params, Query } from "./schema.ts";
 
 const Totals = {
   folios: z.number().int().register(z.globalRegistry, {
@@ -107,8 +77,7 @@ export function registerBteEmitidasResumen(app: OpenAPIHono<AppEnv>): void {
       const { csv_delimiter } = query;
       const formato = responseFormat(c, query.formato, { json: "application/json", csv: "text/csv", html: "text/html" });
       const { pass } = c.req.valid("json").auth;
-      const { ctx, sessions } = await siiServices(c);
-      const summary = await sessions.withClave(pass, (jar) => annualBte(ctx, jar, anio));
+      const summary = await issuedBteSummary(callerOf(c), pass, anio);
       if (formato === "html") return c.body(encodeLatin1(summary.page), 200, { "content-type": "text/html; charset=ISO-8859-1" });
       if (formato === "csv") {
         return c.body(encodeLatin1(csvText(summary.cells, csv_delimiter)), 200, {
@@ -116,8 +85,7 @@ export function registerBteEmitidasResumen(app: OpenAPIHono<AppEnv>): void {
           "content-disposition": `attachment; filename="bte-emitidas-${pass.rut}-${anio}.csv"`,
         });
       }
-      const message = summary.mensual.length ? `BTEs issued in ${anio}` : `No BTEs issued in ${anio}`;
-      return ok(c, { anio, emisor: pass.rut, mensual: summary.mensual, anual: summary.anual }, message);
+      return ok(c, summary.data, summary.message);
     },
   );
 }

@@ -2,14 +2,13 @@
 // own certificate or that of its electronic representative.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { encodeLatin1 } from "../../lib/latin1.ts";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { ApiError } from "../../platform/errors.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente, Formato, Rut } from "../../platform/params.ts";
 import { BYTES, envelope, errorResponses, jsonBody, pathParams } from "../../platform/schemas.ts";
-import { siiServices } from "../../services/sii-context.ts";
-import { taxpayerData, taxpayerPage } from "../../sii/contribuyentes.ts";
+import { taxpayerDataOf, taxpayerPageOf } from "../../services/contribuyentes.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 
 const Params = pathParams({
@@ -57,17 +56,12 @@ export function registerContribuyentesDatos(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { contribuyente } = c.req.valid("param");
       const { ambiente, formato } = c.req.valid("query");
-      const credential = await parseCertificate(c, c.req.valid("json").auth.cert);
-      const { ctx, sessions } = await siiServices(c);
+      const who = { credential: await parseCertificate(c, c.req.valid("json").auth.cert), ambiente, contribuyente };
       if (formato === "html") {
-        const page = await sessions.withCertificate(credential, ambiente, (jar) => taxpayerPage(ctx, jar), contribuyente);
+        const page = await taxpayerPageOf(callerOf(c), who);
         return c.body(encodeLatin1(page), 200, { "content-type": "text/html; charset=ISO-8859-1" });
       }
-      const data = await sessions.withCertificate(credential, ambiente, (jar) => taxpayerData(ctx, jar), contribuyente);
-      if (data.rut !== contribuyente) {
-        throw new ApiError(403, "AUTH_ERROR", `The certificate's session shows ${data.rut}, not ${contribuyente}`);
-      }
-      return ok(c, data);
+      return ok(c, await taxpayerDataOf(callerOf(c), who));
     },
   );
 }

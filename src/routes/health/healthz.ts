@@ -2,16 +2,11 @@
 // checks; with `?deep=1` and the operator's ADMIN_TOKEN, whether each SII host answers through
 // the configured transport. A host that fails is reported, never turned into a 5xx.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import packageJson from "../../../package.json" with { type: "json" };
-import { constantTimeEqual } from "../../lib/crypto.ts";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { ApiError } from "../../platform/errors.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
-import { probeAll } from "./probes.ts";
-
-/** Per host, and so for the whole deep check (the hosts are asked at once). */
-export const HEALTH_PROBE_TIMEOUT_MS = 5_000;
+import { gatewayHealth } from "../../services/health.ts";
 
 const Query = z.object({
   deep: z.enum(["0", "1"]).optional().register(z.globalRegistry, {
@@ -54,19 +49,9 @@ export function registerHealthz(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       c.header("Cache-Control", "no-store");
-      const { config, sii } = c.get("deps");
-      const base = { mode: sii.mode, version: packageJson.version };
-      if (c.req.valid("query").deep !== "1") return ok(c, { status: "ok" as const, ...base });
-      // As the admin API compares it (routes/admin/guard.ts): in constant time, and never
-      // open when no ADMIN_TOKEN is set.
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
-      if (!config.adminToken || !match?.[1] || !constantTimeEqual(match[1], config.adminToken)) {
-        throw new ApiError(401, "HTTP_401", "The deep check needs Authorization: Bearer <ADMIN_TOKEN>");
-      }
-      const timeoutMs = Math.min(HEALTH_PROBE_TIMEOUT_MS, config.siiTimeoutMs ?? HEALTH_PROBE_TIMEOUT_MS);
-      const hosts = await probeAll(sii, timeoutMs);
-      const status = hosts.every((h) => h.reachable) ? ("ok" as const) : ("degraded" as const);
-      return ok(c, { status, ...base, sii: hosts });
+      // The admin token as the request gives it; the service judges it.
+      const bearer = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "")?.[1];
+      return ok(c, await gatewayHealth(callerOf(c), c.req.valid("query").deep === "1", bearer));
     },
   );
 }

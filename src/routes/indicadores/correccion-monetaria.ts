@@ -2,14 +2,13 @@
 // table: per month the correction to the year's end, and the SII's whole matrix (initial capital and
 // each month's row, one cell per month column).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { ApiError } from "../../platform/errors.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
-import { siiContext } from "../../services/sii-context.ts";
-import { correccionYear } from "../../sii/indicadores.ts";
-import { Anio, cachedYear } from "./cache.ts";
+import { monetaryCorrection } from "../../services/indicadores.ts";
+import { Anio } from "./schema.ts";
 
 const Params = z.object({ anio: Anio });
 
@@ -65,16 +64,7 @@ export function registerIndicadoresCorreccionMonetaria(app: OpenAPIHono<AppEnv>)
     { scope: "sii:read", weight: 1 },
     async (c) => {
       const { anio } = c.req.valid("param");
-      const ctx = await siiContext(c);
-      // The key names the matrix reading: a table cached by the former column reading is not served again.
-      const year = await cachedYear(
-        c,
-        `correccion-matriz:${anio}`,
-        () => correccionYear(ctx, anio),
-        (y) => y.meses.length === 12 && y.meses.every((x) => x.factor !== null),
-      );
-      if (!year) throw new ApiError(404, "HTTP_404", `The SII has not published the monetary correction of ${anio}`);
-      return ok(c, { anio, capital_inicial: year.capital_inicial, meses: [...year.meses].sort((a, b) => a.mes - b.mes) });
+      return ok(c, await monetaryCorrection(callerOf(c), anio));
     },
   );
 }

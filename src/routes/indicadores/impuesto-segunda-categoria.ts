@@ -1,14 +1,13 @@
 // GET /api/v1/sii/indicadores/impuesto_segunda_categoria/anual/{anio}/{mes}: that month's
 // brackets of the single second-category tax, per pay period.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { ApiError } from "../../platform/errors.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
-import { siiContext } from "../../services/sii-context.ts";
-import { segundaCategoriaMonth } from "../../sii/indicadores.ts";
-import { Anio, cachedYear, Mes } from "./cache.ts";
+import { secondCategoryBrackets } from "../../services/indicadores.ts";
+import { Anio, Mes } from "./schema.ts";
 
 const Params = z.object({ anio: Anio, mes: Mes });
 
@@ -54,22 +53,7 @@ export function registerIndicadoresImpuestoSegundaCategoria(app: OpenAPIHono<App
     { scope: "sii:read", weight: 1 },
     async (c) => {
       const { anio, mes } = c.req.valid("param");
-      const ctx = await siiContext(c);
-      // One entry a month (its page's section alone is read); a month of a year whose December is out is final.
-      const read = await cachedYear(
-        c,
-        `segunda-categoria:${anio}:${mes}`,
-        () => segundaCategoriaMonth(ctx, anio, mes),
-        (r) => r.published.includes(12),
-      );
-      const month = read?.month;
-      if (!month)
-        throw new ApiError(
-          404,
-          "HTTP_404",
-          `The SII has not published the second-category tax table of ${anio}-${String(mes).padStart(2, "0")}`,
-        );
-      return ok(c, { anio, mes, ...month });
+      return ok(c, await secondCategoryBrackets(callerOf(c), anio, mes));
     },
   );
 }

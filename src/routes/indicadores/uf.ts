@@ -1,15 +1,14 @@
 // GET /api/v1/sii/indicadores/uf/anual/{anio}/{mes}/{dia}: the UF of one date, from the SII's
 // yearly page (cached).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { ApiError } from "../../platform/errors.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
-import { siiContext } from "../../services/sii-context.ts";
-import { ufYear } from "../../sii/indicadores.ts";
-import { Anio, cachedYear, Mes } from "./cache.ts";
+import { ufOfDate } from "../../services/indicadores.ts";
+import { Anio, Mes } from "./schema.ts";
 
 const Params = z.object({
   anio: Anio,
@@ -48,23 +47,7 @@ export function registerIndicadoresUf(app: OpenAPIHono<AppEnv>): void {
     { scope: "sii:read", weight: 1 },
     async (c) => {
       const { anio, mes, dia } = c.req.valid("param");
-      const date = new Date(Date.UTC(anio, mes - 1, dia));
-      if (date.getUTCMonth() !== mes - 1) {
-        throw new ApiError(400, "VALIDATION_ERROR", `${anio}-${mes}-${dia} is not a date`, {
-          errors: [{ path: "dia", location: "path", message: `month ${mes} of ${anio} has no day ${dia}` }],
-        });
-      }
-      const fecha = date.toISOString().slice(0, 10);
-      const ctx = await siiContext(c);
-      const year = await cachedYear(
-        c,
-        `uf:${anio}`,
-        () => ufYear(ctx, anio),
-        (y) => y[12]?.[31] !== undefined,
-      );
-      const valor = year?.[mes]?.[dia];
-      if (valor === undefined) throw new ApiError(404, "HTTP_404", `The SII has not published the UF of ${fecha}`, { details: { fecha } });
-      return ok(c, { fecha, valor });
+      return ok(c, await ufOfDate(callerOf(c), anio, mes, dia));
     },
   );
 }

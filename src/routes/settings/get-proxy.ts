@@ -5,7 +5,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { jsonContent } from "../../platform/schemas.ts";
-import { proxyView, readProxy } from "../../services/proxy-settings.ts";
+import { proxySettings } from "../../services/settings.ts";
 import { ProxySettingsEnvelope } from "./schema.ts";
 
 export function registerSettingsGetProxy(app: OpenAPIHono<AppEnv>): void {
@@ -22,8 +22,7 @@ export function registerSettingsGetProxy(app: OpenAPIHono<AppEnv>): void {
     }),
     { scope: "settings:read", weight: 1 },
     async (c) => {
-      const { deps, account } = callerOf(c);
-      return ok(c, proxyView(await readProxy(deps, account())));
+      return ok(c, await proxySettings(callerOf(c)));
     },
   );
 }

@@ -1,10 +1,15 @@
-// The SII hosts the gateway talks to, each with the request a deep health check sends it. Where
-// the gateway itself reads a page or description from a host without a session, the check reads
-// that; elsewhere it asks for the host's root. Any HTTP answer counts as reached: the check is
-// about the network path through the configured transport, not about the SII's mood. The hosts
-// are src/sii/hosts.ts's one list; only the paths are the health check's.
-import type { SiiTransport } from "../../ports.ts";
-import { SII_HOSTS } from "../../sii/hosts.ts";
+// The gateway's health, with no HTTP: its own state, and on the operator's deep check whether each
+// SII host the gateway talks to answers through the configured transport. Where the gateway itself
+// reads a page or description from a host without a session, the check reads that; elsewhere it
+// asks for the host's root. Any HTTP answer counts as reached: the check is about the network path
+// through the configured transport, not about the SII's mood. The hosts are src/sii/hosts.ts's one
+// list; only the paths are the health check's. A host that fails is reported, never thrown.
+import packageJson from "../../package.json" with { type: "json" };
+import { constantTimeEqual } from "../lib/crypto.ts";
+import type { Caller } from "../platform/caller.ts";
+import { ApiError } from "../platform/errors.ts";
+import type { SiiTransport } from "../ports.ts";
+import { SII_HOSTS } from "../sii/hosts.ts";
 
 export interface HealthProbe {
   host: string;
@@ -66,6 +71,27 @@ export async function probeHost(transport: SiiTransport, probe: HealthProbe, tim
 }
 
 /** Every host at once, so the whole check takes about one `timeoutMs` at most. */
-export function probeAll(transport: SiiTransport, timeoutMs: number): Promise<ProbeResult[]> {
+function probeAll(transport: SiiTransport, timeoutMs: number): Promise<ProbeResult[]> {
   return Promise.all(HEALTH_PROBES.map((probe) => probeHost(transport, probe, timeoutMs)));
+}
+
+/** Per host, and so for the whole deep check (the hosts are asked at once). */
+export const HEALTH_PROBE_TIMEOUT_MS = 5_000;
+
+/**
+ * The gateway's mode and version; with `deep` also each SII host's state (`degraded` when one was
+ * not reached), which only the operator may ask: `bearer` must be the ADMIN_TOKEN, else 401.
+ */
+export async function gatewayHealth(caller: Pick<Caller, "deps">, deep: boolean, bearer: string | undefined) {
+  const { config, sii } = caller.deps;
+  const base = { mode: sii.mode, version: packageJson.version };
+  if (!deep) return { status: "ok" as const, ...base };
+  // As the admin API compares its token: in constant time, and never open when no ADMIN_TOKEN is set.
+  if (!config.adminToken || !bearer || !constantTimeEqual(bearer, config.adminToken)) {
+    throw new ApiError(401, "HTTP_401", "The deep check needs Authorization: Bearer <ADMIN_TOKEN>");
+  }
+  const timeoutMs = Math.min(HEALTH_PROBE_TIMEOUT_MS, config.siiTimeoutMs ?? HEALTH_PROBE_TIMEOUT_MS);
+  const hosts = await probeAll(sii, timeoutMs);
+  const status = hosts.every((h) => h.reachable) ? ("ok" as const) : ("degraded" as const);
+  return { status, ...base, sii: hosts };
 }
