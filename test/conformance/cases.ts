@@ -250,8 +250,11 @@ export function conformanceCases(factory: StoreFactory): ConformanceCase[] {
         await store.begin(account, k2, "fp", "slow", noon, 1_000, 100);
         await store.begin(account, k2, "fp", "retry", later, 60_000, 100);
         equal(await store.complete(account, k2, "fp", "slow", big, later, 3_600_000), false, "a large late answer is refused");
-        equal(await store.complete(account, k2, "fp", "retry", kept, later, 3_600_000), true, "the retry completes");
-        equal(await store.begin(account, k2, "fp", "third", later, 60_000, 100), { state: "completed", response: kept }, "its answer only");
+        const other = { ...big, body: `v1.${randomBase64(900_000)}` };
+        equal(await store.complete(account, k2, "fp", "retry", other, later, 3_600_000), true, "the retry completes");
+        equal(await store.complete(account, k2, "fp", "retry", kept, later, 3_600_000), false, "once, its parts kept");
+        const replayed = await store.begin(account, k2, "fp", "third", later, 60_000, 100);
+        check(replayed.state === "completed" && replayed.response.body === other.body, "its large answer only");
         equal(await store.stored(account, later), 2, "each key counts once");
       },
     },

@@ -232,13 +232,15 @@ export class IdempotencyLedger extends DurableObject<unknown> {
 
   /**
    * Completes the record with `head` and the `parts` parts `attempt` staged; true when it did. When
-   * `attempt` no longer holds the record in progress (a retry took its lease over), or its staged
-   * parts are not all there, the record stays as it is, false, and this attempt's parts go.
+   * `attempt` no longer holds the record in progress, false and nothing changes: a retry that took
+   * it over, or an abandon, dropped what it had staged, and parts it still has are its kept answer's
+   * (completed before). When its staged parts are not all there, false and they go.
    */
   complete(key: string, fingerprint: string, head: string, attempt: string, parts: number, nowMs: number, ttlMs: number): boolean {
     const sql = this.ctx.storage.sql;
+    if (!this.heldBy(key, fingerprint, attempt)) return false;
     const staged = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM parts WHERE key = ? AND attempt = ?", key, attempt).one().n;
-    if (!this.heldBy(key, fingerprint, attempt) || staged !== parts) {
+    if (staged !== parts) {
       sql.exec("DELETE FROM parts WHERE key = ? AND attempt = ?", key, attempt);
       return false;
     }

@@ -194,7 +194,7 @@ export function dynamoIdempotencyStore(call: Call, TableName: string, getItem: G
         ...heldBy(fingerprint, attempt),
       });
       if (replaced === null) {
-        // Not kept: this attempt's parts go (an in-progress record, the one replaced otherwise, has none).
+        // Not kept: this attempt's parts go. (Kept, it replaced its own in-progress record: no parts.)
         await dropParts(account, name, { attempt: S(attempt), parts: N(rest.length) });
         return false;
       }
