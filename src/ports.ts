@@ -85,16 +85,38 @@ export type IdempotencyBegin =
 /**
  * Records of `Idempotency-Key` use, per account. `begin` is atomic: of two concurrent calls with
  * the same key exactly one gets `started`. A record whose fingerprint differs is a `conflict`.
- * An in-progress record older than `leaseMs` is taken over (its holder died); a completed one
- * lives `ttlMs` after completion. A key with no live record starts only while the account holds
- * fewer than `maxStored` live completed answers (else `full`); replays and conflicts are answered
- * whatever the count. Expired records are purged in bounded batches, never all on one request.
+ * An in-progress record is held by one attempt (`attempt`: a random id per attempt); older than
+ * `leaseMs` it is taken over by the next attempt to begin (its holder died, or is slow: its answer
+ * is then refused, as `complete` answers false for it). A completed record lives `ttlMs` after
+ * completion. A key with no live record starts only while the account holds fewer than `maxStored`
+ * live completed answers (else `full`); replays and conflicts are answered whatever the count.
+ * Expired records are purged in bounded batches, never all on one request.
  */
 export interface IdempotencyStore {
-  begin(account: string, key: string, fingerprint: string, now: Date, leaseMs: number, maxStored: number): Promise<IdempotencyBegin>;
-  complete(account: string, key: string, fingerprint: string, response: StoredResponse, now: Date, ttlMs: number): Promise<void>;
-  /** Drops an in-progress record so the same key can be tried again (nothing happened upstream). */
-  abandon(account: string, key: string, fingerprint: string): Promise<void>;
+  begin(
+    account: string,
+    key: string,
+    fingerprint: string,
+    attempt: string,
+    now: Date,
+    leaseMs: number,
+    maxStored: number,
+  ): Promise<IdempotencyBegin>;
+  /**
+   * Keeps `response` as the key's answer, atomically, only while the record is in progress under
+   * `attempt`; false when it is not (another attempt took it over, or it was completed or dropped).
+   */
+  complete(
+    account: string,
+    key: string,
+    fingerprint: string,
+    attempt: string,
+    response: StoredResponse,
+    now: Date,
+    ttlMs: number,
+  ): Promise<boolean>;
+  /** Drops the record, only while it is in progress under `attempt`, so the key can be tried again (nothing happened upstream). */
+  abandon(account: string, key: string, fingerprint: string, attempt: string): Promise<void>;
   /** How many completed answers the account holds that have not expired at `now` (what `maxStored` caps). */
   stored(account: string, now: Date): Promise<number>;
 }

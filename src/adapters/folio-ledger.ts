@@ -177,7 +177,8 @@ type Taken = { state: "taken"; folios: number[]; replayed: boolean } | Exclude<F
 
 /**
  * The record `hold` names: a new attempt at a request whose holder is gone (or whose answer was produced but
- * perhaps never delivered: the idempotency layer runs a retry only then) takes it over; one still held is
+ * perhaps never delivered: the idempotency layer runs a retry only then, and refuses the first attempt's
+ * answer should it still come, src/platform/idempotency.ts) takes it over; one still held is
  * `busy`; another request under the same key is a `conflict`.
  */
 function takeOver(state: LedgerState, hold: FolioHold): Taken | null {

@@ -8,6 +8,7 @@ import { base64ToBytes, bytesToBase64 } from "../lib/encoding.ts";
 import { keyedHash, open, seal } from "../lib/secret-box.ts";
 import type { StoredResponse } from "../ports.ts";
 import { acceptWeights } from "./accept.ts";
+import { refundCharge } from "./charge.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_RECORDS_MAX } from "./schemas.ts";
@@ -140,10 +141,12 @@ export async function withIdempotency(
   const maxStored = config.idempotencyMaxRecords ?? IDEMPOTENCY_RECORDS_MAX;
   const leaseMs = config.idempotencyLeaseMs ?? LEASE_MS;
   const print = await fingerprint(c);
+  // This attempt's name in the store: only the attempt holding the record completes or drops it.
+  const attempt = crypto.randomUUID();
   const deadline = Date.now() + WAIT_MS;
   for (let pause = 25; ; pause = Math.min(pause * 2, 250)) {
     const now = clock.now();
-    const begun = await idempotency.begin(principal.account, key, print, now, leaseMs, maxStored);
+    const begun = await idempotency.begin(principal.account, key, print, attempt, now, leaseMs, maxStored);
     if (begun.state === "completed") return replay(config.secretKey, begun.response, c.req.header("accept"));
     if (begun.state === "conflict") {
       throw new ApiError(409, "IDEMPOTENCY_CONFLICT", "This Idempotency-Key was already used with a different request");
@@ -170,13 +173,44 @@ export async function withIdempotency(
   try {
     res = await run();
   } catch (err) {
-    await idempotency.abandon(principal.account, key, print);
+    await idempotency.abandon(principal.account, key, print, attempt);
     throw err;
   }
   const code = res.headers.get("content-type")?.includes("json") ? await errorCode(res) : null;
-  if (nothingHappened(res, code, outcome.siiCalls()) || !outcome.worthKeeping()) await idempotency.abandon(principal.account, key, print);
-  else await idempotency.complete(principal.account, key, print, await store(config.secretKey, res), clock.now(), IDEMPOTENCY_TTL_MS);
+  if (nothingHappened(res, code, outcome.siiCalls()) || !outcome.worthKeeping()) {
+    await idempotency.abandon(principal.account, key, print, attempt);
+    return res;
+  }
+  const kept = await idempotency.complete(
+    principal.account,
+    key,
+    print,
+    attempt,
+    await store(config.secretKey, res),
+    clock.now(),
+    IDEMPOTENCY_TTL_MS,
+  );
+  if (!kept) {
+    await res.body?.cancel();
+    await refuseLate(c, outcome.siiCalls());
+  }
   return res;
+}
+
+/**
+ * This attempt ran past its lease and a retry took the key over: the retry's answer is the key's
+ * one, so this one is never delivered (two answers to one key could be two documents signed on the
+ * same folios). The caller pays for the retry; this attempt is refunded as any refusal before the
+ * SII is (charged once it reached the SII: the SII did the work).
+ */
+async function refuseLate(c: Context<AppEnv>, siiCalls: number): Promise<never> {
+  if (siiCalls === 0) await refundCharge(c);
+  throw new ApiError(
+    409,
+    "IDEMPOTENCY_IN_PROGRESS",
+    "This attempt with this Idempotency-Key ran past its lease and a retry of the request holds the key now; retry later to get that retry's answer",
+    { headers: { "Retry-After": "5" } },
+  );
 }
 
 async function errorCode(res: Response): Promise<string | null> {

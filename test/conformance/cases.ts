@@ -192,13 +192,13 @@ export function conformanceCases(factory: StoreFactory): ConformanceCase[] {
         const account = unique("acct");
         const key = unique("key");
         const response = { status: 201, headers: { "content-type": "application/json" }, body: "eyJhIjoxfQ==" };
-        equal(await store.begin(account, key, "fp1", noon, 60_000, 100), { state: "started" }, "first begin");
-        equal(await store.begin(account, key, "fp1", noon, 60_000, 100), { state: "in_progress" }, "second begin");
-        equal(await store.begin(account, key, "fp2", noon, 60_000, 100), { state: "conflict" }, "other body while in progress");
-        await store.complete(account, key, "fp1", response, noon, 3_600_000);
-        equal(await store.begin(account, key, "fp1", noon, 60_000, 100), { state: "completed", response }, "replay");
-        equal(await store.begin(account, key, "fp2", noon, 60_000, 100), { state: "conflict" }, "other body after completion");
-        equal(await store.begin(unique("acct"), key, "fp2", noon, 60_000, 100), { state: "started" }, "same key, other account");
+        equal(await store.begin(account, key, "fp1", "a", noon, 60_000, 100), { state: "started" }, "first begin");
+        equal(await store.begin(account, key, "fp1", "a", noon, 60_000, 100), { state: "in_progress" }, "second begin");
+        equal(await store.begin(account, key, "fp2", "a", noon, 60_000, 100), { state: "conflict" }, "other body while in progress");
+        await store.complete(account, key, "fp1", "a", response, noon, 3_600_000);
+        equal(await store.begin(account, key, "fp1", "a", noon, 60_000, 100), { state: "completed", response }, "replay");
+        equal(await store.begin(account, key, "fp2", "a", noon, 60_000, 100), { state: "conflict" }, "other body after completion");
+        equal(await store.begin(unique("acct"), key, "fp2", "a", noon, 60_000, 100), { state: "started" }, "same key, other account");
       },
     },
     {
@@ -208,17 +208,54 @@ export function conformanceCases(factory: StoreFactory): ConformanceCase[] {
         const account = unique("acct");
         const response = { status: 200, headers: {}, body: "" };
         const k1 = unique("key");
-        await store.begin(account, k1, "fp", noon, 60_000, 100);
-        await store.complete(account, k1, "fp", response, noon, 1_000);
+        await store.begin(account, k1, "fp", "a", noon, 60_000, 100);
+        await store.complete(account, k1, "fp", "a", response, noon, 1_000);
         const later = new Date(noon.getTime() + 2_000);
-        equal(await store.begin(account, k1, "other", later, 60_000, 100), { state: "started" }, "expired record is replaced");
+        equal(await store.begin(account, k1, "other", "a", later, 60_000, 100), { state: "started" }, "expired record is replaced");
         const k2 = unique("key");
-        await store.begin(account, k2, "fp", noon, 1_000, 100);
-        equal(await store.begin(account, k2, "fp", later, 1_000, 100), { state: "started" }, "stale lease taken over");
+        await store.begin(account, k2, "fp", "a", noon, 1_000, 100);
+        equal(await store.begin(account, k2, "fp", "b", later, 1_000, 100), { state: "started" }, "stale lease taken over");
         const k3 = unique("key");
-        await store.begin(account, k3, "fp", noon, 60_000, 100);
-        await store.abandon(account, k3, "fp");
-        equal(await store.begin(account, k3, "fp", noon, 60_000, 100), { state: "started" }, "abandoned key starts again");
+        await store.begin(account, k3, "fp", "a", noon, 60_000, 100);
+        await store.abandon(account, k3, "fp", "a");
+        equal(await store.begin(account, k3, "fp", "a", noon, 60_000, 100), { state: "started" }, "abandoned key starts again");
+      },
+    },
+    {
+      name: "idempotency: an attempt whose lease was taken over can neither complete nor abandon; the new attempt completes",
+      async run() {
+        const store = await factory.idempotency();
+        const account = unique("acct");
+        const key = unique("key");
+        const late = { status: 200, headers: {}, body: "bGF0ZQ==" };
+        const kept = { status: 200, headers: {}, body: "a2VwdA==" };
+        equal(await store.begin(account, key, "fp", "slow", noon, 1_000, 100), { state: "started" }, "first attempt");
+        const later = new Date(noon.getTime() + 2_000);
+        equal(await store.begin(account, key, "fp", "retry", later, 60_000, 100), { state: "started" }, "its lease taken over");
+        equal(await store.complete(account, key, "fp", "slow", late, later, 3_600_000), false, "the slow attempt completes nothing");
+        await store.abandon(account, key, "fp", "slow");
+        equal(await store.begin(account, key, "fp", "third", later, 60_000, 100), { state: "in_progress" }, "nor drops the retry's record");
+        equal(await store.complete(account, key, "fp", "retry", kept, later, 3_600_000), true, "the retry completes");
+        equal(await store.begin(account, key, "fp", "third", later, 60_000, 100), { state: "completed", response: kept }, "replay");
+        equal(await store.complete(account, key, "fp", "slow", late, later, 3_600_000), false, "nor over the answer");
+        equal(await store.complete(account, key, "fp", "retry", late, later, 3_600_000), false, "completed once");
+        equal(
+          await store.begin(account, key, "fp", "third", later, 60_000, 100),
+          { state: "completed", response: kept },
+          "the same replay",
+        );
+        // An answer in parts too: the slow attempt's parts are never read as the record's.
+        const k2 = unique("key");
+        const big = { status: 201, headers: {}, body: `v1.${randomBase64(1_200_000)}` };
+        await store.begin(account, k2, "fp", "slow", noon, 1_000, 100);
+        await store.begin(account, k2, "fp", "retry", later, 60_000, 100);
+        equal(await store.complete(account, k2, "fp", "slow", big, later, 3_600_000), false, "a large late answer is refused");
+        const other = { ...big, body: `v1.${randomBase64(900_000)}` };
+        equal(await store.complete(account, k2, "fp", "retry", other, later, 3_600_000), true, "the retry completes");
+        equal(await store.complete(account, k2, "fp", "retry", kept, later, 3_600_000), false, "once, its parts kept");
+        const replayed = await store.begin(account, k2, "fp", "third", later, 60_000, 100);
+        check(replayed.state === "completed" && replayed.response.body === other.body, "its large answer only");
+        equal(await store.stored(account, later), 2, "each key counts once");
       },
     },
     {
@@ -230,28 +267,28 @@ export function conformanceCases(factory: StoreFactory): ConformanceCase[] {
         const response = { status: 200, headers: {}, body: "" };
         const keys = [unique("key"), unique("key"), unique("key")];
         for (const k of keys) {
-          equal(await store.begin(account, k, "fp", noon, 60_000, 3), { state: "started" }, "under the cap");
-          await store.complete(account, k, "fp", response, noon, day);
+          equal(await store.begin(account, k, "fp", "a", noon, 60_000, 3), { state: "started" }, "under the cap");
+          await store.complete(account, k, "fp", "a", response, noon, day);
         }
         equal(await store.stored(account, noon), 3, "answers held");
-        const full = await store.begin(account, unique("key"), "fp", noon, 60_000, 3);
+        const full = await store.begin(account, unique("key"), "fp", "a", noon, 60_000, 3);
         check(full.state === "full", `a fourth key is refused, got ${full.state}`);
         equal(full.stored, 3, "the count it names");
         check(full.freesAt > noon.getTime() && full.freesAt <= noon.getTime() + day + 3_600_000, `freesAt ${full.freesAt}`);
-        equal(await store.begin(account, keys[0] ?? "", "fp", noon, 60_000, 3), { state: "completed", response }, "a replay passes");
-        equal(await store.begin(account, keys[1] ?? "", "other", noon, 60_000, 3), { state: "conflict" }, "a conflict is told");
-        equal(await store.begin(unique("acct"), unique("key"), "fp", noon, 60_000, 3), { state: "started" }, "other account");
+        equal(await store.begin(account, keys[0] ?? "", "fp", "a", noon, 60_000, 3), { state: "completed", response }, "a replay passes");
+        equal(await store.begin(account, keys[1] ?? "", "other", "a", noon, 60_000, 3), { state: "conflict" }, "a conflict is told");
+        equal(await store.begin(unique("acct"), unique("key"), "fp", "a", noon, 60_000, 3), { state: "started" }, "other account");
         // In-progress and abandoned records are no answers: they do not count.
         const open = unique("acct");
-        await store.begin(open, unique("key"), "fp", noon, 60_000, 1);
+        await store.begin(open, unique("key"), "fp", "a", noon, 60_000, 1);
         const dropped = unique("key");
-        await store.begin(open, dropped, "fp", noon, 60_000, 1);
-        await store.abandon(open, dropped, "fp");
+        await store.begin(open, dropped, "fp", "a", noon, 60_000, 1);
+        await store.abandon(open, dropped, "fp", "a");
         equal(await store.stored(open, noon), 0, "nothing stored while in progress");
         // Stores may count by the hour of completion (DynamoDB): 25 h later every one has gone.
         const after = new Date(noon.getTime() + day + 3_600_000 + 1_000);
         equal(await store.stored(account, after), 0, "expired answers are not counted");
-        equal(await store.begin(account, unique("key"), "fp", after, 60_000, 3), { state: "started" }, "room again");
+        equal(await store.begin(account, unique("key"), "fp", "a", after, 60_000, 3), { state: "started" }, "room again");
       },
     },
     {
@@ -264,7 +301,7 @@ export function conformanceCases(factory: StoreFactory): ConformanceCase[] {
         const big = { status: 201, headers: {}, body: `v1.${randomBase64(3_900_000)}.${randomBase64(16)}` };
         const small = { status: 200, headers: { "content-type": "application/json" }, body: "eyJhIjoxfQ==" };
         const replayed = async (k: string, at: Date, expected: typeof big, what: string) => {
-          const begun = await store.begin(account, k, "fp", at, 60_000, 100);
+          const begun = await store.begin(account, k, "fp", "a", at, 60_000, 100);
           check(begun.state === "completed", `${what}: completed, got ${begun.state}`);
           check(
             begun.response.body === expected.body,
@@ -272,26 +309,26 @@ export function conformanceCases(factory: StoreFactory): ConformanceCase[] {
           );
           equal({ ...begun.response, body: "" }, { ...expected, body: "" }, `${what}: status and headers`);
         };
-        equal(await store.begin(account, key, "fp", noon, 60_000, 100), { state: "started" }, "first begin");
-        await store.complete(account, key, "fp", big, noon, 1_000);
+        equal(await store.begin(account, key, "fp", "a", noon, 60_000, 100), { state: "started" }, "first begin");
+        await store.complete(account, key, "fp", "a", big, noon, 1_000);
         await replayed(key, noon, big, "large answer");
         equal(await store.stored(account, noon), 1, "one answer, whatever its parts");
         // After expiry the key starts anew; its new, small answer is all that is replayed.
         const later = new Date(noon.getTime() + 2_000);
-        equal(await store.begin(account, key, "fp", later, 60_000, 100), { state: "started" }, "expired large answer is replaced");
-        await store.complete(account, key, "fp", small, later, 3_600_000);
+        equal(await store.begin(account, key, "fp", "a", later, 60_000, 100), { state: "started" }, "expired large answer is replaced");
+        await store.complete(account, key, "fp", "a", small, later, 3_600_000);
         await replayed(key, later, small, "small answer after expiry");
         // An answer in parts over an abandoned attempt, then expiry and a shorter one in parts again.
         const k2 = unique("key");
         const mid = { ...big, body: `v1.${randomBase64(1_200_000)}` };
-        await store.begin(account, k2, "fp", noon, 60_000, 100);
-        await store.abandon(account, k2, "fp");
-        equal(await store.begin(account, k2, "fp", noon, 60_000, 100), { state: "started" }, "abandoned key starts again");
-        await store.complete(account, k2, "fp", mid, noon, 1_000);
+        await store.begin(account, k2, "fp", "a", noon, 60_000, 100);
+        await store.abandon(account, k2, "fp", "a");
+        equal(await store.begin(account, k2, "fp", "a", noon, 60_000, 100), { state: "started" }, "abandoned key starts again");
+        await store.complete(account, k2, "fp", "a", mid, noon, 1_000);
         await replayed(k2, noon, mid, "answer in parts after abandon");
         const other = { ...big, body: `v1.${randomBase64(600_000)}` };
-        equal(await store.begin(account, k2, "fp", later, 60_000, 100), { state: "started" }, "expired again");
-        await store.complete(account, k2, "fp", other, later, 3_600_000);
+        equal(await store.begin(account, k2, "fp", "a", later, 60_000, 100), { state: "started" }, "expired again");
+        await store.complete(account, k2, "fp", "a", other, later, 3_600_000);
         await replayed(k2, later, other, "a shorter large answer over a longer one");
       },
     },
@@ -301,7 +338,9 @@ export function conformanceCases(factory: StoreFactory): ConformanceCase[] {
         const store = await factory.idempotency();
         const account = unique("acct");
         const key = unique("key");
-        const results = await Promise.all(Array.from({ length: 10 }, () => store.begin(account, key, "fp", noon, 60_000, 100)));
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => store.begin(account, key, "fp", `a${i}`, noon, 60_000, 100)),
+        );
         equal(results.filter((r) => r.state === "started").length, 1, "started");
         equal(results.filter((r) => r.state === "in_progress").length, 9, "in progress");
       },

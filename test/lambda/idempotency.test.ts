@@ -44,38 +44,60 @@ describe("DynamoDB idempotency answers in parts", () => {
   it("writes an answer larger than an item as a record and its parts, and a new start over it deletes them", async () => {
     const store = createDynamoStores(local.config).idempotency;
     const account = `parts-${Date.now()}`;
-    await store.begin(account, "k", "fp", noon, 60_000, 10);
-    await store.complete(account, "k", "fp", answer("a"), noon, 1_000);
+    await store.begin(account, "k", "fp", "a", noon, 60_000, 10);
+    await store.complete(account, "k", "fp", "a", answer("a"), noon, 1_000);
     const written = await items(account);
     expect(written[0]).toBe("k");
     expect(written.length).toBe(4);
     expect(written.slice(1).every((sk) => sk.startsWith("k "))).toBe(true);
-    await store.begin(account, "k", "other", later, 60_000, 10);
+    await store.begin(account, "k", "other", "a", later, 60_000, 10);
     expect(await items(account)).toEqual(["k"]);
   }, 60_000);
 
-  it("a second completion deletes the first one's parts; a refused completion deletes its own", async () => {
+  it("a completion by an attempt whose lease was taken over is refused and writes no parts; the holder's completes once", async () => {
     const store = createDynamoStores(local.config).idempotency;
     const account = `twice-${Date.now()}`;
-    await store.begin(account, "k", "fp", noon, 60_000, 10);
-    await store.complete(account, "k", "fp", answer("a"), noon, 60_000);
-    await store.complete(account, "k", "fp", answer("b"), noon, 60_000); // a taken-over lease completing too
-    const after = await items(account);
-    expect(after.length).toBe(4);
-    const begun = await store.begin(account, "k", "fp", noon, 60_000, 10);
-    expect(begun.state === "completed" && begun.response.body === answer("b").body).toBe(true);
-    await store.begin(account, "k", "other", new Date(noon.getTime() + 61_000), 60_000, 10);
-    await store.complete(account, "k", "fp", answer("c"), noon, 60_000); // no longer this request's record
+    await store.begin(account, "k", "fp", "slow", noon, 1_000, 10);
+    await store.begin(account, "k", "fp", "retry", later, 60_000, 10);
+    expect(await store.complete(account, "k", "fp", "slow", answer("a"), later, 60_000)).toBe(false);
     expect(await items(account)).toEqual(["k"]);
+    expect(await store.complete(account, "k", "fp", "retry", answer("b"), later, 60_000)).toBe(true);
+    expect((await items(account)).length).toBe(4);
+    const begun = await store.begin(account, "k", "fp", "third", later, 60_000, 10);
+    expect(begun.state === "completed" && begun.response.body === answer("b").body).toBe(true);
+    expect(await store.complete(account, "k", "fp", "retry", answer("c"), later, 60_000)).toBe(false); // completed once
+    expect((await items(account)).length).toBe(4);
+  }, 60_000);
+
+  it("a lease taken over while the attempt writes its parts: its completion is refused and its parts are deleted", async () => {
+    const real = dynamoClient(local.config);
+    const account = `raced-${Date.now()}`;
+    const other = createDynamoStores(local.config).idempotency;
+    let race = true;
+    // The retry takes the key over right after the slow attempt saw it still held.
+    const getItem = async (k: Key) => {
+      const item = itemIn(await real("GetItem", { TableName: local.config.table, Key: k, ConsistentRead: true }), "Item");
+      if (race && (k.sk as { S: string }).S === "k") {
+        race = false;
+        await other.begin(account, "k", "fp", "retry", later, 60_000, 10);
+      }
+      return item;
+    };
+    const store = dynamoIdempotencyStore(real, local.config.table, getItem);
+    await store.begin(account, "k", "fp", "slow", noon, 1_000, 10);
+    expect(await store.complete(account, "k", "fp", "slow", answer("a"), later, 60_000)).toBe(false);
+    expect(race).toBe(false);
+    expect(await items(account)).toEqual(["k"]);
+    expect(await other.begin(account, "k", "fp", "third", later, 60_000, 10)).toEqual({ state: "in_progress" });
   }, 60_000);
 
   it("completes and replays 64 MiB of sealed text", async () => {
     const store = createDynamoStores(local.config).idempotency;
     const account = `huge-${Date.now()}`;
     const big = { status: 201, headers: {}, body: `v1.${randomBytes(48 * 1024 * 1024).toString("base64")}` };
-    await store.begin(account, "k", "fp", noon, 60_000, 10);
-    await store.complete(account, "k", "fp", big, noon, 60_000);
-    const begun = await store.begin(account, "k", "fp", noon, 60_000, 10);
+    await store.begin(account, "k", "fp", "a", noon, 60_000, 10);
+    await store.complete(account, "k", "fp", "a", big, noon, 60_000);
+    const begun = await store.begin(account, "k", "fp", "a", noon, 60_000, 10);
     expect(begun.state === "completed" && begun.response.body === big.body).toBe(true);
     expect(await store.stored(account, noon)).toBe(1);
   }, 120_000);
@@ -100,10 +122,10 @@ describe("DynamoDB idempotency answers in parts", () => {
       itemIn(await real("GetItem", { TableName: local.config.table, Key: k, ConsistentRead: true }), "Item");
     const store = dynamoIdempotencyStore(call, local.config.table, getItem);
     const account = `throttled-${Date.now()}`;
-    await store.begin(account, "k", "fp", noon, 60_000, 10);
-    await store.complete(account, "k", "fp", answer("t"), noon, 60_000);
+    await store.begin(account, "k", "fp", "a", noon, 60_000, 10);
+    await store.complete(account, "k", "fp", "a", answer("t"), noon, 60_000);
     expect(throttled).toBe(4);
-    const begun = await store.begin(account, "k", "fp", noon, 60_000, 10);
+    const begun = await store.begin(account, "k", "fp", "a", noon, 60_000, 10);
     expect(begun.state === "completed" && begun.response.body === answer("t").body).toBe(true);
   }, 60_000);
 });

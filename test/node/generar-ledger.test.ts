@@ -252,6 +252,51 @@ describe("generar with the folio ledger", () => {
     expect(await acme.ledger()).toMatchObject({ disponibles: 98, siguiente: 3 });
   });
 
+  it("an attempt held past its lease while a retry takes its key over: one 200, the other 409 IDEMPOTENCY_IN_PROGRESS, replays give the 200", async () => {
+    const t = await setup({ idempotencyLeaseMs: 60_000 });
+    let ahead = 0;
+    t.deps.clock = { now: () => new Date(Date.now() + ahead) };
+    const acme = await t.as("acme");
+    await acme.post(LEDGER, { caf: EXAMPLE_CAF });
+    // The first attempt stops once its folios are settled (its answer is signed); the lease then runs out.
+    const settle = t.deps.folios.settle.bind(t.deps.folios);
+    let stopped!: () => void;
+    const isStopped = new Promise<void>((resolve) => {
+      stopped = resolve;
+    });
+    let resume!: () => void;
+    const resumed = new Promise<void>((resolve) => {
+      resume = resolve;
+    });
+    let settles = 0;
+    t.deps.folios.settle = async (...args) => {
+      const settled = await settle(...args);
+      if (settles++ === 0) {
+        ahead = 61_000;
+        stopped();
+        await resumed;
+      }
+      return settled;
+    };
+    const slow = acme.generar([invoice(), invoice()], "late");
+    await isStopped;
+    const retry = await acme.generar([invoice(), invoice()], "late");
+    resume();
+    const late = await slow;
+    expect([retry.status, late.status]).toEqual([200, 409]);
+    const refused = await errorOf(late);
+    expect(refused.error_code).toBe("IDEMPOTENCY_IN_PROGRESS");
+    expect(refused.message).toMatch(/lease/);
+    expect(late.headers.get("retry-after")).toBe("5");
+    // The caller pays for the answer it gets, the retry's, not for the one refused.
+    expect([retry.headers.get("x-quota-units"), late.headers.get("x-quota-units")]).toEqual(["2", "0"]);
+    const replay = await acme.generar([invoice(), invoice()], "late");
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(await replay.clone().text()).toBe(await retry.clone().text());
+    expect(await folioOf(retry)).toEqual([1, 2]);
+    expect(await acme.ledger()).toMatchObject({ disponibles: 98, siguiente: 3 });
+  });
+
   it("the same key with other documents is a 409 IDEMPOTENCY_CONFLICT, not a second document on the same folio", async () => {
     const t = await setup();
     const acme = await t.as("acme");

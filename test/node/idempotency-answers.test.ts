@@ -49,9 +49,9 @@ function spied(store: IdempotencyStore): { store: IdempotencyStore; kept: () => 
       begin: store.begin.bind(store),
       abandon: store.abandon.bind(store),
       stored: store.stored.bind(store),
-      complete(account, key, fingerprint, response, now, ttlMs) {
+      complete(account, key, fingerprint, attempt, response, now, ttlMs) {
         kept = response;
-        return store.complete(account, key, fingerprint, response, now, ttlMs);
+        return store.complete(account, key, fingerprint, attempt, response, now, ttlMs);
       },
     },
     kept: () => kept,

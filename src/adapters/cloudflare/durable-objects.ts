@@ -102,9 +102,10 @@ export type LedgerBegin =
  * One per account: its Idempotency-Key records. A SQLite row holds at most 2 MB ("Maximum
  * string, BLOB or table row size", cloudflare/cloudflare-docs
  * src/content/docs/durable-objects/platform/limits.mdx), so an answer's JSON text is kept in parts:
- * the first in the record's `response`, the rest in `parts` under the completing attempt's id,
- * staged by `stage()` calls while the record is in progress and taken by `complete()`, which in one
- * synchronous method checks they are all there, flips the record and drops every other attempt's.
+ * the first in the record's `response`, the rest in `parts` under the id of the attempt holding the
+ * record (`attempt`, set by `begin`, replaced by a takeover), staged by `stage()` calls while that
+ * attempt holds it and taken by `complete()`, which in one synchronous method checks the attempt
+ * still holds it and its parts are all there, flips the record and drops every other attempt's.
  * A completed record's key thus has one attempt's parts, all of them; a new start drops them.
  */
 export class IdempotencyLedger extends DurableObject<unknown> {
@@ -113,15 +114,29 @@ export class IdempotencyLedger extends DurableObject<unknown> {
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
     ctx.storage.sql.exec(
-      "CREATE TABLE IF NOT EXISTS records (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, state TEXT NOT NULL, until INTEGER NOT NULL, response TEXT)",
+      "CREATE TABLE IF NOT EXISTS records (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, state TEXT NOT NULL, until INTEGER NOT NULL, response TEXT, attempt TEXT)",
     );
     ctx.storage.sql.exec(
       "CREATE TABLE IF NOT EXISTS parts (key TEXT NOT NULL, attempt TEXT NOT NULL, n INTEGER NOT NULL, until INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (key, attempt, n))",
     );
+    this.migrate();
     // Expiry and the live answers are read through indexes: each SQL row read is billed.
     ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS records_expiry ON records (until)");
     ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS records_answers ON records (state, until)");
     ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS parts_expiry ON parts (until)");
+  }
+
+  /**
+   * Records written before they named their attempt gain the column; a completed one takes the
+   * attempt its parts are kept under (what its replay reads). The constructor runs before any
+   * request reaches the object, so this runs once, alone.
+   */
+  private migrate(): void {
+    const sql = this.ctx.storage.sql;
+    const columns = sql.exec<{ name: string }>("PRAGMA table_info(records)").toArray();
+    if (columns.some((column) => column.name === "attempt")) return;
+    sql.exec("ALTER TABLE records ADD COLUMN attempt TEXT");
+    sql.exec("UPDATE records SET attempt = (SELECT attempt FROM parts WHERE parts.key = records.key LIMIT 1) WHERE state = 'completed'");
   }
 
   private answers(nowMs: number): { n: number; first: number | null } {
@@ -134,22 +149,29 @@ export class IdempotencyLedger extends DurableObject<unknown> {
     return row ?? { n: 0, first: null };
   }
 
-  /** The record of `key` when `fingerprint` holds it, else undefined. */
-  private held(key: string, fingerprint: string): { state: string } | undefined {
-    return this.ctx.storage.sql
-      .exec<{ state: string }>("SELECT state FROM records WHERE key = ? AND fingerprint = ?", key, fingerprint)
-      .toArray()[0];
+  /** The record of `key` is in progress under `attempt` of this request. */
+  private heldBy(key: string, fingerprint: string, attempt: string): boolean {
+    return (
+      this.ctx.storage.sql
+        .exec(
+          "SELECT 1 FROM records WHERE key = ? AND fingerprint = ? AND attempt = ? AND state = 'in_progress'",
+          key,
+          fingerprint,
+          attempt,
+        )
+        .toArray().length > 0
+    );
   }
 
   private dropParts(key: string): void {
     this.ctx.storage.sql.exec("DELETE FROM parts WHERE key = ?", key);
   }
 
-  begin(key: string, fingerprint: string, nowMs: number, leaseMs: number, maxStored: number): LedgerBegin {
+  begin(key: string, fingerprint: string, attempt: string, nowMs: number, leaseMs: number, maxStored: number): LedgerBegin {
     const sql = this.ctx.storage.sql;
     const row = sql
-      .exec<{ fingerprint: string; state: string; until: number; response: string | null }>(
-        "SELECT fingerprint, state, until, response FROM records WHERE key = ?",
+      .exec<{ fingerprint: string; state: string; until: number; response: string | null; attempt: string | null }>(
+        "SELECT fingerprint, state, until, response, attempt FROM records WHERE key = ?",
         key,
       )
       .toArray()[0];
@@ -158,10 +180,11 @@ export class IdempotencyLedger extends DurableObject<unknown> {
       if (held.n >= maxStored) return { state: "full", stored: held.n, freesAt: held.first ?? nowMs };
       this.dropParts(key); // the expired answer's, and any an attempt staged and never completed
       sql.exec(
-        "INSERT OR REPLACE INTO records (key, fingerprint, state, until, response) VALUES (?, ?, 'in_progress', ?, NULL)",
+        "INSERT OR REPLACE INTO records (key, fingerprint, state, until, response, attempt) VALUES (?, ?, 'in_progress', ?, NULL, ?)",
         key,
         fingerprint,
         nowMs + leaseMs,
+        attempt,
       );
       if (this.purgeDue()) {
         sql.exec(`DELETE FROM records WHERE key IN (SELECT key FROM records WHERE until <= ? LIMIT ${PURGE_BATCH})`, nowMs);
@@ -171,10 +194,8 @@ export class IdempotencyLedger extends DurableObject<unknown> {
     }
     if (row.fingerprint !== fingerprint) return { state: "conflict" };
     if (row.state === "completed" && row.response !== null) {
-      const rest = sql
-        .exec<{ attempt: string; n: number }>("SELECT attempt, COUNT(*) AS n FROM parts WHERE key = ? GROUP BY attempt", key)
-        .toArray()[0];
-      return { state: "completed", head: row.response, attempt: rest?.attempt ?? null, parts: rest?.n ?? 0 };
+      const parts = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM parts WHERE key = ? AND attempt = ?", key, row.attempt).one().n;
+      return { state: "completed", head: row.response, attempt: row.attempt, parts };
     }
     return { state: "in_progress" };
   }
@@ -193,9 +214,9 @@ export class IdempotencyLedger extends DurableObject<unknown> {
       .map((row) => row.data);
   }
 
-  /** Keeps parts `from`… of `attempt`'s answer; false (nothing kept) once the record is not this request's in-progress one. */
+  /** Keeps parts `from`… of `attempt`'s answer; false (nothing kept) once `attempt` does not hold the record in progress. */
   stage(key: string, fingerprint: string, attempt: string, from: number, parts: string[], untilMs: number): boolean {
-    if (this.held(key, fingerprint)?.state !== "in_progress") return false;
+    if (!this.heldBy(key, fingerprint, attempt)) return false;
     for (const [i, data] of parts.entries()) {
       this.ctx.storage.sql.exec(
         "INSERT OR REPLACE INTO parts (key, attempt, n, until, data) VALUES (?, ?, ?, ?, ?)",
@@ -210,26 +231,30 @@ export class IdempotencyLedger extends DurableObject<unknown> {
   }
 
   /**
-   * Completes the record with `head` and the `parts` parts `attempt` staged. When the record is no
-   * longer this request's, or a start dropped the staged parts (the lease was taken over), it stays
-   * as it is and this attempt's parts go.
+   * Completes the record with `head` and the `parts` parts `attempt` staged; true when it did. When
+   * `attempt` no longer holds the record in progress, false and nothing changes: a retry that took
+   * it over, or an abandon, dropped what it had staged, and parts it still has are its kept answer's
+   * (completed before). When its staged parts are not all there, false and they go.
    */
-  complete(key: string, fingerprint: string, head: string, attempt: string, parts: number, nowMs: number, ttlMs: number): void {
+  complete(key: string, fingerprint: string, head: string, attempt: string, parts: number, nowMs: number, ttlMs: number): boolean {
     const sql = this.ctx.storage.sql;
+    if (!this.heldBy(key, fingerprint, attempt)) return false;
     const staged = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM parts WHERE key = ? AND attempt = ?", key, attempt).one().n;
-    if (!this.held(key, fingerprint) || staged !== parts) {
+    if (staged !== parts) {
       sql.exec("DELETE FROM parts WHERE key = ? AND attempt = ?", key, attempt);
-      return;
+      return false;
     }
     sql.exec("UPDATE records SET state = 'completed', until = ?, response = ? WHERE key = ?", nowMs + ttlMs, head, key);
     sql.exec("DELETE FROM parts WHERE key = ? AND attempt <> ?", key, attempt);
+    return true;
   }
 
-  abandon(key: string, fingerprint: string): void {
+  abandon(key: string, fingerprint: string, attempt: string): void {
     const dropped = this.ctx.storage.sql.exec(
-      "DELETE FROM records WHERE key = ? AND fingerprint = ? AND state = 'in_progress'",
+      "DELETE FROM records WHERE key = ? AND fingerprint = ? AND attempt = ? AND state = 'in_progress'",
       key,
       fingerprint,
+      attempt,
     ).rowsWritten;
     if (dropped > 0) this.dropParts(key);
   }

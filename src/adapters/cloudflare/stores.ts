@@ -115,7 +115,7 @@ const PARTS_PER_CALL = 4;
 /**
  * One Durable Object per account. An answer larger than a part is completed in several calls
  * (its parts staged first, then one call that flips the record) and replayed in several: parts are
- * read under the completing attempt's id, so a record replaced meanwhile is never read half old,
+ * read under the id of the attempt that completed it, so a record replaced meanwhile is never read half old,
  * half new (its parts are gone, and the start is tried again).
  */
 export function durableIdempotencyStore(ns: DurableObjectNamespace<IdempotencyLedger>): IdempotencyStore {
@@ -141,27 +141,26 @@ export function durableIdempotencyStore(ns: DurableObjectNamespace<IdempotencyLe
   };
 
   return {
-    async begin(account, key, fingerprint, now, leaseMs, maxStored) {
+    async begin(account, key, fingerprint, attempt, now, leaseMs, maxStored) {
       const stub = ledger(account);
       for (let tries = 0; tries < 3; tries++) {
-        const begun = await stub.begin(key, fingerprint, now.getTime(), leaseMs, maxStored);
+        const begun = await stub.begin(key, fingerprint, attempt, now.getTime(), leaseMs, maxStored);
         if (begun.state !== "completed") return begun;
         const response = await answerOf(stub, key, begun.head, begun.attempt, begun.parts);
         if (response) return { state: "completed", response };
       }
       return { state: "in_progress" }; // replaced on every read: the caller waits and asks again
     },
-    async complete(account, key, fingerprint, response, now, ttlMs) {
+    async complete(account, key, fingerprint, attempt, response, now, ttlMs) {
       const stub = ledger(account);
       const [head = "", ...rest] = partsOf(JSON.stringify(response), PART_BYTES);
-      const attempt = crypto.randomUUID();
       for (let at = 0; at < rest.length; at += PARTS_PER_CALL) {
         const kept = await stub.stage(key, fingerprint, attempt, at + 1, rest.slice(at, at + PARTS_PER_CALL), now.getTime() + ttlMs);
-        if (!kept) return; // no longer this request's record: nothing to complete
+        if (!kept) return false; // this attempt holds the record no longer: nothing to complete
       }
-      await stub.complete(key, fingerprint, head, attempt, rest.length, now.getTime(), ttlMs);
+      return stub.complete(key, fingerprint, head, attempt, rest.length, now.getTime(), ttlMs);
     },
-    abandon: (account, key, fingerprint) => ledger(account).abandon(key, fingerprint),
+    abandon: (account, key, fingerprint, attempt) => ledger(account).abandon(key, fingerprint, attempt),
     stored: (account, now) => ledger(account).stored(now.getTime()),
   };
 }

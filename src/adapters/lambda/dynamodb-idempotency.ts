@@ -32,11 +32,13 @@ const hourKey = (ms: number) => `h#${new Date(ms).toISOString().slice(0, 13)}`;
 // An item holds at most 400 KB, names and values ("Items", awsdocs/amazon-dynamodb-developer-guide
 // doc_source/ServiceQuotas.md), so an answer's JSON text is kept in parts: the first in the record's
 // `response`, the rest in part items under the same pk (sort key: the record's key, a space, which
-// no Idempotency-Key holds, the completing attempt's id and the part's number). The parts are
-// written first; the record then says "completed" with their `attempt` and count, conditional on
-// its fingerprint as before, so a reader never finds a completed record without all its parts.
-// Parts expire with their record (TTL); a record replaced (a new start over an expired answer, a
-// second completion) has its parts deleted by whoever replaced it, with what the PutItem returned.
+// no Idempotency-Key holds, the attempt's id and the part's number). A record in progress names the
+// attempt holding it (`attempt`, a takeover after the lease replaces it). The parts are written
+// first; the record then says "completed" with their count, conditional on being in progress under
+// the same fingerprint and attempt, so a reader never finds a completed record without all its parts
+// and an attempt whose lease a retry took over completes nothing (its parts go).
+// Parts expire with their record (TTL); a record replaced (a new start over an expired answer) has
+// its parts deleted by whoever replaced it, with what the PutItem returned.
 // An attempt that fails between its parts and its record leaves parts only the TTL removes.
 /** UTF-8 bytes of one part: what an item holds, less room for the record's other attributes. */
 const PART_BYTES = 380_000;
@@ -89,12 +91,13 @@ export function dynamoIdempotencyStore(call: Call, TableName: string, getItem: G
     }
   };
 
-  const tryStart = async (account: string, name: string, fingerprint: string, untilMs: number, nowMs: number) => {
+  const tryStart = async (account: string, name: string, fingerprint: string, attempt: string, untilMs: number, nowMs: number) => {
     const replaced = await putRecord({
       Item: {
         ...recordKey(account, name),
         state: S("in_progress"),
         fingerprint: S(fingerprint),
+        attempt: S(attempt),
         until_ms: N(untilMs),
         expires_at: N(Math.ceil(untilMs / 1000)),
       },
@@ -132,27 +135,26 @@ export function dynamoIdempotencyStore(call: Call, TableName: string, getItem: G
     return { n, freesAt: oldest ? Date.parse(`${oldest.slice(2)}:00:00Z`) + 25 * HOUR_MS : nowMs };
   };
 
-  const abandon = (account: string, name: string, fingerprint: string) =>
-    conditional(
-      call("DeleteItem", {
-        TableName,
-        Key: recordKey(account, name),
-        ConditionExpression: "#state = :inProgress AND fingerprint = :fingerprint",
-        ExpressionAttributeNames: { "#state": "state" }, // a reserved word
-        ExpressionAttributeValues: { ":inProgress": S("in_progress"), ":fingerprint": S(fingerprint) },
-      }),
-    );
+  /** The condition that `attempt` holds the record in progress for this request. */
+  const heldBy = (fingerprint: string, attempt: string) => ({
+    ConditionExpression: "#state = :inProgress AND fingerprint = :fingerprint AND attempt = :attempt",
+    ExpressionAttributeNames: { "#state": "state" }, // a reserved word
+    ExpressionAttributeValues: { ":inProgress": S("in_progress"), ":fingerprint": S(fingerprint), ":attempt": S(attempt) },
+  });
+
+  const abandon = (account: string, name: string, fingerprint: string, attempt: string) =>
+    conditional(call("DeleteItem", { TableName, Key: recordKey(account, name), ...heldBy(fingerprint, attempt) }));
 
   return {
-    async begin(account, name, fingerprint, now, leaseMs, maxStored): Promise<IdempotencyBegin> {
+    async begin(account, name, fingerprint, attempt, now, leaseMs, maxStored): Promise<IdempotencyBegin> {
       const nowMs = now.getTime();
       // A record that vanishes (abandoned) or lapses between the write and the read: try again.
       for (let tries = 0; tries < 5; tries++) {
-        if (await tryStart(account, name, fingerprint, nowMs + leaseMs, nowMs)) {
+        if (await tryStart(account, name, fingerprint, attempt, nowMs + leaseMs, nowMs)) {
           // Counted after the start, so a replay (the common repeat) costs no count.
           const held = await answers(account, nowMs);
           if (held.n < maxStored) return { state: "started" };
-          await abandon(account, name, fingerprint);
+          await abandon(account, name, fingerprint, attempt);
           return { state: "full", stored: held.n, freesAt: held.freesAt };
         }
         const item = await getItem(recordKey(account, name));
@@ -165,15 +167,19 @@ export function dynamoIdempotencyStore(call: Call, TableName: string, getItem: G
       }
       return { state: "in_progress" };
     },
-    async complete(account, name, fingerprint, response, now, ttlMs) {
+    async complete(account, name, fingerprint, attempt, response, now, ttlMs) {
       const untilMs = now.getTime() + ttlMs;
       const expires = N(Math.ceil(untilMs / 1000));
+      // Parts are written only by the attempt holding the record: a stale one learns it before it
+      // writes megabytes, and a second completion by the attempt that completed never overwrites its
+      // answer's parts (then dropped as refused ones). Only the holder completes, once per attempt.
+      const held = await getItem(recordKey(account, name));
+      if (text(held, "state") !== "in_progress" || text(held, "attempt") !== attempt) return false;
       const [head = "", ...rest] = partsOf(JSON.stringify(response), PART_BYTES);
-      const attempt = crypto.randomUUID();
       await inGroups(rest, PARTS_AT_ONCE, (data, i) =>
         partCall("PutItem", { TableName, Item: { ...partKey(account, name, attempt, i + 1), data: S(data), expires_at: expires } }),
       );
-      // Only over this request's own record: a different body under the key is not ours to replace.
+      // Only over the record this attempt holds: one a retry took over, or another body's, is not ours.
       const replaced = await putRecord({
         Item: {
           ...recordKey(account, name),
@@ -185,22 +191,23 @@ export function dynamoIdempotencyStore(call: Call, TableName: string, getItem: G
           parts: N(rest.length),
           expires_at: expires,
         },
-        ConditionExpression: "fingerprint = :fingerprint",
-        ExpressionAttributeValues: { ":fingerprint": S(fingerprint) },
+        ...heldBy(fingerprint, attempt),
       });
-      const stored = replaced !== null;
-      // Not kept: this attempt's parts go; kept over an earlier completion: that one's parts go.
-      await dropParts(account, name, stored ? replaced : { attempt: S(attempt), parts: N(rest.length) });
-      if (!stored) return;
+      if (replaced === null) {
+        // Not kept: this attempt's parts go. (Kept, it replaced its own in-progress record: no parts.)
+        await dropParts(account, name, { attempt: S(attempt), parts: N(rest.length) });
+        return false;
+      }
       await call("UpdateItem", {
         TableName,
         Key: key(`idemcount#${account}`, hourKey(now.getTime())),
         UpdateExpression: "ADD n :one SET expires_at = :expires",
         ExpressionAttributeValues: { ":one": N(1), ":expires": N(Math.ceil((now.getTime() + 26 * HOUR_MS) / 1000)) },
       });
+      return true;
     },
-    async abandon(account, name, fingerprint) {
-      await abandon(account, name, fingerprint);
+    async abandon(account, name, fingerprint, attempt) {
+      await abandon(account, name, fingerprint, attempt);
     },
     async stored(account, now) {
       return (await answers(account, now.getTime())).n;

@@ -86,10 +86,16 @@ export function memorySettingsStore(): SettingsStore {
 interface IdemRecord {
   fingerprint: string;
   state: "in_progress" | "completed";
+  /** The attempt holding the record while in progress (a takeover replaces it). */
+  attempt: string;
   /** ms epoch: lease end while in progress, expiry once completed. */
   until: number;
   response?: StoredResponse;
 }
+
+/** The record is in progress under `attempt` for this request. */
+const heldBy = (r: IdemRecord | undefined, fingerprint: string, attempt: string) =>
+  r?.state === "in_progress" && r.fingerprint === fingerprint && r.attempt === attempt;
 
 export function memoryIdempotencyStore(): IdempotencyStore {
   // Per account, so counting one account's answers reads only its own records.
@@ -116,7 +122,7 @@ export function memoryIdempotencyStore(): IdempotencyStore {
     }
   };
   return {
-    async begin(account, key, fingerprint, now, leaseMs, maxStored): Promise<IdempotencyBegin> {
+    async begin(account, key, fingerprint, attempt, now, leaseMs, maxStored): Promise<IdempotencyBegin> {
       const records = recordsOf(account);
       const r = records.get(key);
       if (!r || r.until <= now.getTime()) {
@@ -124,7 +130,7 @@ export function memoryIdempotencyStore(): IdempotencyStore {
         if (answers.length >= maxStored) {
           return { state: "full", stored: answers.length, freesAt: Math.min(...answers.map((a) => a.until)) };
         }
-        records.set(key, { fingerprint, state: "in_progress", until: now.getTime() + leaseMs });
+        records.set(key, { fingerprint, state: "in_progress", attempt, until: now.getTime() + leaseMs });
         if (purgeDue()) purge(now.getTime());
         return { state: "started" };
       }
@@ -132,15 +138,15 @@ export function memoryIdempotencyStore(): IdempotencyStore {
       if (r.state === "completed" && r.response) return { state: "completed", response: copy(r.response) };
       return { state: "in_progress" };
     },
-    async complete(account, key, fingerprint, response, now, ttlMs) {
+    async complete(account, key, fingerprint, attempt, response, now, ttlMs) {
       const records = recordsOf(account);
-      if (records.get(key)?.fingerprint !== fingerprint) return;
-      records.set(key, { fingerprint, state: "completed", until: now.getTime() + ttlMs, response: copy(response) });
+      if (!heldBy(records.get(key), fingerprint, attempt)) return false;
+      records.set(key, { fingerprint, state: "completed", attempt, until: now.getTime() + ttlMs, response: copy(response) });
+      return true;
     },
-    async abandon(account, key, fingerprint) {
+    async abandon(account, key, fingerprint, attempt) {
       const records = recordsOf(account);
-      const r = records.get(key);
-      if (r?.state === "in_progress" && r.fingerprint === fingerprint) records.delete(key);
+      if (heldBy(records.get(key), fingerprint, attempt)) records.delete(key);
     },
     async stored(account, now) {
       return live(accounts.get(account) ?? new Map(), now.getTime()).length;

@@ -23,7 +23,7 @@ CREATE TABLE IF NOT EXISTS settings (account TEXT NOT NULL, key TEXT NOT NULL, v
 CREATE TABLE IF NOT EXISTS cache (key TEXT PRIMARY KEY, value TEXT NOT NULL, until INTEGER);
 CREATE TABLE IF NOT EXISTS idempotency (
   account TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, state TEXT NOT NULL,
-  until INTEGER NOT NULL, response TEXT, PRIMARY KEY (account, key));
+  until INTEGER NOT NULL, response TEXT, attempt TEXT, PRIMARY KEY (account, key));
 CREATE INDEX IF NOT EXISTS idempotency_expiry ON idempotency (until);
 CREATE INDEX IF NOT EXISTS idempotency_answers ON idempotency (account, state, until);
 CREATE TABLE IF NOT EXISTS folio_ledgers (id TEXT PRIMARY KEY, state TEXT NOT NULL);
@@ -36,7 +36,19 @@ export function openDatabase(path: string): DatabaseSync {
   // power cut may lose the last commits, never corrupt.
   db.exec("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
   db.exec(SCHEMA);
+  migrate(db);
   return db;
+}
+
+/**
+ * Brings a file written by an older version up to SCHEMA: the idempotency records gained the attempt
+ * holding them. In one IMMEDIATE transaction, so two processes opening the file add the column once.
+ */
+function migrate(db: DatabaseSync): void {
+  transaction(db, () => {
+    const columns = db.prepare("PRAGMA table_info(idempotency)").all() as { name: string }[];
+    if (!columns.some((column) => column.name === "attempt")) db.exec("ALTER TABLE idempotency ADD COLUMN attempt TEXT");
+  });
 }
 
 /** BEGIN/COMMIT/ROLLBACK prepared once per database: they run on every quota charge. */
@@ -183,25 +195,31 @@ interface IdemRow {
 
 export function sqliteIdempotencyStore(db: DatabaseSync): IdempotencyStore {
   const read = db.prepare("SELECT fingerprint, state, until, response FROM idempotency WHERE account = ? AND key = ?");
-  const write = db.prepare(
-    "INSERT OR REPLACE INTO idempotency (account, key, fingerprint, state, until, response) VALUES (?, ?, ?, ?, ?, ?)",
+  const start = db.prepare(
+    "INSERT OR REPLACE INTO idempotency (account, key, fingerprint, state, until, response, attempt) VALUES (?, ?, ?, 'in_progress', ?, NULL, ?)",
+  );
+  // Conditional on the attempt holding the record: one whose lease a retry took over completes nothing.
+  const finish = db.prepare(
+    "UPDATE idempotency SET state = 'completed', until = ?, response = ? WHERE account = ? AND key = ? AND fingerprint = ? AND attempt = ? AND state = 'in_progress'",
   );
   // Both read the idempotency_answers index: the cost follows the account's own answers only.
   const answers = db.prepare(
     "SELECT COUNT(*) AS n, MIN(until) AS first FROM idempotency WHERE account = ? AND state = 'completed' AND until > ?",
   );
-  const drop = db.prepare("DELETE FROM idempotency WHERE account = ? AND key = ? AND fingerprint = ? AND state = 'in_progress'");
+  const drop = db.prepare(
+    "DELETE FROM idempotency WHERE account = ? AND key = ? AND fingerprint = ? AND attempt = ? AND state = 'in_progress'",
+  );
   // The idempotency_expiry index finds the batch; the cost is bounded by PURGE_BATCH, not the table.
   const purge = db.prepare(`DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency WHERE until <= ? LIMIT ${PURGE_BATCH})`);
   const purgeDue = purgeSchedule();
   return {
-    async begin(account, key, fingerprint, now, leaseMs, maxStored): Promise<IdempotencyBegin> {
+    async begin(account, key, fingerprint, attempt, now, leaseMs, maxStored): Promise<IdempotencyBegin> {
       const begun = transaction(db, (): IdempotencyBegin => {
         const row = read.get(account, key) as IdemRow | undefined;
         if (!row || row.until <= now.getTime()) {
           const held = answers.get(account, now.getTime()) as { n: number; first: number | null };
           if (held.n >= maxStored) return { state: "full", stored: held.n, freesAt: held.first ?? now.getTime() };
-          write.run(account, key, fingerprint, "in_progress", now.getTime() + leaseMs, null);
+          start.run(account, key, fingerprint, now.getTime() + leaseMs, attempt);
           return { state: "started" };
         }
         if (row.fingerprint !== fingerprint) return { state: "conflict" };
@@ -213,15 +231,11 @@ export function sqliteIdempotencyStore(db: DatabaseSync): IdempotencyStore {
       if (begun.state === "started" && purgeDue()) purge.run(now.getTime());
       return begun;
     },
-    async complete(account, key, fingerprint, response, now, ttlMs) {
-      transaction(db, () => {
-        const row = read.get(account, key) as IdemRow | undefined;
-        if (row?.fingerprint !== fingerprint) return;
-        write.run(account, key, fingerprint, "completed", now.getTime() + ttlMs, JSON.stringify(response));
-      });
+    async complete(account, key, fingerprint, attempt, response, now, ttlMs) {
+      return Number(finish.run(now.getTime() + ttlMs, JSON.stringify(response), account, key, fingerprint, attempt).changes) === 1;
     },
-    async abandon(account, key, fingerprint) {
-      drop.run(account, key, fingerprint);
+    async abandon(account, key, fingerprint, attempt) {
+      drop.run(account, key, fingerprint, attempt);
     },
     async stored(account, now) {
       return (answers.get(account, now.getTime()) as { n: number }).n;
