@@ -7,7 +7,7 @@ import type { Caller } from "../platform/caller.ts";
 import { ApiError } from "../platform/errors.ts";
 import type { CacheStore, Deps } from "../ports.ts";
 import { correccionYear, segundaCategoriaMonth, ufYear } from "../sii/indicadores.ts";
-import { siiContextFor } from "./sii-context.ts";
+import { siiServicesFor } from "./sii-context.ts";
 
 export const REREAD_MS = 60 * 60 * 1000;
 
@@ -45,7 +45,7 @@ export async function ufOfDate(caller: Caller, anio: number, mes: number, dia: n
     });
   }
   const fecha = date.toISOString().slice(0, 10);
-  const ctx = await siiContextFor(caller);
+  const { ctx } = await siiServicesFor(caller);
   const year = await cachedYear(
     caller.deps,
     `uf:${anio}`,
@@ -59,7 +59,7 @@ export async function ufOfDate(caller: Caller, anio: number, mes: number, dia: n
 
 /** The year's monetary-correction matrix, months in order; 404 when the SII has not published it. */
 export async function monetaryCorrection(caller: Caller, anio: number) {
-  const ctx = await siiContextFor(caller);
+  const { ctx } = await siiServicesFor(caller);
   // The key names the matrix reading: a table cached by the former column reading is not served again.
   const year = await cachedYear(
     caller.deps,
@@ -73,7 +73,7 @@ export async function monetaryCorrection(caller: Caller, anio: number) {
 
 /** The month's second-category tax brackets per pay period; 404 when the SII has not published them. */
 export async function secondCategoryBrackets(caller: Caller, anio: number, mes: number) {
-  const ctx = await siiContextFor(caller);
+  const { ctx } = await siiServicesFor(caller);
   // One entry a month (its page's section alone is read); a month of a year whose December is out is final.
   const read = await cachedYear(
     caller.deps,

@@ -12,7 +12,7 @@ import { ApiError, type FieldError } from "../platform/errors.ts";
 import { type Ambiente, siiHosts } from "../sii/hosts.ts";
 import { siiFetch } from "../sii/http.ts";
 import { proxyUrlProblem, proxyView, readProxy, sealPassword, writeProxy } from "./proxy-settings.ts";
-import { siiContextFor } from "./sii-context.ts";
+import { siiServicesFor } from "./sii-context.ts";
 
 /** The account's proxy configuration, password never shown (defaults when never set). */
 export async function proxySettings(caller: Caller) {
@@ -76,7 +76,7 @@ export function failureOf(err: ApiError): { error: string; status: number | null
  * (15 s limit) and reports what happened; 400 when the account has no enabled proxy.
  */
 export async function testProxy(caller: Caller, ambiente: Ambiente) {
-  const ctx = await siiContextFor(caller);
+  const { ctx } = await siiServicesFor(caller);
   if (!ctx.proxy) throw new ApiError(400, "VALIDATION_ERROR", "No proxy is enabled for this account: PUT /api/v1/settings/proxy first");
   const target = `https://${siiHosts(ambiente).dte}`;
   const started = performance.now();

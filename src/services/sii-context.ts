@@ -1,11 +1,8 @@
 // What every operation that calls the SII starts from: the transport, the time limit, and the
 // calling account's proxy when it has one enabled; and the request's SII sessions (src/sii/session-service.ts).
-// The service takes what it needs explicitly (a Caller, src/platform/caller.ts), so it can serve a
-// caller that is not an HTTP request; `siiContext(c)` / `siiServices(c)` are the routes' one-line
-// way in until their logic moves into services.
-import type { Context } from "hono";
-import { type Caller, callerOf } from "../platform/caller.ts";
-import type { AppEnv } from "../platform/context.ts";
+// One way in, `siiServicesFor(caller)`: a service takes what it needs explicitly (a Caller,
+// src/platform/caller.ts), so it can serve a caller that is not an HTTP request.
+import type { Caller } from "../platform/caller.ts";
 import type { Deps } from "../ports.ts";
 import { answerLogFor } from "../sii/excerpt.ts";
 import type { SiiContext } from "../sii/http.ts";
@@ -24,7 +21,7 @@ export const SII_MAX_WAIT_MS = 5_000;
 /** Who calls the SII: the deps, the account and the request's answer log are what the context and sessions read. */
 export type SiiCaller = Pick<Caller, "deps" | "account" | "request">;
 
-export async function siiContextFor(caller: SiiCaller): Promise<SiiContext> {
+async function siiContextFor(caller: SiiCaller): Promise<SiiContext> {
   const { sii, config } = caller.deps;
   // Live mode keeps the last SII answer for the excerpt a 502 carries; the sandbox's are known.
   const answers = sii.mode === "live" ? answerLogFor(caller.request) : undefined;
@@ -55,14 +52,4 @@ function sessionsFor(caller: SiiCaller, ctx: SiiContext): SiiSessions {
 export async function siiServicesFor(caller: SiiCaller): Promise<{ ctx: SiiContext; sessions: SiiSessions }> {
   const ctx = await siiContextFor(caller);
   return { ctx, sessions: sessionsFor(caller, ctx) };
-}
-
-/** A route's SII context (siiContextFor its request's caller). */
-export function siiContext(c: Context<AppEnv>): Promise<SiiContext> {
-  return siiContextFor(callerOf(c));
-}
-
-/** A route's SII context and sessions (siiServicesFor its request's caller). */
-export function siiServices(c: Context<AppEnv>): Promise<{ ctx: SiiContext; sessions: SiiSessions }> {
-  return siiServicesFor(callerOf(c));
 }

@@ -14,7 +14,7 @@ import {
   loadShard,
   type Shard,
 } from "../sii/vehiculos-index.ts";
-import { siiContextFor } from "./sii-context.ts";
+import { siiServicesFor } from "./sii-context.ts";
 
 /**
  * Rows of the SII's workbook one unit pays for when a call reads it into the index. Reading and
@@ -55,7 +55,7 @@ async function catalogFor(
     const more = workbookUnits(rows) - weight;
     if (more > 0) await caller.charge(more, "this call");
   };
-  return categoryCatalog(await siiContextFor(caller), cache, clock.now(), categoria, anioTasa, again, pay);
+  return categoryCatalog((await siiServicesFor(caller)).ctx, cache, clock.now(), categoria, anioTasa, again, pay);
 }
 
 /** The lists a category's catalogue gives, each as its operation answers it. */

@@ -1,5 +1,5 @@
 // The SII sessions of one request, set up once per request by the route layer
-// (src/routes/sii-context.ts `siiServices`): the RUT + clave web session, the certificate's web
+// (src/services/sii-context.ts `siiServicesFor`): the RUT + clave web session, the certificate's web
 // session (the holder's own or as a represented taxpayer), and the DTE/boleta token. Sessions are
 // per gateway account, sealed in the session store, take turns per session and taxpayer within a
 // bounded wait and are paced per taxpayer (src/sii/sessions.ts, src/sii/turns.ts);
