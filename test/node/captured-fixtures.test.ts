@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CERTIFICATION_ROUTES } from "../../src/sandbox/certificacion.ts";
+import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { csvDocuments } from "../../src/sii/rcv.ts";
 
 const root = join(import.meta.dirname, "..", "fixtures", "sii", "captured");
@@ -37,10 +37,9 @@ function filesUnder(dir: string, prefix = ""): string[] {
  * The service names of /sandbox/v1/faults: every `service("…", …)` the sandbox app registers, and
  * the certification routes it registers from their table.
  */
+/** The services the sandbox answers, as it lists them itself. */
 function sandboxServices(): Set<string> {
-  const app = readFileSync(join(import.meta.dirname, "..", "..", "src", "sandbox", "app.ts"), "utf8");
-  const names = [...app.matchAll(/\bservice\(\s*"([a-z0-9_]+)"/g)].map((m) => m[1] as string);
-  return new Set([...names, ...CERTIFICATION_ROUTES.map((r) => r.service)]);
+  return new Set(createDefaultSandbox({}).services());
 }
 
 describe("the captured fixtures' manifest", () => {
