@@ -50,6 +50,8 @@ const NO_HONO = ["sii", "dte", "certificates"];
  */
 export const SHARED_ROUTE_MODULES = [
   "routes/credentials.ts",
+  "routes/credential-schemas.ts",
+  "routes/certificate-schema.ts",
   "routes/credential-forms.json",
   "routes/example-credentials.ts",
   "routes/example-documents.ts",
