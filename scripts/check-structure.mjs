@@ -61,6 +61,7 @@ export const SHARED_ROUTE_MODULES = [
   "routes/folio-ledger-schema.ts",
   "routes/plan-usage.ts",
   "routes/openapi.ts",
+  "routes/openapi-info.ts",
   "routes/openapi-defaults.ts",
 ];
 
