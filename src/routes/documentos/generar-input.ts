@@ -5,10 +5,10 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { GENERATED_TYPES, SII_RUT } from "../../dte/generate/generate.ts";
+import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES } from "../../platform/batch-limits.ts";
 import { MAX_CHARS, Rut } from "../../platform/params.ts";
 import { validationHook } from "../../platform/validation.ts";
 import { CertAuthBody } from "../credentials.ts";
-import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES } from "../document-batch.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../example-documents.ts";
 import { BASE64_PATTERN, dteJson } from "./schema.ts";

@@ -5,6 +5,7 @@
 // (src/services/documentos-generar.ts); the route reads the body, its documents and the certificate.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { assertShallow } from "../../dte/normalize/normalize.ts";
+import { checkDocumentCount, checkLineCount, unitsFor } from "../../platform/batch-limits.ts";
 import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { okStream } from "../../platform/envelope.ts";
@@ -12,7 +13,7 @@ import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, headerRefs, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { generarDocumentos } from "../../services/documentos-generar.ts";
 import { parseCertificate } from "../credentials.ts";
-import { batchYielder, chargeRule, checkDocumentCount, checkLineCount, unitsFor } from "../document-batch.ts";
+import { batchYielder, chargeRule } from "../document-batch.ts";
 import { Body, DteJson, validDocuments } from "./generar-input.ts";
 import { Generated } from "./schema.ts";
 

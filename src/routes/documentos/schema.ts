@@ -8,7 +8,7 @@ import { MAX_FOLIO } from "../folio-fields.ts";
 // Uploaded XML is the routes' shared schema (src/routes/uploaded-xml.ts): the submissions take it too.
 export { BASE64, BASE64_PATTERN, BASE64_XML, XmlField } from "../uploaded-xml.ts";
 
-import { MAX_DOCUMENT_LINES } from "../document-batch.ts";
+import { MAX_DOCUMENT_LINES } from "../../platform/batch-limits.ts";
 
 /** A list the engine walks line by line, at most `max` long (or one object where the schema has a list). */
 const Lines = (max: number, description: string) =>
