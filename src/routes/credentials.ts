@@ -14,6 +14,7 @@ import { CertAuth } from "./certificate-schema.ts";
 export { CertAuthBody, PassOnlyAuth, PassOrCertAuth } from "./credential-schemas.ts";
 export { CertAuth };
 
+/** The certificate as the certificates layer reads it: the SDKs' names (`file-data`, `file-pass`) for the fields they stand for. */
 export function certInput(cert: z.output<typeof CertAuth>): CertInput {
   const pfx = cert["pfx-data"] ?? cert["file-data"];
   if (pfx !== undefined) return { "pfx-data": pfx, passphrase: cert.passphrase ?? cert["file-pass"] ?? "" };

@@ -3,7 +3,7 @@
 // (its documents checked one at a time: generar-input.ts) and answer.
 import { z } from "@hono/zod-openapi";
 import { GENERATED_TYPES, SII_RUT } from "../../dte/generate/generate.ts";
-import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES } from "../../platform/batch-limits.ts";
+import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../platform/batch-limits.ts";
 import { MAX_CHARS, RUT_PATTERN, Rut } from "../../platform/params.ts";
 import { envelope } from "../../platform/schemas.ts";
 import { CertAuthBody } from "../credentials.ts";
@@ -14,8 +14,6 @@ import { BASE64_PATTERN } from "../uploaded-xml.ts";
 
 // Uploaded XML is the routes' shared schema (src/routes/uploaded-xml.ts): the submissions take it too.
 export { BASE64, BASE64_PATTERN, BASE64_XML, XmlField } from "../uploaded-xml.ts";
-
-import { MAX_DOCUMENT_LINES } from "../../platform/batch-limits.ts";
 
 /** A list the engine walks line by line, at most `max` long (or one object where the schema has a list). */
 const Lines = (max: number, description: string) =>
