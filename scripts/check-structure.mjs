@@ -50,6 +50,8 @@ const NO_HONO = ["sii", "dte", "certificates"];
  */
 export const SHARED_ROUTE_MODULES = [
   "routes/credentials.ts",
+  "routes/credential-schemas.ts",
+  "routes/certificate-schema.ts",
   "routes/credential-forms.json",
   "routes/example-credentials.ts",
   "routes/example-documents.ts",
@@ -59,6 +61,7 @@ export const SHARED_ROUTE_MODULES = [
   "routes/folio-ledger-schema.ts",
   "routes/plan-usage.ts",
   "routes/openapi.ts",
+  "routes/openapi-info.ts",
   "routes/openapi-defaults.ts",
 ];
 

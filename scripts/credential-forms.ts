@@ -1,9 +1,9 @@
-// The certificate's three forms (CERT_FORMS in src/routes/credentials.ts) as the JSON Schema
+// The certificate's three forms (CERT_FORMS in src/routes/certificate-schema.ts) as the JSON Schema
 // fragments of the document's `oneOf`, converted here once instead of by every Worker isolate at
 // start-up (z.toJSONSchema took a few ms of each start). `npm run schemas` writes the file the route
 // imports, `npm run schemas -- --check` fails when it differs, and a test compares it with this.
 import { z } from "@hono/zod-openapi";
-import { CERT_FORMS } from "../src/routes/credentials.ts";
+import { CERT_FORMS } from "../src/routes/certificate-schema.ts";
 
 /** Where the route reads the fragments from, relative to the repository's root. */
 export const CREDENTIAL_FORMS_FILE = "src/routes/credential-forms.json";

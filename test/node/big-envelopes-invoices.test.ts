@@ -4,7 +4,7 @@
 // B waits is measured and gated by the bench (bench/stall.ts, `npm run bench -- --stall`), not here:
 // wall-clock budgets fail on a busy machine.
 import { describe, expect, it } from "vitest";
-import { MAX_BATCH_DOCUMENTS } from "../../src/routes/document-batch.ts";
+import { MAX_BATCH_DOCUMENTS } from "../../src/platform/batch-limits.ts";
 import { Generated } from "../../src/routes/documentos/generar.ts";
 import { MAX_AUTOR } from "../../src/sandbox/folios.ts";
 import { answerIn } from "../support/answers.ts";

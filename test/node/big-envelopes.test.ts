@@ -4,7 +4,7 @@
 // B waits is measured and gated by the bench (bench/stall.ts, `npm run bench -- --stall`), not here:
 // wall-clock budgets fail on a busy machine.
 import { describe, expect, it } from "vitest";
-import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../src/routes/document-batch.ts";
+import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../src/platform/batch-limits.ts";
 import { Generated } from "../../src/routes/documentos/generar.ts";
 import { exampleInvoiceOf } from "../../src/routes/example-documents.ts";
 import { answerIn, errorOf } from "../support/answers.ts";

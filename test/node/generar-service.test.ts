@@ -3,8 +3,8 @@
 // It charges through the caller and answers the pieces of `data` and what the ledger gave, never an envelope.
 import { describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
+import { unitsFor } from "../../src/platform/batch-limits.ts";
 import type { Caller } from "../../src/platform/caller.ts";
-import { unitsFor } from "../../src/routes/document-batch.ts";
 import { exampleInvoiceOf } from "../../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";

@@ -4,7 +4,7 @@
 // bench (bench/stall.ts, `npm run bench -- --stall`), not here: wall-clock budgets fail on a busy
 // machine.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_DOCUMENT_LINES } from "../../src/routes/document-batch.ts";
+import { MAX_DOCUMENT_LINES } from "../../src/platform/batch-limits.ts";
 import { errorOf } from "../support/answers.ts";
 import { HOSTILE, type Input } from "../support/large-inputs.ts";
 import { startTwoTenants, type TwoTenants } from "../support/two-tenants.ts";

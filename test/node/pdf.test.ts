@@ -6,7 +6,7 @@ import { deflateSync, inflateSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
-import { unitsFor } from "../../src/routes/document-batch.ts";
+import { unitsFor } from "../../src/platform/batch-limits.ts";
 import { Rendered } from "../../src/routes/documentos/pdf.ts";
 import { EXAMPLE_ENVELOPE } from "../../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";

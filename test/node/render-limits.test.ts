@@ -3,7 +3,7 @@
 // 400 naming the limit and the count, never a PDF with lines left out or an unbounded drawing.
 import { describe, expect, it } from "vitest";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
-import { MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../src/routes/document-batch.ts";
+import { MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../src/platform/batch-limits.ts";
 import { errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 

@@ -1,8 +1,8 @@
 // The sandbox's own endpoints: credentials, faults and call counts, sandbox mode only.
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
-import { Calls, Faults } from "../../src/routes/sandbox/controls.ts";
 import { Credentials } from "../../src/routes/sandbox/credentials.ts";
+import { Calls, Faults } from "../../src/routes/sandbox/schema.ts";
 import { SANDBOX_CAF_SIGNER } from "../../src/sandbox/credentials/index.ts";
 import { claveLogin } from "../../src/sii/login.ts";
 import { liveTransport } from "../../src/sii/transport.ts";

@@ -4,7 +4,7 @@ import { createApp } from "../../src/app.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { Uf } from "../../src/routes/indicadores/uf.ts";
-import { MAX_REPLAY_BODY_BYTES, Replays } from "../../src/routes/sandbox/replays.ts";
+import { MAX_REPLAY_BODY_BYTES, Replays } from "../../src/routes/sandbox/schema.ts";
 import { sandboxUf, siiDecimal, ufYearPage } from "../../src/sandbox/indicadores.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { liveTransport } from "../../src/sii/transport.ts";

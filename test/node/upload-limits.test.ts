@@ -6,7 +6,7 @@
 // the limit, not with the parser's refusal, its limits were checked before the parse.
 import { describe, expect, it } from "vitest";
 import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
-import { CHARGE_BLOCK_LINES, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES, unitsFor } from "../../src/routes/document-batch.ts";
+import { CHARGE_BLOCK_LINES, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES, unitsFor } from "../../src/platform/batch-limits.ts";
 import { EXAMPLE_ENVELOPE } from "../../src/routes/example-documents.ts";
 import { errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";

@@ -4,7 +4,7 @@
 // outside it.
 import forge from "node-forge";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
-import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../src/routes/document-batch.ts";
+import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../src/platform/batch-limits.ts";
 import { EXAMPLE_ISSUER, exampleInvoiceOf } from "../../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { MAX_AUTOR } from "../../src/sandbox/folios.ts";

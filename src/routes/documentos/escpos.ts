@@ -1,13 +1,14 @@
 // POST /api/v1/platform/dte/documentos/escpos: a signed DTE (or every DTE of an envelope) as an
 // ESC/POS receipt for thermal printers: bytes, or base64 in the envelope on Accept: application/json.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS } from "../../platform/batch-limits.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { okInPieces } from "../../platform/envelope.ts";
 import { Base64Value } from "../../platform/json-pieces.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import { renderEscpos } from "../../services/documentos.ts";
-import { chargeRule, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, readUploadedBatch } from "../document-batch.ts";
+import { chargeRule, readUploadedBatch } from "../document-batch.ts";
 
 const WEIGHT = 1;
 

@@ -4,6 +4,7 @@
 // the list of what was filled in or changed. Nothing is sent anywhere.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { SUPPORTED_TYPES } from "../../dte/normalize/normalize.ts";
+import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES } from "../../platform/batch-limits.ts";
 import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok, okInPieces } from "../../platform/envelope.ts";
@@ -12,7 +13,7 @@ import { MAX_CHARS } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { businessRule } from "../../platform/validation.ts";
 import { normalizeDocument, normalizeUpload } from "../../services/documentos.ts";
-import { chargeRule, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, readUploadedBatch } from "../document-batch.ts";
+import { chargeRule, readUploadedBatch } from "../document-batch.ts";
 
 const WEIGHT = 1;
 

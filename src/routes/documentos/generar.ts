@@ -5,6 +5,7 @@
 // (src/services/documentos-generar.ts); the route reads the body, its documents and the certificate.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { assertShallow } from "../../dte/normalize/normalize.ts";
+import { checkDocumentCount, checkLineCount, unitsFor } from "../../platform/batch-limits.ts";
 import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { okStream } from "../../platform/envelope.ts";
@@ -12,9 +13,9 @@ import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, headerRefs, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { generarDocumentos } from "../../services/documentos-generar.ts";
 import { parseCertificate } from "../credentials.ts";
-import { batchYielder, chargeRule, checkDocumentCount, checkLineCount, unitsFor } from "../document-batch.ts";
-import { Body, DteJson, validDocuments } from "./generar-input.ts";
-import { Generated } from "./schema.ts";
+import { batchYielder, chargeRule } from "../document-batch.ts";
+import { validDocuments } from "./generar-input.ts";
+import { DteJson, Generated, GenerateRequest } from "./schema.ts";
 
 // The answer's schema, which the tests read answers with.
 export { Generated };
@@ -30,7 +31,7 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
       tags: ["Documents"],
       summary: "Generate signed documents and their envelope",
       description: `Normalizes each document (unless \`normalizar\` is false), checks its CAF (signed by the SII for its IDK, folio in range, same issuer, not expired: six months for types 33, 43, 46, 56 and 61), stamps the TED with the CAF's key, signs each DTE and the envelope with the certificate. Every problem is a 400 naming its field, before anything is signed (and then nothing is charged). Nothing is sent to the SII. Without \`caf\`, the folios come from the account's folio ledger (\`POST /api/v1/platform/dte/folios/{emisor}/{dte}\`): a document without \`Folio\` gets the next free one of its issuer and type, atomically (never twice, also under concurrent calls); a 404 when the account holds no ledger of the type, a 409 \`FOLIOS_EXHAUSTED\` when too few folios are left in ranges not expired. A document naming its \`Folio\` must name a free folio of the ledger when the account holds one of its type, with or without \`caf\` (else a 409 \`FOLIO_UNAVAILABLE\` naming it). \`folios_ledger\` says which folios of the ledger were used and \`X-Folios-Remaining\` how many are left; a request refused or stopped gives the folios it took back (\`details.folios_liberados\` on a 500), and a folio that appeared in an answer is never handed out again. With an \`Idempotency-Key\`, a retry of the same request gets the stored answer byte for byte (\`Idempotent-Replayed: true\`, not charged, nothing signed again), the same key with another request a 409 \`IDEMPOTENCY_CONFLICT\`, and a retry while the first still runs waits for it. ${chargeRule(WEIGHT, true)} Should signing stop half-way (a 500), only the blocks begun are charged, and \`details\` lists the documents signed (\`firmados\`), the one that failed and why (\`fallido\`), and \`unidades_cobradas\`.`,
-      request: { body: jsonBody(Body) },
+      request: { body: jsonBody(GenerateRequest) },
       responses: {
         200: {
           ...jsonContent(Generated, "The signed documents and envelope"),

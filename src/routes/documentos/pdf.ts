@@ -1,6 +1,7 @@
 // POST /api/v1/platform/dte/documentos/pdf: the printed representation of a signed DTE (or of
 // every DTE of an envelope): PDF bytes, or base64 in the envelope on Accept: application/json.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_PRINTED_COPIES, unitsFor } from "../../platform/batch-limits.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { okInPieces } from "../../platform/envelope.ts";
 import { Base64Value } from "../../platform/json-pieces.ts";
@@ -8,7 +9,7 @@ import { registerOperation } from "../../platform/operation.ts";
 import { MAX_CHARS } from "../../platform/params.ts";
 import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
 import { renderPdf } from "../../services/documentos.ts";
-import { chargeRule, MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_PRINTED_COPIES, readUploadedBatch, unitsFor } from "../document-batch.ts";
+import { chargeRule, readUploadedBatch } from "../document-batch.ts";
 
 const WEIGHT = 2;
 

@@ -3,6 +3,7 @@
 // documents, the SII's limits) and answered with 400 before anything leaves. Irreversible: never
 // retried; Idempotency-Key honoured; dry_run stops right before the upload.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { CHARGE_BLOCK, CHARGE_BLOCK_LINES, MAX_BATCH_DOCUMENTS, unitsFor } from "../../platform/batch-limits.ts";
 import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { isDryRun } from "../../platform/dry-run.ts";
@@ -12,7 +13,7 @@ import { Ambiente, DryRun } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { sendEnvelope } from "../../services/envios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
-import { CHARGE_BLOCK, CHARGE_BLOCK_LINES, MAX_BATCH_DOCUMENTS, readUploadedBatch, unitsFor } from "../document-batch.ts";
+import { readUploadedBatch } from "../document-batch.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { EXAMPLE_ENVELOPE } from "../example-documents.ts";
 import { inspectXmlField, XmlField } from "../uploaded-xml.ts";

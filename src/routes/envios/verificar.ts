@@ -3,6 +3,7 @@
 // other software verify), its stamp with the CAF's key, the CAF with the SII's key, and that the
 // stamp says what the document says. With a certificate, also the SII's own check (QueryEstDteAv).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../platform/batch-limits.ts";
 import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { okInPieces } from "../../platform/envelope.ts";
@@ -11,14 +12,7 @@ import { Ambiente } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { verifyEnvelope } from "../../services/envios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
-import {
-  chargeRule,
-  MAX_BATCH_BOLETAS,
-  MAX_BATCH_DOCUMENTS,
-  MAX_BATCH_LINES,
-  MAX_DOCUMENT_LINES,
-  readUploadedBatch,
-} from "../document-batch.ts";
+import { chargeRule, readUploadedBatch } from "../document-batch.ts";
 import { EXAMPLE_ENVELOPE } from "../example-documents.ts";
 import { inspectXmlField, XmlField } from "../uploaded-xml.ts";
 import { CheckSchema, Firmante } from "./schema.ts";

@@ -2,10 +2,11 @@
 // and certificates, ready to paste into request bodies. All of it is fake and belongs to the
 // simulator; nothing here works against the real SII.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
-import { ApiError } from "../../platform/errors.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
+import { sandboxCredentials } from "../../services/sandbox-controls.ts";
 
 const Taxpayer = z.object({
   rut: z.string().register(z.globalRegistry, { example: "76192083-9" }),
@@ -54,10 +55,6 @@ export function registerSandboxCredentials(app: OpenAPIHono<AppEnv>): void {
         "Nothing here works against the real SII.",
       responses: { 200: jsonContent(Credentials, "Sandbox credentials"), ...errorResponses([404]) },
     }),
-    (c) => {
-      const sandbox = c.get("deps").sii.sandbox;
-      if (!sandbox) throw new ApiError(404, "HTTP_404", "The sandbox exists only when SII_UPSTREAM=sandbox");
-      return ok(c, sandbox.credentials(), "Sandbox test credentials (fake; they work only against the sandbox)");
-    },
+    (c) => ok(c, sandboxCredentials(callerOf(c)), "Sandbox test credentials (fake; they work only against the sandbox)"),
   );
 }

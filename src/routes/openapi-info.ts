@@ -1,0 +1,49 @@
+// The OpenAPI document's info (title, version, licence and contact from package.json) and the
+// description of each tag the operations use, in the order Swagger UI lists them.
+import packageJson from "../../package.json" with { type: "json" };
+
+/**
+ * package.json decides licence and contact, so the document cannot drift from the project: with no
+ * `license` there, npm's own word for "no licence granted" (UNLICENSED); with no `homepage`,
+ * `bugs` or `author`, a contact by name only.
+ */
+const project = packageJson as { license?: string; homepage?: string; bugs?: string | { url?: string; email?: string }; author?: string };
+const bugs = typeof project.bugs === "string" ? { url: project.bugs } : (project.bugs ?? {});
+
+export const API_INFO = {
+  title: "SII gateway",
+  version: "1.0.0",
+  description:
+    "HTTP/JSON gateway to Chile's tax authority (SII). Every operation takes an API token in `X-API-Token`. " +
+    "In sandbox mode every operation answers from the built-in SII simulator.",
+  // An SPDX expression in package.json is the licence's identifier too (OpenAPI 3.1 License Object).
+  license:
+    project.license && project.license !== "UNLICENSED" && !/^SEE LICEN[CS]E IN /i.test(project.license)
+      ? { name: project.license, identifier: project.license }
+      : { name: project.license ?? "UNLICENSED" },
+  contact: {
+    name: project.author ?? "sii-gateway maintainers",
+    ...((project.homepage ?? bugs.url) ? { url: project.homepage ?? bugs.url } : {}),
+    ...(bugs.email ? { email: bugs.email } : {}),
+  },
+};
+
+/** One entry per tag the operations use; a tag without a description here fails the document test. */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  Health: "The gateway's own state, for load balancers and uptime checks (no token)",
+  Account: "Your token's quota use",
+  Settings: "Per-account settings: the outbound proxy the gateway uses to reach the SII",
+  Folios: "Folio ranges (CAF): request and annul them at the SII",
+  Taxpayers: "Taxpayer data from the SII",
+  BHE: "Boletas de honorarios electrónicas issued",
+  BTE: "Boletas de terceros electrónicas issued",
+  Indicators: "UF, monetary correction and second-category tax tables",
+  Vehicles: "The SII's vehicle valuation catalogue",
+  Documents: "Generate, sign and render DTEs locally (no SII call)",
+  Submissions: "Send envelopes of DTEs to the SII and follow their state",
+  Exchanges: "Receiver responses, events and assignments (cesión) of received documents",
+  RCV: "Registro de Compras y Ventas: summaries, detail, asynchronous downloads and writes",
+  Certification: "The SII's certification process for new issuers: applications, test sets, progress",
+  Sandbox: "Controls of the built-in SII simulator (sandbox mode only)",
+  Admin: "The operator's token administration (ADMIN_TOKEN)",
+};
