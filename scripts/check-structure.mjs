@@ -2,8 +2,10 @@
 // services → platform → sii/dte → certificates → lib; services hold what routes do beyond HTTP; adapters implement ports; the sandbox is a simulated
 // upstream that only the entry files wire in, behind the SandboxControls port). A line scan of
 // every import, type-only ones included: it prints files per layer, the arrows that point up, the
-// import cycles, the route groups importing another group and the Hono imports below the API
-// layers, and exits 1 on any of them. Tests (*.test.ts) are left out.
+// import cycles, the route groups importing another group, the Hono imports below the API layers
+// (services included: a service knows no HTTP), a service that writes the success envelope, a
+// route file over ROUTE_FILE_LINES and a file named factory.ts, and exits 1 on any of them. Tests
+// (*.test.ts) are left out.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,8 +43,31 @@ export const ALLOWED = {
   lib: [],
 };
 
-/** Layers that know no HTTP framework: the SII clients, the DTE engine and the certificates both use. */
-const NO_HONO = ["sii", "dte", "certificates"];
+/** Layers that know no HTTP framework: the services, the SII clients, the DTE engine and the certificates both use. */
+const NO_HONO = ["services", "sii", "dte", "certificates"];
+
+/**
+ * A route file holds its operation's contract, one service call and the answer: this many lines at
+ * most. A group's `schema.ts` (its zod schemas, contract only) is not held to it.
+ */
+export const ROUTE_FILE_LINES = 120;
+
+/** The envelope is written in platform/ alone (envelope.ts): a service returns data. */
+const ENVELOPE_MODULE = "platform/envelope.ts";
+
+/** Why a file breaks a rule of its own (not of its imports), or null. */
+export function fileProblem(path, text) {
+  const name = path.split("/").at(-1);
+  if (name === "factory.ts") return "is named factory.ts: name a file for what it holds";
+  if (layerOf(path) === "routes" && name !== "schema.ts" && name.endsWith(".ts")) {
+    const lines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+    if (lines > ROUTE_FILE_LINES)
+      return `has ${lines} lines: a route file holds its contract, one service call and the answer (at most ${ROUTE_FILE_LINES})`;
+  }
+  if (layerOf(path) === "services" && /["']?success["']?\s*:\s*true/.test(text))
+    return "writes the success envelope: a service returns data";
+  return null;
+}
 
 /**
  * The routes' shared modules: the files directly in routes/ that any route group may import (a
@@ -151,10 +176,13 @@ export function analyse(srcDir, files) {
   const up = [];
   const crossGroup = [];
   const hono = [];
+  const rules = [];
   const graph = new Map();
   for (const [path, text] of Object.entries(sources)) {
     const from = layerOf(path);
     perLayer[from] = (perLayer[from] ?? 0) + 1;
+    const problem = fileProblem(path, text);
+    if (problem) rules.push(`${path} ${problem}`);
     const edges = [];
     for (const spec of importsOf(text)) {
       if (NO_HONO.includes(from) && (spec === "hono" || spec.startsWith("hono/") || spec.startsWith("@hono/"))) {
@@ -167,6 +195,8 @@ export function analyse(srcDir, files) {
       if (target.startsWith("..")) continue;
       edges.push(target);
       const to = layerOf(target);
+      if (from === "services" && target === ENVELOPE_MODULE)
+        rules.push(`${path} imports ${ENVELOPE_MODULE}: a service returns data, platform writes the envelope`);
       const groupProblem = from === "routes" && to === "routes" ? crossGroupProblem(path, target) : null;
       if (groupProblem) {
         crossGroup.push(`${path} → ${target}: ${target} ${groupProblem}`);
@@ -176,12 +206,12 @@ export function analyse(srcDir, files) {
     }
     graph.set(path, edges);
   }
-  return { perLayer, up, cycles: cycles(graph), crossGroup, hono };
+  return { perLayer, up, cycles: cycles(graph), crossGroup, hono, rules };
 }
 
 function main() {
   const srcDir = resolve(dirname(fileURLToPath(import.meta.url)), "../src");
-  const { perLayer, up, cycles: found, crossGroup, hono } = analyse(srcDir);
+  const { perLayer, up, cycles: found, crossGroup, hono, rules } = analyse(srcDir);
   const order = [...LAYERS.map(([name]) => name), "other"];
   console.log("Structure of src/ (tests excluded)");
   console.log(
@@ -198,7 +228,11 @@ function main() {
   for (const line of crossGroup) console.log(`    ${line}`);
   console.log(`  Hono below the API layers (${NO_HONO.join(", ")}): ${hono.length}`);
   for (const line of hono) console.log(`    ${line}`);
-  if (up.length || found.length || perLayer.other || crossGroup.length || hono.length) {
+  console.log(
+    `  files breaking a rule of their own (factory.ts, route files over ${ROUTE_FILE_LINES} lines, services writing the envelope): ${rules.length}`,
+  );
+  for (const line of rules) console.log(`    ${line}`);
+  if (up.length || found.length || perLayer.other || crossGroup.length || hono.length || rules.length) {
     if (perLayer.other) console.log("  files outside every layer: name their layer in scripts/check-structure.mjs");
     process.exitCode = 1;
   }

@@ -14,10 +14,11 @@ describe("structure of src/", () => {
     expect(perLayer.other).toBeUndefined();
   });
 
-  it("has no route group importing another and no Hono in sii/, dte/ or certificates/", () => {
-    const { crossGroup, hono } = analyse(src);
+  it("has no route group importing another, no Hono in services/, sii/, dte/ or certificates/, and no file breaking a rule of its own", () => {
+    const { crossGroup, hono, rules } = analyse(src);
     expect(crossGroup).toEqual([]);
     expect(hono).toEqual([]);
+    expect(rules).toEqual([]);
   });
 
   it("reports a route group importing another group, a shared module importing a group, and an unlisted shared module", () => {
@@ -38,20 +39,39 @@ describe("structure of src/", () => {
     ]);
   });
 
-  it("reports Hono imported by sii/, dte/ or certificates/, and only there", () => {
+  it("reports Hono imported by services/, sii/, dte/ or certificates/, and only there", () => {
     const { hono } = analyse(src, {
       "sii/excerpt.ts": 'import type { Context } from "hono";',
       "dte/x.ts": 'import { z } from "@hono/zod-openapi";\nimport { HTTPException } from "hono/http-exception";',
       "certificates/pem.ts": 'import { HTTPException } from "hono/http-exception";',
       "platform/failure.ts": 'import type { Context } from "hono";',
       "services/rcv.ts": 'import type { Context } from "hono";',
-      "routes/rcv/factory.ts": 'import { createRoute } from "@hono/zod-openapi";',
+      "routes/rcv/detalle.ts": 'import { createRoute } from "@hono/zod-openapi";',
     });
     expect(hono).toEqual([
       "sii/excerpt.ts (sii) → hono",
       "dte/x.ts (dte) → @hono/zod-openapi",
       "dte/x.ts (dte) → hono/http-exception",
       "certificates/pem.ts (certificates) → hono/http-exception",
+      "services/rcv.ts (services) → hono",
+    ]);
+  });
+
+  it("reports a factory.ts, a route file over its lines (not a schema.ts), and a service writing or importing the envelope", () => {
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `// ${i}`).join("\n");
+    const { rules } = analyse(src, {
+      "routes/rcv/factory.ts": "export const x = 1;",
+      "routes/rcv/detalle.ts": lines(121),
+      "routes/rcv/resumen.ts": lines(120),
+      "routes/rcv/schema.ts": lines(300),
+      "services/rcv.ts": 'const head = \'{"success":true,"data":\';\nimport { ok } from "../platform/envelope.ts";',
+      "services/ok.ts": 'import { holdText } from "../platform/stream.ts";\nconst done = { success: false };',
+    });
+    expect(rules).toEqual([
+      "routes/rcv/factory.ts is named factory.ts: name a file for what it holds",
+      "routes/rcv/detalle.ts has 121 lines: a route file holds its contract, one service call and the answer (at most 120)",
+      "services/rcv.ts writes the success envelope: a service returns data",
+      "services/rcv.ts imports platform/envelope.ts: a service returns data, platform writes the envelope",
     ]);
   });
 
