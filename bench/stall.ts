@@ -19,8 +19,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createNodeServer } from "../src/entry/node-server.ts";
+import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS } from "../src/platform/batch-limits.ts";
 import { issueToken } from "../src/platform/tokens.ts";
-import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS } from "../src/routes/document-batch.ts";
 import {
   cafOf,
   GENERAR,

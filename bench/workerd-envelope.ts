@@ -5,7 +5,7 @@
 // `generar` fits a Worker. CPU is the workerd processes' (see workerd.ts: an upper bound of what is
 // billed, wrangler dev's own share included); memory is the growth of their peak resident size
 // (VmHWM), also an upper bound of the isolate's heap. Reported, not gated.
-import { MAX_BATCH_DOCUMENTS } from "../src/routes/document-batch.ts";
+import { MAX_BATCH_DOCUMENTS } from "../src/platform/batch-limits.ts";
 import { exampleInvoiceOf } from "../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../src/sandbox/folios-caf.ts";
