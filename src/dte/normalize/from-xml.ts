@@ -39,18 +39,16 @@ function toNode(element: XmlElement): Node {
   for (const child of childElements(element)) {
     const name = localName(child.name);
     if (DROPPED.has(name)) continue;
-    const value = childElements(child).length ? toNode(child) : leaf(name, child);
-    // Own properties only: `<constructor>` or `<toString>` must not find Object.prototype's members,
-    // and `<__proto__>` must become a field, not the object's prototype.
+    const value = child.children.some((c) => c.type === "element") ? toNode(child) : leaf(name, child);
+    // Own properties only: `<constructor>` or `<toString>` must not find Object.prototype's members
+    // (assigning one makes it the object's own), and `<__proto__>` must become a field, not the
+    // object's prototype (only a definition does that; defining every field made each object slow).
     const existing = Object.hasOwn(out, name) ? out[name] : undefined;
     if (Array.isArray(existing)) existing.push(value);
-    else
-      Object.defineProperty(out, name, {
-        value: existing === undefined ? value : [existing, value],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+    else if (name === "__proto__") {
+      const field = { value: existing === undefined ? value : [existing, value], enumerable: true, writable: true, configurable: true };
+      Object.defineProperty(out, name, field);
+    } else out[name] = existing === undefined ? value : [existing, value];
   }
   return out;
 }
