@@ -20,8 +20,11 @@ export const MAX_KDF_ITERATIONS = 100_000;
  */
 export const FREE_KDF_ITERATIONS = 50_000;
 
-/** Beyond the free iterations, one quota unit per started block of this many. */
-export const KDF_ITERATIONS_PER_UNIT = 50_000;
+/**
+ * Beyond the free iterations, one quota unit per started block of this many: 25 000 PKCS#12 SHA-1
+ * iterations cost about 20 ms of CPU, a median unit (bench/README.md "CPU per quota unit").
+ */
+export const KDF_ITERATIONS_PER_UNIT = 25_000;
 
 /** The units a credential pays for deriving `iterations` in all (0 within the free ones). */
 export function kdfFeeUnits(iterations: number): number {

@@ -35,11 +35,18 @@ export const LARGE_BODIES_IN_PROCESS = 4;
 const held = { bytes: 0, byAccount: new Map<string, number>() };
 
 /**
- * What reading a body of `bytes` costs when its answer refuses it (any 4xx): one unit per started
- * MiB beyond the first, so a body under the sliced size is free as before, and an 18 MB upload
- * refused is 17 units. An accepted answer, a replay, a 5xx and a dry run pay nothing for it.
+ * Bytes a unit of the reading fee pays for: reading a MiB of an upload (its JSON, base64, Latin-1
+ * and the XML screen) costs about 60 ms of CPU, three times a median unit (bench/README.md "CPU
+ * per quota unit"); a unit per half MiB keeps a refused upload within that budget.
  */
-export const readingFee = (bytes: number) => Math.max(0, Math.ceil(bytes / SLICED_JSON_BODY) - 1);
+export const READING_FEE_BYTES = 512 * 1024;
+
+/**
+ * What reading a body of `bytes` costs when its answer refuses it (any 4xx): one unit per started
+ * 512 KiB beyond the first MiB, so a body under the sliced size is free as before, and an 18 MB
+ * upload refused is 33 units. An accepted answer, a replay, a 5xx and a dry run pay nothing for it.
+ */
+export const readingFee = (bytes: number) => Math.ceil(Math.max(0, bytes - SLICED_JSON_BODY) / READING_FEE_BYTES);
 
 function refuseLargeBody(reason: "account_uploads" | "gateway_uploads", message: string): ApiError {
   return new ApiError(429, "SII_RATE_LIMIT", message, { headers: { "Retry-After": "1" }, details: { reason } });
@@ -96,7 +103,7 @@ async function readPaid(c: Context<AppEnv>, body: ReadableStream<Uint8Array>, de
         c,
         fee,
         readingFee(bytes) - fee.units,
-        `reading ${bytes} bytes of this body (one unit per started MiB beyond the first)`,
+        `reading ${bytes} bytes of this body (one unit per started 512 KiB beyond the first MiB)`,
       );
   };
   await pay(declared);

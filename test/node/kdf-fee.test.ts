@@ -42,21 +42,21 @@ const units = (res: Response) => [res.status, res.headers.get("x-quota-units")];
 beforeEach(() => clearCredentialCache());
 
 describe("the key-derivation fee of auth.cert", () => {
-  it("charges a legacy PFX at the ceiling one unit more on its first use, and nothing more once parsed", async () => {
+  it("charges a legacy PFX at the ceiling two units more on its first use, and nothing more once parsed", async () => {
     const { post, used } = await setup();
-    expect(units(await post(ESTADO, pfx(LEGACY_PFX_AT_LIMIT)))).toEqual([200, "2"]);
+    expect(units(await post(ESTADO, pfx(LEGACY_PFX_AT_LIMIT)))).toEqual([200, "3"]);
     expect(units(await post(ESTADO, pfx(LEGACY_PFX_AT_LIMIT)))).toEqual([200, "1"]);
-    expect(await used()).toBe(3);
+    expect(await used()).toBe(4);
   });
 
-  it("adds the unit to the operation's own weight (taxpayer data: 2)", async () => {
+  it("adds the units to the operation's own weight (taxpayer data: 2)", async () => {
     const { post } = await setup();
-    expect(units(await post(DATOS, pfx(LEGACY_PFX_AT_LIMIT)))).toEqual([200, "3"]);
+    expect(units(await post(DATOS, pfx(LEGACY_PFX_AT_LIMIT)))).toEqual([200, "4"]);
   });
 
-  it("charges an encrypted PEM key by the same rule: 100 000 iterations one unit more, 50 000 nothing", async () => {
+  it("charges an encrypted PEM key by the same rule: 100 000 iterations two units more, 50 000 nothing", async () => {
     const { post } = await setup();
-    expect(units(await post(ESTADO, await pemAt(100_000)))).toEqual([200, "2"]);
+    expect(units(await post(ESTADO, await pemAt(100_000)))).toEqual([200, "3"]);
     expect(units(await post(ESTADO, await pemAt(50_000)))).toEqual([200, "1"]);
   });
 

@@ -1,5 +1,5 @@
 // Reading a large body is work whatever the answer: a body over 1 MiB that is refused (4xx) pays
-// one unit per started MiB beyond the first, said in `details.unidades_cobradas`, and the fee is
+// one unit per started 512 KiB beyond the first MiB, said in `details.unidades_cobradas`, and the fee is
 // taken before a byte is read, so an account without the units (or a token without the scope, or
 // a `dry_run` the operation has no preview for) is refused without the body being read at all.
 // Whether it was read is counted on the body's stream (pulled only when read).
@@ -65,9 +65,9 @@ async function setup(options: { plan?: { daily_units: number; monthly_units: num
 
 // Several 18 MB bodies a test: a generous timeout for a busy machine (nothing here is timed).
 describe("the reading fee of a large body", { timeout: 60_000 }, () => {
-  it("is one unit per started MiB beyond the first", () => {
+  it("is one unit per started 512 KiB beyond the first MiB", () => {
     expect([readingFee(SLICED_JSON_BODY), readingFee(SLICED_JSON_BODY + 1), readingFee(SIZE), readingFee(32 * SLICED_JSON_BODY)]).toEqual([
-      0, 1, 17, 31,
+      0, 1, 33, 62,
     ]);
   });
 
@@ -80,11 +80,11 @@ describe("the reading fee of a large body", { timeout: 60_000 }, () => {
         path,
         400,
         "VALIDATION_ERROR",
-        "17",
-        { unidades_cobradas: 17 },
+        "33",
+        { unidades_cobradas: 33 },
       ]);
       expect(error.message).toMatch(/holds 2001 documents/);
-      expect(used).toBe(path === FORMATOS ? 17 : 34);
+      expect(used).toBe(path === FORMATOS ? 33 : 66);
     }
   });
 
@@ -92,7 +92,7 @@ describe("the reading fee of a large body", { timeout: 60_000 }, () => {
     const { post } = await setup();
     const { res, units } = await post(VERIFICAR, bodyOf(tooMany, 3 * SLICED_JSON_BODY, { auth: "none" }));
     const error = await errorOf(res);
-    expect([res.status, units, error.details?.unidades_cobradas, error.errors?.[0]?.path]).toEqual([422, "2", 2, "auth"]);
+    expect([res.status, units, error.details?.unidades_cobradas, error.errors?.[0]?.path]).toEqual([422, "4", 4, "auth"]);
   });
 
   it("is not charged for a small body refused, as before", async () => {
@@ -109,13 +109,13 @@ describe("the reading fee of a large body", { timeout: 60_000 }, () => {
   });
 
   it("is taken before the body is read: an account without it gets 429 QUOTA_EXCEEDED, the body unread", async () => {
-    for (const daily_units of [0, 16]) {
+    for (const daily_units of [0, 32]) {
       const { post } = await setup({ plan: { daily_units, monthly_units: 100 } });
       const { res, read, used } = await post(FORMATOS, bodyOf(EXAMPLE_ENVELOPE, SIZE));
       const error = await errorOf(res);
       expect([daily_units, res.status, error.error_code, read, used]).toEqual([daily_units, 429, "QUOTA_EXCEEDED", false, 0]);
       expect(error.message).toBe(
-        `Quota exceeded: reading ${SIZE} bytes of this body (one unit per started MiB beyond the first) needs 17 units`,
+        `Quota exceeded: reading ${SIZE} bytes of this body (one unit per started 512 KiB beyond the first MiB) needs 33 units`,
       );
       expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
     }
@@ -128,18 +128,18 @@ describe("the reading fee of a large body", { timeout: 60_000 }, () => {
     // Refused for the fee of what had arrived, before the body was parsed (and before its weight was asked for).
     expect([unpaid.res.status, error.error_code, unpaid.used]).toEqual([429, "QUOTA_EXCEEDED", 0]);
     expect(error.message).toMatch(
-      /^Quota exceeded: reading \d+ bytes of this body \(one unit per started MiB beyond the first\) needs \d+ units$/,
+      /^Quota exceeded: reading \d+ bytes of this body \(one unit per started 512 KiB beyond the first MiB\) needs \d+ units$/,
     );
     const { post } = await setup();
     const refused = await post(FORMATOS, bodyOf(tooMany, SIZE), true);
     expect([refused.res.status, refused.units, refused.used, (await errorOf(refused.res)).details]).toEqual([
       400,
-      "17",
-      17,
-      { unidades_cobradas: 17 },
+      "33",
+      33,
+      { unidades_cobradas: 33 },
     ]);
     const accepted = await post(FORMATOS, bodyOf(EXAMPLE_ENVELOPE, SIZE), true);
-    expect([accepted.res.status, accepted.units, accepted.used]).toEqual([200, "1", 18]);
+    expect([accepted.res.status, accepted.units, accepted.used]).toEqual([200, "1", 34]);
   });
 
   it("is never reached by a token without the scope or a dry_run the operation has none of: refused, the body unread", async () => {
