@@ -13,7 +13,7 @@
 import type { QuotaCounter } from "../src/adapters/cloudflare/durable-objects.ts";
 import { durableQuotaStore } from "../src/adapters/cloudflare/stores.ts";
 import { memorySessionStore } from "../src/adapters/memory/stores.ts";
-import type { SiiTransport } from "../src/ports.ts";
+import type { SiiTransport } from "../src/ports/transport.ts";
 import { sandboxTransport } from "../src/sandbox/transport.ts";
 import { annualBte } from "../src/sii/bte.ts";
 import type { SiiContext } from "../src/sii/http.ts";

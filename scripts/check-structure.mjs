@@ -22,7 +22,7 @@ export const LAYERS = [
   ["sii", (p) => p.startsWith("sii/")],
   ["dte", (p) => p.startsWith("dte/")],
   ["certificates", (p) => p.startsWith("certificates/")],
-  ["ports", (p) => p === "ports.ts"],
+  ["ports", (p) => p.startsWith("ports/")],
   ["lib", (p) => p.startsWith("lib/")],
 ];
 

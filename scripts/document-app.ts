@@ -3,7 +3,7 @@
 import { memoryStores } from "../src/adapters/memory/stores.ts";
 import { createApp } from "../src/app.ts";
 import { configFromEnv } from "../src/config.ts";
-import type { Deps } from "../src/ports.ts";
+import type { Deps } from "../src/ports/deps.ts";
 import { sandboxTransport } from "../src/sandbox/transport.ts";
 
 export function documentApp() {

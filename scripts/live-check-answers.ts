@@ -1,6 +1,6 @@
 // live-check's copy of every SII answer (its first REDACT_MAX_CHARS bytes), so the one an
 // operation could not read, or read implausibly, can be saved for a bug report and replayed.
-import type { SiiTransport } from "../src/ports.ts";
+import type { SiiTransport } from "../src/ports/transport.ts";
 import { REDACT_MAX_CHARS } from "../src/sii/redact.ts";
 
 export interface SiiAnswerCopy {

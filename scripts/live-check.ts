@@ -18,7 +18,7 @@ import { randomBase64Url } from "../src/lib/crypto.ts";
 import { decodeAs } from "../src/lib/latin1.ts";
 import { parseRut } from "../src/lib/rut.ts";
 import { issueToken } from "../src/platform/tokens.ts";
-import type { Deps } from "../src/ports.ts";
+import type { Deps } from "../src/ports/deps.ts";
 import type { Sandbox } from "../src/sandbox/app.ts";
 import { createDefaultSandbox } from "../src/sandbox/index.ts";
 import { sandboxTransport } from "../src/sandbox/transport.ts";

@@ -12,7 +12,7 @@ import { requestContext, requestIdFor } from "./platform/request.ts";
 import { securityHeaders } from "./platform/security-headers.ts";
 import { authenticateKnownRoute, unknownRoute } from "./platform/unknown-routes.ts";
 import { validationHook } from "./platform/validation.ts";
-import type { Deps } from "./ports.ts";
+import type { Deps } from "./ports/deps.ts";
 import { registerAdminGuard } from "./routes/admin/guard.ts";
 import { registerAdminTokensBlock } from "./routes/admin/tokens-block.ts";
 import { registerAdminTokensCreate } from "./routes/admin/tokens-create.ts";

@@ -1,7 +1,7 @@
 // Settings every entry reads from its environment (Worker vars/secrets, process.env on Node and Lambda).
 import { readDerBlocks } from "./certificates/pem.ts";
 import { parseCorsOrigins } from "./platform/cors.ts";
-import type { Clock, Config, Logger } from "./ports.ts";
+import type { Clock, Config, Logger } from "./ports/deps.ts";
 import { parseUpstream } from "./sii/transport.ts";
 
 export type EnvVars = Record<string, unknown>;

@@ -10,7 +10,7 @@ import type {
   FolioLedgerStore,
   FolioRangeRecord,
   FolioRangeState,
-} from "../ports.ts";
+} from "../ports/stores.ts";
 
 type Interval = [number, number];
 
@@ -31,7 +31,7 @@ export interface LedgerState {
   holders?: { desde: number; hasta: number; account: string }[];
 }
 
-/** An allocation as the ledger keeps it. See FolioHold in src/ports.ts. */
+/** An allocation as the ledger keeps it. See FolioHold in src/ports/stores.ts. */
 interface HoldRecord {
   id: string;
   print: string;

@@ -1,5 +1,6 @@
 // The two quota windows every QuotaStore adapter counts in: the UTC day and the UTC month.
-import type { Plan, QuotaState } from "../ports.ts";
+import type { Plan } from "../ports/access.ts";
+import type { QuotaState } from "../ports/stores.ts";
 
 export interface WindowKeys {
   day: string; // "2026-03-15"

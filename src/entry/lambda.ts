@@ -6,7 +6,7 @@ import { nodeTransport } from "../adapters/node/transport.ts";
 import { createApp } from "../app.ts";
 import { configFromEnv, consoleLogger, systemClock } from "../config.ts";
 import { seedDevToken } from "../platform/tokens.ts";
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/deps.ts";
 import { sandboxTransport } from "../sandbox/transport.ts";
 
 export async function createLambdaDeps(env: Record<string, string | undefined>): Promise<Deps> {

@@ -12,7 +12,7 @@ import { ProxyFailure } from "../lib/address-policy.ts";
 import { requestIdFor } from "../platform/request.ts";
 import { securityHeaders } from "../platform/security-headers.ts";
 import { seedDevToken } from "../platform/tokens.ts";
-import type { Deps, Logger } from "../ports.ts";
+import type { Deps, Logger } from "../ports/deps.ts";
 import { sandboxTransport } from "../sandbox/transport.ts";
 import {
   EGRESS_AUTH_HEADER,

@@ -17,7 +17,7 @@ import { isLoopbackHost } from "../lib/address-policy.ts";
 import { requestIdFor } from "../platform/request.ts";
 import { DOCS_CSP } from "../platform/security-headers.ts";
 import { seedDevToken } from "../platform/tokens.ts";
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/deps.ts";
 import { sandboxTransport } from "../sandbox/transport.ts";
 
 export { FolioLedger, IdempotencyLedger, QuotaCounter, SiiSessions } from "../adapters/cloudflare/durable-objects.ts";

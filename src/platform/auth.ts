@@ -1,7 +1,7 @@
 // API-token authentication and scope checks.
 import type { Context, MiddlewareHandler } from "hono";
 import { sha256Hex } from "../lib/crypto.ts";
-import type { Scope } from "../ports.ts";
+import type { Scope } from "../ports/access.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
 

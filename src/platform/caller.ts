@@ -3,7 +3,7 @@
 // (`callerOf`); a service takes it and never reads a Hono context, so it can serve a caller that
 // is not an HTTP request.
 import type { Context } from "hono";
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/deps.ts";
 import { chargeUnits, settleCharge } from "./charge.ts";
 import type { AppEnv } from "./context.ts";
 

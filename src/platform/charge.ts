@@ -4,7 +4,7 @@
 // them together. A large body's reading fee is reserved before the body is read and settled once
 // the answer is known (`reserveUnits`, `settleReservation`, used by json-body.ts).
 import type { Context } from "hono";
-import type { QuotaDecision } from "../ports.ts";
+import type { QuotaDecision } from "../ports/stores.ts";
 import type { AppEnv, Principal } from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { bindingWindow } from "./rate-headers.ts";

@@ -1,5 +1,7 @@
 // What the Hono context carries through a request.
-import type { Deps, Plan, QuotaDecision, Scope } from "../ports.ts";
+import type { Plan, Scope } from "../ports/access.ts";
+import type { Deps } from "../ports/deps.ts";
+import type { QuotaDecision } from "../ports/stores.ts";
 
 export interface Principal {
   tokenId: string;

@@ -2,7 +2,7 @@
 // declaring the parameter in its query schema; elsewhere the parameter is refused.
 import type { RouteConfig } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
-import type { SiiTransport } from "../ports.ts";
+import type { SiiTransport } from "../ports/transport.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { parseDryRun } from "./params.ts";

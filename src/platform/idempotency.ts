@@ -6,7 +6,7 @@
 import type { Context } from "hono";
 import { base64ToBytes, bytesToBase64 } from "../lib/encoding.ts";
 import { keyedHash, open, seal } from "../lib/secret-box.ts";
-import type { StoredResponse } from "../ports.ts";
+import type { StoredResponse } from "../ports/stores.ts";
 import { acceptWeights } from "./accept.ts";
 import { refundCharge } from "./charge.ts";
 import type { AppEnv } from "./context.ts";

@@ -5,7 +5,7 @@
 // "header")` answers what the route's schemas output, as `app.openapi` does.
 import type { OpenAPIHono, RouteConfig, RouteHandler } from "@hono/zod-openapi";
 import type { Context, ValidationTargets } from "hono";
-import type { Scope } from "../ports.ts";
+import type { Scope } from "../ports/access.ts";
 import { requireScope } from "./auth.ts";
 import type { AppEnv } from "./context.ts";
 import { declaresDryRun, refuseDryRun } from "./dry-run.ts";

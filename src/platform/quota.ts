@@ -3,7 +3,7 @@
 // and docs/operations.md's table is checked against that list. Weights: the spec fixes the folio,
 // taxpayer-data, BHE and BTE ones; otherwise 1 for a single read, 2 for list/detail/aggregate reads
 // and PDF, 5 for writes to the SII and submissions; 0 for the gateway's own (a token's usage).
-import type { Scope } from "../ports.ts";
+import type { Scope } from "../ports/access.ts";
 
 export interface OperationSpec {
   method: "GET" | "POST" | "PUT";

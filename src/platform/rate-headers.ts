@@ -1,6 +1,6 @@
 // X-RateLimit-* and X-Quota-Units on every authenticated answer, success or failure.
 import type { MiddlewareHandler } from "hono";
-import type { QuotaState } from "../ports.ts";
+import type { QuotaState } from "../ports/stores.ts";
 import type { AppEnv } from "./context.ts";
 
 /** The window with the fewest units left is the one that binds, so that is the one reported. */

@@ -1,7 +1,7 @@
 // How many SII calls the running operation made, so charging and idempotency follow what happened
 // rather than what the handler says.
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { SiiTransport } from "../ports.ts";
+import type { SiiTransport } from "../ports/transport.ts";
 
 /** The SII calls of the operation running in this async context. */
 const siiCalls = new AsyncLocalStorage<{ made: number }>();

@@ -1,6 +1,7 @@
 // Issuing API tokens: the secret is random, shown once, and only its hash is kept.
 import { randomBase64Url, randomHex, sha256Hex } from "../lib/crypto.ts";
-import { ALL_SCOPES, type Plan, type Scope, type TokenRecord, type TokenStore } from "../ports.ts";
+import { ALL_SCOPES, type Plan, type Scope } from "../ports/access.ts";
+import type { TokenRecord, TokenStore } from "../ports/stores.ts";
 
 export const DEV_TOKEN_ID = "tok_development";
 const DEV_PLAN: Plan = { daily_units: 100_000, monthly_units: 1_000_000 };

@@ -1,6 +1,6 @@
 // The simulator's side of the SandboxControls port: what the gateway's /sandbox/v1 routes may
 // ask of it (faults, recorded answers to replay, call counts, its test credentials, its CAF-signing key), and nothing else.
-import type { SandboxControls, SandboxCredentials } from "../ports.ts";
+import type { SandboxControls, SandboxCredentials } from "../ports/sandbox.ts";
 import type { Sandbox } from "./app.ts";
 import { SANDBOX_BHE } from "./bhe.ts";
 import { SANDBOX_CA, SANDBOX_CAF_SIGNER, SANDBOX_TAXPAYER_CERTS } from "./credentials/index.ts";

@@ -1,7 +1,7 @@
 // What the simulated SII remembers, per process (per isolate on Workers): seeds and tokens it
 // issued, web sessions, switched-on faults, and how many requests each service received.
 
-import { SANDBOX_FAULT_KINDS, type SandboxFault, type SandboxFaultKind, type SandboxReplay } from "../ports.ts";
+import { SANDBOX_FAULT_KINDS, type SandboxFault, type SandboxFaultKind, type SandboxReplay } from "../ports/sandbox.ts";
 import type { BheSlip, BteSlip, Certification, Envio, FolioBook, ReceivedDocument, SummaryEntry } from "./records.ts";
 
 export type FaultKind = SandboxFaultKind;

@@ -1,6 +1,6 @@
 // The sandbox as an SII transport, in-process: the clients build the same requests as toward the
 // real SII, and the client certificate reaches the simulator directly, as TLS would present it.
-import type { SiiTransport } from "../ports.ts";
+import type { SiiTransport } from "../ports/transport.ts";
 import type { Sandbox } from "./app.ts";
 import { sandboxControls } from "./controls.ts";
 import { createDefaultSandbox } from "./index.ts";

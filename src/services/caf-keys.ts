@@ -2,7 +2,8 @@
 // the gateway talks to its built-in sandbox, the key the sandbox signs its CAFs with, which it
 // hands over through the SandboxControls port.
 import { type RsaPublicKey, SII_CAF_KEYS } from "../dte/verify/timbre.ts";
-import type { Deps, SandboxControls } from "../ports.ts";
+import type { Deps } from "../ports/deps.ts";
+import type { SandboxControls } from "../ports/sandbox.ts";
 
 const withSandbox = new WeakMap<SandboxControls, ReadonlyMap<string, RsaPublicKey>>();
 

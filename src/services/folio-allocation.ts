@@ -4,14 +4,15 @@
 // and the CAFs the folios need come from the ledger.
 //
 // The invariant: a folio that appeared in an answer is never handed out again. Every folio taken is held by
-// this attempt (FolioHold in src/ports.ts) until the attempt settles it, just before its answer is produced,
+// this attempt (FolioHold in src/ports/stores.ts) until the attempt settles it, just before its answer is produced,
 // or gives it back, when no answer holding it was or can be produced. A retry under the same Idempotency-Key
 // and request runs only when no answer was stored for it (src/platform/idempotency.ts) and takes the held
 // folios over; a hold nobody comes back for turns void (`sin_respuesta`). So a refused attempt can only give
 // back what it still holds, never what a retry signed.
 import { parseRut } from "../lib/rut.ts";
 import { ApiError } from "../platform/errors.ts";
-import type { Deps, FolioHold, FolioRangeState } from "../ports.ts";
+import type { Deps } from "../ports/deps.ts";
+import type { FolioHold, FolioRangeState } from "../ports/stores.ts";
 import { ledgerToday, openCaf, readLedger } from "./folio-ledger.ts";
 
 /** What one type's ledger gave this request. */

@@ -6,7 +6,8 @@ import { santiagoDate } from "../lib/dates.ts";
 import { parseRut } from "../lib/rut.ts";
 import { open, seal } from "../lib/secret-box.ts";
 import { ApiError } from "../platform/errors.ts";
-import type { Deps, FolioRangeState } from "../ports.ts";
+import type { Deps } from "../ports/deps.ts";
+import type { FolioRangeState } from "../ports/stores.ts";
 import { trustedCafKeys } from "./caf-keys.ts";
 
 /** The CAF files the ledger holds carry the range's private key (RSASK): sealed with SECRET_KEY under this purpose. */

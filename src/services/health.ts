@@ -8,7 +8,7 @@ import packageJson from "../../package.json" with { type: "json" };
 import { constantTimeEqual } from "../lib/crypto.ts";
 import type { Caller } from "../platform/caller.ts";
 import { ApiError } from "../platform/errors.ts";
-import type { SiiTransport } from "../ports.ts";
+import type { SiiTransport } from "../ports/transport.ts";
 import { SII_HOSTS } from "../sii/hosts.ts";
 
 export interface HealthProbe {

@@ -5,7 +5,8 @@
 // correction) or one month of it (the second-category tax, read a month at a time).
 import type { Caller } from "../platform/caller.ts";
 import { ApiError } from "../platform/errors.ts";
-import type { CacheStore, Deps } from "../ports.ts";
+import type { Deps } from "../ports/deps.ts";
+import type { CacheStore } from "../ports/stores.ts";
 import { correccionYear, segundaCategoriaMonth, ufYear } from "../sii/indicadores.ts";
 import { siiServicesFor } from "./sii-context.ts";
 

@@ -4,7 +4,7 @@
 import { hostClass, ProxyFailure, parseProxyUrl } from "../lib/address-policy.ts";
 import { open, seal } from "../lib/secret-box.ts";
 import { ApiError } from "../platform/errors.ts";
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/deps.ts";
 
 export const PROXY_KEY = "proxy";
 const SEAL_PURPOSE = "proxy-password";

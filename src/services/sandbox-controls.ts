@@ -4,7 +4,7 @@
 // 404 as for any unknown path.
 import type { Caller } from "../platform/caller.ts";
 import { ApiError } from "../platform/errors.ts";
-import type { SandboxControls, SandboxFault } from "../ports.ts";
+import type { SandboxControls, SandboxFault } from "../ports/sandbox.ts";
 
 type Operator = Pick<Caller, "deps">;
 

@@ -3,7 +3,7 @@
 // One way in, `siiServicesFor(caller)`: a service takes what it needs explicitly (a Caller,
 // src/platform/caller.ts), so it can serve a caller that is not an HTTP request.
 import type { Caller } from "../platform/caller.ts";
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/deps.ts";
 import { answerLogFor } from "../sii/excerpt.ts";
 import type { SiiContext } from "../sii/http.ts";
 import { type SiiSessions, sessionService } from "../sii/session-service.ts";

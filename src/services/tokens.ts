@@ -5,7 +5,8 @@ import type { Caller } from "../platform/caller.ts";
 import { ApiError } from "../platform/errors.ts";
 import { usageView } from "../platform/rate-headers.ts";
 import { issueToken, type NewToken, publicToken } from "../platform/tokens.ts";
-import type { Plan, TokenRecord } from "../ports.ts";
+import type { Plan } from "../ports/access.ts";
+import type { TokenRecord } from "../ports/stores.ts";
 
 type Operator = Pick<Caller, "deps">;
 

@@ -4,7 +4,7 @@
 import { readDerBlocks } from "../certificates/pem.ts";
 import { bundledCertificates } from "../dte/trust/bundled.ts";
 import { buildTrustStore, type TrustStore } from "../dte/trust/chain.ts";
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/deps.ts";
 
 /** One store per app (its config and sandbox do not change): built on first use, kept for the isolate or process. */
 const stores = new WeakMap<Deps, TrustStore>();

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { certificationFixture as fixture } from "../../test/fixtures/sii/certificacion/read.ts";
 import { ApiError } from "../lib/api-error.ts";
-import type { SiiTransport } from "../ports.ts";
+import type { SiiTransport } from "../ports/transport.ts";
 import { browse, cutShort } from "./browse.ts";
 import { readCertificationData } from "./certificacion-read.ts";
 import { CookieJar } from "./cookies.ts";

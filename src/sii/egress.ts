@@ -6,7 +6,7 @@
 import { constantTimeEqual, randomHex } from "../lib/crypto.ts";
 import { base64ToBytes, bytesToBase64 } from "../lib/encoding.ts";
 import { keyedHash, open, seal } from "../lib/secret-box.ts";
-import type { TransportOptions } from "../ports.ts";
+import type { TransportOptions } from "../ports/transport.ts";
 
 export const EGRESS_PATH = "/egress/v1/fetch";
 const PURPOSE = "egress";

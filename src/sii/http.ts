@@ -3,7 +3,7 @@
 
 import { ApiError } from "../lib/api-error.ts";
 import { responseText } from "../lib/latin1.ts";
-import type { ClientCertificate, ProxyRoute, SiiTransport } from "../ports.ts";
+import type { ClientCertificate, ProxyRoute, SiiTransport } from "../ports/transport.ts";
 import { decodeHtml } from "./entities.ts";
 import { type AnswerLog, forgetAnswer, recordAnswer } from "./excerpt.ts";
 

@@ -4,7 +4,7 @@
 import { ApiError } from "../lib/api-error.ts";
 import { formEncodeLatin1 } from "../lib/latin1.ts";
 import { unescapeXml } from "../lib/xml.ts";
-import type { ClientCertificate } from "../ports.ts";
+import type { ClientCertificate } from "../ports/transport.ts";
 import { browse } from "./browse.ts";
 import { CookieJar } from "./cookies.ts";
 import { siiHosts } from "./hosts.ts";

@@ -5,7 +5,7 @@
 // bounded wait and are paced per taxpayer (src/sii/sessions.ts, src/sii/turns.ts);
 // tokens are cached per account and certificate (src/sii/token.ts).
 import type { SigningCredential } from "../certificates/credentials.ts";
-import type { SessionStore } from "../ports.ts";
+import type { SessionStore } from "../ports/stores.ts";
 import type { CookieJar } from "./cookies.ts";
 import type { Ambiente } from "./hosts.ts";
 import type { SiiContext } from "./http.ts";

@@ -5,7 +5,7 @@
 
 import { ApiError } from "../lib/api-error.ts";
 import { keyedHash, open, seal } from "../lib/secret-box.ts";
-import type { SessionStore } from "../ports.ts";
+import type { SessionStore } from "../ports/stores.ts";
 import { CookieJar } from "./cookies.ts";
 import type { Ambiente } from "./hosts.ts";
 import type { SiiContext } from "./http.ts";

@@ -5,7 +5,7 @@ import { signSeed } from "../dte/sign/seed.ts";
 import type { XmlSigner } from "../dte/sign/xmldsig.ts";
 import { ApiError } from "../lib/api-error.ts";
 import { elementText } from "../lib/xml.ts";
-import type { SiiTransport } from "../ports.ts";
+import type { SiiTransport } from "../ports/transport.ts";
 import { type Ambiente, siiHosts } from "./hosts.ts";
 import { pageText, type SiiContext, siiFetch } from "./http.ts";
 import { soapCall } from "./soap.ts";

@@ -1,7 +1,7 @@
 // SII_UPSTREAM picks where SII requests go: the real hosts, or the simulator in-process (its
 // transport lives in src/sandbox/ and the entry files wire it). The clients build the same
 // requests either way, with the real SII URLs.
-import type { SiiTransport } from "../ports.ts";
+import type { SiiTransport } from "../ports/transport.ts";
 
 export function parseUpstream(value: string | undefined): "sandbox" | "live" {
   if (value === undefined || value === "" || value === "sandbox") return "sandbox";

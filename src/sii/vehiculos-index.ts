@@ -5,7 +5,7 @@
 // Values are cut into parts that every store accepts (DynamoDB: 400 KB an item).
 
 import { ApiError } from "../lib/api-error.ts";
-import type { CacheStore } from "../ports.ts";
+import type { CacheStore } from "../ports/stores.ts";
 import type { SiiContext } from "./http.ts";
 import {
   type AppraisalField,

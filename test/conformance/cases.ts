@@ -2,16 +2,16 @@
 // factory and runs them with its own runner (vitest in Node, vitest in workerd, ...).
 
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
+import type { Plan } from "../../src/ports/access.ts";
 import type {
   CacheStore,
   IdempotencyStore,
-  Plan,
   QuotaStore,
   SessionStore,
   SettingsStore,
   TokenRecord,
   TokenStore,
-} from "../../src/ports.ts";
+} from "../../src/ports/stores.ts";
 
 /** Base64 of `bytes` random bytes (getRandomValues gives at most 64 KiB a call). */
 function randomBase64(bytes: number): string {

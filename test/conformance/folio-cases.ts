@@ -1,7 +1,7 @@
 // Runner-neutral conformance cases for the folio ledger store (cases.ts has the other ports'):
 // every adapter hands out each folio once, holds each allocation for one attempt until it settles or
 // gives it back, keeps thresholds and accounts apart, and lets one account only hold a CAF's range.
-import type { FolioHold, FolioLedgerStore, FolioRangeRecord } from "../../src/ports.ts";
+import type { FolioHold, FolioLedgerStore, FolioRangeRecord } from "../../src/ports/stores.ts";
 import { type ConformanceCase, check, equal, unique } from "./cases.ts";
 
 const range = (desde: number, hasta: number, caf = "v1.sealed.box"): FolioRangeRecord => ({

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Scope } from "../../src/ports.ts";
+import type { Scope } from "../../src/ports/access.ts";
 import { Resent } from "../../src/routes/bhe/emitidas-email.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { jsValue } from "../../src/sii/bhe.ts";

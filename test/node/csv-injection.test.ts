@@ -4,7 +4,7 @@
 // export answer is rewritten on the way, as a hostile supplier's name would reach the SII.
 import { describe, expect, it } from "vitest";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
-import type { SiiTransport } from "../../src/ports.ts";
+import type { SiiTransport } from "../../src/ports/transport.ts";
 import { sandboxTransport } from "../../src/sandbox/transport.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 

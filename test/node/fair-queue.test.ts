@@ -6,7 +6,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeTransport } from "../../src/adapters/node/transport.ts";
 import { configFromEnv } from "../../src/config.ts";
-import type { SiiTransport } from "../../src/ports.ts";
+import type { SiiTransport } from "../../src/ports/transport.ts";
 import { errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 

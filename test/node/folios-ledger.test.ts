@@ -9,7 +9,7 @@ import { sqliteStores } from "../../src/adapters/node/sqlite-stores.ts";
 import { base64ToBytes, bytesToBase64 } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { open } from "../../src/lib/secret-box.ts";
-import type { Scope } from "../../src/ports.ts";
+import type { Scope } from "../../src/ports/access.ts";
 import { EXAMPLE_CAF } from "../../src/routes/example-documents.ts";
 import { AddedEnvelope, LedgerEnvelope } from "../../src/routes/folio-ledger-schema.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { elementText } from "../../src/lib/xml.ts";
-import type { Scope } from "../../src/ports.ts";
+import type { Scope } from "../../src/ports/access.ts";
 import { FolioAnnulmentEnvelope } from "../../src/routes/caf/schema.ts";
 import { Granted } from "../../src/routes/caf/solicitar.ts";
 import { SANDBOX_CAF_SIGNER, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";

@@ -2,7 +2,7 @@
 // in a request without caf get the next free folios, atomically and once per Idempotency-Key; a
 // named Folio must be free in the ledger; the answer says which folios and what is left.
 import { describe, expect, it } from "vitest";
-import type { Scope } from "../../src/ports.ts";
+import type { Scope } from "../../src/ports/access.ts";
 import { FolioAnnulmentEnvelope } from "../../src/routes/caf/schema.ts";
 import { Granted } from "../../src/routes/caf/solicitar.ts";
 import { Generated } from "../../src/routes/documentos/generar.ts";

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { decodeLatin1 } from "../../src/lib/latin1.ts";
-import type { Scope } from "../../src/ports.ts";
+import type { Scope } from "../../src/ports/access.ts";
 import { Granted } from "../../src/routes/caf/solicitar.ts";
 import { Generated } from "../../src/routes/documentos/generar.ts";
 import { Sent } from "../../src/routes/envios/enviar.ts";

@@ -4,7 +4,7 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { entryStream, MAX_ENTRY_BYTES, zipArchive, zipEntries } from "../../src/lib/zip.ts";
-import type { SiiTransport } from "../../src/ports.ts";
+import type { SiiTransport } from "../../src/ports/transport.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
 import type { SiiContext } from "../../src/sii/http.ts";
 import { asyncFileLines, MAX_CSV_LINE } from "../../src/sii/rcv.ts";

@@ -11,7 +11,8 @@ import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { seal } from "../../src/lib/secret-box.ts";
 import type { AppEnv } from "../../src/platform/context.ts";
 import { withIdempotency } from "../../src/platform/idempotency.ts";
-import type { Deps, IdempotencyStore, StoredResponse } from "../../src/ports.ts";
+import type { Deps } from "../../src/ports/deps.ts";
+import type { IdempotencyStore, StoredResponse } from "../../src/ports/stores.ts";
 
 const SECRET = "a-test-secret-key-of-at-least-32-characters";
 const ACCOUNT = "acct-answers";

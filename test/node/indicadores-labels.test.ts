@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
-import type { SiiTransport } from "../../src/ports.ts";
+import type { SiiTransport } from "../../src/ports/transport.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { sandboxTransport } from "../../src/sandbox/transport.ts";
 import type { SiiContext } from "../../src/sii/http.ts";

@@ -1,7 +1,7 @@
 // Exchanges through the gateway against the sandbox's acceptance/claim service: assignability,
 // event history, SII reception date, and the receiver's acceptance or claim.
 import { describe, expect, it } from "vitest";
-import type { Scope } from "../../src/ports.ts";
+import type { Scope } from "../../src/ports/access.ts";
 import { Result } from "../../src/routes/intercambios/respuesta-sii.ts";
 import { Cesion, Eventos, Recepcion } from "../../src/routes/intercambios/schema.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";

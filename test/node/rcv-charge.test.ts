@@ -3,7 +3,7 @@
 // the count its download request declares), so X-Quota-Units is the whole charge and a caller
 // who cannot pay gets 429 before the rows are fetched.
 import { describe, expect, it } from "vitest";
-import type { SiiTransport } from "../../src/ports.ts";
+import type { SiiTransport } from "../../src/ports/transport.ts";
 import { Detail, FileEnvelope, JobEnvelope } from "../../src/routes/rcv/schema.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { ASYNC_STEP_MS, rcvDocuments } from "../../src/sandbox/rcv.ts";

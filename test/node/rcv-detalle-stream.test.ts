@@ -2,7 +2,7 @@
 // still sending, the SII's own rows come from a second read, and a failure once the answer has
 // begun aborts it instead of closing a JSON that would look whole.
 import { describe, expect, it } from "vitest";
-import type { SiiTransport } from "../../src/ports.ts";
+import type { SiiTransport } from "../../src/ports/transport.ts";
 import { Detail } from "../../src/routes/rcv/schema.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { rcvDocuments } from "../../src/sandbox/rcv.ts";

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import type { SiiTransport } from "../../src/ports.ts";
+import type { SiiTransport } from "../../src/ports/transport.ts";
 import { Detail } from "../../src/routes/rcv/schema.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { CEILING_PERIOD, rcvDocuments, SYNC_DETAIL_MAX_DOCUMENTS } from "../../src/sandbox/rcv.ts";

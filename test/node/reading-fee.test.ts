@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { readingFee, SLICED_JSON_BODY } from "../../src/platform/json-body.ts";
-import type { Scope } from "../../src/ports.ts";
+import type { Scope } from "../../src/ports/access.ts";
 import { EXAMPLE_ENVELOPE } from "../../src/routes/example-documents.ts";
 import { errorOf } from "../support/answers.ts";
 import { probeApp, tokenFor } from "../support/app.ts";

@@ -104,6 +104,15 @@ describe("structure of src/", () => {
     ]);
   });
 
+  it("puts every file of ports/ in the ports layer, which imports lib/ alone", () => {
+    const { up, perLayer } = analyse(src, {
+      "ports/deps.ts": 'import type { SiiTransport } from "./transport.ts";',
+      "ports/stores.ts": 'import type { Clock } from "../platform/clock.ts";',
+    });
+    expect(perLayer.other).toBeUndefined();
+    expect(up).toEqual(["ports/stores.ts (ports) → platform/clock.ts (platform)"]);
+  });
+
   it("reports an import cycle, type-only imports included", () => {
     const { cycles } = analyse(src, {
       "sandbox/state.ts": 'readonly envios = new Map<string, import("./envios.ts").Envio>();',

@@ -11,7 +11,7 @@ import { bundledCertificates } from "../../src/dte/trust/bundled.ts";
 import { BUNDLED_CERTIFICATE_COUNT } from "../../src/dte/trust/bundled-data.ts";
 import { buildTrustStore, trustStoreSize, verifyChain } from "../../src/dte/trust/chain.ts";
 import type { AppEnv } from "../../src/platform/context.ts";
-import type { Deps } from "../../src/ports.ts";
+import type { Deps } from "../../src/ports/deps.ts";
 import { SANDBOX_CA, SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { trustStoreFor } from "../../src/services/trust-store.ts";
 import esign from "../fixtures/real-documents/sii-crypto/DTE--60910000-1--33--2336600-cert.pem?raw";

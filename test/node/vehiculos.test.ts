@@ -4,7 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
 import { memoryCacheStore } from "../../src/adapters/memory/stores.ts";
-import type { CacheStore } from "../../src/ports.ts";
+import type { CacheStore } from "../../src/ports/stores.ts";
 import { Characteristic } from "../../src/routes/vehiculos/categorias-caracteristicas.ts";
 import { Named, workbookUnits } from "../../src/routes/vehiculos/schema.ts";
 import { Result } from "../../src/routes/vehiculos/tasacion-buscar.ts";

@@ -3,7 +3,7 @@
 // at once, and another isolate sees them within KV_MEMO_MS.
 import { describe, expect, it } from "vitest";
 import { KV_MEMO_MS, kvSettingsStore, kvTokenStore } from "../../src/adapters/cloudflare/stores.ts";
-import type { TokenRecord } from "../../src/ports.ts";
+import type { TokenRecord } from "../../src/ports/stores.ts";
 
 /** KV's read and write calls over a Map, counting reads. */
 function fakeKv() {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { memorySessionStore } from "../../src/adapters/memory/stores.ts";
 import { ApiError } from "../../src/platform/errors.ts";
-import type { SessionStore } from "../../src/ports.ts";
+import type { SessionStore } from "../../src/ports/stores.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { sandboxTransport } from "../../src/sandbox/transport.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";

@@ -4,7 +4,7 @@
 // Runs in Node and in workerd.
 import { describe, expect, it } from "vitest";
 import { memorySessionStore } from "../../src/adapters/memory/stores.ts";
-import type { SessionStore } from "../../src/ports.ts";
+import type { SessionStore } from "../../src/ports/stores.ts";
 import { sandboxTransport } from "../../src/sandbox/transport.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";
 import { type SessionEnv, type SessionOwner, withWebSession } from "../../src/sii/sessions.ts";

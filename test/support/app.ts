@@ -12,19 +12,17 @@ import { registerOperation } from "../../src/platform/operation.ts";
 import { Ambiente, DryRun, Rut } from "../../src/platform/params.ts";
 import { envelope, jsonContent } from "../../src/platform/schemas.ts";
 import { issueToken } from "../../src/platform/tokens.ts";
+import type { Plan, Scope } from "../../src/ports/access.ts";
+import type { Deps, LogRecord } from "../../src/ports/deps.ts";
 import type {
   CacheStore,
-  Deps,
   FolioLedgerStore,
   IdempotencyStore,
-  LogRecord,
-  Plan,
   QuotaStore,
-  Scope,
   SessionStore,
   SettingsStore,
   TokenStore,
-} from "../../src/ports.ts";
+} from "../../src/ports/stores.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { SANDBOX_TAXPAYERS } from "../../src/sandbox/taxpayers.ts";
 import { sandboxTransport } from "../../src/sandbox/transport.ts";

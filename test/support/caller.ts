@@ -1,7 +1,7 @@
 // A Caller for a service called without HTTP (as a job would): the deps given, an account, and the
 // units it was charged (`charged`, each with why) and settled, kept for the test to read.
 import type { Caller } from "../../src/platform/caller.ts";
-import type { Deps } from "../../src/ports.ts";
+import type { Deps } from "../../src/ports/deps.ts";
 
 export type TestCaller = Caller & { charged: [number, string][]; settled: number[] };
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { kvCacheStore, kvTokenStore } from "../../src/adapters/cloudflare/stores.ts";
 import { memoryStores } from "../../src/adapters/memory/stores.ts";
 import type { WorkerEnv } from "../../src/entry/worker.ts";
-import type { CacheStore } from "../../src/ports.ts";
+import type { CacheStore } from "../../src/ports/stores.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
 import { sandboxVehicles } from "../../src/sandbox/vehiculos.ts";

@@ -1,6 +1,7 @@
 // Durable Objects for the state that must be exact under concurrency. Their RPC methods are
 // synchronous SQLite work, so no two calls interleave: no locks needed.
 import { DurableObject } from "cloudflare:workers";
+import type { Plan } from "../../ports/access.ts";
 import type {
   FolioAddResult,
   FolioAllocation,
@@ -9,10 +10,9 @@ import type {
   FolioRangeRecord,
   FolioRangeState,
   IdempotencyBegin,
-  Plan,
   QuotaDecision,
   QuotaState,
-} from "../../ports.ts";
+} from "../../ports/stores.ts";
 import {
   addRange,
   allocateIn,

@@ -10,7 +10,7 @@ import type {
   StoredResponse,
   TokenRecord,
   TokenStore,
-} from "../../ports.ts";
+} from "../../ports/stores.ts";
 import { addHeld, ledgerId, registerId } from "../folio-ledger.ts";
 import { partsOf } from "../idempotency-parts.ts";
 import type { FolioLedger, IdempotencyLedger, QuotaCounter, SiiSessions } from "./durable-objects.ts";

@@ -1,7 +1,7 @@
 // The live SII transport on Workers: plain fetch, and the Node egress for what a Worker cannot do
 // itself (a TLS client certificate per request, an HTTP proxy).
 import { hostClass, ProxyFailure, parseProxyUrl } from "../../lib/address-policy.ts";
-import type { ProxyRoute, SiiTransport } from "../../ports.ts";
+import type { ProxyRoute, SiiTransport } from "../../ports/transport.ts";
 import {
   EGRESS_AUTH_HEADER,
   EGRESS_PATH,

@@ -1,5 +1,5 @@
 // The DynamoDB table's cache items (layout in dynamodb-stores.ts).
-import type { CacheStore } from "../../ports.ts";
+import type { CacheStore } from "../../ports/stores.ts";
 import { type Call, type GetItem, key, N, S, text } from "./dynamodb-wire.ts";
 
 // Cache: `until_ms` is checked on read (a DynamoDB TTL removes dead entries only eventually).

@@ -6,7 +6,7 @@
 // changed only by a PutItem conditional on the version it read (optimistic concurrency): of two
 // concurrent allocations one writes, the other reads again and takes the next folios. No folio is
 // handed out twice, and an allocation that was answered was written first.
-import type { FolioLedgerStore } from "../../ports.ts";
+import type { FolioLedgerStore } from "../../ports/stores.ts";
 import { ledgerStore, parseLedger } from "../folio-ledger.ts";
 import { type Call, conditional, count, type GetItem, key, N, S, text } from "./dynamodb-wire.ts";
 

@@ -1,4 +1,4 @@
-import type { IdempotencyBegin, IdempotencyStore, StoredResponse } from "../../ports.ts";
+import type { IdempotencyBegin, IdempotencyStore, StoredResponse } from "../../ports/stores.ts";
 import { inGroups, partsOf } from "../idempotency-parts.ts";
 import {
   type Call,

@@ -1,5 +1,6 @@
 // The DynamoDB table's quota items (layout in dynamodb-stores.ts).
-import type { Plan, QuotaDecision, QuotaState, QuotaStore } from "../../ports.ts";
+import type { Plan } from "../../ports/access.ts";
+import type { QuotaDecision, QuotaState, QuotaStore } from "../../ports/stores.ts";
 import { quotaState, type WindowKeys, windowKeys } from "../quota-windows.ts";
 import { type Call, conditional, count, type GetItem, isConditionFailed, itemIn, type Json, key, N } from "./dynamodb-wire.ts";
 

@@ -1,5 +1,5 @@
 // The DynamoDB table's settings items (layout in dynamodb-stores.ts).
-import type { SettingsStore } from "../../ports.ts";
+import type { SettingsStore } from "../../ports/stores.ts";
 import { type Call, type GetItem, key, parseJson, S, text } from "./dynamodb-wire.ts";
 
 export function dynamoSettingsStore(call: Call, TableName: string, getItem: GetItem): SettingsStore {

@@ -16,7 +16,7 @@
 // `expires_at` (unix seconds) is there for a DynamoDB TTL on that attribute, which removes dead
 // quota months, idempotency records and their hourly counts (createDynamoTable enables it). No
 // read depends on it: each read compares `until_ms` or the hour itself with the clock.
-import type { CacheStore, FolioLedgerStore, IdempotencyStore, QuotaStore, SettingsStore, TokenStore } from "../../ports.ts";
+import type { CacheStore, FolioLedgerStore, IdempotencyStore, QuotaStore, SettingsStore, TokenStore } from "../../ports/stores.ts";
 import { dynamoCacheStore } from "./dynamodb-cache.ts";
 import { dynamoFolioLedgerStore } from "./dynamodb-folios.ts";
 import { dynamoIdempotencyStore } from "./dynamodb-idempotency.ts";

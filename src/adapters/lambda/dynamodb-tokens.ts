@@ -1,5 +1,5 @@
 // The DynamoDB table's token items (layout in dynamodb-stores.ts).
-import type { TokenRecord, TokenStore } from "../../ports.ts";
+import type { TokenRecord, TokenStore } from "../../ports/stores.ts";
 import { type Call, conditional, type GetItem, isRecord, itemIn, type Json, key, parseJson, S, text } from "./dynamodb-wire.ts";
 
 // Tokens: the record by id, and a lookup item hash → id. Without transactions the two items are

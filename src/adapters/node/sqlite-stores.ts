@@ -11,7 +11,7 @@ import type {
   StoredResponse,
   TokenRecord,
   TokenStore,
-} from "../../ports.ts";
+} from "../../ports/stores.ts";
 import { ledgerStore, parseLedger } from "../folio-ledger.ts";
 import { PURGE_BATCH, purgeSchedule } from "../idempotency-expiry.ts";
 import { fits, quotaState, type WindowKeys, windowKeys } from "../quota-windows.ts";

@@ -4,7 +4,7 @@ import { constants } from "node:crypto";
 import { lookup as dnsLookup } from "node:dns/promises";
 import { Agent, buildConnector, type Dispatcher, Pool, ProxyAgent, fetch as undiciFetch } from "undici";
 import { addressClass, isIpLiteral, nameClass, ProxyFailure, parseProxyUrl } from "../../lib/address-policy.ts";
-import type { ProxyRoute, SiiTransport, TransportOptions } from "../../ports.ts";
+import type { ProxyRoute, SiiTransport, TransportOptions } from "../../ports/transport.ts";
 
 export type ResolveAll = (hostname: string) => Promise<{ address: string; family: number }[]>;
 

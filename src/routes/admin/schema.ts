@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { envelope } from "../../platform/schemas.ts";
-import { ALL_SCOPES } from "../../ports.ts";
+import { ALL_SCOPES } from "../../ports/access.ts";
 import { Plan, Usage } from "../plan-usage.ts";
 
 // The plan and usage shapes the usage operation shares: src/routes/plan-usage.ts.

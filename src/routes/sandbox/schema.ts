@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { envelope } from "../../platform/schemas.ts";
 import { businessRule } from "../../platform/validation.ts";
-import { SANDBOX_FAULT_KINDS } from "../../ports.ts";
+import { SANDBOX_FAULT_KINDS } from "../../ports/sandbox.ts";
 import { MAX_WORKBOOK_BYTES } from "../../sii/vehiculos.ts";
 
 export const FaultInput = z
