@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAdaptorServer } from "@hono/node-server";
 import { Hono } from "hono";
-import { memorySessionStore } from "../src/adapters/memory/stores.ts";
+import { memorySessionStore } from "../src/adapters/memory/sessions.ts";
 import { parseCertificateCredential } from "../src/certificates/credentials.ts";
 import { createNodeServer } from "../src/entry/node-server.ts";
 import { issueToken } from "../src/platform/tokens.ts";

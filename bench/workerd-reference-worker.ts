@@ -12,7 +12,7 @@
 //                        Object, its store).
 import type { QuotaCounter } from "../src/adapters/cloudflare/durable-objects.ts";
 import { durableQuotaStore } from "../src/adapters/cloudflare/stores.ts";
-import { memorySessionStore } from "../src/adapters/memory/stores.ts";
+import { memorySessionStore } from "../src/adapters/memory/sessions.ts";
 import type { SiiTransport } from "../src/ports/transport.ts";
 import { sandboxTransport } from "../src/sandbox/transport.ts";
 import { annualBte } from "../src/sii/bte.ts";

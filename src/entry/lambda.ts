@@ -1,7 +1,7 @@
 // AWS Lambda entry (API Gateway v2 / function URLs): the same app, state in DynamoDB.
 import { handle } from "hono/aws-lambda";
 import { createDynamoStores } from "../adapters/lambda/dynamodb-stores.ts";
-import { memorySessionStore } from "../adapters/memory/stores.ts";
+import { memorySessionStore } from "../adapters/memory/sessions.ts";
 import { nodeTransport } from "../adapters/node/transport.ts";
 import { createApp } from "../app.ts";
 import { configFromEnv, consoleLogger, systemClock } from "../config.ts";

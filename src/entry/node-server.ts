@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join, normalize } from "node:path";
 import { createAdaptorServer } from "@hono/node-server";
 import { Hono } from "hono";
-import { memorySessionStore } from "../adapters/memory/stores.ts";
+import { memorySessionStore } from "../adapters/memory/sessions.ts";
 import { sqliteStores } from "../adapters/node/sqlite-stores.ts";
 import { nodeTransport } from "../adapters/node/transport.ts";
 import { createApp } from "../app.ts";

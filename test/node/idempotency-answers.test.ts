@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { memoryIdempotencyStore } from "../../src/adapters/memory/stores.ts";
+import { memoryIdempotencyStore } from "../../src/adapters/memory/idempotency.ts";
 import { sqliteStores } from "../../src/adapters/node/sqlite-stores.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { seal } from "../../src/lib/secret-box.ts";

@@ -5,7 +5,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import forge from "node-forge";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memoryCacheStore, memorySessionStore } from "../../src/adapters/memory/stores.ts";
+import { memoryCacheStore } from "../../src/adapters/memory/cache.ts";
+import { memorySessionStore } from "../../src/adapters/memory/sessions.ts";
 import { sqliteStores } from "../../src/adapters/node/sqlite-stores.ts";
 import { EXAMPLE_ISSUER } from "../../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";

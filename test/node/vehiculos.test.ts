@@ -3,7 +3,7 @@
 // not from the gateway's reader.
 import { z } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
-import { memoryCacheStore } from "../../src/adapters/memory/stores.ts";
+import { memoryCacheStore } from "../../src/adapters/memory/cache.ts";
 import type { CacheStore } from "../../src/ports/stores.ts";
 import { Characteristic } from "../../src/routes/vehiculos/categorias-caracteristicas.ts";
 import { Named, workbookUnits } from "../../src/routes/vehiculos/schema.ts";

@@ -2,7 +2,7 @@
 // SII drops a session, logout of sessions too old to keep, pacing, sealing at rest.
 // Runs in Node and in workerd.
 import { describe, expect, it } from "vitest";
-import { memorySessionStore } from "../../src/adapters/memory/stores.ts";
+import { memorySessionStore } from "../../src/adapters/memory/sessions.ts";
 import { ApiError } from "../../src/platform/errors.ts";
 import type { SessionStore } from "../../src/ports/stores.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";

@@ -3,7 +3,7 @@
 // by every account, and every wait bounded (429 SII_RATE_LIMIT with Retry-After past it).
 // Runs in Node and in workerd.
 import { describe, expect, it } from "vitest";
-import { memorySessionStore } from "../../src/adapters/memory/stores.ts";
+import { memorySessionStore } from "../../src/adapters/memory/sessions.ts";
 import type { SessionStore } from "../../src/ports/stores.ts";
 import { sandboxTransport } from "../../src/sandbox/transport.ts";
 import { CookieJar } from "../../src/sii/cookies.ts";

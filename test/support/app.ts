@@ -2,7 +2,10 @@
 // SII operations so platform behaviour (scopes, quota, idempotency, dry_run, refunds) can be
 // exercised before those operations exist. They declare a scope and weight as real operations do.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { memoryCacheStore, memoryFolioLedgerStore, memorySessionStore, memoryStores } from "../../src/adapters/memory/stores.ts";
+import { memoryCacheStore } from "../../src/adapters/memory/cache.ts";
+import { memoryFolioLedgerStore } from "../../src/adapters/memory/folio-ledger.ts";
+import { memorySessionStore } from "../../src/adapters/memory/sessions.ts";
+import { memoryStores } from "../../src/adapters/memory/stores.ts";
 import { createApp } from "../../src/app.ts";
 import type { AppEnv } from "../../src/platform/context.ts";
 import { isDryRun } from "../../src/platform/dry-run.ts";
