@@ -11,7 +11,7 @@
 //   POST /quota          the body read and one quota charge as the gateway makes it (its Durable
 //                        Object, its store).
 import type { QuotaCounter } from "../src/adapters/cloudflare/durable-objects.ts";
-import { durableQuotaStore } from "../src/adapters/cloudflare/stores.ts";
+import { durableQuotaStore } from "../src/adapters/cloudflare/durable-quota.ts";
 import { memorySessionStore } from "../src/adapters/memory/sessions.ts";
 import type { SiiTransport } from "../src/ports/transport.ts";
 import { sandboxTransport } from "../src/sandbox/transport.ts";

@@ -1,15 +1,13 @@
 // Cloudflare Workers entry: the primary deployment. State in KV and Durable Objects.
 
+import { durableFolioLedgerStore } from "../adapters/cloudflare/durable-folio-ledger.ts";
+import { durableIdempotencyStore } from "../adapters/cloudflare/durable-idempotency.ts";
 import type { FolioLedger, IdempotencyLedger, QuotaCounter, SiiSessions } from "../adapters/cloudflare/durable-objects.ts";
-import {
-  durableFolioLedgerStore,
-  durableIdempotencyStore,
-  durableQuotaStore,
-  durableSessionStore,
-  kvCacheStore,
-  kvSettingsStore,
-  kvTokenStore,
-} from "../adapters/cloudflare/stores.ts";
+import { durableQuotaStore } from "../adapters/cloudflare/durable-quota.ts";
+import { durableSessionStore } from "../adapters/cloudflare/durable-sessions.ts";
+import { kvCacheStore } from "../adapters/cloudflare/kv-cache.ts";
+import { kvSettingsStore } from "../adapters/cloudflare/kv-settings.ts";
+import { kvTokenStore } from "../adapters/cloudflare/kv-tokens.ts";
 import { workerTransport } from "../adapters/cloudflare/transport.ts";
 import { createApp } from "../app.ts";
 import { configFromEnv, consoleLogger, systemClock, WORKERS_MAX_BODY_BYTES } from "../config.ts";

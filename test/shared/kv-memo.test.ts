@@ -1,8 +1,10 @@
 // Token records and settings an isolate read from KV are held a few seconds (src/adapters/cloudflare/memo.ts):
 // one account never gets another's, an unknown token is never held, writes through the store show
-// at once, and another isolate sees them within KV_MEMO_MS.
+// at once, and another isolate sees them within KV_MEMO_MS (memo.ts).
 import { describe, expect, it } from "vitest";
-import { KV_MEMO_MS, kvSettingsStore, kvTokenStore } from "../../src/adapters/cloudflare/stores.ts";
+import { kvSettingsStore } from "../../src/adapters/cloudflare/kv-settings.ts";
+import { kvTokenStore } from "../../src/adapters/cloudflare/kv-tokens.ts";
+import { KV_MEMO_MS } from "../../src/adapters/cloudflare/memo.ts";
 import type { TokenRecord } from "../../src/ports/stores.ts";
 
 /** KV's read and write calls over a Map, counting reads. */

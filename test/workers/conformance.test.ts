@@ -1,15 +1,13 @@
 // The storage conformance suite on the Cloudflare adapters (KV and Durable Objects in workerd).
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
-import {
-  durableFolioLedgerStore,
-  durableIdempotencyStore,
-  durableQuotaStore,
-  durableSessionStore,
-  kvCacheStore,
-  kvSettingsStore,
-  kvTokenStore,
-} from "../../src/adapters/cloudflare/stores.ts";
+import { durableFolioLedgerStore } from "../../src/adapters/cloudflare/durable-folio-ledger.ts";
+import { durableIdempotencyStore } from "../../src/adapters/cloudflare/durable-idempotency.ts";
+import { durableQuotaStore } from "../../src/adapters/cloudflare/durable-quota.ts";
+import { durableSessionStore } from "../../src/adapters/cloudflare/durable-sessions.ts";
+import { kvCacheStore } from "../../src/adapters/cloudflare/kv-cache.ts";
+import { kvSettingsStore } from "../../src/adapters/cloudflare/kv-settings.ts";
+import { kvTokenStore } from "../../src/adapters/cloudflare/kv-tokens.ts";
 import type { WorkerEnv } from "../../src/entry/worker.ts";
 import { cacheConformanceCases, conformanceCases, sessionConformanceCases } from "../conformance/cases.ts";
 import { folioLedgerConformanceCases } from "../conformance/folio-cases.ts";

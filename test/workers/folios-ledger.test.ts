@@ -2,13 +2,11 @@
 // tokens and Durable Object quota and idempotency, several apps over them as several isolates.
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
-import {
-  durableFolioLedgerStore,
-  durableIdempotencyStore,
-  durableQuotaStore,
-  kvSettingsStore,
-  kvTokenStore,
-} from "../../src/adapters/cloudflare/stores.ts";
+import { durableFolioLedgerStore } from "../../src/adapters/cloudflare/durable-folio-ledger.ts";
+import { durableIdempotencyStore } from "../../src/adapters/cloudflare/durable-idempotency.ts";
+import { durableQuotaStore } from "../../src/adapters/cloudflare/durable-quota.ts";
+import { kvSettingsStore } from "../../src/adapters/cloudflare/kv-settings.ts";
+import { kvTokenStore } from "../../src/adapters/cloudflare/kv-tokens.ts";
 import type { WorkerEnv } from "../../src/entry/worker.ts";
 import { ledgerGenerarCases } from "../support/ledger-generar-cases.ts";
 

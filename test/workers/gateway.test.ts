@@ -1,7 +1,10 @@
 // The Worker entry in workerd with real KV and Durable Objects.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { durableIdempotencyStore, durableQuotaStore, kvSettingsStore, kvTokenStore } from "../../src/adapters/cloudflare/stores.ts";
+import { durableIdempotencyStore } from "../../src/adapters/cloudflare/durable-idempotency.ts";
+import { durableQuotaStore } from "../../src/adapters/cloudflare/durable-quota.ts";
+import { kvSettingsStore } from "../../src/adapters/cloudflare/kv-settings.ts";
+import { kvTokenStore } from "../../src/adapters/cloudflare/kv-tokens.ts";
 import type { WorkerEnv } from "../../src/entry/worker.ts";
 import { probeApp, tokenFor, writeBody, writePath } from "../support/app.ts";
 import { ADMIN_HEADERS, fetchWorker } from "./worker.ts";

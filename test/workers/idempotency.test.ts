@@ -2,8 +2,11 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { durableIdempotencyStore } from "../../src/adapters/cloudflare/durable-idempotency.ts";
 import { IdempotencyLedger } from "../../src/adapters/cloudflare/durable-objects.ts";
-import { durableIdempotencyStore, durableQuotaStore, kvSettingsStore, kvTokenStore } from "../../src/adapters/cloudflare/stores.ts";
+import { durableQuotaStore } from "../../src/adapters/cloudflare/durable-quota.ts";
+import { kvSettingsStore } from "../../src/adapters/cloudflare/kv-settings.ts";
+import { kvTokenStore } from "../../src/adapters/cloudflare/kv-tokens.ts";
 import { PURGE_BATCH, PURGE_EVERY } from "../../src/adapters/idempotency-expiry.ts";
 import type { WorkerEnv } from "../../src/entry/worker.ts";
 import { idempotencyAttackCases } from "../support/idempotency-attacks.ts";

@@ -3,7 +3,8 @@
 // KV answers without downloading the workbook again.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { kvCacheStore, kvTokenStore } from "../../src/adapters/cloudflare/stores.ts";
+import { kvCacheStore } from "../../src/adapters/cloudflare/kv-cache.ts";
+import { kvTokenStore } from "../../src/adapters/cloudflare/kv-tokens.ts";
 import { memoryStores } from "../../src/adapters/memory/stores.ts";
 import type { WorkerEnv } from "../../src/entry/worker.ts";
 import type { CacheStore } from "../../src/ports/stores.ts";

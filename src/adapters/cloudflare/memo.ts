@@ -3,6 +3,10 @@
 // each read costs CPU and a round trip. Bounded in entries and time; writes through the same store
 // clear it, and other isolates see a change at most `ttlMs` later than KV alone would show it.
 
+/** How long an isolate reuses a token record or a setting it read from KV, and how many it keeps. */
+export const KV_MEMO_MS = 10_000;
+export const KV_MEMO_ENTRIES = 1_000;
+
 export interface Memo<T> {
   get(key: string, read: () => Promise<T>): Promise<T>;
   clear(): void;
