@@ -3,8 +3,9 @@
 // (normalizing, stamping, signing, checking, drawing) runs on the thread that serves every other
 // request of the process or isolate, so it is done in slices that yield (lib/yielder.ts), and it is
 // charged by the block of documents, not by the request. A limit broken is a 400 naming the field.
+
 import { MAX_DOCUMENTS } from "../dte/verify/envelope.ts";
-import { ApiError } from "./errors.ts";
+import { fieldError } from "./body-field.ts";
 
 /** Documents per request (generar, pdf, escpos, envios/verificar, formatos/json from XML): the largest envelope, an EnvioDTE's. */
 export const MAX_BATCH_DOCUMENTS = MAX_DOCUMENTS.EnvioDTE;
@@ -37,15 +38,11 @@ export const CHARGE_BLOCK_LINES = (CHARGE_BLOCK * MAX_BATCH_LINES) / MAX_BATCH_D
 export const unitsFor = (weight: number, documents: number, lines = 0) =>
   weight * Math.max(1, Math.ceil(documents / CHARGE_BLOCK), Math.ceil(lines / CHARGE_BLOCK_LINES));
 
-export function tooLarge(path: string, message: string): ApiError {
-  return new ApiError(400, "VALIDATION_ERROR", `${path} ${message}`, { errors: [{ path, location: "body", message }] });
-}
-
 /** 400 when an uploaded envelope carries more documents than its kind of envelope may (the SII's maximum), naming both. */
 export function checkDocumentCount(path: string, count: number, kind: "EnvioDTE" | "EnvioBOLETA" | "DTE" = "EnvioDTE"): void {
   const max = kind === "EnvioBOLETA" ? MAX_BATCH_BOLETAS : MAX_BATCH_DOCUMENTS;
   if (count > max) {
-    throw tooLarge(path, `holds ${count} documents; at most ${max} per ${kind === "DTE" ? "request" : kind} (the SII's maximum)`);
+    throw fieldError(path, `holds ${count} documents; at most ${max} per ${kind === "DTE" ? "request" : kind} (the SII's maximum)`);
   }
 }
 
@@ -53,11 +50,11 @@ export function checkDocumentCount(path: string, count: number, kind: "EnvioDTE"
 export function checkLines(path: string, counts: readonly number[]): number {
   const over = counts.findIndex((n) => n > MAX_DOCUMENT_LINES);
   if (over >= 0) {
-    throw tooLarge(path, `document ${over + 1} has ${counts[over]} Detalle lines; a document has at most ${MAX_DOCUMENT_LINES}`);
+    throw fieldError(path, `document ${over + 1} has ${counts[over]} Detalle lines; a document has at most ${MAX_DOCUMENT_LINES}`);
   }
   const lines = counts.reduce((a, b) => a + b, 0);
   if (lines > MAX_BATCH_LINES) {
-    throw tooLarge(path, `has ${lines} Detalle lines in all; at most ${MAX_BATCH_LINES} per request (send the rest in further requests)`);
+    throw fieldError(path, `has ${lines} Detalle lines in all; at most ${MAX_BATCH_LINES} per request (send the rest in further requests)`);
   }
   return lines;
 }
@@ -77,7 +74,7 @@ export function checkLineCount(path: string, documents: readonly unknown[]): num
 export function checkPrintedPages(documents: number, copies: number): void {
   const pages = documents * copies;
   if (pages > MAX_PRINTED_COPIES) {
-    throw tooLarge(
+    throw fieldError(
       "copias",
       `asks for ${pages} pages (documents × copies, the cedible one too); at most ${MAX_PRINTED_COPIES} per request`,
     );

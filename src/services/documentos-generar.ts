@@ -2,9 +2,11 @@
 // charge per block of documents, the folios taken from the account's ledger (folio-allocation.ts) and
 // settled or given back around the signing, and the charge of a signing stopped half-way. It answers
 // the `data` of the answer as JSON text in pieces, and what the ledger gave (for the answer's headers).
+
 import type { SigningCredential } from "../certificates/credentials.ts";
 import { callerSignerWarnings } from "../certificates/signer-profile.ts";
 import { type GeneratedParts, GenerationStopped, generateDocumentParts } from "../dte/generate/generate.ts";
+import { unitsFor } from "../platform/batch-limits.ts";
 import type { Caller } from "../platform/caller.ts";
 import { ApiError } from "../platform/errors.ts";
 import { LEASE_MS } from "../platform/idempotency.ts";
@@ -19,12 +21,6 @@ import {
   type Taker,
   takeLedgerFolios,
 } from "./folio-allocation.ts";
-
-/** What the operation charges: its weight (paid before the work), and the units of `documents` with `lines` Detalle lines. */
-export interface Pricing {
-  weight: number;
-  unitsFor: (weight: number, documents: number, lines?: number) => number;
-}
 
 /** A `generar` request as its route read it: the documents checked, their lines counted, the certificate parsed. */
 export interface GenerarRequest {
@@ -43,7 +39,8 @@ export interface GenerarRequest {
   requestId: string;
   /** The request's yielder: lets other requests run between documents. */
   pause: () => Promise<void>;
-  pricing: Pricing;
+  /** The operation's weight, paid before the work: the documents' blocks beyond the first are charged here. */
+  weight: number;
 }
 
 export interface Generar {
@@ -55,11 +52,11 @@ export interface Generar {
 
 /** Signs the documents and their envelope for `caller`, taking the folios they need from its ledger. */
 export async function generarDocumentos(caller: Caller, request: GenerarRequest): Promise<Generar> {
-  const { documents, signer, pause, pricing } = request;
+  const { documents, signer, pause, weight } = request;
   // A certificate the SII would refuse is a 400 before any folio is taken.
   callerSignerWarnings(signer.certificateBase64);
   // Charged before the work (the blocks beyond the first, whose weight is paid); a refusal (400) gives every unit back.
-  await caller.charge(pricing.unitsFor(pricing.weight, documents.length, request.lines) - pricing.weight, "this call");
+  await caller.charge(unitsFor(weight, documents.length, request.lines) - weight, "this call");
   const given = request.caf === undefined ? undefined : Array.isArray(request.caf) ? request.caf : [request.caf];
   const { deps } = caller;
   const taker: Taker = {
@@ -99,7 +96,7 @@ export async function generarDocumentos(caller: Caller, request: GenerarRequest)
  */
 async function stopped(caller: Caller, request: GenerarRequest, error: GenerationStopped, released: Released): Promise<ApiError> {
   const signed = error.signed.length;
-  const begun = signed === 0 ? 0 : request.pricing.unitsFor(request.pricing.weight, signed);
+  const begun = signed === 0 ? 0 : unitsFor(request.weight, signed);
   await caller.settle(begun);
   const cause = error.cause instanceof Error ? error.cause.name : "error";
   caller.deps.log.log({ level: "error", msg: "generar stopped half-way", request_id: request.requestId, signed, error: cause });

@@ -1,10 +1,12 @@
 // The folio ledger beyond HTTP, shared by the ledger's own operations, caf/solicitar (`ledger: true`),
 // caf/anular and generar: the one calendar day every expiry is judged by, the view of a ledger
 // (never its CAF files), adding a CAF after reading it as generar does, and the sealing of the files.
+
 import { CafError, cafVence, readCaf } from "../dte/generate/caf.ts";
 import { santiagoDate } from "../lib/dates.ts";
 import { parseRut } from "../lib/rut.ts";
 import { open, seal } from "../lib/secret-box.ts";
+import { fieldError } from "../platform/body-field.ts";
 import { ApiError } from "../platform/errors.ts";
 import type { Deps } from "../ports/deps.ts";
 import type { FolioRangeState } from "../ports/stores.ts";
@@ -87,9 +89,6 @@ export async function readLedger(deps: Deps, account: string, emisor: string, dt
   const [ranges, umbral] = await Promise.all([deps.folios.ranges(account, emisor, dte), deps.folios.threshold(account, emisor, dte)]);
   return { ranges, view: ledgerView(ranges, ledgerToday(deps), umbral) };
 }
-
-const fieldError = (path: string, message: string) =>
-  new ApiError(400, "VALIDATION_ERROR", `${path} ${message}`, { errors: [{ path, location: "body", message }] });
 
 /**
  * Adds `file` (base64 or raw XML) to the account's ledger of `emisor` and `dte`, as POST folios and

@@ -24,7 +24,7 @@ export function siiHosts(ambiente: Ambiente) {
 
 /**
  * Every SII host the gateway talks to, both ambientes: the one list the deep health check probes
- * (src/routes/health/probes.ts) and a test holds every `*.sii.cl` host named in src/sii/ to.
+ * (src/services/health.ts) and a test holds every `*.sii.cl` host named in src/sii/ to.
  */
 export const SII_HOSTS: readonly string[] = [
   siiHosts("0").dte,

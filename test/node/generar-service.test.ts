@@ -3,7 +3,6 @@
 // It charges through the caller and answers the pieces of `data` and what the ledger gave, never an envelope.
 import { describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
-import { unitsFor } from "../../src/platform/batch-limits.ts";
 import type { Caller } from "../../src/platform/caller.ts";
 import { exampleInvoiceOf } from "../../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
@@ -53,7 +52,7 @@ describe("the generation service", () => {
       normalizar: true,
       requestId: "service-test",
       pause: async () => {},
-      pricing: { weight: 2, unitsFor },
+      weight: 2,
     });
     const answer = JSON.parse(await text(data));
     expect(answer).not.toHaveProperty("success");

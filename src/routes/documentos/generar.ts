@@ -5,7 +5,7 @@
 // (src/services/documentos-generar.ts); the route reads the body, its documents and the certificate.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { assertShallow } from "../../dte/normalize/normalize.ts";
-import { checkDocumentCount, checkLineCount, unitsFor } from "../../platform/batch-limits.ts";
+import { checkDocumentCount, checkLineCount } from "../../platform/batch-limits.ts";
 import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { okStream } from "../../platform/envelope.ts";
@@ -62,7 +62,7 @@ export function registerDocumentosGenerar(app: OpenAPIHono<AppEnv>): void {
         idempotent: c.get("idempotent"),
         requestId: c.get("requestId"),
         pause,
-        pricing: { weight: WEIGHT, unitsFor },
+        weight: WEIGHT,
       });
       // The fewest folios left of the types used, and whether a type used is at or below its threshold.
       if (ledger) {
