@@ -137,7 +137,10 @@ export async function downloadState(caller: Caller, q: AsyncQuery, solicitudId: 
 /** The finished file's documents (step 3), as the pieces of the answer's `data`, held in the session. */
 export async function downloadDocuments(caller: Caller, q: AsyncQuery, solicitudId: number, login: RcvLogin): Promise<HeldText> {
   const session = await rcvSession(caller, q.rut, q.periodo, login);
-  return session.run(async (jar) => holdText(await fileDocuments(session.ctx, jar, q, solicitudId, payRows(caller, FILE_BLOCK_ROWS))));
+  return session.run(async (jar) => {
+    const pieces = await fileDocuments(session.ctx, jar, q, solicitudId, payRows(caller, FILE_BLOCK_ROWS));
+    return holdText(pieces);
+  });
 }
 
 /** The purchase documents of type `dte` with `folio` in the period, in whatever state; 404 when none. */
