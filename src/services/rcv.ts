@@ -80,7 +80,8 @@ function heldInSession(session: RcvSession, pieces: (jar: CookieJar) => AsyncGen
         const finished = new Promise<void>((resolve) => {
           ended = resolve;
         });
-        answer(await holdText(pieces(jar), ended));
+        const text = pieces(jar);
+        answer(await holdText(text, ended));
         await finished;
       })
       .catch(fail);
