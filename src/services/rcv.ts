@@ -80,7 +80,8 @@ function heldInSession(session: RcvSession, pieces: (jar: CookieJar) => AsyncGen
         const finished = new Promise<void>((resolve) => {
           ended = resolve;
         });
-        answer(await holdText(pieces(jar), ended));
+        const text = pieces(jar);
+        answer(await holdText(text, ended));
         await finished;
       })
       .catch(fail);
@@ -137,7 +138,10 @@ export async function downloadState(caller: Caller, q: AsyncQuery, solicitudId: 
 /** The finished file's documents (step 3), as the pieces of the answer's `data`, held in the session. */
 export async function downloadDocuments(caller: Caller, q: AsyncQuery, solicitudId: number, login: RcvLogin): Promise<HeldText> {
   const session = await rcvSession(caller, q.rut, q.periodo, login);
-  return session.run(async (jar) => holdText(await fileDocuments(session.ctx, jar, q, solicitudId, payRows(caller, FILE_BLOCK_ROWS))));
+  return session.run(async (jar) => {
+    const pieces = await fileDocuments(session.ctx, jar, q, solicitudId, payRows(caller, FILE_BLOCK_ROWS));
+    return holdText(pieces);
+  });
 }
 
 /** The purchase documents of type `dte` with `folio` in the period, in whatever state; 404 when none. */

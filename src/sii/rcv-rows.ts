@@ -4,7 +4,9 @@
 // Which keys are required: the ones every public client reads (sergiokml/PortalFacturas
 // `Models/DetalleReq.cs`, crilam/mcp-sii `src/scrapers/rcv.ts`); the others may be absent or null
 // (the SII's own samples leave most amounts null: apigatewaycl/apigateway-api-client-python
-// `apigatewaycl/api_client/sii/rcv.py`), and null is read as 0.
+// `apigatewaycl/api_client/sii/rcv.py`), and null is read as 0. The synchronous detail is held to
+// what the summary promises (types, counts, sums) and a second read to the first (the same
+// documents in the same order); src/services/rcv-detail.ts writes the answer from these readers.
 import { formatChanged } from "./format-changed.ts";
 import { type FacadeAnswer, rcvService } from "./rcv-facade.ts";
 
@@ -189,4 +191,153 @@ export class DocumentKeys {
     if (this.seen.size < MAX_KEYED_DOCUMENTS) this.seen.add(key);
     return doc;
   }
+}
+
+export interface DetailTypes {
+  types: number[];
+  withoutDetail: number[];
+  /** Documents per type as the summary counts them, when the summary was read. */
+  counted: Map<number, number> | null;
+  /** The summary's row of each type, when every type was read from it (`dte` 0): the detail must add up to it. */
+  summary?: Map<number, ResumenRow>;
+}
+
+/** The summary's rows of this side and state. */
+export const summaryRows = (summary: FacadeAnswer): Record<string, unknown>[] =>
+  Array.isArray(summary.data) ? (summary.data as Record<string, unknown>[]) : [];
+
+export const countsOf = (rows: Record<string, unknown>[]) =>
+  new Map(rows.map((r) => [Number(r.rsmnTipoDocInteger), Number(r.rsmnTotDoc) || 0]));
+
+/**
+ * The types to read (with `dte` 0: every type the summary lists with detail), and those kept only
+ * as totals, from the summary's `answer`. The summary is read for one type too: its count of
+ * documents is what the detail is charged for before it is read (and the most rows the detail may bring).
+ */
+export function detailTypes(answer: FacadeAnswer, dte: number): DetailTypes {
+  const resumen = resumenRows(answer);
+  if (dte !== 0) return { types: [dte], withoutDetail: [], counted: new Map(resumen.map((r) => [r.tipo_documento, r.documentos])) };
+  const summary = new Map(resumen.map((r) => [r.tipo_documento, r]));
+  const rows = summaryRows(answer);
+  return {
+    types: rows.filter((r) => r.rsmnLink !== false).map((r) => Number(r.rsmnTipoDocInteger)),
+    withoutDetail: rows.filter((r) => r.rsmnLink === false).map((r) => Number(r.rsmnTipoDocInteger)),
+    counted: countsOf(rows),
+    summary,
+  };
+}
+
+/**
+ * A type's detail must add up to its summary row when both were read: as many documents (crilam/mcp-sii
+ * `src/scrapers/rcv.ts`: the detail of 393 documents "matches the summary exactly", checked against
+ * the portal) and the same exempt, net, VAT and total amounts (the summary's rsmn* are the per-type
+ * sums of the detail's det* in every public sample; inferred for the amounts). Otherwise the answer
+ * is SII_FORMAT_CHANGED (aborted once streaming), never documents that contradict the summary.
+ */
+function checkAgainstSummary(
+  service: string,
+  tipo: number,
+  sums: Record<"documentos" | "monto_exento" | "monto_neto" | "monto_iva" | "monto_total", number>,
+  row?: ResumenRow,
+): void {
+  if (!row) return;
+  for (const key of ["documentos", "monto_exento", "monto_neto", "monto_iva", "monto_total"] as const) {
+    if (sums[key] !== row[key]) {
+      throw formatChanged(service, `type ${tipo}: the detail's ${key} is ${sums[key]} but the summary's ${row[key]}`);
+    }
+  }
+}
+
+/**
+ * The documents the summary counts of the types to read: what the detail is charged for. A type's
+ * detail that brings more than its count is refused at the first row past it (SII_FORMAT_CHANGED),
+ * so no row is read or written that was not paid for.
+ */
+export const countedRows = (known: DetailTypes) => known.types.reduce((sum, tipo) => sum + (known.counted?.get(tipo) ?? 0), 0);
+
+function checkWithinCount(service: string, tipo: number, documents: number, known: DetailTypes): void {
+  const counted = known.counted?.get(tipo) ?? 0;
+  if (documents > counted) {
+    throw formatChanged(service, `type ${tipo}: the detail has more documents than the summary's ${counted}`);
+  }
+}
+
+/** What identifies a document: the second read must bring the same documents in the same order. */
+const documentKey = (d: DetalleRow) => `${d.tipo_documento}|${d.folio}|${d.rut}|${d.monto_total}`;
+
+/** FNV-1a's offset basis: the fingerprint of no documents. */
+const NO_DOCUMENTS = 2166136261;
+
+/** FNV-1a over the documents' keys, in order. */
+function fingerprint(hash: number, text: string): number {
+  let h = hash;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+/** The first read of a detail, across its types: each document once, and their count and fingerprint (what a second read must bring again). */
+export interface FirstRead {
+  service: string;
+  keys: DocumentKeys;
+  documents: number;
+  print: number;
+}
+
+/** `service`: the detail's, as its errors name it. */
+export const firstRead = (service: string): FirstRead => ({ service, keys: new DocumentKeys(service), documents: 0, print: NO_DOCUMENTS });
+
+/**
+ * The detail `rows` of type `tipo` as they arrive, each checked and normalized (`estado` as
+ * `detalleRow` takes it) beside the SII's own: within the summary's count, each document once
+ * across `first`'s types, and (rows read) their sums held to the summary's row at the end. An
+ * empty type is the caller's to judge.
+ */
+export async function* typeDetail(
+  rows: AsyncIterable<Record<string, unknown>>,
+  estado: string,
+  tipo: number,
+  known: DetailTypes,
+  first: FirstRead,
+): AsyncGenerator<{ doc: DetalleRow; raw: Record<string, unknown> }> {
+  const sums = { documentos: 0, monto_exento: 0, monto_neto: 0, monto_iva: 0, monto_total: 0 };
+  for await (const raw of rows) {
+    checkWithinCount(first.service, tipo, sums.documentos + 1, known);
+    const doc = first.keys.check(detalleRow(raw, estado));
+    sums.documentos++;
+    for (const key of ["monto_exento", "monto_neto", "monto_iva", "monto_total"] as const) sums[key] += doc[key];
+    first.documents++;
+    first.print = fingerprint(first.print, documentKey(doc));
+    yield { doc, raw };
+  }
+  if (sums.documentos) checkAgainstSummary(first.service, tipo, sums, known.summary?.get(tipo));
+}
+
+/**
+ * The detail rows of `types` read again (`detail` reads one type's), as they arrive: the same
+ * documents as `first`, in the same order (count and fingerprint); if the register changed in
+ * between, the read stops (at the first document past the first read's, else at the end) rather
+ * than contradict the first.
+ */
+export async function* secondRead(
+  detail: (tipo: number) => AsyncIterable<Record<string, unknown>>,
+  estado: string,
+  types: number[],
+  first: FirstRead,
+): AsyncGenerator<Record<string, unknown>> {
+  let again = 0;
+  let reprint = NO_DOCUMENTS;
+  for (const tipo of types) {
+    for await (const raw of detail(tipo)) {
+      // More documents than the first read are a changed register: stop at the first one past it.
+      if (again === first.documents) changedRegister(first.documents, again + 1);
+      reprint = fingerprint(reprint, documentKey(detalleRow(raw, estado)));
+      again++;
+      yield raw;
+    }
+  }
+  if (again !== first.documents || reprint !== first.print) changedRegister(first.documents, again);
+}
+
+function changedRegister(first: number, second: number): never {
+  throw new Error(`the SII's register changed while it was read twice (${first} documents, then ${second})`);
 }

@@ -45,7 +45,10 @@ export async function answerDetail(
 ): Promise<Response> {
   const formato = responseFormat(c, c.req.valid("query").formato, { json: "application/json", csv: "text/csv" });
   const login = await rcvLogin(c, c.req.valid("json").auth);
-  if (formato !== "csv") return okHeld(c, await readDetail(callerOf(c), q, dte, login));
+  if (formato !== "csv") {
+    const text = await readDetail(callerOf(c), q, dte, login);
+    return okHeld(c, text);
+  }
   const { name, text } = await exportDetail(callerOf(c), q, dte, login);
   return heldBody(c, text, {
     headers: { "content-type": "text/csv; charset=ISO-8859-1", "content-disposition": `attachment; filename="${name}"` },
@@ -65,7 +68,14 @@ export async function answerAsync(
 ): Promise<Response> {
   const caller = callerOf(c);
   const login = await rcvLogin(c, c.req.valid("json").auth);
-  if (step === "solicitar") return ok(c, await requestDownload(caller, q, login), "Download requested; poll its state");
-  if (step === "estado") return ok(c, await downloadState(caller, q, solicitudId, login));
-  return okHeld(c, await downloadDocuments(caller, q, solicitudId, login));
+  if (step === "solicitar") {
+    const job = await requestDownload(caller, q, login);
+    return ok(c, job, "Download requested; poll its state");
+  }
+  if (step === "estado") {
+    const job = await downloadState(caller, q, solicitudId, login);
+    return ok(c, job);
+  }
+  const text = await downloadDocuments(caller, q, solicitudId, login);
+  return okHeld(c, text);
 }
