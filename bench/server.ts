@@ -47,10 +47,13 @@ function bare() {
   const ctx = { transport, timeoutMs: 30_000 };
   const sessions = memorySessionStore();
   const app = new Hono();
-  // The reference relays every request to the SII (here the sandbox): caching is the gateway's.
+  // The reference relays every request to the SII (here the sandbox), but keeps a year's UF table
+  // once read, as the gateway does: otherwise the figure set a page parse per call against a cache hit.
+  const ufYears = new Map<number, Awaited<ReturnType<typeof ufYear>>>();
   app.get("/uf/:anio/:mes/:dia", async (c) => {
     const anio = Number(c.req.param("anio"));
-    const year = await ufYear(ctx, anio);
+    const year = ufYears.get(anio) ?? (await ufYear(ctx, anio));
+    if (year?.[12]?.[31] !== undefined) ufYears.set(anio, year);
     const valor = year?.[Number(c.req.param("mes"))]?.[Number(c.req.param("dia"))];
     return c.json({ fecha: `${anio}-${c.req.param("mes")}-${c.req.param("dia")}`, valor });
   });
