@@ -15,16 +15,20 @@ import { type CertField, credentialError } from "./credential-error.ts";
 export const MAX_KDF_ITERATIONS = 100_000;
 
 /**
- * Iterations a credential derives at no charge: all a legacy PFX at 10 000 per part derives (MAC,
- * then key and IV of its two encrypted parts), the most the files above use.
+ * Iterations a credential derives at no charge: OpenSSL's legacy export, 2048 for each of a PFX's
+ * five derivations (MAC, then key and IV of its two encrypted parts), the most of the usual files
+ * (Windows writes 2000, OpenSSL 3's PBES2 2048 for three). 50 000 free let a 1-unit call with a
+ * Java keytool file (10 000 a part) cost about 65 ms of CPU, five times a median unit
+ * (bench/README.md "CPU per quota unit").
  */
-export const FREE_KDF_ITERATIONS = 50_000;
+export const FREE_KDF_ITERATIONS = 5 * 2048;
 
 /**
- * Beyond the free iterations, one quota unit per started block of this many: 25 000 PKCS#12 SHA-1
- * iterations cost about 20 ms of CPU, a median unit (bench/README.md "CPU per quota unit").
+ * Beyond the free iterations, one quota unit per started block of this many: 10 000 PKCS#12 SHA-1
+ * iterations cost about 9 ms of CPU, under a median unit. Java keytool's 10 000 a part (about
+ * 30 000 in all) pays 2; the ceiling, 9.
  */
-export const KDF_ITERATIONS_PER_UNIT = 25_000;
+export const KDF_ITERATIONS_PER_UNIT = 10_000;
 
 /** The units a credential pays for deriving `iterations` in all (0 within the free ones). */
 export function kdfFeeUnits(iterations: number): number {

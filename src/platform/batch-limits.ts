@@ -24,15 +24,22 @@ export const MAX_DOCUMENT_LINES = 1000;
 export const MAX_BATCH_LINES = 60_000;
 /** Pages of one PDF answer: documents × copies (the cedible copy counts): one of each document of the largest envelope. */
 export const MAX_PRINTED_COPIES = MAX_BATCH_DOCUMENTS;
-/** Documents per charged block: an operation on a batch costs its weight per started block. */
-export const CHARGE_BLOCK = 50;
 /**
- * Detalle lines an uploaded XML may carry per charged block: a block's documents at the 30 lines a
- * document the request's limits allow on average, so a request at either limit is the same 40
- * blocks. One document with its Detalle copied a thousand times is work (parsed, canonicalized,
- * digested, drawn) that a count of documents alone charged as one block.
+ * Documents per charged block: an operation on a batch costs its weight per started block. At 50,
+ * the largest envelope cost `generar`, `pdf`, `escpos` and `formatos/json` 24–38 ms of CPU a unit,
+ * two to three times a median unit (bench/README.md "CPU per quota unit"); at 25, half that, and a
+ * request of one document pays the same.
  */
-export const CHARGE_BLOCK_LINES = (CHARGE_BLOCK * MAX_BATCH_LINES) / MAX_BATCH_DOCUMENTS;
+export const CHARGE_BLOCK = 25;
+/**
+ * Detalle lines an uploaded XML may carry per charged block. One document with its Detalle copied a
+ * thousand times is work (parsed, canonicalized, digested, drawn) that a count of documents alone
+ * charged as one block. 1 500 lines (a block's documents at the 30 lines a document the limits
+ * allow on average) cost `formatos/json` and `escpos` 50–63 ms of CPU a unit, two and a half to
+ * three times a median unit (bench/README.md "CPU per quota unit"); 1 000 bring them to about 1.5
+ * to 2 times. A request at the line limit is then 60 blocks, at the document limit 80.
+ */
+export const CHARGE_BLOCK_LINES = 1_000;
 
 /** Units for `documents` (with `lines` Detalle lines in all, when they count) at `weight` per started block. */
 export const unitsFor = (weight: number, documents: number, lines = 0) =>

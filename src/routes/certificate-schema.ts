@@ -40,7 +40,7 @@ const CERT_DESCRIPTION =
   "`pfx-data` + `passphrase`; or `file-data` + `file-pass` (the same PFX under the apigateway.cl SDKs' names). " +
   "Names of two forms may not be mixed, and any other field is refused. " +
   `A PFX or encrypted key may ask for at most ${MAX_KDF_ITERATIONS} key-derivation iterations in all (MAC and every encrypted part; more is 400 \`AUTH_ERROR\`). ` +
-  `What OpenSSL, Windows and Java keytool write (2048 to 10000 per part) derives at most ${FREE_KDF_ITERATIONS} and costs nothing extra; a file that derives more pays 1 unit per started ${KDF_ITERATIONS_PER_UNIT} beyond ${FREE_KDF_ITERATIONS} ` +
+  `What OpenSSL and Windows write (2048 or 2000 per part) derives at most ${FREE_KDF_ITERATIONS} and costs nothing extra; a file that derives more (Java keytool's 10000 per part: 2 units) pays 1 unit per started ${KDF_ITERATIONS_PER_UNIT} beyond ${FREE_KDF_ITERATIONS} ` +
   "on top of the operation's weight when the gateway reads it (not in a dry_run, which consumes no quota; the gateway keeps what it read, and a certificate read before costs nothing more), " +
   "taken before those derivations run: without the units, 429 `QUOTA_EXCEEDED`. It is given back as the weight is.";
 

@@ -18,12 +18,12 @@ import { siiServicesFor } from "./sii-context.ts";
 
 /**
  * Rows of the SII's workbook one unit pays for when a call reads it into the index. Reading and
- * indexing took 15–30 ms of CPU per 1 000 rows on the benchmark's 2-core machine, shared and busy
- * (`npm run bench -- --cost=vehiculos/`: 20 000 rows, 11 units, 26–60 ms a unit, the quieter runs
- * under 40): a unit then stays within 100 ms on a machine 2.5 times slower than those runs', and a
- * small workbook (the tests' 1 512 rows) costs the operations' weight.
+ * indexing take 20–30 ms of CPU per 1 000 rows on the benchmark's 2-core machine with nothing else
+ * running (`npm run bench -- --cost=vehiculos/`): a unit per 2 000 rows was 40–67 ms, two to three
+ * times a median unit; per 1 000 it is about one. A small workbook (the tests' 1 512 rows) costs
+ * the operations' weight.
  */
-export const WORKBOOK_ROWS_PER_UNIT = 2_000;
+export const WORKBOOK_ROWS_PER_UNIT = 1_000;
 
 /** What reading a workbook of `rows` rows (its sheet's, title block and header included) costs in all. */
 export const workbookUnits = (rows: number) => Math.max(1, Math.ceil(rows / WORKBOOK_ROWS_PER_UNIT));

@@ -17,9 +17,7 @@ import { readUploadedBatch } from "../document-batch.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { EXAMPLE_ENVELOPE } from "../example-documents.ts";
 import { inspectXmlField, XmlField } from "../uploaded-xml.ts";
-
-/** What envios/verificar charges per block for the same checks. */
-const CHECK_WEIGHT = 2;
+import { VERIFY_WEIGHT as CHECK_WEIGHT } from "./schema.ts";
 
 const Query = z.object({ ambiente: Ambiente, dry_run: DryRun });
 

@@ -15,9 +15,7 @@ import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { chargeRule, readUploadedBatch } from "../document-batch.ts";
 import { EXAMPLE_ENVELOPE } from "../example-documents.ts";
 import { inspectXmlField, XmlField } from "../uploaded-xml.ts";
-import { CheckSchema, Firmante } from "./schema.ts";
-
-const WEIGHT = 2;
+import { CheckSchema, Firmante, VERIFY_WEIGHT as WEIGHT } from "./schema.ts";
 
 const Query = z.object({ ambiente: Ambiente });
 const Body = z
