@@ -13,10 +13,9 @@ import { Sent } from "../../src/routes/envios/enviar.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
 import { folioBook } from "../../src/sandbox/folios.ts";
-import { createDefaultSandbox } from "../../src/sandbox/index.ts";
-import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { answerOf, declaredAnswer, errorOf, valueAt } from "../support/answers.ts";
-import { postJson, probeApp, tokenFor } from "../support/app.ts";
+import { postJson, probeApp, sandboxClock, tokenFor } from "../support/app.ts";
 import { signedEnvelope } from "../support/envelope.ts";
 
 const COMPANY = "76192083-9";
@@ -26,12 +25,7 @@ const op = (path: string, rut = COMPANY, query = "") => `/api/v1/sii/certificaci
 
 async function setup() {
   const t = probeApp();
-  // The sandbox's clock, moved on by `later` instead of waiting out an envelope's steps.
-  let skew = 0;
-  t.deps.sii = sandboxTransport(createDefaultSandbox({ now: () => Date.now() + skew }));
-  const later = (ms: number) => {
-    skew += ms;
-  };
+  const later = sandboxClock(t.deps);
   const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(t.app, token.secret, path, body, headers);
   return { ...t, post, later, sandbox: simulatorOf(t.deps.sii) };

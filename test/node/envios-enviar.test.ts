@@ -10,10 +10,9 @@ import { Result } from "../../src/routes/intercambios/respuesta-sii.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
 import { folioBook } from "../../src/sandbox/folios.ts";
-import { createDefaultSandbox } from "../../src/sandbox/index.ts";
-import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
+import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
-import { postJson, probeApp, tokenFor } from "../support/app.ts";
+import { postJson, probeApp, sandboxClock, tokenFor } from "../support/app.ts";
 import { signedEnvelope, type TestDocument } from "../support/envelope.ts";
 
 const juanaCert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
@@ -24,12 +23,7 @@ const invoice = (folio: number, receptor = "22222222-2"): TestDocument => ({ tip
 
 async function setup(config?: Parameters<typeof probeApp>[1]) {
   const t = probeApp(undefined, config);
-  // The sandbox's clock, moved on by `later` instead of waiting out an envelope's steps.
-  let skew = 0;
-  t.deps.sii = sandboxTransport(createDefaultSandbox({ now: () => Date.now() + skew }));
-  const later = (ms: number) => {
-    skew += ms;
-  };
+  const later = sandboxClock(t.deps);
   const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(t.app, token.secret, path, body, headers);
   const juana = await parseCertificateCredential(juanaCert, new Date());
