@@ -33,12 +33,9 @@ const slow = [
   "test/node/fault-matrix.test.ts",
   "test/node/folios-ledger-kill*.test.ts",
   "test/node/dte-generate.test.ts",
-  "test/node/envios-enviar.test.ts",
   "test/node/idempotency-answers.test.ts",
   "test/node/reading-fee.test.ts",
-  "test/node/generar.test.ts",
   "test/node/hostile-*.test.ts",
-  "test/node/certificacion.test.ts",
   "src/dte/xml/parse.test.ts",
 ];
 const quick = process.env.QUICK_TESTS === "1" ? slow : [];

@@ -15,20 +15,20 @@ import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
 import { folioBook } from "../../src/sandbox/folios.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { answerOf, declaredAnswer, errorOf, valueAt } from "../support/answers.ts";
-import { postJson, probeApp, tokenFor } from "../support/app.ts";
+import { postJson, probeApp, sandboxClock, tokenFor } from "../support/app.ts";
 import { signedEnvelope } from "../support/envelope.ts";
 
 const COMPANY = "76192083-9";
 const juanaCert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
 const pedroCert = { "pfx-data": SANDBOX_TAXPAYER_CERTS["22222222-2"].legacyPfxBase64, passphrase: "sandbox" };
 const op = (path: string, rut = COMPANY, query = "") => `/api/v1/sii/certificacion/${path}/${rut}${query}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function setup() {
   const t = probeApp();
+  const later = sandboxClock(t.deps);
   const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(t.app, token.secret, path, body, headers);
-  return { ...t, post, sandbox: simulatorOf(t.deps.sii) };
+  return { ...t, post, later, sandbox: simulatorOf(t.deps.sii) };
 }
 const answer = async (res: Response) => [res.status, (await errorOf(res)).error_code];
 const apply = { auth: { cert: juanaCert }, email: "certificacion@sandbox.example", software: "Mi ERP" };
@@ -89,7 +89,7 @@ describe("software certification", { tags: ["inferred-sii-shape"] }, () => {
   });
 
   it("moves the basic set to REVISADO CONFORME once an envelope with all its cases is processed", async () => {
-    const { post, sandbox } = await setup();
+    const { post, later, sandbox } = await setup();
     await post(op("facturas/postular"), apply);
     const set = (await answerOf(await post(op("facturas/solicitar_set"), { auth: { cert: juanaCert } }), TestSets)).data.sets[0]!;
     const avance = async () => (await answerOf(await post(op("postulacion/avance"), { auth: { cert: juanaCert } }), Progress)).data.sets;
@@ -117,14 +117,14 @@ describe("software certification", { tags: ["inferred-sii-shape"] }, () => {
     const sent = await post("/api/v1/platform/dte/envios/enviar?ambiente=1", { auth: { cert: juanaCert }, xml: bytesToBase64(xml) });
     expect(sent.status).toBe(200);
     expect((await avance())[0]).toMatchObject({ estado: "EN REVISION", track_id: (await answerOf(sent, Sent)).data.track_id });
-    await sleep(4 * ENVIO_STEP_MS + 100);
+    later(4 * ENVIO_STEP_MS + 100);
     const done = await avance();
     expect(done[0]).toMatchObject({ estado: "REVISADO CONFORME" });
     expect(done[1]).toMatchObject({ set: "LIBRO DE VENTAS", estado: "SIN DECLARAR" });
   });
 
   it("rejects the set with the SII's reason when one of its documents is rejected", async () => {
-    const { post } = await setup();
+    const { post, later } = await setup();
     await post(op("facturas/postular"), apply);
     const set = (await answerOf(await post(op("facturas/solicitar_set"), { auth: { cert: juanaCert } }), TestSets)).data.sets[0]!;
     const juana = await parseCertificateCredential(juanaCert, new Date());
@@ -140,7 +140,7 @@ describe("software certification", { tags: ["inferred-sii-shape"] }, () => {
       auth: { cert: juanaCert },
       xml: bytesToBase64(await signedEnvelope(juana, COMPANY, documents)),
     });
-    await sleep(4 * ENVIO_STEP_MS + 100);
+    later(4 * ENVIO_STEP_MS + 100);
     const [basico] = (await answerOf(await post(op("postulacion/avance"), { auth: { cert: juanaCert } }), Progress)).data.sets;
     expect(basico).toMatchObject({ estado: "RECHAZADO", observaciones: expect.stringMatching(/33 5: DTE-3-101/) });
   });

@@ -12,7 +12,7 @@ import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
 import { folioBook } from "../../src/sandbox/folios.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
-import { postJson, probeApp, tokenFor } from "../support/app.ts";
+import { postJson, probeApp, sandboxClock, tokenFor } from "../support/app.ts";
 import { signedEnvelope, type TestDocument } from "../support/envelope.ts";
 
 const juanaCert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
@@ -23,18 +23,18 @@ const invoice = (folio: number, receptor = "22222222-2"): TestDocument => ({ tip
 
 async function setup(config?: Parameters<typeof probeApp>[1]) {
   const t = probeApp(undefined, config);
+  const later = sandboxClock(t.deps);
   const token = await tokenFor(t.deps, { scopes: ["sii:read", "sii:write"] });
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(t.app, token.secret, path, body, headers);
   const juana = await parseCertificateCredential(juanaCert, new Date());
-  return { ...t, post, juana, sandbox: simulatorOf(t.deps.sii) };
+  return { ...t, post, juana, later, sandbox: simulatorOf(t.deps.sii) };
 }
 const send = (xml: Uint8Array, extra: Record<string, unknown> = {}) => ({ auth: { cert: juanaCert }, xml: bytesToBase64(xml), ...extra });
 const answer = async (res: Response) => [res.status, (await errorOf(res)).error_code];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("sending an envelope (envios/enviar)", () => {
   it("uploads it, gets a track id, and the envelope ends accepted; its receiver can then act on it", async () => {
-    const { post, juana, sandbox } = await setup();
+    const { post, juana, later, sandbox } = await setup();
     const xml = await signedEnvelope(juana, COMPANY, [invoice(11), invoice(12, "60803000-K")]);
     const res = await post(ENVIAR, send(xml), { "idempotency-key": "envio-1" });
     expect(res.status).toBe(200);
@@ -58,7 +58,7 @@ describe("sending an envelope (envios/enviar)", () => {
       estado: "REC",
       resultado: "procesando",
     });
-    await sleep(4 * ENVIO_STEP_MS + 100);
+    later(4 * ENVIO_STEP_MS + 100);
     const done = (await answerOf(await post(estado, { auth: { cert: juanaCert } }), Status)).data;
     expect(done).toMatchObject({
       estado: "EPR",
@@ -75,10 +75,10 @@ describe("sending an envelope (envios/enviar)", () => {
   });
 
   it("rejects at the SII a document whose folio was never stamped, and a folio sent twice", async () => {
-    const { post, juana } = await setup();
+    const { post, juana, later } = await setup();
     const first = await answerOf(await post(ENVIAR, send(await signedEnvelope(juana, COMPANY, [invoice(13), invoice(500)]))), Sent);
     const second = await answerOf(await post(ENVIAR, send(await signedEnvelope(juana, COMPANY, [invoice(13, "60803000-K")]))), Sent);
-    await sleep(4 * ENVIO_STEP_MS + 100);
+    later(4 * ENVIO_STEP_MS + 100);
     const estado = (id: string) => post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${id}`, { auth: { cert: juanaCert } });
     expect((await answerOf(await estado(first.data.track_id ?? ""), Status)).data).toMatchObject({
       resultado: "rechazado",
@@ -170,7 +170,7 @@ describe("sending an envelope (envios/enviar)", () => {
 
 describe("sending boletas (EnvioBOLETA through the boleta service)", () => {
   it("uploads with the boleta service's own token and reports each rejected boleta's reasons", async () => {
-    const { post, juana, sandbox } = await setup();
+    const { post, juana, later, sandbox } = await setup();
     folioBook(sandbox.state, "0", COMPANY, 39).ranges.push({ desde: 1, hasta: 50, fecha: "2026-01-05", mandatario: "11111111-1" });
     const boletas = [1, 2, 99].map((folio) => ({ tipo: 39, folio, receptor: "66666666-6", total: 2_990 }));
     const res = await post(ENVIAR, send(await signedEnvelope(juana, COMPANY, boletas, { kind: "EnvioBOLETA" })));
@@ -182,7 +182,7 @@ describe("sending boletas (EnvioBOLETA through the boleta service)", () => {
     expect(sandbox.state.calls.get("token") ?? 0).toBe(0);
 
     const estado = `/api/v1/platform/dte/envios/estado/${COMPANY}/${data.track_id}?servicio=boleta`;
-    await sleep(4 * ENVIO_STEP_MS + 100);
+    later(4 * ENVIO_STEP_MS + 100);
     const status = (await answerOf(await post(estado, { auth: { cert: juanaCert } }), Status)).data;
     expect(status).toMatchObject({
       estado: "EPR",

@@ -17,16 +17,16 @@ import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
-import { postJson, probeApp, tokenFor } from "../support/app.ts";
+import { postJson, probeApp, sandboxClock, tokenFor } from "../support/app.ts";
 
 const GENERAR = "/api/v1/platform/dte/documentos/generar";
 const COMPANY = "76192083-9";
 const juanaCert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
 const pedroCert = { "pfx-data": SANDBOX_TAXPAYER_CERTS["22222222-2"].legacyPfxBase64, passphrase: "sandbox" };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function setup(scopes: Scope[] = ["sii:read", "sii:write"]) {
   const t = probeApp();
+  const later = sandboxClock(t.deps);
   const token = await tokenFor(t.deps, { scopes });
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(t.app, token.secret, path, body, headers);
   /** A CAF the sandbox grants through the gateway's own folio operation. */
@@ -36,7 +36,7 @@ async function setup(scopes: Scope[] = ["sii:read", "sii:write"]) {
     const { data } = await answerOf(res, Granted);
     return { xml: data.caf_xml, desde: data.folio_inicial };
   };
-  return { ...t, post, caf, sandbox: simulatorOf(t.deps.sii) };
+  return { ...t, post, caf, later, sandbox: simulatorOf(t.deps.sii) };
 }
 
 const factura = (folio: number, tipo = 33, receptor = "22222222-2") => ({
@@ -144,7 +144,7 @@ describe("documentos/generar", () => {
 
 describe("a generated document's whole life against the sandbox", () => {
   it("is sent, accepted, verified by us and by the SII, and accepted by its receiver", async () => {
-    const { post, caf, sandbox } = await setup();
+    const { post, caf, later, sandbox } = await setup();
     const { xml, desde } = await caf(33, 2);
     const generated = (await answerOf(await post(GENERAR, request([factura(desde), factura(desde + 1, 33, "60803000-K")], xml)), Generated))
       .data;
@@ -158,7 +158,7 @@ describe("a generated document's whole life against the sandbox", () => {
     const trackId = (await answerOf(sent, Sent)).data.track_id;
     expect(sandbox.state.calls.get("dte_upload")).toBe(1);
 
-    await sleep(4 * ENVIO_STEP_MS + 100);
+    later(4 * ENVIO_STEP_MS + 100);
     const estado = (
       await answerOf(await post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${trackId}`, { auth: { cert: juanaCert } }), Status)
     ).data;
@@ -192,7 +192,7 @@ describe("a generated document's whole life against the sandbox", () => {
   });
 
   it("boletas travel in an EnvioBOLETA through the boleta service and end accepted", async () => {
-    const { post, caf } = await setup();
+    const { post, caf, later } = await setup();
     const { xml, desde } = await caf(39, 1);
     const boleta = {
       Encabezado: {
@@ -207,7 +207,7 @@ describe("a generated document's whole life against the sandbox", () => {
     const sent = await post("/api/v1/platform/dte/envios/enviar", { auth: { cert: juanaCert }, xml: generated.envio_xml });
     expect(sent.status).toBe(200);
     const trackId = (await answerOf(sent, Sent)).data.track_id;
-    await sleep(4 * ENVIO_STEP_MS + 100);
+    later(4 * ENVIO_STEP_MS + 100);
     const estado = (
       await answerOf(
         await post(`/api/v1/platform/dte/envios/estado/${COMPANY}/${trackId}?servicio=boleta`, { auth: { cert: juanaCert } }),

@@ -27,6 +27,7 @@ import type {
   TokenStore,
 } from "../../src/ports/stores.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
+import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { SANDBOX_TAXPAYERS } from "../../src/sandbox/taxpayers.ts";
 import { sandboxTransport } from "../../src/sandbox/transport.ts";
 
@@ -192,6 +193,18 @@ export function probeApp(stores?: Stores, config?: Partial<Deps["config"]>) {
   const app = guardedApp(createApp(() => deps));
   const probes = registerProbes(app);
   return { app, deps, logs, probes };
+}
+
+/**
+ * Gives `deps` a sandbox whose clock the answered function moves on by `ms`: a test reads what the
+ * SII shows once time has passed (an envelope's steps) without waiting for it.
+ */
+export function sandboxClock(deps: Deps): (ms: number) => void {
+  let skew = 0;
+  deps.sii = sandboxTransport(createDefaultSandbox({ now: () => Date.now() + skew }));
+  return (ms) => {
+    skew += ms;
+  };
 }
 
 export async function tokenFor(
