@@ -15,11 +15,11 @@ const { whileOthersCall } = bigEnvelopeServer("sii-gw-big-invoices-");
 
 describe(`${MAX_BATCH_DOCUMENTS} invoices in one request, the SII's maximum per EnvioDTE`, () => {
   let envio = "";
-  it("through two CAF ranges: one EnvioDTE, valid and signed, charged 2 per 50, while another account is answered", async () => {
+  it("through two CAF ranges: one EnvioDTE, valid and signed, charged 2 per 25, while another account is answered", async () => {
     expect(MAX_BATCH_DOCUMENTS).toBe(2 * MAX_AUTOR);
     const answer = await whileOthersCall(LARGEST.invoices.path, await LARGEST.invoices.body());
     const json = answerIn(answer.text, Generated, answer.status);
-    expect([answer.status, answer.units]).toEqual([200, String((2 * MAX_BATCH_DOCUMENTS) / 50)]);
+    expect([answer.status, answer.units]).toEqual([200, String((2 * MAX_BATCH_DOCUMENTS) / 25)]);
     expect(answer.answeredWhileRunning).toBeGreaterThan(0);
     expect(json.data.sobre).toBe("EnvioDTE");
     expect(json.data.documentos).toHaveLength(MAX_BATCH_DOCUMENTS);

@@ -15,10 +15,10 @@ const { whileOthersCall, post: send } = bigEnvelopeServer("sii-gw-big-");
 
 describe(`${MAX_BATCH_BOLETAS} boletas in one request, the SII's maximum per EnvioBOLETA`, () => {
   let envio = "";
-  it("one EnvioBOLETA, valid and signed, charged 2 per 50, while another account is answered", async () => {
+  it("one EnvioBOLETA, valid and signed, charged 2 per 25, while another account is answered", async () => {
     const answer = await whileOthersCall(LARGEST.boletas.path, await LARGEST.boletas.body());
     const json = answerIn(answer.text, Generated, answer.status);
-    expect([answer.status, answer.units]).toEqual([200, String((2 * MAX_BATCH_BOLETAS) / 50)]);
+    expect([answer.status, answer.units]).toEqual([200, String((2 * MAX_BATCH_BOLETAS) / 25)]);
     expect(answer.answeredWhileRunning).toBeGreaterThan(0);
     expect(json.data.sobre).toBe("EnvioBOLETA");
     await checkEnvelope(json.data.envio_xml, "EnvioBOLETA_v11.xsd", MAX_BATCH_BOLETAS);

@@ -108,7 +108,7 @@ describe("sending an envelope (envios/enviar)", () => {
     expect(sandbox.state.calls.get("dte_upload")).toBe(1);
   });
 
-  it("charges the checks of an envelope past one block as verificar does: 51 documents are 5 + 2 units, free in dry_run", async () => {
+  it("charges the checks of an envelope past one block as verificar does: 51 documents are 5 + 3 × 2 units, free in dry_run", async () => {
     const { post, juana } = await setup({ maxBodyBytes: 8 * 1024 * 1024 });
     const xml = await signedEnvelope(
       juana,
@@ -118,7 +118,7 @@ describe("sending an envelope (envios/enviar)", () => {
     const preview = await post(`${ENVIAR}?dry_run=true`, send(xml));
     expect([preview.status, preview.headers.get("x-quota-units")]).toEqual([200, "0"]);
     const res = await post(ENVIAR, send(xml), { "idempotency-key": "envio-51" });
-    expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "7"]);
+    expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "11"]);
   });
 
   it("checks everything in dry_run and stops before the upload, at no cost", async () => {

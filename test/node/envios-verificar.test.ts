@@ -36,7 +36,7 @@ const verify = async (post: (p: string, b: unknown) => Promise<Response>, xml: U
 };
 
 describe("verifying documents made here", () => {
-  it("passes a stamped, signed envelope and each of its documents, at weight 2", async () => {
+  it("passes a stamped, signed envelope and each of its documents, at weight 3", async () => {
     const { post, juana, caf, app, deps } = await setup();
     const xml = await signedEnvelope(
       juana,
@@ -45,7 +45,7 @@ describe("verifying documents made here", () => {
     );
     const token = await tokenFor(deps, { scopes: ["sii:read"] });
     const res = await postJson(app, token.secret, VERIFICAR, { xml: bytesToBase64(xml) });
-    expect(res.headers.get("x-quota-units")).toBe("2");
+    expect(res.headers.get("x-quota-units")).toBe("3");
     const data = (await answerOf(res, Verified)).data;
     const ok = { valido: true, motivo: null };
     const firmante = {
@@ -117,7 +117,7 @@ describe("verifying documents made here", () => {
     const xml = await signedEnvelope(juana, COMPANY, [{ tipo: 33, folio: 30, receptor: "22222222-2", total: 11_900, caf }]);
     // Charged the weight plus one unit per document the SII is asked about.
     const charged = await post(VERIFICAR, { xml: bytesToBase64(xml), auth: { cert: juanaCert } });
-    expect(charged.headers.get("x-quota-units")).toBe("3");
+    expect(charged.headers.get("x-quota-units")).toBe("4");
     const before = (await answerOf(charged, Verified)).data;
     expect(before.documentos[0]?.sii).toMatchObject({ recibido: false, estado: "FAU" });
     expect(before.valido).toBe(false);

@@ -1,5 +1,5 @@
 // A generation that stops half-way (the runtime fails to make a signature) is charged only for the
-// blocks of 50 documents it signed something in, and its 500 says which documents were signed and
+// blocks of 25 documents it signed something in, and its 500 says which documents were signed and
 // which one failed and why. The failure is injected into the engine's one signing function.
 import { describe, expect, it, vi } from "vitest";
 import { exampleInvoiceOf } from "../../src/routes/example-documents.ts";
@@ -52,7 +52,7 @@ async function generateFailingAt(documents: number, failingDocument: number) {
 }
 
 describe("generar stopped half-way", () => {
-  it("120 invoices, the 71st's stamp fails: 70 signed, charged 2 blocks (4 units) of the 3 (6) taken, and the answer says so", async () => {
+  it("120 invoices, the 71st's stamp fails: 70 signed, charged 3 blocks (6 units) of the 5 (10) taken, and the answer says so", async () => {
     const { status, units, res, used } = await generateFailingAt(120, 70);
     const json = await errorOf(res);
     expect([status, json.error_code]).toEqual([500, "INTERNAL_ERROR"]);
@@ -60,8 +60,8 @@ describe("generar stopped half-way", () => {
     expect(json.details?.firmados).toHaveLength(70);
     expect(json.details).toHaveProperty(["firmados", 69], { index: 69, tipo: 33, folio: 70 });
     expect(json.details?.fallido).toEqual({ index: 70, tipo: 33, folio: 71, reason: "the runtime could not sign" });
-    expect(json.details?.unidades_cobradas).toBe(4);
-    expect([units, used]).toEqual(["4", 4]);
+    expect(json.details?.unidades_cobradas).toBe(6);
+    expect([units, used]).toEqual(["6", 6]);
   });
 
   it("the first document fails: nothing signed, nothing charged", async () => {
@@ -71,9 +71,9 @@ describe("generar stopped half-way", () => {
     expect([units, used]).toEqual(["0", 0]);
   });
 
-  it("nothing fails: 120 invoices are charged 3 blocks (6 units)", async () => {
+  it("nothing fails: 120 invoices are charged 5 blocks (10 units)", async () => {
     const { status, units, used } = await generateFailingAt(120, 1_000);
-    expect([status, units, used]).toEqual([200, "6", 6]);
+    expect([status, units, used]).toEqual([200, "10", 10]);
   });
 
   it("with the folio ledger: the folios the stopped request took go back to the ledger, and the 500 says which", async () => {

@@ -42,22 +42,22 @@ const units = (res: Response) => [res.status, res.headers.get("x-quota-units")];
 beforeEach(() => clearCredentialCache());
 
 describe("the key-derivation fee of auth.cert", () => {
-  it("charges a legacy PFX at the ceiling two units more on its first use, and nothing more once parsed", async () => {
+  it("charges a legacy PFX at the ceiling nine units more on its first use, and nothing more once parsed", async () => {
     const { post, used } = await setup();
-    expect(units(await post(ESTADO, pfx(LEGACY_PFX_AT_LIMIT)))).toEqual([200, "3"]);
+    expect(units(await post(ESTADO, pfx(LEGACY_PFX_AT_LIMIT)))).toEqual([200, "10"]);
     expect(units(await post(ESTADO, pfx(LEGACY_PFX_AT_LIMIT)))).toEqual([200, "1"]);
-    expect(await used()).toBe(4);
+    expect(await used()).toBe(11);
   });
 
   it("adds the units to the operation's own weight (taxpayer data: 2)", async () => {
     const { post } = await setup();
-    expect(units(await post(DATOS, pfx(LEGACY_PFX_AT_LIMIT)))).toEqual([200, "4"]);
+    expect(units(await post(DATOS, pfx(LEGACY_PFX_AT_LIMIT)))).toEqual([200, "11"]);
   });
 
-  it("charges an encrypted PEM key by the same rule: 100 000 iterations two units more, 50 000 nothing", async () => {
+  it("charges an encrypted PEM key by the same rule: 100 000 iterations nine units more, 10 240 nothing", async () => {
     const { post } = await setup();
-    expect(units(await post(ESTADO, await pemAt(100_000)))).toEqual([200, "3"]);
-    expect(units(await post(ESTADO, await pemAt(50_000)))).toEqual([200, "1"]);
+    expect(units(await post(ESTADO, await pemAt(100_000)))).toEqual([200, "10"]);
+    expect(units(await post(ESTADO, await pemAt(10_240)))).toEqual([200, "1"]);
   });
 
   it("charges nothing more for what real tools write (the sandbox's PFX at 2048 iterations)", async () => {
@@ -71,7 +71,7 @@ describe("the key-derivation fee of auth.cert", () => {
     const res = await post(ESTADO, pfx(LEGACY_PFX_AT_LIMIT));
     const body = await errorOf(res);
     expect([res.status, body.error_code, body.details?.units_needed]).toEqual([429, "QUOTA_EXCEEDED", 1]);
-    expect(body.message).toMatch(/deriving the keys of auth\.cert \(over 50000 iterations\) needs 1 units/);
+    expect(body.message).toMatch(/deriving the keys of auth\.cert \(over 10240 iterations\) needs 1 units/);
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     expect([siiCalls(), await used()]).toEqual([0, 0]);
     // Not kept as parsed: the fee was not paid. The sandbox's PFX fits the same plan.

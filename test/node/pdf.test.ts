@@ -212,7 +212,7 @@ describe("PDF representations (documentos/pdf)", () => {
       const res = await postJson(t.app, token.secret, PDF, { xml, ...options });
       expect([res.status, res.headers.get("x-quota-units"), pageCount(await pdfText(res))]).toEqual([200, units, options.copias ? 6 : 1]);
     }
-    expect(unitsFor(2, 50 * 6, 50_000 * 6)).toBe(400);
+    expect(unitsFor(2, 50 * 6, 50_000 * 6)).toBe(600);
   });
 
   it("charges the copies before the parse: 429 when the plan cannot pay for them, and 400 naming copias past the pages", async () => {
@@ -221,13 +221,13 @@ describe("PDF representations (documentos/pdf)", () => {
     const broken = `<EnvioDTE><SetDTE ID="S">${'<DTE version="1.0"><Documento ID="D"><Detalle/></Documento></DTE>'.repeat(9)}</SetDTE></Caratula></EnvioDTE>`;
     const xml = bytesToBase64(Uint8Array.from(broken, (ch) => ch.charCodeAt(0)));
     const token = await tokenFor(t.deps, { plan: { daily_units: 3, monthly_units: 100 } });
-    // 9 documents printed 6 times are 54, two blocks: the plan pays one.
+    // 9 documents printed 6 times are 54, three blocks: the plan pays one.
     const refused = await postJson(t.app, token.secret, PDF, { xml, copias: 5, cedible: true });
     const error = await errorOf(refused);
     expect([refused.status, error.error_code, error.details?.units_needed, refused.headers.get("x-quota-units")]).toEqual([
       429,
       "QUOTA_EXCEEDED",
-      2,
+      4,
       "0",
     ]);
     const once = await errorOf(await postJson(t.app, token.secret, PDF, { xml }));

@@ -88,24 +88,24 @@ describe("the limits of an uploaded xml, checked before it is parsed", () => {
     [READERS[0], 2],
     [READERS[1], 1],
     [READERS[2], 1],
-    [READERS[3], 2],
+    [READERS[3], 3],
   ])(
     "%s charges the documents before the parse: a caller who cannot pay for them gets 429, not the parse's answer",
     async (path, weight) => {
-      // 51 documents are two blocks; the plan pays the first (the operation's weight) only.
-      const { status, units, error } = await post(path as string, envelope(51, 1), { daily_units: weight, monthly_units: 100 });
+      // 26 documents are two blocks; the plan pays the first (the operation's weight) only.
+      const { status, units, error } = await post(path as string, envelope(26, 1), { daily_units: weight, monthly_units: 100 });
       expect([status, error.error_code, error.details?.units_needed, units]).toEqual([429, "QUOTA_EXCEEDED", weight, "0"]);
     },
   );
 
-  it("verificar charges an upload by its Detalle lines too: 60 documents of 1000 lines are 40 blocks, not 2", async () => {
+  it("verificar charges an upload by its Detalle lines too: 60 documents of 1000 lines are 60 blocks, not 3", async () => {
     const t = probeApp(undefined, { maxBodyBytes: 4 * 1024 * 1024 });
     const token = await tokenFor(t.deps);
     const xml = envelope(MAX_BATCH_LINES / MAX_DOCUMENT_LINES, MAX_DOCUMENT_LINES, false);
     const res = await postJson(t.app, token.secret, READERS[3] as string, { xml: bytesToBase64(latin1(xml)) });
-    expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, String((2 * MAX_BATCH_LINES) / CHARGE_BLOCK_LINES)]);
-    expect([unitsFor(2, 1, MAX_DOCUMENT_LINES), unitsFor(2, 51, 1501), unitsFor(1, MAX_BATCH_DOCUMENTS, MAX_BATCH_DOCUMENTS)]).toEqual([
-      2, 4, 40,
+    expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, String((3 * MAX_BATCH_LINES) / CHARGE_BLOCK_LINES)]);
+    expect([unitsFor(2, 1, MAX_DOCUMENT_LINES), unitsFor(2, 26, 1001), unitsFor(1, MAX_BATCH_DOCUMENTS, MAX_BATCH_DOCUMENTS)]).toEqual([
+      2, 4, 80,
     ]);
   });
 

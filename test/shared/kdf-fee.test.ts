@@ -1,4 +1,4 @@
-// The key-derivation fee (src/certificates/kdf-limit.ts): iterations beyond what real certificates
+// The key-derivation fee (src/certificates/kdf-limit.ts): iterations beyond what the usual files
 // derive are paid in quota units, before the derivation that needs them runs; a fee that cannot
 // be paid stops the read with the payer's own error.
 import { beforeEach, describe, expect, it } from "vitest";
@@ -32,25 +32,27 @@ function payer(refusal?: Error) {
 beforeEach(() => clearCredentialCache());
 
 describe("the key-derivation fee", () => {
-  it("is one unit per started 25 000 iterations beyond the free 50 000", () => {
-    expect([FREE_KDF_ITERATIONS, KDF_ITERATIONS_PER_UNIT, MAX_KDF_ITERATIONS]).toEqual([50_000, 25_000, 100_000]);
-    expect([0, 10_240, 50_000, 50_001, 99_999, 100_000].map(kdfFeeUnits)).toEqual([0, 0, 0, 1, 2, 2]);
+  it("is one unit per started 10 000 iterations beyond the free 10 240 (OpenSSL's legacy export)", () => {
+    expect([FREE_KDF_ITERATIONS, KDF_ITERATIONS_PER_UNIT, MAX_KDF_ITERATIONS]).toEqual([10_240, 10_000, 100_000]);
+    expect([0, 10_240, 10_241, 20_240, 20_241, 30_000, 100_000].map(kdfFeeUnits)).toEqual([0, 0, 1, 1, 2, 2, 9]);
   });
 
-  it("is paid before the derivation that passes the free iterations, once, and not at all within them", async () => {
+  it("is paid before the derivation that passes the free iterations, once a started block, and not at all within them", async () => {
     const { asked, pay } = payer();
     const budget = kdfBudget("pfx-data", pay);
-    await budget.charge(20_000);
-    await budget.charge(20_000);
+    await budget.charge(5_000);
+    await budget.charge(5_240);
     expect(asked).toEqual([]);
-    await budget.charge(20_000);
+    await budget.charge(1);
     expect(asked).toEqual([1]);
-    await budget.charge(20_000);
+    await budget.charge(9_999);
+    expect(asked).toEqual([1]);
+    await budget.charge(1);
     expect(asked).toEqual([1, 1]);
-    await budget.charge(20_000);
-    expect(asked).toEqual([1, 1]);
+    await budget.charge(MAX_KDF_ITERATIONS - 20_241);
+    expect(asked).toEqual([1, 1, 7]);
     await expect(budget.charge(1)).rejects.toThrow(/at most 100000 iterations/);
-    expect(asked).toEqual([1, 1]);
+    expect(asked).toEqual([1, 1, 7]);
   });
 
   it("stops the derivation it pays for when it cannot be paid, with the payer's own error", async () => {
@@ -63,10 +65,10 @@ describe("the key-derivation fee", () => {
     expect([isKdfRefusal(refusal), isUnpaidKdfFee(refusal)]).toEqual([true, true]);
   });
 
-  it("charges a legacy PFX at the ceiling (five derivations of 20 000) two units; the sandbox's at 2048 nothing", async () => {
+  it("charges a legacy PFX at the ceiling (five derivations of 20 000) nine units; the sandbox's at 2048 nothing", async () => {
     const atLimit = payer();
     expect((await readPfx(LEGACY_PFX_AT_LIMIT, "sandbox", atLimit.pay)).keys).toHaveLength(1);
-    expect(atLimit.asked).toEqual([1, 1]);
+    expect(atLimit.asked).toEqual([1, 2, 2, 2, 2]);
     const sandbox = payer();
     await readPfx(juana.legacyPfxBase64, juana.passphrase, sandbox.pay);
     expect(sandbox.asked).toEqual([]);
@@ -83,7 +85,7 @@ describe("the key-derivation fee", () => {
     expect((await parseCertificateCredential(input, NOW, first.pay)).rut).toBe("11111111-1");
     const again = payer();
     await parseCertificateCredential(input, NOW, again.pay);
-    expect([first.asked, again.asked]).toEqual([[1, 1], []]);
+    expect([first.asked, again.asked]).toEqual([[1, 2, 2, 2, 2], []]);
   });
 
   it("is not another caller's to fail: a call sharing a parse that stopped on its payer's plan parses, and pays, itself", async () => {
@@ -97,6 +99,6 @@ describe("the key-derivation fee", () => {
     ]);
     expect(first).toEqual({ status: "rejected", reason: refusal });
     expect(second.status === "fulfilled" && second.value.rut).toBe("11111111-1");
-    expect([broke.asked, able.asked]).toEqual([[1], [1, 1]]);
+    expect([broke.asked, able.asked]).toEqual([[1], [1, 2, 2, 2, 2]]);
   });
 });

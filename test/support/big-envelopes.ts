@@ -85,7 +85,7 @@ export async function checkEnvelope(envio: string, schema: string, count: number
   expect(report.documentos.filter((d) => !d.firma?.valido)).toEqual([]);
 }
 
-/** Each reading operation takes the envelope `generar` answered, charged its weight per started block of 50 documents. */
+/** Each reading operation takes the envelope `generar` answered, charged its weight per started block of 25 documents. */
 export function readersOf(
   whileOthersCall: ReturnType<typeof bigEnvelopeServer>["whileOthersCall"],
   envelope: string,
@@ -93,11 +93,11 @@ export function readersOf(
   envio: () => string,
 ) {
   it.each(READERS)(
-    `$name takes that envelope of ${envelope}, charged its weight per started block of 50 documents, while another account is answered`,
+    `$name takes that envelope of ${envelope}, charged its weight per started block of 25 documents, while another account is answered`,
     async ({ path, accept, weight }) => {
       expect(envio()).not.toBe("");
       const answer = await whileOthersCall(path, readingBody(envio()), accept);
-      expect([answer.status, answer.units, answer.type.split(";")[0]]).toEqual([200, String((weight * count) / 50), accept]);
+      expect([answer.status, answer.units, answer.type.split(";")[0]]).toEqual([200, String((weight * count) / 25), accept]);
       // Six operations alike: each one's own schema is checked in its own tests.
       if (accept === "application/json") expect(valueAt(answerIn(answer.text, SuccessEnvelope).data, "documentos")).toHaveLength(count);
     },

@@ -98,7 +98,7 @@ export const OVER = {
 
 /** The operations that read an uploaded envelope, with the answer asked for. */
 export const READERS = [
-  { name: "envios/verificar", path: VERIFICAR, accept: "application/json", weight: 2 },
+  { name: "envios/verificar", path: VERIFICAR, accept: "application/json", weight: 3 },
   { name: "documentos/pdf", path: PDF, accept: "application/pdf", weight: 2 },
   { name: "documentos/pdf (JSON)", path: PDF, accept: "application/json", weight: 2 },
   { name: "documentos/escpos", path: ESCPOS, accept: "application/octet-stream", weight: 1 },

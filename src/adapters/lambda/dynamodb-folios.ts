@@ -10,16 +10,20 @@ import type { FolioLedgerStore } from "../../ports/stores.ts";
 import { ledgerStore, parseLedger } from "../folio-ledger.ts";
 import { type Call, conditional, count, type GetItem, key, N, S, text } from "./dynamodb-wire.ts";
 
-/** Lost races one call may retry before it gives up (each lost race means another call was served). */
-const MAX_ATTEMPTS = 100;
+/**
+ * Lost races one call may retry before it gives up (each lost race means another call was served):
+ * with the pauses below, at most about 11 s of waiting in all (about 6 s on average), inside API
+ * Gateway's 29 s.
+ */
+const MAX_ATTEMPTS = 40;
 
 /**
  * The wait after a lost race: random up to a bound that doubles with each loss (5 ms, 10 ms, … up to
- * 1 s), so N writers on one ledger spread out until about one at a time reads and writes it. A bound
- * that grew by 2 ms to 50 ms kept 50 writers colliding: 25 reads and writes per write that landed,
- * each a whole ledger, against about 8 with this one (50 concurrent calls on a local table).
+ * 320 ms), so N writers on one ledger spread out until about one at a time reads and writes it. A
+ * bound that grew by 2 ms to 50 ms kept 50 writers colliding: 25 reads and writes per write that
+ * landed, each a whole ledger, against about 8 with a doubling one (50 concurrent calls on a local table).
  */
-const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1000, 5 * 2 ** attempt)));
+const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(320, 5 * 2 ** attempt)));
 
 export function dynamoFolioLedgerStore(call: Call, TableName: string, getItem: GetItem): FolioLedgerStore {
   return ledgerStore(async (id, work, writes) => {
