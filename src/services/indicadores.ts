@@ -12,6 +12,17 @@ import { siiServicesFor } from "./sii-context.ts";
 
 export const REREAD_MS = 60 * 60 * 1000;
 
+/**
+ * Characters of the SII's yearly UF page one unit pays for when a call reads it (a cache miss): the
+ * page is built into a document, about 0.8 ms of CPU a KiB on the benchmark's 2-core machine, and
+ * the sandbox's 21 KB page cost 25–35 ms for its 1 unit, the dearest unit of the table
+ * (bench/README.md "CPU per quota unit"). A call answered from the cache pays its weight.
+ */
+export const UF_PAGE_CHARS_PER_UNIT = 16 * 1024;
+
+/** What reading a UF page of `chars` characters costs in all (at least the operation's weight, 1). */
+export const ufPageUnits = (chars: number) => Math.max(1, Math.ceil(chars / UF_PAGE_CHARS_PER_UNIT));
+
 /** Parsed entries per cache store, in this isolate: the store is read and parsed once per entry, not per request. */
 const parsed = new WeakMap<CacheStore, Map<string, { value: unknown; until: number }>>();
 const MEMO_LIMIT = 256;
@@ -47,10 +58,14 @@ export async function ufOfDate(caller: Caller, anio: number, mes: number, dia: n
   }
   const fecha = date.toISOString().slice(0, 10);
   const { ctx } = await siiServicesFor(caller);
+  const pay = async (chars: number) => {
+    const more = ufPageUnits(chars) - 1;
+    if (more > 0) await caller.charge(more, `reading the SII's UF page of ${anio} (${chars} characters)`);
+  };
   const year = await cachedYear(
     caller.deps,
     `uf:${anio}`,
-    () => ufYear(ctx, anio),
+    () => ufYear(ctx, anio, pay),
     (y) => y[12]?.[31] !== undefined,
   );
   const valor = year?.[mes]?.[dia];

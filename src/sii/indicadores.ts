@@ -183,13 +183,21 @@ export function parseDailyYear(html: string, year: number): DailyYear {
   return dailyYear(monthTables(parsePage(html)), year);
 }
 
-/** The UF of every published day of a year; null when the SII has no page for that year. */
-export async function ufYear(ctx: SiiContext, anio: number): Promise<DailyYear | null> {
-  return readYearPage(ctx, `uf/uf${anio}.htm`, (html) => {
-    // The whole year is read: its months' completeness is checked across them.
-    const months = monthTables(parsePage(html));
-    return monthsWithTables(months).length ? dailyYear(months, anio) : NOT_THE_PAGE;
-  });
+/**
+ * The UF of every published day of a year; null when the SII has no page for that year. `pay` is
+ * given the page's length before it is read into a document (what that costs grows with it).
+ */
+export async function ufYear(ctx: SiiContext, anio: number, pay?: (chars: number) => Promise<void>): Promise<DailyYear | null> {
+  return readYearPage(
+    ctx,
+    `uf/uf${anio}.htm`,
+    (html) => {
+      // The whole year is read: its months' completeness is checked across them.
+      const months = monthTables(parsePage(html));
+      return monthsWithTables(months).length ? dailyYear(months, anio) : NOT_THE_PAGE;
+    },
+    pay,
+  );
 }
 
 /** Months whose section holds a table: a yearly page has one at least. */
@@ -208,9 +216,15 @@ const NOT_THE_PAGE = Symbol("not the yearly page");
  * a page whose tables pass the reader's checks is answered either way; one that fails them is "cut
  * short" (SII_GATEWAY_ERROR, worth a retry) when it is not closed, and SII_FORMAT_CHANGED when it is.
  */
-async function readYearPage<T>(ctx: SiiContext, path: string, read: (html: string) => T | typeof NOT_THE_PAGE): Promise<T | null> {
+async function readYearPage<T>(
+  ctx: SiiContext,
+  path: string,
+  read: (html: string) => T | typeof NOT_THE_PAGE,
+  pay?: (chars: number) => Promise<void>,
+): Promise<T | null> {
   const answer = await siiFetch(ctx, new Request(`${BASE}/${path}`), { service: SERVICE, read: true });
   if (answer.status === 404) return null;
+  await pay?.(answer.text.length);
   const closed = /<\/html>\s*$/i.test(answer.text);
   const failed = (what: string) =>
     new ApiError(502, "SII_GATEWAY_ERROR", `The SII's page ${path} is ${what}`, {

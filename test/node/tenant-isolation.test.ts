@@ -88,14 +88,15 @@ describe("tenant isolation", () => {
     await alpha.get("/api/v1/sii/indicadores/uf/anual/2024/03/15");
     await alpha.get("/api/v1/sii/indicadores/uf/anual/2024/03/16");
     const used = async (who: typeof alpha) => (await answerOf(await who.get("/api/v1/usage"), UsageEnvelope)).data.usage.daily.used;
-    // alpha: the settings write and two reads; beta: one settings read.
-    expect(await used(alpha)).toBe(3);
+    // alpha: the settings write and two reads (the first reads the SII's page: 2 units); beta: one settings read.
+    expect(await used(alpha)).toBe(4);
     expect(await used(beta)).toBe(1);
   });
 
   it("one account running out of quota leaves the other's untouched", async () => {
     const t = probeApp();
-    const plan = { daily_units: 2, monthly_units: 100 };
+    // The year's first read pays 2 units (it reads the SII's page), the next 1.
+    const plan = { daily_units: 3, monthly_units: 100 };
     const alpha = await tokenFor(t.deps, { account: "alpha", plan });
     const beta = await tokenFor(t.deps, { account: "beta", plan });
     const read = (token: { secret: string }, day: number) =>

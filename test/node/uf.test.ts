@@ -5,6 +5,7 @@ import { Uf } from "../../src/routes/indicadores/uf.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { lastPublishedUf, sandboxUf, siiDecimal, ufYearPage } from "../../src/sandbox/indicadores.ts";
 import { sandboxTransport, simulatorOf } from "../../src/sandbox/transport.ts";
+import { ufPageUnits } from "../../src/services/indicadores.ts";
 import { parseDailyYear } from "../../src/sii/indicadores.ts";
 import { answerOf, errorOf } from "../support/answers.ts";
 import { probeApp, tokenFor } from "../support/app.ts";
@@ -32,14 +33,34 @@ describe("UF", () => {
     expect(year[12]?.[31]).toBe(sandboxUf(new Date(Date.UTC(2024, 11, 31))));
   });
 
-  it("answers the value of a date, charging 1 unit, and a repeat call does not reach the SII", async () => {
+  it("answers the value of a date; the call that reads the year's page pays a unit per started 16 KiB of it, a repeat call 1 and reaches no SII", async () => {
     const { get, calls } = await setup(new Date("2026-03-20T12:00:00Z"));
+    const page = (await ufYearPage(2025, new Date("2026-03-20T12:00:00Z")).arrayBuffer()).byteLength;
+    expect([page > 16 * 1024, ufPageUnits(page)]).toEqual([true, 2]);
     const res = await get(path(2025, 3, 15));
-    expect(res.status).toBe(200);
-    expect(res.headers.get("x-quota-units")).toBe("1");
+    expect([res.status, res.headers.get("x-quota-units")]).toEqual([200, "2"]);
     expect((await answerOf(res, Uf)).data).toEqual({ fecha: "2025-03-15", valor: sandboxUf(new Date(Date.UTC(2025, 2, 15))) });
-    await get(path(2025, 7, 1));
+    const cached = await get(path(2025, 7, 1));
+    expect([cached.status, cached.headers.get("x-quota-units")]).toEqual([200, "1"]);
     expect(calls()).toBe(1);
+  });
+
+  it("answers 429 QUOTA_EXCEEDED when the plan cannot pay for reading the page: its weight paid (the SII was asked), nothing read or cached", async () => {
+    const { app, deps, get, calls } = await setup(new Date("2026-03-20T12:00:00Z"));
+    const poor = await tokenFor(deps, { scopes: ["sii:read"], account: "poor", plan: { daily_units: 1, monthly_units: 1000 } });
+    const res = await app.request(path(2025, 3, 15), { headers: { "x-api-token": poor.secret } });
+    const error = await errorOf(res);
+    expect([res.status, error.error_code, error.details?.units_needed, res.headers.get("x-quota-units")]).toEqual([
+      429,
+      "QUOTA_EXCEEDED",
+      1,
+      "1",
+    ]);
+    expect(error.message).toMatch(/reading the SII's UF page of 2025/);
+    // Nothing was read or cached: the next caller's call asks the SII again and pays for the page.
+    expect(calls()).toBe(1);
+    const paid = await get(path(2025, 3, 15));
+    expect([paid.status, paid.headers.get("x-quota-units"), calls()]).toEqual([200, "2", 2]);
   });
 
   it("answers 404 for a date not yet published, and re-reads the current year at most hourly", async () => {

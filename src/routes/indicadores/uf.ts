@@ -7,7 +7,7 @@ import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
-import { ufOfDate } from "../../services/indicadores.ts";
+import { UF_PAGE_CHARS_PER_UNIT, ufOfDate } from "../../services/indicadores.ts";
 import { Anio, Mes } from "./schema.ts";
 
 const Params = z.object({
@@ -39,8 +39,7 @@ export function registerIndicadoresUf(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/sii/indicadores/uf/anual/{anio}/{mes}/{dia}",
       tags: ["Indicators"],
       summary: "The UF value of a date",
-      description:
-        "The value of the Unidad de Fomento (CLP per UF) on that date, from the SII's yearly table (an ISO-8859-1 page, cached: a complete year for good, the current year for an hour). A date the SII has not published yet is a 404; no credentials needed.",
+      description: `The value of the Unidad de Fomento (CLP per UF) on that date, from the SII's yearly table (an ISO-8859-1 page, cached: a complete year for good, the current year for an hour). A date the SII has not published yet is a 404; no credentials needed. Charged 1 unit, except the call that reads the year's page from the SII (not from the cache): it pays 1 unit per started ${UF_PAGE_CHARS_PER_UNIT / 1024} KiB of the page when that is more (taken before the page is read; without them, 429 \`QUOTA_EXCEEDED\`).`,
       request: { params: Params },
       responses: { 200: jsonContent(Uf, "The value"), ...errorResponses([400, 404, 502, 503]) },
     }),
