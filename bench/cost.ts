@@ -1,7 +1,7 @@
 // CPU milliseconds per quota unit: every operation of the OpenAPI document called in this process
 // (Node entry's storage, the built-in sandbox) at its worst allowed input, its CPU time
-// (the serving thread's and the thread pool's, `cpuMicros`, the answer read to its end) set against the units it was
-// charged (`X-Quota-Units`). The simulated SII's own work is timed apart and left out: in
+// (the serving thread's and the thread pool's, `cpuMicros`, the answer read to its end) set against
+// the units it was charged (`X-Quota-Units`). The simulated SII's own work is timed apart and left out: in
 // production it is the SII's. Each operation is called on a fresh gateway (no cached session,
 // credential, page or vehicle index), so every call pays what a first call pays. Gated in full
 // runs (COST_GATE). `npm run bench -- --cost` runs this part alone (bench/README.md "CPU per quota unit").
@@ -268,7 +268,8 @@ const xmlSize = (base64: string) => `${((base64.length * 3) / 4 / 1e6).toFixed(1
 /**
  * The worst allowed input of the operations whose cost grows with what they are given, by
  * `METHOD path`; every other operation is called with its OpenAPI example (cert credentials swapped
- * for the legacy PFX at the most key-derivation iterations read for free). A case may add refused inputs as further rows.
+ * for the legacy PFX at the most key-derivation iterations read for free). A case may add refused
+ * inputs as further rows.
  */
 interface CaseContext {
   inputs: Inputs;
@@ -411,30 +412,22 @@ const CASES: Record<string, Case> = {
       copias: 5,
       cedible: true,
     }),
-    post(`the largest envelope, ${MAX_BATCH_DOCUMENTS} invoices (${xmlSize(inputs.largest)})`, "/api/v1/platform/dte/documentos/pdf", {
-      xml: inputs.largest,
-    }),
+    largestUpload(inputs, "/api/v1/platform/dte/documentos/pdf"),
     refusedUpload(inputs, "/api/v1/platform/dte/documentos/pdf"),
   ],
   "POST /api/v1/platform/dte/documentos/escpos": async ({ inputs }) => [
     post(`envelope of ${BLOCK}`, "/api/v1/platform/dte/documentos/escpos", { xml: inputs.fullBlock }),
-    post(`the largest envelope, ${MAX_BATCH_DOCUMENTS} invoices (${xmlSize(inputs.largest)})`, "/api/v1/platform/dte/documentos/escpos", {
-      xml: inputs.largest,
-    }),
+    largestUpload(inputs, "/api/v1/platform/dte/documentos/escpos"),
     refusedUpload(inputs, "/api/v1/platform/dte/documentos/escpos"),
   ],
   "POST /api/v1/platform/dte/formatos/json": async ({ inputs }) => [
     post(`envelope of ${BLOCK}`, "/api/v1/platform/dte/formatos/json", { xml: inputs.fullBlock }),
-    post(`the largest envelope, ${MAX_BATCH_DOCUMENTS} invoices (${xmlSize(inputs.largest)})`, "/api/v1/platform/dte/formatos/json", {
-      xml: inputs.largest,
-    }),
+    largestUpload(inputs, "/api/v1/platform/dte/formatos/json"),
     refusedUpload(inputs, "/api/v1/platform/dte/formatos/json"),
   ],
   "POST /api/v1/platform/dte/envios/verificar": async ({ inputs }) => [
     post(`envelope of ${BLOCK}`, "/api/v1/platform/dte/envios/verificar", { xml: inputs.fullBlock }),
-    post(`the largest envelope, ${MAX_BATCH_DOCUMENTS} invoices (${xmlSize(inputs.largest)})`, "/api/v1/platform/dte/envios/verificar", {
-      xml: inputs.largest,
-    }),
+    largestUpload(inputs, "/api/v1/platform/dte/envios/verificar"),
     refusedUpload(inputs, "/api/v1/platform/dte/envios/verificar"),
   ],
   "POST /api/v1/platform/dte/envios/enviar": async ({ inputs }) => [
@@ -445,6 +438,10 @@ const CASES: Record<string, Case> = {
     ),
   ],
 };
+
+/** The SII's largest envelope (2 000 invoices of one line) to an operation that reads an upload. */
+const largestUpload = (inputs: Inputs, path: string): Call =>
+  post(`the largest envelope, ${MAX_BATCH_DOCUMENTS} invoices (${xmlSize(inputs.largest)})`, path, { xml: inputs.largest });
 
 /** The largest upload (no document line limit reads it) to an operation that refuses its lines. */
 const refusedUpload = (inputs: Inputs, path: string): Call => ({

@@ -18,7 +18,7 @@ export const MAX_KDF_ITERATIONS = 100_000;
  * Iterations a credential derives at no charge: OpenSSL's legacy export, 2048 for each of a PFX's
  * five derivations (MAC, then key and IV of its two encrypted parts), the most of the usual files
  * (Windows writes 2000, OpenSSL 3's PBES2 2048 for three). 50 000 free let a 1-unit call with a
- * Java keytool file (10 000 a part) cost about 65 ms of CPU, five times a median unit
+ * Java keytool file (10 000 a part) cost about 65 ms of CPU, five to six times a median unit
  * (bench/README.md "CPU per quota unit").
  */
 export const FREE_KDF_ITERATIONS = 5 * 2048;

@@ -18,10 +18,9 @@ import { siiServicesFor } from "./sii-context.ts";
 
 /**
  * Rows of the SII's workbook one unit pays for when a call reads it into the index. Reading and
- * indexing take 20–30 ms of CPU per 1 000 rows on the benchmark's 2-core machine with nothing else
- * running (`npm run bench -- --cost=vehiculos/`): a unit per 2 000 rows was 40–67 ms, two to three
- * times a median unit; per 1 000 it is about one. A workbook of up to 1 000 rows costs the
- * operations' weight.
+ * indexing take 16–21 ms of CPU per 1 000 rows on the benchmark's 2-core machine with nothing else
+ * running (`npm run bench -- --cost=vehiculos/`), under twice a median unit; a unit per 2 000 rows
+ * was three to six times. A workbook of up to 1 000 rows costs the operations' weight.
  */
 export const WORKBOOK_ROWS_PER_UNIT = 1_000;
 

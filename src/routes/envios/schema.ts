@@ -4,8 +4,9 @@ import { z } from "@hono/zod-openapi";
 
 /**
  * What checking a block of documents costs, in `envios/verificar` and in the checks `envios/enviar`
- * runs before it sends: each document's signature, TED, CAF and chain. At 2 a block, 2 000 invoices
- * cost 51–80 ms of CPU a unit, three to four times a median unit (bench/README.md "CPU per quota unit").
+ * runs before it sends: each document's signature, TED, CAF and chain. At 2 a block of 50, 2 000
+ * invoices cost 51–80 ms of CPU a unit, three to four times a median unit; at 3 a block of 25, about
+ * 14 ms (bench/README.md "CPU per quota unit").
  */
 export const VERIFY_WEIGHT = 3;
 
