@@ -11,24 +11,25 @@ import { ledgerStore, parseLedger } from "../folio-ledger.ts";
 import { type Call, conditional, count, type GetItem, key, N, S, text } from "./dynamodb-wire.ts";
 
 /**
- * Lost races one call may retry before it gives up (each lost race means another call was served):
- * with the pauses below, at most about 11 s of waiting in all (about 6 s on average), inside API
- * Gateway's 29 s.
+ * How long one call keeps retrying lost races before it gives up (each lost race means another call
+ * was served): inside API Gateway's 29 s. A count of tries ran out first on a starved machine, where
+ * each read and write takes longer and races are lost more often (40 tries, 50 writers, CPU busy).
  */
-const MAX_ATTEMPTS = 40;
+const RETRY_FOR_MS = 20_000;
 
 /**
  * The wait after a lost race: random up to a bound that doubles with each loss (5 ms, 10 ms, … up to
- * 320 ms), so N writers on one ledger spread out until about one at a time reads and writes it. A
+ * 500 ms), so N writers on one ledger spread out until about one at a time reads and writes it. A
  * bound that grew by 2 ms to 50 ms kept 50 writers colliding: 25 reads and writes per write that
  * landed, each a whole ledger, against about 8 with a doubling one (50 concurrent calls on a local table).
  */
-const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(320, 5 * 2 ** attempt)));
+const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(500, 5 * 2 ** attempt)));
 
 export function dynamoFolioLedgerStore(call: Call, TableName: string, getItem: GetItem): FolioLedgerStore {
   return ledgerStore(async (id, work, writes) => {
     const itemKey = key(`folios#${id}`, "ledger");
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const until = Date.now() + RETRY_FOR_MS;
+    for (let attempt = 0; Date.now() < until; attempt++) {
       const item = await getItem(itemKey);
       const version = count(item, "version");
       const state = parseLedger(text(item, "state"));
@@ -45,6 +46,6 @@ export function dynamoFolioLedgerStore(call: Call, TableName: string, getItem: G
       if (written) return result;
       await pause(attempt);
     }
-    throw new Error(`folio ledger: ${MAX_ATTEMPTS} concurrent writers in a row got there first; try again`);
+    throw new Error(`folio ledger: concurrent writers got there first for ${RETRY_FOR_MS / 1000} s; try again`);
   });
 }
