@@ -25,6 +25,7 @@ const COMPANY = "76192083-9";
 const LEDGER = `/api/v1/platform/dte/folios/${COMPANY}/34`;
 /** Apps over the same state: the calls of a case go to each in turn. */
 const APPS = 3;
+/** Concurrent calls on one ledger in the first case, unless a runtime's cases ask for fewer. */
 const CONCURRENT = 50;
 const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
 const { Folio: _folio, ...idDoc } = EXAMPLE_EXEMPT_INVOICE.Encabezado.IdDoc;
@@ -84,20 +85,20 @@ const folioOf = async (res: Response): Promise<number[]> => {
   return answerIn(text, Generated, res.status).data.documentos.map((d) => d.folio);
 };
 
-export function ledgerGenerarCases(stores: () => Stores | Promise<Stores>): LedgerCase[] {
+export function ledgerGenerarCases(stores: () => Stores | Promise<Stores>, concurrent = CONCURRENT): LedgerCase[] {
   return [
     {
-      name: `${CONCURRENT} concurrent generar calls without caf or Folio get ${CONCURRENT} distinct consecutive folios`,
+      name: `${concurrent} concurrent generar calls without caf or Folio get ${concurrent} distinct consecutive folios`,
       async run() {
         const acme = await (await setup(stores)).as(unique("acme"));
         const { caf, first } = await freshCaf();
         expect((await acme.add(caf)).status).toBe(200);
-        const answers = await Promise.all(Array.from({ length: CONCURRENT }, () => acme.generar()));
+        const answers = await Promise.all(Array.from({ length: concurrent }, () => acme.generar()));
         const folios = (await Promise.all(answers.map(folioOf))).flat().sort((a, b) => a - b);
-        expect(folios).toEqual(Array.from({ length: CONCURRENT }, (_, i) => first + i));
+        expect(folios).toEqual(Array.from({ length: concurrent }, (_, i) => first + i));
         expect((await answerOf(await acme.ledger(), LedgerEnvelope)).data).toMatchObject({
-          disponibles: 100 - CONCURRENT,
-          siguiente: first + CONCURRENT,
+          disponibles: 100 - concurrent,
+          siguiente: first + concurrent,
         });
       },
     },
