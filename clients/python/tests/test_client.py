@@ -70,7 +70,7 @@ class GatewayCase(unittest.TestCase):
         return {"pass": {"rut": rut, "clave": self.credentials[rut]["clave"]}}
 
     def cert(self, rut: str) -> dict[str, Any]:
-        return self.credentials[rut]["cert"]
+        return dict(self.credentials[rut]["cert"])
 
 
 class PackageTest(unittest.TestCase):
