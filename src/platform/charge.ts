@@ -7,14 +7,15 @@ import type { Context } from "hono";
 import type { QuotaDecision } from "../ports/stores.ts";
 import type { AppEnv, Principal } from "./context.ts";
 import { ApiError } from "./errors.ts";
-import { bindingWindow } from "./rate-headers.ts";
+import { bindingWindow, usageView } from "./rate-headers.ts";
 
 function quotaExceeded(decision: QuotaDecision, units: number, at: Date, why: string): ApiError {
   const window = bindingWindow(decision);
   const retryAfter = Math.max(1, window.resets_at - Math.floor(at.getTime() / 1000));
   return new ApiError(429, "QUOTA_EXCEEDED", `Quota exceeded: ${why} needs ${units} units`, {
     headers: { "Retry-After": String(retryAfter) },
-    details: { units_needed: units, daily: decision.daily, monthly: decision.monthly },
+    // The windows as /api/v1/usage shows them (resets_at in ISO 8601); X-RateLimit-Reset keeps Unix seconds.
+    details: { units_needed: units, ...usageView(decision) },
   });
 }
 

@@ -66,7 +66,7 @@ const errorDescriptions: Record<number, string> = {
   413: "Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`)",
   415: "Body not sent as JSON (`HTTP_415`); `errors[]` names the `content-type` header",
   422: "A body that does not match this operation's request schema: malformed JSON, a wrong type, a missing or unknown field, a value outside its enum, range or length, fields that may not go together (`VALIDATION_ERROR`, `errors[]` names each field)",
-  429: "Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After`",
+  429: "Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After`",
   500: "Unexpected error (`INTERNAL_ERROR`), with a request id",
   502: "The SII rejected the request or failed (`SII_GATEWAY_ERROR`); `details` carries its text. `SII_FORMAT_CHANGED`: the SII answered in a shape the gateway does not read (a column it looks for by its header is missing, or the data breaks what it promises: totals, counts, ranges); `details.service` and `details.check` say which, and nothing was answered from it",
   503: "The SII is in maintenance (`SII_UNAVAILABLE`); retry after `Retry-After` seconds",
@@ -107,8 +107,8 @@ const errorExamples: Record<number, Record<string, unknown>> = {
     message: "Quota exceeded: this call needs 1 units",
     details: {
       units_needed: 1,
-      daily: { used: 1000, limit: 1000, resets_at: 1768521600 },
-      monthly: { used: 5000, limit: 20000, resets_at: 1769904000 },
+      daily: { used: 1000, limit: 1000, remaining: 0, resets_at: "2026-01-16T00:00:00.000Z" },
+      monthly: { used: 5000, limit: 20000, remaining: 15000, resets_at: "2026-02-01T00:00:00.000Z" },
     },
   },
   500: {

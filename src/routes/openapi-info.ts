@@ -1,4 +1,4 @@
-// The OpenAPI document's info (title, version, licence and contact from package.json) and the
+// The OpenAPI document's info (title, and version, licence and contact from package.json) and the
 // description of each tag the operations use, in the order Swagger UI lists them.
 import packageJson from "../../package.json" with { type: "json" };
 
@@ -7,12 +7,19 @@ import packageJson from "../../package.json" with { type: "json" };
  * `license` there, npm's own word for "no licence granted" (UNLICENSED); with no `homepage`,
  * `bugs` or `author`, a contact by name only.
  */
-const project = packageJson as { license?: string; homepage?: string; bugs?: string | { url?: string; email?: string }; author?: string };
+const project = packageJson as {
+  version: string;
+  license?: string;
+  homepage?: string;
+  bugs?: string | { url?: string; email?: string };
+  author?: string;
+};
 const bugs = typeof project.bugs === "string" ? { url: project.bugs } : (project.bugs ?? {});
 
 export const API_INFO = {
   title: "SII gateway",
-  version: "1.0.0",
+  // The release's number, the one /healthz answers: package.json is its one source.
+  version: project.version,
   description:
     "HTTP/JSON gateway to Chile's tax authority (SII). Every operation takes an API token in `X-API-Token`. " +
     "In sandbox mode every operation answers from the built-in SII simulator.",

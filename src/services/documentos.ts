@@ -42,6 +42,17 @@ async function printedDocuments(contents: EnvelopeContents, each?: (doc: Printed
 
 const listed = (docs: PrintedDocument[]) => docs.map((d) => ({ tipo: d.tipo, folio: d.folio }));
 
+/**
+ * The printed file's name: `DTE-33-101` for one document (type and folio), `EnvioDTE-<RUT>-<n>docs`
+ * for an envelope of several (its issuer, as the carátula or its first document says, and how many).
+ */
+function printedName(contents: EnvelopeContents, docs: PrintedDocument[], extension: string): string {
+  const [first] = docs;
+  if (first && docs.length === 1) return `DTE-${first.tipo}-${first.folio}.${extension}`;
+  const issuer = contents.caratula?.rut_emisor || first?.emisor.rut || "";
+  return `${contents.kind}-${issuer}-${docs.length}docs.${extension}`;
+}
+
 /** The logo as the PDF draws it: a JPEG or PNG, base64; else 400 naming `logo`. */
 function logoOf(base64: string) {
   try {
@@ -75,7 +86,7 @@ export async function renderPdf(contents: EnvelopeContents, input: PdfInput) {
     oficina_sii: input.oficina_sii ?? null,
     logo,
   });
-  return { pdf, documentos: listed(docs) };
+  return { pdf, documentos: listed(docs), name: printedName(contents, docs, "pdf") };
 }
 
 export interface EscposInput {
@@ -91,7 +102,7 @@ export async function renderEscpos(contents: EnvelopeContents, input: EscposInpu
   const docs = await printedDocuments(contents, (doc) => {
     receipts.push(escposReceipt(doc, { papel: input.papel, codepage: input.codepage, resolucion }));
   });
-  return { escpos: concatBytes(receipts), documentos: listed(docs) };
+  return { escpos: concatBytes(receipts), documentos: listed(docs), name: printedName(contents, docs, "prn") };
 }
 
 /** The document's type, or 400 naming `<at>.Encabezado.IdDoc.TipoDTE` when it is not one the engine normalizes. */

@@ -6,6 +6,7 @@ import { encodeLatin1 } from "../../lib/latin1.ts";
 import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
+import { contentDispositionHeader, fileAnswer } from "../../platform/file-answer.ts";
 import { responseFormat } from "../../platform/negotiation.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
@@ -60,7 +61,8 @@ export function registerBteEmitidasResumen(app: OpenAPIHono<AppEnv>): void {
       responses: {
         200: {
           description:
-            "The summary (JSON), or the SII's output (`text/csv` / `text/html`, ISO-8859-1); in the CSV a cell a spreadsheet would read as a formula (other than a plain number) gets a leading `'`",
+            "The summary (JSON), or the SII's output (`text/csv` / `text/html`, ISO-8859-1): the page inline as `bte-emitidas-<RUT>-<anio>.html`, the CSV an attachment `bte-emitidas-<RUT>-<anio>.csv`; in the CSV a cell a spreadsheet would read as a formula (other than a plain number) gets a leading `'`",
+          headers: contentDispositionHeader('attachment; filename="bte-emitidas-12345678-5-2025.csv"'),
           content: {
             "application/json": { schema: Summary },
             "text/csv": { schema: BYTES },
@@ -78,12 +80,17 @@ export function registerBteEmitidasResumen(app: OpenAPIHono<AppEnv>): void {
       const formato = responseFormat(c, query.formato, { json: "application/json", csv: "text/csv", html: "text/html" });
       const { pass } = c.req.valid("json").auth;
       const summary = await issuedBteSummary(callerOf(c), pass, anio);
-      if (formato === "html") return c.body(encodeLatin1(summary.page), 200, { "content-type": "text/html; charset=ISO-8859-1" });
-      if (formato === "csv") {
-        return c.body(encodeLatin1(csvText(summary.cells, csv_delimiter)), 200, {
-          "content-type": "text/csv; charset=ISO-8859-1",
-          "content-disposition": `attachment; filename="bte-emitidas-${pass.rut}-${anio}.csv"`,
+      const name = `bte-emitidas-${pass.rut}-${anio}`;
+      if (formato === "html") {
+        return fileAnswer(c, encodeLatin1(summary.page), {
+          type: "text/html; charset=ISO-8859-1",
+          disposition: "inline",
+          name: `${name}.html`,
         });
+      }
+      if (formato === "csv") {
+        const csv = encodeLatin1(csvText(summary.cells, csv_delimiter));
+        return fileAnswer(c, csv, { type: "text/csv; charset=ISO-8859-1", disposition: "attachment", name: `${name}.csv` });
       }
       return ok(c, summary.data, summary.message);
     },

@@ -5,6 +5,7 @@ import { encodeLatin1 } from "../../lib/latin1.ts";
 import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
+import { contentDispositionHeader, fileAnswer } from "../../platform/file-answer.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente, Formato, Rut } from "../../platform/params.ts";
 import { BYTES, envelope, errorResponses, jsonBody, pathParams } from "../../platform/schemas.ts";
@@ -46,7 +47,8 @@ export function registerContribuyentesDatos(app: OpenAPIHono<AppEnv>): void {
       request: { params: Params, query: Query, body: jsonBody(CertAuthBody) },
       responses: {
         200: {
-          description: "The taxpayer's data, or the SII's page (`text/html`, ISO-8859-1)",
+          description: "The taxpayer's data, or the SII's page (`text/html`, ISO-8859-1, inline as `contribuyente-<RUT>.html`)",
+          headers: contentDispositionHeader('inline; filename="contribuyente-76192083-9.html"'),
           content: { "application/json": { schema: Data }, "text/html": { schema: BYTES } },
         },
         ...errorResponses([400, 404, 422, 502, 503]),
@@ -59,7 +61,8 @@ export function registerContribuyentesDatos(app: OpenAPIHono<AppEnv>): void {
       const who = { credential: await parseCertificate(c, c.req.valid("json").auth.cert), ambiente, contribuyente };
       if (formato === "html") {
         const page = await taxpayerPageOf(callerOf(c), who);
-        return c.body(encodeLatin1(page), 200, { "content-type": "text/html; charset=ISO-8859-1" });
+        const file = { type: "text/html; charset=ISO-8859-1", disposition: "inline", name: `contribuyente-${contribuyente}.html` } as const;
+        return fileAnswer(c, encodeLatin1(page), file);
       }
       return ok(c, await taxpayerDataOf(callerOf(c), who));
     },

@@ -4,6 +4,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS } from "../../platform/batch-limits.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { okInPieces } from "../../platform/envelope.ts";
+import { contentDispositionHeader, fileAnswer } from "../../platform/file-answer.ts";
 import { Base64Value } from "../../platform/json-pieces.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { BYTES, envelope, errorResponses, jsonBody } from "../../platform/schemas.ts";
@@ -53,7 +54,9 @@ export function registerDocumentosEscpos(app: OpenAPIHono<AppEnv>): void {
       request: { body: jsonBody(Body) },
       responses: {
         200: {
-          description: "The receipt: ESC/POS bytes, or the envelope with base64 on `Accept: application/json`",
+          description:
+            "The receipt: ESC/POS bytes to save or send to the printer as they are (an attachment named `DTE-<tipo>-<folio>.prn`, `EnvioDTE-<RUT emisor>-<n>docs.prn` for an envelope of several), or the envelope with base64 on `Accept: application/json`",
+          headers: contentDispositionHeader('attachment; filename="DTE-39-101.prn"'),
           content: {
             "application/octet-stream": { schema: BYTES },
             "application/json": { schema: Receipt },
@@ -66,9 +69,9 @@ export function registerDocumentosEscpos(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const body = c.req.valid("json");
       const contents = await readUploadedBatch(c, WEIGHT, body.xml);
-      const { escpos, documentos } = await renderEscpos(contents, body);
+      const { escpos, documentos, name } = await renderEscpos(contents, body);
       if (/application\/json/i.test(c.req.header("accept") ?? "")) return okInPieces(c, { escpos: new Base64Value(escpos), documentos });
-      return c.body(escpos, 200, { "content-type": "application/octet-stream" });
+      return fileAnswer(c, escpos, { type: "application/octet-stream", disposition: "attachment", name });
     },
   );
 }

@@ -4,6 +4,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_PRINTED_COPIES, unitsFor } from "../../platform/batch-limits.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { okInPieces } from "../../platform/envelope.ts";
+import { contentDispositionHeader, fileAnswer } from "../../platform/file-answer.ts";
 import { Base64Value } from "../../platform/json-pieces.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { MAX_CHARS } from "../../platform/params.ts";
@@ -71,7 +72,9 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
       request: { body: jsonBody(Body) },
       responses: {
         200: {
-          description: "The PDF, or the envelope with base64 on `Accept: application/json`",
+          description:
+            "The PDF (shown inline, named `DTE-<tipo>-<folio>.pdf` for one document, `EnvioDTE-<RUT emisor>-<n>docs.pdf` or `EnvioBOLETA-…` for an envelope of several), or the envelope with base64 on `Accept: application/json`",
+          headers: contentDispositionHeader('inline; filename="DTE-33-101.pdf"'),
           content: { "application/pdf": { schema: BYTES }, "application/json": { schema: Rendered } },
         },
         ...errorResponses([400, 422]),
@@ -82,9 +85,9 @@ export function registerDocumentosPdf(app: OpenAPIHono<AppEnv>): void {
       const body = c.req.valid("json");
       // Every page draws its document's lines again: each copy is charged as a document of its own.
       const contents = await readUploadedBatch(c, WEIGHT, body.xml, true, body.copias + (body.cedible ? 1 : 0));
-      const { pdf, documentos } = await renderPdf(contents, body);
+      const { pdf, documentos, name } = await renderPdf(contents, body);
       if (/application\/json/i.test(c.req.header("accept") ?? "")) return okInPieces(c, { pdf: new Base64Value(pdf), documentos });
-      return c.body(pdf as Uint8Array<ArrayBuffer>, 200, { "content-type": "application/pdf" });
+      return fileAnswer(c, pdf, { type: "application/pdf", disposition: "inline", name });
     },
   );
 }

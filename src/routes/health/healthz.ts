@@ -7,6 +7,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { envelope, errorResponses, jsonContent } from "../../platform/schemas.ts";
 import { gatewayHealth } from "../../services/health.ts";
+import { API_INFO } from "../openapi-info.ts";
 
 const Query = z.object({
   deep: z.enum(["0", "1"]).optional().register(z.globalRegistry, {
@@ -28,7 +29,9 @@ export const Health = envelope(
       .enum(["ok", "degraded"])
       .register(z.globalRegistry, { description: "`degraded`: the deep check found an SII host it could not reach" }),
     mode: z.enum(["sandbox", "live"]),
-    version: z.string().register(z.globalRegistry, { example: "0.1.0" }),
+    version: z
+      .string()
+      .register(z.globalRegistry, { description: "The release, as `info.version` of the OpenAPI document", example: API_INFO.version }),
     sii: z.array(HostState).optional().register(z.globalRegistry, { description: "With `deep=1` only" }),
   }),
   "Health",

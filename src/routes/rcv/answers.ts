@@ -8,6 +8,7 @@ import { encodeLatin1 } from "../../lib/latin1.ts";
 import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok, okHeld } from "../../platform/envelope.ts";
+import { contentDisposition } from "../../platform/file-answer.ts";
 import { responseFormat } from "../../platform/negotiation.ts";
 import type { ContextWith } from "../../platform/operation.ts";
 import { heldBody } from "../../platform/stream.ts";
@@ -51,7 +52,7 @@ export async function answerDetail(
   }
   const { name, text } = await exportDetail(callerOf(c), q, dte, login);
   return heldBody(c, text, {
-    headers: { "content-type": "text/csv; charset=ISO-8859-1", "content-disposition": `attachment; filename="${name}"` },
+    headers: { "content-type": "text/csv; charset=ISO-8859-1", "content-disposition": contentDisposition("attachment", name) },
     encode: (csv) => encodeLatin1(csv),
   });
 }

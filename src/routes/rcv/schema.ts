@@ -1,5 +1,6 @@
 // The RCV operations' schemas: credentials, path parameters, and the answers several operations share.
 import { z } from "@hono/zod-openapi";
+import { contentDispositionHeader } from "../../platform/file-answer.ts";
 import { Ambiente, DryRun, Formato, IntegerEnum, IntegerParam, MAX_CHARS, Rut } from "../../platform/params.ts";
 import { BYTES, envelope } from "../../platform/schemas.ts";
 import { RCV_ESTADOS } from "../../sii/rcv.ts";
@@ -154,7 +155,8 @@ export const DetailQuery = z.object({ ambiente: Ambiente, formato: Formato(["jso
 
 export const DetailResponse = {
   description:
-    "The documents, or with `formato=csv` the SII's export (ISO-8859-1) as received, except that a cell a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return, other than a plain number) gets a leading `'` (OWASP CSV injection)",
+    "The documents, or with `formato=csv` the SII's export (ISO-8859-1, an attachment named `RCV_<operacion>_<estado>_<RUT>_<periodo>.csv`) as received, except that a cell a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return, other than a plain number) gets a leading `'` (OWASP CSV injection)",
+  headers: contentDispositionHeader('attachment; filename="RCV_COMPRA_REGISTRO_76192083-9_202401.csv"'),
   content: { "application/json": { schema: Detail }, "text/csv": { schema: BYTES } },
 };
 
