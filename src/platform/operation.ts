@@ -8,6 +8,7 @@ import type { Context, ValidationTargets } from "hono";
 import type { Scope } from "../ports/access.ts";
 import { requireScope } from "./auth.ts";
 import type { AppEnv } from "./context.ts";
+import { announceDeprecation, type Deprecation, deprecationNote } from "./deprecation.ts";
 import { declaresDryRun, refuseDryRun } from "./dry-run.ts";
 import { slicedJsonBody } from "./json-body.ts";
 import { operationResponses } from "./operation-responses.ts";
@@ -31,6 +32,8 @@ export interface Access {
   scope: Scope | null;
   weight: number;
   write?: true;
+  /** Announced as deprecated in the document and on every answer (deprecation.ts). */
+  deprecated?: Deprecation;
 }
 
 /** The operations registered on each app, in registration order. */
@@ -60,12 +63,17 @@ export function registerOperation<R extends RouteConfig>(
   }
   registered.set(app, [...table, spec]);
   const dryRun = declaresDryRun(route);
+  const checks = dryRun ? [requireScope(spec.scope), slicedJsonBody] : [requireScope(spec.scope), refuseDryRun, slicedJsonBody];
+  const deprecated = access.deprecated;
   const config: RouteConfig = {
     operationId: operationId(spec),
     ...route,
     security: [{ ApiToken: [] }],
     // A large body is read after the checks that need none of it (json-body.ts).
-    middleware: dryRun ? [requireScope(spec.scope), slicedJsonBody] : [requireScope(spec.scope), refuseDryRun, slicedJsonBody],
+    middleware: deprecated ? [announceDeprecation(deprecated), ...checks] : checks,
+    ...(deprecated
+      ? { deprecated: true, description: [route.description, deprecationNote(deprecated)].filter(Boolean).join("\n\n") }
+      : {}),
     "x-scope": spec.scope,
     "x-quota-weight": spec.weight,
     ...(spec.changesState ? { parameters: [...(route.parameters ?? []), { $ref: "#/components/parameters/Idempotency-Key" }] } : {}),
