@@ -14,6 +14,8 @@ const project = packageJson as {
   bugs?: string | { url?: string; email?: string };
   author?: string;
 };
+const terms = project.license ?? "UNLICENSED";
+const spdx = terms !== "UNLICENSED" && !/^SEE LICEN[CS]E IN /i.test(terms);
 const bugs = typeof project.bugs === "string" ? { url: project.bugs } : (project.bugs ?? {});
 
 export const API_INFO = {
@@ -24,10 +26,12 @@ export const API_INFO = {
     "HTTP/JSON gateway to Chile's tax authority (SII). Every operation takes an API token in `X-API-Token`. " +
     "In sandbox mode every operation answers from the built-in SII simulator.",
   // An SPDX expression in package.json is the licence's identifier too (OpenAPI 3.1 License Object).
-  license:
-    project.license && project.license !== "UNLICENSED" && !/^SEE LICEN[CS]E IN /i.test(project.license)
-      ? { name: project.license, identifier: project.license }
-      : { name: project.license ?? "UNLICENSED" },
+  // Without one (UNLICENSED), the terms of the LICENSE file under an SPDX user-defined reference:
+  // validators (@apidevtools/swagger-parser, Redocly) want `identifier` or `url`, and an absolute
+  // `url` (Spectral refuses a relative one) needs a public address the project does not have.
+  license: spdx
+    ? { name: terms, identifier: terms }
+    : { name: terms === "UNLICENSED" ? "UNLICENSED: all rights reserved (the LICENSE file)" : terms, identifier: "LicenseRef-Proprietary" },
   contact: {
     name: project.author ?? "sii-gateway maintainers",
     ...((project.homepage ?? bugs.url) ? { url: project.homepage ?? bugs.url } : {}),

@@ -52,14 +52,19 @@ export async function inspectXmlField(value: string | EnvelopeContents): Promise
  */
 export const BASE64_PATTERN = "^[A-Za-z0-9+/\\s]*={0,2}\\s*$";
 
-/** Base64 content (line breaks may be kept). */
+/**
+ * Base64 content (line breaks may be kept). No `contentMediaType` beside it: @hey-api/openapi-ts
+ * reads a file-like media type (application/xml) as a file (`Blob | File`) even in a JSON body, so
+ * what the bytes are is said in each field's description.
+ */
 export const BASE64 = { contentEncoding: "base64", pattern: BASE64_PATTERN } as const;
-
-/** Base64 of an XML file. */
-export const BASE64_XML = { ...BASE64, contentMediaType: "application/xml" } as const;
 
 export const XmlField = z
   .string()
   .min(1, { error: "is required" })
   .max(MAX_CHARS.xml)
-  .register(z.globalRegistry, { ...BASE64_XML, description: "A DTE, EnvioDTE or EnvioBOLETA, base64", example: EXAMPLE_ENVELOPE });
+  .register(z.globalRegistry, {
+    ...BASE64,
+    description: "A DTE, EnvioDTE or EnvioBOLETA XML, base64 of its bytes",
+    example: EXAMPLE_ENVELOPE,
+  });

@@ -29,7 +29,12 @@ describe("top level of the OpenAPI document", () => {
   it("states the licence and a contact from package.json", async () => {
     const { doc } = await setup();
     const license = (packageJson as { license?: string }).license;
-    expect(doc.info.license).toEqual(license ? { name: license, identifier: license } : { name: "UNLICENSED" });
+    // Without an SPDX licence in package.json, the LICENSE file's terms under a user-defined SPDX reference.
+    expect(doc.info.license).toEqual(
+      license && license !== "UNLICENSED"
+        ? { name: license, identifier: license }
+        : { name: expect.stringMatching(/^UNLICENSED: /), identifier: "LicenseRef-Proprietary" },
+    );
     expect(doc.info.contact?.name).toMatch(/\w/);
   });
 

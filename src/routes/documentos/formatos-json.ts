@@ -18,7 +18,7 @@ import { chargeRule, readUploadedBatch } from "../document-batch.ts";
 const WEIGHT = 1;
 
 import { EXAMPLE_ENVELOPE, EXAMPLE_INVOICE } from "../example-documents.ts";
-import { BASE64_XML, dteJson } from "./schema.ts";
+import { BASE64, dteJson } from "./schema.ts";
 
 const Body = z
   .object({
@@ -32,7 +32,7 @@ const Body = z
       .max(MAX_CHARS.xml)
       .optional()
       .register(z.globalRegistry, {
-        ...BASE64_XML,
+        ...BASE64,
         description: `Instead of \`dte\`: an existing DTE XML, base64 of its bytes (ISO-8859-1 or UTF-8, as its declaration says): a \`DTE\`, or an \`EnvioDTE\`/\`EnvioBOLETA\` with one or more (at most ${MAX_BATCH_DOCUMENTS}, an EnvioBOLETA ${MAX_BATCH_BOLETAS}, with ${MAX_BATCH_LINES} Detalle lines in all). Its \`TED\`, \`TmstFirma\` and signature are dropped. The answer is then a list (\`data.documentos\`).`,
         example: EXAMPLE_ENVELOPE,
       }),

@@ -13,7 +13,7 @@ import { MAX_FOLIO } from "../folio-fields.ts";
 import { BASE64_PATTERN } from "../uploaded-xml.ts";
 
 // Uploaded XML is the routes' shared schema (src/routes/uploaded-xml.ts): the submissions take it too.
-export { BASE64, BASE64_PATTERN, BASE64_XML, XmlField } from "../uploaded-xml.ts";
+export { BASE64, BASE64_PATTERN, XmlField } from "../uploaded-xml.ts";
 
 /** A list the engine walks line by line, at most `max` long (or one object where the schema has a list). */
 const Lines = (max: number, description: string) =>
@@ -25,6 +25,8 @@ const Lines = (max: number, description: string) =>
 /**
  * `TipoDTE` as a number or its digits (ERPs send both). The types an operation takes are checked by
  * the engine (a 400 naming the field); the document lists them as an enum from the same constant.
+ * The document gives the number form only: `anyOf` an integer enum and a string enum became one
+ * object with duplicate keys in orval's output (TS1117), so the digits are said in the description.
  */
 const TipoDte = (types: readonly number[]) =>
   z
@@ -37,11 +39,9 @@ const TipoDte = (types: readonly number[]) =>
     ])
     .transform(Number)
     .register(z.globalRegistry, {
-      anyOf: [
-        { type: "integer", enum: [...types] },
-        { type: "string", enum: types.map(String) },
-      ],
-      description: `The document type: ${types.join(", ")} (a number, or its digits as a string)`,
+      type: "integer",
+      enum: [...types],
+      description: `The document type: ${types.join(", ")} (its digits as a string, \`"33"\`, are accepted too)`,
       example: 33,
     });
 
