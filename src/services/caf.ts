@@ -4,9 +4,11 @@
 // grants or annuls reaches the account's folio ledger: a granted CAF is added when asked, annulled
 // folios are voided there.
 import type { SigningCredential } from "../certificates/credentials.ts";
+import { santiagoDate } from "../lib/dates.ts";
 import { bytesToBase64 } from "../lib/encoding.ts";
 import type { Caller } from "../platform/caller.ts";
 import { ApiError } from "../platform/errors.ts";
+import type { PreviewMarks } from "../platform/preview.ts";
 import { annulFolios, requestFolios } from "../sii/folios.ts";
 import { addCaf } from "./folio-ledger.ts";
 import { siiServicesFor } from "./sii-context.ts";
@@ -20,13 +22,33 @@ export interface CafRequest {
   ledger: boolean;
 }
 
+/** What only the SII decides in a folio request's preview; the folios are placeholders too unless the ledger knows the last ones. */
+export const CAF_PLACEHOLDERS = ["caf_xml", "reobtenido"] as const;
+/** What the preview estimates: the date (today in Chile) and the count (the SII may grant fewer, its MAX_AUTOR). */
+export const CAF_ESTIMATES = ["fecha_autorizacion", "cantidad"] as const;
+/** What only the SII decides in an annulment's preview, and what it estimates. */
+export const ANNUL_PLACEHOLDERS = ["glosa", "anulados_ledger"] as const;
+export const ANNUL_ESTIMATES = ["folios_anulados"] as const;
+
 /** A range stamped (or, with `dryRun`, its preview) and what the answer says of it. */
 export async function requestCaf(caller: Caller, credential: SigningCredential, request: CafRequest, dryRun: boolean) {
   const { emisor, tipo, cantidad, ambiente } = request;
   if (dryRun) {
-    const fecha_autorizacion = caller.deps.clock.now().toISOString().slice(0, 10);
-    const data = { folio_inicial: 1, folio_final: cantidad, fecha_autorizacion, cantidad, reobtenido: false, caf_xml: "" };
-    return { data, message: `Preview only (dry_run): the certificate of ${credential.rut} is valid; nothing was requested from the SII` };
+    // The SII picks the range: the ledger's highest folio + 1 is where it likely starts; without one, 1–N stand in.
+    const held = await caller.deps.folios.ranges(caller.account(), emisor, tipo);
+    const next = held.reduce((top, range) => Math.max(top, range.hasta), 0) + 1;
+    const range = held.length > 0 ? { folio_inicial: next, folio_final: next + cantidad - 1 } : { folio_inicial: 1, folio_final: cantidad };
+    const vista_previa: PreviewMarks =
+      held.length > 0
+        ? { provisionales: [...CAF_PLACEHOLDERS], estimados: ["folio_inicial", "folio_final", ...CAF_ESTIMATES] }
+        : { provisionales: ["folio_inicial", "folio_final", ...CAF_PLACEHOLDERS], estimados: [...CAF_ESTIMATES] };
+    const fecha_autorizacion = santiagoDate(caller.deps.clock.now());
+    const data = { ...range, fecha_autorizacion, cantidad, reobtenido: false, caf_xml: "", vista_previa };
+    const from = held.length > 0 ? `; the folios shown follow the ${next - 1} this account's ledger holds` : "";
+    return {
+      data,
+      message: `Preview only (dry_run): the certificate of ${credential.rut} is valid; nothing was requested from the SII${from}`,
+    };
   }
   const { ctx, sessions } = await siiServicesFor(caller);
   const { caf, ...range } = await sessions.withCertificate(credential, ambiente, (jar) =>
@@ -58,7 +80,8 @@ export async function annulCaf(caller: Caller, credential: SigningCredential, an
   const { emisor, tipo, desde, hasta } = annulment;
   const count = hasta - desde + 1;
   if (dryRun) {
-    const data = { glosa: "", folios_anulados: count, anulados_ledger: 0 };
+    const vista_previa: PreviewMarks = { provisionales: [...ANNUL_PLACEHOLDERS], estimados: [...ANNUL_ESTIMATES] };
+    const data = { glosa: "", folios_anulados: count, anulados_ledger: 0, vista_previa };
     return { data, message: `Preview only (dry_run): ${count} folios would be annulled; nothing was sent to the SII` };
   }
   const { ctx, sessions } = await siiServicesFor(caller);

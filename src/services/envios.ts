@@ -19,6 +19,7 @@ import { santiagoIso } from "../lib/dates.ts";
 import { batchYielder } from "../lib/yielder.ts";
 import type { Caller } from "../platform/caller.ts";
 import { ApiError } from "../platform/errors.ts";
+import type { PreviewMarks } from "../platform/preview.ts";
 import { advancedDocumentStatus, queryUploadStatus, type SiiDocumentStatus } from "../sii/envios.ts";
 import { boletaUploadStatus, uploadBoletas } from "../sii/envios-boleta.ts";
 import { uploadEnvelope } from "../sii/envios-upload.ts";
@@ -93,6 +94,9 @@ async function siiCheck(caller: Caller, report: EnvelopeReport, ambiente: Ambien
       }),
     );
 }
+
+/** What only the SII gives an upload: a preview answers them null. */
+export const SEND_PLACEHOLDERS = ["track_id", "estado", "fecha_recepcion"] as const;
 
 export interface VerifyInput {
   /** The upload, read and checked (inspectEnvelope): this very tree is verified. */
@@ -190,7 +194,10 @@ export async function sendEnvelope(caller: Caller, { report, ambiente, archivo, 
   const fileName = archivo ?? `${report.kind}_${caratula.rut_emisor}_${documentos[0]?.folio ?? 0}.xml`;
   const servicio = report.kind === "EnvioBOLETA" ? ("boleta" as const) : ("dte" as const);
   const emisor = caratula.rut_emisor;
-  if (dryRun) return { track_id: null, estado: null, fecha_recepcion: null, servicio, archivo: fileName, emisor, documentos };
+  if (dryRun) {
+    const vista_previa: PreviewMarks = { provisionales: [...SEND_PLACEHOLDERS], estimados: [] };
+    return { track_id: null, estado: null, fecha_recepcion: null, servicio, archivo: fileName, emisor, documentos, vista_previa };
+  }
   const { ctx, sessions } = await siiServicesFor(caller);
   const upload = { sender: credential.rut, company: emisor, fileName, file: report.bytes };
   const send = servicio === "boleta" ? uploadBoletas : uploadEnvelope;

@@ -30,12 +30,14 @@ function appWithOldOperation() {
 describe("a deprecated operation", () => {
   it("is marked in the document, with when it goes and where to look", async () => {
     const { app } = appWithOldOperation();
-    const doc = await (await app.request("/openapi.json")).json();
-    const operation = doc.paths["/api/v1/test/old/{contribuyente}"].get;
-    expect(operation.deprecated).toBe(true);
-    expect(operation.description).toContain("An operation kept for old clients.");
-    expect(operation.description).toContain("may be removed after 2027-06-01");
-    expect(doc.paths["/api/v1/usage"].get.deprecated).toBeUndefined();
+    const doc = (await (await app.request("/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { deprecated?: boolean; description?: string }>>;
+    };
+    const operation = doc.paths["/api/v1/test/old/{contribuyente}"]?.get;
+    expect(operation?.deprecated).toBe(true);
+    expect(operation?.description).toContain("An operation kept for old clients.");
+    expect(operation?.description).toContain("may be removed after 2027-06-01");
+    expect(doc.paths["/api/v1/usage"]?.get?.deprecated).toBeUndefined();
   });
 
   it("answers with Deprecation, Sunset and Link, on a success and on a refusal", async () => {

@@ -133,6 +133,7 @@ describe("sending an envelope (envios/enviar)", () => {
       track_id: null,
       archivo: "mi_envio.xml",
       documentos: [{ tipo: 33, folio: 16 }],
+      vista_previa: { provisionales: ["track_id", "estado", "fecha_recepcion"], estimados: [] },
     });
     expect(sandbox.state.calls.get("dte_upload") ?? 0).toBe(0);
     expect(sandbox.state.calls.get("seed") ?? 0).toBe(0);

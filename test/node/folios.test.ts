@@ -111,6 +111,30 @@ describe("folio request", () => {
     expect([bad.status, (await errorOf(bad)).error_code]).toEqual([400, "AUTH_ERROR"]);
   });
 
+  it("marks a preview's placeholders, and shows the folios after the ledger's last ones when it holds some", async () => {
+    const { post } = await setup();
+    const blind = (await answerOf(await post(solicitar("76192083-9", 33, 10, "?dry_run=1"), juanaPem), Granted)).data;
+    expect(blind.vista_previa).toEqual({
+      provisionales: ["folio_inicial", "folio_final", "caf_xml", "reobtenido"],
+      estimados: ["fecha_autorizacion", "cantidad"],
+    });
+    // A range granted into the ledger: the next preview starts after its last folio, as the SII would.
+    const granted = (await answerOf(await post(solicitar("76192083-9", 33, 4), { ...juanaPem, ledger: true }), Granted)).data;
+    expect(granted.vista_previa).toBeUndefined();
+    expect(granted.ledger).toBeTruthy();
+    const res = await post(solicitar("76192083-9", 33, 2, "?dry_run=1"), juanaPem);
+    const body = await answerOf(res, Granted);
+    expect(body.data).toMatchObject({ folio_inicial: granted.folio_final + 1, folio_final: granted.folio_final + 2, caf_xml: "" });
+    expect(body.data.vista_previa).toEqual({
+      provisionales: ["caf_xml", "reobtenido"],
+      estimados: ["folio_inicial", "folio_final", "fecha_autorizacion", "cantidad"],
+    });
+    expect(body.message).toContain(`follow the ${granted.folio_final} this account's ledger holds`);
+    // Another issuer or type: the ledger knows nothing, the folios are placeholders again.
+    const other = (await answerOf(await post(solicitar("76192083-9", 34, 2, "?dry_run=1"), juanaPem), Granted)).data;
+    expect([other.folio_inicial, other.vista_previa?.provisionales[0]]).toEqual([1, "folio_inicial"]);
+  });
+
   it("refuses bad document types and quantities by name, before the SII", async () => {
     const { post, sandbox } = await setup();
     for (const [path, field] of [
@@ -229,7 +253,9 @@ describe("folio annulment", () => {
     const inverted = await post(anular("76192083-9", 33, 20, 10), juanaPem);
     expect([inverted.status, (await errorOf(inverted)).errors?.[0]?.path]).toEqual([400, "folio_inicial"]);
     const preview = await post(anular("76192083-9", 33, 50, 60, "?dry_run=on"), juanaPem);
-    expect((await answerOf(preview, FolioAnnulmentEnvelope)).data.folios_anulados).toBe(11);
+    const annulled = (await answerOf(preview, FolioAnnulmentEnvelope)).data;
+    expect(annulled.folios_anulados).toBe(11);
+    expect(annulled.vista_previa).toEqual({ provisionales: ["glosa", "anulados_ledger"], estimados: ["folios_anulados"] });
     expect(preview.headers.get("x-quota-units")).toBe("0");
     expect(sandbox.state.calls.size).toBe(0);
   });

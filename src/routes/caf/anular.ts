@@ -7,8 +7,9 @@ import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente, DryRun, Rut } from "../../platform/params.ts";
+import { previewNote } from "../../platform/preview.ts";
 import { errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { annulCaf } from "../../services/caf.ts";
+import { ANNUL_ESTIMATES, ANNUL_PLACEHOLDERS, annulCaf } from "../../services/caf.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { DocumentType, Folio, FolioAnnulmentEnvelope } from "./schema.ts";
 
@@ -35,7 +36,8 @@ export function registerCafAnular(app: OpenAPIHono<AppEnv>): void {
       tags: ["Folios"],
       summary: "Annul a range of unused folios",
       description:
-        "Only folios not yet used can be annulled (a used one must be annulled as a document). Irreversible: send an `Idempotency-Key`. An unknown range is a 404. The folios of the range this account's folio ledger holds are recorded as annulled there (`anulados_ledger` says how many), so `documentos/generar` never hands them out.",
+        "Only folios not yet used can be annulled (a used one must be annulled as a document). Irreversible: send an `Idempotency-Key`. An unknown range is a 404. The folios of the range this account's folio ledger holds are recorded as annulled there (`anulados_ledger` says how many), so `documentos/generar` never hands them out. " +
+        previewNote(ANNUL_PLACEHOLDERS, ANNUL_ESTIMATES),
       request: { params: Params, query: Query, body: jsonBody(CertAuthBody) },
       responses: { 200: jsonContent(FolioAnnulmentEnvelope, "The annulment receipt"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),

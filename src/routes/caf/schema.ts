@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { PreviewMark } from "../../platform/preview.ts";
 import { envelope } from "../../platform/schemas.ts";
 
 // The folio fields the documents, exchanges and ledger operations share: src/routes/folio-fields.ts.
@@ -20,6 +21,7 @@ export const FolioRange = z.object({
   caf_xml: z
     .string()
     .register(z.globalRegistry, { description: "The CAF file (AUTORIZACION XML, ISO-8859-1), base64: what documents are stamped with" }),
+  vista_previa: PreviewMark,
 });
 
 export const FolioAnnulment = z
@@ -29,6 +31,7 @@ export const FolioAnnulment = z
     anulados_ledger: z.number().int().register(z.globalRegistry, {
       description: "Folios of the range this account's folio ledger held that it now records as annulled (0 when it holds none)",
     }),
+    vista_previa: PreviewMark,
   })
   .openapi("FolioAnnulment");
 

@@ -8,8 +8,9 @@ import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente, DryRun, IntegerParam, Rut } from "../../platform/params.ts";
+import { previewNote } from "../../platform/preview.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
-import { requestCaf } from "../../services/caf.ts";
+import { CAF_ESTIMATES, CAF_PLACEHOLDERS, requestCaf } from "../../services/caf.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { LedgerAdded } from "../folio-ledger-schema.ts";
@@ -50,7 +51,9 @@ export function registerCafSolicitar(app: OpenAPIHono<AppEnv>): void {
       tags: ["Folios"],
       summary: "Request a folio range (CAF)",
       description:
-        "Logs in with the certificate, stamps `cantidad` folios of type `dte` for `emisor` and returns the range with its CAF file. Irreversible: send an `Idempotency-Key`; the stamping itself is never retried. After it, the file is downloaded again while the SII answers its transient DTE-OFGA (up to 3 more times), else re-obtained through the SII's re-obtaining pages (`reobtenido: true`), as is a range the SII answers was already authorized. If neither gives the file, the 502 says the folios are stamped, names the range (`details.folio_inicial`, `details.folio_final`, `details.estampados: true`) and where to re-obtain it (`details.reobtener_en`): do not request them again. `dry_run` checks everything (the certificate too) without contacting the SII. With `ledger: true` the CAF is also added to this account's folio ledger (`ledger` in the answer, as the ledger's `POST` answers; null, with the reason in `message`, when it could not be added: the folios stay granted and `caf_xml` carries them).",
+        "Logs in with the certificate, stamps `cantidad` folios of type `dte` for `emisor` and returns the range with its CAF file. Irreversible: send an `Idempotency-Key`; the stamping itself is never retried. After it, the file is downloaded again while the SII answers its transient DTE-OFGA (up to 3 more times), else re-obtained through the SII's re-obtaining pages (`reobtenido: true`), as is a range the SII answers was already authorized. If neither gives the file, the 502 says the folios are stamped, names the range (`details.folio_inicial`, `details.folio_final`, `details.estampados: true`) and where to re-obtain it (`details.reobtener_en`): do not request them again. `dry_run` checks everything (the certificate too) without contacting the SII. With `ledger: true` the CAF is also added to this account's folio ledger (`ledger` in the answer, as the ledger's `POST` answers; null, with the reason in `message`, when it could not be added: the folios stay granted and `caf_xml` carries them). " +
+        previewNote(CAF_PLACEHOLDERS, CAF_ESTIMATES) +
+        " In a preview `folio_inicial` and `folio_final` follow the highest folio this account's ledger holds for the issuer and type (estimates), else are placeholders (1 to `cantidad`).",
       request: { params: Params, query: Query, body: jsonBody(Body) },
       responses: { 200: jsonContent(Granted, "The folios granted"), ...errorResponses([400, 422, 502, 503]) },
     }),

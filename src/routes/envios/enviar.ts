@@ -10,8 +10,9 @@ import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { Ambiente, DryRun } from "../../platform/params.ts";
+import { PreviewMark, previewNote } from "../../platform/preview.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
-import { sendEnvelope } from "../../services/envios.ts";
+import { SEND_PLACEHOLDERS, sendEnvelope } from "../../services/envios.ts";
 import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { readUploadedBatch } from "../document-batch.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
@@ -52,6 +53,7 @@ export const Sent = envelope(
       archivo: z.string(),
       emisor: z.string(),
       documentos: z.array(z.object({ tipo: z.number().int(), folio: z.number().int() })),
+      vista_previa: PreviewMark,
     })
     .openapi("SentEnvelope"),
 );
@@ -64,7 +66,7 @@ export function registerEnviosEnviar(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/envios/enviar",
       tags: ["Submissions"],
       summary: "Send an envelope to the SII",
-      description: `Uploads an EnvioDTE (DTEUpload, with the DTE token) or an EnvioBOLETA (the boleta REST service, with its own token) with the sender's certificate. The envelope is checked first: readable ISO-8859-1 XML, valid envelope and document signatures, a carátula that agrees with its documents and with the certificate, at most 2000 documents (500 boletas); each problem is a 400 naming its place in the XML (\`errors[].path\` = \`xml:<path>\`). Never retried: send an \`Idempotency-Key\`. The same file again is 409 \`ALREADY_SUBMITTED\` with the earlier track id. Charged 5 units (the operation's weight), and for the checks of an envelope beyond one block what \`envios/verificar\` charges for them: ${CHECK_WEIGHT} units per further started block of ${CHARGE_BLOCK} documents or ${CHARGE_BLOCK_LINES} Detalle lines (2 000 documents: 5 + ${unitsFor(CHECK_WEIGHT, MAX_BATCH_DOCUMENTS) - CHECK_WEIGHT}); a dry_run checks the same at no cost.`,
+      description: `Uploads an EnvioDTE (DTEUpload, with the DTE token) or an EnvioBOLETA (the boleta REST service, with its own token) with the sender's certificate. The envelope is checked first: readable ISO-8859-1 XML, valid envelope and document signatures, a carátula that agrees with its documents and with the certificate, at most 2000 documents (500 boletas); each problem is a 400 naming its place in the XML (\`errors[].path\` = \`xml:<path>\`). Never retried: send an \`Idempotency-Key\`. The same file again is 409 \`ALREADY_SUBMITTED\` with the earlier track id. Charged 5 units (the operation's weight), and for the checks of an envelope beyond one block what \`envios/verificar\` charges for them: ${CHECK_WEIGHT} units per further started block of ${CHARGE_BLOCK} documents or ${CHARGE_BLOCK_LINES} Detalle lines (2 000 documents: 5 + ${unitsFor(CHECK_WEIGHT, MAX_BATCH_DOCUMENTS) - CHECK_WEIGHT}); a dry_run checks the same at no cost. ${previewNote(SEND_PLACEHOLDERS)}`,
       request: { query: Query, body: jsonBody(Body) },
       responses: { 200: jsonContent(Sent, "The SII received the envelope"), ...errorResponses([400, 422, 502, 503]) },
     }),
