@@ -35,7 +35,7 @@ export interface GatewayClientOptions {
 type Raw = Client<paths, "application/json">;
 /** What openapi-fetch takes for an operation: params, body, headers, and the rest of `RequestInit`. */
 export type Init<P extends keyof paths, M extends Method> = MaybeOptionalInit<paths[P], M>;
-type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
+type RequiredKeys<T> = { [K in keyof T]-?: Record<never, never> extends Pick<T, K> ? never : K }[keyof T];
 /** The init argument is required when the operation has required parameters or a body. */
 type InitArg<I> = RequiredKeys<I> extends never ? [init?: I] : [init: I];
 
