@@ -86,7 +86,12 @@ export default defineConfig({
           ...timeouts,
           setupFiles,
           tags,
-          include: ["test/node/**/*.test.ts", "test/shared/**/*.test.ts", ...unit(["src/**/*.test.ts"])],
+          include: [
+            "test/node/**/*.test.ts",
+            "test/shared/**/*.test.ts",
+            "clients/typescript/test/**/*.test.ts",
+            ...unit(["src/**/*.test.ts"]),
+          ],
           exclude: [...mocking, ...quick],
         },
       },

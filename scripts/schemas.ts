@@ -1,12 +1,14 @@
 // `npm run schemas`: writes schemas/openapi.json and one JSON Schema per request body under
 // schemas/requests/, and the certificate forms' fragments the document embeds
-// (scripts/credential-forms.ts). `npm run schemas -- --check` fails when the committed files differ.
+// (scripts/credential-forms.ts), and the TypeScript client's generated files (scripts/typescript-client.ts).
+// `npm run schemas -- --check` fails when the committed files differ.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openApiDocument } from "../src/routes/openapi.ts";
 import { CREDENTIAL_FORMS_FILE, credentialFormsText } from "./credential-forms.ts";
 import { documentApp } from "./document-app.ts";
+import { typescriptClientFiles } from "./typescript-client.ts";
 
 type Json = Record<string, unknown>;
 
@@ -70,6 +72,25 @@ function existing(): Map<string, string> {
   return found;
 }
 
+/** The TypeScript client's generated files: with --check, those that differ from the committed ones; else written. */
+function typescriptClient(): string[] {
+  const drift: string[] = [];
+  for (const [file, text] of typescriptClientFiles(root, doc)) {
+    const path = join(root, file);
+    let committed: string | undefined;
+    try {
+      committed = readFileSync(path, "utf8");
+    } catch {}
+    if (committed === text) continue;
+    drift.push(file);
+    if (!check) {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, text);
+    }
+  }
+  return drift;
+}
+
 const current = existing();
 const forms = credentialFormsText();
 const formsDrift = readFileSync(join(root, CREDENTIAL_FORMS_FILE), "utf8") !== forms;
@@ -83,6 +104,11 @@ if (check) {
     console.error(`schemas/ is out of date (run npm run schemas): ${drift.join(", ")}`);
     process.exit(1);
   }
+  const clientDrift = typescriptClient();
+  if (clientDrift.length) {
+    console.error(`the TypeScript client is out of date (run npm run schemas): ${clientDrift.join(", ")}`);
+    process.exit(1);
+  }
   console.log(`schemas/ is up to date (${files.size} files)`);
 } else {
   rmSync(outDir, { recursive: true, force: true });
@@ -91,6 +117,7 @@ if (check) {
     writeFileSync(join(outDir, file), text);
   }
   console.log(`wrote ${files.size} files to schemas/`);
+  for (const file of typescriptClient()) console.log(`wrote ${file}`);
   if (formsDrift) {
     // The document read at the top embedded the old fragments: run again to bring schemas/ in line.
     writeFileSync(join(root, CREDENTIAL_FORMS_FILE), forms);
