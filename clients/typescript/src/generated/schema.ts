@@ -50,7 +50,7 @@ export interface paths {
         put?: never;
         /**
          * Request a folio range (CAF)
-         * @description Logs in with the certificate, stamps `cantidad` folios of type `dte` for `emisor` and returns the range with its CAF file. Irreversible: send an `Idempotency-Key`; the stamping itself is never retried. After it, the file is downloaded again while the SII answers its transient DTE-OFGA (up to 3 more times), else re-obtained through the SII's re-obtaining pages (`reobtenido: true`), as is a range the SII answers was already authorized. If neither gives the file, the 502 says the folios are stamped, names the range (`details.folio_inicial`, `details.folio_final`, `details.estampados: true`) and where to re-obtain it (`details.reobtener_en`): do not request them again. `dry_run` checks everything (the certificate too) without contacting the SII. With `ledger: true` the CAF is also added to this account's folio ledger (`ledger` in the answer, as the ledger's `POST` answers; null, with the reason in `message`, when it could not be added: the folios stay granted and `caf_xml` carries them).
+         * @description Logs in with the certificate, stamps `cantidad` folios of type `dte` for `emisor` and returns the range with its CAF file. Irreversible: send an `Idempotency-Key`; the stamping itself is never retried. After it, the file is downloaded again while the SII answers its transient DTE-OFGA (up to 3 more times), else re-obtained through the SII's re-obtaining pages (`reobtenido: true`), as is a range the SII answers was already authorized. If neither gives the file, the 502 says the folios are stamped, names the range (`details.folio_inicial`, `details.folio_final`, `details.estampados: true`) and where to re-obtain it (`details.reobtener_en`): do not request them again. `dry_run` checks everything (the certificate too) without contacting the SII. With `ledger: true` the CAF is also added to this account's folio ledger (`ledger` in the answer, as the ledger's `POST` answers; null, with the reason in `message`, when it could not be added: the folios stay granted and `caf_xml` carries them). A `dry_run` preview keeps this shape and marks itself in `vista_previa`: `caf_xml`, `reobtenido` are placeholders; `fecha_autorizacion`, `cantidad` are estimates. In a preview `folio_inicial` and `folio_final` follow the highest folio this account's ledger holds for the issuer and type (estimates), else are placeholders (1 to `cantidad`).
          */
         post: operations["post_sii_dte_caf_solicitar"];
         delete?: never;
@@ -70,7 +70,7 @@ export interface paths {
         put?: never;
         /**
          * Annul a range of unused folios
-         * @description Only folios not yet used can be annulled (a used one must be annulled as a document). Irreversible: send an `Idempotency-Key`. An unknown range is a 404. The folios of the range this account's folio ledger holds are recorded as annulled there (`anulados_ledger` says how many), so `documentos/generar` never hands them out.
+         * @description Only folios not yet used can be annulled (a used one must be annulled as a document). Irreversible: send an `Idempotency-Key`. An unknown range is a 404. The folios of the range this account's folio ledger holds are recorded as annulled there (`anulados_ledger` says how many), so `documentos/generar` never hands them out. A `dry_run` preview keeps this shape and marks itself in `vista_previa`: `glosa`, `anulados_ledger` are placeholders; `folios_anulados` are estimates.
          */
         post: operations["post_sii_dte_caf_anular"];
         delete?: never;
@@ -834,7 +834,7 @@ export interface paths {
         put?: never;
         /**
          * Send an envelope to the SII
-         * @description Uploads an EnvioDTE (DTEUpload, with the DTE token) or an EnvioBOLETA (the boleta REST service, with its own token) with the sender's certificate. The envelope is checked first: readable ISO-8859-1 XML, valid envelope and document signatures, a carátula that agrees with its documents and with the certificate, at most 2000 documents (500 boletas); each problem is a 400 naming its place in the XML (`errors[].path` = `xml:<path>`). Never retried: send an `Idempotency-Key`. The same file again is 409 `ALREADY_SUBMITTED` with the earlier track id. Charged 5 units (the operation's weight), and for the checks of an envelope beyond one block what `envios/verificar` charges for them: 3 units per further started block of 25 documents or 1000 Detalle lines (2 000 documents: 5 + 237); a dry_run checks the same at no cost.
+         * @description Uploads an EnvioDTE (DTEUpload, with the DTE token) or an EnvioBOLETA (the boleta REST service, with its own token) with the sender's certificate. The envelope is checked first: readable ISO-8859-1 XML, valid envelope and document signatures, a carátula that agrees with its documents and with the certificate, at most 2000 documents (500 boletas); each problem is a 400 naming its place in the XML (`errors[].path` = `xml:<path>`). Never retried: send an `Idempotency-Key`. The same file again is 409 `ALREADY_SUBMITTED` with the earlier track id. Charged 5 units (the operation's weight), and for the checks of an envelope beyond one block what `envios/verificar` charges for them: 3 units per further started block of 25 documents or 1000 Detalle lines (2 000 documents: 5 + 237); a dry_run checks the same at no cost. A `dry_run` preview keeps this shape and marks itself in `vista_previa`: `track_id`, `estado`, `fecha_recepcion` are placeholders.
          */
         post: operations["post_platform_dte_envios_enviar"];
         delete?: never;
@@ -1226,7 +1226,10 @@ export interface components {
                 status: "ok" | "degraded";
                 /** @enum {string} */
                 mode: "sandbox" | "live";
-                /** @example 0.1.0 */
+                /**
+                 * @description The release, as `info.version` of the OpenAPI document
+                 * @example 0.4.0
+                 */
                 version: string;
                 /** @description With `deep=1` only */
                 sii?: {
@@ -1307,6 +1310,13 @@ export interface components {
             reobtenido: boolean;
             /** @description The CAF file (AUTORIZACION XML, ISO-8859-1), base64: what documents are stamped with */
             caf_xml: string;
+            /** @description Only on a `dry_run` preview: which fields of `data` are placeholders and which are estimates */
+            vista_previa?: {
+                /** @description Fields whose values are placeholders: only the SII decides them */
+                provisionales: string[];
+                /** @description Fields the gateway estimates; the SII may answer otherwise */
+                estimados: string[];
+            };
             /** @description With `ledger: true`: the folio ledger after adding the range; null when it could not be added (`message` says why) */
             ledger?: components["schemas"]["FolioLedger"] & ({
                 rango: components["schemas"]["FolioLedgerRange"] & unknown;
@@ -1446,6 +1456,13 @@ export interface components {
             folios_anulados: number;
             /** @description Folios of the range this account's folio ledger held that it now records as annulled (0 when it holds none) */
             anulados_ledger: number;
+            /** @description Only on a `dry_run` preview: which fields of `data` are placeholders and which are estimates */
+            vista_previa?: {
+                /** @description Fields whose values are placeholders: only the SII decides them */
+                provisionales: string[];
+                /** @description Fields the gateway estimates; the SII may answer otherwise */
+                estimados: string[];
+            };
         };
         FolioLedgerAdded: components["schemas"]["FolioLedger"] & {
             rango: components["schemas"]["FolioLedgerRange"] & unknown;
@@ -1799,10 +1816,11 @@ export interface components {
                     /** @description `TipoDTE`, `Folio`, `FchEmis` and the rest of the SII's IdDoc */
                     IdDoc: {
                         /**
-                         * @description The document type: 33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112 (a number, or its digits as a string)
+                         * @description The document type: 33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112 (its digits as a string, `"33"`, are accepted too)
                          * @example 33
+                         * @enum {integer}
                          */
-                        TipoDTE: (33 | 34 | 39 | 41 | 43 | 46 | 52 | 56 | 61 | 110 | 111 | 112) | ("33" | "34" | "39" | "41" | "43" | "46" | "52" | "56" | "61" | "110" | "111" | "112");
+                        TipoDTE: 33 | 34 | 39 | 41 | 43 | 46 | 52 | 56 | 61 | 110 | 111 | 112;
                     } & {
                         [key: string]: unknown;
                     };
@@ -1955,10 +1973,11 @@ export interface components {
                 /** @description `TipoDTE`, `Folio`, `FchEmis` and the rest of the SII's IdDoc */
                 IdDoc: {
                     /**
-                     * @description The document type: 33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112 (a number, or its digits as a string)
+                     * @description The document type: 33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112 (its digits as a string, `"33"`, are accepted too)
                      * @example 33
+                     * @enum {integer}
                      */
-                    TipoDTE: (33 | 34 | 39 | 41 | 43 | 46 | 52 | 56 | 61 | 110 | 111 | 112) | ("33" | "34" | "39" | "41" | "43" | "46" | "52" | "56" | "61" | "110" | "111" | "112");
+                    TipoDTE: 33 | 34 | 39 | 41 | 43 | 46 | 52 | 56 | 61 | 110 | 111 | 112;
                     /**
                      * @description The folio, within the CAF's range (a number, or its digits as a string); left out in a request without `caf`, the next free folio of the account's ledger
                      * @example 1
@@ -2621,6 +2640,13 @@ export interface components {
                 tipo: number;
                 folio: number;
             }[];
+            /** @description Only on a `dry_run` preview: which fields of `data` are placeholders and which are estimates */
+            vista_previa?: {
+                /** @description Fields whose values are placeholders: only the SII decides them */
+                provisionales: string[];
+                /** @description Fields the gateway estimates; the SII may answer otherwise */
+                estimados: string[];
+            };
         };
         /**
          * @example {
@@ -3233,7 +3259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3255,12 +3281,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -3532,7 +3560,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3554,12 +3582,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -3916,7 +3946,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3938,12 +3968,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -4195,7 +4227,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4217,12 +4249,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -4487,7 +4521,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4509,12 +4543,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -4754,7 +4790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4776,12 +4812,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -4840,7 +4878,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The taxpayer's data, or the SII's page (`text/html`, ISO-8859-1) */
+            /** @description The taxpayer's data, or the SII's page (`text/html`, ISO-8859-1, inline as `contribuyente-<RUT>.html`) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4848,6 +4886,8 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    /** @description On the file form only (absent on `Accept: application/json`): `inline` for what a browser shows (PDF, HTML), `attachment` for what it saves (ESC/POS, CSV), and the file's name (ASCII letters, digits, `.`, `_`, `-`) */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5042,7 +5082,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5064,12 +5104,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -5413,7 +5455,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5435,12 +5477,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -5558,7 +5602,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The summary (JSON), or the SII's output (`text/csv` / `text/html`, ISO-8859-1); in the CSV a cell a spreadsheet would read as a formula (other than a plain number) gets a leading `'` */
+            /** @description The summary (JSON), or the SII's output (`text/csv` / `text/html`, ISO-8859-1): the page inline as `bte-emitidas-<RUT>-<anio>.html`, the CSV an attachment `bte-emitidas-<RUT>-<anio>.csv`; in the CSV a cell a spreadsheet would read as a formula (other than a plain number) gets a leading `'` */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5566,6 +5610,8 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    /** @description On the file form only (absent on `Accept: application/json`): `inline` for what a browser shows (PDF, HTML), `attachment` for what it saves (ESC/POS, CSV), and the file's name (ASCII letters, digits, `.`, `_`, `-`) */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5738,7 +5784,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5760,12 +5806,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -6017,7 +6065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6039,12 +6087,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -6295,7 +6345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6317,12 +6367,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -6573,7 +6625,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6595,12 +6647,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -6851,7 +6905,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6873,12 +6927,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -7187,7 +7243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7209,12 +7265,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -7500,7 +7558,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7522,12 +7580,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -7813,7 +7873,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7835,12 +7895,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -7892,7 +7954,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The receipt: ESC/POS bytes, or the envelope with base64 on `Accept: application/json` */
+            /** @description The receipt: ESC/POS bytes to save or send to the printer as they are (an attachment named `DTE-<tipo>-<folio>.prn`, `EnvioDTE-<RUT emisor>-<n>docs.prn` for an envelope of several), or the envelope with base64 on `Accept: application/json` */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7900,6 +7962,8 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    /** @description On the file form only (absent on `Accept: application/json`): `inline` for what a browser shows (PDF, HTML), `attachment` for what it saves (ESC/POS, CSV), and the file's name (ASCII letters, digits, `.`, `_`, `-`) */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8071,7 +8135,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8093,12 +8157,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -8149,7 +8215,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The PDF, or the envelope with base64 on `Accept: application/json` */
+            /** @description The PDF (shown inline, named `DTE-<tipo>-<folio>.pdf` for one document, `EnvioDTE-<RUT emisor>-<n>docs.pdf` or `EnvioBOLETA-…` for an envelope of several), or the envelope with base64 on `Accept: application/json` */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8157,6 +8223,8 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    /** @description On the file form only (absent on `Accept: application/json`): `inline` for what a browser shows (PDF, HTML), `attachment` for what it saves (ESC/POS, CSV), and the file's name (ASCII letters, digits, `.`, `_`, `-`) */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8328,7 +8396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8350,12 +8418,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -8594,7 +8664,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8616,12 +8686,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -8915,7 +8987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8937,12 +9009,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -9064,7 +9138,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The documents, or with `formato=csv` the SII's export (ISO-8859-1) as received, except that a cell a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return, other than a plain number) gets a leading `'` (OWASP CSV injection) */
+            /** @description The documents, or with `formato=csv` the SII's export (ISO-8859-1, an attachment named `RCV_<operacion>_<estado>_<RUT>_<periodo>.csv`) as received, except that a cell a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return, other than a plain number) gets a leading `'` (OWASP CSV injection) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9072,6 +9146,8 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    /** @description On the file form only (absent on `Accept: application/json`): `inline` for what a browser shows (PDF, HTML), `attachment` for what it saves (ESC/POS, CSV), and the file's name (ASCII letters, digits, `.`, `_`, `-`) */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9243,7 +9319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9265,12 +9341,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -9390,7 +9468,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The documents, or with `formato=csv` the SII's export (ISO-8859-1) as received, except that a cell a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return, other than a plain number) gets a leading `'` (OWASP CSV injection) */
+            /** @description The documents, or with `formato=csv` the SII's export (ISO-8859-1, an attachment named `RCV_<operacion>_<estado>_<RUT>_<periodo>.csv`) as received, except that a cell a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return, other than a plain number) gets a leading `'` (OWASP CSV injection) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9398,6 +9476,8 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    /** @description On the file form only (absent on `Accept: application/json`): `inline` for what a browser shows (PDF, HTML), `attachment` for what it saves (ESC/POS, CSV), and the file's name (ASCII letters, digits, `.`, `_`, `-`) */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9569,7 +9649,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9591,12 +9671,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -9917,7 +9999,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9939,12 +10021,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -10265,7 +10349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10287,12 +10371,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -10615,7 +10701,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10637,12 +10723,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -10965,7 +11053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10987,12 +11075,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -11311,7 +11401,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11333,12 +11423,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -11659,7 +11751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11681,12 +11773,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -12007,7 +12101,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12029,12 +12123,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -12385,7 +12481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12407,12 +12503,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -12765,7 +12863,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12787,12 +12885,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -13145,7 +13245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13167,12 +13267,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -13527,7 +13629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13549,12 +13651,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -13850,7 +13954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13872,12 +13976,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -14125,7 +14231,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14147,12 +14253,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -14402,7 +14510,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14424,12 +14532,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -14780,7 +14890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14802,12 +14912,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -15156,7 +15268,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15178,12 +15290,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -15532,7 +15646,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15554,12 +15668,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -15873,7 +15989,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15895,12 +16011,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -16189,7 +16307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16211,12 +16329,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -16538,7 +16658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16560,12 +16680,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -16886,7 +17008,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16908,12 +17030,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -17202,7 +17326,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17224,12 +17348,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -17548,7 +17674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17570,12 +17696,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -17894,7 +18022,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17916,12 +18044,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -18240,7 +18370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18262,12 +18392,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -18589,7 +18721,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18611,12 +18743,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -18840,7 +18974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18862,12 +18996,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -19096,7 +19232,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19118,12 +19254,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
@@ -19311,7 +19449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19333,12 +19471,14 @@ export interface operations {
                      *         "daily": {
                      *           "used": 1000,
                      *           "limit": 1000,
-                     *           "resets_at": 1768521600
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
                      *         },
                      *         "monthly": {
                      *           "used": 5000,
                      *           "limit": 20000,
-                     *           "resets_at": 1769904000
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
                      *         }
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
