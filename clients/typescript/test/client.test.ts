@@ -124,6 +124,17 @@ describe("the TypeScript client", () => {
     expect(sleeps).toEqual([300_000]);
   });
 
+  it("retries a read answered 429 by the SII after its Retry-After, and it succeeds", async () => {
+    const { client, sleeps } = await gateway();
+    await client.POST("/sandbox/v1/faults", { body: { service: "indicadores", fault: "throttle", count: 1 } });
+    const uf = await client.GET("/api/v1/sii/indicadores/uf/anual/{anio}/{mes}/{dia}", {
+      params: { path: { anio: 2022, mes: 5, dia: 10 } },
+    });
+    expect(uf.data.success).toBe(true);
+    expect(sleeps).toHaveLength(1);
+    expect(sleeps[0]).toBeGreaterThan(0);
+  });
+
   it("turns a network failure and a proxy's page into GatewayError", async () => {
     const down = createGatewayClient({ baseUrl: "http://127.0.0.1", fetch: () => Promise.reject(new TypeError("fetch failed")) });
     await expect(down.GET("/healthz")).rejects.toMatchObject({ status: 0, error_code: "NETWORK_ERROR" });
