@@ -135,6 +135,21 @@ describe("the TypeScript client", () => {
     expect(sleeps[0]).toBeGreaterThan(0);
   });
 
+  it("replays a write repeated with the same Idempotency-Key: Idempotent-Replayed and the same body", async () => {
+    const { client } = await gateway();
+    const send = () =>
+      client.POST("/api/v1/sii/bhe/emitidas/email/{codigo}", {
+        params: { path: { codigo: "222222220000041F99ED" } },
+        body: { auth: { pass: { rut: "22222222-2", clave: "sandbox22" } }, destinatario: { email: "pagos@cliente.cl", nombre: "Cliente" } },
+        headers: { "Idempotency-Key": "replay-1" },
+      });
+    const first = await send();
+    const again = await send();
+    expect([first.response.headers.get("idempotent-replayed"), again.response.headers.get("idempotent-replayed")]).toEqual([null, "true"]);
+    expect(again.data).toEqual(first.data);
+    expect(first.data.success).toBe(true);
+  });
+
   it("turns a network failure and a proxy's page into GatewayError", async () => {
     const down = createGatewayClient({ baseUrl: "http://127.0.0.1", fetch: () => Promise.reject(new TypeError("fetch failed")) });
     await expect(down.GET("/healthz")).rejects.toMatchObject({ status: 0, error_code: "NETWORK_ERROR" });
