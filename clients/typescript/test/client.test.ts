@@ -150,6 +150,18 @@ describe("the TypeScript client", () => {
     expect(first.data.success).toBe(true);
   });
 
+  it("reads an RCV sales summary with the sandbox taxpayer's clave", async () => {
+    const { client } = await gateway();
+    const rcv = await client.POST("/api/v1/sii/rcv/ventas/resumen/{emisor}/{periodo}", {
+      params: { path: { emisor: "76192083-9", periodo: "202401" } },
+      body: { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } },
+    });
+    expect(rcv.data.success).toBe(true);
+    expect(rcv.data.data).toMatchObject({ rut: "76192083-9", periodo: "202401", operacion: "VENTA" });
+    const counted = rcv.data.data.resumen.reduce((n, row) => n + row.documentos, 0);
+    expect(counted).toBe(rcv.data.data.total_documentos);
+  });
+
   it("turns a network failure and a proxy's page into GatewayError", async () => {
     const down = createGatewayClient({ baseUrl: "http://127.0.0.1", fetch: () => Promise.reject(new TypeError("fetch failed")) });
     await expect(down.GET("/healthz")).rejects.toMatchObject({ status: 0, error_code: "NETWORK_ERROR" });
