@@ -124,6 +124,44 @@ describe("the TypeScript client", () => {
     expect(sleeps).toEqual([300_000]);
   });
 
+  it("retries a read answered 429 by the SII after its Retry-After, and it succeeds", async () => {
+    const { client, sleeps } = await gateway();
+    await client.POST("/sandbox/v1/faults", { body: { service: "indicadores", fault: "throttle", count: 1 } });
+    const uf = await client.GET("/api/v1/sii/indicadores/uf/anual/{anio}/{mes}/{dia}", {
+      params: { path: { anio: 2022, mes: 5, dia: 10 } },
+    });
+    expect(uf.data.success).toBe(true);
+    // The sandbox's throttle page says Retry-After: 60; the client waits exactly that once.
+    expect(sleeps).toEqual([60_000]);
+  });
+
+  it("replays a write repeated with the same Idempotency-Key: Idempotent-Replayed and the same body", async () => {
+    const { client } = await gateway();
+    const send = () =>
+      client.POST("/api/v1/sii/bhe/emitidas/email/{codigo}", {
+        params: { path: { codigo: "222222220000041F99ED" } },
+        body: { auth: { pass: { rut: "22222222-2", clave: "sandbox22" } }, destinatario: { email: "pagos@cliente.cl", nombre: "Cliente" } },
+        headers: { "Idempotency-Key": "replay-1" },
+      });
+    const first = await send();
+    const again = await send();
+    expect([first.response.headers.get("idempotent-replayed"), again.response.headers.get("idempotent-replayed")]).toEqual([null, "true"]);
+    expect(again.data).toEqual(first.data);
+    expect(first.data.success).toBe(true);
+  });
+
+  it("reads an RCV sales summary with the sandbox taxpayer's clave", async () => {
+    const { client } = await gateway();
+    const rcv = await client.POST("/api/v1/sii/rcv/ventas/resumen/{emisor}/{periodo}", {
+      params: { path: { emisor: "76192083-9", periodo: "202401" } },
+      body: { auth: { pass: { rut: "76192083-9", clave: "sandbox76" } } },
+    });
+    expect(rcv.data.success).toBe(true);
+    expect(rcv.data.data).toMatchObject({ rut: "76192083-9", periodo: "202401", operacion: "VENTA" });
+    const counted = rcv.data.data.resumen.reduce((n, row) => n + row.documentos, 0);
+    expect(counted).toBe(rcv.data.data.total_documentos);
+  });
+
   it("turns a network failure and a proxy's page into GatewayError", async () => {
     const down = createGatewayClient({ baseUrl: "http://127.0.0.1", fetch: () => Promise.reject(new TypeError("fetch failed")) });
     await expect(down.GET("/healthz")).rejects.toMatchObject({ status: 0, error_code: "NETWORK_ERROR" });
