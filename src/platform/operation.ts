@@ -71,9 +71,7 @@ export function registerOperation<R extends RouteConfig>(
     security: [{ ApiToken: [] }],
     // A large body is read after the checks that need none of it (json-body.ts).
     middleware: deprecated ? [announceDeprecation(deprecated), ...checks] : checks,
-    ...(deprecated
-      ? { deprecated: true, description: [route.description, deprecationNote(deprecated)].filter(Boolean).join("\n\n") }
-      : {}),
+    ...(deprecated ? { deprecated: true, description: [route.description, deprecationNote(deprecated)].filter(Boolean).join("\n\n") } : {}),
     "x-scope": spec.scope,
     "x-quota-weight": spec.weight,
     ...(spec.changesState ? { parameters: [...(route.parameters ?? []), { $ref: "#/components/parameters/Idempotency-Key" }] } : {}),

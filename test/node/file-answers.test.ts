@@ -53,7 +53,11 @@ describe("Content-Disposition on file answers", () => {
     expect([bytes.status, bytes.headers.get("content-disposition")]).toEqual([200, 'attachment; filename="DTE-33-101.prn"']);
     for (const path of [PDF, ESCPOS]) {
       const json = await post(path, { xml: one }, { accept: "application/json" });
-      expect([json.status, json.headers.get("content-type"), json.headers.get("content-disposition")]).toEqual([200, "application/json", null]);
+      expect([json.status, json.headers.get("content-type"), json.headers.get("content-disposition")]).toEqual([
+        200,
+        "application/json",
+        null,
+      ]);
     }
   });
 
@@ -91,7 +95,9 @@ describe("Content-Disposition on file answers", () => {
     expect(fileOperations.length).toBeGreaterThanOrEqual(6);
     for (const { method, path, operation } of fileOperations) {
       const ok = operation.responses?.["200"] as { headers?: Record<string, { schema?: { example?: string } }> };
-      expect(ok.headers?.["Content-Disposition"]?.schema?.example, `${method} ${path}`).toMatch(/^(inline|attachment); filename="[\w.-]+"$/);
+      expect(ok.headers?.["Content-Disposition"]?.schema?.example, `${method} ${path}`).toMatch(
+        /^(inline|attachment); filename="[\w.-]+"$/,
+      );
     }
   });
 });
