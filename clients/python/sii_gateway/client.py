@@ -275,9 +275,10 @@ class Client:
         accept: str = "application/json",
     ) -> requests.Response:
         headers = {"Authorization": f"Bearer {self._token}", "Accept": accept}
-        if idempotency_key is not None or takes_idempotency_key(method, path.split("?", 1)[0]):
+        route = path.split("?", 1)[0]
+        if idempotency_key is not None or takes_idempotency_key(method, route):
             headers["Idempotency-Key"] = idempotency_key or str(uuid.uuid4())
-        read = is_read(method, path.split("?", 1)[0])
+        read = is_read(method, route)
         attempt = 0
         while True:
             response = self._session.request(
