@@ -5,12 +5,19 @@ import type { Context } from "hono";
 
 export type Disposition = "inline" | "attachment";
 
+/** A name's longest form: it may come from the uploaded XML (the carátula's RUT), and a header must stay small. */
+export const MAX_FILE_NAME = 120;
+
 /**
  * `name` with every character but letters, digits, `.`, `_` and `-` made `_`: plain ASCII needs no
  * quoting rules and no `filename*`, and no client reads a path or a second parameter out of it.
+ * A longer name keeps its start and its extension.
  */
 export function safeFileName(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]/g, "_");
+  const safe = name.replace(/[^A-Za-z0-9._-]/g, "_");
+  if (safe.length <= MAX_FILE_NAME) return safe;
+  const extension = /\.[A-Za-z0-9]{1,8}$/.exec(safe.slice(-9))?.[0] ?? "";
+  return safe.slice(0, MAX_FILE_NAME - extension.length) + extension;
 }
 
 export function contentDisposition(disposition: Disposition, name: string): string {

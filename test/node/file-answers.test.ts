@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
-import { contentDisposition, safeFileName } from "../../src/platform/file-answer.ts";
+import { contentDisposition, MAX_FILE_NAME, safeFileName } from "../../src/platform/file-answer.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf } from "../../src/sandbox/folios-caf.ts";
 import { documentOf, operationsIn } from "../support/answers.ts";
@@ -80,6 +80,9 @@ describe("Content-Disposition on file answers", () => {
 
   it("keeps names ASCII letters, digits, dot, underscore and hyphen, so no filename* is needed", () => {
     expect(safeFileName('a "b"/c\\d;é\r\n.pdf')).toBe("a__b__c_d____.pdf");
+    // A carátula's RUT of a megabyte does not become a megabyte of header.
+    const long = safeFileName(`EnvioDTE-${"9".repeat(1_000_000)}-2docs.pdf`);
+    expect([long.length, long.startsWith("EnvioDTE-999"), long.endsWith(".pdf")]).toEqual([MAX_FILE_NAME, true, true]);
     expect(contentDisposition("attachment", "RCV_COMPRA_REGISTRO_76192083-9_202401.csv")).toBe(
       'attachment; filename="RCV_COMPRA_REGISTRO_76192083-9_202401.csv"',
     );
