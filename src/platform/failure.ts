@@ -10,12 +10,18 @@ import { callerData } from "./caller-data.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError, type ErrorCode, errorResponse } from "./errors.ts";
 
-export function toApiError(err: unknown): ApiError | null {
+/** `emptyBody`: the request declared a body of no bytes, which JSON cannot be but deserves its own words. */
+export function toApiError(err: unknown, emptyBody = false): ApiError | null {
   if (err instanceof ApiError) return err;
   if (err instanceof DteError) return fromDteError(err);
   if (err instanceof CredentialError) return fromCredentialError(err);
   if (err instanceof HTTPException) {
     if (err.status === 400 && /malformed json/i.test(err.message)) {
+      if (emptyBody) {
+        return new ApiError(422, "VALIDATION_ERROR", "The request body is empty: this operation takes a JSON object", {
+          errors: [{ path: "", location: "body", message: "is empty" }],
+        });
+      }
       return new ApiError(422, "VALIDATION_ERROR", "The request body is not valid JSON", {
         errors: [{ path: "", location: "body", message: "malformed JSON" }],
       });
@@ -46,7 +52,8 @@ export function fromCredentialError(err: CredentialError): ApiError {
 }
 
 export function failureResponse(c: Context<AppEnv>, err: unknown): Response {
-  const known = toApiError(err);
+  const length = c.req.header("content-length");
+  const known = toApiError(err, length === "0" || (length === undefined && c.req.raw.body === null));
   if (known)
     return errorResponse(
       c,

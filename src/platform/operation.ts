@@ -3,7 +3,7 @@
 // weight next to its path; the app keeps what was registered, so the quota table is read from the
 // routes. The handler gets the route's own types: `c.req.valid("json" | "query" | "param" |
 // "header")` answers what the route's schemas output, as `app.openapi` does.
-import type { OpenAPIHono, RouteConfig, RouteHandler } from "@hono/zod-openapi";
+import type { OpenAPIHono, RouteConfig, RouteHandler, z } from "@hono/zod-openapi";
 import type { Context, ValidationTargets } from "hono";
 import type { Scope } from "../ports/access.ts";
 import { requireScope } from "./auth.ts";
@@ -14,6 +14,7 @@ import { slicedJsonBody } from "./json-body.ts";
 import { operationResponses } from "./operation-responses.ts";
 import type { OperationSpec } from "./quota.ts";
 import { type Handler, runOperation } from "./run-operation.ts";
+import { bodyHook } from "./validation.ts";
 
 /** The context of route `R`'s handler: its path's parameters and its validated input, typed from its schemas. */
 export type OperationContext<R extends RouteConfig> = Parameters<RouteHandler<R, AppEnv>>[0];
@@ -79,7 +80,19 @@ export function registerOperation<R extends RouteConfig>(
   };
   // The document is built from `config` (the platform's additions); the handler's types come
   // from the route as declared, whose request schemas `config` keeps unchanged.
-  app.openapi<RouteConfig, InputOf<R>, PathOf<R>>(config, (c) => runOperation(c, spec, handler, dryRun));
+  app.openapi<RouteConfig, InputOf<R>, PathOf<R>>(config, (c) => runOperation(c, spec, handler, dryRun), strictBody(route));
+}
+
+/**
+ * The validation hook of a route with a JSON body: unknown body fields refused (validation.ts
+ * `bodyHook`). Every `app.openapi` of a route with a body passes it; a test holds every operation to it.
+ */
+export function strictBody(route: RouteConfig) {
+  const media = route.request?.body?.content?.["application/json"];
+  const schema = media && "schema" in media ? media.schema : null;
+  if (!schema || typeof schema !== "object" || !("_zod" in schema)) return undefined;
+  // The validator awaits its hook; Hono's type has no place for one that answers nothing later.
+  return bodyHook(schema as z.core.$ZodType) as never;
 }
 
 /** A stable name for SDKs and the schema files: `post_sii_dte_caf_solicitar`. */

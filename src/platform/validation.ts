@@ -15,6 +15,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ApiError, type FieldError } from "./errors.ts";
+import { fieldNamed, type UnknownField, unknownFields } from "./unknown-fields.ts";
 
 type Target = "json" | "form" | "query" | "param" | "header" | "cookie";
 
@@ -191,31 +192,58 @@ function describe(issue: z.core.$ZodIssue, data: unknown): string {
   return clip(issue.message);
 }
 
-/** The first `MAX_FIELD_ERRORS` issues as field errors; `data` is what was validated. */
-export function fieldErrors(error: z.ZodError, target: Target, data?: unknown): FieldError[] {
-  return resolveUnions(error.issues)
-    .slice(0, MAX_FIELD_ERRORS)
-    .map((issue) => ({
-      path: clip(fieldPath(issue.path)),
-      location: locations[target],
-      message: describe(issue, data),
-    }));
-}
-
 export function validationHook(result: { success: boolean; error?: z.ZodError; target: Target; data?: unknown }, _c: Context): void {
   if (result.success || !result.error) return;
-  const errors = fieldErrors(result.error, result.target, result.data);
-  const issues = resolveUnions(result.error.issues);
-  const total = issues.length;
+  refuse(result.target, resolveUnions(result.error.issues), result.data, []);
+}
+
+/**
+ * The hook of an operation whose body is read by `schema`: the default hook's answers, and a body
+ * field the schema does not know refused (422, each named; unknown-fields.ts), also when the rest
+ * is valid. What was sent is read where the validator read it (the request's cached JSON).
+ */
+export function bodyHook(schema: z.core.$ZodType) {
+  return async (result: { success: boolean; error?: z.ZodError; target: Target; data?: unknown }, c: Context): Promise<void> => {
+    if (result.target !== "json") return validationHook(result, c);
+    const sent = result.success ? await c.req.json() : result.data;
+    const unknown = unknownFields(schema, sent, MAX_FIELD_ERRORS).map((field) => unknownFieldError(schema, field));
+    if (result.success && unknown.length === 0) return;
+    // zod's strict objects name their unknown keys too, at the object: the walk names each one.
+    const issues = resolveUnions(result.error?.issues ?? []).filter((i) => unknown.length === 0 || i.code !== "unrecognized_keys");
+    refuse("json", issues, sent, unknown);
+  };
+}
+
+function unknownFieldError(schema: z.core.$ZodType, field: UnknownField): FieldError {
+  const parent = fieldPath(field.path.slice(0, -1));
+  const named = fieldNamed(schema, field.key);
+  if (field.hint) return { path: clip(fieldPath(field.path)), location: "body", message: clip(field.hint) };
+  const hint = named
+    ? `; did you mean ${named}?`
+    : field.known.length > 0 && field.known.length <= 8
+      ? `; ${parent || "the body"} takes ${field.known.join(", ")}`
+      : "";
+  return { path: clip(fieldPath(field.path)), location: "body", message: clip(`is not a field of this operation${hint}`) };
+}
+
+function refuse(target: Target, issues: z.core.$ZodIssue[], data: unknown, unknown: FieldError[]): never {
+  const all = [
+    ...unknown,
+    ...issues.map((issue) => ({ path: clip(fieldPath(issue.path)), location: locations[target], message: describe(issue, data) })),
+  ];
+  const errors = all.slice(0, MAX_FIELD_ERRORS);
+  const total = all.length;
   const more = total > errors.length ? ` and ${total - errors.length} more` : "";
   const names = errors.map((e) => e.path || e.location).join(", ") + more;
   const init = { errors, ...(more ? { details: { errors_total: total } } : {}) };
-  if (result.target === "json" || result.target === "form") {
+  if (target === "json" || target === "form") {
+    if (issues.length === 0)
+      throw new ApiError(422, "VALIDATION_ERROR", `The request body has fields this operation does not take: ${names}`, init);
     // Only a body whose every problem is a business rule is a 400: any malformed part makes it a 422.
-    if (issues.every(isBusinessRule)) {
+    if (unknown.length === 0 && issues.every(isBusinessRule)) {
       throw new ApiError(400, "VALIDATION_ERROR", `The request breaks a rule: ${names}`, init);
     }
     throw new ApiError(422, "VALIDATION_ERROR", `The request body is invalid: ${names}`, init);
   }
-  throw new ApiError(400, "VALIDATION_ERROR", `Invalid ${result.target === "param" ? "path" : result.target} parameters: ${names}`, init);
+  throw new ApiError(400, "VALIDATION_ERROR", `Invalid ${target === "param" ? "path" : target} parameters: ${names}`, init);
 }

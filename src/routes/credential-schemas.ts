@@ -4,12 +4,15 @@
 
 import { z } from "@hono/zod-openapi";
 import { Rut } from "../platform/params.ts";
+import { explainUnknown } from "../platform/unknown-fields.ts";
 import { CertAuth } from "./certificate-schema.ts";
 import { EXAMPLE_CLAVE, EXAMPLE_PFX } from "./example-credentials.ts";
 
 export const CertAuthBody = z
   .object({
-    auth: z.strictObject({ cert: CertAuth }).register(z.globalRegistry, { description: "The taxpayer's credentials: a certificate" }),
+    auth: explainUnknown(z.strictObject({ cert: CertAuth }), {
+      pass: "this operation takes a certificate only (auth.cert), not a clave",
+    }).register(z.globalRegistry, { description: "The taxpayer's credentials: a certificate" }),
   })
   .openapi("CertificateAuth", { example: { auth: { cert: EXAMPLE_PFX } } });
 
@@ -24,9 +27,9 @@ export const PassAuth = z
   .openapi("ClaveCredential", { example: EXAMPLE_CLAVE });
 
 /** `auth` with a clave only. */
-export const PassOnlyAuth = z
-  .strictObject({ pass: PassAuth })
-  .register(z.globalRegistry, { description: "The taxpayer's credentials: RUT and clave tributaria" });
+export const PassOnlyAuth = explainUnknown(z.strictObject({ pass: PassAuth }), {
+  cert: "this operation takes a clave only (auth.pass: RUT and clave tributaria), not a certificate",
+}).register(z.globalRegistry, { description: "The taxpayer's credentials: RUT and clave tributaria" });
 
 /**
  * `auth` with either a clave or a certificate, exactly one: the server refuses both and neither.

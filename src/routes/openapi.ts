@@ -3,6 +3,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../platform/context.ts";
 import { headerRefs, IDEMPOTENCY_KEY_PARAMETER, RESPONSE_HEADERS, type ResponseHeaderName } from "../platform/schemas.ts";
+import { closeRequestBodies } from "./openapi-closed-bodies.ts";
 import { requestDefaultsInWords } from "./openapi-defaults.ts";
 import { API_INFO, TAG_DESCRIPTIONS } from "./openapi-info.ts";
 
@@ -29,6 +30,7 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>): Document {
   }
   linkAsyncDownloads(byId);
   requestDefaultsInWords(doc.paths ?? {}, doc.components?.schemas ?? {});
+  closeRequestBodies(doc.paths ?? {}, doc.components?.schemas ?? {});
   // In the order above (Swagger UI lists sections so); a tag missing there comes last, undescribed.
   const rank = (tag: string) => Object.keys(TAG_DESCRIPTIONS).indexOf(tag) >>> 0;
   doc.tags = [...used].sort((a, b) => rank(a) - rank(b)).map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? "" }));

@@ -2,9 +2,11 @@
 // the test credentials, faults switched on and off, recorded answers queued and dropped, the call
 // counts read and reset. Each answers the state it leaves; with no simulator behind the gateway,
 // 404 as for any unknown path.
+
 import type { Caller } from "../platform/caller.ts";
 import { ApiError } from "../platform/errors.ts";
 import type { SandboxControls, SandboxFault } from "../ports/sandbox.ts";
+import { SII_HOSTS } from "../sii/hosts.ts";
 
 type Operator = Pick<Caller, "deps">;
 
@@ -41,6 +43,8 @@ function replaysView(sandbox: SandboxControls) {
 /** The next `remaining` calls of a service get the fault. */
 export function addFault(operator: Operator, fault: SandboxFault) {
   const sandbox = sandboxOf(operator);
+  // A host fails every service on it: the SII hosts the gateway calls are the other names it takes.
+  refuseUnknownService(fault.service, [...sandbox.services(), ...SII_HOSTS], "a service of the simulator or an SII host");
   sandbox.addFault(fault);
   return faultsView(sandbox);
 }
@@ -77,13 +81,7 @@ export interface RecordedAnswer {
  */
 export function addReplay(operator: Operator, answer: RecordedAnswer) {
   const sandbox = sandboxOf(operator);
-  const services = sandbox.services();
-  if (!services.includes(answer.service)) {
-    const message = `must be a service of the simulator: ${services.join(", ")}`;
-    throw new ApiError(400, "VALIDATION_ERROR", `The request breaks a rule: service`, {
-      errors: [{ path: "service", location: "body", message }],
-    });
-  }
+  refuseUnknownService(answer.service, sandbox.services(), "a service of the simulator");
   const headers = Object.fromEntries(
     Object.entries(answer.headers)
       .map(([name, value]) => [name.toLowerCase(), value] as const)
@@ -97,4 +95,12 @@ export function clearReplays(operator: Operator) {
   const sandbox = sandboxOf(operator);
   sandbox.clearReplays();
   return replaysView(sandbox);
+}
+
+/** 400 naming `service` when it is none of `names`: a fault or replay for a misspelt name would wait forever. */
+function refuseUnknownService(service: string, names: readonly string[], what: string): void {
+  if (names.includes(service)) return;
+  throw new ApiError(400, "VALIDATION_ERROR", `The request breaks a rule: service`, {
+    errors: [{ path: "service", location: "body", message: `must be ${what}: ${names.join(", ")}` }],
+  });
 }

@@ -5,6 +5,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
+import { strictBody } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { addFault, callCounts, clearFaults, resetCalls } from "../../services/sandbox-controls.ts";
 import { controlGuard, description, security, tags } from "./guard.ts";
@@ -13,23 +14,25 @@ import { Calls, FaultInput, Faults } from "./schema.ts";
 export function registerSandboxControls(app: OpenAPIHono<AppEnv>): void {
   app.use("/sandbox/v1/faults", controlGuard);
   app.use("/sandbox/v1/calls", controlGuard);
+  const route = createRoute({
+    method: "post",
+    path: "/sandbox/v1/faults",
+    operationId: "sandbox_faults_add",
+    tags,
+    security,
+    description,
+    summary: "Make the simulated SII fail the next calls of a service",
+    request: { body: jsonBody(FaultInput) },
+    responses: { 200: jsonContent(Faults, "Faults now switched on"), ...errorResponses([400, 401, 404, 422]) },
+  });
   app.openapi(
-    createRoute({
-      method: "post",
-      path: "/sandbox/v1/faults",
-      operationId: "sandbox_faults_add",
-      tags,
-      security,
-      description,
-      summary: "Make the simulated SII fail the next calls of a service",
-      request: { body: jsonBody(FaultInput) },
-      responses: { 200: jsonContent(Faults, "Faults now switched on"), ...errorResponses([401, 404, 422]) },
-    }),
+    route,
     (c) => {
       const input = c.req.valid("json");
       const faults = addFault(callerOf(c), { service: input.service, fault: input.fault, remaining: input.count });
       return ok(c, faults, `The next ${input.count} call(s) to ${input.service} get ${input.fault}`);
     },
+    strictBody(route),
   );
 
   app.openapi(
