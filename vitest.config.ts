@@ -22,14 +22,15 @@ const tags = [
 const unit = (globs: string[]) => (process.env.SKIP_UNIT_TESTS === "1" ? [] : globs);
 /**
  * The node files that take the most time (the largest inputs, the fuzzer, the kill properties, every
- * operation's example, the fault matrix, the live check's process): `QUICK_TESTS=1` (`npm run
- * test:quick`) leaves them out, for a run of the rest in a minute or two.
+ * operation's example, the fault matrix, the live check's process, the client generators):
+ * `QUICK_TESTS=1` (`npm run test:quick`) leaves them out, for a run of the rest in a minute or two.
  */
 const slow = [
   "test/node/big-envelopes*.test.ts",
   "test/node/fuzz.test.ts",
   "test/node/live-check.test.ts",
   "test/node/openapi-examples.test.ts",
+  "test/node/openapi-generators.test.ts",
   "test/node/fault-matrix.test.ts",
   "test/node/folios-ledger-kill*.test.ts",
   "test/node/dte-generate.test.ts",
