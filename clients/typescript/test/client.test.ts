@@ -4,29 +4,10 @@ import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../../src/app.ts";
 import { EXAMPLE_ENVELOPE } from "../../../src/routes/example-documents.ts";
-import { ADMIN, testDeps, tokenFor } from "../../../test/support/app.ts";
+import { ADMIN } from "../../../test/support/app.ts";
 import { createGatewayClient, GatewayError, isRead } from "../src/index.ts";
-
-async function gateway(plan?: { daily_units: number; monthly_units: number }) {
-  const { deps } = testDeps();
-  const app = createApp(() => deps);
-  const { secret } = await tokenFor(deps, plan ? { plan } : {});
-  const sleeps: number[] = [];
-  const sent: Request[] = [];
-  const fetch = async (request: Request) => {
-    sent.push(request.clone());
-    return app.fetch(request);
-  };
-  const client = createGatewayClient({
-    baseUrl: "http://127.0.0.1",
-    token: secret,
-    fetch,
-    retry: { maxWaitSeconds: 600, sleep: async (ms) => void sleeps.push(ms) },
-  });
-  return { client, sleeps, sent, fetch };
-}
+import { gateway } from "./gateway.ts";
 
 describe("the TypeScript client", () => {
   it("reads typed answers (Health, Account, Indicators, Sandbox, Admin)", async () => {
