@@ -32,7 +32,9 @@ if (process.env.ADMIN_TOKEN || !live) {
 for (const line of lines) console.log(line);
 const child = spawn("wrangler", [...args, ...extra], {
   stdio: ["inherit", "pipe", "inherit"],
-  env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+  // CLOUDFLARE_CF_FETCH_ENABLED=false (unless set): miniflare's placeholder `request.cf`, not one
+  // fetched from workers.cloudflare.com, which offline prints two ENOTFOUND stack traces.
+  env: { CLOUDFLARE_CF_FETCH_ENABLED: "false", ...process.env, WRANGLER_SEND_METRICS: "false" },
 });
 child.stdout.on("data", (chunk) => {
   process.stdout.write(chunk);

@@ -1,5 +1,5 @@
 // createApp(deps): the one Hono app every runtime serves. Middleware order follows the request
-// lifecycle of the design: request id, body limit, auth, scope, validation, idempotency, quota.
+// lifecycle of the design: timing, request id, body limit, auth, scope, validation, idempotency, quota.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -8,7 +8,7 @@ import { cors } from "./platform/cors.ts";
 import { ApiError, errorResponse } from "./platform/errors.ts";
 import { failureResponse } from "./platform/failure.ts";
 import { rateHeaders } from "./platform/rate-headers.ts";
-import { requestContext, requestIdFor } from "./platform/request.ts";
+import { requestContext, requestIdFor, serverTiming } from "./platform/request.ts";
 import { securityHeaders } from "./platform/security-headers.ts";
 import { authenticateKnownRoute, unknownRoute } from "./platform/unknown-routes.ts";
 import { validationHook } from "./platform/validation.ts";
@@ -82,6 +82,7 @@ export type DepsResolver = (c: Context) => Deps | Promise<Deps>;
 export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
+  app.use(serverTiming);
   app.use(securityHeaders);
   app.use(async (c, next) => {
     c.set("deps", await resolveDeps(c));

@@ -9,7 +9,7 @@ import { nodeTransport } from "../adapters/node/transport.ts";
 import { createApp } from "../app.ts";
 import { configFromEnv, consoleLogger, systemClock } from "../config.ts";
 import { ProxyFailure } from "../lib/address-policy.ts";
-import { requestIdFor } from "../platform/request.ts";
+import { requestIdFor, serverTimingSince } from "../platform/request.ts";
 import { securityHeaders } from "../platform/security-headers.ts";
 import { seedDevToken } from "../platform/tokens.ts";
 import type { Deps, Logger } from "../ports/deps.ts";
@@ -101,10 +101,13 @@ export function nodeFront(
 ) {
   const root = new Hono();
   root.use(securityHeaders);
-  // The app sets X-Request-Id on its answers; the files under /docs (and the redirect) get one here.
+  // The app sets X-Request-Id and Server-Timing on its answers; the files under /docs (and the
+  // redirect) get them here.
   root.use(async (c, next) => {
+    const started = performance.now();
     await next();
     if (!c.res.headers.has("X-Request-Id")) c.res.headers.set("X-Request-Id", requestIdFor(c.req.header("x-request-id")));
+    if (!c.res.headers.has("Server-Timing")) c.res.headers.set("Server-Timing", serverTimingSince(started));
   });
   if (egress) root.post(EGRESS_PATH, (c) => egress(c.req.raw));
   root.get("/docs", (c) => c.redirect("/docs/", 307));

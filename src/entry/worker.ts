@@ -12,7 +12,7 @@ import { workerTransport } from "../adapters/cloudflare/transport.ts";
 import { createApp } from "../app.ts";
 import { configFromEnv, consoleLogger, systemClock, WORKERS_MAX_BODY_BYTES } from "../config.ts";
 import { isLoopbackHost } from "../lib/address-policy.ts";
-import { requestIdFor } from "../platform/request.ts";
+import { requestIdFor, serverTimingSince } from "../platform/request.ts";
 import { DOCS_CSP } from "../platform/security-headers.ts";
 import { seedDevToken } from "../platform/tokens.ts";
 import type { Deps } from "../ports/deps.ts";
@@ -105,7 +105,7 @@ function refusedWithoutSecretKey(request: Request, env: WorkerEnv): Response | n
 
 /**
  * /docs and its files: wrangler.toml has the Worker run first there (`run_worker_first`), so they
- * carry an X-Request-Id like every other answer; the headers public/_headers gives them are set
+ * carry an X-Request-Id and Server-Timing like every other answer; the headers public/_headers gives them are set
  * here too, as the Node front sets them. A file that does not exist is the app's 404.
  */
 async function docsAsset(request: Request, env: WorkerEnv): Promise<Response | null> {
@@ -126,6 +126,12 @@ const app = createApp((c) => workerDeps(c.env as WorkerEnv));
 
 export default {
   // The reference page holds no state and no secret: it is served whatever the configuration.
-  fetch: async (request, env, ctx) =>
-    (await docsAsset(request, env)) ?? refusedWithoutSecretKey(request, env) ?? app.fetch(request, env, ctx),
+  fetch: async (request, env, ctx) => {
+    const started = performance.now();
+    const own = (await docsAsset(request, env)) ?? refusedWithoutSecretKey(request, env);
+    if (!own) return app.fetch(request, env, ctx);
+    // The app times its own answers; these two never reach it.
+    own.headers.set("Server-Timing", serverTimingSince(started));
+    return own;
+  },
 } satisfies ExportedHandler<WorkerEnv>;

@@ -1,5 +1,5 @@
-// First middleware: request id, timing and one access-log line per request (no bodies, no
-// query strings, no headers: those can carry taxpayer data).
+// The app's first middleware: Server-Timing on every answer; then request id and one access-log
+// line per request (no bodies, no query strings, no headers: those can carry taxpayer data).
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./context.ts";
 
@@ -10,6 +10,22 @@ export function requestIdFor(incoming: string | null | undefined): string {
   return incoming && CLIENT_ID.test(incoming) ? incoming : `req_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
 }
 
+/** The Server-Timing value of an answer begun at `started` (performance.now()); the fronts serving /docs use it too. */
+export function serverTimingSince(started: number): string {
+  return `total;dur=${(performance.now() - started).toFixed(1)}`;
+}
+
+/**
+ * Outermost, so the answer of a failure before the request context ran (deps that refused their
+ * configuration) is timed as well: onError's answer comes back through here.
+ */
+export const serverTiming: MiddlewareHandler = async (c, next) => {
+  const started = performance.now();
+  await next();
+  // On the answer itself: `c.header` would copy the finished answer (on Node, its body into a stream).
+  c.res.headers.set("Server-Timing", serverTimingSince(started));
+};
+
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = performance.now();
   const requestId = requestIdFor(c.req.header("x-request-id"));
@@ -19,7 +35,6 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   // Set on the answer itself, as the later middleware do: `c.header` would copy the finished
   // answer into a new one, which on Node turns its body into a stream.
   c.res.headers.set("X-Request-Id", requestId);
-  c.res.headers.set("Server-Timing", `total;dur=${ms.toFixed(1)}`);
   c.get("deps").log.log({
     level: c.res.status >= 500 ? "error" : "info",
     msg: "request",

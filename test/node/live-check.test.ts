@@ -119,6 +119,10 @@ describe.concurrent("npm run live-check against the sandbox", () => {
     for (const line of run.stdout.split("\n").filter((l) => /^(SII live check for|operation |summary: )/.test(l))) {
       expect(page, "docs/live-check.md's example").toContain(line.trimEnd());
     }
+    // ...right after the command that prints it, this run's: the sandbox's company with the files given here.
+    const cert = (file: string) => `src/sandbox/credentials/11111111-1/${file}`;
+    const command = `npm run live-check -- --sandbox --rut 76192083-9 --clave ${COMPANY?.clave} \\\n  --cert ${cert("cert.pem")} --key ${cert("key.pem")}`;
+    expect(page).toContain(`${command}\n\`\`\`\n\n\`\`\`\nSII live check for`);
   }, 120_000);
 
   it("stops using a clave the SII refused, so repeated failures cannot lock it", async () => {
