@@ -9,7 +9,8 @@
 // - Two rewrites only: `http://127.0.0.1:8787` becomes the server's URL, and a line that assigns a
 //   placeholder (a value ending in `...`, as `TOKEN=sii_dev_...`) is dropped, so the exported value stays.
 // - `curl` is wrapped to report each call's status: every call must get a 2xx, unless its command's
-//   comment starts with another status (`# 401 ...`), which it must get.
+//   comment starts with another status (`# 401 ...`), which it must get. A comment showing output
+//   (`# {"success":true,...}`, `# "aceptado"`) is not compared: the status is.
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -63,8 +64,9 @@ const runDocs = docs
 const notRun = blocks.filter((b) => !talksToGateway(b)).map((b) => [`${b.doc}:${b.line} (${b.lines[0]?.trim()})`, b] as const);
 
 const PLACEHOLDER = /^\s*(?:export\s+)?[A-Za-z_]\w*=\S*\.\.\.\s*(?:#.*)?$/;
-// Written before the blocks (`-q`: no ~/.curlrc of the runner's): each curl call reports, on stderr, the script line of the top-level
-// command it belongs to (a call inside a function is the caller's) and its HTTP status.
+// Written before the blocks: each curl call reports, on stderr, the script line of the top-level
+// command it belongs to (a call inside a function is the caller's) and its HTTP status. `-q`: the
+// runner's ~/.curlrc is not read.
 const PRELUDE = [
   "set -euo pipefail",
   // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's own expansion, not a template
