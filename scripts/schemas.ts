@@ -1,6 +1,7 @@
 // `npm run schemas`: writes schemas/openapi.json and one JSON Schema per request body under
 // schemas/requests/, and the certificate forms' fragments the document embeds
-// (scripts/credential-forms.ts), and the TypeScript client's generated files (scripts/typescript-client.ts).
+// (scripts/credential-forms.ts), the TypeScript client's generated files (scripts/typescript-client.ts)
+// and the Postman collection (scripts/postman.ts).
 // `npm run schemas -- --check` fails when the committed files differ.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -8,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { openApiDocument } from "../src/routes/openapi.ts";
 import { CREDENTIAL_FORMS_FILE, credentialFormsText } from "./credential-forms.ts";
 import { documentApp } from "./document-app.ts";
+import { POSTMAN_FILE, postmanCollectionText } from "./postman.ts";
 import { typescriptClientFiles } from "./typescript-client.ts";
 
 type Json = Record<string, unknown>;
@@ -91,6 +93,18 @@ function typescriptClient(): string[] {
   return drift;
 }
 
+/** Whether the Postman collection differs from the committed one; written unless --check. */
+async function postmanCollection(): Promise<boolean> {
+  const text = await postmanCollectionText(doc);
+  let committed: string | undefined;
+  try {
+    committed = readFileSync(join(root, POSTMAN_FILE), "utf8");
+  } catch {}
+  if (committed === text) return false;
+  if (!check) writeFileSync(join(root, POSTMAN_FILE), text);
+  return true;
+}
+
 const current = existing();
 const forms = credentialFormsText();
 const formsDrift = readFileSync(join(root, CREDENTIAL_FORMS_FILE), "utf8") !== forms;
@@ -109,6 +123,10 @@ if (check) {
     console.error(`the TypeScript client is out of date (run npm run schemas): ${clientDrift.join(", ")}`);
     process.exit(1);
   }
+  if (await postmanCollection()) {
+    console.error(`${POSTMAN_FILE} is out of date (run npm run schemas)`);
+    process.exit(1);
+  }
   console.log(`schemas/ is up to date (${files.size} files)`);
 } else {
   rmSync(outDir, { recursive: true, force: true });
@@ -118,6 +136,7 @@ if (check) {
   }
   console.log(`wrote ${files.size} files to schemas/`);
   for (const file of typescriptClient()) console.log(`wrote ${file}`);
+  if (await postmanCollection()) console.log(`wrote ${POSTMAN_FILE}`);
   if (formsDrift) {
     // The document read at the top embedded the old fragments: run again to bring schemas/ in line.
     writeFileSync(join(root, CREDENTIAL_FORMS_FILE), forms);
