@@ -19552,6 +19552,32 @@ export interface operations {
                     };
                 };
             };
+            /** @description A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "Invalid path parameters: rut",
+                     *       "errors": [
+                     *         {
+                     *           "path": "rut",
+                     *           "location": "path",
+                     *           "message": "RUT check digit does not match"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description API token absent or invalid (`HTTP_401`) */
             401: {
                 headers: {
