@@ -88,6 +88,7 @@ export const SHARED_ROUTE_MODULES = [
   "routes/openapi.ts",
   "routes/openapi-info.ts",
   "routes/openapi-defaults.ts",
+  "routes/openapi-closed-bodies.ts",
 ];
 
 /** The route group of a path under routes/ (`routes/<group>/…`), "shared" for a file directly in routes/. */

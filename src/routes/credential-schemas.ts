@@ -10,9 +10,10 @@ import { EXAMPLE_CLAVE, EXAMPLE_PFX } from "./example-credentials.ts";
 
 export const CertAuthBody = z
   .object({
-    auth: explainUnknown(z.strictObject({ cert: CertAuth }), {
-      pass: "this operation takes a certificate only (auth.cert), not a clave",
-    }).register(z.globalRegistry, { description: "The taxpayer's credentials: a certificate" }),
+    auth: explainUnknown(
+      z.strictObject({ cert: CertAuth }).register(z.globalRegistry, { description: "The taxpayer's credentials: a certificate" }),
+      { pass: "this operation takes a certificate only (auth.cert), not a clave" },
+    ),
   })
   .openapi("CertificateAuth", { example: { auth: { cert: EXAMPLE_PFX } } });
 
@@ -27,9 +28,10 @@ export const PassAuth = z
   .openapi("ClaveCredential", { example: EXAMPLE_CLAVE });
 
 /** `auth` with a clave only. */
-export const PassOnlyAuth = explainUnknown(z.strictObject({ pass: PassAuth }), {
-  cert: "this operation takes a clave only (auth.pass: RUT and clave tributaria), not a certificate",
-}).register(z.globalRegistry, { description: "The taxpayer's credentials: RUT and clave tributaria" });
+export const PassOnlyAuth = explainUnknown(
+  z.strictObject({ pass: PassAuth }).register(z.globalRegistry, { description: "The taxpayer's credentials: RUT and clave tributaria" }),
+  { cert: "this operation takes a clave only (auth.pass: RUT and clave tributaria), not a certificate" },
+);
 
 /**
  * `auth` with either a clave or a certificate, exactly one: the server refuses both and neither.

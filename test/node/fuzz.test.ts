@@ -245,8 +245,8 @@ const OPAQUE = ["auth", "xml", "caf"];
  */
 const BUSINESS_RULES: { operationId: RegExp; why: string; matches: RegExp }[] = [
   {
-    operationId: /sandbox_replays_add/,
-    why: "service must be one the simulator lists (its names are the simulator's, not the document's)",
+    operationId: /sandbox_(replays|faults)_add/,
+    why: "service must be one the simulator lists, or for a fault an SII host (its names are the simulator's, not the document's)",
     matches: /body:service must be a service of the simulator/,
   },
   {

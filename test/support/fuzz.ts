@@ -488,7 +488,8 @@ export function validArbitrary(doc: Json, schema: Json, options: ValidOptions, d
         ),
       );
     }
-    const objects = parts.filter((p: Json) => p.properties || p.type === "object" || p.required);
+    // A part that only closes the whole (`unevaluatedProperties: false`) is an object's part too.
+    const objects = parts.filter((p: Json) => p.properties || p.type === "object" || p.required || p.unevaluatedProperties !== undefined);
     // Conditions (if/then/else, not) are left to the caller's validator, which discards misses.
     const constraining = parts.filter((p: Json) =>
       Object.keys(p).some((k) => p[k] !== undefined && !ANNOTATIONS.has(k) && !CONDITIONS.has(k)),
