@@ -103,7 +103,8 @@ describe("unknown body fields", () => {
   });
 
   it("an empty body is called empty, not malformed", async () => {
-    for (const init of [{ body: "", headers: { "content-length": "0" } }, { headers: {} }]) {
+    const empty: { body?: string; headers: Record<string, string> }[] = [{ body: "", headers: { "content-length": "0" } }, { headers: {} }];
+    for (const init of empty) {
       const res = await t.app.request("/api/v1/sii/rcv/ventas/resumen/76192083-9/202401", {
         method: "POST",
         ...init,
