@@ -3,6 +3,7 @@
 // for the company (src/sii/certificacion.ts, src/sii/certificacion-boleta.ts).
 import type { SigningCredential } from "../certificates/credentials.ts";
 import type { Caller } from "../platform/caller.ts";
+import type { PreviewMarks } from "../platform/preview.ts";
 import { applyForCertification, certificationData, certificationProgress, requestTestSet } from "../sii/certificacion.ts";
 import { requestBoletaTestSet } from "../sii/certificacion-boleta.ts";
 import { parseTestSets } from "../sii/certificacion-set-pruebas.ts";
@@ -27,10 +28,16 @@ async function certificationSession(caller: Caller, { contribuyente, credential 
   return <T>(use: Use<T>) => sessions.withCertificate(credential, "1", (jar) => use(ctx, jar), contribuyente);
 }
 
+/** What a dry run's application stands in for: whether the SII took it, and its words. */
+export const APPLY_PLACEHOLDERS = ["postulado", "glosa"] as const;
+/** What a dry run's test set stands in for: the SII's text and its sets. */
+export const TEST_SET_PLACEHOLDERS = ["texto", "sets"] as const;
+const preview = (provisionales: readonly string[]): PreviewMarks => ({ provisionales: [...provisionales], estimados: [] });
+
 /** A test set as the SII wrote it, and its cases. */
 const testSet = (contribuyente: string, texto: string) => ({ contribuyente, texto, sets: parseTestSets(texto) });
 /** A dry run's test set: nothing was requested. */
-const noTestSet = (contribuyente: string) => ({ contribuyente, texto: "", sets: [] });
+const noTestSet = (contribuyente: string) => ({ contribuyente, texto: "", sets: [], vista_previa: preview(TEST_SET_PLACEHOLDERS) });
 
 /** What the application carries besides the company and its administrator (the certificate's holder). */
 export interface ApplicationForm {
@@ -43,7 +50,7 @@ export interface ApplicationForm {
 /** Applies the company to the certification process; `dryRun` checks the certificate only and sends nothing. */
 export async function applyCompany(caller: Caller, who: Certifying, form: ApplicationForm, dryRun: boolean) {
   const run = await certificationSession(caller, who);
-  if (dryRun) return { contribuyente: who.contribuyente, postulado: false, glosa: "" };
+  if (dryRun) return { contribuyente: who.contribuyente, postulado: false, glosa: "", vista_previa: preview(APPLY_PLACEHOLDERS) };
   const application = { contribuyente: who.contribuyente, administrador: who.credential.rut, ...form };
   const { glosa } = await run((ctx, jar) => applyForCertification(ctx, jar, application));
   return { contribuyente: who.contribuyente, postulado: true, glosa };

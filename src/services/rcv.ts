@@ -7,6 +7,7 @@ import type { SigningCredential } from "../certificates/credentials.ts";
 import { santiagoDate } from "../lib/dates.ts";
 import type { Caller } from "../platform/caller.ts";
 import { ApiError, type FieldError } from "../platform/errors.ts";
+import type { PreviewMarks } from "../platform/preview.ts";
 import { type HeldText, holdText } from "../platform/stream.ts";
 import type { CookieJar } from "../sii/cookies.ts";
 import type { SiiContext } from "../sii/http.ts";
@@ -192,16 +193,23 @@ export interface RcvWrite {
   login: RcvLogin | null;
 }
 
+/** What a dry run's write stands in for: the SII's confirmation. */
+export const RCV_WRITE_PLACEHOLDERS = ["sii"] as const;
+
 /** Validates the write strictly, then (unless it is a dry run) sends it and answers the SII's confirmation. */
 export async function writeRegister(
   caller: Caller,
   write: RcvWrite,
-): Promise<Answer<{ rut: string; periodo: string; sii: Record<string, unknown> }>> {
+): Promise<Answer<{ rut: string; periodo: string; sii: Record<string, unknown>; vista_previa?: PreviewMarks }>> {
   const { rut, periodo, errors, login } = write;
   checkPeriodo(caller, periodo);
   if (errors.length) throw new ApiError(400, "VALIDATION_ERROR", `Invalid ${errors.map((e) => e.path).join(", ")}`, { errors });
   if (!login) {
-    return { data: { rut, periodo, sii: {} }, message: "Preview only (dry_run): the request is valid; nothing was sent to the SII" };
+    const vista_previa: PreviewMarks = { provisionales: [...RCV_WRITE_PLACEHOLDERS], estimados: [] };
+    return {
+      data: { rut, periodo, sii: {}, vista_previa },
+      message: "Preview only (dry_run): the request is valid; nothing was sent to the SII",
+    };
   }
   const { ctx, sessions } = await siiServicesFor(caller);
   const answer = await withRcvSession(sessions, rut, login, (jar) => send(ctx, jar, rut, periodo, write.change));

@@ -78,7 +78,7 @@ describe("proxy settings", () => {
       [{ enabled: true, url: "http://proxy:3128/path" }, ["url"]],
       [{ enabled: true, url: "http://proxy:3128", password: "x" }, ["username"]],
       [{ enabled: "yes", url: 5 }, ["enabled", "url"]],
-      [{ enabled: true, url: "http://proxy:3128", extra: 1 }, [""]],
+      [{ enabled: true, url: "http://proxy:3128", extra: 1 }, ["extra"]],
     ];
     for (const [body, paths] of cases) {
       const res = await call(acme, "PUT", body);

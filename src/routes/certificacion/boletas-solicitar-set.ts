@@ -6,9 +6,10 @@ import type { AppEnv } from "../../platform/context.ts";
 import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
+import { previewNote } from "../../platform/preview.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { emailAddress } from "../../platform/validation.ts";
-import { boletaTestSet } from "../../services/certificacion.ts";
+import { boletaTestSet, TEST_SET_PLACEHOLDERS } from "../../services/certificacion.ts";
 import { CertAuthBody } from "../credentials.ts";
 import { certifying } from "./certifying.ts";
 import { Params, TAGS, TestSets, WriteQuery } from "./schema.ts";
@@ -27,8 +28,7 @@ export function registerCertificacionBoletasSolicitarSet(app: OpenAPIHono<AppEnv
       path: "/api/v1/sii/certificacion/boletas/solicitar_set/{contribuyente}",
       tags: TAGS,
       summary: "Request the boletas test set",
-      description:
-        "The boleta test set from the SII's boleta certification application (certBolElectDteInternet, GWT-RPC): the company's representatives, its application, then the set file (DownloadFileServlet), as public clients drive it. A company that did not apply for boletas is 404. Each case is a boleta (type 39) to send with `RazonRef` = `CASO-<caso>`.",
+      description: `The boleta test set from the SII's boleta certification application (certBolElectDteInternet, GWT-RPC): the company's representatives, its application, then the set file (DownloadFileServlet), as public clients drive it. A company that did not apply for boletas is 404. Each case is a boleta (type 39) to send with \`RazonRef\` = \`CASO-<caso>\`. ${previewNote(TEST_SET_PLACEHOLDERS)}`,
       request: { params: Params, query: WriteQuery, body: jsonBody(BoletaSetBody) },
       responses: { 200: jsonContent(TestSets, "The test set"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),

@@ -7,9 +7,10 @@ import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { DryRun } from "../../platform/params.ts";
+import { PreviewMark, previewNote } from "../../platform/preview.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { emailAddress } from "../../platform/validation.ts";
-import { applyCompany } from "../../services/certificacion.ts";
+import { APPLY_PLACEHOLDERS, applyCompany } from "../../services/certificacion.ts";
 import { APPLICATION_FIELDS } from "../../sii/certificacion.ts";
 import { CertAuthBody } from "../credentials.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
@@ -72,13 +73,12 @@ export function registerCertificacionFacturasPostular(app: OpenAPIHono<AppEnv>):
       path: "/api/v1/sii/certificacion/facturas/postular/{contribuyente}",
       tags: TAGS,
       summary: "Apply the company to the certification process",
-      description:
-        "Walks the SII's application (pe_ingrut, pe_datos_empresa, pe_confirma) in the certification environment; the certificate's holder becomes the company's administrator user. A company already applied is 409 `ALREADY_SUBMITTED`; a document type the SII's form does not offer is 400. Irreversible: send an `Idempotency-Key`; `dry_run` checks the certificate only.",
+      description: `Walks the SII's application (pe_ingrut, pe_datos_empresa, pe_confirma) in the certification environment; the certificate's holder becomes the company's administrator user. A company already applied is 409 \`ALREADY_SUBMITTED\`; a document type the SII's form does not offer is 400. Irreversible: send an \`Idempotency-Key\`; \`dry_run\` checks the certificate only. ${previewNote(APPLY_PLACEHOLDERS)}`,
       request: { params: Params, query: Query, body: jsonBody(ApplyBody) },
       responses: {
         200: {
           ...jsonContent(
-            envelope(z.object({ contribuyente: z.string(), postulado: z.boolean(), glosa: z.string() })),
+            envelope(z.object({ contribuyente: z.string(), postulado: z.boolean(), glosa: z.string(), vista_previa: PreviewMark })),
             "The application was taken",
           ),
           // What a company in the process does next, for the same company.

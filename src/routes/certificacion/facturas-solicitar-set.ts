@@ -6,8 +6,9 @@ import type { AppEnv } from "../../platform/context.ts";
 import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
+import { previewNote } from "../../platform/preview.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
-import { invoiceTestSet } from "../../services/certificacion.ts";
+import { invoiceTestSet, TEST_SET_PLACEHOLDERS } from "../../services/certificacion.ts";
 import { DEFAULT_OPTIONAL_SETS } from "../../sii/certificacion.ts";
 import { CertAuthBody } from "../credentials.ts";
 import { certifying } from "./certifying.ts";
@@ -36,8 +37,7 @@ export function registerCertificacionFacturasSolicitarSet(app: OpenAPIHono<AppEn
       path: "/api/v1/sii/certificacion/facturas/solicitar_set/{contribuyente}",
       tags: TAGS,
       summary: "Request the invoices test set",
-      description:
-        "A new test set for a company in the process (pe_generar1 with the company, then pe_generar2 with the sets chosen): the SII's text and its cases, ready to issue with `documentos/generar`. Each request makes a new set at the SII: send an `Idempotency-Key`.",
+      description: `A new test set for a company in the process (pe_generar1 with the company, then pe_generar2 with the sets chosen): the SII's text and its cases, ready to issue with \`documentos/generar\`. Each request makes a new set at the SII: send an \`Idempotency-Key\`. ${previewNote(TEST_SET_PLACEHOLDERS)}`,
       request: { params: Params, query: WriteQuery, body: jsonBody(SetBody) },
       responses: { 200: jsonContent(TestSets, "The test set"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),

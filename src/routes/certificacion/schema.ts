@@ -2,6 +2,7 @@
 // set answer.
 import { z } from "@hono/zod-openapi";
 import { DryRun, Rut } from "../../platform/params.ts";
+import { PreviewMark } from "../../platform/preview.ts";
 import { envelope, pathParams } from "../../platform/schemas.ts";
 
 export const Params = pathParams({
@@ -49,6 +50,7 @@ export const TestSets = envelope(
           texto: z.string().register(z.globalRegistry, { description: "The set's own text (instructions for sets without cases)" }),
         }),
       ),
+      vista_previa: PreviewMark,
     })
     .openapi("CertificationTestSet"),
 );

@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { contentDispositionHeader } from "../../platform/file-answer.ts";
 import { Ambiente, DryRun, Formato, IntegerEnum, IntegerParam, MAX_CHARS, Rut } from "../../platform/params.ts";
+import { PreviewMark } from "../../platform/preview.ts";
 import { BYTES, envelope } from "../../platform/schemas.ts";
 import { RCV_ESTADOS } from "../../sii/rcv.ts";
 import { PassOrCertAuth } from "../credentials.ts";
@@ -208,7 +209,7 @@ export const Totals = {
 export const SummaryType = IntegerEnum(SUMMARY_TYPES, `must be one of ${SUMMARY_TYPES.join(", ")}`);
 
 export const Written = envelope(
-  z.object({ rut: z.string(), periodo: z.string(), sii: z.record(z.string(), z.unknown()) }).openapi("RcvWrite"),
+  z.object({ rut: z.string(), periodo: z.string(), sii: z.record(z.string(), z.unknown()), vista_previa: PreviewMark }).openapi("RcvWrite"),
 );
 export const WriteQuery = z.object({ ambiente: Ambiente, dry_run: DryRun });
 

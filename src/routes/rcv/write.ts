@@ -8,9 +8,10 @@ import { isDryRun } from "../../platform/dry-run.ts";
 import { ok } from "../../platform/envelope.ts";
 import type { FieldError } from "../../platform/errors.ts";
 import { type Access, registerOperation } from "../../platform/operation.ts";
+import { previewNote } from "../../platform/preview.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { fieldPath } from "../../platform/validation.ts";
-import { type RcvChange, writeRegister } from "../../services/rcv.ts";
+import { RCV_WRITE_PLACEHOLDERS, type RcvChange, writeRegister } from "../../services/rcv.ts";
 import { rcvLogin } from "./answers.ts";
 import { type RcvAuth, WriteQuery, Written } from "./schema.ts";
 
@@ -62,9 +63,10 @@ export function registerRcvWrite<Params extends { periodo: string }, Body extend
       path: spec.path,
       tags: ["RCV"],
       summary: spec.summary,
-      description:
+      description: `${
         spec.description ??
-        "The SII-side call of this operation is inferred (not public); `dry_run` validates everything without contacting the SII.",
+        "The SII-side call of this operation is inferred (not public); `dry_run` validates everything without contacting the SII."
+      } ${previewNote(RCV_WRITE_PLACEHOLDERS)}`,
       request: { params: spec.params, query: WriteQuery, body: jsonBody(spec.body) },
       responses: { 200: jsonContent(Written, "The SII's confirmation"), ...errorResponses([400, 404, 422, 502, 503]) },
     }),
