@@ -163,6 +163,3 @@ export const NON_NEGATIVE_FIELDS = new Set(
     "GrntDep MntTotal TasaIVA TpoCambio MntPago MntCancel SaldoInsol"
   ).split(" "),
 );
-
-/** Percentages that cannot exceed 100. */
-export const PERCENT_FIELDS = new Set(["DescuentoPct"]);
