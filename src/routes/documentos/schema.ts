@@ -130,7 +130,7 @@ export const dteJson = (types: readonly number[], signed = false) =>
             : {}),
           Totales: Part(TOTAL_NUMBERS)
             .optional()
-            .register(z.globalRegistry, { description: "The totals (`MntNeto`, `IVA`, `MntTotal`, …): computed when left out" }),
+            .meta({ description: "The totals (`MntNeto`, `IVA`, `MntTotal`, …): computed when left out" }),
         })
         .passthrough()
         .register(z.globalRegistry, { description: "`IdDoc`, `Emisor`, `Receptor`, `Totales`… with the SII's tag names (DTE_v10.xsd)" }),
