@@ -173,6 +173,14 @@ describe("the bounds table", () => {
     expect(tags.length).toBeGreaterThan(60);
   });
 
+  it("stating the lines' numbers changes nothing else: an item that is no object is still the engine's to drop", async () => {
+    const { post } = await setup();
+    const res = await post(FORMATOS, {
+      dte: { ...invoice({ QtyItem: 2, PrcItem: 10 }), Detalle: [5, { NmbItem: "x", QtyItem: 2, PrcItem: 10 }] },
+    });
+    expect(res.status).toBe(200);
+  });
+
   it("the document states the line's and the totals' ranges", async () => {
     const { app } = await setup();
     const doc = await (await app.request("/openapi.json")).json();

@@ -163,3 +163,6 @@ export const NON_NEGATIVE_FIELDS = new Set(
     "GrntDep MntTotal TasaIVA TpoCambio MntPago MntCancel SaldoInsol"
   ).split(" "),
 );
+
+/** Numbers never negative, a liquidación-factura's (43) included: its amounts are signed, these are not. */
+export const NEVER_SIGNED = new Set(["Folio", "TipoDTE", "QtyItem", "NroLinDet", "NroLinDR", "NroLinRef"]);

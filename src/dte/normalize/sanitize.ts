@@ -6,7 +6,16 @@
 import { santiagoDate } from "../../lib/dates.ts";
 import { parseRut } from "../../lib/rut.ts";
 import { boundOf, boundProblem } from "./bounds.ts";
-import { BOLETA_TEXT_LIMITS, DATE_FIELDS, DATE_RANGE, NON_NEGATIVE_FIELDS, NUMERIC_FIELDS, RUT_FIELDS, TEXT_LIMITS } from "./fields.ts";
+import {
+  BOLETA_TEXT_LIMITS,
+  DATE_FIELDS,
+  DATE_RANGE,
+  NEVER_SIGNED,
+  NON_NEGATIVE_FIELDS,
+  NUMERIC_FIELDS,
+  RUT_FIELDS,
+  TEXT_LIMITS,
+} from "./fields.ts";
 import { NUMERIC_TEXT } from "./numbers.ts";
 
 export type Node = Record<string, unknown>;
@@ -204,7 +213,7 @@ export function sanitizeDte(dte: Node, tipo: number): Sanitized {
         problems.push({ path: pathOf(prefix, key, index), message: `${JSON.stringify(value)} is not a number` });
         return value;
       }
-      const signedLiquidacion = tipo === 43 && !["Folio", "TipoDTE", "QtyItem", "NroLinDet", "NroLinDR", "NroLinRef"].includes(key);
+      const signedLiquidacion = tipo === 43 && !NEVER_SIGNED.has(key);
       if (number < 0 && NON_NEGATIVE_FIELDS.has(key) && !signedLiquidacion)
         problems.push({ path: pathOf(prefix, key, index), message: `must not be negative (${number})`, number: key });
       if (key === "Acteco" && Number.isInteger(number) && String(number).length === 5) {

@@ -4,7 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import { GENERATED_TYPES, SII_RUT } from "../../dte/generate/generate.ts";
 import { boundsProblems, maxText, widestBound } from "../../dte/normalize/bounds.ts";
-import { NON_NEGATIVE_FIELDS } from "../../dte/normalize/fields.ts";
+import { NEVER_SIGNED, NON_NEGATIVE_FIELDS } from "../../dte/normalize/fields.ts";
 import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../platform/batch-limits.ts";
 import { MAX_CHARS, RUT_PATTERN, Rut } from "../../platform/params.ts";
 import { envelope } from "../../platform/schemas.ts";
@@ -34,7 +34,7 @@ function boundedNumbers(tags: string): Record<string, unknown> {
         type: "number",
         ...(unsigned ? { minimum: 0 } : { exclusiveMinimum: -below }),
         ...(bound.max === undefined ? { exclusiveMaximum: below } : { maximum: bound.max }),
-        description: `The SII's ${bound.type}: up to ${maxText(bound)}${unsigned ? " (negative only in a liquidación-factura, 43)" : ""}; its digits as a string are read too`,
+        description: `The SII's ${bound.type}: up to ${maxText(bound)}${unsigned && !NEVER_SIGNED.has(tag) ? " (negative only in a liquidación-factura, 43)" : ""}; its digits as a string are read too`,
       },
     ];
   });
@@ -48,10 +48,13 @@ const TOTAL_NUMBERS = boundedNumbers("MntNeto MntExe MntBase TasaIVA IVA IVANoRe
 /** An object the engine reads, its bounded numbers stated (`numbers`, from `boundedNumbers`). */
 const Part = (numbers: Record<string, unknown>) => z.record(z.string(), z.unknown()).register(z.globalRegistry, numbers);
 
-/** A list the engine walks line by line, at most `max` long (or one object where the schema has a list). */
+/**
+ * A list the engine walks line by line, at most `max` long (or one object where the schema has a
+ * list). An item that is no object is the engine's to drop, as before its numbers were stated.
+ */
 const Lines = (max: number, description: string, numbers: Record<string, unknown> = {}) =>
   z
-    .union([Part(numbers), z.array(Part(numbers)).max(max)])
+    .union([Part(numbers), z.array(z.unknown().register(z.globalRegistry, { type: "object", ...numbers })).max(max)])
     .optional()
     .register(z.globalRegistry, { description });
 
