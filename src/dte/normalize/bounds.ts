@@ -68,13 +68,15 @@ export const NUMBER_BOUNDS: Record<string, NumberBound> = Object.fromEntries([
   ...tags("CodPaisDestin CodPaisRecep CodTpoBultos", integer(3)),
   ...tags("CodPtoDesemb CodPtoEmbarque", integer(4)),
   ...tags("CodClauVenta CodModVenta CodUnidMedTara CodUnidPesoBruto CodUnidPesoNeto CodViaTransp FmaPagExp", integer(2)),
-  ...tags("NroLinDet NroLinRef NroSTI OrdenSTI", integer(2, 99)),
+  ...tags("NroLinRef NroSTI OrdenSTI", integer(2, 99)),
+  // DTE_v10 says 99 (of 60 lines); the gateway takes any type with as many lines as a boleta (1000,
+  // MAX_DOCUMENT_LINES), and numbers them.
+  ["NroLinDet", integer(4, 1000)],
   ["NroLinCom", integer(2, 20)],
 ]);
 
 /** Where EnvioBOLETA_v11.xsd differs: up to 1000 lines, 40 references, 99 global discounts, surcharges up to 100%. */
 export const BOLETA_NUMBER_BOUNDS: Record<string, NumberBound> = {
-  NroLinDet: integer(4, 1000),
   LineasDeta: integer(4, 1000),
   NroLinRef: integer(2, 40),
   NroLinDR: integer(2, 99),
