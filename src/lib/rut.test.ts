@@ -24,4 +24,16 @@ describe("rut", () => {
       expect(parseRut(bad).ok).toBe(false);
     }
   });
+
+  it("refuses the body 0 whatever its check digit, 0-0 included (it passes the modulo 11)", () => {
+    expect(rutCheckDigit("0")).toBe("0");
+    for (const zero of ["0-0", "0-K", "0-k", "0-5", "00-0", "00000000-0", "0.000-0"]) {
+      const parsed = parseRut(zero);
+      expect(parsed, zero).toMatchObject({ ok: false });
+      expect(!parsed.ok && parsed.reason, zero).toContain("body 0");
+    }
+    // The smallest real body still reads.
+    expect(parseRut("1-9")).toEqual({ ok: true, rut: "1-9" });
+    expect(parseRut("01-9")).toEqual({ ok: true, rut: "1-9" });
+  });
 });

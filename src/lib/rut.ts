@@ -13,7 +13,7 @@ export function rutCheckDigit(body: string): string {
 
 export type RutCheck = { ok: true; rut: string } | { ok: false; reason: string };
 
-/** Accepts `12345678-5`, `12.345.678-5` and a lower-case `k`; returns the canonical `12345678-5`. */
+/** Accepts `12345678-5`, `12.345.678-5` and a lower-case `k`; returns the canonical `12345678-5`. A body of zeros is refused. */
 export function parseRut(input: string): RutCheck {
   const match = /^(\d{1,2}(?:\.?\d{3}){0,2}|\d{1,8})-([\dkK])$/.exec(input.trim());
   if (!match?.[1] || !match[2]) return { ok: false, reason: "must have the form XXXXXXXX-K (digits, a hyphen and the check digit)" };
@@ -21,6 +21,8 @@ export function parseRut(input: string): RutCheck {
   let body = match[1];
   if (body.includes(".")) body = body.replaceAll(".", "");
   if (body.charCodeAt(0) === 0x30) body = body.replace(/^0+(?=\d)/, "");
+  // 0 passes the modulo-11 check (0-0) but is nobody's RUT: the SII numbers taxpayers from 1.
+  if (body === "0") return { ok: false, reason: "has the body 0, which is no taxpayer's RUT" };
   const digit = match[2] === "k" ? "K" : match[2];
   const expected = rutCheckDigit(body);
   if (digit !== expected) return { ok: false, reason: `has a wrong check digit (${digit}; ${body} takes ${expected})` };

@@ -100,7 +100,7 @@ const RUT_FORM = new RegExp(RUT_PATTERN);
 
 const RUT_DESCRIPTION =
   "RUT as `76192083-9` (`76.192.083-9` and a lower-case `k` are also read, and normalized); " +
-  "the check digit is verified by the server (modulo 11, which a pattern cannot express)";
+  "the check digit is verified by the server (modulo 11, which a pattern cannot express), and the body 0 (`0-0`), which is no taxpayer's, refused";
 
 export const Rut = z
   .string()

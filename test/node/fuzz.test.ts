@@ -296,6 +296,11 @@ const BUSINESS_RULES: { operationId: RegExp; why: string; matches: RegExp }[] = 
     matches: /body:(caf|dte(\[\d+\])?\.)/,
   },
   {
+    operationId: /formatos_json/,
+    why: "amounts the normalizer computes from several fields (quantity × price, a discount larger than the line, the lines' sum, IVA on the net) within the SII's range, and a type's narrower range (a boleta's): a 400 naming the fields",
+    matches: /body:dte\.\S+ (computed from |makes the line's amount|the lines' MontoItem add up|-?[\d.e+-]+ is outside the SII's range)/,
+  },
+  {
     operationId: /post_platform_dte_folios$/,
     why: "the CAF must be an authentic file granted to the path's issuer for its type (its content and two fields together): a 400 naming the field",
     matches: /body:caf\b/,

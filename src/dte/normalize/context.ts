@@ -2,7 +2,7 @@
 // Encabezado, IdDoc and line lists, the type and what it implies, the warnings, and once the
 // totals exist (step 2) the Totales, their decimals and the helpers that read them.
 import { num } from "./numbers.ts";
-import { isNode, type Node } from "./sanitize.ts";
+import { type FieldProblem, isNode, type Node } from "./sanitize.ts";
 
 export const BOLETAS = new Set([39, 41]);
 export const EXPORTS = new Set([110, 111, 112]);
@@ -80,6 +80,8 @@ export interface DocContext {
   /** Set when the type carries no IVA (`EXEMPT_TYPES`). */
   exempt: { forceLines: boolean } | undefined;
   warnings: string[];
+  /** Amounts computed beyond the SII's range, named by the fields they come from (the document is refused). */
+  problems: FieldProblem[];
   /** Writes `parent[key]` and says so in a warning naming `path`. */
   set: (parent: Node, key: string, value: unknown, path: string) => void;
 }
@@ -110,6 +112,7 @@ export function docContext(dte: Node, tipo: number, today: string, warnings: str
     exportacion: EXPORTS.has(tipo),
     exempt: EXEMPT_TYPES[tipo],
     warnings,
+    problems: [],
     set: (parent, key, value, path) => {
       parent[key] = value;
       warnings.push(`${path} = ${JSON.stringify(value)}`);

@@ -164,5 +164,5 @@ export const NON_NEGATIVE_FIELDS = new Set(
   ).split(" "),
 );
 
-/** Percentages that cannot exceed 100. */
-export const PERCENT_FIELDS = new Set(["DescuentoPct"]);
+/** Numbers never negative, a liquidación-factura's (43) included: its amounts are signed, these are not. */
+export const NEVER_SIGNED = new Set(["Folio", "TipoDTE", "QtyItem", "NroLinDet", "NroLinDR", "NroLinRef"]);

@@ -1,5 +1,6 @@
 // The normalizer's steps on the document's lines (normalize.ts): each line's amount and the totals
 // they add to (3), then the global discounts and surcharges on those totals (4).
+import { beyond, NUMBER_BOUNDS, type NumberBound, rangeText } from "./bounds.ts";
 import type { TotalsContext } from "./context.ts";
 import { num, round } from "./numbers.ts";
 import { isNode, type Node } from "./sanitize.ts";
@@ -25,7 +26,15 @@ export function normalizeLines(ctx: TotalsContext): void {
     }
   });
   const fill = (key: string, value: number) => {
-    if (!given(key) && value !== 0) set(totales, key, round(value, decimals), `Encabezado.Totales.${key}`);
+    if (given(key) || value === 0) return;
+    const total = round(value, decimals);
+    // A line beyond range is named already: its sum is then beyond too.
+    if (outOfRange(key, total) && ctx.problems.length === 0)
+      ctx.problems.push({
+        path: "Detalle",
+        message: `the lines' MontoItem add up to ${total}, beyond the SII's range for ${key}, ${range(key)}`,
+      });
+    set(totales, key, total, `Encabezado.Totales.${key}`);
   };
   fill("MntExe", exento);
   fill("MontoNF", noFacturable);
@@ -54,9 +63,22 @@ function completeLine(ctx: TotalsContext, line: Node, path: string): void {
     const rPct = num(line.RecargoPct);
     if (rPct) line.RecargoMonto = round((monto * rPct) / 100, decimals);
     monto += num(line.RecargoMonto) ?? 0;
-    set(line, "MontoItem", round(monto, decimals), `${path}.MontoItem`);
+    monto = round(monto, decimals);
+    // Each within its range, quantity × price (and a surcharge) may not be: the fields sent are named.
+    if (outOfRange("MontoItem", monto)) {
+      for (const key of ["QtyItem", "PrcItem", "RecargoPct", "RecargoMonto"].filter((k) => line[k] !== undefined))
+        ctx.problems.push({
+          path: `${path}.${key}`,
+          message: `makes the line's amount ${monto} (QtyItem × PrcItem, less discounts, plus surcharges), beyond the SII's range for MontoItem, ${range("MontoItem")}`,
+        });
+    }
+    set(line, "MontoItem", monto, `${path}.MontoItem`);
   }
 }
+
+// The amounts these steps compute (MontoItem, MntNeto, MntExe, MontoNF, MntTotal) are all MontoType.
+const outOfRange = (key: string, value: number) => beyond(value, NUMBER_BOUNDS[key] as NumberBound);
+const range = (key: string) => rangeText(key, NUMBER_BOUNDS[key] as NumberBound);
 
 /** 4. Global discounts and surcharges, before IVA: each on the total its `IndExeDR` names (exports: the exempt one). */
 export function globalDiscounts(ctx: TotalsContext): void {

@@ -117,6 +117,7 @@ export function normalizeDte(input: Node, today: string, options: NormalizeOptio
   ivaAndTotal(ctx, comisiones, retenciones);
   otherCurrency(ctx);
   payments(ctx);
+  if (ctx.problems.length) throw invalidDocument(ctx.problems, at);
   sanitizeAgain(ctx, at);
   return { dte: ctx.dte, warnings: ctx.warnings };
 }
@@ -135,9 +136,34 @@ function sanitizeFirst(input: Node, today: string, at: string): DocContext {
   return docContext(dte, tipo, today, clean.warnings);
 }
 
-/** 9. Values this normalizer wrote (copied names, reference texts) obey the same limits. */
+/** What the amounts the normalizer computes come from, for the message when one is out of the SII's range. */
+const COMPUTED_FROM: Record<string, string> = {
+  MontoItem: "QtyItem × PrcItem, DescuentoMonto and RecargoMonto",
+  DescuentoMonto: "DescuentoPct and the line's QtyItem × PrcItem",
+  RecargoMonto: "RecargoPct and the line's QtyItem × PrcItem",
+  MntNeto: "the lines' MontoItem and DscRcgGlobal's ValorDR",
+  MntExe: "the lines' MontoItem and DscRcgGlobal's ValorDR",
+  MontoNF: "the lines' MontoItem and DscRcgGlobal's ValorDR",
+  IVA: "MntNeto and TasaIVA",
+  MontoImp: "the lines' MontoItem and TasaImp",
+  IVANoRet: "IVA and MontoImp",
+  CredEC: "IVA",
+  MntTotal: "MntNeto, IVA, MntExe, MontoImp and the lines' MontoItem",
+  MontoPeriodo: "MntTotal and MontoNF",
+  MntPago: "MntTotal",
+};
+
+/** 9. Values this normalizer wrote (copied names, reference texts) obey the same limits; a number out of its range was computed. */
 function sanitizeAgain(ctx: DocContext, at: string): void {
   const final = sanitizeDte(ctx.dte, ctx.tipo);
-  if (final.problems.length) throw invalidDocument(final.problems, at);
+  const problems = final.problems.map((p) =>
+    p.number === undefined
+      ? p
+      : {
+          ...p,
+          message: `computed from ${COMPUTED_FROM[p.number] ?? (p.number.endsWith("OtrMnda") ? "TpoCambio and the amounts in pesos" : "the document's amounts")}: ${p.message}`,
+        },
+  );
+  if (problems.length) throw invalidDocument(problems, at);
   ctx.warnings.push(...final.warnings);
 }

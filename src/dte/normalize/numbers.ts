@@ -1,5 +1,11 @@
 // The normalizer's arithmetic helpers, shared by the per-type rules.
 
+/**
+ * A number written as text the sanitizer reads (no exponent). One way to match each string:
+ * `\d+\.?\d*` split a long run of digits every possible way before failing.
+ */
+export const NUMERIC_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+
 /** A number from a number or a numeric string; undefined otherwise. */
 export const num = (value: unknown): number | undefined => {
   if (typeof value === "number" && Number.isFinite(value)) return value;

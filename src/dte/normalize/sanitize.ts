@@ -5,16 +5,18 @@
 // its path, and the caller refuses the document. Pure: no I/O; idempotent.
 import { santiagoDate } from "../../lib/dates.ts";
 import { parseRut } from "../../lib/rut.ts";
+import { boundOf, boundProblem } from "./bounds.ts";
 import {
   BOLETA_TEXT_LIMITS,
   DATE_FIELDS,
   DATE_RANGE,
+  NEVER_SIGNED,
   NON_NEGATIVE_FIELDS,
   NUMERIC_FIELDS,
-  PERCENT_FIELDS,
   RUT_FIELDS,
   TEXT_LIMITS,
 } from "./fields.ts";
+import { NUMERIC_TEXT } from "./numbers.ts";
 
 export type Node = Record<string, unknown>;
 
@@ -22,6 +24,8 @@ export interface FieldProblem {
   /** Dotted path inside the document, e.g. `Encabezado.Emisor.RUTEmisor` or `Detalle[2].QtyItem`. */
   path: string;
   message: string;
+  /** The tag, when the problem is a number's range (negative, or beyond the SII's bound). */
+  number?: string;
 }
 
 export interface Sanitized {
@@ -125,9 +129,6 @@ function validDate(value: string): boolean {
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-// One way to match each string: `\d+\.?\d*` split a long run of digits every possible way before failing.
-const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
-
 /** Sanitizes `dte` in place (see the file comment); `tipo` selects the boleta limits and the signed amounts of 43. */
 export function sanitizeDte(dte: Node, tipo: number): Sanitized {
   const warnings: string[] = [];
@@ -201,16 +202,20 @@ export function sanitizeDte(dte: Node, tipo: number): Sanitized {
     if (key === "CredEC" && value === true) return value; // the reference computes it
     if (NUMERIC_FIELDS.has(key) && !(boleta && key === "CodRef")) {
       let number = value;
-      if (typeof value === "string" && NUMBER.test(value)) number = Number(value);
+      if (typeof value === "string" && NUMERIC_TEXT.test(value)) number = Number(value);
+      // An infinity (digits past a double's range, an overflowed sum) is out of a bounded field's range.
+      const outside = typeof number === "number" ? boundProblem(key, number, boundOf(key, tipo)) : undefined;
+      if (outside !== undefined) {
+        problems.push({ path: pathOf(prefix, key, index), message: `${number} ${outside}`, number: key });
+        return value;
+      }
       if (typeof number !== "number" || !Number.isFinite(number)) {
         problems.push({ path: pathOf(prefix, key, index), message: `${JSON.stringify(value)} is not a number` });
         return value;
       }
-      const signedLiquidacion = tipo === 43 && !["Folio", "TipoDTE", "QtyItem", "NroLinDet", "NroLinDR", "NroLinRef"].includes(key);
+      const signedLiquidacion = tipo === 43 && !NEVER_SIGNED.has(key);
       if (number < 0 && NON_NEGATIVE_FIELDS.has(key) && !signedLiquidacion)
-        problems.push({ path: pathOf(prefix, key, index), message: `must not be negative (${number})` });
-      if (PERCENT_FIELDS.has(key) && number > 100)
-        problems.push({ path: pathOf(prefix, key, index), message: `is a percentage and cannot exceed 100 (${number})` });
+        problems.push({ path: pathOf(prefix, key, index), message: `must not be negative (${number})`, number: key });
       if (key === "Acteco" && Number.isInteger(number) && String(number).length === 5) {
         warnings.push(`${pathOf(prefix, key, index)} = "0${number}" (five-digit activity code padded to six)`);
         return `0${number}`;

@@ -3,6 +3,8 @@
 // (its documents checked one at a time: generar-input.ts) and answer.
 import { z } from "@hono/zod-openapi";
 import { GENERATED_TYPES, SII_RUT } from "../../dte/generate/generate.ts";
+import { boundsProblems, maxText, widestBound } from "../../dte/normalize/bounds.ts";
+import { NEVER_SIGNED, NON_NEGATIVE_FIELDS } from "../../dte/normalize/fields.ts";
 import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../platform/batch-limits.ts";
 import { MAX_CHARS, RUT_PATTERN, Rut } from "../../platform/params.ts";
 import { envelope } from "../../platform/schemas.ts";
@@ -15,10 +17,44 @@ import { BASE64_PATTERN } from "../uploaded-xml.ts";
 // Uploaded XML is the routes' shared schema (src/routes/uploaded-xml.ts): the submissions take it too.
 export { BASE64, BASE64_PATTERN, XmlField } from "../uploaded-xml.ts";
 
-/** A list the engine walks line by line, at most `max` long (or one object where the schema has a list). */
-const Lines = (max: number, description: string) =>
+/**
+ * The document's statement of bounded numbers (src/dte/normalize/bounds.ts, from the SII's schemas):
+ * the widest range of each tag. The check is the document's schema's refinement, wherever a tag
+ * appears; negative amounts are a liquidación-factura's (43) alone, which the description says.
+ */
+function boundedNumbers(tags: string): Record<string, unknown> {
+  const entries = tags.split(" ").map((tag) => {
+    const bound = widestBound(tag);
+    if (bound === undefined) throw new Error(`${tag} has no bound in the SII's schemas`);
+    const below = 10 ** bound.digits;
+    const unsigned = NON_NEGATIVE_FIELDS.has(tag);
+    return [
+      tag,
+      {
+        type: "number",
+        ...(unsigned ? { minimum: 0 } : { exclusiveMinimum: -below }),
+        ...(bound.max === undefined ? { exclusiveMaximum: below } : { maximum: bound.max }),
+        description: `The SII's ${bound.type}: up to ${maxText(bound)}${unsigned && !NEVER_SIGNED.has(tag) ? " (negative only in a liquidación-factura, 43)" : ""}; its digits as a string are read too`,
+      },
+    ];
+  });
+  return { properties: Object.fromEntries(entries) };
+}
+
+const LINE_NUMBERS = boundedNumbers("QtyItem PrcItem DescuentoPct DescuentoMonto RecargoPct RecargoMonto MontoItem QtyRef PrcRef");
+const GLOBAL_NUMBERS = boundedNumbers("ValorDR");
+const TOTAL_NUMBERS = boundedNumbers("MntNeto MntExe MntBase TasaIVA IVA IVANoRet CredEC MntTotal MontoNF MontoPeriodo VlrPagar");
+
+/** An object the engine reads, its bounded numbers stated (`numbers`, from `boundedNumbers`). */
+const Part = (numbers: Record<string, unknown>) => z.record(z.string(), z.unknown()).register(z.globalRegistry, numbers);
+
+/**
+ * A list the engine walks line by line, at most `max` long (or one object where the schema has a
+ * list). An item that is no object is the engine's to drop, as before its numbers were stated.
+ */
+const Lines = (max: number, description: string, numbers: Record<string, unknown> = {}) =>
   z
-    .union([z.record(z.string(), z.unknown()), z.array(z.unknown()).max(max)])
+    .union([Part(numbers), z.array(z.unknown().register(z.globalRegistry, { type: "object", ...numbers })).max(max)])
     .optional()
     .register(z.globalRegistry, { description });
 
@@ -95,15 +131,32 @@ export const dteJson = (types: readonly number[], signed = false) =>
                   .register(z.globalRegistry, { description: "The receiver (`RUTRecep`, `RznSocRecep`, …)" }),
               }
             : {}),
+          Totales: Part(TOTAL_NUMBERS)
+            .optional()
+            .meta({ description: "The totals (`MntNeto`, `IVA`, `MntTotal`, …): computed when left out" }),
         })
         .passthrough()
         .register(z.globalRegistry, { description: "`IdDoc`, `Emisor`, `Receptor`, `Totales`… with the SII's tag names (DTE_v10.xsd)" }),
       // The SII's schemas: Detalle 1..60 (boletas 1..1000), DscRcgGlobal ≤ 20, Referencia ≤ 40 (DTE_v10.xsd).
-      Detalle: Lines(MAX_DOCUMENT_LINES, `The lines: at most ${MAX_DOCUMENT_LINES} (the boleta schema's maximum; other types take 60)`),
-      DscRcgGlobal: Lines(20, "Global discounts and surcharges: at most 20"),
+      Detalle: Lines(
+        MAX_DOCUMENT_LINES,
+        `The lines: at most ${MAX_DOCUMENT_LINES} (the boleta schema's maximum; other types take 60)`,
+        LINE_NUMBERS,
+      ),
+      DscRcgGlobal: Lines(20, "Global discounts and surcharges: at most 20", GLOBAL_NUMBERS),
       Referencia: Lines(40, "References: at most 40"),
     })
-    .passthrough();
+    .passthrough()
+    // Every number the SII's schemas bound, wherever it appears: a 422 naming it with its widest range
+    // (a PrcItem of 1e308 would otherwise overflow the line's amount); a type's narrower range (a
+    // boleta's) is the engine's 400. The signed document's Folio is checked above.
+    .superRefine((dte, ctx) => {
+      for (const issue of boundsProblems(dte, signed ? SIGNED_CHECKED : undefined))
+        ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+    });
+
+/** Numbers the signed document's schema checks itself. */
+const SIGNED_CHECKED = new Set(["Folio"]);
 
 export const ResolucionField = z
   .object({

@@ -1824,21 +1824,92 @@ export interface components {
                     } & {
                         [key: string]: unknown;
                     };
+                    /** @description The totals (`MntNeto`, `IVA`, `MntTotal`, …): computed when left out */
+                    Totales?: {
+                        /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                        MntNeto?: number;
+                        /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                        MntExe?: number;
+                        /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                        MntBase?: number;
+                        /** @description The SII's PctType: up to 999.99 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                        TasaIVA?: number;
+                        /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                        IVA?: number;
+                        /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                        IVANoRet?: number;
+                        /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                        CredEC?: number;
+                        /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                        MntTotal?: number;
+                        /** @description The SII's MontoType: up to 999999999999999999; its digits as a string are read too */
+                        MontoNF?: number;
+                        /** @description The SII's MontoType: up to 999999999999999999; its digits as a string are read too */
+                        MontoPeriodo?: number;
+                        /** @description The SII's MontoType: up to 999999999999999999; its digits as a string are read too */
+                        VlrPagar?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 } & {
                     [key: string]: unknown;
                 };
                 /** @description The lines: at most 1000 (the boleta schema's maximum; other types take 60) */
-                Detalle?: {
+                Detalle?: ({
+                    /** @description The SII's Dec12_6Type: up to 999999999999.999999; its digits as a string are read too */
+                    QtyItem?: number;
+                    /** @description The SII's Dec12_6Type: up to 999999999999.999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    PrcItem?: number;
+                    /** @description The SII's PctType: up to 100 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    DescuentoPct?: number;
+                    /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    DescuentoMonto?: number;
+                    /** @description The SII's PctType: up to 999.99 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    RecargoPct?: number;
+                    /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    RecargoMonto?: number;
+                    /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    MontoItem?: number;
+                    /** @description The SII's Dec12_6Type: up to 999999999999.999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    QtyRef?: number;
+                    /** @description The SII's Dec12_6Type: up to 999999999999.999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    PrcRef?: number;
+                } & {
                     [key: string]: unknown;
-                } | unknown[];
+                }) | {
+                    /** @description The SII's Dec12_6Type: up to 999999999999.999999; its digits as a string are read too */
+                    QtyItem?: number;
+                    /** @description The SII's Dec12_6Type: up to 999999999999.999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    PrcItem?: number;
+                    /** @description The SII's PctType: up to 100 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    DescuentoPct?: number;
+                    /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    DescuentoMonto?: number;
+                    /** @description The SII's PctType: up to 999.99 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    RecargoPct?: number;
+                    /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    RecargoMonto?: number;
+                    /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    MontoItem?: number;
+                    /** @description The SII's Dec12_6Type: up to 999999999999.999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    QtyRef?: number;
+                    /** @description The SII's Dec12_6Type: up to 999999999999.999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    PrcRef?: number;
+                }[];
                 /** @description Global discounts and surcharges: at most 20 */
-                DscRcgGlobal?: {
+                DscRcgGlobal?: ({
+                    /** @description The SII's Dec16_2Type: up to 9999999999999999.99 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    ValorDR?: number;
+                } & {
                     [key: string]: unknown;
-                } | unknown[];
+                }) | {
+                    /** @description The SII's Dec16_2Type: up to 9999999999999999.99 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    ValorDR?: number;
+                }[];
                 /** @description References: at most 40 */
                 Referencia?: {
                     [key: string]: unknown;
-                } | unknown[];
+                } | Record<string, never>[];
             } & {
                 [key: string]: unknown;
             };
@@ -2000,21 +2071,92 @@ export interface components {
                 } & {
                     [key: string]: unknown;
                 };
+                /** @description The totals (`MntNeto`, `IVA`, `MntTotal`, …): computed when left out */
+                Totales?: {
+                    /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    MntNeto?: number;
+                    /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    MntExe?: number;
+                    /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    MntBase?: number;
+                    /** @description The SII's PctType: up to 999.99 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    TasaIVA?: number;
+                    /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    IVA?: number;
+                    /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    IVANoRet?: number;
+                    /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    CredEC?: number;
+                    /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                    MntTotal?: number;
+                    /** @description The SII's MontoType: up to 999999999999999999; its digits as a string are read too */
+                    MontoNF?: number;
+                    /** @description The SII's MontoType: up to 999999999999999999; its digits as a string are read too */
+                    MontoPeriodo?: number;
+                    /** @description The SII's MontoType: up to 999999999999999999; its digits as a string are read too */
+                    VlrPagar?: number;
+                } & {
+                    [key: string]: unknown;
+                };
             } & {
                 [key: string]: unknown;
             };
             /** @description The lines: at most 1000 (the boleta schema's maximum; other types take 60) */
-            Detalle?: {
+            Detalle?: ({
+                /** @description The SII's Dec12_6Type: up to 999999999999.999999; its digits as a string are read too */
+                QtyItem?: number;
+                /** @description The SII's Dec12_6Type: up to 999999999999.999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                PrcItem?: number;
+                /** @description The SII's PctType: up to 100 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                DescuentoPct?: number;
+                /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                DescuentoMonto?: number;
+                /** @description The SII's PctType: up to 999.99 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                RecargoPct?: number;
+                /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                RecargoMonto?: number;
+                /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                MontoItem?: number;
+                /** @description The SII's Dec12_6Type: up to 999999999999.999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                QtyRef?: number;
+                /** @description The SII's Dec12_6Type: up to 999999999999.999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                PrcRef?: number;
+            } & {
                 [key: string]: unknown;
-            } | unknown[];
+            }) | {
+                /** @description The SII's Dec12_6Type: up to 999999999999.999999; its digits as a string are read too */
+                QtyItem?: number;
+                /** @description The SII's Dec12_6Type: up to 999999999999.999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                PrcItem?: number;
+                /** @description The SII's PctType: up to 100 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                DescuentoPct?: number;
+                /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                DescuentoMonto?: number;
+                /** @description The SII's PctType: up to 999.99 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                RecargoPct?: number;
+                /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                RecargoMonto?: number;
+                /** @description The SII's MontoType: up to 999999999999999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                MontoItem?: number;
+                /** @description The SII's Dec12_6Type: up to 999999999999.999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                QtyRef?: number;
+                /** @description The SII's Dec12_6Type: up to 999999999999.999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                PrcRef?: number;
+            }[];
             /** @description Global discounts and surcharges: at most 20 */
-            DscRcgGlobal?: {
+            DscRcgGlobal?: ({
+                /** @description The SII's Dec16_2Type: up to 9999999999999999.99 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                ValorDR?: number;
+            } & {
                 [key: string]: unknown;
-            } | unknown[];
+            }) | {
+                /** @description The SII's Dec16_2Type: up to 9999999999999999.99 (negative only in a liquidación-factura, 43); its digits as a string are read too */
+                ValorDR?: number;
+            }[];
             /** @description References: at most 40 */
             Referencia?: {
                 [key: string]: unknown;
-            } | unknown[];
+            } | Record<string, never>[];
         } & {
             [key: string]: unknown;
         };
