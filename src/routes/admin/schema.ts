@@ -49,13 +49,15 @@ export const Token = z
   .openapi("Token");
 
 export const TokenId = z.object({
+  // Ids are `tok_` and letters, digits, `_` or `-` (platform/tokens.ts, the dev token's `tok_development`):
+  // a `.` or `..` would be a dot segment, which URLs resolve away before any route sees it.
   id: z
     .string()
-    .min(1)
     .max(64)
+    .regex(/^tok_[A-Za-z0-9_-]{1,60}$/, "must be a token id, tok_ and 1 to 60 letters, digits, _ or -")
     .openapi({
       param: { name: "id", in: "path" },
-      description: "The token's id (`tok_…`, as issued; not its secret), 1 to 64 characters",
+      description: "The token's id (`tok_…`, as issued; not its secret): `tok_` and 1 to 60 letters, digits, `_` or `-`",
       example: "tok_3f2a9c1d0b7e6a54",
     }),
 });

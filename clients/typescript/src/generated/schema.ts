@@ -594,7 +594,7 @@ export interface paths {
         put?: never;
         /**
          * Set the transaction type of purchase documents
-         * @description The portal's own call (`cambiaTipoCompra`), one document at a time in the order given; a refusal stops there and names the documents already changed. `dry_run` validates everything without contacting the SII.
+         * @description The portal's own call (`cambiaTipoCompra`), one document at a time in the order given; a refusal stops there and names the documents already changed. `dry_run` validates everything without contacting the SII. A `dry_run` preview keeps this shape and marks itself in `vista_previa`: `sii` are placeholders.
          */
         post: operations["post_sii_rcv_compras_set_tipo_transaccion"];
         delete?: never;
@@ -614,7 +614,7 @@ export interface paths {
         put?: never;
         /**
          * Enter or replace monthly sales summaries
-         * @description The SII-side call of this operation is inferred (not public); `dry_run` validates everything without contacting the SII.
+         * @description The SII-side call of this operation is inferred (not public); `dry_run` validates everything without contacting the SII. A `dry_run` preview keeps this shape and marks itself in `vista_previa`: `sii` are placeholders.
          */
         post: operations["post_sii_rcv_ventas_set_resumen"];
         delete?: never;
@@ -634,7 +634,7 @@ export interface paths {
         put?: never;
         /**
          * Delete monthly sales summaries
-         * @description The SII-side call of this operation is inferred (not public); `dry_run` validates everything without contacting the SII.
+         * @description The SII-side call of this operation is inferred (not public); `dry_run` validates everything without contacting the SII. A `dry_run` preview keeps this shape and marks itself in `vista_previa`: `sii` are placeholders.
          */
         post: operations["post_sii_rcv_ventas_delete_resumen"];
         delete?: never;
@@ -654,7 +654,7 @@ export interface paths {
         put?: never;
         /**
          * Enter or replace the daily receipts detail of a period
-         * @description Sent to the daily receipts' service of the SII (complementoscvui facadeServiceBoletasDiarias, public by its read); the write method and its day fields are inferred (not public). `dry_run` validates everything without contacting the SII.
+         * @description Sent to the daily receipts' service of the SII (complementoscvui facadeServiceBoletasDiarias, public by its read); the write method and its day fields are inferred (not public). `dry_run` validates everything without contacting the SII. A `dry_run` preview keeps this shape and marks itself in `vista_previa`: `sii` are placeholders.
          */
         post: operations["post_sii_rcv_ventas_set_boletas_diarias"];
         delete?: never;
@@ -734,7 +734,7 @@ export interface paths {
         put?: never;
         /**
          * Apply the company to the certification process
-         * @description Walks the SII's application (pe_ingrut, pe_datos_empresa, pe_confirma) in the certification environment; the certificate's holder becomes the company's administrator user. A company already applied is 409 `ALREADY_SUBMITTED`; a document type the SII's form does not offer is 400. Irreversible: send an `Idempotency-Key`; `dry_run` checks the certificate only.
+         * @description Walks the SII's application (pe_ingrut, pe_datos_empresa, pe_confirma) in the certification environment; the certificate's holder becomes the company's administrator user. A company already applied is 409 `ALREADY_SUBMITTED`; a document type the SII's form does not offer is 400. Irreversible: send an `Idempotency-Key`; `dry_run` checks the certificate only. A `dry_run` preview keeps this shape and marks itself in `vista_previa`: `postulado`, `glosa` are placeholders.
          */
         post: operations["post_sii_certificacion_facturas_postular"];
         delete?: never;
@@ -754,7 +754,7 @@ export interface paths {
         put?: never;
         /**
          * Request the invoices test set
-         * @description A new test set for a company in the process (pe_generar1 with the company, then pe_generar2 with the sets chosen): the SII's text and its cases, ready to issue with `documentos/generar`. Each request makes a new set at the SII: send an `Idempotency-Key`.
+         * @description A new test set for a company in the process (pe_generar1 with the company, then pe_generar2 with the sets chosen): the SII's text and its cases, ready to issue with `documentos/generar`. Each request makes a new set at the SII: send an `Idempotency-Key`. A `dry_run` preview keeps this shape and marks itself in `vista_previa`: `texto`, `sets` are placeholders.
          */
         post: operations["post_sii_certificacion_facturas_solicitar_set"];
         delete?: never;
@@ -774,7 +774,7 @@ export interface paths {
         put?: never;
         /**
          * Request the boletas test set
-         * @description The boleta test set from the SII's boleta certification application (certBolElectDteInternet, GWT-RPC): the company's representatives, its application, then the set file (DownloadFileServlet), as public clients drive it. A company that did not apply for boletas is 404. Each case is a boleta (type 39) to send with `RazonRef` = `CASO-<caso>`.
+         * @description The boleta test set from the SII's boleta certification application (certBolElectDteInternet, GWT-RPC): the company's representatives, its application, then the set file (DownloadFileServlet), as public clients drive it. A company that did not apply for boletas is 404. Each case is a boleta (type 39) to send with `RazonRef` = `CASO-<caso>`. A `dry_run` preview keeps this shape and marks itself in `vista_previa`: `texto`, `sets` are placeholders.
          */
         post: operations["post_sii_certificacion_boletas_solicitar_set"];
         delete?: never;
@@ -1228,7 +1228,7 @@ export interface components {
                 mode: "sandbox" | "live";
                 /**
                  * @description The release, as `info.version` of the OpenAPI document
-                 * @example 0.4.0
+                 * @example 0.5.0
                  */
                 version: string;
                 /** @description With `deep=1` only */
@@ -2422,6 +2422,13 @@ export interface components {
             sii: {
                 [key: string]: unknown;
             };
+            /** @description Only on a `dry_run` preview: which fields of `data` are placeholders and which are estimates */
+            vista_previa?: {
+                /** @description Fields whose values are placeholders: only the SII decides them */
+                provisionales: string[];
+                /** @description Fields the gateway estimates; the SII may answer otherwise */
+                estimados: string[];
+            };
         };
         /**
          * @example {
@@ -2698,6 +2705,13 @@ export interface components {
                 /** @description The set's own text (instructions for sets without cases) */
                 texto: string;
             }[];
+            /** @description Only on a `dry_run` preview: which fields of `data` are placeholders and which are estimates */
+            vista_previa?: {
+                /** @description Fields whose values are placeholders: only the SII decides them */
+                provisionales: string[];
+                /** @description Fields the gateway estimates; the SII may answer otherwise */
+                estimados: string[];
+            };
         };
         /**
          * @example {
@@ -14818,6 +14832,13 @@ export interface operations {
                             contribuyente: string;
                             postulado: boolean;
                             glosa: string;
+                            /** @description Only on a `dry_run` preview: which fields of `data` are placeholders and which are estimates */
+                            vista_previa?: {
+                                /** @description Fields whose values are placeholders: only the SII decides them */
+                                provisionales: string[];
+                                /** @description Fields the gateway estimates; the SII may answer otherwise */
+                                estimados: string[];
+                            };
                         };
                         /** Format: date-time */
                         timestamp: string;
@@ -20462,7 +20483,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The token's id (`tok_…`, as issued; not its secret), 1 to 64 characters */
+                /** @description The token's id (`tok_…`, as issued; not its secret): `tok_` and 1 to 60 letters, digits, `_` or `-` */
                 id: string;
             };
             cookie?: never;
@@ -20559,7 +20580,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The token's id (`tok_…`, as issued; not its secret), 1 to 64 characters */
+                /** @description The token's id (`tok_…`, as issued; not its secret): `tok_` and 1 to 60 letters, digits, `_` or `-` */
                 id: string;
             };
             cookie?: never;
@@ -20654,7 +20675,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The token's id (`tok_…`, as issued; not its secret), 1 to 64 characters */
+                /** @description The token's id (`tok_…`, as issued; not its secret): `tok_` and 1 to 60 letters, digits, `_` or `-` */
                 id: string;
             };
             cookie?: never;
@@ -20749,7 +20770,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The token's id (`tok_…`, as issued; not its secret), 1 to 64 characters */
+                /** @description The token's id (`tok_…`, as issued; not its secret): `tok_` and 1 to 60 letters, digits, `_` or `-` */
                 id: string;
             };
             cookie?: never;
