@@ -22,7 +22,13 @@ async function setup() {
 describe("the certification service", { tags: ["inferred-sii-shape"] }, () => {
   it("previews an application without logging in, then applies and reads the company's data", async () => {
     const { caller, who, sandbox } = await setup();
-    expect(await applyCompany(caller, who, form, true)).toEqual({ contribuyente: COMPANY, postulado: false, glosa: "" });
+    // A preview's postulado and glosa stand in for the SII's answer, and say so.
+    expect(await applyCompany(caller, who, form, true)).toEqual({
+      contribuyente: COMPANY,
+      postulado: false,
+      glosa: "",
+      vista_previa: { provisionales: ["postulado", "glosa"], estimados: [] },
+    });
     expect(sandbox.state.calls.get("cert_login") ?? 0).toBe(0);
     expect(await applyCompany(caller, who, form, false)).toMatchObject({ contribuyente: COMPANY, postulado: true });
     expect(await companyData(caller, who)).toMatchObject({ rut: COMPANY, estado: "EN CERTIFICACION" });
@@ -31,9 +37,15 @@ describe("the certification service", { tags: ["inferred-sii-shape"] }, () => {
   it("answers a test set as the SII's text and its cases (a dry run's empty), then follows its state", async () => {
     const { caller, who } = await setup();
     await applyCompany(caller, who, form, false);
-    expect(await invoiceTestSet(caller, who, [], true)).toEqual({ contribuyente: COMPANY, texto: "", sets: [] });
+    expect(await invoiceTestSet(caller, who, [], true)).toEqual({
+      contribuyente: COMPANY,
+      texto: "",
+      sets: [],
+      vista_previa: { provisionales: ["texto", "sets"], estimados: [] },
+    });
     const set = await invoiceTestSet(caller, who, [], false);
     expect(set.texto).toMatch(/SET BASICO - NUMERO DE ATENCION/);
+    expect(set).not.toHaveProperty("vista_previa");
     expect(set.sets[0]?.casos.length).toBeGreaterThan(0);
     const progress = await applicationProgress(caller, who);
     expect(progress.contribuyente).toBe(COMPANY);

@@ -65,6 +65,13 @@ describe("RCV sales summaries (set, read, delete)", { tags: ["inferred-sii-shape
     const { post, sandbox } = await setup();
     const preview = await post("/api/v1/sii/rcv/ventas/set_resumen/76192083-9/202401?dry_run=true", { auth, resumenes: [boleta] });
     expect([preview.status, preview.headers.get("x-quota-units")]).toEqual([200, "0"]);
+    // The SII's confirmation is what a preview cannot have: it is marked as a placeholder.
+    expect(((await preview.json()) as { data: unknown }).data).toEqual({
+      rut: "76192083-9",
+      periodo: "202401",
+      sii: {},
+      vista_previa: { provisionales: ["sii"], estimados: [] },
+    });
     expect(sandbox.state.calls.size).toBe(0);
     const reader = await setup(["sii:read"]);
     expect((await reader.post("/api/v1/sii/rcv/ventas/set_resumen/76192083-9/202401", { auth, resumenes: [boleta] })).status).toBe(403);
