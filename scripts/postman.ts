@@ -2,6 +2,7 @@
 // conversion of the OpenAPI document, made reproducible (seeded example values, no random ids, no
 // example answers: the document is their reference) and pointed at the dev sandbox with a token variable.
 import { createRequire } from "node:module";
+import { seededRandom } from "../src/lib/seeded-random.ts";
 
 type Json = Record<string, unknown>;
 type Auth = Json & { type: string };
@@ -30,20 +31,8 @@ interface ConversionResult {
   output: { type: string; data: Json & { item: Item[]; info: Json } }[];
 }
 
-/** mulberry32: a small seeded generator, so faked values are the same on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function convert(doc: Json): Promise<ConversionResult["output"][number]["data"]> {
-  faker.option({ random: seeded(1) });
+  faker.option({ random: seededRandom(1) });
   return new Promise((resolve, reject) => {
     // A deep copy: the converter rewrites its input.
     const data = JSON.parse(JSON.stringify(doc)) as Json;

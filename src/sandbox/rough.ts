@@ -15,6 +15,7 @@
 
 import { concatBytes } from "../lib/encoding.ts";
 import { decodeLatin1 } from "../lib/latin1.ts";
+import { seededRandom } from "../lib/seeded-random.ts";
 import { elementText } from "../lib/xml.ts";
 import { estUpProcessError } from "./envios.ts";
 import { cafQuirks } from "./folios-answers.ts";
@@ -49,18 +50,6 @@ const EXPIRY_SAFE: readonly [string, string, RegExp][] = [
 /** Reads the gateway retries once on a failed answer (SiiCall.read). */
 const RETRIED_READS = new Set(["seed", "document_status", "misii_home", "misii_carta", "bte_menu", "boleta_seed"]);
 
-/** mulberry32: a small seeded generator, the same sequence for the same seed on every runtime. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const QUIRKS: readonly PageQuirk[] = ["no_closing_html", "no_charset", "trailing_bytes"];
 
 export class RoughSchedule implements Rough {
@@ -75,7 +64,7 @@ export class RoughSchedule implements Rough {
   /** `odds`: tests that prove one recovery path set its odds to 1 and the others to 0. */
   constructor(seed: number, odds: Partial<RoughOdds> = {}) {
     this.seed = seed;
-    this.random = generator(seed);
+    this.random = seededRandom(seed);
     this.odds = { ...ODDS, ...odds };
   }
 

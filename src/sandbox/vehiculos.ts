@@ -2,6 +2,8 @@
 // appraisal workbooks (docs/sii-services.md §11.1), made up here: a title block, the header in row 12,
 // one vehicle per row (light: 20 columns; heavy: no doors, power, fuel or permit), a second sheet
 // of equipment abbreviations. Deterministic per year and size; the size is a sandbox option.
+
+import { seededRandom } from "../lib/seeded-random.ts";
 import { type WriteCell, writeXlsx } from "../lib/xlsx.ts";
 import { latin1Html } from "./pages.ts";
 
@@ -259,18 +261,6 @@ const SIGLAS: [string, string][] = [
   ["TC", "Techo corredizo"],
 ];
 
-/** Same seed, same numbers: mulberry32. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The sandbox UTM used for permits (CLP). */
 const UTM = 68_000;
 
@@ -312,7 +302,7 @@ const isMotorcycle = (tipo: string) => ["MOTO", "CUATRIMOTO", "SCOOTER"].include
 export function sandboxVehicles(kind: WorkbookKind, year: number, lightRows: number): SandboxVehicle[] {
   const makes = kind === "liv" ? LIGHT_MAKES : HEAVY_MAKES;
   const count = kind === "liv" ? lightRows : Math.max(20, Math.round(lightRows / 8));
-  const next = random(year * 31 + (kind === "liv" ? 1 : 2));
+  const next = seededRandom(year * 31 + (kind === "liv" ? 1 : 2));
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
   const totalWeight = makes.reduce((sum, make) => sum + make.weight, 0);
   const sequence = new Map<string, number>();

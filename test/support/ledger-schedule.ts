@@ -2,6 +2,8 @@
 // processes with kill -9, ledger-generar-cases.ts across apps in one process): keys of a small pool, so
 // keys are reused with their own request or another one, requests the engine refuses at a random document
 // after their folios were taken, and (in-process only) calls without a key.
+
+import { seededRandom } from "../../src/lib/seeded-random.ts";
 import { EXAMPLE_EXEMPT_INVOICE } from "../../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 
@@ -34,16 +36,10 @@ export function requestBody(count: number, variant: number, refusedAt?: number):
   });
 }
 
-/** A small seeded generator (mulberry32): a schedule is its seed's, printed on failure. */
+/** A small seeded generator: a schedule is its seed's, printed on failure; `random(n)` is 0 to n - 1. */
 function random(seed: number): (n: number) => number {
-  let a = seed >>> 0;
-  return (n) => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-  };
+  const next = seededRandom(seed);
+  return (n) => Math.floor(next() * n);
 }
 
 export interface Call {

@@ -1876,7 +1876,7 @@ export interface components {
                     PrcRef?: number;
                 } & {
                     [key: string]: unknown;
-                }) | {
+                }) | ({
                     /** @description The SII's Dec12_6Type: up to 999999999999.999999; its digits as a string are read too */
                     QtyItem?: number;
                     /** @description The SII's Dec12_6Type: up to 999999999999.999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
@@ -1895,21 +1895,27 @@ export interface components {
                     QtyRef?: number;
                     /** @description The SII's Dec12_6Type: up to 999999999999.999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
                     PrcRef?: number;
-                }[];
+                } & {
+                    [key: string]: unknown;
+                })[];
                 /** @description Global discounts and surcharges: at most 20 */
                 DscRcgGlobal?: ({
                     /** @description The SII's Dec16_2Type: up to 9999999999999999.99 (negative only in a liquidación-factura, 43); its digits as a string are read too */
                     ValorDR?: number;
                 } & {
                     [key: string]: unknown;
-                }) | {
+                }) | ({
                     /** @description The SII's Dec16_2Type: up to 9999999999999999.99 (negative only in a liquidación-factura, 43); its digits as a string are read too */
                     ValorDR?: number;
-                }[];
+                } & {
+                    [key: string]: unknown;
+                })[];
                 /** @description References: at most 40 */
                 Referencia?: {
                     [key: string]: unknown;
-                } | Record<string, never>[];
+                } | {
+                    [key: string]: unknown;
+                }[];
             } & {
                 [key: string]: unknown;
             };
@@ -2123,7 +2129,7 @@ export interface components {
                 PrcRef?: number;
             } & {
                 [key: string]: unknown;
-            }) | {
+            }) | ({
                 /** @description The SII's Dec12_6Type: up to 999999999999.999999; its digits as a string are read too */
                 QtyItem?: number;
                 /** @description The SII's Dec12_6Type: up to 999999999999.999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
@@ -2142,21 +2148,27 @@ export interface components {
                 QtyRef?: number;
                 /** @description The SII's Dec12_6Type: up to 999999999999.999999 (negative only in a liquidación-factura, 43); its digits as a string are read too */
                 PrcRef?: number;
-            }[];
+            } & {
+                [key: string]: unknown;
+            })[];
             /** @description Global discounts and surcharges: at most 20 */
             DscRcgGlobal?: ({
                 /** @description The SII's Dec16_2Type: up to 9999999999999999.99 (negative only in a liquidación-factura, 43); its digits as a string are read too */
                 ValorDR?: number;
             } & {
                 [key: string]: unknown;
-            }) | {
+            }) | ({
                 /** @description The SII's Dec16_2Type: up to 9999999999999999.99 (negative only in a liquidación-factura, 43); its digits as a string are read too */
                 ValorDR?: number;
-            }[];
+            } & {
+                [key: string]: unknown;
+            })[];
             /** @description References: at most 40 */
             Referencia?: {
                 [key: string]: unknown;
-            } | Record<string, never>[];
+            } | {
+                [key: string]: unknown;
+            }[];
         } & {
             [key: string]: unknown;
         };
