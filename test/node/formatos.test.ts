@@ -35,6 +35,10 @@ async function setup() {
 
 const latin1Base64 = (xml: string) => bytesToBase64(encodeLatin1(xml));
 
+// An item name of 79 characters up to its last space before the 80th, and what follows it.
+const LONG_NAME = "Cable UTP categoría 6 para interiores, carrete de 305 metros, color gris, marca";
+const NAME_REST = "Genérica con certificación";
+
 const dteXml = (folio: number, rut = "76192083-9") => `<DTE version="1.0"><Documento ID="F${folio}T33">
 <Encabezado><IdDoc><TipoDTE>33</TipoDTE><Folio>${folio}</Folio><FchEmis>2026-11-20</FchEmis></IdDoc>
 <Emisor><RUTEmisor>${rut}</RUTEmisor><RznSoc>Ñandú &#8220;Sur&#8221; Ltda</RznSoc><GiroEmis>Comercio</GiroEmis><Acteco>479100</Acteco></Emisor>
@@ -163,6 +167,40 @@ describe("normalize to the standard format: JSON input", () => {
       "dte.Detalle[0].QtyItem",
     ]);
   });
+
+  it("an item name past 80 characters goes on in DscItem (Res. Ex. SII 36/2024), with a warning naming the line", async () => {
+    const { post } = await setup();
+    const res = await post({
+      dte: {
+        Encabezado: { IdDoc: { TipoDTE: 33, Folio: 1 } },
+        Detalle: [
+          { NmbItem: "Conectores RJ45", QtyItem: 1, PrcItem: 70 },
+          { NmbItem: `${LONG_NAME} ${NAME_REST}`, DscItem: "Caja de 100", QtyItem: 1, PrcItem: 70 },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    const data = await normalizedDte(res);
+    expect(valueAt(data.dte, "Detalle", 1)).toMatchObject({ NmbItem: LONG_NAME, DscItem: `${NAME_REST} Caja de 100` });
+    expect(data.warnings.filter((w) => w.includes("NmbItem"))).toEqual([
+      `Detalle[1].NmbItem cut to ${LONG_NAME.length} characters, "${NAME_REST}" moved to the start of Detalle[1].DscItem (Res. Ex. SII N° 36 de 2024: a name past 80 characters goes on in DscItem)`,
+    ]);
+  });
+
+  it("answers 400 naming the item name when its rest would take DscItem past 1000 characters", async () => {
+    const { post } = await setup();
+    const res = await post({
+      dte: {
+        Encabezado: { IdDoc: { TipoDTE: 33, Folio: 1 } },
+        Detalle: { NmbItem: `${LONG_NAME} ${NAME_REST}`, DscItem: "d".repeat(1000), QtyItem: 1, PrcItem: 70 },
+      },
+    });
+    expect(res.status).toBe(400);
+    const body = await errorOf(res);
+    expect(body.error_code).toBe("VALIDATION_ERROR");
+    expect(body.errors?.map((e) => e.path)).toEqual(["dte.Detalle[0].NmbItem"]);
+    expect(body.message).toMatch(/Res\. Ex\. SII N° 36 de 2024.*beyond the schema's 1000/);
+  });
 });
 
 describe("normalize to the standard format: XML input", () => {
@@ -180,6 +218,17 @@ describe("normalize to the standard format: XML input", () => {
     expect(first.dte).not.toHaveProperty("TED");
     expect(first.dte).not.toHaveProperty("TmstFirma");
     expect(first.warnings).toContain("Detalle[0].MontoItem = 31500");
+  });
+
+  it("an XML line's item name past 80 characters goes on in its DscItem", async () => {
+    const { post } = await setup();
+    const xml = `<?xml version="1.0" encoding="ISO-8859-1"?>\n${dteXml(62)}`.replace(
+      "<NmbItem>Conectores RJ45</NmbItem>",
+      `<NmbItem>${LONG_NAME} ${NAME_REST}</NmbItem>`,
+    );
+    const first = (await normalizedXml(await post({ xml: latin1Base64(xml) }))).documentos[0]!;
+    expect(valueAt(first.dte, "Detalle", 0)).toMatchObject({ NmbItem: LONG_NAME, DscItem: NAME_REST });
+    expect(first.warnings.some((w) => w.startsWith("Detalle[0].NmbItem cut to 79 characters"))).toBe(true);
   });
 
   it("an XML factura exenta (34) whose lines lack IndExe and whose totals carry IVA comes back exempt, without IVA", async () => {

@@ -1,10 +1,12 @@
 // A DTE as JSON with the SII's tag names, completed and computed the way the reference normalizer
 // (LibreDTE) does (docs/dte-engine.md §4): defaults, line amounts, discounts and surcharges, additional
 // taxes and retentions, IVA (boletas: net from gross), totals, other currency; text, RUTs, dates
-// and numbers sanitized before and after (sanitize.ts). Pure: no I/O.
+// and numbers sanitized before and after (sanitize.ts); an item name past 80 characters goes on in
+// DscItem (item-names.ts). Pure: no I/O.
 import { DteError } from "../errors.ts";
 import { type DocContext, docContext, list, node, TOTAL_DEFAULTS } from "./context.ts";
 import { commonDefaults, otherCurrency, payments, startTotals } from "./header.ts";
+import { moveLongItemNames } from "./item-names.ts";
 import { globalDiscounts, normalizeLines } from "./lines.ts";
 import { num } from "./numbers.ts";
 import { type FieldProblem, type Node, sanitizeDte } from "./sanitize.ts";
@@ -108,6 +110,7 @@ function copyJson(value: unknown): unknown {
 export function normalizeDte(input: Node, today: string, options: NormalizeOptions = {}): Normalized {
   const at = options.at ?? "dte";
   const doc = sanitizeFirst(input, today, at);
+  moveLongItemNames(doc);
   commonDefaults(doc);
   const ctx = startTotals(doc);
   normalizeLines(ctx);
@@ -122,6 +125,8 @@ export function normalizeDte(input: Node, today: string, options: NormalizeOptio
   return { dte: ctx.dte, warnings: ctx.warnings };
 }
 
+const ITEM_NAME: ReadonlySet<string> = new Set(["NmbItem"]);
+
 /** 0. Sanitize a copy first, so arithmetic sees numbers and invalid values stop the document here. */
 function sanitizeFirst(input: Node, today: string, at: string): DocContext {
   assertShallow(input, at);
@@ -131,7 +136,8 @@ function sanitizeFirst(input: Node, today: string, at: string): DocContext {
   idDoc.TipoDTE = tipo;
   // Single objects become lists first, so every path names its line (`Detalle[0].QtyItem`).
   for (const key of ["Detalle", "DscRcgGlobal", "Referencia", "Comisiones"]) list(dte, key);
-  const clean = sanitizeDte(dte, tipo);
+  // An over-long NmbItem is split by the next step, not cut here (item-names.ts).
+  const clean = sanitizeDte(dte, tipo, { uncut: ITEM_NAME });
   if (clean.problems.length) throw invalidDocument(clean.problems, at);
   return docContext(dte, tipo, today, clean.warnings);
 }

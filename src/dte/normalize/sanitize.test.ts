@@ -92,7 +92,6 @@ describe("schema maximum lengths", () => {
     ["GiroRecep", (t) => factura({ receptor: { GiroRecep: t } }), (d) => receptor(d).GiroRecep, "Encabezado.Receptor.GiroRecep", 40],
     ["DirRecep", (t) => factura({ receptor: { DirRecep: t } }), (d) => receptor(d).DirRecep, "Encabezado.Receptor.DirRecep", 70],
     ["CmnaRecep", (t) => factura({ receptor: { CmnaRecep: t } }), (d) => receptor(d).CmnaRecep, "Encabezado.Receptor.CmnaRecep", 20],
-    ["NmbItem", (t) => factura({ line: { NmbItem: t } }), (d) => line(d).NmbItem, "Detalle[0].NmbItem", 80],
     ["DscItem", (t) => factura({ line: { DscItem: t } }), (d) => line(d).DscItem, "Detalle[0].DscItem", 1000],
   ];
   for (const [name, build, read, path, limit] of cases) {

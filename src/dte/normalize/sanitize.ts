@@ -129,12 +129,19 @@ function validDate(value: string): boolean {
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
+export interface SanitizeOptions {
+  /** Text fields left over their schema length, for a later step to shorten (the normalizer's item names). */
+  uncut?: ReadonlySet<string>;
+}
+
 /** Sanitizes `dte` in place (see the file comment); `tipo` selects the boleta limits and the signed amounts of 43. */
-export function sanitizeDte(dte: Node, tipo: number): Sanitized {
+export function sanitizeDte(dte: Node, tipo: number, options: SanitizeOptions = {}): Sanitized {
   const warnings: string[] = [];
   const problems: FieldProblem[] = [];
   const boleta = tipo === 39 || tipo === 41;
-  const limitOf = (key: string) => (boleta ? (BOLETA_TEXT_LIMITS[key] ?? TEXT_LIMITS[key]) : TEXT_LIMITS[key]);
+  const uncut = options.uncut;
+  const limitOf = (key: string) =>
+    uncut?.has(key) ? undefined : boleta ? (BOLETA_TEXT_LIMITS[key] ?? TEXT_LIMITS[key]) : TEXT_LIMITS[key];
   const REMOVE = Symbol("remove");
 
   // A value's path is written only into a warning or a problem: most values have neither.
