@@ -54,7 +54,10 @@ const Part = (numbers: Record<string, unknown>) => z.record(z.string(), z.unknow
  */
 const Lines = (max: number, description: string, numbers: Record<string, unknown> = {}) =>
   z
-    .union([Part(numbers), z.array(z.unknown().register(z.globalRegistry, { type: "object", additionalProperties: {}, ...numbers })).max(max)])
+    .union([
+      Part(numbers),
+      z.array(z.unknown().register(z.globalRegistry, { type: "object", additionalProperties: {}, ...numbers })).max(max),
+    ])
     .optional()
     .register(z.globalRegistry, { description });
 
