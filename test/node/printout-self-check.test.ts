@@ -13,7 +13,9 @@ import { parseCertificateCredential, type SigningCredential } from "../../src/ce
 import { generateDocuments } from "../../src/dte/generate/generate.ts";
 import type { Node } from "../../src/dte/normalize/normalize.ts";
 import { escposReceipt } from "../../src/dte/render/escpos.ts";
+import { referenceName, TRANSFER_KINDS } from "../../src/dte/render/labels.ts";
 import { type PrintedDocument, printedDocument } from "../../src/dte/render/model.ts";
+import { money } from "../../src/dte/render/money.ts";
 import { pdfDocument } from "../../src/dte/render/pdf.ts";
 import { referenceText, totalsBlock } from "../../src/dte/render/sections.ts";
 import { type RsaPublicKey, SII_CAF_KEYS } from "../../src/dte/verify/timbre.ts";
@@ -203,6 +205,35 @@ function printedTotals(page: string): { components: number[]; total: number } {
 }
 
 describe("the printed model (no poppler needed)", () => {
+  it("writes amounts one way: a space after the sign, `- ` before a negative, an export's currency by name", () => {
+    expect([money(31_500), money(0), money(-5_950), money(1_234_567.5), money(10.5, "DOLAR USA"), money(500, "PESO CL")]).toEqual([
+      "$ 31.500",
+      "$ 0",
+      "- $ 5.950",
+      "$ 1.234.567,5",
+      "DOLAR USA 10,5",
+      "$ 500",
+    ]);
+  });
+
+  it("names referenced documents, and every kind of transfer DTE_v10.xsd allows", () => {
+    expect(["33", "34", "52", "112", "801", "813", "820", "HES"].map(referenceName)).toEqual([
+      "Factura Electrónica",
+      "Factura no Afecta o Exenta Electrónica",
+      "Guía de Despacho Electrónica",
+      "Nota de Crédito de Exportación Electrónica",
+      "Orden de Compra",
+      "Pasaporte",
+      "Código de Inscripción en el Registro de Acuerdos con Plazo de Pago Excepcional",
+      "HES",
+    ]);
+    const xsd = readFileSync(fixturePath("sii-schemas", "DTE_v10.xsd"), "latin1");
+    const indTraslado = /<xs:element name="IndTraslado"[\s\S]*?<\/xs:element>/.exec(xsd)?.[0] ?? "";
+    const allowed = [...indTraslado.matchAll(/<xs:enumeration value="(\d+)"/g)].map((m) => Number(m[1]));
+    expect(allowed).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(Object.keys(TRANSFER_KINDS).map(Number)).toEqual(allowed);
+  });
+
   it("reads the issue's invoice: the line discount, the global discount, the additional tax and the optional fields", async () => {
     const { printed: doc } = await signed(ISSUE_EXAMPLE);
     expect(doc.lineas[0]).toMatchObject({
@@ -227,6 +258,11 @@ describe("the printed model (no poppler needed)", () => {
     expect(block.components.map((r) => r.label)).toEqual(["Neto", "Exento", "IVA 19%", "Bebidas azucaradas (271) 18%"]);
     expect(block.components.reduce((sum, r) => sum + r.value, 0)).toBe(doc.totales.total);
     expect(block.total.text).toBe(printed(doc.totales.total));
+    // The receipt prints what the page prints.
+    const receipt = Buffer.from(escposReceipt(doc, { papel: "80mm", codepage: "WPC1252" })).toString("latin1");
+    for (const part of ["2 x 45.990,5 - 9.198 (10%)", "Descuento global: Pronto pago", "Bebidas azucaradas (271) 18%", "Vendedor: VEND-7"])
+      expect(receipt).toContain(part);
+    expect(receipt).toMatch(new RegExp(`TOTAL +\\${printed(doc.totales.total)}`));
     // The order by name, and no colon when there is neither a use nor a reason.
     expect(referenceText(doc.referencias[0] as PrintedDocument["referencias"][number])).toBe("Orden de Compra N° OC-77 del 2026-11-01");
   });
