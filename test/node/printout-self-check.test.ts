@@ -263,6 +263,10 @@ describe("the printed model (no poppler needed)", () => {
     for (const part of ["2 x 45.990,5 - 9.198 (10%)", "Descuento global: Pronto pago", "Bebidas azucaradas (271) 18%", "Vendedor: VEND-7"])
       expect(receipt).toContain(part);
     expect(receipt).toMatch(new RegExp(`TOTAL +\\${printed(doc.totales.total)}`));
+    // On 58 mm paper a label too long for its amount's line keeps every word, the amount under it.
+    const narrow = Buffer.from(escposReceipt(doc, { papel: "58mm", codepage: "WPC1252" })).toString("latin1");
+    const tax = doc.totales.impuestos[0]?.monto as number;
+    expect(narrow).toContain(`Bebidas azucaradas (271) 18%\n${printed(tax).padStart(32)}\n`);
     // The order by name, and no colon when there is neither a use nor a reason.
     expect(referenceText(doc.referencias[0] as PrintedDocument["referencias"][number])).toBe("Orden de Compra N° OC-77 del 2026-11-01");
   });

@@ -153,8 +153,11 @@ function wrap(text: string, width: number): string[] {
   return lines;
 }
 
-const row = (left: string, right: string, width: number) =>
-  `${left.slice(0, Math.max(0, width - right.length - 1)).padEnd(width - right.length)}${right}`;
+/** `left` and `right` on one line; when they do not fit, `left` wrapped and `right` on a line of its own, nothing cut. */
+function row(left: string, right: string, width: number): string[] {
+  if (left.length + 1 + right.length <= width) return [`${left.padEnd(width - right.length)}${right}`];
+  return [...wrap(left, width), right.padStart(width)];
+}
 
 /** The PDF417 block: standard symbol, columns, 2-dot modules, rows 3 modules high, ECL 5, store, print. */
 export function pdf417Commands(ted: Uint8Array, columns: number): number[] {
@@ -228,7 +231,7 @@ export function escposReceipt(doc: PrintedDocument, options: ReceiptOptions): Ui
     for (const part of wrap(line.nombre, width)) text(part);
     const quantity = line.cantidad !== null && line.precio !== null ? `  ${pesos(line.cantidad)} x ${pesos(line.precio)}` : "";
     const detail = [quantity, lineAdjustment(line), line.exento ? "Exento" : ""].filter(Boolean).join(" ");
-    text(row(detail, pesos(line.monto), width));
+    for (const part of row(detail, pesos(line.monto), width)) text(part);
   }
   rule();
   const moneda = doc.totales.moneda;
@@ -237,7 +240,7 @@ export function escposReceipt(doc: PrintedDocument, options: ReceiptOptions): Ui
     text(title);
     for (const entry of list) {
       for (const part of wrap(entry.text, width)) text(part);
-      if (entry.value) text(row("", entry.value, width));
+      if (entry.value) for (const part of row("", entry.value, width)) text(part);
     }
   };
   entries(
@@ -252,15 +255,15 @@ export function escposReceipt(doc: PrintedDocument, options: ReceiptOptions): Ui
     }),
   );
   const { components, total, after } = totalsBlock(doc);
-  for (const r of components) text(row(r.label, r.text, width));
+  for (const r of components) for (const part of row(r.label, r.text, width)) text(part);
   bold(true);
-  text(row(total.label, total.text, width));
+  for (const part of row(total.label, total.text, width)) text(part);
   bold(false);
-  for (const r of after) text(row(r.label, r.text, width));
+  for (const r of after) for (const part of row(r.label, r.text, width)) text(part);
   const other = otherCurrencyBlock(doc);
   if (other) {
     for (const line of wrap(other.title, width)) text(line);
-    for (const r of other.rows) text(row(r.label, r.text, width));
+    for (const r of other.rows) for (const part of row(r.label, r.text, width)) text(part);
   }
   for (const ref of doc.referencias) {
     for (const line of wrap(`Ref.: ${referenceText(ref)}`, width)) text(line);
