@@ -228,11 +228,15 @@ function totalsAndStamp(
   const amountWidth = Math.max(...all.map((r) => textWidth(r.text, body, "bold")));
   const labelX = roll ? margin : amountX - amountWidth - 12;
   const align = roll ? "left" : "right";
+  // A label wraps in the room its amount leaves (on letter, the room right of the stamp).
+  const room = roll ? labelX + inner - amountWidth - 12 - margin : labelX - margin - 220;
   const rows = (list: AmountRow[], weight: Weight = "regular") => {
     for (const r of list) {
-      canvas.text(labelX, y, r.label, body, weight, align);
       canvas.text(amountX, y, r.text, body, weight, "right");
-      y += body + 4;
+      for (const line of wrap(r.label, body, room, weight)) {
+        canvas.text(labelX, y, line, body, weight, align);
+        y += body + 4;
+      }
     }
   };
   canvas.text(labelX, y, "Totales", small, "bold", align);
