@@ -161,8 +161,9 @@ function expectedAmounts(xml: string): string[] {
   }
   for (const tax of all(totales, "ImptoReten")) {
     const monto = value(tax, "MontoImp");
-    if (monto) amounts.push(printed(monto, currency).replace(/^/, ""));
-    amounts.push(`${value(tax, "TasaImp")}%`);
+    if (monto) amounts.push(printed(monto, currency));
+    // Its rate in the same Chilean form: 31,5%.
+    amounts.push(`${String(value(tax, "TasaImp")).replace(".", ",")}%`);
   }
   const comisiones = all(totales, "Comisiones")[0];
   if (comisiones) {

@@ -6,7 +6,7 @@ import { encodeLatin1 } from "../../lib/latin1.ts";
 import { childElements, childText, findChild, localName, onlyChild, sourceOf, type XmlDocument, type XmlElement } from "../xml/parse.ts";
 import { DOCUMENT_NAMES } from "./document-names.ts";
 import { REFERENCE_USES, referenceName, TRANSFER_KINDS } from "./labels.ts";
-import { money } from "./money.ts";
+import { money, pesos } from "./money.ts";
 
 export { DOCUMENT_NAMES } from "./document-names.ts";
 export { pesos } from "./money.ts";
@@ -326,7 +326,7 @@ export function flattenTed(ted: string): string {
 /** How a commission line is printed: its text and the amount taken off (neto + exento + IVA). */
 export function commissionLine(c: Commission): { text: string; amount: number } {
   const kind = c.tipo === "O" ? "Otro cargo" : "Comisión";
-  const rate = c.tasa === null ? "" : ` ${c.tasa}%`;
+  const rate = c.tasa === null ? "" : ` ${pesos(c.tasa)}%`;
   const iva = c.iva ? ` (IVA ${money(c.iva)})` : "";
   return { text: `${kind}${rate}: ${c.glosa}${iva}`, amount: c.neto + c.exento + (c.iva ?? 0) };
 }

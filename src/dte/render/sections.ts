@@ -28,11 +28,11 @@ export function totalsBlock(doc: PrintedDocument): TotalsBlock {
   const components = rowsOf(t.moneda, [
     ["Neto", t.neto],
     ["Exento", t.exento],
-    [`IVA ${t.tasa_iva ?? 19}%`, t.iva],
+    [`IVA ${pesos(t.tasa_iva ?? 19)}%`, t.iva],
     ...t.impuestos.map((i): [string, number] => {
       const known = ADDITIONAL_TAXES[i.tipo];
       const name = known ? `${known.name} (${i.tipo})` : `Impuesto adicional ${i.tipo}`;
-      return [`${name}${i.tasa === null ? "" : ` ${i.tasa}%`}`, known?.kind === "R" ? -i.monto : i.monto];
+      return [`${name}${i.tasa === null ? "" : ` ${pesos(i.tasa)}%`}`, known?.kind === "R" ? -i.monto : i.monto];
     }),
     ["Crédito 65% empresas constructoras", t.credito_constructoras === null ? null : -t.credito_constructoras],
     ["Garantía por depósito de envases", t.garantia_envases],
