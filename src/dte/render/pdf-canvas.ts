@@ -40,6 +40,8 @@ export function textWidth(text: string, size: number, weight: Weight = "regular"
 }
 
 export function wrap(text: string, size: number, width: number, weight: Weight = "regular"): string[] {
+  // Most labels and values fit: one measure instead of one per word.
+  if (/^\S+( \S+)*$/.test(text) && textWidth(text, size, weight) <= width) return [text];
   const lines: string[] = [];
   let line = "";
   for (const word of text.split(/\s+/).filter(Boolean)) {
