@@ -5,13 +5,17 @@ import type { PrintedDocument } from "../../src/dte/render/model.ts";
 import { pdfDocument } from "../../src/dte/render/pdf.ts";
 
 const party = { rut: "76192083-9", nombre: "Comercial Sandbox SpA", giro: "Comercio", direccion: "Calle Uno 1", comuna: "Ñuñoa" };
+const issuer = { ...party, telefonos: [], correo: "", actecos: [], sucursal: "", cdg_sii_sucur: "", vendedor: "" };
+const receiver = { ...party, contacto: "", correo: "", ciudad: "", direccion_postal: "", extranjero: null };
 const invoice: PrintedDocument = {
   tipo: 33,
   nombre_tipo: "FACTURA ELECTRÓNICA",
   folio: 42,
   fecha: "2026-11-01",
-  emisor: party,
-  receptor: { ...party, rut: "22222222-2", nombre: "Pedro Pérez" },
+  emisor: issuer,
+  receptor: { ...receiver, rut: "22222222-2", nombre: "Pedro Pérez" },
+  traslado: null,
+  transporte: null,
   lineas: [
     {
       nombre: "Asesoría contable",
@@ -19,12 +23,35 @@ const invoice: PrintedDocument = {
       cantidad: 2,
       unidad: "",
       precio: 50_000,
+      descuento_pct: null,
       descuento: null,
+      recargo_pct: null,
+      recargo: null,
       monto: 100_000,
       exento: false,
     },
   ],
-  totales: { neto: 100_000, exento: null, iva: 19_000, tasa_iva: 19, comisiones: null, total: 119_000 },
+  descuentos_globales: [],
+  totales: {
+    moneda: null,
+    neto: 100_000,
+    exento: null,
+    iva: 19_000,
+    tasa_iva: 19,
+    iva_propio: null,
+    iva_terceros: null,
+    impuestos: [],
+    iva_no_retenido: null,
+    credito_constructoras: null,
+    garantia_envases: null,
+    comisiones: null,
+    total: 119_000,
+    no_facturable: null,
+    periodo: null,
+    saldo_anterior: null,
+    a_pagar: null,
+  },
+  otra_moneda: null,
   comisiones: [],
   referencias: [],
   ted: new TextEncoder().encode('<TED version="1.0"><DD><RE>76192083-9</RE><TD>33</TD><F>42</F></DD></TED>'),

@@ -1,7 +1,19 @@
 // A DTE as an ESC/POS receipt (docs/dte-engine.md §7): text in the printer's code page, the
-// SII's box (RUT, type, folio), lines and totals, and the TED as a PDF417 the printer draws
-// itself (GS ( k, error correction level 5) from the TED's exact ISO-8859-1 bytes; then feed and cut.
-import { commissionLine, type PrintedDocument, pesos } from "./model.ts";
+// SII's box (RUT, type, folio), the PDF's fields, lines and totals (sections.ts), and the TED as
+// a PDF417 the printer draws itself (GS ( k, error correction level 5) from the TED's exact
+// ISO-8859-1 bytes; then feed and cut.
+import { commissionLine, type PrintedDocument } from "./model.ts";
+import { money, pesos } from "./money.ts";
+import {
+  adjustmentLine,
+  issuerExtras,
+  lineAdjustment,
+  otherCurrencyBlock,
+  receiverFields,
+  referenceText,
+  totalsBlock,
+  transferFields,
+} from "./sections.ts";
 
 export type Paper = "80mm" | "58mm";
 export type CodePage = "WPC1252" | "PC850" | "PC858";
@@ -141,8 +153,11 @@ function wrap(text: string, width: number): string[] {
   return lines;
 }
 
-const row = (left: string, right: string, width: number) =>
-  `${left.slice(0, Math.max(0, width - right.length - 1)).padEnd(width - right.length)}${right}`;
+/** `left` and `right` on one line; when they do not fit, `left` wrapped and `right` on a line of its own, nothing cut. */
+function row(left: string, right: string, width: number): string[] {
+  if (left.length + 1 + right.length <= width) return [`${left.padEnd(width - right.length)}${right}`];
+  return [...wrap(left, width), right.padStart(width)];
+}
 
 /** The PDF417 block: standard symbol, columns, 2-dot modules, rows 3 modules high, ECL 5, store, print. */
 export function pdf417Commands(ted: Uint8Array, columns: number): number[] {
@@ -195,6 +210,7 @@ export function escposReceipt(doc: PrintedDocument, options: ReceiptOptions): Ui
   bold(false);
   for (const line of wrap(doc.emisor.giro, width)) text(line);
   for (const line of wrap([doc.emisor.direccion, doc.emisor.comuna].filter(Boolean).join(", "), width)) text(line);
+  for (const extra of issuerExtras(doc.emisor)) for (const line of wrap(extra, width)) text(line);
   rule();
   bold(true);
   text(`R.U.T.: ${doc.emisor.rut}`);
@@ -203,33 +219,54 @@ export function escposReceipt(doc: PrintedDocument, options: ReceiptOptions): Ui
   bold(false);
   rule();
   align(0);
-  text(`Fecha: ${doc.fecha}`);
-  if (doc.receptor) {
-    for (const line of wrap(`Señor(es): ${doc.receptor.nombre}`, width)) text(line);
-    text(`R.U.T.: ${doc.receptor.rut}`);
-  }
+  const field = ([label, value]: [string, string]) => {
+    for (const line of wrap(`${label}: ${value}`, width)) text(line);
+  };
+  field(["Fecha", doc.fecha]);
+  if (doc.emisor.vendedor) field(["Vendedor", doc.emisor.vendedor]);
+  if (doc.receptor) for (const entry of receiverFields(doc.receptor)) field(entry);
+  for (const entry of transferFields(doc)) field(entry);
   rule();
   for (const line of doc.lineas) {
     for (const part of wrap(line.nombre, width)) text(part);
-    const detail = line.cantidad !== null && line.precio !== null ? `  ${pesos(line.cantidad)} x ${pesos(line.precio)}` : "";
-    text(row(detail + (line.exento ? " (exento)" : ""), pesos(line.monto), width));
+    const quantity = line.cantidad !== null && line.precio !== null ? `  ${pesos(line.cantidad)} x ${pesos(line.precio)}` : "";
+    const detail = [quantity, lineAdjustment(line), line.exento ? "Exento" : ""].filter(Boolean).join(" ");
+    for (const part of row(detail, pesos(line.monto), width)) text(part);
   }
   rule();
-  const t = doc.totales;
-  if (t.neto !== null) text(row("Neto", `$ ${pesos(t.neto)}`, width));
-  if (t.exento !== null) text(row("Exento", `$ ${pesos(t.exento)}`, width));
-  if (t.iva !== null) text(row(`IVA ${t.tasa_iva ?? 19}%`, `$ ${pesos(t.iva)}`, width));
-  for (const c of doc.comisiones) {
-    const { text: label, amount } = commissionLine(c);
-    for (const part of wrap(label, width)) text(part);
-    text(row("", `- ${pesos(amount)}`, width));
-  }
-  if (t.comisiones !== null) text(row("Comisiones", `$ -${pesos(t.comisiones)}`, width));
+  const moneda = doc.totales.moneda;
+  const entries = (title: string, list: { text: string; value: string }[]) => {
+    if (!list.length) return;
+    text(title);
+    for (const entry of list) {
+      for (const part of wrap(entry.text, width)) text(part);
+      if (entry.value) for (const part of row("", entry.value, width)) text(part);
+    }
+  };
+  entries(
+    "Descuentos y recargos globales",
+    doc.descuentos_globales.map((g) => adjustmentLine(g, moneda)),
+  );
+  entries(
+    "Comisiones y otros cargos",
+    doc.comisiones.map((c) => {
+      const { text: label, amount } = commissionLine(c);
+      return { text: label, value: money(-amount, moneda) };
+    }),
+  );
+  const { components, total, after } = totalsBlock(doc);
+  for (const r of components) for (const part of row(r.label, r.text, width)) text(part);
   bold(true);
-  text(row("TOTAL", `$ ${pesos(t.total)}`, width));
+  for (const part of row(total.label, total.text, width)) text(part);
   bold(false);
+  for (const r of after) for (const part of row(r.label, r.text, width)) text(part);
+  const other = otherCurrencyBlock(doc);
+  if (other) {
+    for (const line of wrap(other.title, width)) text(line);
+    for (const r of other.rows) for (const part of row(r.label, r.text, width)) text(part);
+  }
   for (const ref of doc.referencias) {
-    for (const line of wrap(`Ref.: ${ref.tipo} N° ${ref.folio} ${ref.fecha} ${ref.razon}`, width)) text(line);
+    for (const line of wrap(`Ref.: ${referenceText(ref)}`, width)) text(line);
   }
   if (doc.ted) {
     align(1);

@@ -1,23 +1,15 @@
 // What a printed representation shows of a signed DTE, read from its XML: the issuer, the
-// receiver, the lines, the totals, the references, and the TED bytes for the PDF417 (the
-// flattened `<TED>` exactly as the file has it, in ISO-8859-1: docs/dte-engine.md §2.4).
+// receiver, the lines with their discounts, every amount of Totales, the global discounts, the
+// other currency, the transfer, the references, and the TED bytes for the PDF417 (the flattened
+// `<TED>` exactly as the file has it, in ISO-8859-1: docs/dte-engine.md §2.4, §6.1).
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import { childElements, childText, findChild, localName, onlyChild, sourceOf, type XmlDocument, type XmlElement } from "../xml/parse.ts";
+import { DOCUMENT_NAMES } from "./document-names.ts";
+import { REFERENCE_USES, referenceName, TRANSFER_KINDS } from "./labels.ts";
+import { money, pesos } from "./money.ts";
 
-export const DOCUMENT_NAMES: Record<number, string> = {
-  33: "FACTURA ELECTRÓNICA",
-  34: "FACTURA NO AFECTA O EXENTA ELECTRÓNICA",
-  39: "BOLETA ELECTRÓNICA",
-  41: "BOLETA NO AFECTA O EXENTA ELECTRÓNICA",
-  43: "LIQUIDACIÓN FACTURA ELECTRÓNICA",
-  46: "FACTURA DE COMPRA ELECTRÓNICA",
-  52: "GUÍA DE DESPACHO ELECTRÓNICA",
-  56: "NOTA DE DÉBITO ELECTRÓNICA",
-  61: "NOTA DE CRÉDITO ELECTRÓNICA",
-  110: "FACTURA DE EXPORTACIÓN ELECTRÓNICA",
-  111: "NOTA DE DÉBITO DE EXPORTACIÓN ELECTRÓNICA",
-  112: "NOTA DE CRÉDITO DE EXPORTACIÓN ELECTRÓNICA",
-};
+export { DOCUMENT_NAMES } from "./document-names.ts";
+export { pesos } from "./money.ts";
 
 export interface Party {
   rut: string;
@@ -27,13 +19,36 @@ export interface Party {
   comuna: string;
 }
 
+/** The issuer's optional fields print when the XML has them (empty otherwise). */
+export interface Issuer extends Party {
+  telefonos: string[];
+  correo: string;
+  actecos: string[];
+  sucursal: string;
+  cdg_sii_sucur: string;
+  vendedor: string;
+}
+
+export interface Receiver extends Party {
+  contacto: string;
+  correo: string;
+  ciudad: string;
+  /** DirPostal, CmnaPostal and CiudadPostal joined. */
+  direccion_postal: string;
+  /** A foreign receiver's identification and nationality (Aduana country code). */
+  extranjero: { num_id: string; nacionalidad: string } | null;
+}
+
 export interface Line {
   nombre: string;
   descripcion: string;
   cantidad: number | null;
   unidad: string;
   precio: number | null;
+  descuento_pct: number | null;
   descuento: number | null;
+  recargo_pct: number | null;
+  recargo: number | null;
   monto: number;
   exento: boolean;
 }
@@ -49,25 +64,84 @@ export interface Commission {
   iva: number | null;
 }
 
+/** A global discount (D) or surcharge (R), in percent or in the document's currency. */
+export interface GlobalAdjustment {
+  tipo: "D" | "R";
+  unidad: "%" | "$";
+  valor: number;
+  glosa: string;
+  /** IndExeDR: 1 on exempt amounts, 2 on amounts not invoiced; empty on the taxed ones. */
+  exento: string;
+}
+
+export interface Totals {
+  /** TpoMoneda (exports: the Aduana's currency name); null for pesos. */
+  moneda: string | null;
+  neto: number | null;
+  exento: number | null;
+  iva: number | null;
+  tasa_iva: number | null;
+  iva_propio: number | null;
+  iva_terceros: number | null;
+  impuestos: { tipo: number; tasa: number | null; monto: number }[];
+  iva_no_retenido: number | null;
+  credito_constructoras: number | null;
+  garantia_envases: number | null;
+  /** The sum of a 43's `Totales.Comisiones` (neto + exento + IVA), null on other types. */
+  comisiones: number | null;
+  total: number;
+  no_facturable: number | null;
+  periodo: number | null;
+  saldo_anterior: number | null;
+  a_pagar: number | null;
+}
+
+export interface OtherCurrency {
+  moneda: string;
+  tipo_cambio: number | null;
+  neto: number | null;
+  exento: number | null;
+  iva: number | null;
+  total: number | null;
+}
+
+export interface Transport {
+  patente: string;
+  rut_transportista: string;
+  rut_chofer: string;
+  nombre_chofer: string;
+  direccion: string;
+  comuna: string;
+  ciudad: string;
+}
+
+export interface Reference {
+  /** TpoDocRef as the XML has it, and the name it prints. */
+  tipo: string;
+  nombre: string;
+  folio: string;
+  fecha: string;
+  /** CodRef's meaning, empty when the reference has none. */
+  uso: string;
+  razon: string;
+}
+
 export interface PrintedDocument {
   tipo: number;
   nombre_tipo: string;
   folio: number;
   fecha: string;
-  emisor: Party;
-  receptor: Party | null;
+  emisor: Issuer;
+  receptor: Receiver | null;
+  /** IndTraslado of a guía, with its name. */
+  traslado: { codigo: number; nombre: string } | null;
+  transporte: Transport | null;
   lineas: Line[];
-  /** `comisiones`: the sum of a 43's `Totales.Comisiones` (neto + exento + IVA), null on other types. */
-  totales: {
-    neto: number | null;
-    exento: number | null;
-    iva: number | null;
-    tasa_iva: number | null;
-    comisiones: number | null;
-    total: number;
-  };
+  descuentos_globales: GlobalAdjustment[];
+  totales: Totals;
+  otra_moneda: OtherCurrency | null;
   comisiones: Commission[];
-  referencias: { tipo: string; folio: string; fecha: string; razon: string }[];
+  referencias: Reference[];
   /** The flattened TED in ISO-8859-1: the PDF417's exact payload; null when the document has none. */
   ted: Uint8Array | null;
 }
@@ -75,6 +149,7 @@ export interface PrintedDocument {
 const num = (value: string) => (value === "" ? null : Number(value));
 const children = (element: XmlElement | undefined, name: string) =>
   element ? childElements(element).filter((c) => localName(c.name) === name) : [];
+const joined = (...parts: string[]) => parts.filter(Boolean).join(", ");
 
 /**
  * The printed content of one DTE: `documento` is its Documento (or Liquidacion / Exportaciones) in
@@ -82,55 +157,44 @@ const children = (element: XmlElement | undefined, name: string) =>
  */
 export function printedDocument(doc: Pick<XmlDocument, "source">, documento: XmlElement): PrintedDocument {
   const encabezado = findChild(documento, "Encabezado");
-  const tipo = Number(childText(encabezado, "IdDoc", "TipoDTE"));
-  const emisor = findChild(encabezado, "Emisor");
+  const idDoc = findChild(encabezado, "IdDoc");
+  const tipo = Number(childText(idDoc, "TipoDTE"));
   const receptor = findChild(encabezado, "Receptor");
-  const totales = findChild(encabezado, "Totales");
-  const comisionesTotal = findChild(totales, "Comisiones");
+  const traslado = num(childText(idDoc, "IndTraslado"));
   // The document's one TED node (none drawn when it has none, or several: no stamp to vouch for).
   const tedNode = onlyChild(documento, "TED");
   const ted = typeof tedNode === "string" ? undefined : sourceOf(doc, tedNode);
   return {
     tipo,
     nombre_tipo: DOCUMENT_NAMES[tipo] ?? `DOCUMENTO TRIBUTARIO ELECTRÓNICO ${tipo}`,
-    folio: Number(childText(encabezado, "IdDoc", "Folio")),
-    fecha: childText(encabezado, "IdDoc", "FchEmis"),
-    emisor: {
-      rut: childText(emisor, "RUTEmisor"),
-      nombre: childText(emisor, "RznSoc") || childText(emisor, "RznSocEmisor"),
-      giro: childText(emisor, "GiroEmis") || childText(emisor, "GiroEmisor"),
-      direccion: childText(emisor, "DirOrigen"),
-      comuna: childText(emisor, "CmnaOrigen"),
-    },
-    receptor: receptor
-      ? {
-          rut: childText(receptor, "RUTRecep"),
-          nombre: childText(receptor, "RznSocRecep"),
-          giro: childText(receptor, "GiroRecep"),
-          direccion: childText(receptor, "DirRecep"),
-          comuna: childText(receptor, "CmnaRecep"),
-        }
-      : null,
+    folio: Number(childText(idDoc, "Folio")),
+    fecha: childText(idDoc, "FchEmis"),
+    emisor: issuer(findChild(encabezado, "Emisor")),
+    receptor: receptor ? receiver(receptor) : null,
+    traslado: traslado === null ? null : { codigo: traslado, nombre: TRANSFER_KINDS[traslado] ?? `Traslado ${traslado}` },
+    transporte: transport(findChild(encabezado, "Transporte")),
     lineas: children(documento, "Detalle").map((d) => ({
       nombre: childText(d, "NmbItem"),
       descripcion: childText(d, "DscItem"),
       cantidad: num(childText(d, "QtyItem")),
       unidad: childText(d, "UnmdItem"),
       precio: num(childText(d, "PrcItem")),
+      descuento_pct: num(childText(d, "DescuentoPct")),
       descuento: num(childText(d, "DescuentoMonto")),
+      recargo_pct: num(childText(d, "RecargoPct")),
+      recargo: num(childText(d, "RecargoMonto")),
       monto: Number(childText(d, "MontoItem") || 0),
       exento: childText(d, "IndExe") !== "",
     })),
-    totales: {
-      neto: num(childText(totales, "MntNeto")),
-      exento: num(childText(totales, "MntExe")),
-      iva: num(childText(totales, "IVA")),
-      tasa_iva: num(childText(totales, "TasaIVA")),
-      comisiones: comisionesTotal
-        ? ["ValComNeto", "ValComExe", "ValComIVA"].reduce((sum, key) => sum + Number(childText(comisionesTotal, key) || 0), 0)
-        : null,
-      total: Number(childText(totales, "MntTotal") || 0),
-    },
+    descuentos_globales: children(documento, "DscRcgGlobal").map((g) => ({
+      tipo: childText(g, "TpoMov") === "R" ? "R" : "D",
+      unidad: childText(g, "TpoValor") === "%" ? "%" : "$",
+      valor: Number(childText(g, "ValorDR") || 0),
+      glosa: childText(g, "GlosaDR"),
+      exento: childText(g, "IndExeDR"),
+    })),
+    totales: totals(findChild(encabezado, "Totales")),
+    otra_moneda: otherCurrency(findChild(encabezado, "OtraMoneda")),
     comisiones: children(documento, "Comisiones").map((c) => ({
       tipo: childText(c, "TipoMovim"),
       glosa: childText(c, "Glosa"),
@@ -139,14 +203,110 @@ export function printedDocument(doc: Pick<XmlDocument, "source">, documento: Xml
       exento: Number(childText(c, "ValComExe") || 0),
       iva: num(childText(c, "ValComIVA")),
     })),
-    referencias: children(documento, "Referencia").map((r) => ({
-      tipo: childText(r, "TpoDocRef"),
-      folio: childText(r, "FolioRef"),
-      fecha: childText(r, "FchRef"),
-      razon: childText(r, "RazonRef"),
-    })),
+    referencias: children(documento, "Referencia").map((r) => {
+      const tipoRef = childText(r, "TpoDocRef");
+      return {
+        tipo: tipoRef,
+        nombre: tipoRef ? referenceName(tipoRef) : "",
+        folio: childText(r, "FolioRef"),
+        fecha: childText(r, "FchRef"),
+        uso: REFERENCE_USES[childText(r, "CodRef")] ?? "",
+        razon: childText(r, "RazonRef"),
+      };
+    }),
     ted: ted ? encodeLatin1(flattenTed(ted)) : null,
   };
+}
+
+function issuer(emisor: XmlElement | undefined): Issuer {
+  return {
+    rut: childText(emisor, "RUTEmisor"),
+    nombre: childText(emisor, "RznSoc") || childText(emisor, "RznSocEmisor"),
+    giro: childText(emisor, "GiroEmis") || childText(emisor, "GiroEmisor"),
+    direccion: childText(emisor, "DirOrigen"),
+    comuna: childText(emisor, "CmnaOrigen"),
+    telefonos: children(emisor, "Telefono").map((t) => childText(t)),
+    correo: childText(emisor, "CorreoEmisor"),
+    actecos: children(emisor, "Acteco").map((a) => childText(a)),
+    sucursal: childText(emisor, "Sucursal"),
+    cdg_sii_sucur: childText(emisor, "CdgSIISucur"),
+    vendedor: childText(emisor, "CdgVendedor"),
+  };
+}
+
+function receiver(receptor: XmlElement): Receiver {
+  const extranjero = findChild(receptor, "Extranjero");
+  return {
+    rut: childText(receptor, "RUTRecep"),
+    nombre: childText(receptor, "RznSocRecep"),
+    giro: childText(receptor, "GiroRecep"),
+    direccion: childText(receptor, "DirRecep"),
+    comuna: childText(receptor, "CmnaRecep"),
+    contacto: childText(receptor, "Contacto"),
+    correo: childText(receptor, "CorreoRecep"),
+    ciudad: childText(receptor, "CiudadRecep"),
+    direccion_postal: joined(childText(receptor, "DirPostal"), childText(receptor, "CmnaPostal"), childText(receptor, "CiudadPostal")),
+    extranjero: extranjero ? { num_id: childText(extranjero, "NumId"), nacionalidad: childText(extranjero, "Nacionalidad") } : null,
+  };
+}
+
+function totals(totales: XmlElement | undefined): Totals {
+  const amount = (name: string) => num(childText(totales, name));
+  const comisiones = findChild(totales, "Comisiones");
+  return {
+    moneda: childText(totales, "TpoMoneda") || null,
+    neto: amount("MntNeto"),
+    exento: amount("MntExe"),
+    iva: amount("IVA"),
+    tasa_iva: amount("TasaIVA"),
+    iva_propio: amount("IVAProp"),
+    iva_terceros: amount("IVATerc"),
+    impuestos: children(totales, "ImptoReten").map((i) => ({
+      tipo: Number(childText(i, "TipoImp")),
+      tasa: num(childText(i, "TasaImp")),
+      monto: Number(childText(i, "MontoImp") || 0),
+    })),
+    iva_no_retenido: amount("IVANoRet"),
+    credito_constructoras: amount("CredEC"),
+    garantia_envases: amount("GrntDep"),
+    comisiones: comisiones
+      ? ["ValComNeto", "ValComExe", "ValComIVA"].reduce((sum, key) => sum + Number(childText(comisiones, key) || 0), 0)
+      : null,
+    total: Number(childText(totales, "MntTotal") || 0),
+    no_facturable: amount("MontoNF"),
+    // Boletas call it TotalPeriodo.
+    periodo: amount("MontoPeriodo") ?? amount("TotalPeriodo"),
+    saldo_anterior: amount("SaldoAnterior"),
+    a_pagar: amount("VlrPagar"),
+  };
+}
+
+function otherCurrency(otra: XmlElement | undefined): OtherCurrency | null {
+  if (!otra) return null;
+  const amount = (name: string) => num(childText(otra, name));
+  return {
+    moneda: childText(otra, "TpoMoneda"),
+    tipo_cambio: amount("TpoCambio"),
+    neto: amount("MntNetoOtrMnda"),
+    exento: amount("MntExeOtrMnda"),
+    iva: amount("IVAOtrMnda"),
+    total: amount("MntTotOtrMnda"),
+  };
+}
+
+/** The transfer of goods (an export's Transporte may hold only its Aduana block: none then). */
+function transport(transporte: XmlElement | undefined): Transport | null {
+  if (!transporte) return null;
+  const t: Transport = {
+    patente: childText(transporte, "Patente"),
+    rut_transportista: childText(transporte, "RUTTrans"),
+    rut_chofer: childText(transporte, "Chofer", "RUTChofer"),
+    nombre_chofer: childText(transporte, "Chofer", "NombreChofer"),
+    direccion: childText(transporte, "DirDest"),
+    comuna: childText(transporte, "CmnaDest"),
+    ciudad: childText(transporte, "CiudadDest"),
+  };
+  return Object.values(t).some(Boolean) ? t : null;
 }
 
 /**
@@ -166,22 +326,7 @@ export function flattenTed(ted: string): string {
 /** How a commission line is printed: its text and the amount taken off (neto + exento + IVA). */
 export function commissionLine(c: Commission): { text: string; amount: number } {
   const kind = c.tipo === "O" ? "Otro cargo" : "Comisión";
-  const rate = c.tasa === null ? "" : ` ${c.tasa}%`;
-  const iva = c.iva ? ` (IVA $ ${pesos(c.iva)})` : "";
+  const rate = c.tasa === null ? "" : ` ${pesos(c.tasa)}%`;
+  const iva = c.iva ? ` (IVA ${money(c.iva)})` : "";
   return { text: `${kind}${rate}: ${c.glosa}${iva}`, amount: c.neto + c.exento + (c.iva ?? 0) };
-}
-
-/** `1234567` → `1.234.567` (Chilean thousands separator). */
-export function pesos(value: number): string {
-  const sign = value < 0 ? "-" : "";
-  const [whole = "0", decimals] = Math.abs(value).toString().split(".");
-  return `${sign}${thousands(whole)}${decimals ? `,${decimals}` : ""}`;
-}
-
-/** `1234567` → `1.234.567`; what is not all digits (an exponent) is left as it is. */
-function thousands(digits: string): string {
-  if (digits.length <= 3 || !/^\d+$/.test(digits)) return digits;
-  let out = digits.slice(0, digits.length % 3 || 3);
-  for (let i = out.length; i < digits.length; i += 3) out += `.${digits.slice(i, i + 3)}`;
-  return out;
 }
