@@ -10,6 +10,7 @@ import { Normalized } from "../../src/routes/documentos/formatos-json.ts";
 import { Generated } from "../../src/routes/documentos/generar.ts";
 import { Sent } from "../../src/routes/envios/enviar.ts";
 import { Status } from "../../src/routes/envios/estado.ts";
+import { Verified } from "../../src/routes/envios/verificar.ts";
 import { EXAMPLE_ISSUER, EXAMPLE_RECEIVER, EXAMPLE_TRANSPORT } from "../../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ENVIO_STEP_MS } from "../../src/sandbox/envios.ts";
@@ -179,11 +180,27 @@ describe("the sandbox's SII (envios/enviar, then envios/estado)", () => {
   const TRANSFER_XML = {
     idDoc: "<IndTraslado>1</IndTraslado>",
     emisor: "<DirOrigen>Av. Providencia 1234</DirOrigen><CmnaOrigen>Providencia</CmnaOrigen>",
+    // With the fields format v2.5 adds (PatenteCarro; FchSalida, HraSalida, FchLlegada after Aduana): read as well.
     transporte:
-      "<Transporte><Patente>ABCD12</Patente><RUTTrans>76192083-9</RUTTrans><Chofer><RUTChofer>11111111-1</RUTChofer><NombreChofer>Juana Pérez Soto</NombreChofer></Chofer>" +
-      "<DirDest>Bodega Quilicura 300</DirDest><CmnaDest>Quilicura</CmnaDest></Transporte>",
+      "<Transporte><Patente>ABCD12</Patente><PatenteCarro>XY1234</PatenteCarro><RUTTrans>76192083-9</RUTTrans><Chofer><RUTChofer>11111111-1</RUTChofer><NombreChofer>Juana Pérez Soto</NombreChofer></Chofer>" +
+      "<DirDest>Bodega Quilicura 300</DirDest><CmnaDest>Quilicura</CmnaDest><FchSalida>2026-11-20</FchSalida><HraSalida>08:30:00</HraSalida><FchLlegada>2026-11-21</FchLlegada></Transporte>",
     detalle: "<QtyItem>10</QtyItem><UnmdItem>UN</UnmdItem><PrcItem>1000</PrcItem>",
   };
+
+  it("reads a guía with the v2.5 transport fields as one without them (formatos/json, envios/verificar)", async () => {
+    const { post } = await setup();
+    const juana = await parseCertificateCredential(juanaCert, new Date());
+    const xml = bytesToBase64(
+      await signedEnvelope(juana, COMPANY, [{ tipo: 52, folio: 1, receptor: "60803000-K", total: 11_900, xml: TRANSFER_XML }]),
+    );
+    const { data } = await answerOf(await post(FORMATOS, { xml }), Normalized);
+    if (!("documentos" in data)) throw new Error("answered as json");
+    const transporte = ((data.documentos[0]?.dte.Encabezado ?? {}) as Node).Transporte;
+    expect(transporte).toMatchObject({ PatenteCarro: "XY1234", FchSalida: "2026-11-20", HraSalida: "08:30:00", FchLlegada: "2026-11-21" });
+    expect(data.documentos[0]?.warnings.filter((w) => w.includes("154/2025"))).toEqual([]);
+    const verified = await answerOf(await post("/api/v1/platform/dte/envios/verificar", { xml }), Verified);
+    expect(verified.data.documentos[0]?.firma).toEqual({ valido: true, motivo: null });
+  });
 
   it("rejects a guía dated from the switch without its transfer data, naming each missing tag, and accepts the others", async () => {
     const { post, later, sandbox } = await setup();
