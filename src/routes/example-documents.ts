@@ -18,6 +18,18 @@ export const EXAMPLE_RECEIVER = {
   CmnaRecep: "Santiago",
 };
 
+/**
+ * What a guía de despacho (52) carries from 2026-11-01 (Res. Ex. SII 154/2025, src/dte/normalize/transfer-rules.ts):
+ * the destination, the driver (the sandbox's Juana), the carrier (the company itself) and the plate.
+ */
+export const EXAMPLE_TRANSPORT = {
+  Patente: "ABCD12",
+  RUTTrans: "76192083-9",
+  Chofer: { RUTChofer: "11111111-1", NombreChofer: "Juana Pérez Soto" },
+  DirDest: "Bodega Quilicura 300",
+  CmnaDest: "Quilicura",
+};
+
 export const EXAMPLE_INVOICE = {
   Encabezado: { IdDoc: { TipoDTE: 33, Folio: 1 }, Emisor: EXAMPLE_ISSUER, Receptor: EXAMPLE_RECEIVER },
   Detalle: [{ NmbItem: "Conectores RJ45", QtyItem: 450, PrcItem: 70 }],

@@ -10,6 +10,7 @@ import { encodeLatin1 } from "../lib/latin1.ts";
 import { rutCheckDigit } from "../lib/rut.ts";
 import { elementText, escapeXml } from "../lib/xml.ts";
 import { noteCertificationEnvelope } from "./certificacion.ts";
+import { transferMotivo } from "./envios-transfer.ts";
 import { folioBook } from "./folios.ts";
 import { receivedKey } from "./intercambios.ts";
 import { latin1Html } from "./pages.ts";
@@ -134,7 +135,7 @@ function recepcion(fields: Record<string, string>, detail?: string): Response {
   });
 }
 
-/** The verdict on one document of an accepted envelope: signature, then its folio at this SII. */
+/** The verdict on one document of an accepted envelope: signature, then its folio at this SII, then its transfer data. */
 function judge(state: SandboxState, ambiente: "0" | "1", doc: DocumentSummary): EnvioDocument {
   const verdict = (estado: EnvioDocument["estado"], motivo?: string) => ({ tipo: doc.tipo, folio: doc.folio, estado, motivo });
   if (!doc.firma?.valido) return verdict("RCH", "DTE-3-505 Firma DTE Incorrecta");
@@ -143,7 +144,8 @@ function judge(state: SandboxState, ambiente: "0" | "1", doc: DocumentSummary): 
     return verdict("RCH", "CAF-3-517 Folio no autorizado para el emisor");
   if (book.annulled.has(doc.folio)) return verdict("RCH", "CAF-3-519 Folio anulado");
   if (book.used.has(doc.folio)) return verdict("RCH", "DTE-3-101 Documento ya recibido (folio repetido)");
-  return verdict("DOK");
+  const transfer = transferMotivo(doc);
+  return transfer ? verdict("RCH", transfer) : verdict("DOK");
 }
 
 export interface Arrival {

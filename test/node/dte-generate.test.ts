@@ -21,7 +21,7 @@ import { childElements, localName, parseXml, type XmlElement } from "../../src/d
 import { base64ToBytes } from "../../src/lib/encoding.ts";
 import { decodeLatin1, encodeLatin1 } from "../../src/lib/latin1.ts";
 import { fromDteError } from "../../src/platform/failure.ts";
-import { EXAMPLE_ISSUER, EXAMPLE_RECEIVER } from "../../src/routes/example-documents.ts";
+import { EXAMPLE_ISSUER, EXAMPLE_RECEIVER, EXAMPLE_TRANSPORT } from "../../src/routes/example-documents.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf, sandboxCafPublicKey } from "../../src/sandbox/folios-caf.ts";
 import { fixturePath } from "../support/fixtures.ts";
@@ -75,7 +75,12 @@ function sample(tipo: number, folio = 1): Node {
     base.Referencia = [
       { TpoDocRef: tipo === 56 || tipo === 61 ? 33 : 110, FolioRef: 7, FchRef: "2026-11-02", CodRef: 1, RazonRef: "Anula documento" },
     ];
-  if (tipo === 52) (encabezado.IdDoc as Node).IndTraslado = 1;
+  if (tipo === 52) {
+    // A sale's guía with its transfer data (required from 2026-11-01).
+    (encabezado.IdDoc as Node).IndTraslado = 1;
+    encabezado.Transporte = structuredClone(EXAMPLE_TRANSPORT);
+    (base.Detalle as Node[])[0] = { NmbItem: "Señal & 'cable' <RJ45>", QtyItem: 3, UnmdItem: "UN", PrcItem: 1190 };
+  }
   if (tipo === 43) {
     // A liquidación-factura: each line names the sale document it settles, the consignee's commission is taken off.
     (base.Detalle as Node[])[0] = { TpoDocLiq: "33", NmbItem: "Señal & 'cable' <RJ45>", QtyItem: 3, PrcItem: 1190 };

@@ -23,6 +23,8 @@ export interface TestDocument {
   fchEmis?: string;
   tsted?: string;
   tmstFirma?: string;
+  /** XML written where the schema puts it: after FchEmis, after RznSoc, as Transporte, inside the line before MontoItem. */
+  xml?: { idDoc?: string; emisor?: string; transporte?: string; detalle?: string };
 }
 
 /** What signing needs of a credential (a parsed `auth.cert`, or a test certificate and its key). */
@@ -42,11 +44,11 @@ function stamp(emisor: string, doc: TestDocument & { caf: string }): string {
 export async function signedDte(credential: TestSigner, emisor: string, doc: TestDocument): Promise<string> {
   const id = `T${doc.tipo}F${doc.folio}`;
   const documento =
-    `<Documento ID="${id}"><Encabezado><IdDoc><TipoDTE>${doc.tipo}</TipoDTE><Folio>${doc.folio}</Folio><FchEmis>${doc.fchEmis ?? "2026-11-20"}</FchEmis></IdDoc>` +
-    `<Emisor><RUTEmisor>${emisor}</RUTEmisor><RznSoc>Comercial Sandbox SpA</RznSoc></Emisor>` +
+    `<Documento ID="${id}"><Encabezado><IdDoc><TipoDTE>${doc.tipo}</TipoDTE><Folio>${doc.folio}</Folio><FchEmis>${doc.fchEmis ?? "2026-11-20"}</FchEmis>${doc.xml?.idDoc ?? ""}</IdDoc>` +
+    `<Emisor><RUTEmisor>${emisor}</RUTEmisor><RznSoc>Comercial Sandbox SpA</RznSoc>${doc.xml?.emisor ?? ""}</Emisor>` +
     `<Receptor><RUTRecep>${doc.receptor}</RUTRecep><RznSocRecep>Compañía Receptora</RznSocRecep></Receptor>` +
-    `<Totales><MntTotal>${doc.total}</MntTotal></Totales></Encabezado>` +
-    `<Detalle><NroLinDet>1</NroLinDet><NmbItem>Servicio de prueba</NmbItem><MontoItem>${doc.total}</MontoItem></Detalle>` +
+    `${doc.xml?.transporte ?? ""}<Totales><MntTotal>${doc.total}</MntTotal></Totales></Encabezado>` +
+    `<Detalle><NroLinDet>1</NroLinDet><NmbItem>Servicio de prueba</NmbItem>${doc.xml?.detalle ?? ""}<MontoItem>${doc.total}</MontoItem></Detalle>` +
     (doc.razonRef
       ? `<Referencia><NroLinRef>1</NroLinRef><TpoDocRef>SET</TpoDocRef><FolioRef>0</FolioRef><FchRef>2026-11-20</FchRef><RazonRef>${doc.razonRef}</RazonRef></Referencia>`
       : "") +

@@ -8,6 +8,7 @@ import { santiagoDateTime } from "../../lib/dates.ts";
 import { DteError } from "../errors.ts";
 import { invalidDocument, type Node, normalizeDte, SUPPORTED_TYPES } from "../normalize/normalize.ts";
 import { type FieldProblem, isNode, sanitizeDte } from "../normalize/sanitize.ts";
+import { transferRules } from "../normalize/transfer-rules.ts";
 import type { XmlSigner } from "../sign/xmldsig.ts";
 import { MAX_DOCUMENTS } from "../verify/envelope.ts";
 import type { RsaPublicKey } from "../verify/timbre.ts";
@@ -202,7 +203,13 @@ function prepare(
   } else {
     dte = structuredClone(input);
     // Taken as given, yet values the SII would refuse (RUT check digits, dates) are still refused here.
-    problems.push(...sanitizeDte(structuredClone(input), given).problems.map((p) => ({ path: `${at}.${p.path}`, message: p.message })));
+    const sanitized = sanitizeDte(structuredClone(input), given).problems;
+    // And a guía without its transfer data is not signed either; a bad RUT is named once, by the sanitizer.
+    const transfer = transferRules(dte, given, today);
+    const named = new Set(sanitized.map((p) => p.path));
+    const own = [...sanitized, ...transfer.problems.filter((p) => !named.has(p.path))];
+    problems.push(...own.map((p) => ({ path: `${at}.${p.path}`, message: p.message })));
+    warnings = transfer.warnings;
   }
   const encabezado = child(dte, "Encabezado");
   const missing = REQUIRED.filter(([part, key]) => child(encabezado, part)[key] === undefined);

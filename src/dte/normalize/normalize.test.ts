@@ -180,8 +180,16 @@ describe("normalization rules (docs/dte-engine.md §4), one at a time", () => {
           DirOrigen: "Santiago",
           CmnaOrigen: "Santiago",
         },
+        // Its transfer data, required from 2026-11-01 (transfer-rules.ts).
+        Transporte: {
+          Patente: "ABCD12",
+          RUTTrans: "76192083-9",
+          Chofer: { RUTChofer: "11111111-1", NombreChofer: "Juana Pérez" },
+          DirDest: "Bodega Quilicura 300",
+          CmnaDest: "Quilicura",
+        },
       },
-      Detalle: { NmbItem: "Impresora", QtyItem: 1 },
+      Detalle: { NmbItem: "Impresora", QtyItem: 1, UnmdItem: "UN" },
     };
     const { dte, warnings } = normalizeDte(input, "2026-11-22");
     expect((dte.Encabezado as Node).Receptor).toEqual({

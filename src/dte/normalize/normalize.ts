@@ -2,7 +2,8 @@
 // (LibreDTE) does (docs/dte-engine.md §4): defaults, line amounts, discounts and surcharges, additional
 // taxes and retentions, IVA (boletas: net from gross), totals, other currency; text, RUTs, dates
 // and numbers sanitized before and after (sanitize.ts); an item name past 80 characters goes on in
-// DscItem (item-names.ts). Pure: no I/O.
+// DscItem (item-names.ts); a guía, or an invoice that accompanies goods, carries its transfer data from
+// 2026-11-01 (transfer-rules.ts). Pure: no I/O.
 import { DteError } from "../errors.ts";
 import { type DocContext, docContext, list, node, TOTAL_DEFAULTS } from "./context.ts";
 import { commonDefaults, otherCurrency, payments, startTotals } from "./header.ts";
@@ -11,6 +12,7 @@ import { globalDiscounts, normalizeLines } from "./lines.ts";
 import { num } from "./numbers.ts";
 import { type FieldProblem, type Node, sanitizeDte } from "./sanitize.ts";
 import { additionalTaxes, commissions, ivaAndTotal } from "./total.ts";
+import { checkTransfer } from "./transfer-rules.ts";
 
 export type { Node };
 
@@ -111,6 +113,8 @@ export function normalizeDte(input: Node, today: string, options: NormalizeOptio
   const at = options.at ?? "dte";
   const doc = sanitizeFirst(input, today, at);
   moveLongItemNames(doc);
+  // On the document as given: the issuer copied as receiver (IndTraslado 5) is no destination.
+  checkTransfer(doc);
   commonDefaults(doc);
   const ctx = startTotals(doc);
   normalizeLines(ctx);

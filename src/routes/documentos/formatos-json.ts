@@ -18,7 +18,7 @@ import { chargeRule, readUploadedBatch } from "../document-batch.ts";
 const WEIGHT = 1;
 
 import { EXAMPLE_ENVELOPE, EXAMPLE_INVOICE } from "../example-documents.ts";
-import { BASE64, dteJson } from "./schema.ts";
+import { BASE64, dteJson, TRANSFER_RULE_TEXT } from "./schema.ts";
 
 const Body = z
   .object({
@@ -88,7 +88,7 @@ export function registerDocumentosFormatosJson(app: OpenAPIHono<AppEnv>): void {
       path: "/api/v1/platform/dte/formatos/json",
       tags: ["Documents"],
       summary: "Normalize a document (JSON or an existing XML) to the standard format",
-      description: `Fills in what the SII's rules let be computed (defaults, line amounts, discounts and surcharges, taxes, IVA, totals), cleans text to the SII's character set and lengths, and writes RUTs canonically, listing each change in \`warnings\`. Give \`dte\` (JSON with the SII's tag names) or \`xml\` (an existing DTE or envelope, base64), not both. A value that cannot be fixed (a wrong RUT check digit, an impossible date) is a 400 naming its field. Nothing is signed, sent or stored. A \`dte\` costs the weight; an \`xml\`: ${chargeRule(WEIGHT, true)}`,
+      description: `Fills in what the SII's rules let be computed (defaults, line amounts, discounts and surcharges, taxes, IVA, totals), cleans text to the SII's character set and lengths, and writes RUTs canonically, listing each change in \`warnings\`. Give \`dte\` (JSON with the SII's tag names) or \`xml\` (an existing DTE or envelope, base64), not both. A value that cannot be fixed (a wrong RUT check digit, an impossible date) is a 400 naming its field. ${TRANSFER_RULE_TEXT} Nothing is signed, sent or stored. A \`dte\` costs the weight; an \`xml\`: ${chargeRule(WEIGHT, true)}`,
       request: { body: jsonBody(Body) },
       responses: {
         200: jsonContent(Normalized, "The normalized document (`dte` input) or documents (`xml` input)"),

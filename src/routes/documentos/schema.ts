@@ -5,6 +5,7 @@ import { z } from "@hono/zod-openapi";
 import { GENERATED_TYPES, SII_RUT } from "../../dte/generate/generate.ts";
 import { boundsProblems, maxText, widestBound } from "../../dte/normalize/bounds.ts";
 import { NEVER_SIGNED, NON_NEGATIVE_FIELDS } from "../../dte/normalize/fields.ts";
+import { TRANSFER_INVOICES, TRANSFER_RULES_FROM } from "../../dte/normalize/transfer-rules.ts";
 import { MAX_BATCH_BOLETAS, MAX_BATCH_DOCUMENTS, MAX_BATCH_LINES, MAX_DOCUMENT_LINES } from "../../platform/batch-limits.ts";
 import { MAX_CHARS, RUT_PATTERN, Rut } from "../../platform/params.ts";
 import { envelope } from "../../platform/schemas.ts";
@@ -13,6 +14,9 @@ import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { EXAMPLE_CAF, EXAMPLE_EXEMPT_INVOICE } from "../example-documents.ts";
 import { MAX_FOLIO } from "../folio-fields.ts";
 import { BASE64_PATTERN } from "../uploaded-xml.ts";
+
+/** The transfer rules as the operations that normalize or sign state them. */
+export const TRANSFER_RULE_TEXT = `A guía de despacho (52), or an invoice (${[...TRANSFER_INVOICES].join(", ")}) with \`TipoDespacho\`, dated (\`FchEmis\`, else today) from ${TRANSFER_RULES_FROM} needs its transfer data (Res. Ex. SII 154/2025: origin, destination, driver, and carrier and plate when the issuer carries; a guía also \`IndTraslado\` and each line's quantity and unit): a 400 names every missing field; dated earlier, each is a warning.`;
 
 // Uploaded XML is the routes' shared schema (src/routes/uploaded-xml.ts): the submissions take it too.
 export { BASE64, BASE64_PATTERN, XmlField } from "../uploaded-xml.ts";
