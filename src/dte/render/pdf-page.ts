@@ -17,8 +17,20 @@ import {
   totalsBlock,
   transferFields,
 } from "./sections.ts";
+import { mm, STAMP } from "./stamp-geometry.ts";
 
 const RED: [number, number, number] = [0.8, 0, 0];
+
+/** The TED's symbol, its module in points (stamp-geometry.ts) and its image's name. */
+export interface Stamp {
+  symbol: Pdf417Symbol;
+  module: number;
+  name: string;
+}
+
+/** The quiet zone in points, and the stamp's left edge on letter: 2 cm from the page's, rounded up. */
+const QUIET = mm(STAMP.quietZone);
+const LETTER_STAMP_X = Math.ceil(mm(20));
 export const NO_CEDIBLE = new Set([39, 41, 56, 61, 110, 111, 112]);
 
 /** The page's measures: letter or roll. */
@@ -36,7 +48,7 @@ interface Frame {
 export function drawDocument(
   canvas: Canvas,
   doc: PrintedDocument,
-  stamp: { symbol: Pdf417Symbol; name: string } | null,
+  stamp: Stamp | null,
   options: PdfOptions,
   width: number,
   cedible: boolean,
@@ -212,13 +224,7 @@ function blocks(f: Frame, doc: PrintedDocument, top: number): number {
 }
 
 /** The totals (right; on a roll, full width) and the stamp (left; on a roll, below them). */
-function totalsAndStamp(
-  f: Frame,
-  doc: PrintedDocument,
-  stamp: { symbol: Pdf417Symbol; name: string } | null,
-  options: PdfOptions,
-  top: number,
-): number {
+function totalsAndStamp(f: Frame, doc: PrintedDocument, stamp: Stamp | null, options: PdfOptions, top: number): number {
   const { canvas, roll, width, margin, inner, small, body } = f;
   let y = top;
   const amountX = width - margin;
@@ -228,8 +234,9 @@ function totalsAndStamp(
   const amountWidth = Math.max(...all.map((r) => textWidth(r.text, body, "bold")));
   const labelX = roll ? margin : amountX - amountWidth - 12;
   const align = roll ? "left" : "right";
-  // A label wraps in the room its amount leaves (on letter, the room right of the stamp).
-  const room = roll ? labelX + inner - amountWidth - 12 - margin : labelX - margin - 220;
+  // A label wraps in the room its amount leaves (on letter, the room right of the stamp and its quiet zone).
+  const stampRight = stamp ? LETTER_STAMP_X + stamp.symbol.width * stamp.module + QUIET : margin + 220;
+  const room = roll ? labelX + inner - amountWidth - 12 - margin : labelX - stampRight;
   const rows = (list: AmountRow[], weight: Weight = "regular") => {
     for (const r of list) {
       canvas.text(amountX, y, r.text, body, weight, "right");
@@ -254,12 +261,12 @@ function totalsAndStamp(
   }
   let bottom = y;
   if (stamp) {
-    const module = roll ? 0.72 : 0.75;
-    const stampTop = roll ? y + 8 : top;
-    const left = roll ? margin + (inner - stamp.symbol.width * module) / 2 : margin;
-    const size = canvas.barcode(stamp.symbol, stamp.name, left, stampTop, module);
-    const center = roll ? width / 2 : margin + size.width / 2;
-    let legend = stampTop + size.height + 4;
+    // White all round (the quiet zone): nothing is drawn within it above, beside or below the symbol.
+    const stampTop = (roll ? y : top) + QUIET;
+    const left = roll ? (width - stamp.symbol.width * stamp.module) / 2 : LETTER_STAMP_X;
+    const size = canvas.barcode(stamp.symbol, stamp.name, left, stampTop, stamp.module);
+    const center = left + size.width / 2;
+    let legend = stampTop + size.height + QUIET;
     const legends = [
       "Timbre Electrónico S.I.I.",
       ...(options.resolucion ? [`Resolución N° ${options.resolucion.numero} de ${options.resolucion.fecha.slice(0, 4)}`] : []),
