@@ -7,7 +7,7 @@ import { encodeLatin1 } from "../../lib/latin1.ts";
 import { yielder } from "../../lib/yielder.ts";
 import type { PrintedDocument } from "./model.ts";
 import { Canvas, type Image, n, type PdfOptions } from "./pdf-canvas.ts";
-import { drawDocument, NO_CEDIBLE, type Stamp } from "./pdf-page.ts";
+import { drawDocument, LETTER_HEIGHT, NO_CEDIBLE, type Stamp } from "./pdf-page.ts";
 import type { Pdf417Symbol } from "./pdf417.ts";
 import { STAMP, stampGeometry } from "./stamp-geometry.ts";
 
@@ -113,8 +113,8 @@ export async function pdfDocument(docs: PrintedDocument[], options: PdfOptions):
     for (const cedible of copies) {
       const canvas = new Canvas();
       const used = drawDocument(canvas, doc, stamp, options, width, cedible);
-      const height = options.papel === "carta" ? 792 : used;
-      pages.push({ width, height, content: deflate(encodeLatin1(canvas.content(height))) });
+      const height = options.papel === "carta" ? LETTER_HEIGHT : used;
+      for (const content of canvas.contents(height)) pages.push({ width, height, content: deflate(encodeLatin1(content)) });
     }
     await pause();
   }
