@@ -1,7 +1,8 @@
 // A DTE's printed representation as PDF (docs/dte-engine.md §6.1–6.3), written directly: the
 // standard Helvetica fonts in WinAnsi (accents and ñ print as they are), vector rectangles, the
-// TED's PDF417 as a one-bit image mask, a JPEG or PNG logo. Letter paper, or an 80 mm roll whose
-// height fits the document. A cedible copy adds the receipt box of Ley 19.983.
+// TED's PDF417 as a one-bit image mask, a JPEG or PNG logo. Letter paper (as many pages as the
+// lines need), or an 80 mm roll whose height fits the document. A cedible copy adds the receipt
+// box of Ley 19.983.
 import { concatBytes } from "../../lib/encoding.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import { yielder } from "../../lib/yielder.ts";
