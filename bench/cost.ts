@@ -411,6 +411,7 @@ const CASES: Record<string, Case> = {
       xml: inputs.fullBlock,
       copias: 5,
       cedible: true,
+      oficina_sii: "PROVIDENCIA",
     }),
     largestUpload(inputs, "/api/v1/platform/dte/documentos/pdf"),
     refusedUpload(inputs, "/api/v1/platform/dte/documentos/pdf"),
@@ -440,13 +441,20 @@ const CASES: Record<string, Case> = {
 };
 
 /** The SII's largest envelope (2 000 invoices of one line) to an operation that reads an upload. */
+/** The fields an upload's operation needs besides the XML: the PDF's stamp block names the SII office. */
+const uploadFields = (path: string) => (path.endsWith("/documentos/pdf") ? { oficina_sii: "PROVIDENCIA" } : {});
+
 const largestUpload = (inputs: Inputs, path: string): Call =>
-  post(`the largest envelope, ${MAX_BATCH_DOCUMENTS} invoices (${xmlSize(inputs.largest)})`, path, { xml: inputs.largest });
+  post(`the largest envelope, ${MAX_BATCH_DOCUMENTS} invoices (${xmlSize(inputs.largest)})`, path, {
+    xml: inputs.largest,
+    ...uploadFields(path),
+  });
 
 /** The largest upload (no document line limit reads it) to an operation that refuses its lines. */
 const refusedUpload = (inputs: Inputs, path: string): Call => ({
   ...post(`refused: one DTE with ${UPLOAD_DETALLE_COPIES} Detalle lines (${xmlSize(inputs.copiedDetalle)})`, path, {
     xml: inputs.copiedDetalle,
+    ...uploadFields(path),
   }),
   status: 400,
   says: `has ${UPLOAD_DETALLE_COPIES} Detalle lines`,

@@ -167,7 +167,7 @@ export async function engineFigures(quick: boolean): Promise<EngineFigure[]> {
     cedible: false,
     copias: 1,
     resolucion: { numero: 80, fecha: "2014-08-22" },
-    oficina_sii: null,
+    oficina_sii: "PROVIDENCIA",
     logo: null,
   };
   const pdfs = await rate(seconds, 1, () => pdfDocument([printed], pdfOptions));

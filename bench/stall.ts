@@ -254,7 +254,8 @@ export async function stallFigures(quick = false, only = ""): Promise<StallFigur
   ) => {
     const named = readers.map((reader) => ({ ...reader, name: `${reader.name} of ${of}` })).filter((r) => selected(r.name));
     const answer = await measured(input, budgets, named.length > 0);
-    for (const reader of named) await measure(reader.name, reader.path, readingBody(envioOf(answer)), 200, readBudgets, reader.accept);
+    for (const reader of named)
+      await measure(reader.name, reader.path, readingBody(envioOf(answer), reader.path), 200, readBudgets, reader.accept);
   };
 
   try {

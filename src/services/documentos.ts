@@ -73,8 +73,25 @@ export interface PdfInput {
   resolucion?: Resolucion;
 }
 
+/**
+ * The SII office printed under the red box (`S.I.I. - <office>`, docs/dte-engine.md §12.5): the
+ * request's; the gateway stores no taxpayer data that holds it (the CAF has none), so without it,
+ * 400 naming `oficina_sii` rather than an incomplete stamp block.
+ */
+export function oficinaOf(requested: string | undefined): string {
+  const oficina = requested?.trim();
+  if (!oficina) {
+    throw fieldError(
+      "oficina_sii",
+      "is required: the printout shows the issuer's SII office under the red box (S.I.I. - <office>), and the gateway holds no taxpayer data that says it",
+    );
+  }
+  return oficina;
+}
+
 /** One PDF of every document of the upload, each in `copias` copies (and the cedible one when asked). */
 export async function renderPdf(contents: EnvelopeContents, input: PdfInput) {
+  const oficina_sii = oficinaOf(input.oficina_sii);
   const logo = input.logo ? logoOf(input.logo) : null;
   const resolucion = resolucionOf(input.resolucion, contents);
   const docs = await printedDocuments(contents);
@@ -83,7 +100,7 @@ export async function renderPdf(contents: EnvelopeContents, input: PdfInput) {
     cedible: input.cedible,
     copias: input.copias,
     resolucion,
-    oficina_sii: input.oficina_sii ?? null,
+    oficina_sii,
     logo,
   });
   return { pdf, documentos: listed(docs), name: printedName(contents, docs, "pdf") };

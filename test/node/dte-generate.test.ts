@@ -161,7 +161,7 @@ function independentlyVerifies(xml: string, uri: string): boolean {
   return verifier.checkSignature(xml);
 }
 
-const PRINT = { papel: "carta", cedible: true, copias: 1, resolucion: null, oficina_sii: null, logo: null } as const;
+const PRINT = { papel: "carta", cedible: true, copias: 1, resolucion: null, oficina_sii: "PROVIDENCIA", logo: null } as const;
 const ALL_TYPES = [33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112];
 
 describe("every document type", () => {

@@ -36,14 +36,14 @@ async function setup() {
 describe("Content-Disposition on file answers", () => {
   it("names a PDF of one document by its type and folio, inline", async () => {
     const { post } = await setup();
-    const res = await post(PDF, { xml: one });
+    const res = await post(PDF, { xml: one, oficina_sii: "PROVIDENCIA" });
     expect([res.status, res.headers.get("content-type")]).toEqual([200, "application/pdf"]);
     expect(res.headers.get("content-disposition")).toBe('inline; filename="DTE-33-101.pdf"');
   });
 
   it("names a PDF of an envelope of several documents by its issuer and how many it holds", async () => {
     const { post } = await setup();
-    const res = await post(PDF, { xml: three });
+    const res = await post(PDF, { xml: three, oficina_sii: "PROVIDENCIA" });
     expect(res.headers.get("content-disposition")).toBe(`inline; filename="EnvioDTE-${COMPANY}-3docs.pdf"`);
   });
 
@@ -52,7 +52,7 @@ describe("Content-Disposition on file answers", () => {
     const bytes = await post(ESCPOS, { xml: one });
     expect([bytes.status, bytes.headers.get("content-disposition")]).toEqual([200, 'attachment; filename="DTE-33-101.prn"']);
     for (const path of [PDF, ESCPOS]) {
-      const json = await post(path, { xml: one }, { accept: "application/json" });
+      const json = await post(path, path === PDF ? { xml: one, oficina_sii: "PROVIDENCIA" } : { xml: one }, { accept: "application/json" });
       expect([json.status, json.headers.get("content-type"), json.headers.get("content-disposition")]).toEqual([
         200,
         "application/json",

@@ -291,6 +291,11 @@ const BUSINESS_RULES: { operationId: RegExp; why: string; matches: RegExp }[] = 
     matches: /body:logo (?!is not base64)/,
   },
   {
+    operationId: /documentos_pdf/,
+    why: "the SII office comes from the request, else from taxpayer data the gateway would hold (none today): optional in the contract, its absence a 400 naming it (issue 35)",
+    matches: /body:oficina_sii is required: the printout shows the issuer's SII office/,
+  },
+  {
     operationId: /documentos_generar/,
     why: "the document's content past the fields the schema names follows the SII's DTE rules (DTE_v10.xsd, the engine's checks per type), and the CAFs must cover its type, issuer and folios: checked by the engine, a 400 naming the field",
     matches: /body:(caf|dte(\[\d+\])?\.)/,

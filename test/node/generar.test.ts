@@ -92,7 +92,7 @@ describe("documentos/generar", () => {
       valido: true,
       documentos: [{ tipo: 43, folio: desde, timbre: { valido: true } }],
     });
-    const pdf = await post("/api/v1/platform/dte/documentos/pdf", { xml: data.envio_xml });
+    const pdf = await post("/api/v1/platform/dte/documentos/pdf", { xml: data.envio_xml, oficina_sii: "PROVIDENCIA" });
     expect(pdf.status).toBe(200);
     const escpos = await post("/api/v1/platform/dte/documentos/escpos", { xml: data.envio_xml });
     const receipt = Buffer.from(await escpos.arrayBuffer()).toString("latin1");

@@ -50,7 +50,7 @@ const OPERATIONS: [string, string, (xml: string) => unknown, number][] = [
   ["/api/v1/platform/dte/envios/verificar", "xml", (xml) => ({ xml: b64(xml) }), 1],
   ["/api/v1/platform/dte/formatos/json", "xml", (xml) => ({ xml: b64(xml) }), 1],
   ["/api/v1/platform/dte/documentos/escpos", "xml", (xml) => ({ xml: b64(xml) }), 1],
-  ["/api/v1/platform/dte/documentos/pdf", "xml", (xml) => ({ xml: b64(xml) }), 1],
+  ["/api/v1/platform/dte/documentos/pdf", "xml", (xml) => ({ xml: b64(xml), oficina_sii: "PROVIDENCIA" }), 1],
   // The CAF goes in as raw XML or base64: both are screened (within its 64 KiB limit; larger is a 422 naming it).
   ["/api/v1/platform/dte/documentos/generar", "caf", (xml) => generar(xml), 1 / 25],
   ["/api/v1/platform/dte/documentos/generar", "caf", (xml) => generar(b64(xml)), 1 / 25],

@@ -34,8 +34,8 @@ export const neither: Auth = {};
 export async function run(make: typeof createClient, fetch: (request: Request) => Promise<Response>, token: string, xml: string) {
   const client = make<paths, "application/json">({ baseUrl: "http://gateway.test", fetch, headers: { "x-api-token": token } });
   // papel, cedible and copias have defaults: a body without them compiles.
-  const pdf = await client.POST("/api/v1/platform/dte/documentos/pdf", { body: { xml }, parseAs: "arrayBuffer" });
-  const json = await client.POST("/api/v1/platform/dte/documentos/pdf", { body: { xml }, headers: { accept: "application/json" } });
+  const pdf = await client.POST("/api/v1/platform/dte/documentos/pdf", { body: { xml, oficina_sii: "PROVIDENCIA" }, parseAs: "arrayBuffer" });
+  const json = await client.POST("/api/v1/platform/dte/documentos/pdf", { body: { xml, oficina_sii: "PROVIDENCIA" }, headers: { accept: "application/json" } });
   const path = { receptor: "76192083-9", periodo: "202405", dte: 33, estado: "REGISTRO" } as const;
   const csv = await client.POST("/api/v1/sii/rcv/compras/detalle/{receptor}/{periodo}/{dte}/{estado}", {
     params: { path, query: { formato: "csv" } },

@@ -26,7 +26,7 @@ import type { paths } from "./api";
 const client = createClient<paths, "application/json">({ baseUrl: "http://gateway.test", headers: { "x-api-token": "token" } });
 
 export async function calls(xml: string): Promise<{ pdf?: string; warnings: string[] }> {
-  const pdf = await client.POST("/api/v1/platform/dte/documentos/pdf", { body: { xml }, headers: { accept: "application/json" } });
+  const pdf = await client.POST("/api/v1/platform/dte/documentos/pdf", { body: { xml, oficina_sii: "PROVIDENCIA" }, headers: { accept: "application/json" } });
   const normalized = await client.POST("/api/v1/platform/dte/formatos/json", { body: { dte: { Encabezado: { IdDoc: { TipoDTE: 33 } } } } });
   const data = normalized.data?.data;
   // A \`dte\` input answers one document, an \`xml\` input a list.
@@ -42,7 +42,7 @@ export function refused(xml: string) {
   client.POST("/api/v1/platform/dte/documentos/pdf", { body: { xml: 42 } });
   // @ts-expect-error the XML is required
   client.POST("/api/v1/platform/dte/documentos/pdf", { body: { papel: "carta" } });
-  return client.POST("/api/v1/platform/dte/documentos/pdf", { body: { xml, papel: "80mm" } });
+  return client.POST("/api/v1/platform/dte/documentos/pdf", { body: { xml, papel: "80mm", oficina_sii: "PROVIDENCIA" } });
 }
 `;
 

@@ -197,7 +197,12 @@ const CASES: Case[] = [
     valid: true,
   },
   // documentos/pdf and escpos
-  { what: "an envelope", operationId: "post_platform_dte_documentos_pdf", body: { xml: EXAMPLE_ENVELOPE }, valid: true },
+  {
+    what: "an envelope",
+    operationId: "post_platform_dte_documentos_pdf",
+    body: { xml: EXAMPLE_ENVELOPE, oficina_sii: "PROVIDENCIA" },
+    valid: true,
+  },
   { what: "copias 6", operationId: "post_platform_dte_documentos_pdf", body: { xml: EXAMPLE_ENVELOPE, copias: 6 }, valid: false },
   { what: "papel a4", operationId: "post_platform_dte_documentos_pdf", body: { xml: EXAMPLE_ENVELOPE, papel: "a4" }, valid: false },
   {
@@ -220,7 +225,12 @@ const CASES: Case[] = [
     body: { xml: EXAMPLE_ENVELOPE, logo: "aGVsbG8=" },
     valid: false,
   },
-  { what: "a PNG logo", operationId: "post_platform_dte_documentos_pdf", body: { xml: EXAMPLE_ENVELOPE, logo: PNG }, valid: true },
+  {
+    what: "a PNG logo",
+    operationId: "post_platform_dte_documentos_pdf",
+    body: { xml: EXAMPLE_ENVELOPE, oficina_sii: "PROVIDENCIA", logo: PNG },
+    valid: true,
+  },
   { what: "an envelope", operationId: "post_platform_dte_documentos_escpos", body: { xml: EXAMPLE_ENVELOPE, papel: "58mm" }, valid: true },
   {
     what: "codepage CP437",

@@ -33,7 +33,7 @@ async function setup(docs: Omit<TestDocument, "caf">[] = [{ tipo: 33, folio: 42,
     docs.map((d) => ({ ...d, caf })),
   );
   const post = (body: object, headers: Record<string, string> = {}) =>
-    postJson(t.app, token.secret, PDF, { xml: bytesToBase64(xml), ...body }, headers);
+    postJson(t.app, token.secret, PDF, { xml: bytesToBase64(xml), oficina_sii: "PROVIDENCIA", ...body }, headers);
   return { ...t, post, xml };
 }
 
@@ -157,6 +157,29 @@ describe("PDF representations (documentos/pdf)", () => {
     },
   );
 
+  it("refuses to print without the SII office (400 naming oficina_sii), and prints S.I.I. - <office> under the box", async () => {
+    const { post } = await setup();
+    for (const oficina_sii of [undefined, "   "]) {
+      const res = await post({ oficina_sii });
+      const error = await errorOf(res);
+      expect([res.status, error.errors?.[0]?.path]).toEqual([400, "oficina_sii"]);
+      expect(error.message).toMatch(/^oficina_sii is required: the printout shows the issuer's SII office under the red box/);
+    }
+    const pdf = await pdfText(await post({ oficina_sii: " SANTIAGO CENTRO " }));
+    expect(pdf).toContain("(S.I.I. - SANTIAGO CENTRO) Tj");
+    expect(pdf).not.toContain("(S.I.I.) Tj");
+  });
+
+  it.skipIf(!POPPLER)("shows the office under the box as pdftotext reads the page", async () => {
+    const { post } = await setup();
+    const folder = mkdtempSync(join(tmpdir(), "pdf-"));
+    writeFileSync(join(folder, "doc.pdf"), new Uint8Array(await (await post({ oficina_sii: "ÑUÑOA" })).arrayBuffer()));
+    const run = spawnSync("pdftotext", ["-layout", join(folder, "doc.pdf"), "-"]);
+    rmSync(folder, { recursive: true });
+    expect(run.status, run.stderr.toString()).toBe(0);
+    expect(run.stdout.toString()).toContain("S.I.I. - ÑUÑOA");
+  });
+
   it("adds copies and the cedible copy (with the Ley 19.983 receipt box), never for a credit note", async () => {
     const invoice = await setup();
     const pdf = await pdfText(await invoice.post({ copias: 2, cedible: true }));
@@ -209,8 +232,9 @@ describe("PDF representations (documentos/pdf)", () => {
       [{}, "2"],
       [{ copias: 5, cedible: true }, "4"],
     ] as const) {
-      const res = await postJson(t.app, token.secret, PDF, { xml, ...options });
-      expect([res.status, res.headers.get("x-quota-units"), pageCount(await pdfText(res))]).toEqual([200, units, options.copias ? 6 : 1]);
+      const res = await postJson(t.app, token.secret, PDF, { xml, oficina_sii: "PROVIDENCIA", ...options });
+      // 300 lines take 6 letter pages a copy; each copy, the cedible one too, prints them all.
+      expect([res.status, res.headers.get("x-quota-units"), pageCount(await pdfText(res))]).toEqual([200, units, options.copias ? 36 : 6]);
     }
     expect(unitsFor(2, 50 * 6, 50_000 * 6)).toBe(600);
   });

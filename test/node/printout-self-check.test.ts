@@ -317,7 +317,7 @@ describe.skipIf(!POPPLER)("every reference case printed and read back (poppler's
           cedible: false,
           copias: 1,
           resolucion: { numero: 80, fecha: "2014-08-22" },
-          oficina_sii: null,
+          oficina_sii: "PROVIDENCIA",
           logo: null,
         }),
         `${name}-${papel}`.replace(/\W+/g, "-"),

@@ -20,7 +20,8 @@ describe("Detalle limits on uploaded XML", () => {
     it(`${path}: a document over ${MAX_DOCUMENT_LINES} lines, or a request over ${MAX_BATCH_LINES}, is refused naming the limit`, async () => {
       const t = probeApp(undefined, { maxBodyBytes: 16 * 1024 * 1024 });
       const token = await tokenFor(t.deps, { scopes: ["sii:read"] });
-      const post = (xml: string) => postJson(t.app, token.secret, path, { xml: bytesToBase64(new TextEncoder().encode(xml)) });
+      const office = path.endsWith("/documentos/pdf") ? { oficina_sii: "PROVIDENCIA" } : {};
+      const post = (xml: string) => postJson(t.app, token.secret, path, { xml: bytesToBase64(new TextEncoder().encode(xml)), ...office });
       const tooLong = await post(dte(1, MAX_DOCUMENT_LINES + 1));
       expect(tooLong.status).toBe(400);
       expect((await errorOf(tooLong)).message).toBe(

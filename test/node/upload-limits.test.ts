@@ -30,7 +30,8 @@ const latin1 = (text: string) => Uint8Array.from(text, (ch) => ch.charCodeAt(0))
 async function post(path: string, xml: string, plan?: { daily_units: number; monthly_units: number }) {
   const t = probeApp(undefined, { maxBodyBytes: 4 * 1024 * 1024 });
   const token = await tokenFor(t.deps, plan ? { plan } : {});
-  const res = await postJson(t.app, token.secret, path, { xml: bytesToBase64(latin1(xml)) });
+  const office = path.endsWith("/documentos/pdf") ? { oficina_sii: "PROVIDENCIA" } : {};
+  const res = await postJson(t.app, token.secret, path, { xml: bytesToBase64(latin1(xml)), ...office });
   return { status: res.status, units: res.headers.get("x-quota-units"), error: await errorOf(res) };
 }
 

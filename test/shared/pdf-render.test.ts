@@ -69,7 +69,7 @@ describe("PDF renderer", () => {
       cedible: true,
       copias: 1,
       resolucion: { numero: 80, fecha: "2014-08-22" },
-      oficina_sii: null,
+      oficina_sii: "PROVIDENCIA",
       logo: null,
     });
     const raw = new TextDecoder("latin1").decode(pdf);

@@ -96,7 +96,7 @@ export function readersOf(
     `$name takes that envelope of ${envelope}, charged its weight per started block of 25 documents, while another account is answered`,
     async ({ path, accept, weight }) => {
       expect(envio()).not.toBe("");
-      const answer = await whileOthersCall(path, readingBody(envio()), accept);
+      const answer = await whileOthersCall(path, readingBody(envio(), path), accept);
       expect([answer.status, answer.units, answer.type.split(";")[0]]).toEqual([200, String((weight * count) / 25), accept]);
       // Six operations alike: each one's own schema is checked in its own tests.
       if (accept === "application/json") expect(valueAt(answerIn(answer.text, SuccessEnvelope).data, "documentos")).toHaveLength(count);

@@ -106,8 +106,12 @@ export const READERS = [
   { name: "formatos/json", path: FORMATOS_JSON, accept: "application/json", weight: 1 },
 ] as const;
 
+/** The fields the PDF needs besides the XML (its stamp block names the SII office). */
+export const PDF_FIELDS = { oficina_sii: "PROVIDENCIA" } as const;
+
 /** A reading operation's body for an envelope `generar` answered (its `envio_xml`), as bytes. */
-export const readingBody = (envio: string) => Uint8Array.from(new TextEncoder().encode(JSON.stringify({ xml: envio })));
+export const readingBody = (envio: string, path: string) =>
+  Uint8Array.from(new TextEncoder().encode(JSON.stringify({ xml: envio, ...(path === PDF ? PDF_FIELDS : {}) })));
 
 /** `asn` with every INTEGER equal to `from` (an iteration count here) set to `to`, inside nested DER too. */
 function withCount(asn: forge.asn1.Asn1, from: number, to: number): forge.asn1.Asn1 {
@@ -199,7 +203,7 @@ export const HOSTILE = {
   commentsPdf: {
     name: "documentos/pdf, 240 KB of unclosed comments",
     path: PDF,
-    body: async () => JSON.stringify({ xml: b64(comments) }),
+    body: async () => JSON.stringify({ xml: b64(comments), ...PDF_FIELDS }),
     status: 400,
   },
   // The CAF field takes at most 64 KiB: 64 KB of the same comments.
@@ -229,6 +233,7 @@ export const HOSTILE = {
         xml: b64(
           `<DTE version="1.0"><Documento ID="F1T33"><Encabezado><IdDoc><TipoDTE>33</TipoDTE><Folio>1</Folio></IdDoc></Encabezado><!--${"<TED ".repeat(40_000)}--></Documento></DTE>`,
         ),
+        ...PDF_FIELDS,
       }),
     status: 200,
   },

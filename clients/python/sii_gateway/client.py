@@ -221,8 +221,9 @@ class Client:
     def documentos_pdf(self, request: Mapping[str, Any], *, as_base64: Literal[True]) -> Envelope[Json]: ...
 
     def documentos_pdf(self, request: Mapping[str, Any], *, as_base64: bool = False) -> bytes | Envelope[Json]:
-        """A document's PDF (`request["xml"]`: a DTE or envelope, base64): the bytes, or with `as_base64` the
-        envelope whose `data["pdf"]` is base64 and `data["documentos"]` names the documents."""
+        """A document's PDF (`request["xml"]`: a DTE or envelope, base64; `request["oficina_sii"]`: the issuer's SII
+        office, which the printout needs): the bytes, or with `as_base64` the envelope whose `data["pdf"]` is base64
+        and `data["documentos"]` names the documents."""
         path = "/api/v1/platform/dte/documentos/pdf"
         if as_base64:
             return self.request("POST", path, json=request)

@@ -215,9 +215,9 @@ class IssuingTest(GatewayCase):
 
     def test_pdf_as_bytes_and_base64(self) -> None:
         xml = self.generated["documentos"][0]["dte_xml"]
-        pdf = self.client.documentos_pdf({"xml": xml})
+        pdf = self.client.documentos_pdf({"xml": xml, "oficina_sii": "PROVIDENCIA"})
         self.assertTrue(pdf.startswith(b"%PDF-"))
-        answer = self.client.documentos_pdf({"xml": xml}, as_base64=True)
+        answer = self.client.documentos_pdf({"xml": xml, "oficina_sii": "PROVIDENCIA"}, as_base64=True)
         self.assertTrue(base64.b64decode(answer.data["pdf"]).startswith(b"%PDF-"))
         self.assertEqual(answer.data["documentos"], [{"tipo": 33, "folio": self.generated["documentos"][0]["folio"]}])
 
@@ -254,7 +254,7 @@ class IssuingTest(GatewayCase):
         client = Client(gateway.base_url, gateway.dev_token, session=session)
         client.caf_solicitar(COMPANY, 33, 1, self.cert(COMPANY), dry_run=True)
         client.caf_solicitar(COMPANY, 33, 1, self.cert(COMPANY), dry_run=True)
-        client.documentos_pdf({"xml": self.generated["documentos"][0]["dte_xml"]})
+        client.documentos_pdf({"xml": self.generated["documentos"][0]["dte_xml"], "oficina_sii": "PROVIDENCIA"})
         keys = [headers.get("Idempotency-Key") for headers in seen]
         self.assertEqual(len(keys), 3)
         self.assertEqual(uuid.UUID(keys[0] or "").version, 4)

@@ -39,18 +39,21 @@ describe("the TypeScript client", () => {
   it("answers a file as bytes and as base64, the same as the gateway's own base64 form", async () => {
     const { client } = await gateway();
     const path = "/api/v1/platform/dte/documentos/pdf";
-    const bytes = await client.file("post", path, { body: { xml: EXAMPLE_ENVELOPE } });
+    const bytes = await client.file("post", path, { body: { xml: EXAMPLE_ENVELOPE, oficina_sii: "PROVIDENCIA" } });
     expect(bytes.mediaType).toBe("application/pdf");
     expect(new TextDecoder().decode(bytes.data.slice(0, 5))).toBe("%PDF-");
-    const base64 = await client.file("post", path, { body: { xml: EXAMPLE_ENVELOPE }, as: "base64" });
+    const base64 = await client.file("post", path, { body: { xml: EXAMPLE_ENVELOPE, oficina_sii: "PROVIDENCIA" }, as: "base64" });
     expect(atob(base64.data).slice(0, 5)).toBe("%PDF-");
-    const json = await client.POST(path, { body: { xml: EXAMPLE_ENVELOPE }, headers: { accept: "application/json" } });
+    const json = await client.POST(path, {
+      body: { xml: EXAMPLE_ENVELOPE, oficina_sii: "PROVIDENCIA" },
+      headers: { accept: "application/json" },
+    });
     expect(json.data.data.pdf.length).toBeGreaterThan(1000);
   });
 
   it("sends a fresh Idempotency-Key only where the document has one, and keeps the caller's", async () => {
     const { client, sent } = await gateway();
-    await client.file("post", "/api/v1/platform/dte/documentos/pdf", { body: { xml: EXAMPLE_ENVELOPE } });
+    await client.file("post", "/api/v1/platform/dte/documentos/pdf", { body: { xml: EXAMPLE_ENVELOPE, oficina_sii: "PROVIDENCIA" } });
     expect(sent.at(-1)?.headers.get("idempotency-key")).toBeNull();
     const refused = client.POST("/api/v1/platform/dte/documentos/generar", { body: {} as never });
     await expect(refused).rejects.toBeInstanceOf(GatewayError);

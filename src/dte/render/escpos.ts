@@ -159,7 +159,11 @@ function row(left: string, right: string, width: number): string[] {
   return [...wrap(left, width), right.padStart(width)];
 }
 
-/** The PDF417 block: standard symbol, columns, 2-dot modules, rows 3 modules high, ECL 5, store, print. */
+/**
+ * The PDF417 block: standard symbol, columns, 2-dot modules, rows 3 modules high, ECL 5, store, print.
+ * Taller than the PDF's 3 cm: at 203 dpi a module is whole dots (1 dot is under the SII's 0.170 mm),
+ * and 3 cm of 2-dot rows would need columns wider than the paper (docs/dte-engine.md §7).
+ */
 export function pdf417Commands(ted: Uint8Array, columns: number): number[] {
   const fn = (code: number, data: number[]) => [0x1d, 0x28, 0x6b, (data.length + 2) & 0xff, (data.length + 2) >> 8, 0x30, code, ...data];
   const stored = ted.length + 3;

@@ -11,7 +11,7 @@ export interface PdfOptions {
   copias: number;
   resolucion: { numero: number; fecha: string } | null;
   /** `S.I.I. - <unidad>` under the box; the SII's regional office of the issuer. */
-  oficina_sii: string | null;
+  oficina_sii: string;
   logo: Image | null;
 }
 
@@ -63,7 +63,14 @@ const ROW_HEIGHT = 3;
 
 /** Drawing commands in page coordinates measured from the top, turned into PDF operators at the end. */
 export class Canvas {
-  private readonly ops: ((height: number) => string)[] = [];
+  private ops: ((height: number) => string)[] = [];
+  private readonly pages = [this.ops];
+
+  /** Starts a new page: what is drawn next goes on it, measured from its top. */
+  newPage() {
+    this.ops = [];
+    this.pages.push(this.ops);
+  }
 
   text(x: number, top: number, text: string, size: number, weight: Weight = "regular", align: "left" | "center" | "right" = "left") {
     const width = textWidth(text, size, weight);
@@ -97,7 +104,8 @@ export class Canvas {
     return { width, height };
   }
 
-  content(height: number): string {
-    return this.ops.map((op) => op(height)).join("\n");
+  /** Each page's operators, for pages `height` points tall. */
+  contents(height: number): string[] {
+    return this.pages.map((ops) => ops.map((op) => op(height)).join("\n"));
   }
 }

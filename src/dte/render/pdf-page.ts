@@ -17,9 +17,23 @@ import {
   totalsBlock,
   transferFields,
 } from "./sections.ts";
+import { mm, STAMP } from "./stamp-geometry.ts";
 
 const RED: [number, number, number] = [0.8, 0, 0];
+
+/** The TED's symbol, its module in points (stamp-geometry.ts) and its image's name. */
+export interface Stamp {
+  symbol: Pdf417Symbol;
+  module: number;
+  name: string;
+}
+
+/** The quiet zone in points, and the stamp's left edge on letter: 2 cm from the page's, rounded up. */
+const QUIET = mm(STAMP.quietZone);
+const LETTER_STAMP_X = Math.ceil(mm(20));
 export const NO_CEDIBLE = new Set([39, 41, 56, 61, 110, 111, 112]);
+
+export const LETTER_HEIGHT = 792;
 
 /** The page's measures: letter or roll. */
 interface Frame {
@@ -30,20 +44,32 @@ interface Frame {
   inner: number;
   small: number;
   body: number;
+  /**
+   * Where `needed` points drawn from `y` start: `y` when they fit above letter's bottom margin,
+   * else the top of a new page headed with the document's name and folio (a roll has no bottom).
+   */
+  fit: (y: number, needed: number) => number;
 }
 
 /** One copy of the document on a canvas of the given width; returns the height used. */
 export function drawDocument(
   canvas: Canvas,
   doc: PrintedDocument,
-  stamp: { symbol: Pdf417Symbol; name: string } | null,
+  stamp: Stamp | null,
   options: PdfOptions,
   width: number,
   cedible: boolean,
 ): number {
   const roll = options.papel === "80mm";
   const margin = roll ? 8 : 36;
-  const f: Frame = { canvas, roll, width, margin, inner: width - 2 * margin, small: roll ? 7 : 8, body: roll ? 7.5 : 9 };
+  const small = roll ? 7 : 8;
+  const fit = (y: number, needed: number) => {
+    if (roll || y + needed <= LETTER_HEIGHT - margin) return y;
+    canvas.newPage();
+    canvas.text(margin, margin, `${doc.nombre_tipo} N° ${doc.folio} (continuación)`, small, "bold");
+    return margin + small + 10;
+  };
+  const f: Frame = { canvas, roll, width, margin, inner: width - 2 * margin, small, body: roll ? 7.5 : 9, fit };
   let y = header(f, doc, options);
   y = fields(f, doc, y);
   y = detail(f, doc, y);
@@ -88,7 +114,7 @@ function header(f: Frame, doc: PrintedDocument, options: PdfOptions): number {
     canvas.text(boxX + boxWidth / 2, boxTop + 8 + i * (body + 6), line, body + 2, "bold", "center");
   });
   const sii = boxTop + boxHeight + 4;
-  canvas.text(boxX + boxWidth / 2, sii, options.oficina_sii ? `S.I.I. - ${options.oficina_sii}` : "S.I.I.", small, "bold", "center");
+  canvas.text(boxX + boxWidth / 2, sii, `S.I.I. - ${options.oficina_sii}`, small, "bold", "center");
   return Math.max(issuerY, sii + small + 4) + 10;
 }
 
@@ -148,6 +174,12 @@ function detail(f: Frame, doc: PrintedDocument, top: number): number {
     const quantity = item.cantidad === null ? "" : `${pesos(item.cantidad)} ${item.unidad}`.trim();
     const price = item.precio === null ? "" : pesos(item.precio);
     const adjustment = lineAdjustment(item);
+    const names = wrap(item.nombre, body, nameWidth);
+    const sub = roll
+      ? [quantity && price ? `${quantity} × ${price}` : quantity, adjustment, item.exento ? "Exento" : ""].filter(Boolean).join("  ")
+      : "";
+    const subLines = [sub, item.descripcion].filter(Boolean).flatMap((text) => wrap(text, small, roll ? inner - 6 : nameWidth));
+    y = f.fit(y, names.length * (body + 3) + subLines.length * (small + 2));
     canvas.text(amountX, y, pesos(item.monto), body, "regular", "right");
     if (!roll) {
       if (quantity) canvas.text(qtyX, y, quantity, body, "regular", "right");
@@ -155,18 +187,13 @@ function detail(f: Frame, doc: PrintedDocument, top: number): number {
       if (adjustment) canvas.text(adjustX, y, adjustment, small, "regular", "right");
       if (item.exento) canvas.text(exeX, y, "E", body, "bold", "center");
     }
-    for (const line of wrap(item.nombre, body, nameWidth)) {
+    for (const line of names) {
       canvas.text(margin, y, line, body);
       y += body + 3;
     }
-    const sub = roll
-      ? [quantity && price ? `${quantity} × ${price}` : quantity, adjustment, item.exento ? "Exento" : ""].filter(Boolean).join("  ")
-      : "";
-    for (const text of [sub, item.descripcion].filter(Boolean)) {
-      for (const line of wrap(text, small, roll ? inner - 6 : nameWidth)) {
-        canvas.text(margin + 6, y, line, small);
-        y += small + 2;
-      }
+    for (const line of subLines) {
+      canvas.text(margin + 6, y, line, small);
+      y += small + 2;
     }
   }
   canvas.line(margin, y, amountX);
@@ -180,12 +207,15 @@ function blocks(f: Frame, doc: PrintedDocument, top: number): number {
   const amountX = width - margin;
   const block = (title: string, entries: { text: string; value: string }[]) => {
     if (!entries.length) return;
+    y = f.fit(y, 2 * (small + 3));
     canvas.text(margin, y, title, small, "bold");
     y += small + 3;
     for (const { text, value } of entries) {
-      if (value) canvas.text(amountX, y, value, small, "regular", "right");
       const room = value ? inner - textWidth(value, small) - 12 : inner;
-      for (const line of wrap(text, small, room)) {
+      const lines = wrap(text, small, room);
+      y = f.fit(y, lines.length * (small + 3));
+      if (value) canvas.text(amountX, y, value, small, "regular", "right");
+      for (const line of lines) {
         canvas.text(margin, y, line, small);
         y += small + 3;
       }
@@ -212,15 +242,8 @@ function blocks(f: Frame, doc: PrintedDocument, top: number): number {
 }
 
 /** The totals (right; on a roll, full width) and the stamp (left; on a roll, below them). */
-function totalsAndStamp(
-  f: Frame,
-  doc: PrintedDocument,
-  stamp: { symbol: Pdf417Symbol; name: string } | null,
-  options: PdfOptions,
-  top: number,
-): number {
+function totalsAndStamp(f: Frame, doc: PrintedDocument, stamp: Stamp | null, options: PdfOptions, start: number): number {
   const { canvas, roll, width, margin, inner, small, body } = f;
-  let y = top;
   const amountX = width - margin;
   const { components, total, after } = totalsBlock(doc);
   const other = otherCurrencyBlock(doc);
@@ -228,8 +251,28 @@ function totalsAndStamp(
   const amountWidth = Math.max(...all.map((r) => textWidth(r.text, body, "bold")));
   const labelX = roll ? margin : amountX - amountWidth - 12;
   const align = roll ? "left" : "right";
-  // A label wraps in the room its amount leaves (on letter, the room right of the stamp).
-  const room = roll ? labelX + inner - amountWidth - 12 - margin : labelX - margin - 220;
+  // A label wraps in the room its amount leaves (on letter, the room right of the stamp and its quiet zone).
+  const stampRight = stamp ? LETTER_STAMP_X + stamp.symbol.width * stamp.module + QUIET : margin + 220;
+  const room = roll ? labelX + inner - amountWidth - 12 - margin : labelX - stampRight;
+  const legends = [
+    "Timbre Electrónico S.I.I.",
+    ...(options.resolucion ? [`Resolución N° ${options.resolucion.numero} de ${options.resolucion.fecha.slice(0, 4)}`] : []),
+    "Verifique documento: www.sii.cl",
+  ];
+  // On letter the totals and the stamp stay together on one page: a new one when they do not fit.
+  const lines = (list: AmountRow[], weight: Weight = "regular") =>
+    list.reduce((sum, r) => sum + wrap(r.label, body, room, weight).length * (body + 4), 0);
+  const otherTitle = other ? wrap(other.title, small, roll ? inner : inner / 2) : [];
+  const totalsHeight =
+    small +
+    4 +
+    lines(components) +
+    lines([total], "bold") +
+    lines(after) +
+    (other ? 2 + otherTitle.length * (small + 3) + lines(other.rows) : 0);
+  const stampHeight = stamp ? 2 * QUIET + stamp.symbol.rows * 3 * stamp.module + legends.length * (small + 3) : 0;
+  const top = f.fit(start, Math.max(totalsHeight, stampHeight) + 8);
+  let y = top;
   const rows = (list: AmountRow[], weight: Weight = "regular") => {
     for (const r of list) {
       canvas.text(amountX, y, r.text, body, weight, "right");
@@ -246,7 +289,7 @@ function totalsAndStamp(
   rows(after);
   if (other) {
     y += 2;
-    for (const line of wrap(other.title, small, roll ? inner : inner / 2)) {
+    for (const line of otherTitle) {
       canvas.text(labelX, y, line, small, "bold", align);
       y += small + 3;
     }
@@ -254,17 +297,12 @@ function totalsAndStamp(
   }
   let bottom = y;
   if (stamp) {
-    const module = roll ? 0.72 : 0.75;
-    const stampTop = roll ? y + 8 : top;
-    const left = roll ? margin + (inner - stamp.symbol.width * module) / 2 : margin;
-    const size = canvas.barcode(stamp.symbol, stamp.name, left, stampTop, module);
-    const center = roll ? width / 2 : margin + size.width / 2;
-    let legend = stampTop + size.height + 4;
-    const legends = [
-      "Timbre Electrónico S.I.I.",
-      ...(options.resolucion ? [`Resolución N° ${options.resolucion.numero} de ${options.resolucion.fecha.slice(0, 4)}`] : []),
-      "Verifique documento: www.sii.cl",
-    ];
+    // White all round (the quiet zone): nothing is drawn within it above, beside or below the symbol.
+    const stampTop = (roll ? y : top) + QUIET;
+    const left = roll ? (width - stamp.symbol.width * stamp.module) / 2 : LETTER_STAMP_X;
+    const size = canvas.barcode(stamp.symbol, stamp.name, left, stampTop, stamp.module);
+    const center = left + size.width / 2;
+    let legend = stampTop + size.height + QUIET;
     for (const text of legends) {
       canvas.text(center, legend, text, small, "bold", "center");
       legend += small + 3;
@@ -277,8 +315,8 @@ function totalsAndStamp(
 /** The cedible copy's receipt box (Ley 19.983) and its legend. */
 function receiptBox(f: Frame, doc: PrintedDocument, top: number): number {
   const { canvas, roll, width, margin, inner, small, body } = f;
-  let y = top;
   const boxHeight = roll ? 128 : 90;
+  let y = f.fit(top, boxHeight + 4 + body + 8);
   canvas.rect(margin, y, inner, boxHeight);
   canvas.text(margin + 6, y + 6, "ACUSE DE RECIBO", small, "bold");
   const labels = ["Nombre:", "R.U.T.:", "Fecha:", "Recinto:", "Firma:"];

@@ -1,14 +1,16 @@
 // A DTE's printed representation as PDF (docs/dte-engine.md §6.1–6.3), written directly: the
 // standard Helvetica fonts in WinAnsi (accents and ñ print as they are), vector rectangles, the
-// TED's PDF417 as a one-bit image mask, a JPEG or PNG logo. Letter paper, or an 80 mm roll whose
-// height fits the document. A cedible copy adds the receipt box of Ley 19.983.
+// TED's PDF417 as a one-bit image mask, a JPEG or PNG logo. Letter paper (as many pages as the
+// lines need), or an 80 mm roll whose height fits the document. A cedible copy adds the receipt
+// box of Ley 19.983.
 import { concatBytes } from "../../lib/encoding.ts";
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import { yielder } from "../../lib/yielder.ts";
 import type { PrintedDocument } from "./model.ts";
 import { Canvas, type Image, n, type PdfOptions } from "./pdf-canvas.ts";
-import { drawDocument, NO_CEDIBLE } from "./pdf-page.ts";
-import { type Pdf417Symbol, pdf417 } from "./pdf417.ts";
+import { drawDocument, LETTER_HEIGHT, NO_CEDIBLE, type Stamp } from "./pdf-page.ts";
+import type { Pdf417Symbol } from "./pdf417.ts";
+import { STAMP, stampGeometry } from "./stamp-geometry.ts";
 
 export type { Image, PdfOptions, PdfPaper } from "./pdf-canvas.ts";
 
@@ -94,6 +96,8 @@ function writePdf(pages: Page[], images: Map<string, Image>): Uint8Array {
 /** The PDF: one page per copy (and the cedible copy after them when asked and the type allows it). */
 export async function pdfDocument(docs: PrintedDocument[], options: PdfOptions): Promise<Uint8Array> {
   const width = options.papel === "carta" ? 612 : (80 / 25.4) * 72;
+  // The roll's 80 mm less a quiet zone each side leaves 67.3 mm: room for the 5 cm minimum.
+  const stampRoom = options.papel === "carta" ? STAMP.maxWidth : 80 - 2 * STAMP.quietZone;
   const pages: Page[] = [];
   const images = new Map<string, Image>(options.logo ? [["Logo", options.logo]] : []);
   // The pages are drawn and compressed synchronously: an envelope's thousands take slices.
@@ -102,16 +106,16 @@ export async function pdfDocument(docs: PrintedDocument[], options: PdfOptions):
   for (const [index, doc] of docs.entries()) {
     const copies: boolean[] = [...Array.from({ length: options.copias }, () => false)];
     if (options.cedible && !NO_CEDIBLE.has(doc.tipo)) copies.push(true);
-    let stamp: { symbol: Pdf417Symbol; name: string } | null = null;
+    let stamp: Stamp | null = null;
     if (doc.ted) {
-      stamp = { symbol: pdf417(doc.ted, 12), name: `Ted${index + 1}` };
+      stamp = { ...stampGeometry(doc.ted, stampRoom), name: `Ted${index + 1}` };
       images.set(stamp.name, stampImage(stamp.symbol));
     }
     for (const cedible of copies) {
       const canvas = new Canvas();
       const used = drawDocument(canvas, doc, stamp, options, width, cedible);
-      const height = options.papel === "carta" ? 792 : used;
-      pages.push({ width, height, content: deflate(encodeLatin1(canvas.content(height))) });
+      const height = options.papel === "carta" ? LETTER_HEIGHT : used;
+      for (const content of canvas.contents(height)) pages.push({ width, height, content: deflate(encodeLatin1(content)) });
     }
     await pause();
   }

@@ -117,6 +117,12 @@ function addBars(line: number[], pattern: number, bits: number, x: number): void
   for (let i = 0; i < bars.length; i += 2) line.push(x + (bars[i] as number), bars[i + 1] as number);
 }
 
+/** How many rows `bytes` bytes take at `columns` data columns and error correction `level` (what `pdf417` draws). */
+export function pdf417Rows(bytes: number, columns: number, level = 5): number {
+  const message = 1 + 5 * Math.floor(bytes / 6) + (bytes % 6);
+  return Math.max(3, Math.ceil((1 + message + 2 ** (level + 1)) / columns));
+}
+
 /**
  * The symbol for `data` with at least `columns` data columns (more when the data would need over
  * 90 rows), at error correction `level` (0–8).

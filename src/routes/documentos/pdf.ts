@@ -42,14 +42,14 @@ const Body = z
         pattern: "^\\s*(?:/9[g-j]|iVBOR[w-z0-9+/])[A-Za-z0-9+/\\s]*={0,2}\\s*$",
         description: "A JPEG or PNG (without transparency), base64; the server reads the image itself (a 400 naming `logo` when it cannot)",
       }),
-    oficina_sii: z
-      .string()
-      .max(60)
-      .optional()
-      .register(z.globalRegistry, { description: "The SII office under the box (`S.I.I. - <oficina>`)" }),
+    oficina_sii: z.string().max(60).optional().register(z.globalRegistry, {
+      description:
+        "The issuer's SII office (Dirección Regional or Unidad) printed under the red box as `S.I.I. - <oficina>`. Required for a complete printout: without it (or blank) the answer is 400 naming `oficina_sii`, since the gateway holds no taxpayer data that says it",
+      example: "PROVIDENCIA",
+    }),
     resolucion: ResolucionField,
   })
-  .openapi("PdfRequest", { example: { xml: EXAMPLE_ENVELOPE } });
+  .openapi("PdfRequest", { example: { xml: EXAMPLE_ENVELOPE, oficina_sii: "PROVIDENCIA" } });
 
 export const Rendered = envelope(
   z
