@@ -308,7 +308,8 @@ const BUSINESS_RULES: { operationId: RegExp; why: string; matches: RegExp }[] = 
   {
     operationId: /formatos_json/,
     why: "a guía (or an invoice that ships goods) dated from 2026-11-01 carries its transfer data (Res. Ex. SII 154/2025; fields together and the date): a 400 naming each missing field",
-    matches: /body:dte\.\S+ (is required in|is for guías de despacho \(52\) only|.* is not a (valid RUT|kind of transfer)).*Res\. Ex\. SII 154\/2025/,
+    matches:
+      /body:dte\.\S+ (is required in|is for guías de despacho \(52\) only|.* is not a (valid RUT|kind of transfer)).*Res\. Ex\. SII 154\/2025/,
   },
   {
     operationId: /post_platform_dte_folios$/,
