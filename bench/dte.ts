@@ -217,7 +217,7 @@ export async function engineFigures(quick: boolean): Promise<EngineFigure[]> {
             better: "higher" as const,
           },
         ]),
-    { name: "PDF (letter, with the PDF417 stamp), per CPU-second", unit: "docs/s", value: pdfs.cpu, budget: 1200, better: "higher" },
+    { name: "PDF (letter, with the PDF417 stamp), per CPU-second", unit: "docs/s", value: pdfs.cpu, budget: 2000, better: "higher" }, // issue 35
     { name: "PFX certificate, first use in an isolate", unit: "ms", value: firstPfx, budget: 1000, better: "lower" },
     { name: "PFX certificate, each later use", unit: "ms", value: repeatPfx, budget: 1, better: "lower" },
   ];

@@ -10,11 +10,9 @@ beforeAll(prepareBarcodeReader);
 
 /** The symbol as rows of 0/1 modules. */
 function modules(symbol: Pdf417Symbol): number[][] {
-  return symbol.bars.map((bars) => {
-    const row = new Array<number>(symbol.width).fill(0);
-    for (let i = 0; i < bars.length; i += 2) row.fill(1, bars[i], (bars[i] as number) + (bars[i + 1] as number));
-    return row;
-  });
+  return Array.from({ length: symbol.rows }, (_, r) =>
+    Array.from({ length: symbol.width }, (_, m) => ((symbol.bits[r * symbol.stride + (m >> 3)] as number) >> (7 - (m & 7))) & 1),
+  );
 }
 
 /**

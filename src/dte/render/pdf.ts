@@ -16,23 +16,14 @@ export type { Image, PdfOptions, PdfPaper } from "./pdf-canvas.ts";
 
 /**
  * The PDF417 as a one-bit image mask: one sample a module, one image row a symbol row (drawn
- * three modules tall). As ~3 400 rectangles the same bars were ~50 KB of operators to write and
- * compress for each document; as a mask they are rows × ⌈width / 8⌉ bytes (about 1.7 KB). A mask
- * sample of 1 paints the fill colour (`/Decode [1 0]`), and a mask is scaled without
- * interpolation, so each module stays a sharp block as the rectangles were.
+ * three modules tall), the encoder's packed rows as they are. As ~3 400 rectangles the same bars
+ * were ~50 KB of operators to write and compress for each document; as a mask they are rows ×
+ * ⌈width / 8⌉ bytes (about 1.7 KB). A mask sample of 1 paints the fill colour (`/Decode [1 0]`),
+ * and a mask is scaled without interpolation, so each module stays a sharp block as the
+ * rectangles were.
  */
 export function stampImage(symbol: Pdf417Symbol): Image {
-  const stride = Math.ceil(symbol.width / 8);
-  const data = new Uint8Array(stride * symbol.rows);
-  symbol.bars.forEach((bars, row) => {
-    const base = row * stride;
-    for (let i = 0; i < bars.length; i += 2) {
-      const start = bars[i] as number;
-      const end = start + (bars[i + 1] as number);
-      for (let m = start; m < end; m++) data[base + (m >> 3)] = (data[base + (m >> 3)] as number) | (0x80 >> (m & 7));
-    }
-  });
-  return { width: symbol.width, height: symbol.rows, dictionary: "/ImageMask true /BitsPerComponent 1 /Decode [1 0]", data };
+  return { width: symbol.width, height: symbol.rows, dictionary: "/ImageMask true /BitsPerComponent 1 /Decode [1 0]", data: symbol.bits };
 }
 
 /**

@@ -8,8 +8,13 @@ export interface Pdf417Symbol {
   /** Size in modules; each row is one module high here (printers draw it 3 modules high). */
   width: number;
   rows: number;
-  /** For each row, its bars left to right, flat: first module, width in modules, first module, … */
-  bars: number[][];
+  /** Bytes per row: ⌈width / 8⌉. */
+  stride: number;
+  /**
+   * The modules, one bit each (1 = bar), most significant bit first, `stride` bytes a row: the
+   * layout of a PDF image mask, so the page takes it as it is.
+   */
+  bits: Uint8Array;
 }
 
 const MODULUS = 929;
@@ -31,7 +36,9 @@ export function byteCodewords(data: Uint8Array): number[] {
     for (let j = 0; j < 6; j++) value = value * 256 + (data[i + j] as number);
     const group = [0, 0, 0, 0, 0];
     for (let j = 4; j >= 0; j--) {
-      group[j] = value % 900;
+      // `| 0` keeps the codewords small integers: as doubles (what `%` on a 48-bit value gives) the
+      // whole array became a double array, and the error correction below ran at half speed on it.
+      group[j] = (value % 900) | 0;
       value = Math.floor(value / 900);
     }
     codewords.push(...group);
@@ -41,11 +48,8 @@ export function byteCodewords(data: Uint8Array): number[] {
 }
 
 /** The generator polynomial's coefficients for `count` check codewords: (x − 3)(x − 3²)…, low first. */
-const generators = new Map<number, Int32Array>();
 function generator(count: number): Int32Array {
-  let g = generators.get(count);
-  if (g) return g;
-  g = new Int32Array(count + 1);
+  const g = new Int32Array(count + 1);
   g[0] = 1;
   let root = 1;
   for (let i = 0; i < count; i++) {
@@ -54,67 +58,74 @@ function generator(count: number): Int32Array {
     for (let j = i + 1; j > 0; j--) g[j] = ((g[j - 1] as number) + MODULUS - (((g[j] as number) * root) % MODULUS)) % MODULUS;
     g[0] = (MODULUS - (((g[0] as number) * root) % MODULUS)) % MODULUS;
   }
-  generators.set(count, g);
   return g;
 }
 
 /**
- * For each factor, its products with every generator coefficient g[j] mod 929, side by side, so
- * the division below needs no modulo in its inner loop (it runs data × checks times: ~40 000 per
- * TED) and reads one short run of memory per codeword.
+ * For each factor f, what dividing by the (monic) generator adds to the next `count` codewords:
+ * −f·g[count − 1 − j] mod 929 at j, so the division below only adds (it runs data × checks
+ * times: ~44 000 for a TED with its CAF) and reads one short run of memory per codeword.
  */
-const productTables = new Map<number, Uint16Array>();
-function productTable(count: number): Uint16Array {
-  let table = productTables.get(count);
+const additionTables = new Map<number, Int32Array>();
+function additionTable(count: number): Int32Array {
+  let table = additionTables.get(count);
   if (table) return table;
   const g = generator(count);
-  const stride = count + 1;
-  table = new Uint16Array(stride * MODULUS);
-  for (let f = 0; f < MODULUS; f++) for (let j = 0; j <= count; j++) table[f * stride + j] = (f * (g[j] as number)) % MODULUS;
-  productTables.set(count, table);
+  table = new Int32Array(count * MODULUS);
+  for (let f = 0; f < MODULUS; f++)
+    for (let j = 0; j < count; j++) table[f * count + j] = (MODULUS - ((f * (g[count - 1 - j] as number)) % MODULUS)) % MODULUS;
+  additionTables.set(count, table);
   return table;
 }
 
-/** The check codewords: the remainder of the data polynomial divided by the generator, negated. */
+/**
+ * The check codewords: the data polynomial times x^count divided by the generator, by synthetic
+ * division in place (the data, then `count` zeros, high first), the remainder negated. Sums are
+ * reduced only where a quotient codeword is read: each place takes at most `count` additions
+ * below 929 (under 2^19 at level 8), so they stay exact integers.
+ */
 export function errorCorrection(data: number[], level: number): number[] {
   const count = 1 << (level + 1); // a shift, not 2 **: a small integer keeps the loops below on integer arithmetic
-  const products = productTable(count);
-  const stride = count + 1;
-  const remainder = new Int32Array(count);
-  for (let k = 0; k < data.length; k++) {
-    const row = (((data[k] as number) + (remainder[count - 1] as number)) % MODULUS) * stride;
-    for (let j = count - 1; j > 0; j--) {
-      const value = (remainder[j - 1] as number) - (products[row + j] as number);
-      // value + 929 when negative, without a branch (its sign is a coin toss: mispredicted half the time)
-      remainder[j] = value + (MODULUS & (value >> 31));
-    }
-    remainder[0] = (MODULUS - (products[row] as number)) % MODULUS;
-  }
-  return Array.from(remainder.reverse(), (c) => (c === 0 ? 0 : MODULUS - c));
-}
-
-/** A pattern's bars as [offset, width] pairs, worked out once per pattern. */
-const barsOfPattern = new Map<number, number[]>();
-function patternBars(pattern: number, bits: number): number[] {
-  let bars = barsOfPattern.get(pattern);
-  if (bars) return bars;
-  bars = [];
-  let run = 0;
-  for (let m = 0; m <= bits; m++) {
-    if (m < bits && (pattern >> (bits - 1 - m)) & 1) run++;
-    else if (run) {
-      bars.push(m - run, run);
-      run = 0;
+  const additions = additionTable(count);
+  const n = data.length;
+  const sums = new Int32Array(n + count);
+  sums.set(data);
+  for (let k = 0; k < n; k++) {
+    const row = ((sums[k] as number) % MODULUS) * count;
+    const next = k + 1;
+    // Two at a time: count is a power of two from 2 up.
+    for (let j = 0; j < count; j += 2) {
+      sums[next + j] = (sums[next + j] as number) + (additions[row + j] as number);
+      sums[next + j + 1] = (sums[next + j + 1] as number) + (additions[row + j + 1] as number);
     }
   }
-  barsOfPattern.set(pattern, bars);
-  return bars;
+  const checks: number[] = [];
+  for (let j = 0; j < count; j++) checks.push((MODULUS - ((sums[n + j] as number) % MODULUS)) % MODULUS);
+  return checks;
 }
 
-/** The bars of a pattern `bits` modules long placed at module `x`, appended to `line`. */
-function addBars(line: number[], pattern: number, bits: number, x: number): void {
-  const bars = patternBars(pattern, bits);
-  for (let i = 0; i < bars.length; i += 2) line.push(x + (bars[i] as number), bars[i + 1] as number);
+/**
+ * A writer of one row of packed bits, most significant first (the image mask's layout), from
+ * byte `at` of `out`: `add` appends the low `bits` (≤ 18) of a pattern; under 8 bits are held
+ * between calls, so the accumulator stays below 2^26; `end` writes the last, partial byte.
+ */
+function bitRow(out: Uint8Array, at: number) {
+  let acc = 0;
+  let held = 0;
+  return {
+    add(pattern: number, bits: number): void {
+      acc = (acc << bits) | pattern;
+      held += bits;
+      while (held >= 8) {
+        held -= 8;
+        out[at++] = (acc >>> held) & 0xff;
+      }
+      acc &= (1 << held) - 1;
+    },
+    end(): void {
+      if (held) out[at] = (acc << (8 - held)) & 0xff;
+    },
+  };
 }
 
 /** How many rows `bytes` bytes take at `columns` data columns and error correction `level` (what `pdf417` draws). */
@@ -140,7 +151,8 @@ export function pdf417(data: Uint8Array, columns: number, level = 5): Pdf417Symb
   codewords.push(...errorCorrection(codewords, level));
 
   const width = 17 * (columns + 4) + 1;
-  const bars: number[][] = [];
+  const stride = Math.ceil(width / 8);
+  const bits = new Uint8Array(stride * rows);
   for (let row = 0; row < rows; row++) {
     const cluster = row % 3;
     const patterns = PDF417_PATTERNS[cluster] as readonly number[];
@@ -153,13 +165,13 @@ export function pdf417(data: Uint8Array, columns: number, level = 5): Pdf417Symb
         : cluster === 1
           ? [base + levelPart, base + rowsPart]
           : [base + columns - 1, base + levelPart];
-    const line: number[] = [];
-    addBars(line, START, 17, 0);
-    addBars(line, patterns[left] as number, 17, 17);
-    for (let c = 0; c < columns; c++) addBars(line, patterns[codewords[row * columns + c] as number] as number, 17, 34 + 17 * c);
-    addBars(line, patterns[right] as number, 17, 34 + 17 * columns);
-    addBars(line, STOP, 18, 51 + 17 * columns);
-    bars.push(line);
+    const line = bitRow(bits, row * stride);
+    line.add(START, 17);
+    line.add(patterns[left] as number, 17);
+    for (let c = 0; c < columns; c++) line.add(patterns[codewords[row * columns + c] as number] as number, 17);
+    line.add(patterns[right] as number, 17);
+    line.add(STOP, 18);
+    line.end();
   }
-  return { width, rows, bars };
+  return { width, rows, stride, bits };
 }
