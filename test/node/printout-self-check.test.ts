@@ -327,6 +327,9 @@ describe.skipIf(!POPPLER)("every reference case printed and read back (poppler's
       const { components, total } = printedTotals(page);
       expect(total, `${papel}: the printed TOTAL`).toBe(value(all(xml, "Totales")[0] ?? "", "MntTotal"));
       expect(Math.round(components.reduce((a, b) => a + b, 0) * 1e6) / 1e6, `${papel}: the printed components add up`).toBe(total);
+      // The receiver's nationality by name (the cases' only foreign receivers are from the US).
+      const nacionalidad = text(all(xml, "Extranjero")[0] ?? "", "Nacionalidad");
+      if (nacionalidad) expect(flat, `${papel}: nationality`).toContain(`${nacionalidad === "225" ? "Estados Unidos" : "?"} (225)`);
       if (currency) {
         expect(flat).toContain(`TOTAL ${currency} `);
         expect(flat).not.toMatch(/TOTAL \$/);

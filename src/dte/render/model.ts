@@ -113,6 +113,9 @@ export interface Transport {
   direccion: string;
   comuna: string;
   ciudad: string;
+  /** An export's Aduana block: the receiver's and the destination's country (Aduana codes). */
+  pais_receptor: string;
+  pais_destino: string;
 }
 
 export interface Reference {
@@ -294,7 +297,7 @@ function otherCurrency(otra: XmlElement | undefined): OtherCurrency | null {
   };
 }
 
-/** The transfer of goods (an export's Transporte may hold only its Aduana block: none then). */
+/** The transfer of goods, and an export's countries from its Aduana block; null when there is neither. */
 function transport(transporte: XmlElement | undefined): Transport | null {
   if (!transporte) return null;
   const t: Transport = {
@@ -305,6 +308,8 @@ function transport(transporte: XmlElement | undefined): Transport | null {
     direccion: childText(transporte, "DirDest"),
     comuna: childText(transporte, "CmnaDest"),
     ciudad: childText(transporte, "CiudadDest"),
+    pais_receptor: childText(transporte, "Aduana", "CodPaisRecep"),
+    pais_destino: childText(transporte, "Aduana", "CodPaisDestin"),
   };
   return Object.values(t).some(Boolean) ? t : null;
 }

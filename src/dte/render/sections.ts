@@ -2,6 +2,7 @@
 // words and amounts (docs/dte-engine.md §6.1). The totals come in the order they add up: each
 // component with its sign, then the TOTAL they make, then what informs without adding to it.
 import { ADDITIONAL_TAXES } from "../normalize/taxes.ts";
+import { countryLabel } from "./countries.ts";
 import type { GlobalAdjustment, Issuer, Line, PrintedDocument, Receiver, Reference } from "./model.ts";
 import { money, pesos } from "./money.ts";
 
@@ -110,7 +111,7 @@ export function receiverFields(r: Receiver): [string, string][] {
     ["Contacto", r.contacto],
     ["Correo", r.correo],
     ["Identificación", r.extranjero?.num_id ?? ""],
-    ["Nacionalidad", r.extranjero?.nacionalidad ? `${r.extranjero.nacionalidad} (código de país, Aduana)` : ""],
+    ["Nacionalidad", r.extranjero?.nacionalidad ? countryLabel(r.extranjero.nacionalidad) : ""],
   ];
   return fields.filter(([, value]) => value);
 }
@@ -125,6 +126,8 @@ export function transferFields(doc: PrintedDocument): [string, string][] {
     ["R.U.T. transportista", t?.rut_transportista ?? ""],
     ["Chofer", chofer],
     ["Destino", t ? [t.direccion, t.comuna, t.ciudad].filter(Boolean).join(", ") : ""],
+    ["País receptor", t?.pais_receptor ? countryLabel(t.pais_receptor) : ""],
+    ["País de destino", t?.pais_destino ? countryLabel(t.pais_destino) : ""],
   ];
   return fields.filter(([, value]) => value);
 }
