@@ -170,6 +170,9 @@ export async function engineFigures(quick: boolean): Promise<EngineFigure[]> {
     oficina_sii: "PROVIDENCIA",
     logo: null,
   };
+  // Warmed first like the signing figures, so the page is measured with its code optimized (the
+  // encoder's loops are most of a page) rather than partly interpreted.
+  await rate(seconds / 4, 1, () => pdfDocument([printed], pdfOptions));
   const pdfs = await rate(seconds, 1, () => pdfDocument([printed], pdfOptions));
 
   // A PFX: parsed once per isolate (the key derivation is the cost), then taken from the cache.
