@@ -1,6 +1,7 @@
 // Interfaces only: what the app is handed by its entry file (stores, transport, clock, logger, config).
 
 import type { CacheStore, FolioLedgerStore, IdempotencyStore, QuotaStore, SessionStore, SettingsStore, TokenStore } from "./stores.ts";
+import type { JobStore } from "./jobs.ts";
 import type { SiiTransport } from "./transport.ts";
 
 export interface Clock {
@@ -56,6 +57,7 @@ export interface Deps {
   sessions: SessionStore;
   cache: CacheStore;
   folios: FolioLedgerStore;
+  jobs: JobStore;
   sii: SiiTransport;
   clock: Clock;
   log: Logger;

@@ -1,6 +1,7 @@
 // Every in-memory store at once: the tests' deps, and single-process experiments.
 import { memoryCacheStore } from "./cache.ts";
 import { memoryFolioLedgerStore } from "./folio-ledger.ts";
+import { memoryJobStore } from "./jobs.ts";
 import { memoryIdempotencyStore } from "./idempotency.ts";
 import { memoryQuotaStore } from "./quota.ts";
 import { memorySessionStore } from "./sessions.ts";
@@ -16,5 +17,6 @@ export function memoryStores() {
     sessions: memorySessionStore(),
     cache: memoryCacheStore(),
     folios: memoryFolioLedgerStore(),
+    jobs: memoryJobStore(),
   };
 }

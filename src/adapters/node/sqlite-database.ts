@@ -1,6 +1,7 @@
 // Node state in one SQLite file (node:sqlite): the file's tables, opening it, and the IMMEDIATE transaction
 // every store's method runs in, so it is atomic within the process and against other processes on the same file.
 import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { JOBS_SCHEMA } from "../sql-jobs.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tokens (id TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, record TEXT NOT NULL);
@@ -22,6 +23,7 @@ export function openDatabase(path: string): DatabaseSync {
   // power cut may lose the last commits, never corrupt.
   db.exec("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
   db.exec(SCHEMA);
+  for (const statement of JOBS_SCHEMA) db.exec(statement);
   migrate(db);
   return db;
 }

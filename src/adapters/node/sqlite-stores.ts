@@ -2,6 +2,7 @@
 import { sqliteCacheStore } from "./sqlite-cache.ts";
 import { openDatabase } from "./sqlite-database.ts";
 import { sqliteFolioLedgerStore } from "./sqlite-folio-ledger.ts";
+import { sqliteJobStore } from "./sqlite-jobs.ts";
 import { sqliteIdempotencyStore } from "./sqlite-idempotency.ts";
 import { sqliteQuotaStore } from "./sqlite-quota.ts";
 import { sqliteSettingsStore } from "./sqlite-settings.ts";
@@ -17,5 +18,6 @@ export function sqliteStores(path: string) {
     idempotency: sqliteIdempotencyStore(db),
     cache: sqliteCacheStore(db),
     folios: sqliteFolioLedgerStore(db),
+    jobs: sqliteJobStore(db),
   };
 }

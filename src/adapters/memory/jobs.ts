@@ -1,0 +1,96 @@
+// Jobs and events in one process's memory: the tests' deps. Every method runs to its end without
+// awaiting, so it is as atomic as the SQL store's transactions (the same contract: test/support/job-store-contract.ts).
+import { randomName } from "../../jobs/names.ts";
+import {
+  EVENT_KEPT_MS,
+  type EventRecord,
+  type JobQueue,
+  type JobRecord,
+  type JobStore,
+  type JobUpdate,
+  LIVE_JOB_STATES,
+  type NewEvent,
+} from "../../ports/jobs.ts";
+import { copy } from "./copy.ts";
+
+export function memoryJobStore(): JobStore & JobQueue {
+  const jobs = new Map<string, JobRecord>();
+  const events: EventRecord[] = [];
+  const sequences = new Map<string, number>();
+  const live = (job: JobRecord) => LIVE_JOB_STATES.includes(job.estado);
+
+  const append = (account: string, jobId: string, news: NewEvent[], now: number): EventRecord[] => {
+    const last = sequences.get(account) ?? 0;
+    sequences.set(account, last + news.length);
+    const written = news.map((event, i) => ({
+      id: randomName("evt"),
+      account,
+      type: event.type,
+      created_at: now,
+      sequence: last + i + 1,
+      data: { ...copy(event.data), job_id: jobId },
+    }));
+    events.push(...written);
+    return copy(written);
+  };
+
+  const write = (job: JobRecord, update: JobUpdate, now: number) => {
+    Object.assign(job, copy(update), { updated_at: now, lease_until: 0, version: job.version + 1 });
+  };
+
+  return {
+    async create(job, maxLive) {
+      const mine = [...jobs.values()].filter((j) => j.account === job.account && live(j));
+      const same = mine.find((j) => j.subject === job.subject);
+      if (same) return { state: "existing", job: copy(same) };
+      if (mine.length >= maxLive) return { state: "full", max: maxLive };
+      jobs.set(job.id, copy(job));
+      return { state: "created", job: copy(job) };
+    },
+    async get(account, id) {
+      const job = jobs.get(id);
+      return job && job.account === account ? copy(job) : null;
+    },
+    async list(account, { estado, before, limit }) {
+      const cursor = before ? jobs.get(before) : undefined;
+      if (before && cursor?.account !== account) return [];
+      return [...jobs.values()]
+        .filter((j) => j.account === account && (!estado || j.estado === estado))
+        .filter((j) => !cursor || j.created_at < cursor.created_at || (j.created_at === cursor.created_at && j.id < cursor.id))
+        .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1))
+        .slice(0, limit)
+        .map(copy);
+    },
+    async lease(now, leaseMs, limit) {
+      const due = [...jobs.values()]
+        .filter((j) => j.due !== null && j.due <= now && j.lease_until <= now)
+        .sort((a, b) => (a.due ?? 0) - (b.due ?? 0))
+        .slice(0, limit);
+      for (const job of due) Object.assign(job, { lease_until: now + leaseMs, version: job.version + 1 });
+      return due.map(copy);
+    },
+    async finish(leased, update, news, now) {
+      const job = jobs.get(leased.id);
+      if (!job || job.version !== leased.version) return null;
+      write(job, update, now);
+      return append(job.account, job.id, news, now);
+    },
+    async change(account, id, from, update, news, now) {
+      const job = jobs.get(id);
+      if (!job || job.account !== account) return { state: "not_found" };
+      if (!from.includes(job.estado)) return { state: "refused", job: copy(job) };
+      write(job, update, now);
+      return { state: "changed", job: copy(job), events: append(account, id, news, now) };
+    },
+    async events(account, { after, type, limit }, now) {
+      return events
+        .filter((e) => e.account === account && e.sequence > after && (!type || e.type === type) && e.created_at >= now - EVENT_KEPT_MS)
+        .slice(0, limit)
+        .map(copy);
+    },
+    async nextDue() {
+      const times = [...jobs.values()].filter((j) => j.due !== null).map((j) => Math.max(j.due ?? 0, j.lease_until));
+      return times.length ? Math.min(...times) : null;
+    },
+  };
+}

@@ -1,0 +1,139 @@
+// Interfaces only: work that outlives a request (jobs) and what it saw (events), per account.
+// Adapters: src/adapters/sql-jobs.ts (SQLite on Node and in a Durable Object per account) and
+// src/adapters/lambda/dynamodb-jobs.ts. The runner (src/jobs/run.ts) leases due jobs, runs one step of
+// each and finishes it; routes create, read, cancel and resume them.
+
+/** What a job does. */
+export type JobKind = "seguimiento_envio";
+
+/**
+ * pendiente: runs again at `due`. credenciales_requeridas: the SII no longer honours what the job had;
+ * it waits for `resume`. completado: the SII gave its verdict. fallido: it ended without one (its life
+ * ran out, or the SII refused it for good). cancelado: the account cancelled it.
+ */
+export type JobState = "pendiente" | "credenciales_requeridas" | "completado" | "fallido" | "cancelado";
+export const JOB_STATES = ["pendiente", "credenciales_requeridas", "completado", "fallido", "cancelado"] as const satisfies readonly JobState[];
+/** States a job can leave: at most one job per account and subject is in one of them. */
+export const LIVE_JOB_STATES: readonly JobState[] = ["pendiente", "credenciales_requeridas"];
+
+export type EventType = "dte_envio.processed" | "dte_envio.rejected" | "job.credentials_required" | "job.failed";
+export const EVENT_TYPES = [
+  "dte_envio.processed",
+  "dte_envio.rejected",
+  "job.credentials_required",
+  "job.failed",
+] as const satisfies readonly EventType[];
+
+export interface JobRecord {
+  /** `job_` and 24 random letters and digits. */
+  id: string;
+  account: string;
+  kind: JobKind;
+  /** What the job is about (for a submission: ambiente, service, issuer and track id): one live job per account and subject. */
+  subject: string;
+  estado: JobState;
+  /** The kind's input (issuer, track id, …): never credentials, XML or rows. */
+  input: Record<string, unknown>;
+  /** What the last step saw, as the API shows it; null before the first. */
+  progress: Record<string, unknown> | null;
+  /** What the SII gave the call that started it (a token or session), sealed with SECRET_KEY; null when it has none. */
+  sealed: string | null;
+  /** The API token whose quota each SII call the job makes is charged to. */
+  token_id: string;
+  /** ms since the epoch, from the gateway's clock. */
+  created_at: number;
+  updated_at: number;
+  /** When the job runs next (ms); null when it does not run by itself (waiting for credentials, or ended). */
+  due: number | null;
+  /** When it gives up (ms). */
+  expires: number;
+  /** Steps run (SII calls made). */
+  runs: number;
+  /** The last step's failure in words (an SII outage, the quota), or null. */
+  error: string | null;
+  /** Until when the runner that leased it has it (ms); 0 when nobody has. */
+  lease_until: number;
+  /** Raised by every write: a finish or change names the version it read, and loses to any write since. */
+  version: number;
+}
+
+/** What a step or a change sets. */
+export type JobUpdate = Pick<JobRecord, "estado" | "progress" | "sealed" | "due" | "runs" | "error">;
+
+export interface NewEvent {
+  type: EventType;
+  /** Ids and outcomes only; the store adds `job_id`. */
+  data: Record<string, unknown>;
+}
+
+export interface EventRecord {
+  /** `evt_` and 24 random letters and digits. */
+  id: string;
+  account: string;
+  type: EventType;
+  /** ms since the epoch. */
+  created_at: number;
+  /** 1, 2, 3 … per account, in the order the events were written: a client's cursor (`after`). */
+  sequence: number;
+  data: Record<string, unknown> & { job_id: string };
+}
+
+export type JobCreation =
+  | { state: "created"; job: JobRecord }
+  /** A live job of the account already has this subject: it is answered, nothing is created. */
+  | { state: "existing"; job: JobRecord }
+  /** The account already has `max` live jobs. */
+  | { state: "full"; max: number };
+
+export type JobChange =
+  | { state: "changed"; job: JobRecord; events: EventRecord[] }
+  | { state: "not_found" }
+  /** The job is not in one of the states the change starts from (it is answered as it is). */
+  | { state: "refused"; job: JobRecord };
+
+/**
+ * The invariants every adapter keeps, whatever runs at once, retries or dies:
+ * - a job is run by one runner at a time: `lease` hands a due job to one caller until `lease_until`, and only
+ *   after that to another (the first died or hung);
+ * - a step's result is written with its events in one atomic write, or not at all: `finish` (and `change`)
+ *   writes only when the job's `version` is still the one it was handed, so a runner whose lease was taken
+ *   over, or a job cancelled meanwhile, writes nothing; an event is never written without its state change,
+ *   nor a state change without its events;
+ * - an event, once written, keeps its id and its `sequence`; sequences grow by one per event per account.
+ * Nothing is deleted but expired: events after EVENT_KEPT_MS, ended jobs after JOB_KEPT_MS.
+ */
+export interface JobStore {
+  /** Adds `job` unless a live job of its account has its subject, or the account has `maxLive` live jobs. */
+  create(job: JobRecord, maxLive: number): Promise<JobCreation>;
+  get(account: string, id: string): Promise<JobRecord | null>;
+  /** The account's jobs, newest first; `before`: only jobs created before that job (a page's cursor). */
+  list(account: string, options: { estado?: JobState; before?: string; limit: number }): Promise<JobRecord[]>;
+  /** Changes a job from outside a run (cancel, resume) when its state is one of `from`; any lease is dropped. */
+  change(account: string, id: string, from: readonly JobState[], update: JobUpdate, events: NewEvent[], now: number): Promise<JobChange>;
+  /** Events with a sequence above `after`, lowest first, of `type` when given; none older than EVENT_KEPT_MS. */
+  events(account: string, options: { after: number; type?: EventType; limit: number }, now: number): Promise<EventRecord[]>;
+}
+
+/**
+ * What the runner (src/jobs/run.ts) takes its work from: on Node and Lambda the whole store, on Workers an
+ * account's Durable Object (its own jobs only, from its alarm).
+ */
+export interface JobQueue {
+  /**
+   * Hands out up to `limit` jobs due by `now` that nobody holds (their lease ran out), oldest due first,
+   * each with its version raised and `lease_until` = now + leaseMs.
+   */
+  lease(now: number, leaseMs: number, limit: number): Promise<JobRecord[]>;
+  /**
+   * Writes `update` and `events` for a leased job, releasing it, only while its version is `job.version`
+   * (the leased one); answers the events written, or null when nothing was written.
+   */
+  finish(job: JobRecord, update: JobUpdate, events: NewEvent[], now: number): Promise<EventRecord[] | null>;
+  /** The earliest `due` of a job nobody holds, or the end of the earliest lease: when a runner should look next (ms), or null. */
+  nextDue(): Promise<number | null>;
+}
+
+/** Events are listed for 30 days. */
+export const EVENT_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
+/** An ended job is kept (and answered) 30 days after it ended. */
+export const JOB_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
