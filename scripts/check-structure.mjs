@@ -82,6 +82,7 @@ export const SHARED_ROUTE_MODULES = [
   "routes/example-documents.ts",
   "routes/document-batch.ts",
   "routes/uploaded-xml.ts",
+  "routes/job-schema.ts",
   "routes/folio-fields.ts",
   "routes/folio-ledger-schema.ts",
   "routes/plan-usage.ts",

@@ -2,6 +2,7 @@
 import { readDerBlocks } from "./certificates/pem.ts";
 import { parseCorsOrigins } from "./platform/cors.ts";
 import type { Clock, Config, Logger } from "./ports/deps.ts";
+import type { SiiTransport } from "./ports/transport.ts";
 import { parseUpstream } from "./sii/transport.ts";
 
 export type EnvVars = Record<string, unknown>;
@@ -55,10 +56,8 @@ export function configFromEnv(env: EnvVars, defaultMaxBodyBytes = DEFAULT_MAX_BO
   const siiMaxWaitMs = maxWait === undefined ? undefined : Number(maxWait);
   if (siiMaxWaitMs !== undefined && (!Number.isSafeInteger(siiMaxWaitMs) || siiMaxWaitMs < 100))
     throw new Error("SII_MAX_WAIT_MS must be a whole number of milliseconds, at least 100");
-  const lease = text(env, "IDEMPOTENCY_LEASE_MS");
-  const idempotencyLeaseMs = lease === undefined ? undefined : Number(lease);
-  if (idempotencyLeaseMs !== undefined && (!Number.isSafeInteger(idempotencyLeaseMs) || idempotencyLeaseMs < 1000))
-    throw new Error("IDEMPOTENCY_LEASE_MS must be a whole number of milliseconds, at least 1000");
+  const idempotencyLeaseMs = millis(env, "IDEMPOTENCY_LEASE_MS", 1000);
+  const jobLeaseMs = millis(env, "JOB_LEASE_MS", 1000);
   if (!secretKey || secretKey.length < 32) throw new Error("SECRET_KEY must be set to at least 32 characters when SII_UPSTREAM=live");
   // The admin token mints API tokens with every scope: a short one could be guessed.
   const adminToken = text(env, "ADMIN_TOKEN");
@@ -77,12 +76,28 @@ export function configFromEnv(env: EnvVars, defaultMaxBodyBytes = DEFAULT_MAX_BO
     siiTimeoutMs,
     siiMaxWaitMs,
     idempotencyLeaseMs,
+    jobLeaseMs,
     corsOrigins: parseCorsOrigins(text(env, "CORS_ORIGINS")),
     trustAnchors: trustAnchors(text(env, "TRUST_ANCHORS_PEM")),
   };
 }
 
+/** A whole number of milliseconds of at least `min` from `name`, or undefined when unset. */
+function millis(env: Record<string, unknown>, name: string, min: number): number | undefined {
+  const value = text(env, name);
+  if (value === undefined) return undefined;
+  const ms = Number(value);
+  if (!Number.isSafeInteger(ms) || ms < min) throw new Error(`${name} must be a whole number of milliseconds, at least ${min}`);
+  return ms;
+}
+
 export const systemClock: Clock = { now: () => new Date() };
+
+/** The gateway's clock: the system's, moved ahead with the simulator's by `POST /sandbox/v1/clock` in sandbox mode. */
+export function clockFor(sii: SiiTransport): Clock {
+  const sandbox = sii.sandbox;
+  return sandbox ? { now: () => new Date(Date.now() + sandbox.clockOffset()) } : systemClock;
+}
 
 /** One JSON line per record; records never carry request bodies or credentials. */
 export const consoleLogger: Logger = {

@@ -3,6 +3,8 @@
 // Durable Object of an account (its methods are synchronous, so no two interleave). The invariants
 // are JobStore's (src/ports/jobs.ts): a lease is held by one runner, a step's state and its events are
 // one write, made only while the job's version is the one the runner read.
+
+import { randomName } from "../lib/random-name.ts";
 import {
   EVENT_KEPT_MS,
   type EventRecord,
@@ -16,7 +18,6 @@ import {
   LIVE_JOB_STATES,
   type NewEvent,
 } from "../ports/jobs.ts";
-import { randomName } from "../jobs/names.ts";
 
 /** What the store needs of an engine: statements with positional parameters, and one atomic unit of work. */
 export interface SqlEngine {
@@ -149,9 +150,14 @@ export function sqlJobs(sql: SqlEngine) {
   return {
     create(job: JobRecord, maxLive: number): JobCreation {
       return sql.atomic(() => {
-        const live = sql.all<JobRow>(`SELECT * FROM jobs WHERE account = ? AND subject = ? AND estado IN (${LIVE})`, job.account, job.subject)[0];
+        const live = sql.all<JobRow>(
+          `SELECT * FROM jobs WHERE account = ? AND subject = ? AND estado IN (${LIVE})`,
+          job.account,
+          job.subject,
+        )[0];
         if (live) return { state: "existing", job: jobOf(live) };
-        const count = sql.all<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE account = ? AND estado IN (${LIVE})`, job.account)[0]?.n ?? 0;
+        const count =
+          sql.all<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE account = ? AND estado IN (${LIVE})`, job.account)[0]?.n ?? 0;
         if (count >= maxLive) return { state: "full", max: maxLive };
         sql.run(
           `INSERT INTO jobs (id, account, kind, subject, estado, input, progress, sealed, token_id, created_at, updated_at, due, expires, runs, error, lease_until, version)

@@ -7,12 +7,13 @@ import { memorySessionStore } from "../adapters/memory/sessions.ts";
 import { sqliteStores } from "../adapters/node/sqlite-stores.ts";
 import { nodeTransport } from "../adapters/node/transport.ts";
 import { createApp } from "../app.ts";
-import { configFromEnv, consoleLogger, systemClock } from "../config.ts";
+import { clockFor, configFromEnv, consoleLogger } from "../config.ts";
 import { ProxyFailure } from "../lib/address-policy.ts";
 import { requestIdFor, serverTimingSince } from "../platform/request.ts";
 import { securityHeaders } from "../platform/security-headers.ts";
 import { seedDevToken } from "../platform/tokens.ts";
 import type { Deps, Logger } from "../ports/deps.ts";
+import type { JobQueue, JobStore } from "../ports/jobs.ts";
 import { sandboxTransport } from "../sandbox/transport.ts";
 import {
   EGRESS_AUTH_HEADER,
@@ -24,6 +25,7 @@ import {
   readBodyWithin,
   sealEgressAnswer,
 } from "../sii/egress.ts";
+import { type JobTimer, startJobTimer, wakingJobStore } from "./node-jobs.ts";
 
 export interface NodeOptions {
   env: Record<string, string | undefined>;
@@ -33,14 +35,17 @@ export interface NodeOptions {
   log?: Logger;
 }
 
-export async function createNodeDeps(options: NodeOptions): Promise<Deps> {
+/** The Node deps; their job store is also the timer's queue, and wakes `onJob` when a job is created or changed. */
+export async function createNodeDeps(options: NodeOptions, onJob: () => void = () => {}): Promise<Deps & { jobs: JobStore & JobQueue }> {
   const config = configFromEnv(options.env);
-  const { db: _db, ...stores } = sqliteStores(options.database);
-  const deps: Deps = {
+  const { db: _db, jobs, ...stores } = sqliteStores(options.database);
+  const sii = config.upstream === "sandbox" ? sandboxTransport() : nodeTransport({ allowPrivateProxy: config.allowPrivateProxy });
+  const deps = {
     ...stores,
+    jobs: wakingJobStore(jobs, () => onJob()),
     sessions: memorySessionStore(),
-    sii: config.upstream === "sandbox" ? sandboxTransport() : nodeTransport({ allowPrivateProxy: config.allowPrivateProxy }),
-    clock: systemClock,
+    sii,
+    clock: clockFor(sii),
     log: options.log ?? consoleLogger,
     config,
   };
@@ -194,7 +199,10 @@ export function serverLimits(env: Record<string, string | undefined>): ServerLim
 }
 
 export async function createNodeServer(options: NodeOptions) {
-  const deps = await createNodeDeps(options);
+  let timer: JobTimer | undefined;
+  const deps = await createNodeDeps(options, () => timer?.wake());
+  // Jobs run in every server process on the file; their leases keep each job to one at a time.
+  timer = startJobTimer(deps.jobs, deps);
   const app = createApp(() => deps);
   const limits = serverLimits(options.env);
   const server = createAdaptorServer({
@@ -213,5 +221,6 @@ export async function createNodeServer(options: NodeOptions) {
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxHeadersCount = limits.maxHeadersCount;
   server.maxConnections = limits.maxConnections;
-  return { deps, app, server, limits };
+  server.on("close", () => void timer?.stop());
+  return { deps, app, server, limits, jobs: timer };
 }

@@ -24,6 +24,8 @@ export type ErrorCode =
   | "FOLIOS_OVERLAP"
   | "FOLIOS_EXHAUSTED"
   | "FOLIO_UNAVAILABLE"
+  | "JOBS_LIMIT"
+  | "JOB_STATE"
   | "NOT_IMPLEMENTED"
   | "INTERNAL_ERROR";
 

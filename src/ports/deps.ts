@@ -1,7 +1,7 @@
 // Interfaces only: what the app is handed by its entry file (stores, transport, clock, logger, config).
 
-import type { CacheStore, FolioLedgerStore, IdempotencyStore, QuotaStore, SessionStore, SettingsStore, TokenStore } from "./stores.ts";
 import type { JobStore } from "./jobs.ts";
+import type { CacheStore, FolioLedgerStore, IdempotencyStore, QuotaStore, SessionStore, SettingsStore, TokenStore } from "./stores.ts";
 import type { SiiTransport } from "./transport.ts";
 
 export interface Clock {
@@ -47,6 +47,8 @@ export interface Config {
    * (default 5 minutes, longer than any SII call may take; IDEMPOTENCY_LEASE_MS).
    */
   idempotencyLeaseMs?: number;
+  /** How long a runner holds a job before another may take it (default JOB_LEASE_MS, src/services/job-runner.ts: 60 s). */
+  jobLeaseMs?: number;
 }
 
 export interface Deps {

@@ -1,6 +1,6 @@
 // Interfaces only: work that outlives a request (jobs) and what it saw (events), per account.
 // Adapters: src/adapters/sql-jobs.ts (SQLite on Node and in a Durable Object per account) and
-// src/adapters/lambda/dynamodb-jobs.ts. The runner (src/jobs/run.ts) leases due jobs, runs one step of
+// src/adapters/lambda/dynamodb-jobs.ts. The runner (src/services/job-runner.ts) leases due jobs, runs one step of
 // each and finishes it; routes create, read, cancel and resume them.
 
 /** What a job does. */
@@ -12,7 +12,13 @@ export type JobKind = "seguimiento_envio";
  * ran out, or the SII refused it for good). cancelado: the account cancelled it.
  */
 export type JobState = "pendiente" | "credenciales_requeridas" | "completado" | "fallido" | "cancelado";
-export const JOB_STATES = ["pendiente", "credenciales_requeridas", "completado", "fallido", "cancelado"] as const satisfies readonly JobState[];
+export const JOB_STATES = [
+  "pendiente",
+  "credenciales_requeridas",
+  "completado",
+  "fallido",
+  "cancelado",
+] as const satisfies readonly JobState[];
 /** States a job can leave: at most one job per account and subject is in one of them. */
 export const LIVE_JOB_STATES: readonly JobState[] = ["pendiente", "credenciales_requeridas"];
 
@@ -59,6 +65,12 @@ export interface JobRecord {
 
 /** What a step or a change sets. */
 export type JobUpdate = Pick<JobRecord, "estado" | "progress" | "sealed" | "due" | "runs" | "error">;
+
+/** What a job's step decided: the job's next state and the events it saw, written together by `finish`. */
+export interface StepResult {
+  update: JobUpdate;
+  events: NewEvent[];
+}
 
 export interface NewEvent {
   type: EventType;
@@ -115,7 +127,7 @@ export interface JobStore {
 }
 
 /**
- * What the runner (src/jobs/run.ts) takes its work from: on Node and Lambda the whole store, on Workers an
+ * What the runner (src/services/job-runner.ts) takes its work from: on Node and Lambda the whole store, on Workers an
  * account's Durable Object (its own jobs only, from its alarm).
  */
 export interface JobQueue {

@@ -79,6 +79,10 @@ export interface SandboxControls {
   credentials(): SandboxCredentials;
   /** Trusted next to the SII's own CAF keys while the gateway talks to the simulator. */
   cafSigningKey(): CafSigningKey;
+  /** How far the simulator's clock has been moved ahead of the real one (ms); the gateway's clock follows it in sandbox mode. */
+  clockOffset(): number;
+  /** Moves the simulator's clock `ms` ahead (never back: leases and expiries only move forward). */
+  advanceClock(ms: number): void;
   /** PEM of the CA that issues the test taxpayers' certificates: a trust anchor for DTE signers while the gateway talks to the simulator. */
   caCertificate(): string;
 }

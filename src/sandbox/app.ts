@@ -33,7 +33,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   if (options.roughSeed != null) state.rough = new RoughSchedule(options.roughSeed);
   state.bhe.push(...SANDBOX_BHE.map((slip) => ({ ...slip })));
   state.bte.push(...sandboxBte());
-  const now = options.now ?? Date.now;
+  const base = options.now ?? Date.now;
+  // The clock the sandbox's controls move forward: envelopes progress and tokens expire on it.
+  const now = () => base() + state.clockOffset;
   seedReceivedDocuments(state, now());
   seedEnvios(state, now());
   const hangMs = options.hangMs ?? 120_000;

@@ -46,6 +46,10 @@ export function sandboxControls(sandbox: Sandbox): SandboxControls {
     },
     calls: () => new Map(state.calls),
     resetCalls: () => state.calls.clear(),
+    clockOffset: () => state.clockOffset,
+    advanceClock: (ms) => {
+      state.clockOffset += Math.max(0, ms);
+    },
     credentials,
     cafSigningKey: sandboxCafPublicKey,
     caCertificate: () => SANDBOX_CA.cert,

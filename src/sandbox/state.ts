@@ -52,6 +52,8 @@ export class SandboxState {
   /** Certificate logins waiting at the "ESCOJA COMO DESEA INGRESAR" page. */
   readonly pendingChoices = new Map<string, { holder: string; referencia: string; expiresAt: number }>();
   readonly calls = new Map<string, number>();
+  /** How far `POST /sandbox/v1/clock` has moved the simulator's clock (and the gateway's, in sandbox mode) ahead, ms. */
+  clockOffset = 0;
   /** Folio history per `ambiente|rut|tipo` (see folios.ts). */
   readonly folios = new Map<string, FolioBook>();
   /** Issued BHE slips, and the e-mails the simulated SII "sent". */

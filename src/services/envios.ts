@@ -25,6 +25,7 @@ import { boletaUploadStatus, uploadBoletas } from "../sii/envios-boleta.ts";
 import { uploadEnvelope } from "../sii/envios-upload.ts";
 import type { Ambiente } from "../sii/hosts.ts";
 import { trustedCafKeys } from "./caf-keys.ts";
+import { followEnvelope, jobView } from "./jobs.ts";
 import { siiServicesFor } from "./sii-context.ts";
 import { trustStoreFor } from "./trust-store.ts";
 
@@ -167,6 +168,8 @@ export interface SendInput {
   readCertificate: () => Promise<SigningCredential>;
   /** Stop right before the upload, with every check made. */
   dryRun: boolean;
+  /** The API token a job following the envelope to its verdict is charged to; none: no job. */
+  follow?: { tokenId: string };
 }
 
 /**
@@ -174,7 +177,7 @@ export interface SendInput {
  * first with 400 what the SII would refuse. Never retried. With `dryRun` nothing is sent: the
  * answer is the same with nulls where the SII's receipt would be.
  */
-export async function sendEnvelope(caller: Caller, { report, ambiente, archivo, readCertificate, dryRun }: SendInput) {
+export async function sendEnvelope(caller: Caller, { report, ambiente, archivo, readCertificate, dryRun, follow }: SendInput) {
   if (report.kind === "DTE") {
     throw refused("xml is a lone DTE: send it inside an EnvioDTE (documentos/generar returns one as envio_xml)", [
       { path: "DTE", message: "is not an envelope" },
@@ -196,13 +199,36 @@ export async function sendEnvelope(caller: Caller, { report, ambiente, archivo, 
   const emisor = caratula.rut_emisor;
   if (dryRun) {
     const vista_previa: PreviewMarks = { provisionales: [...SEND_PLACEHOLDERS], estimados: [] };
-    return { track_id: null, estado: null, fecha_recepcion: null, servicio, archivo: fileName, emisor, documentos, vista_previa };
+    return {
+      track_id: null,
+      estado: null,
+      fecha_recepcion: null,
+      servicio,
+      archivo: fileName,
+      emisor,
+      documentos,
+      seguimiento: null,
+      vista_previa,
+    };
   }
   const { ctx, sessions } = await siiServicesFor(caller);
   const upload = { sender: credential.rut, company: emisor, fileName, file: report.bytes };
   const send = servicio === "boleta" ? uploadBoletas : uploadEnvelope;
-  const received = await sessions.withDteToken(credential, ambiente, (token) => send(ctx, ambiente, token, upload), servicio);
+  let used = "";
+  const received = await sessions.withDteToken(
+    credential,
+    ambiente,
+    (token) => {
+      used = token;
+      return send(ctx, ambiente, token, upload);
+    },
+    servicio,
+  );
   const stamp = received.timestamp?.trim().replace(" ", "T");
+  // The envelope is sent: a job that cannot be created (the account's live jobs at their limit) leaves `seguimiento` null, never fails the answer.
+  const followed = follow
+    ? await followEnvelope(caller, follow.tokenId, { emisor, track_id: received.track_id, servicio, ambiente }, used)
+    : null;
   return {
     track_id: received.track_id,
     estado: "REC",
@@ -211,6 +237,7 @@ export async function sendEnvelope(caller: Caller, { report, ambiente, archivo, 
     archivo: received.archivo,
     emisor,
     documentos,
+    seguimiento: followed && followed.state !== "full" ? jobView(followed.job) : null,
   };
 }
 

@@ -104,3 +104,19 @@ function refuseUnknownService(service: string, names: readonly string[], what: s
     errors: [{ path: "service", location: "body", message: `must be ${what}: ${names.join(", ")}` }],
   });
 }
+
+function clockOf(sandbox: SandboxControls, now: Date) {
+  return { ahora: now.toISOString(), adelanto_segundos: sandbox.clockOffset() / 1000 };
+}
+
+/** The sandbox's time and how far it is ahead of the real one. */
+export function clockView(operator: Operator) {
+  return clockOf(sandboxOf(operator), operator.deps.clock.now());
+}
+
+/** Moves the simulator's clock, and so the gateway's (config.ts `clockFor`), `ms` ahead. */
+export function advanceClock(operator: Operator, ms: number) {
+  const sandbox = sandboxOf(operator);
+  sandbox.advanceClock(ms);
+  return clockOf(sandbox, operator.deps.clock.now());
+}

@@ -4,6 +4,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { memoryCacheStore } from "../../src/adapters/memory/cache.ts";
 import { memoryFolioLedgerStore } from "../../src/adapters/memory/folio-ledger.ts";
+import { memoryJobStore } from "../../src/adapters/memory/jobs.ts";
 import { memorySessionStore } from "../../src/adapters/memory/sessions.ts";
 import { memoryStores } from "../../src/adapters/memory/stores.ts";
 import { createApp } from "../../src/app.ts";
@@ -17,6 +18,7 @@ import { envelope, jsonContent } from "../../src/platform/schemas.ts";
 import { issueToken } from "../../src/platform/tokens.ts";
 import type { Plan, Scope } from "../../src/ports/access.ts";
 import type { Deps, LogRecord } from "../../src/ports/deps.ts";
+import type { JobQueue, JobStore } from "../../src/ports/jobs.ts";
 import type {
   CacheStore,
   FolioLedgerStore,
@@ -41,6 +43,7 @@ export interface Stores {
   sessions?: SessionStore;
   cache?: CacheStore;
   folios?: FolioLedgerStore;
+  jobs?: JobStore & JobQueue;
 }
 
 /**
@@ -102,12 +105,19 @@ function guardedApp<A extends { request: (...args: never[]) => Response | Promis
 
 export function testDeps(stores: Stores = memoryStores(), config: Partial<Deps["config"]> = {}) {
   const logs: LogRecord[] = [];
-  const all = { sessions: memorySessionStore(), cache: memoryCacheStore(), folios: memoryFolioLedgerStore(), ...stores };
+  const all = {
+    sessions: memorySessionStore(),
+    cache: memoryCacheStore(),
+    folios: memoryFolioLedgerStore(),
+    jobs: memoryJobStore(),
+    ...stores,
+  };
   const guarded = Object.fromEntries(Object.entries(all).map(([name, store]) => [name, guardedStore(name, store)])) as typeof all;
   const deps: Deps = {
     ...guarded,
     sii: sandboxTransport(),
-    clock: { now: () => new Date() },
+    // The gateway's clock follows the sandbox's (POST /sandbox/v1/clock), as config.ts clockFor has it.
+    clock: { now: () => new Date(Date.now() + (deps.sii.sandbox?.clockOffset() ?? 0)) },
     log: { log: guardedLog(logs) },
     config: {
       upstream: "sandbox",

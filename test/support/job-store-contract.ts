@@ -3,7 +3,7 @@
 // invariant in words and checks it under random interleavings of runners, crashes and cancels.
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import { randomName } from "../../src/jobs/names.ts";
+import { randomName } from "../../src/lib/random-name.ts";
 import type { JobQueue, JobRecord, JobStore, JobUpdate } from "../../src/ports/jobs.ts";
 
 export type JobStoreUnderTest = JobStore & JobQueue;
@@ -155,7 +155,14 @@ export function jobStoreContract(make: () => Promise<JobStoreUnderTest> | JobSto
       T0 + 2,
     );
     expect(first).toEqual([
-      { id: expect.stringMatching(/^evt_[a-z0-9]{24}$/), account: "acct_a", type: "dte_envio.processed", created_at: T0 + 1, sequence: 1, data: { track_id: "a", job_id: la!.id } },
+      {
+        id: expect.stringMatching(/^evt_[a-z0-9]{24}$/),
+        account: "acct_a",
+        type: "dte_envio.processed",
+        created_at: T0 + 1,
+        sequence: 1,
+        data: { track_id: "a", job_id: la!.id },
+      },
     ]);
     expect(second!.map((e) => [e.sequence, e.type])).toEqual([
       [2, "job.credentials_required"],
@@ -178,7 +185,12 @@ export function jobStoreContract(make: () => Promise<JobStoreUnderTest> | JobSto
     const cancel = { estado: "cancelado", progress: leased!.progress, sealed: null, due: null, runs: leased!.runs, error: null } as const;
     const changed = await store.change("acct_a", job.id, ["pendiente", "credenciales_requeridas"], cancel, [], T0 + 5);
     expect(changed.state).toBe("changed");
-    expect(changed.state === "changed" && changed.job).toMatchObject({ estado: "cancelado", lease_until: 0, due: null, updated_at: T0 + 5 });
+    expect(changed.state === "changed" && changed.job).toMatchObject({
+      estado: "cancelado",
+      lease_until: 0,
+      due: null,
+      updated_at: T0 + 5,
+    });
     expect(await store.finish(leased!, done(leased!), [{ type: "dte_envio.processed", data: {} }], T0 + 6)).toBeNull();
     expect(await store.events("acct_a", { after: 0, limit: 10 }, T0 + 6)).toEqual([]);
     // From an ended state there is no way back.
@@ -239,7 +251,8 @@ export function jobStoreContract(make: () => Promise<JobStoreUnderTest> | JobSto
               // (1): a job handed out is held by no other runner whose lease still runs.
               for (const job of leased)
                 for (const [runner, jobs] of held)
-                  for (const h of jobs) if (h.id === job.id && h.lease_until > now) throw new Error(`runner ${runner} still holds ${job.id}`);
+                  for (const h of jobs)
+                    if (h.id === job.id && h.lease_until > now) throw new Error(`runner ${runner} still holds ${job.id}`);
               held.set(step.runner, [...(held.get(step.runner) ?? []), ...leased]);
             }
             if (step.op === "crash") held.delete(step.runner);

@@ -1,6 +1,6 @@
 // Jobs and events in one process's memory: the tests' deps. Every method runs to its end without
 // awaiting, so it is as atomic as the SQL store's transactions (the same contract: test/support/job-store-contract.ts).
-import { randomName } from "../../jobs/names.ts";
+import { randomName } from "../../lib/random-name.ts";
 import {
   EVENT_KEPT_MS,
   type EventRecord,

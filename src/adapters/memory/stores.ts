@@ -1,8 +1,8 @@
 // Every in-memory store at once: the tests' deps, and single-process experiments.
 import { memoryCacheStore } from "./cache.ts";
 import { memoryFolioLedgerStore } from "./folio-ledger.ts";
-import { memoryJobStore } from "./jobs.ts";
 import { memoryIdempotencyStore } from "./idempotency.ts";
+import { memoryJobStore } from "./jobs.ts";
 import { memoryQuotaStore } from "./quota.ts";
 import { memorySessionStore } from "./sessions.ts";
 import { memorySettingsStore } from "./settings.ts";

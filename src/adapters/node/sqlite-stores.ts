@@ -2,8 +2,8 @@
 import { sqliteCacheStore } from "./sqlite-cache.ts";
 import { openDatabase } from "./sqlite-database.ts";
 import { sqliteFolioLedgerStore } from "./sqlite-folio-ledger.ts";
-import { sqliteJobStore } from "./sqlite-jobs.ts";
 import { sqliteIdempotencyStore } from "./sqlite-idempotency.ts";
+import { sqliteJobStore } from "./sqlite-jobs.ts";
 import { sqliteQuotaStore } from "./sqlite-quota.ts";
 import { sqliteSettingsStore } from "./sqlite-settings.ts";
 import { sqliteTokenStore } from "./sqlite-tokens.ts";

@@ -17,6 +17,7 @@ import { CertAuthBody, parseCertificate } from "../credentials.ts";
 import { readUploadedBatch } from "../document-batch.ts";
 import { EXAMPLE_PFX } from "../example-credentials.ts";
 import { EXAMPLE_ENVELOPE } from "../example-documents.ts";
+import { Job } from "../job-schema.ts";
 import { inspectXmlField, XmlField } from "../uploaded-xml.ts";
 import { VERIFY_WEIGHT as CHECK_WEIGHT } from "./schema.ts";
 
@@ -32,6 +33,10 @@ const Body = z
       .regex(/^[\w.-]{1,100}\.xml$/, { error: "must be a file name ending in .xml (letters, digits, . _ -)" })
       .optional()
       .register(z.globalRegistry, { description: "The file name the SII records; default `EnvioDTE_<emisor>_<first folio>.xml`" }),
+    seguir: z.boolean({ error: "must be true or false" }).default(false).register(z.globalRegistry, {
+      description:
+        "true: a job follows the envelope to the SII's verdict (as `POST /api/v1/jobs` does) with the token of this upload, and writes one `dte_envio.processed` or `dte_envio.rejected` event; `seguimiento` is that job",
+    }),
   })
   .openapi("SendEnvelopeRequest", { example: { auth: { cert: EXAMPLE_PFX }, xml: EXAMPLE_ENVELOPE } });
 
@@ -53,6 +58,10 @@ export const Sent = envelope(
       archivo: z.string(),
       emisor: z.string(),
       documentos: z.array(z.object({ tipo: z.number().int(), folio: z.number().int() })),
+      seguimiento: Job.nullable().register(z.globalRegistry, {
+        description:
+          "With `seguir`: the job following the envelope (null without it, in dry_run, or when the account already has its most live jobs)",
+      }),
       vista_previa: PreviewMark,
     })
     .openapi("SentEnvelope"),
@@ -78,7 +87,8 @@ export function registerEnviosEnviar(app: OpenAPIHono<AppEnv>): void {
       // Counted and charged before the parse: the checks of every signature are verificar's work, paid as verificar pays it.
       const report = await inspectXmlField(await readUploadedBatch(c, CHECK_WEIGHT, body.xml, !dryRun));
       const readCertificate = () => parseCertificate(c, body.auth.cert);
-      const data = await sendEnvelope(callerOf(c), { report, ambiente, archivo: body.archivo, readCertificate, dryRun });
+      const follow = body.seguir ? { tokenId: c.get("principal")!.tokenId } : undefined;
+      const data = await sendEnvelope(callerOf(c), { report, ambiente, archivo: body.archivo, readCertificate, dryRun, follow });
       return dryRun ? ok(c, data, "Preview only (dry_run): the envelope passed every check; nothing was sent to the SII") : ok(c, data);
     },
   );

@@ -3,19 +3,19 @@
 // sealed, and never a certificate. Its verdict is one event: `dte_envio.processed` (EPR: the counts say
 // what was accepted) or `dte_envio.rejected`. When the SII no longer knows the token the job waits
 // for `resume` (`job.credentials_required`); its life ends after JOB_LIFE_MS (`job.failed`).
+
+import { randomName } from "../lib/random-name.ts";
 import { open, seal } from "../lib/secret-box.ts";
 import { ApiError } from "../platform/errors.ts";
 import type { Deps } from "../ports/deps.ts";
-import type { JobRecord, JobUpdate, NewEvent } from "../ports/jobs.ts";
-import { pacingMs, siiServicesFor } from "../services/sii-context.ts";
+import type { JobRecord, JobUpdate, NewEvent, StepResult } from "../ports/jobs.ts";
 import { queryUploadStatus, type UploadStatus } from "../sii/envios.ts";
 import { boletaUploadStatus } from "../sii/envios-boleta.ts";
 import type { Ambiente } from "../sii/hosts.ts";
 import { TokenRejected } from "../sii/token.ts";
-import { JOB_LIFE_MS, nextDelayMs } from "./cadence.ts";
+import { JOB_LIFE_MS, nextDelayMs } from "./job-cadence.ts";
 import { JobQuotaExhausted, JobTokenRevoked, jobCaller } from "./job-caller.ts";
-import { randomName } from "./names.ts";
-import type { StepResult } from "./run.ts";
+import { pacingMs, siiServicesFor } from "./sii-context.ts";
 
 /** What the job follows. */
 export interface TrackInput {
@@ -71,7 +71,10 @@ function progressOf(status: UploadStatus): Record<string, unknown> {
 function verdict(input: TrackInput, status: UploadStatus): NewEvent {
   const type = status.resultado === "rechazado" ? "dte_envio.rejected" : "dte_envio.processed";
   const { emisor, track_id, servicio, ambiente } = input;
-  return { type, data: { emisor, track_id, servicio, ambiente, estado: status.estado, resultado: status.resultado, documentos: status.documentos } };
+  return {
+    type,
+    data: { emisor, track_id, servicio, ambiente, estado: status.estado, resultado: status.resultado, documentos: status.documentos },
+  };
 }
 
 export async function trackSubmission(job: JobRecord, deps: Deps): Promise<StepResult> {

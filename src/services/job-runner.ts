@@ -2,8 +2,8 @@
 // step's events in one write. Called by each runtime's own scheduler: the Node timer, a Durable
 // Object's alarm, the Lambda's EventBridge schedule; never a loop of its own.
 import type { Deps } from "../ports/deps.ts";
-import type { JobQueue, JobRecord, JobUpdate, NewEvent } from "../ports/jobs.ts";
-import { JOB_KINDS } from "./kinds.ts";
+import type { JobKind, JobQueue, JobRecord, StepResult } from "../ports/jobs.ts";
+import { trackSubmission } from "./track-envio.ts";
 
 /**
  * How long a runner holds a job: longer than a step can take (an SII call and its pacing wait, well under
@@ -13,13 +13,13 @@ export const JOB_LEASE_MS = 60_000;
 /** Jobs leased per round: a round's work stays bounded, the next round takes the rest. */
 export const JOBS_PER_ROUND = 25;
 
-export interface StepResult {
-  update: JobUpdate;
-  events: NewEvent[];
-}
-
 /** One job's step: what it saw and what comes next. It never throws: a failure is a result (retried or ended). */
 export type JobStep = (job: JobRecord, deps: Deps) => Promise<StepResult>;
+
+/** Each kind's step, by name. */
+const JOB_KINDS: Record<JobKind, JobStep> = {
+  seguimiento_envio: trackSubmission,
+};
 
 export interface RoundResult {
   /** Jobs whose step was written. */
@@ -32,7 +32,7 @@ export interface RoundResult {
 
 /** Leases up to `limit` due jobs, runs each one's step (one at a time), and finishes them. */
 export async function runDueJobs(queue: JobQueue, deps: Deps, limit = JOBS_PER_ROUND): Promise<RoundResult> {
-  const leased = await queue.lease(deps.clock.now().getTime(), JOB_LEASE_MS, limit);
+  const leased = await queue.lease(deps.clock.now().getTime(), deps.config.jobLeaseMs ?? JOB_LEASE_MS, limit);
   let ran = 0;
   let lost = 0;
   for (const job of leased) {

@@ -28,7 +28,8 @@ export function jobCaller(deps: Deps, job: JobRecord): Caller & { charged: () =>
     request: job,
     async charge(units, why) {
       const token = await deps.tokens.getById(job.token_id);
-      if (!token || token.blocked || token.account !== job.account) throw new JobTokenRevoked(`the API token ${job.token_id} that started the job was deleted or blocked`);
+      if (!token || token.blocked || token.account !== job.account)
+        throw new JobTokenRevoked(`the API token ${job.token_id} that started the job was deleted or blocked`);
       at = deps.clock.now();
       const decision = await deps.quota.consume(job.token_id, units, token.plan, at);
       if (!decision.allowed) {

@@ -1,0 +1,63 @@
+// The job as every route answers it (`jobs/*`, and `envios/enviar` with `seguir`), shared by both groups.
+import { z } from "@hono/zod-openapi";
+import { JOB_STATES } from "../ports/jobs.ts";
+
+export const Id = (prefix: "job" | "evt", example: string) =>
+  z
+    .string()
+    .max(28)
+    .regex(new RegExp(`^${prefix}_[a-z0-9]{24}$`), {
+      error: `must be a ${prefix === "job" ? "job" : "event"} id (${prefix}_ and 24 letters or digits)`,
+    })
+    .register(z.globalRegistry, { example });
+
+export const JobState = z.enum(JOB_STATES).register(z.globalRegistry, {
+  description:
+    "`pendiente` asks the SII again at `next_run_at`; `credenciales_requeridas` the SII no longer honours the token the job had: `POST …/resume` with the certificate continues it; `completado` the SII gave its verdict (`estado_sii`, and one `dte_envio.processed` or `dte_envio.rejected` event); `fallido` it ended without one (`ultimo_error`, and a `job.failed` event); `cancelado` by the account",
+});
+
+const TypeCounts = z.object({
+  tipo: z.number().int(),
+  informados: z.number().int(),
+  aceptados: z.number().int(),
+  rechazados: z.number().int(),
+  reparos: z.number().int(),
+});
+
+export const Job = z
+  .object({
+    id: z.string(),
+    tipo: z
+      .enum(["seguimiento_envio"])
+      .register(z.globalRegistry, { description: "`seguimiento_envio`: follows a sent envelope to the SII's verdict" }),
+    estado: JobState,
+    envio: z.object({ emisor: z.string(), track_id: z.string(), servicio: z.enum(["dte", "boleta"]), ambiente: z.enum(["0", "1"]) }),
+    estado_sii: z
+      .object({
+        estado: z.string(),
+        glosa: z.string().nullable(),
+        resultado: z.enum(["procesando", "aceptado", "aceptado_con_reparos", "rechazado"]),
+        documentos: z.array(TypeCounts),
+        num_atencion: z.string().nullable(),
+      })
+      .nullable()
+      .register(z.globalRegistry, {
+        description: "What the SII answered last, as `envios/estado` answers it; null before the first question",
+      }),
+    intentos: z
+      .number()
+      .int()
+      .register(z.globalRegistry, { description: "Questions asked of the SII so far (each charged as `envios/estado`)" }),
+    ultimo_error: z
+      .string()
+      .nullable()
+      .register(z.globalRegistry, { description: "Why the last question failed (an SII outage, the quota), or why the job ended" }),
+    next_run_at: z
+      .string()
+      .nullable()
+      .register(z.globalRegistry, { description: "When it asks the SII next (ISO 8601); null when it does not by itself" }),
+    expires_at: z.string().register(z.globalRegistry, { description: "When it gives up without a verdict (72 hours after its creation)" }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Job");

@@ -1,0 +1,125 @@
+// The account's jobs and events, with no HTTP: following a sent envelope (started here or by
+// `envios/enviar` with `seguir`), listing, reading, cancelling and resuming jobs, and the events feed.
+// A job is started with the SII token the caller's certificate gets now; the certificate itself is
+// never kept (src/services/track-envio.ts).
+import type { SigningCredential } from "../certificates/credentials.ts";
+import type { Caller } from "../platform/caller.ts";
+import { ApiError } from "../platform/errors.ts";
+import type { EventRecord, EventType, JobRecord, JobState } from "../ports/jobs.ts";
+import { siiServicesFor } from "./sii-context.ts";
+import { newTrackJob, sealToken, type TrackInput } from "./track-envio.ts";
+
+/** Live jobs an account may hold at once: bounds what one account keeps the runners busy with. */
+export const MAX_LIVE_JOBS = 1000;
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A job as the API shows it: never its sealed token, its lease or its version. */
+export function jobView(job: JobRecord) {
+  return {
+    id: job.id,
+    tipo: job.kind,
+    estado: job.estado,
+    envio: job.input as unknown as TrackInput,
+    estado_sii: job.progress,
+    intentos: job.runs,
+    ultimo_error: job.error,
+    next_run_at: iso(job.due),
+    expires_at: iso(job.expires),
+    created_at: iso(job.created_at),
+    updated_at: iso(job.updated_at),
+  };
+}
+
+export function eventView(event: EventRecord) {
+  return { id: event.id, type: event.type, created_at: iso(event.created_at), sequence: event.sequence, data: event.data };
+}
+
+/** A token of the DTE or boleta service for `credential`, as the SII gives it to the call that starts or resumes a job. */
+async function siiToken(caller: Caller, input: TrackInput, credential: SigningCredential): Promise<string> {
+  const { sessions } = await siiServicesFor(caller);
+  return sessions.withDteToken(credential, input.ambiente, async (token) => token, input.servicio);
+}
+
+/**
+ * Follows the envelope `input` names until the SII's verdict. A live job of the account that already
+ * follows it is answered instead (`creado: false`): one verdict event per envelope.
+ */
+export async function trackEnvelope(caller: Caller, tokenId: string, input: TrackInput, credential: SigningCredential) {
+  const followed = await followEnvelope(caller, tokenId, input, await siiToken(caller, input, credential));
+  if (followed.state === "full")
+    throw new ApiError(409, "JOBS_LIMIT", `The account already has ${followed.max} live jobs; cancel some or wait for them to end`, {
+      details: { max_live_jobs: followed.max },
+    });
+  return { job: jobView(followed.job), creado: followed.state === "created" };
+}
+
+/** The job following `input` with `token` (the one the call that sent or asked about it got): created, or the live one. */
+export async function followEnvelope(caller: Caller, tokenId: string, input: TrackInput, token: string) {
+  const job = await newTrackJob(caller.deps, caller.account(), tokenId, input, token);
+  return caller.deps.jobs.create(job, MAX_LIVE_JOBS);
+}
+
+async function jobOf(caller: Caller, id: string): Promise<JobRecord> {
+  const job = await caller.deps.jobs.get(caller.account(), id);
+  if (!job) throw new ApiError(404, "HTTP_404", `The account has no job ${id}`);
+  return job;
+}
+
+export async function getJob(caller: Caller, id: string) {
+  return jobView(await jobOf(caller, id));
+}
+
+export async function listJobs(caller: Caller, options: { estado?: JobState; before?: string; limit: number }) {
+  const jobs = await caller.deps.jobs.list(caller.account(), { ...options, limit: options.limit + 1 });
+  const page = jobs.slice(0, options.limit);
+  return { jobs: page.map(jobView), next_before: jobs.length > options.limit ? (page[page.length - 1]?.id ?? null) : null };
+}
+
+function notLive(job: JobRecord, what: string): ApiError {
+  return new ApiError(409, "JOB_STATE", `The job is ${job.estado}: ${what}`, { details: { estado: job.estado } });
+}
+
+/** Cancels a live job; a step in flight then writes nothing (its lease loses to the cancel). */
+export async function cancelJob(caller: Caller, id: string) {
+  const { deps } = caller;
+  const job = await jobOf(caller, id);
+  const update = { estado: "cancelado" as const, progress: job.progress, sealed: null, due: null, runs: job.runs, error: null };
+  const changed = await deps.jobs.change(
+    caller.account(),
+    id,
+    ["pendiente", "credenciales_requeridas"],
+    update,
+    [],
+    deps.clock.now().getTime(),
+  );
+  if (changed.state === "not_found") throw new ApiError(404, "HTTP_404", `The account has no job ${id}`);
+  if (changed.state === "refused") throw notLive(changed.job, "only a pending job, or one waiting for credentials, can be cancelled");
+  return jobView(changed.job);
+}
+
+/** Gives a job waiting for credentials a fresh SII token from `credential`; it asks the SII at once. */
+export async function resumeJob(caller: Caller, id: string, credential: SigningCredential) {
+  const { deps } = caller;
+  const job = await jobOf(caller, id);
+  if (job.estado !== "credenciales_requeridas") throw notLive(job, "only a job waiting for credentials can be resumed");
+  const token = await siiToken(caller, job.input as unknown as TrackInput, credential);
+  const update = {
+    estado: "pendiente" as const,
+    progress: job.progress,
+    sealed: await sealToken(deps, token),
+    due: deps.clock.now().getTime(),
+    runs: job.runs,
+    error: null,
+  };
+  const changed = await deps.jobs.change(caller.account(), id, ["credenciales_requeridas"], update, [], deps.clock.now().getTime());
+  if (changed.state === "not_found") throw new ApiError(404, "HTTP_404", `The account has no job ${id}`);
+  if (changed.state === "refused") throw notLive(changed.job, "only a job waiting for credentials can be resumed");
+  return jobView(changed.job);
+}
+
+export async function listEvents(caller: Caller, options: { after: number; type?: EventType; limit: number }) {
+  const { deps } = caller;
+  const events = await deps.jobs.events(caller.account(), options, deps.clock.now().getTime());
+  return { events: events.map(eventView), last_sequence: events[events.length - 1]?.sequence ?? options.after };
+}
