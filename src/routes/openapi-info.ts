@@ -52,6 +52,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Vehicles: "The SII's vehicle valuation catalogue",
   Documents: "Generate, sign and render DTEs locally (no SII call)",
   Submissions: "Send envelopes of DTEs to the SII and follow their state",
+  "Jobs and events": "Work that outlives a request: jobs that ask the SII on a schedule, and the account's feed of what they learnt",
   Exchanges: "Receiver responses, events and assignments (cesión) of received documents",
   RCV: "Registro de Compras y Ventas: summaries, detail, asynchronous downloads and writes",
   Certification: "The SII's certification process for new issuers: applications, test sets, progress",

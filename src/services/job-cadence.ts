@@ -1,5 +1,5 @@
 // When a job asks the SII again: 30 s, 30 s, 1 min, 2 min, 5 min, then every 10 min, each ±20 % so
-// that jobs started together do not ask together (the cadence in docs/webhooks.md).
+// that jobs started together do not ask together (the cadence in docs/jobs.md).
 
 const DELAYS_MS = [30_000, 30_000, 60_000, 120_000, 300_000];
 const THEN_MS = 600_000;

@@ -20,7 +20,11 @@ const operations = v.operations.filter((o) => !o.path.startsWith("/api/v1/test/"
  * Operations whose examples do not work yet, with why. Each is asserted to still fail, so an entry
  * is removed as soon as its examples are fixed.
  */
-const KNOWN_FAILING: Record<string, string> = {};
+const KNOWN_FAILING: Record<string, string> = {
+  // A job waits for credentials only once a run found the SII no longer honouring its token (test/node/jobs.test.ts
+  // goes there); the job the link's example just created is pending, so resuming it is the documented 409.
+  post_jobs_resume: "a new job is pending: resume answers 409 JOB_STATE",
+};
 
 /** The same for the examples the document shows (by operationId, or `components`). */
 const KNOWN_BAD_EXAMPLES: Record<string, string> = {};

@@ -30,7 +30,18 @@ export function registerJobsCreate(app: OpenAPIHono<AppEnv>): void {
         "Starts a job that asks the SII where the envelope is (QueryEstUp, or the boleta service) on the cadence 30 s, 30 s, 1 min, 2 min, 5 min, then every 10 min (±20 %), for up to 72 hours, and writes one event with the verdict: `dte_envio.processed` (EPR: the counts say what was accepted) or `dte_envio.rejected`. The certificate gets an SII token now; the job keeps only that token, sealed, and when the SII stops honouring it the job waits in `credenciales_requeridas` (event `job.credentials_required`) for `POST /api/v1/jobs/{id}/resume`. Each question is charged to this API token as `envios/estado` is. A live job of the account that already follows the envelope is answered with 200 and `creado: false`.",
       request: { body: jsonBody(Body) },
       responses: {
-        201: jsonContent(TrackAnswer, "The job, created"),
+        201: {
+          ...jsonContent(TrackAnswer, "The job, created"),
+          links: {
+            Read: { operationId: "get_job", parameters: { id: "$response.body#/data/job/id" }, description: "Where the job is now" },
+            Cancel: { operationId: "delete_jobs", parameters: { id: "$response.body#/data/job/id" }, description: "Stop following" },
+            Resume: {
+              operationId: "post_jobs_resume",
+              parameters: { id: "$response.body#/data/job/id" },
+              description: "Once it waits in credenciales_requeridas",
+            },
+          },
+        },
         200: jsonContent(TrackAnswer, "The live job that already follows the envelope"),
         ...errorResponses([400, 409, 422, 502, 503]),
       },

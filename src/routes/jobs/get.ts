@@ -14,6 +14,8 @@ export function registerJobsGet(app: OpenAPIHono<AppEnv>): void {
     createRoute({
       method: "get",
       path: "/api/v1/jobs/{id}",
+      // Named apart from the list (`get_jobs`), which the path alone would also name.
+      operationId: "get_job",
       tags: ["Jobs and events"],
       summary: "Read a job",
       description:

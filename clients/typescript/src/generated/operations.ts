@@ -274,6 +274,36 @@ export const OPERATIONS = {
     "idempotencyKey": false,
     "files": []
   },
+  "GET /api/v1/jobs": {
+    "scope": "sii:read",
+    "idempotencyKey": false,
+    "files": []
+  },
+  "POST /api/v1/jobs": {
+    "scope": "sii:read",
+    "idempotencyKey": false,
+    "files": []
+  },
+  "GET /api/v1/jobs/{id}": {
+    "scope": "sii:read",
+    "idempotencyKey": false,
+    "files": []
+  },
+  "DELETE /api/v1/jobs/{id}": {
+    "scope": "sii:read",
+    "idempotencyKey": false,
+    "files": []
+  },
+  "POST /api/v1/jobs/{id}/resume": {
+    "scope": "sii:read",
+    "idempotencyKey": false,
+    "files": []
+  },
+  "GET /api/v1/events": {
+    "scope": "sii:read",
+    "idempotencyKey": false,
+    "files": []
+  },
   "POST /sandbox/v1/faults": {
     "scope": null,
     "idempotencyKey": false,
@@ -305,6 +335,16 @@ export const OPERATIONS = {
     "files": []
   },
   "GET /sandbox/v1/credentials": {
+    "scope": null,
+    "idempotencyKey": false,
+    "files": []
+  },
+  "GET /sandbox/v1/clock": {
+    "scope": null,
+    "idempotencyKey": false,
+    "files": []
+  },
+  "POST /sandbox/v1/clock": {
     "scope": null,
     "idempotencyKey": false,
     "files": []

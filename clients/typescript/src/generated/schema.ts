@@ -1007,6 +1007,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's jobs
+         * @description Newest first; `estado` keeps one state. Ended jobs are kept 30 days. Nothing is asked of the SII.
+         */
+        get: operations["get_jobs"];
+        put?: never;
+        /**
+         * Follow a sent envelope to the SII's verdict
+         * @description Starts a job that asks the SII where the envelope is (QueryEstUp, or the boleta service) on the cadence 30 s, 30 s, 1 min, 2 min, 5 min, then every 10 min (±20 %), for up to 72 hours, and writes one event with the verdict: `dte_envio.processed` (EPR: the counts say what was accepted) or `dte_envio.rejected`. The certificate gets an SII token now; the job keeps only that token, sealed, and when the SII stops honouring it the job waits in `credenciales_requeridas` (event `job.credentials_required`) for `POST /api/v1/jobs/{id}/resume`. Each question is charged to this API token as `envios/estado` is. A live job of the account that already follows the envelope is answered with 200 and `creado: false`.
+         */
+        post: operations["post_jobs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a job
+         * @description The job's state, what the SII answered last and when it asks next. Another account's job is a 404. Nothing is asked of the SII.
+         */
+        get: operations["get_job"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a job
+         * @description A job `pendiente` or `credenciales_requeridas` becomes `cancelado`, its sealed SII token is erased, and no event follows. An ended job is a 409 `JOB_STATE`. Nothing is asked of the SII.
+         */
+        delete: operations["delete_jobs"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a job waiting for credentials
+         * @description For a job in `credenciales_requeridas` (event `job.credentials_required`): the certificate gets a new SII token, the job keeps it sealed and asks the SII at once. Any other state is a 409 `JOB_STATE`.
+         */
+        post: operations["post_jobs_resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's events
+         * @description Events with a sequence above `after`, oldest first, of `type` when given; kept 30 days. Each is written in the same transaction as the job's state change it reports, so a job's state and its events never disagree. Nothing is asked of the SII.
+         */
+        get: operations["get_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/v1/faults": {
         parameters: {
             query?: never;
@@ -1093,6 +1181,30 @@ export interface paths {
         get: operations["sandbox_credentials"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/v1/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the sandbox's clock
+         * @description No token from loopback (tests, `npm run dev`); otherwise the development token (`DEV_API_TOKEN`, as `X-API-Token` or `Authorization: Bearer`) or the operator's `ADMIN_TOKEN` (`Authorization: Bearer`), and 401 without one.
+         */
+        get: operations["sandbox_clock_get"];
+        put?: never;
+        /**
+         * Move the sandbox's clock ahead
+         * @description No token from loopback (tests, `npm run dev`); otherwise the development token (`DEV_API_TOKEN`, as `X-API-Token` or `Authorization: Bearer`) or the operator's `ADMIN_TOKEN` (`Authorization: Bearer`), and 401 without one. The simulated SII's clock and the gateway's move together: envelopes progress, tokens and sessions expire, and jobs come due as if the time had passed.
+         */
+        post: operations["sandbox_clock_advance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1252,7 +1364,7 @@ export interface components {
              * @description What went wrong; the statuses below say which codes each status carries
              * @enum {string}
              */
-            error_code: "AUTH_ERROR" | "VALIDATION_ERROR" | "HTTP_401" | "HTTP_404" | "HTTP_405" | "HTTP_415" | "INSUFFICIENT_SCOPE" | "ACCOUNT_BLOCKED" | "QUOTA_EXCEEDED" | "SII_RATE_LIMIT" | "SII_GATEWAY_ERROR" | "SII_FORMAT_CHANGED" | "SII_UNAVAILABLE" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "ALREADY_SUBMITTED" | "FOLIOS_OVERLAP" | "FOLIOS_EXHAUSTED" | "FOLIO_UNAVAILABLE" | "NOT_IMPLEMENTED" | "INTERNAL_ERROR";
+            error_code: "AUTH_ERROR" | "VALIDATION_ERROR" | "HTTP_401" | "HTTP_404" | "HTTP_405" | "HTTP_415" | "INSUFFICIENT_SCOPE" | "ACCOUNT_BLOCKED" | "QUOTA_EXCEEDED" | "SII_RATE_LIMIT" | "SII_GATEWAY_ERROR" | "SII_FORMAT_CHANGED" | "SII_UNAVAILABLE" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "ALREADY_SUBMITTED" | "FOLIOS_OVERLAP" | "FOLIOS_EXHAUSTED" | "FOLIO_UNAVAILABLE" | "JOBS_LIMIT" | "JOB_STATE" | "NOT_IMPLEMENTED" | "INTERNAL_ERROR";
             message: string;
             errors?: {
                 /** @example auth.cert.cert-data */
@@ -2812,6 +2924,7 @@ export interface components {
                 tipo: number;
                 folio: number;
             }[];
+            seguimiento: components["schemas"]["Job"];
             /** @description Only on a `dry_run` preview: which fields of `data` are placeholders and which are estimates */
             vista_previa?: {
                 /** @description Fields whose values are placeholders: only the SII decides them */
@@ -2820,6 +2933,53 @@ export interface components {
                 estimados: string[];
             };
         };
+        /** @description With `seguir`: the job following the envelope (null without it, in dry_run, or when the account already has its most live jobs) */
+        Job: {
+            id: string;
+            /**
+             * @description `seguimiento_envio`: follows a sent envelope to the SII's verdict
+             * @enum {string}
+             */
+            tipo: "seguimiento_envio";
+            /**
+             * @description `pendiente` asks the SII again at `next_run_at`; `credenciales_requeridas` the SII no longer honours the token the job had: `POST …/resume` with the certificate continues it; `completado` the SII gave its verdict (`estado_sii`, and one `dte_envio.processed` or `dte_envio.rejected` event); `fallido` it ended without one (`ultimo_error`, and a `job.failed` event); `cancelado` by the account
+             * @enum {string}
+             */
+            estado: "pendiente" | "credenciales_requeridas" | "completado" | "fallido" | "cancelado";
+            envio: {
+                emisor: string;
+                track_id: string;
+                /** @enum {string} */
+                servicio: "dte" | "boleta";
+                /** @enum {string} */
+                ambiente: "0" | "1";
+            };
+            /** @description What the SII answered last, as `envios/estado` answers it; null before the first question */
+            estado_sii: {
+                estado: string;
+                glosa: string | null;
+                /** @enum {string} */
+                resultado: "procesando" | "aceptado" | "aceptado_con_reparos" | "rechazado";
+                documentos: {
+                    tipo: number;
+                    informados: number;
+                    aceptados: number;
+                    rechazados: number;
+                    reparos: number;
+                }[];
+                num_atencion: string | null;
+            } | null;
+            /** @description Questions asked of the SII so far (each charged as `envios/estado`) */
+            intentos: number;
+            /** @description Why the last question failed (an SII outage, the quota), or why the job ended */
+            ultimo_error: string | null;
+            /** @description When it asks the SII next (ISO 8601); null when it does not by itself */
+            next_run_at: string | null;
+            /** @description When it gives up without a verdict (72 hours after its creation) */
+            expires_at: string;
+            created_at: string;
+            updated_at: string;
+        } | null;
         /**
          * @example {
          *       "auth": {
@@ -2843,6 +3003,8 @@ export interface components {
             xml: string;
             /** @description The file name the SII records; default `EnvioDTE_<emisor>_<first folio>.xml` */
             archivo?: string;
+            /** @description true: a job follows the envelope to the SII's verdict (as `POST /api/v1/jobs` does) with the token of this upload, and writes one `dte_envio.processed` or `dte_envio.rejected` event; `seguimiento` is that job; default `false` */
+            seguir?: boolean;
         };
         UploadStatus: {
             track_id: string;
@@ -3116,6 +3278,34 @@ export interface components {
              */
             password?: string | null;
         } & (unknown & unknown);
+        TrackAnswer: {
+            job: components["schemas"]["Job"];
+            /** @description false: a live job of the account already followed this envelope, and is answered */
+            creado: boolean;
+        };
+        JobsPage: {
+            jobs: components["schemas"]["Job"][];
+            /** @description `before` for the next page; null on the last */
+            next_before: string | null;
+        };
+        EventsPage: {
+            events: components["schemas"]["Event"][];
+            /** @description `after` for the next page (the last sequence listed, or the `after` given) */
+            last_sequence: number;
+        };
+        Event: {
+            /** @description The event's id: the same in the feed and in every delivery of it */
+            id: string;
+            /** @enum {string} */
+            type: "dte_envio.processed" | "dte_envio.rejected" | "job.credentials_required" | "job.failed";
+            created_at: string;
+            /** @description 1, 2, 3 … per account in the order written: the feed's cursor */
+            sequence: number;
+            /** @description Ids and outcomes (`job_id`, `emisor`, `track_id`, `estado`, `resultado`, the counts): never credentials, XML or rows */
+            data: {
+                [key: string]: unknown;
+            };
+        };
         SandboxFault: {
             /**
              * @description An SII service name (`seed`, `token`, `clave_login`, `cert_login`, `logout`, …) or an SII host (`palena.sii.cl`)
@@ -3163,6 +3353,12 @@ export interface components {
              * @example 1
              */
             count?: number;
+        };
+        SandboxClock: {
+            /** @description The sandbox's time (ISO 8601), the gateway's too */
+            ahora: string;
+            /** @description How far it is ahead of the real clock */
+            adelanto_segundos: number;
         };
         Token: {
             /** @example tok_3f2a9c1d0b7e6a54 */
@@ -3627,7 +3823,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4013,7 +4209,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4589,7 +4785,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5522,7 +5718,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7940,7 +8136,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12548,7 +12744,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12930,7 +13126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13312,7 +13508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13696,7 +13892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14964,7 +15160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15342,7 +15538,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15720,7 +15916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16732,7 +16928,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18795,7 +18991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19695,6 +19891,1634 @@ export interface operations {
             };
         };
     };
+    get_jobs: {
+        parameters: {
+            query?: {
+                /** @description `pendiente` asks the SII again at `next_run_at`; `credenciales_requeridas` the SII no longer honours the token the job had: `POST …/resume` with the certificate continues it; `completado` the SII gave its verdict (`estado_sii`, and one `dte_envio.processed` or `dte_envio.rejected` event); `fallido` it ended without one (`ultimo_error`, and a `job.failed` event); `cancelado` by the account */
+                estado?: "pendiente" | "credenciales_requeridas" | "completado" | "fallido" | "cancelado";
+                /** @description Jobs created before this one (the `next_before` of the previous page) */
+                before?: string;
+                /** @description Jobs per page (default 20) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of jobs */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["JobsPage"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "Invalid path parameters: rut",
+                     *       "errors": [
+                     *         {
+                     *           "path": "rut",
+                     *           "location": "path",
+                     *           "message": "RUT check digit does not match"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API token absent or invalid (`HTTP_401`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_401",
+                     *       "message": "API token missing: send it in the X-API-Token header",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the scope sii:write",
+                     *       "details": {
+                     *         "required_scope": "sii:write",
+                     *         "token_scopes": [
+                     *           "sii:read"
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than 33554432 bytes",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "QUOTA_EXCEEDED",
+                     *       "message": "Quota exceeded: this call needs 1 units",
+                     *       "details": {
+                     *         "units_needed": 1,
+                     *         "daily": {
+                     *           "used": 1000,
+                     *           "limit": 1000,
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
+                     *         },
+                     *         "monthly": {
+                     *           "used": 5000,
+                     *           "limit": 20000,
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`INTERNAL_ERROR`), with a request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INTERNAL_ERROR",
+                     *       "message": "Internal error; quote the request_id when reporting it",
+                     *       "details": {
+                     *         "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_jobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The taxpayer's credentials: a certificate */
+                    auth: {
+                        cert: components["schemas"]["CertificateCredential"];
+                    };
+                    /**
+                     * @description `seguimiento_envio`: ask where the envelope is on a schedule (30 s, 30 s, 1 min, 2 min, 5 min, then every 10 min) until the SII's verdict
+                     * @enum {string}
+                     */
+                    tipo: "seguimiento_envio";
+                    envio: {
+                        /**
+                         * @description The envelope's issuer (RutEmisor of its carátula)
+                         * @example 76192083-9
+                         */
+                        emisor: string;
+                        /**
+                         * @description The track id `envios/enviar` returned
+                         * @example 0260000001
+                         */
+                        track_id: string;
+                        /**
+                         * @description `dte` for envelopes sent through DTEUpload, `boleta` for EnvioBOLETA (as `envios/enviar` says)
+                         * @default dte
+                         * @enum {string}
+                         */
+                        servicio?: "dte" | "boleta";
+                        /**
+                         * @description `0` production (default), `1` certification (the SII's `maullin` test hosts)
+                         * @default 0
+                         * @example 0
+                         * @enum {string}
+                         */
+                        ambiente?: "0" | "1";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The live job that already follows the envelope */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["TrackAnswer"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description The job, created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["TrackAnswer"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "Invalid path parameters: rut",
+                     *       "errors": [
+                     *         {
+                     *           "path": "rut",
+                     *           "location": "path",
+                     *           "message": "RUT check digit does not match"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API token absent or invalid (`HTTP_401`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_401",
+                     *       "message": "API token missing: send it in the X-API-Token header",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the scope sii:write",
+                     *       "details": {
+                     *         "required_scope": "sii:write",
+                     *         "token_scopes": [
+                     *           "sii:read"
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    /** @description With `IDEMPOTENCY_IN_PROGRESS` only: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "IDEMPOTENCY_CONFLICT",
+                     *       "message": "This Idempotency-Key was already used with a different request",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than 33554432 bytes",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as JSON (`HTTP_415`); `errors[]` names the `content-type` header */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_415",
+                     *       "message": "The request body must be JSON: send Content-Type: application/json",
+                     *       "errors": [
+                     *         {
+                     *           "path": "content-type",
+                     *           "location": "header",
+                     *           "message": "must be application/json"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that does not match this operation's request schema: malformed JSON, a wrong type, a missing or unknown field, a value outside its enum, range or length, fields that may not go together (`VALIDATION_ERROR`, `errors[]` names each field) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "The request body is invalid: auth.pass.clave",
+                     *       "errors": [
+                     *         {
+                     *           "path": "auth.pass.clave",
+                     *           "location": "body",
+                     *           "message": "is required"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "QUOTA_EXCEEDED",
+                     *       "message": "Quota exceeded: this call needs 1 units",
+                     *       "details": {
+                     *         "units_needed": 1,
+                     *         "daily": {
+                     *           "used": 1000,
+                     *           "limit": 1000,
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
+                     *         },
+                     *         "monthly": {
+                     *           "used": 5000,
+                     *           "limit": 20000,
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`INTERNAL_ERROR`), with a request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INTERNAL_ERROR",
+                     *       "message": "Internal error; quote the request_id when reporting it",
+                     *       "details": {
+                     *         "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The SII rejected the request or failed (`SII_GATEWAY_ERROR`); `details` carries its text. `SII_FORMAT_CHANGED`: the SII answered in a shape the gateway does not read (a column it looks for by its header is missing, or the data breaks what it promises: totals, counts, ranges); `details.service` and `details.check` say which, and nothing was answered from it */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "SII_GATEWAY_ERROR",
+                     *       "message": "The SII failed (HTTP 500)",
+                     *       "details": {
+                     *         "service": "rcv_resumen",
+                     *         "sii_status": 500,
+                     *         "sii_message": "Error interno del servidor"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The SII is in maintenance (`SII_UNAVAILABLE`); retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "SII_UNAVAILABLE",
+                     *       "message": "The SII is not answering requests right now (maintenance); retry in about 5 minutes",
+                     *       "details": {
+                     *         "service": "token",
+                     *         "sii_status": 503,
+                     *         "sii_message": "Servicio en mantencion"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_job: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Job"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "Invalid path parameters: rut",
+                     *       "errors": [
+                     *         {
+                     *           "path": "rut",
+                     *           "location": "path",
+                     *           "message": "RUT check digit does not match"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API token absent or invalid (`HTTP_401`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_401",
+                     *       "message": "API token missing: send it in the X-API-Token header",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the scope sii:write",
+                     *       "details": {
+                     *         "required_scope": "sii:write",
+                     *         "token_scopes": [
+                     *           "sii:read"
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (`HTTP_404`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_404",
+                     *       "message": "No token tok_0123456789abcdef",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than 33554432 bytes",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "QUOTA_EXCEEDED",
+                     *       "message": "Quota exceeded: this call needs 1 units",
+                     *       "details": {
+                     *         "units_needed": 1,
+                     *         "daily": {
+                     *           "used": 1000,
+                     *           "limit": 1000,
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
+                     *         },
+                     *         "monthly": {
+                     *           "used": 5000,
+                     *           "limit": 20000,
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`INTERNAL_ERROR`), with a request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INTERNAL_ERROR",
+                     *       "message": "Internal error; quote the request_id when reporting it",
+                     *       "details": {
+                     *         "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_jobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job, cancelled */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Job"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "Invalid path parameters: rut",
+                     *       "errors": [
+                     *         {
+                     *           "path": "rut",
+                     *           "location": "path",
+                     *           "message": "RUT check digit does not match"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API token absent or invalid (`HTTP_401`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_401",
+                     *       "message": "API token missing: send it in the X-API-Token header",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the scope sii:write",
+                     *       "details": {
+                     *         "required_scope": "sii:write",
+                     *         "token_scopes": [
+                     *           "sii:read"
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (`HTTP_404`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_404",
+                     *       "message": "No token tok_0123456789abcdef",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    /** @description With `IDEMPOTENCY_IN_PROGRESS` only: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "IDEMPOTENCY_CONFLICT",
+                     *       "message": "This Idempotency-Key was already used with a different request",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than 33554432 bytes",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "QUOTA_EXCEEDED",
+                     *       "message": "Quota exceeded: this call needs 1 units",
+                     *       "details": {
+                     *         "units_needed": 1,
+                     *         "daily": {
+                     *           "used": 1000,
+                     *           "limit": 1000,
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
+                     *         },
+                     *         "monthly": {
+                     *           "used": 5000,
+                     *           "limit": 20000,
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`INTERNAL_ERROR`), with a request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INTERNAL_ERROR",
+                     *       "message": "Internal error; quote the request_id when reporting it",
+                     *       "details": {
+                     *         "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_jobs_resume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CertificateAuth"];
+            };
+        };
+        responses: {
+            /** @description The job, pending again */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Job"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "Invalid path parameters: rut",
+                     *       "errors": [
+                     *         {
+                     *           "path": "rut",
+                     *           "location": "path",
+                     *           "message": "RUT check digit does not match"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API token absent or invalid (`HTTP_401`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_401",
+                     *       "message": "API token missing: send it in the X-API-Token header",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the scope sii:write",
+                     *       "details": {
+                     *         "required_scope": "sii:write",
+                     *         "token_scopes": [
+                     *           "sii:read"
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (`HTTP_404`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_404",
+                     *       "message": "No token tok_0123456789abcdef",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    /** @description With `IDEMPOTENCY_IN_PROGRESS` only: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "IDEMPOTENCY_CONFLICT",
+                     *       "message": "This Idempotency-Key was already used with a different request",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than 33554432 bytes",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as JSON (`HTTP_415`); `errors[]` names the `content-type` header */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_415",
+                     *       "message": "The request body must be JSON: send Content-Type: application/json",
+                     *       "errors": [
+                     *         {
+                     *           "path": "content-type",
+                     *           "location": "header",
+                     *           "message": "must be application/json"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that does not match this operation's request schema: malformed JSON, a wrong type, a missing or unknown field, a value outside its enum, range or length, fields that may not go together (`VALIDATION_ERROR`, `errors[]` names each field) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "The request body is invalid: auth.pass.clave",
+                     *       "errors": [
+                     *         {
+                     *           "path": "auth.pass.clave",
+                     *           "location": "body",
+                     *           "message": "is required"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "QUOTA_EXCEEDED",
+                     *       "message": "Quota exceeded: this call needs 1 units",
+                     *       "details": {
+                     *         "units_needed": 1,
+                     *         "daily": {
+                     *           "used": 1000,
+                     *           "limit": 1000,
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
+                     *         },
+                     *         "monthly": {
+                     *           "used": 5000,
+                     *           "limit": 20000,
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`INTERNAL_ERROR`), with a request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INTERNAL_ERROR",
+                     *       "message": "Internal error; quote the request_id when reporting it",
+                     *       "details": {
+                     *         "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The SII rejected the request or failed (`SII_GATEWAY_ERROR`); `details` carries its text. `SII_FORMAT_CHANGED`: the SII answered in a shape the gateway does not read (a column it looks for by its header is missing, or the data breaks what it promises: totals, counts, ranges); `details.service` and `details.check` say which, and nothing was answered from it */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "SII_GATEWAY_ERROR",
+                     *       "message": "The SII failed (HTTP 500)",
+                     *       "details": {
+                     *         "service": "rcv_resumen",
+                     *         "sii_status": 500,
+                     *         "sii_message": "Error interno del servidor"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The SII is in maintenance (`SII_UNAVAILABLE`); retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "SII_UNAVAILABLE",
+                     *       "message": "The SII is not answering requests right now (maintenance); retry in about 5 minutes",
+                     *       "details": {
+                     *         "service": "token",
+                     *         "sii_status": 503,
+                     *         "sii_message": "Servicio en mantencion"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_events: {
+        parameters: {
+            query?: {
+                /** @description Events with a sequence above this one (default 0: from the oldest kept) */
+                after?: number;
+                type?: "dte_envio.processed" | "dte_envio.rejected" | "job.credentials_required" | "job.failed";
+                /** @description Events per page (default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["EventsPage"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "Invalid path parameters: rut",
+                     *       "errors": [
+                     *         {
+                     *           "path": "rut",
+                     *           "location": "path",
+                     *           "message": "RUT check digit does not match"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API token absent or invalid (`HTTP_401`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_401",
+                     *       "message": "API token missing: send it in the X-API-Token header",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the scope sii:write",
+                     *       "details": {
+                     *         "required_scope": "sii:write",
+                     *         "token_scopes": [
+                     *           "sii:read"
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than 33554432 bytes",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "QUOTA_EXCEEDED",
+                     *       "message": "Quota exceeded: this call needs 1 units",
+                     *       "details": {
+                     *         "units_needed": 1,
+                     *         "daily": {
+                     *           "used": 1000,
+                     *           "limit": 1000,
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
+                     *         },
+                     *         "monthly": {
+                     *           "used": 5000,
+                     *           "limit": 20000,
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`INTERNAL_ERROR`), with a request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INTERNAL_ERROR",
+                     *       "message": "Internal error; quote the request_id when reporting it",
+                     *       "details": {
+                     *         "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     sandbox_faults_add: {
         parameters: {
             query?: never;
@@ -20318,6 +22142,200 @@ export interface operations {
                      *       "success": false,
                      *       "error_code": "HTTP_404",
                      *       "message": "No token tok_0123456789abcdef",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sandbox_clock_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The clock */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["SandboxClock"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description API token absent or invalid (`HTTP_401`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_401",
+                     *       "message": "API token missing: send it in the X-API-Token header",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (`HTTP_404`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_404",
+                     *       "message": "No token tok_0123456789abcdef",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sandbox_clock_advance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How far to move the clock ahead, in seconds (1 to 2678400)
+                     * @example 600
+                     */
+                    avanzar_segundos: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The clock, moved */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["SandboxClock"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "Invalid path parameters: rut",
+                     *       "errors": [
+                     *         {
+                     *           "path": "rut",
+                     *           "location": "path",
+                     *           "message": "RUT check digit does not match"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API token absent or invalid (`HTTP_401`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_401",
+                     *       "message": "API token missing: send it in the X-API-Token header",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (`HTTP_404`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_404",
+                     *       "message": "No token tok_0123456789abcdef",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that does not match this operation's request schema: malformed JSON, a wrong type, a missing or unknown field, a value outside its enum, range or length, fields that may not go together (`VALIDATION_ERROR`, `errors[]` names each field) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "The request body is invalid: auth.pass.clave",
+                     *       "errors": [
+                     *         {
+                     *           "path": "auth.pass.clave",
+                     *           "location": "body",
+                     *           "message": "is required"
+                     *         }
+                     *       ],
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
                      *       "timestamp": "2026-01-15T12:00:00.000Z"
                      *     }
