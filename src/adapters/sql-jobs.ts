@@ -49,25 +49,8 @@ export const JOBS_SCHEMA = [
 /** Expired events and ended jobs dropped per lease call: bounded work, never all at once. */
 const PURGE_BATCH = 100;
 
-interface JobRow {
-  id: string;
-  account: string;
-  kind: string;
-  subject: string;
-  estado: string;
-  input: string;
-  progress: string | null;
-  sealed: string | null;
-  token_id: string;
-  created_at: number;
-  updated_at: number;
-  due: number | null;
-  expires: number;
-  runs: number;
-  error: string | null;
-  lease_until: number;
-  version: number;
-}
+/** A job as its row holds it: the record with `input` and `progress` as JSON text. */
+type JobRow = Omit<JobRecord, "input" | "progress"> & { input: string; progress: string | null };
 
 interface EventRow {
   account: string;

@@ -19,9 +19,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("jobs on the Node server", () => {
   it("the server's timer runs a due job to its verdict event", { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sii-gw-jobs-"));
     const started = await createNodeServer({
       env: { SII_UPSTREAM: "sandbox", ADMIN_TOKEN: ADMIN, DEV_API_TOKEN: DEV },
-      database: join(mkdtempSync(join(tmpdir(), "sii-gw-jobs-")), "state.sqlite"),
+      database: join(dir, "state.sqlite"),
+      publicDir: dir,
       log: { log: () => {} },
     });
     await new Promise<void>((resolve) => started.server.listen(0, "127.0.0.1", resolve));
