@@ -388,7 +388,9 @@ if (openapi.status !== 200) fail(`the gateway did not give its OpenAPI document 
 const reads: { method: string; operationId: string }[] = [];
 for (const [path, item] of Object.entries(openapi.body.paths as Record<string, Record<string, Record<string, unknown>>>)) {
   for (const [method, op] of Object.entries(item)) {
-    if (op["x-scope"] === "sii:read")
+    // The operations on the SII's data; the gateway's jobs and their feed (/api/v1/jobs, /api/v1/events)
+    // ask the SII only later, through a job, what envios/estado asks here.
+    if (op["x-scope"] === "sii:read" && /^\/api\/v1\/(sii|platform)\//.test(path))
       reads.push({ method: method.toUpperCase(), operationId: String(op.operationId ?? `${method} ${path}`) });
   }
 }

@@ -62,6 +62,9 @@ describe("following an envelope to its verdict (jobs)", () => {
     expect((await run()).ran).toBe(0); // not due yet
     expect((await clock(37)).status).toBe(200);
     expect((await run()).ran).toBe(1);
+    // The question was charged to the token that started the job (1 unit, as envios/estado).
+    const usage = (await (await get("/api/v1/usage")).json()) as { data: { usage: { daily: { used: number } } } };
+    expect(usage.data.usage.daily.used).toBe(5 + 1); // enviar's 5 units, then the job's one question
     const done = await job(seguimiento.id);
     expect(done).toMatchObject({
       estado: "completado",
@@ -70,9 +73,6 @@ describe("following an envelope to its verdict (jobs)", () => {
       ultimo_error: null,
       estado_sii: { estado: "EPR", resultado: "aceptado", documentos: [{ tipo: 33, informados: 1, aceptados: 1 }] },
     });
-    // The question was charged to the token that started the job (1 unit, as envios/estado).
-    const usage = (await (await get("/api/v1/usage")).json()) as { data: { usage: { daily: { used: number } } } };
-    expect(usage.data.usage.daily.used).toBe(5 + 1); // enviar's 5 units, then the job's one question
     // Nothing more to do, however late: one event.
     await clock(24 * 3600);
     expect((await run()).ran).toBe(0);

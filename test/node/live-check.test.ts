@@ -75,9 +75,10 @@ async function readOperations(): Promise<string[]> {
   const doc = (await (await createApp(() => deps).request("/openapi.json")).json()) as {
     paths: Record<string, Record<string, { operationId: string; "x-scope"?: string }>>;
   };
-  return Object.values(doc.paths).flatMap((item) =>
+  // The reads of the SII's data; the gateway's jobs and feed (/api/v1/jobs, /api/v1/events) are its own state.
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
     Object.values(item)
-      .filter((op) => op["x-scope"] === "sii:read")
+      .filter((op) => op["x-scope"] === "sii:read" && /^\/api\/v1\/(sii|platform)\//.test(path))
       .map((op) => op.operationId),
   );
 }

@@ -58,7 +58,7 @@ export const Sent = envelope(
       archivo: z.string(),
       emisor: z.string(),
       documentos: z.array(z.object({ tipo: z.number().int(), folio: z.number().int() })),
-      seguimiento: Job.nullable().register(z.globalRegistry, {
+      seguimiento: Job.nullable().meta({
         description:
           "With `seguir`: the job following the envelope (null without it, in dry_run, or when the account already has its most live jobs)",
       }),

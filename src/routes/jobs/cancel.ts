@@ -22,7 +22,7 @@ export function registerJobsCancel(app: OpenAPIHono<AppEnv>): void {
       request: { params: JobParams },
       responses: { 200: jsonContent(JobEnvelope, "The job, cancelled"), ...errorResponses([400, 404, 409]) },
     }),
-    { scope: "sii:read", weight: 0 },
+    { scope: "sii:read", weight: 1 },
     async (c) => ok(c, await cancelJob(callerOf(c), c.req.valid("param").id), "Job cancelled"),
   );
 }

@@ -22,7 +22,7 @@ export function registerEventsList(app: OpenAPIHono<AppEnv>): void {
       request: { query: EventsQuery },
       responses: { 200: jsonContent(EventsPage, "A page of events"), ...errorResponses([400]) },
     }),
-    { scope: "sii:read", weight: 0 },
+    { scope: "sii:read", weight: 1 },
     async (c) => {
       const { after, type, limit } = c.req.valid("query");
       return ok(c, await listEvents(callerOf(c), { after: after ?? 0, type, limit: limit ?? 50 }));

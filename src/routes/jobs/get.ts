@@ -23,7 +23,7 @@ export function registerJobsGet(app: OpenAPIHono<AppEnv>): void {
       request: { params: JobParams },
       responses: { 200: jsonContent(JobEnvelope, "The job"), ...errorResponses([400, 404]) },
     }),
-    { scope: "sii:read", weight: 0 },
+    { scope: "sii:read", weight: 1 },
     async (c) => ok(c, await getJob(callerOf(c), c.req.valid("param").id)),
   );
 }

@@ -20,7 +20,7 @@ export function registerJobsList(app: OpenAPIHono<AppEnv>): void {
       request: { query: JobsQuery },
       responses: { 200: jsonContent(JobsPage, "A page of jobs"), ...errorResponses([400]) },
     }),
-    { scope: "sii:read", weight: 0 },
+    { scope: "sii:read", weight: 1 },
     async (c) => {
       const { estado, before, limit } = c.req.valid("query");
       return ok(c, await listJobs(callerOf(c), { estado, before, limit: limit ?? 20 }));

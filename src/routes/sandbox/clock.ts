@@ -5,6 +5,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { callerOf } from "../../platform/caller.ts";
 import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
+import { strictBody } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { advanceClock, clockView } from "../../services/sandbox-controls.ts";
 import { controlGuard, description, security, tags } from "./guard.ts";
@@ -46,7 +47,11 @@ export function registerSandboxClock(app: OpenAPIHono<AppEnv>): void {
     request: { body: jsonBody(ClockInput) },
     responses: { 200: jsonContent(Clock, "The clock, moved"), ...errorResponses([400, 401, 404, 422]) },
   });
-  app.openapi(post, (c) => ok(c, advanceClock(callerOf(c), c.req.valid("json").avanzar_segundos * 1000), "Clock moved ahead"));
+  app.openapi(
+    post,
+    (c) => ok(c, advanceClock(callerOf(c), c.req.valid("json").avanzar_segundos * 1000), "Clock moved ahead"),
+    strictBody(post),
+  );
   app.openapi(
     createRoute({
       method: "get",
