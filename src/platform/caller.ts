@@ -11,6 +11,8 @@ export interface Caller {
   deps: Deps;
   /** The calling account (its proxy, its sessions, its stores); throws when there is none. */
   account: () => string;
+  /** The API token calling: what a job it starts is charged to. */
+  tokenId: () => string;
   /** The request, as the key of its SII answer log (the excerpt a 502 carries; src/sii/excerpt.ts). */
   request: object;
   /** Takes `units` more for this call, or throws 429 `QUOTA_EXCEEDED` naming `why` (chargeUnits). */
@@ -21,13 +23,15 @@ export interface Caller {
 
 /** The caller of a route's request: its deps, the principal's account and its charge. */
 export function callerOf(c: Context<AppEnv>): Caller {
+  const principal = () => {
+    const found = c.get("principal");
+    if (!found) throw new Error("a service call needs a principal");
+    return found;
+  };
   return {
     deps: c.get("deps"),
-    account: () => {
-      const principal = c.get("principal");
-      if (!principal) throw new Error("a service call needs a principal");
-      return principal.account;
-    },
+    account: () => principal().account,
+    tokenId: () => principal().tokenId,
     request: c,
     charge: (units, why) => chargeUnits(c, units, why),
     settle: (units) => settleCharge(c, units),

@@ -4,7 +4,7 @@
 // each and finishes it; routes create, read, cancel and resume them.
 
 /** What a job does. */
-export type JobKind = "seguimiento_envio";
+export type JobKind = "seguimiento_envio" | "vigilancia_folios";
 
 /**
  * pendiente: runs again at `due`. credenciales_requeridas: the SII no longer honours what the job had;
@@ -22,10 +22,18 @@ export const JOB_STATES = [
 /** States a job can leave: at most one job per account and subject is in one of them. */
 export const LIVE_JOB_STATES: readonly JobState[] = ["pendiente", "credenciales_requeridas"];
 
-export type EventType = "dte_envio.processed" | "dte_envio.rejected" | "job.credentials_required" | "job.failed";
+export type EventType =
+  | "dte_envio.processed"
+  | "dte_envio.rejected"
+  | "folios.low"
+  | "folios.expiring"
+  | "job.credentials_required"
+  | "job.failed";
 export const EVENT_TYPES = [
   "dte_envio.processed",
   "dte_envio.rejected",
+  "folios.low",
+  "folios.expiring",
   "job.credentials_required",
   "job.failed",
 ] as const satisfies readonly EventType[];
@@ -149,3 +157,5 @@ export interface JobQueue {
 export const EVENT_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
 /** An ended job is kept (and answered) 30 days after it ended. */
 export const JOB_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
+/** Live jobs an account may hold at once: bounds what one account keeps the runners busy with. */
+export const MAX_LIVE_JOBS = 1000;

@@ -27,11 +27,19 @@ const TypeCounts = z.object({
 export const Job = z
   .object({
     id: z.string(),
-    tipo: z
-      .enum(["seguimiento_envio"])
-      .register(z.globalRegistry, { description: "`seguimiento_envio`: follows a sent envelope to the SII's verdict" }),
+    tipo: z.enum(["seguimiento_envio", "vigilancia_folios"]).register(z.globalRegistry, {
+      description:
+        "`seguimiento_envio`: follows a sent envelope to the SII's verdict; `vigilancia_folios`: watches a folio ledger of the account (started when a CAF is added or a threshold set) and writes `folios.low` and `folios.expiring`",
+    }),
     estado: JobState,
-    envio: z.object({ emisor: z.string(), track_id: z.string(), servicio: z.enum(["dte", "boleta"]), ambiente: z.enum(["0", "1"]) }),
+    envio: z
+      .object({ emisor: z.string(), track_id: z.string(), servicio: z.enum(["dte", "boleta"]), ambiente: z.enum(["0", "1"]) })
+      .nullable()
+      .register(z.globalRegistry, { description: "The envelope a `seguimiento_envio` follows; null for other kinds" }),
+    folios: z
+      .object({ emisor: z.string(), dte: z.number().int() })
+      .nullable()
+      .register(z.globalRegistry, { description: "The ledger a `vigilancia_folios` watches; null for other kinds" }),
     estado_sii: z
       .object({
         estado: z.string(),
@@ -42,12 +50,12 @@ export const Job = z
       })
       .nullable()
       .register(z.globalRegistry, {
-        description: "What the SII answered last, as `envios/estado` answers it; null before the first question",
+        description:
+          "What the SII answered last, as `envios/estado` answers it; null before the first question, and for kinds that ask the SII nothing",
       }),
-    intentos: z
-      .number()
-      .int()
-      .register(z.globalRegistry, { description: "Questions asked of the SII so far (each charged as `envios/estado`)" }),
+    intentos: z.number().int().register(z.globalRegistry, {
+      description: "Steps run so far: for `seguimiento_envio` each one a question to the SII, charged as `envios/estado`",
+    }),
     ultimo_error: z
       .string()
       .nullable()
@@ -55,8 +63,11 @@ export const Job = z
     next_run_at: z
       .string()
       .nullable()
-      .register(z.globalRegistry, { description: "When it asks the SII next (ISO 8601); null when it does not by itself" }),
-    expires_at: z.string().register(z.globalRegistry, { description: "When it gives up without a verdict (72 hours after its creation)" }),
+      .register(z.globalRegistry, { description: "When it runs next (ISO 8601); null when it does not by itself" }),
+    expires_at: z.string().register(z.globalRegistry, {
+      description:
+        "When it ends at the latest: a `seguimiento_envio` gives up without a verdict 72 hours after its creation; a `vigilancia_folios` ends sooner, when its ledger has no folio left",
+    }),
     created_at: z.string(),
     updated_at: z.string(),
   })

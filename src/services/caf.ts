@@ -59,7 +59,7 @@ export async function requestCaf(caller: Caller, credential: SigningCredential, 
   if (!request.ledger) return { data, message };
   // The folios are stamped whatever the ledger says: a refusal to add them is told, never thrown, so the file is not lost.
   try {
-    const ledger = await addCaf(caller.deps, caller.account(), emisor, tipo, data.caf_xml);
+    const ledger = await addCaf(caller, emisor, tipo, data.caf_xml);
     return { data: { ...data, ledger }, message: `${message} and added to the folio ledger` };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;

@@ -21,6 +21,7 @@ import {
   type Taker,
   takeLedgerFolios,
 } from "./folio-allocation.ts";
+import { watchLedger } from "./folio-watch.ts";
 
 /** A `generar` request as its route read it: the documents checked, their lines counted, the certificate parsed. */
 export interface GenerarRequest {
@@ -85,7 +86,11 @@ export async function generarDocumentos(caller: Caller, request: GenerarRequest)
     if (error instanceof GenerationStopped) throw await stopped(caller, request, error, released);
     throw error;
   }
-  if (ledger) await remaining(taker, ledger);
+  if (ledger) {
+    await remaining(taker, ledger);
+    // A type left at or below its threshold is looked at now: its `folios.low` comes in seconds, not hours.
+    for (const use of ledger.uses) if (use.bajo_umbral) await watchLedger(caller, { emisor: ledger.emisor, dte: use.tipo });
+  }
   return { data: generatedJson(generated, pause, ledger?.uses), ledger: ledger?.uses };
 }
 

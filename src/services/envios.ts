@@ -168,8 +168,8 @@ export interface SendInput {
   readCertificate: () => Promise<SigningCredential>;
   /** Stop right before the upload, with every check made. */
   dryRun: boolean;
-  /** The API token a job following the envelope to its verdict is charged to; none: no job. */
-  follow?: { tokenId: string };
+  /** Start a job following the envelope to its verdict, charged to the calling token. */
+  follow?: boolean;
 }
 
 /**
@@ -226,9 +226,7 @@ export async function sendEnvelope(caller: Caller, { report, ambiente, archivo, 
   );
   const stamp = received.timestamp?.trim().replace(" ", "T");
   // The envelope is sent: a job that cannot be created (the account's live jobs at their limit) leaves `seguimiento` null, never fails the answer.
-  const followed = follow
-    ? await followEnvelope(caller, follow.tokenId, { emisor, track_id: received.track_id, servicio, ambiente }, used)
-    : null;
+  const followed = follow ? await followEnvelope(caller, { emisor, track_id: received.track_id, servicio, ambiente }, used) : null;
   return {
     track_id: received.track_id,
     estado: "REC",

@@ -7,10 +7,12 @@ import { santiagoDate } from "../lib/dates.ts";
 import { parseRut } from "../lib/rut.ts";
 import { open, seal } from "../lib/secret-box.ts";
 import { fieldError } from "../platform/body-field.ts";
+import type { Caller } from "../platform/caller.ts";
 import { ApiError } from "../platform/errors.ts";
 import type { Deps } from "../ports/deps.ts";
 import type { FolioRangeState } from "../ports/stores.ts";
 import { trustedCafKeys } from "./caf-keys.ts";
+import { watchLedger } from "./folio-watch.ts";
 
 /** The CAF files the ledger holds carry the range's private key (RSASK): sealed with SECRET_KEY under this purpose. */
 const SEAL_PURPOSE = "folio-caf";
@@ -96,7 +98,9 @@ export async function readLedger(deps: Deps, account: string, emisor: string, dt
  * parsed DA), granted to this issuer for this type, sharing no folio with a range held; kept sealed.
  * Answers the ledger and the range added.
  */
-export async function addCaf(deps: Deps, account: string, emisor: string, dte: number, file: string) {
+export async function addCaf(caller: Caller, emisor: string, dte: number, file: string) {
+  const { deps } = caller;
+  const account = caller.account();
   let caf: Awaited<ReturnType<typeof readCaf>>;
   try {
     caf = await readCaf(file, "caf", trustedCafKeys(deps));
@@ -125,5 +129,15 @@ export async function addCaf(deps: Deps, account: string, emisor: string, dte: n
   const view = ledgerView(added.rangos, ledgerToday(deps), umbral);
   // Just added, so it is there.
   const rango = view.rangos.find((r) => r.desde === caf.desde) as LedgerRangeView;
+  await watchLedger(caller, { emisor, dte });
   return { ...view, rango };
+}
+
+/** Sets (or with null removes) the low-folio threshold of `emisor` and `dte`; answers the ledger with it. */
+export async function setLedgerThreshold(caller: Caller, emisor: string, dte: number, umbral: number | null) {
+  const { deps } = caller;
+  await deps.folios.setThreshold(caller.account(), emisor, dte, umbral);
+  const { view } = await readLedger(deps, caller.account(), emisor, dte);
+  if (umbral !== null) await watchLedger(caller, { emisor, dte });
+  return view;
 }

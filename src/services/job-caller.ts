@@ -25,6 +25,7 @@ export function jobCaller(deps: Deps, job: JobRecord): Caller & { charged: () =>
   return {
     deps,
     account: () => job.account,
+    tokenId: () => job.token_id,
     request: job,
     async charge(units, why) {
       const token = await deps.tokens.getById(job.token_id);

@@ -3,6 +3,7 @@
 // Object's alarm, the Lambda's EventBridge schedule; never a loop of its own.
 import type { Deps } from "../ports/deps.ts";
 import type { JobKind, JobQueue, JobRecord, StepResult } from "../ports/jobs.ts";
+import { watchFolios } from "./folio-watch-step.ts";
 import { trackSubmission } from "./track-envio.ts";
 
 /**
@@ -19,6 +20,7 @@ export type JobStep = (job: JobRecord, deps: Deps) => Promise<StepResult>;
 /** Each kind's step, by name. */
 const JOB_KINDS: Record<JobKind, JobStep> = {
   seguimiento_envio: trackSubmission,
+  vigilancia_folios: watchFolios,
 };
 
 export interface RoundResult {

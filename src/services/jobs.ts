@@ -5,12 +5,10 @@
 import type { SigningCredential } from "../certificates/credentials.ts";
 import type { Caller } from "../platform/caller.ts";
 import { ApiError } from "../platform/errors.ts";
-import type { EventRecord, EventType, JobRecord, JobState } from "../ports/jobs.ts";
+import { type EventRecord, type EventType, type JobRecord, type JobState, MAX_LIVE_JOBS } from "../ports/jobs.ts";
+import type { WatchInput } from "./folio-watch.ts";
 import { siiServicesFor } from "./sii-context.ts";
 import { newTrackJob, sealToken, type TrackInput } from "./track-envio.ts";
-
-/** Live jobs an account may hold at once: bounds what one account keeps the runners busy with. */
-export const MAX_LIVE_JOBS = 1000;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -20,8 +18,9 @@ export function jobView(job: JobRecord) {
     id: job.id,
     tipo: job.kind,
     estado: job.estado,
-    envio: job.input as unknown as TrackInput,
-    estado_sii: job.progress,
+    envio: job.kind === "seguimiento_envio" ? (job.input as unknown as TrackInput) : null,
+    folios: job.kind === "vigilancia_folios" ? (job.input as unknown as WatchInput) : null,
+    estado_sii: job.kind === "seguimiento_envio" ? job.progress : null,
     intentos: job.runs,
     ultimo_error: job.error,
     next_run_at: iso(job.due),
@@ -45,8 +44,8 @@ async function siiToken(caller: Caller, input: TrackInput, credential: SigningCr
  * Follows the envelope `input` names until the SII's verdict. A live job of the account that already
  * follows it is answered instead (`creado: false`): one verdict event per envelope.
  */
-export async function trackEnvelope(caller: Caller, tokenId: string, input: TrackInput, credential: SigningCredential) {
-  const followed = await followEnvelope(caller, tokenId, input, await siiToken(caller, input, credential));
+export async function trackEnvelope(caller: Caller, input: TrackInput, credential: SigningCredential) {
+  const followed = await followEnvelope(caller, input, await siiToken(caller, input, credential));
   if (followed.state === "full")
     throw new ApiError(409, "JOBS_LIMIT", `The account already has ${followed.max} live jobs; cancel some or wait for them to end`, {
       details: { max_live_jobs: followed.max },
@@ -55,8 +54,8 @@ export async function trackEnvelope(caller: Caller, tokenId: string, input: Trac
 }
 
 /** The job following `input` with `token` (the one the call that sent or asked about it got): created, or the live one. */
-export async function followEnvelope(caller: Caller, tokenId: string, input: TrackInput, token: string) {
-  const job = await newTrackJob(caller.deps, caller.account(), tokenId, input, token);
+export async function followEnvelope(caller: Caller, input: TrackInput, token: string) {
+  const job = await newTrackJob(caller.deps, caller.account(), caller.tokenId(), input, token);
   return caller.deps.jobs.create(job, MAX_LIVE_JOBS);
 }
 

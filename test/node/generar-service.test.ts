@@ -34,6 +34,7 @@ describe("the generation service", () => {
     const caller: Caller = {
       deps,
       account: () => "acme",
+      tokenId: () => "tok_generar_test",
       request: {},
       charge: async (units, why) => {
         charged.push([units, why]);
@@ -41,7 +42,7 @@ describe("the generation service", () => {
       settle: async () => {},
     };
     const caf = await buildCaf({ rut: EMISOR, razonSocial: "COMERCIAL SANDBOX SPA", tipo: 33, desde: 1, hasta: 10, fecha: "2026-11-01" });
-    await addCaf(deps, "acme", EMISOR, 33, caf);
+    await addCaf(caller, EMISOR, 33, caf);
     const { certPem, keyPem } = SANDBOX_TAXPAYER_CERTS["11111111-1"];
     const signer = await parseCertificateCredential({ "cert-data": certPem, "pkey-data": keyPem }, deps.clock.now());
     const { data, ledger } = await generarDocumentos(caller, {

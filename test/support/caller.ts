@@ -11,6 +11,7 @@ export function testCaller(deps: Deps, account = "acct_service_test"): TestCalle
   return {
     deps,
     account: () => account,
+    tokenId: () => "tok_service_test",
     request: {},
     charged,
     settled,

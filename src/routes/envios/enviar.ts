@@ -87,8 +87,14 @@ export function registerEnviosEnviar(app: OpenAPIHono<AppEnv>): void {
       // Counted and charged before the parse: the checks of every signature are verificar's work, paid as verificar pays it.
       const report = await inspectXmlField(await readUploadedBatch(c, CHECK_WEIGHT, body.xml, !dryRun));
       const readCertificate = () => parseCertificate(c, body.auth.cert);
-      const follow = body.seguir ? { tokenId: c.get("principal")!.tokenId } : undefined;
-      const data = await sendEnvelope(callerOf(c), { report, ambiente, archivo: body.archivo, readCertificate, dryRun, follow });
+      const data = await sendEnvelope(callerOf(c), {
+        report,
+        ambiente,
+        archivo: body.archivo,
+        readCertificate,
+        dryRun,
+        follow: body.seguir,
+      });
       return dryRun ? ok(c, data, "Preview only (dry_run): the envelope passed every check; nothing was sent to the SII") : ok(c, data);
     },
   );

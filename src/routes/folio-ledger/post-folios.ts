@@ -41,8 +41,7 @@ export function registerFolioLedgerPost(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { emisor, dte } = c.req.valid("param");
       const { caf: file } = c.req.valid("json");
-      const { deps, account } = callerOf(c);
-      const added = await addCaf(deps, account(), emisor, dte, file);
+      const added = await addCaf(callerOf(c), emisor, dte, file);
       return ok(c, added, `Folios ${added.rango.desde} to ${added.rango.hasta} added`);
     },
   );

@@ -7,7 +7,7 @@ import type { AppEnv } from "../../platform/context.ts";
 import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
-import { readLedger } from "../../services/folio-ledger.ts";
+import { setLedgerThreshold } from "../../services/folio-ledger.ts";
 import { LedgerEnvelope } from "../folio-ledger-schema.ts";
 import { LedgerParams } from "./schema.ts";
 
@@ -40,9 +40,7 @@ export function registerFolioLedgerThreshold(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { emisor, dte } = c.req.valid("param");
       const { umbral } = c.req.valid("json");
-      const { deps, account } = callerOf(c);
-      await deps.folios.setThreshold(account(), emisor, dte, umbral);
-      const { view } = await readLedger(deps, account(), emisor, dte);
+      const view = await setLedgerThreshold(callerOf(c), emisor, dte, umbral);
       return ok(c, view, umbral === null ? "Threshold removed" : `Threshold set to ${umbral}: ${view.disponibles} folios available`);
     },
   );

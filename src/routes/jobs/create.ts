@@ -51,7 +51,7 @@ export function registerJobsCreate(app: OpenAPIHono<AppEnv>): void {
       const body = c.req.valid("json");
       const credential = await parseCertificate(c, body.auth.cert);
       const caller = callerOf(c);
-      const answer = await trackEnvelope(caller, c.get("principal")!.tokenId, body.envio, credential);
+      const answer = await trackEnvelope(caller, body.envio, credential);
       return answer.creado ? ok(c, answer, "Job created", 201) : ok(c, answer, "A live job already follows this envelope", 200);
     },
   );

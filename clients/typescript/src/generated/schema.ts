@@ -2937,15 +2937,16 @@ export interface components {
         Job: {
             id: string;
             /**
-             * @description `seguimiento_envio`: follows a sent envelope to the SII's verdict
+             * @description `seguimiento_envio`: follows a sent envelope to the SII's verdict; `vigilancia_folios`: watches a folio ledger of the account (started when a CAF is added or a threshold set) and writes `folios.low` and `folios.expiring`
              * @enum {string}
              */
-            tipo: "seguimiento_envio";
+            tipo: "seguimiento_envio" | "vigilancia_folios";
             /**
              * @description `pendiente` asks the SII again at `next_run_at`; `credenciales_requeridas` the SII no longer honours the token the job had: `POST …/resume` with the certificate continues it; `completado` the SII gave its verdict (`estado_sii`, and one `dte_envio.processed` or `dte_envio.rejected` event); `fallido` it ended without one (`ultimo_error`, and a `job.failed` event); `cancelado` by the account
              * @enum {string}
              */
             estado: "pendiente" | "credenciales_requeridas" | "completado" | "fallido" | "cancelado";
+            /** @description The envelope a `seguimiento_envio` follows; null for other kinds */
             envio: {
                 emisor: string;
                 track_id: string;
@@ -2953,8 +2954,13 @@ export interface components {
                 servicio: "dte" | "boleta";
                 /** @enum {string} */
                 ambiente: "0" | "1";
-            };
-            /** @description What the SII answered last, as `envios/estado` answers it; null before the first question */
+            } | null;
+            /** @description The ledger a `vigilancia_folios` watches; null for other kinds */
+            folios: {
+                emisor: string;
+                dte: number;
+            } | null;
+            /** @description What the SII answered last, as `envios/estado` answers it; null before the first question, and for kinds that ask the SII nothing */
             estado_sii: {
                 estado: string;
                 glosa: string | null;
@@ -2969,13 +2975,13 @@ export interface components {
                 }[];
                 num_atencion: string | null;
             } | null;
-            /** @description Questions asked of the SII so far (each charged as `envios/estado`) */
+            /** @description Steps run so far: for `seguimiento_envio` each one a question to the SII, charged as `envios/estado` */
             intentos: number;
             /** @description Why the last question failed (an SII outage, the quota), or why the job ended */
             ultimo_error: string | null;
-            /** @description When it asks the SII next (ISO 8601); null when it does not by itself */
+            /** @description When it runs next (ISO 8601); null when it does not by itself */
             next_run_at: string | null;
-            /** @description When it gives up without a verdict (72 hours after its creation) */
+            /** @description When it ends at the latest: a `seguimiento_envio` gives up without a verdict 72 hours after its creation; a `vigilancia_folios` ends sooner, when its ledger has no folio left */
             expires_at: string;
             created_at: string;
             updated_at: string;
@@ -3297,7 +3303,7 @@ export interface components {
             /** @description The event's id: the same in the feed and in every delivery of it */
             id: string;
             /** @enum {string} */
-            type: "dte_envio.processed" | "dte_envio.rejected" | "job.credentials_required" | "job.failed";
+            type: "dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "job.credentials_required" | "job.failed";
             created_at: string;
             /** @description 1, 2, 3 … per account in the order written: the feed's cursor */
             sequence: number;
@@ -21324,7 +21330,7 @@ export interface operations {
             query?: {
                 /** @description Events with a sequence above this one (default 0: from the oldest kept) */
                 after?: number;
-                type?: "dte_envio.processed" | "dte_envio.rejected" | "job.credentials_required" | "job.failed";
+                type?: "dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "job.credentials_required" | "job.failed";
                 /** @description Events per page (default 50) */
                 limit?: number;
             };
