@@ -92,6 +92,8 @@ export abstract class AccountJobsObject<Env extends AccountJobsEnv> extends Dura
     const ends = realTime(job.expires, clock);
     if ((this.owner()?.registered_until ?? 0) >= ends + REGISTRY_SLACK_MS) return;
     const until = ends + REGISTRY_MARGIN_MS;
+    // A job whose life is over already needs no re-arm (and KV refuses an expiration under a minute away).
+    if (until <= Date.now() + 60_000) return;
     try {
       await registerJobAccount(this.env.SETTINGS, job.account, until);
       this.ctx.storage.sql.exec("UPDATE account_owner SET registered_until = ? WHERE id = 1", until);
