@@ -18,6 +18,7 @@ import { requestIdFor, serverTimingSince } from "../platform/request.ts";
 import { DOCS_CSP } from "../platform/security-headers.ts";
 import { seedDevToken } from "../platform/tokens.ts";
 import type { Deps } from "../ports/deps.ts";
+import type { SiiTransport } from "../ports/transport.ts";
 import { sandboxTransport } from "../sandbox/transport.ts";
 import { AccountJobsObject } from "./worker-jobs.ts";
 
@@ -46,11 +47,22 @@ export interface WorkerEnv {
 // Bindings are stable for an isolate's life, so the deps are built once per env object.
 const built = new WeakMap<WorkerEnv, Promise<Deps>>();
 
+/**
+ * The sandbox is one per isolate (docs/sandbox.md), not one per env object: a jobs object's env is not
+ * the Worker's, and its alarm must query the simulator that took the envelope, on the clock that
+ * POST /sandbox/v1/clock moved, whenever the two share an isolate (wrangler dev, the tests).
+ */
+let isolateSandbox: SiiTransport | undefined;
+function sandboxOfIsolate(): SiiTransport {
+  isolateSandbox ??= sandboxTransport();
+  return isolateSandbox;
+}
+
 async function buildDeps(env: WorkerEnv): Promise<Deps> {
   const config = configFromEnv(env as unknown as Record<string, unknown>, WORKERS_MAX_BODY_BYTES);
   const sii =
     config.upstream === "sandbox"
-      ? sandboxTransport()
+      ? sandboxOfIsolate()
       : workerTransport({ url: config.egressUrl, secret: config.egressSecret, allowPrivateProxy: config.allowPrivateProxy });
   const deps: Deps = {
     tokens: kvTokenStore(env.TOKENS),

@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest";
 import { JOB_ACCOUNTS_PREFIX } from "../../src/adapters/cloudflare/durable-jobs.ts";
 import worker, { type AccountJobs, type WorkerEnv } from "../../src/entry/worker.ts";
 import type { JobKind, JobRecord, JobUpdate } from "../../src/ports/jobs.ts";
+import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { type JobStoreUnderTest, jobStoreContract, newJob } from "../support/job-store-contract.ts";
+import { ADMIN_HEADERS, fetchWorker } from "./worker.ts";
 
 const bindings = env as unknown as WorkerEnv;
 /** Each case makes dozens of Durable Object round trips: on a busy 2-core machine they take seconds. */
@@ -187,6 +189,60 @@ describe("the jobs object of an account", () => {
       await worker.scheduled(createScheduledController({ cron: "*/5 * * * *" }), bindings);
       expect(await alarmOf(objectOf(live))).toBe(at);
       expect(await alarmOf(objectOf(idle))).toBeNull();
+    },
+    SLOW_MS,
+  );
+});
+
+// Last in the file: it moves this isolate's sandbox clock ahead, which the tests above take as real time.
+describe("a job through the Worker", () => {
+  it(
+    "POST /api/v1/jobs reaches the account's object, whose alarm, on the sandbox's clock, follows the envelope to its verdict",
+    async () => {
+      const account = accountName();
+      const issued = await fetchWorker("/admin/v1/tokens", {
+        method: "POST",
+        headers: ADMIN_HEADERS,
+        body: JSON.stringify({ name: "jobs", account, scopes: ["sii:read"] }),
+      });
+      expect(issued.status).toBe(201);
+      const { token } = ((await issued.json()) as { data: { token: string } }).data;
+      const headers = { "x-api-token": token, "content-type": "application/json" };
+      // Juana represents the sandbox company, whose envelope 0260000001 the SII has processed (EPR).
+      const juana = SANDBOX_TAXPAYER_CERTS["11111111-1"];
+      const created = await fetchWorker("/api/v1/jobs", {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          auth: { cert: { "cert-data": juana.certPem, "pkey-data": juana.keyPem } },
+          tipo: "seguimiento_envio",
+          envio: { emisor: "76192083-9", track_id: "0260000001", servicio: "dte", ambiente: "0" },
+        }),
+      });
+      expect(created.status).toBe(201);
+      const { id } = ((await created.json()) as { data: { job: { id: string } } }).data.job;
+      const stub = objectOf(account);
+      const job = (await storeOf(stub).get(account, id)) as JobRecord;
+      expect(job).toMatchObject({ estado: "pendiente", account, runs: 0 });
+      expect(await alarmOf(stub)).toBe(job.due);
+
+      // The sandbox's clock moved ahead is the object's clock too: a re-arm (the cron's) brings the alarm
+      // forward by as much in real time (still some 20 s ahead: it does not fire by itself meanwhile).
+      const advance = (seconds: number) =>
+        fetchWorker("/sandbox/v1/clock", { method: "POST", headers: ADMIN_HEADERS, body: JSON.stringify({ avanzar_segundos: seconds }) });
+      expect((await advance(5)).status).toBe(200);
+      await stub.rearm();
+      expect(await alarmOf(stub)).toBe((job.due as number) - 5_000);
+      // A minute later on that clock the job is due; its alarm, run now, asks the sandbox that gave the token.
+      expect((await advance(60)).status).toBe(200);
+      expect(await runDurableObjectAlarm(stub)).toBe(true);
+
+      const read = await fetchWorker(`/api/v1/jobs/${id}`, { headers });
+      expect(((await read.json()) as { data: { estado: string } }).data.estado).toBe("completado");
+      const events = await fetchWorker("/api/v1/events", { headers });
+      const feed = ((await events.json()) as { data: { events: { type: string; data: { job_id: string } }[] } }).data.events;
+      expect(feed.map((e) => [e.type, e.data.job_id])).toEqual([["dte_envio.processed", id]]);
+      expect(await alarmOf(stub)).toBeNull();
     },
     SLOW_MS,
   );
