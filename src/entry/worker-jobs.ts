@@ -23,7 +23,7 @@ export interface AccountJobsEnv {
  * The registry key outlives the account's last job by this much (real time): the cron, every 5 minutes,
  * has ample time to re-arm an object whose alarm was lost before that job's life ends.
  */
-export const REGISTRY_MARGIN_MS = 24 * 3600_000;
+const REGISTRY_MARGIN_MS = 24 * 3600_000;
 /** A create rewrites the key only when it would lapse sooner than this after the new job ends: at most one KV write per account every 12 h. */
 const REGISTRY_SLACK_MS = 12 * 3600_000;
 
