@@ -1,6 +1,7 @@
 // Jobs on Workers in workerd: the store's contract on a real Durable Object per account, the object's
 // alarm (set by writes, kept across an eviction, reset after a round even one that threw), the runner
-// on the object's own jobs, and the cron that re-arms an object whose alarm was lost.
+// on the object's own jobs, the cron that re-arms an object whose alarm was lost, and a job from
+// POST /api/v1/jobs through the Worker to its verdict on the sandbox's clock.
 import { createScheduledController, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
