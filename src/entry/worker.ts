@@ -1,7 +1,9 @@
-// Cloudflare Workers entry: the primary deployment. State in KV and Durable Objects.
+// Cloudflare Workers entry: the primary deployment. State in KV and Durable Objects; jobs in a Durable
+// Object per account (worker-jobs.ts), run from its alarm, with a cron that re-arms a lost one.
 
 import { durableFolioLedgerStore } from "../adapters/cloudflare/durable-folio-ledger.ts";
 import { durableIdempotencyStore } from "../adapters/cloudflare/durable-idempotency.ts";
+import { durableJobStore, rearmJobAccounts } from "../adapters/cloudflare/durable-jobs.ts";
 import type { FolioLedger, IdempotencyLedger, QuotaCounter, SiiSessions } from "../adapters/cloudflare/durable-objects.ts";
 import { durableQuotaStore } from "../adapters/cloudflare/durable-quota.ts";
 import { durableSessionStore } from "../adapters/cloudflare/durable-sessions.ts";
@@ -10,13 +12,15 @@ import { kvSettingsStore } from "../adapters/cloudflare/kv-settings.ts";
 import { kvTokenStore } from "../adapters/cloudflare/kv-tokens.ts";
 import { workerTransport } from "../adapters/cloudflare/transport.ts";
 import { createApp } from "../app.ts";
-import { configFromEnv, consoleLogger, systemClock, WORKERS_MAX_BODY_BYTES } from "../config.ts";
+import { clockFor, configFromEnv, consoleLogger, WORKERS_MAX_BODY_BYTES } from "../config.ts";
 import { isLoopbackHost } from "../lib/address-policy.ts";
 import { requestIdFor, serverTimingSince } from "../platform/request.ts";
 import { DOCS_CSP } from "../platform/security-headers.ts";
 import { seedDevToken } from "../platform/tokens.ts";
 import type { Deps } from "../ports/deps.ts";
+import type { SiiTransport } from "../ports/transport.ts";
 import { sandboxTransport } from "../sandbox/transport.ts";
+import { AccountJobsObject } from "./worker-jobs.ts";
 
 export { FolioLedger, IdempotencyLedger, QuotaCounter, SiiSessions } from "../adapters/cloudflare/durable-objects.ts";
 
@@ -28,6 +32,7 @@ export interface WorkerEnv {
   IDEMPOTENCY: DurableObjectNamespace<IdempotencyLedger>;
   SESSIONS: DurableObjectNamespace<SiiSessions>;
   FOLIOS: DurableObjectNamespace<FolioLedger>;
+  JOBS: DurableObjectNamespace<AccountJobs>;
   SII_UPSTREAM?: string;
   ADMIN_TOKEN?: string;
   DEV_API_TOKEN?: string;
@@ -42,8 +47,23 @@ export interface WorkerEnv {
 // Bindings are stable for an isolate's life, so the deps are built once per env object.
 const built = new WeakMap<WorkerEnv, Promise<Deps>>();
 
+/**
+ * The sandbox is one per isolate (docs/sandbox.md), not one per env object: a jobs object's env is not
+ * the Worker's, and its alarm must query the simulator that took the envelope, on the clock that
+ * POST /sandbox/v1/clock moved, whenever the two share an isolate (wrangler dev, the tests).
+ */
+let isolateSandbox: SiiTransport | undefined;
+function sandboxOfIsolate(): SiiTransport {
+  isolateSandbox ??= sandboxTransport();
+  return isolateSandbox;
+}
+
 async function buildDeps(env: WorkerEnv): Promise<Deps> {
   const config = configFromEnv(env as unknown as Record<string, unknown>, WORKERS_MAX_BODY_BYTES);
+  const sii =
+    config.upstream === "sandbox"
+      ? sandboxOfIsolate()
+      : workerTransport({ url: config.egressUrl, secret: config.egressSecret, allowPrivateProxy: config.allowPrivateProxy });
   const deps: Deps = {
     tokens: kvTokenStore(env.TOKENS),
     settings: kvSettingsStore(env.SETTINGS),
@@ -52,11 +72,10 @@ async function buildDeps(env: WorkerEnv): Promise<Deps> {
     sessions: durableSessionStore(env.SESSIONS),
     cache: kvCacheStore(env.CACHE),
     folios: durableFolioLedgerStore(env.FOLIOS),
-    sii:
-      config.upstream === "sandbox"
-        ? sandboxTransport()
-        : workerTransport({ url: config.egressUrl, secret: config.egressSecret, allowPrivateProxy: config.allowPrivateProxy }),
-    clock: systemClock,
+    jobs: durableJobStore(env.JOBS),
+    sii,
+    // The sandbox's clock may run ahead (POST /sandbox/v1/clock): job due times follow it, as on Node.
+    clock: clockFor(sii),
     log: consoleLogger,
     config,
   };
@@ -76,6 +95,13 @@ export function workerDeps(env: WorkerEnv): Promise<Deps> {
     built.set(env, deps);
   }
   return deps;
+}
+
+/** One per account: its jobs and events, run from its alarm with the Worker's deps. */
+export class AccountJobs extends AccountJobsObject<WorkerEnv> {
+  protected deps(): Promise<Deps> {
+    return workerDeps(this.env);
+  }
 }
 
 /**
@@ -133,5 +159,13 @@ export default {
     // The app times its own answers; these two never reach it.
     own.headers.set("Server-Timing", serverTimingSince(started));
     return own;
+  },
+  /**
+   * Every 5 minutes (wrangler.toml `[triggers]`): re-arms the jobs object of each account with live jobs,
+   * in case one lost its alarm. Each object's alarm is what runs its jobs; this only makes sure one is set.
+   */
+  scheduled: async (_controller, env) => {
+    const { rearmed, failed } = await rearmJobAccounts(env.JOBS, env.SETTINGS);
+    if (failed) consoleLogger.log({ level: "warn", msg: "job objects not re-armed", rearmed, failed });
   },
 } satisfies ExportedHandler<WorkerEnv>;
