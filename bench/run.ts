@@ -15,6 +15,7 @@ import autocannon from "autocannon";
 import { SANDBOX_TAXPAYER_CERTS } from "../src/sandbox/credentials/index.ts";
 import { costFigures, costRows, costTable, summarize } from "./cost.ts";
 import { engineFigures } from "./dte.ts";
+import { jobFigures } from "./jobs.ts";
 import { type BenchServer, startServer } from "./processes.ts";
 import { rcvFigures } from "./rcv.ts";
 import { type StallFigure, stallFigures } from "./stall.ts";
@@ -402,6 +403,7 @@ for (const f of await engineFigures(quick)) {
 }
 for (const f of await rcvFigures()) figures.push(figure(f.name, f.unit, f.value, f.budget, "lower", f.gated));
 for (const f of await vehicleFigures(quick)) figures.push(figure(f.name, f.unit, f.value, null, "lower", false));
+for (const f of await jobFigures(quick)) figures.push(figure(f.name, f.unit, f.value, null, "lower", false));
 // The event-loop stall and another account's wait during each hostile or largest-allowed request,
 // over the same process's own just before (gated where a budget holds them: bench/README.md "stall").
 for (const f of await stallFigures(quick)) figures.push(stallFigure(f));
