@@ -82,6 +82,15 @@ interface Stored {
 }
 
 const LIVE: readonly JobState[] = LIVE_JOB_STATES;
+
+/** A job item's record (version and lease from their own attributes, which conditions read), or null. */
+function storedOf(item: Json | undefined): Stored | null {
+  const fields = parseJson(text(item, "job"));
+  if (!item || !isRecord(fields)) return null;
+  const job = { ...(fields as unknown as JobRecord), version: count(item, "version"), lease_until: count(item, "lease_until") };
+  const outbox = parseJson(text(item, "outbox"));
+  return { job, pending: item.pending !== undefined, outbox: isRecord(outbox) ? (outbox as unknown as Outbox) : null };
+}
 const pad = (n: number, width: number) => String(n).padStart(width, "0");
 const seconds = (ms: number) => N(Math.ceil(ms / 1000));
 
@@ -105,14 +114,7 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
     return items;
   };
 
-  const read = async (account: string, id: string): Promise<Stored | null> => {
-    const item = await getItem(jobKey(account, id));
-    const fields = parseJson(text(item, "job"));
-    if (!item || !isRecord(fields)) return null;
-    const job = { ...(fields as unknown as JobRecord), version: count(item, "version"), lease_until: count(item, "lease_until") };
-    const outbox = parseJson(text(item, "outbox"));
-    return { job, pending: item.pending !== undefined, outbox: isRecord(outbox) ? (outbox as unknown as Outbox) : null };
-  };
+  const read = async (account: string, id: string): Promise<Stored | null> => storedOf(await getItem(jobKey(account, id)));
 
   const liveMap = async (account: string): Promise<Record<string, string> | null> => {
     const item = await getItem(liveKey(account));
@@ -400,8 +402,10 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
           await release(account, job.subject, holder);
           continue;
         }
-        // Full: unless some entry's job ended without its release.
         const entries = Object.entries(live);
+        // The map changed since the claim was tried (made, or a place freed): try again.
+        if (entries.length < maxLive) continue;
+        // Full: unless some entry's job ended without its release.
         const freed = await inGroups(entries, READS_AT_ONCE, async ([subject, id]) => {
           const other = await read(account, id);
           return other && LIVE.includes(other.job.estado) ? false : release(account, subject, id);
@@ -420,7 +424,8 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
 
     async list(account, { estado, before, limit }) {
       const items = await queryAll({ KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": S(`job#${account}`) } });
-      const stored = await Promise.all(items.map((item) => read(account, text(item, "sk") ?? "")));
+      // Every job of the account (ended ones for 30 days), ordered here: job ids say nothing of age.
+      const stored = items.map(storedOf);
       const live = stored.some((s) => s?.pending) ? await liveMap(account) : null;
       const jobs: JobRecord[] = [];
       for (const s of stored) {
