@@ -53,8 +53,8 @@ describe("jobs on DynamoDB with concurrent instances", () => {
       for (let round = 0; round < 6; round++) {
         for (const job of await store.lease(T0, 60_000, 2)) {
           const events: NewEvent[] = [
-            { type: "dte_envio.processed", data: { round } },
-            { type: "job.failed", data: { round } },
+            { type: "dte_envio.processed" as const, data: { round } },
+            { type: "job.failed" as const, data: { round } },
           ].slice(0, 1 + (round % 2));
           const update = { estado: "pendiente", progress: null, sealed: null, due: T0, runs: job.runs + 1, error: null } as const;
           const written = await store.finish(job, update, events, T0 + round);

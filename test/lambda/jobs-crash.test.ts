@@ -145,6 +145,35 @@ describe("jobs on DynamoDB when the caller dies", () => {
     expect(written!.map((e) => e.sequence)).toEqual([1]);
   });
 
+  it("a creation that died before claiming its subject is nobody's job and is removed; one that died after is the subject's job", async () => {
+    const config = await freshTable();
+    const raw = dynamoClient(config);
+    // A creation's requests: the job item, its list entry, its pointer, the claim, the adoption.
+    const unclaimed = newJob("acct_a", "s1", T0);
+    await expect(storeOn(config, 4).create(unclaimed, 10)).rejects.toThrow(Crash);
+    const store = storeOn(config);
+    expect(await store.get("acct_a", unclaimed.id)).toBeNull();
+    expect(await store.list("acct_a", { limit: 10 })).toEqual([]);
+    expect(await store.lease(T0, LEASE, 10)).toEqual([]);
+    const fresh = await store.create(newJob("acct_a", "s1", T0 + 1), 10);
+    expect(fresh.state).toBe("created");
+    // Once its writer is surely gone, the runner's look removes it.
+    const later = T0 + 16 * 60_000;
+    expect((await store.lease(later, LEASE, 10)).map((j) => j.id)).toEqual([fresh.state === "created" ? fresh.job.id : ""]);
+    const left = await raw("GetItem", {
+      TableName: config.table,
+      Key: { pk: { S: "job#acct_a" }, sk: { S: unclaimed.id } },
+      ConsistentRead: true,
+    });
+    expect(left.Item).toBeUndefined();
+
+    const claimed = newJob("acct_a", "s2", T0);
+    await expect(storeOn(config, 5).create(claimed, 10)).rejects.toThrow(Crash);
+    expect(await store.create(newJob("acct_a", "s2", T0 + 1), 10)).toMatchObject({ state: "existing", job: { id: claimed.id } });
+    expect((await store.lease(later + LEASE, LEASE, 10)).map((j) => j.id)).toContain(claimed.id);
+    expect((await store.list("acct_a", { limit: 10 })).map((j) => j.id)).toContain(claimed.id);
+  });
+
   it("a runner that dies in the middle of a lease leaves every job to be leased by one runner, at once or when its lease ran out", async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 12 }), async (dieAt) => {

@@ -21,6 +21,8 @@
 //   makes it the subject's job, and anyone who finds it named by the map and still pending adopts it
 //   (rolls the creation forward). An entry whose job ended (a crash before its release) is released by
 //   the next creation that finds it in the way.
+// - An account's jobs are listed through entries sorted by creation (`jobat#`), put with the job and read
+//   backwards; the state is always the job item's, and an entry whose job is gone is deleted on the way.
 
 import { randomName } from "../../lib/random-name.ts";
 import {
@@ -69,8 +71,8 @@ interface Outbox {
   /** The account's counter when the write was made: every event of this outbox goes above it. */
   from: number;
   events: Omit<EventRecord, "sequence">[];
-  /** The subject whose live entry the write ended, or null. */
-  release: string | null;
+  /** What the write ended: the subject's live entry to release, and the job's list entry to expire with it; or null. */
+  release: { subject: string; listed: string; at: number } | null;
 }
 
 /** A job item as read. */
@@ -101,6 +103,8 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
   const counterKey = (account: string) => key(`evtseq#${account}`, "last");
   const eventKey = (account: string, sequence: number) => key(`evt#${account}`, pad(sequence, 12));
   const pointerKey = (due: number, account: string, id: string) => key("jobdue", `${pad(due, 15)}#${account}#${id}`);
+  const listed = (job: JobRecord) => `${pad(job.created_at, 15)}#${job.id}`;
+  const listKey = (account: string, sk: string) => key(`jobat#${account}`, sk);
 
   /** Every item of a Query, page after page (consistent). */
   const queryAll = async (body: Json): Promise<Json[]> => {
@@ -227,7 +231,15 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
           ExpressionAttributeValues: { ":n": N(last) },
         }),
       );
-    if (outbox.release) await release(account, outbox.release, id);
+    if (outbox.release) {
+      await release(account, outbox.release.subject, id);
+      await call("UpdateItem", {
+        TableName,
+        Key: listKey(account, outbox.release.listed),
+        UpdateExpression: "SET expires_at = :expires",
+        ExpressionAttributeValues: { ":expires": seconds(outbox.release.at + JOB_KEPT_MS) },
+      });
+    }
     await conditional(
       call("UpdateItem", {
         TableName,
@@ -274,7 +286,7 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
         created_at: now,
         data: { ...event.data, job_id: id },
       }));
-      outbox = { version: target, from, events, release: ends ? job.subject : null };
+      outbox = { version: target, from, events, release: ends ? { subject: job.subject, listed: listed(job), at: now } : null };
       await call("PutItem", { TableName, Item: { ...markerKey(account, id), v: N(target), at: N(now) } });
     }
     const { version: _v, lease_until: _l, ...fields } = next;
@@ -318,9 +330,10 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
 
   /** Removes a creation that did not claim its subject (it was answered otherwise, or its writer is gone). */
   const drop = async (job: JobRecord) => {
-    await conditional(
+    const gone = await conditional(
       call("DeleteItem", { TableName, Key: jobKey(job.account, job.id), ConditionExpression: "attribute_exists(pending)" }),
     );
+    if (gone) await call("DeleteItem", { TableName, Key: listKey(job.account, listed(job)) });
     if (job.due !== null) await dropPointer(job.account, job.id, job.due, job.version);
   };
 
@@ -367,6 +380,8 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
         },
         ConditionExpression: "attribute_not_exists(pk)",
       });
+      // Its list entry (newest first by its sort key) and its pointer, before anyone can answer it.
+      await call("PutItem", { TableName, Item: listKey(account, listed(job)) });
       if (job.due !== null) await putPointer(account, job.id, job.due, job.version, job.created_at);
       for (let tries = 0; tries < 20; tries++) {
         const claimed = await conditional(
@@ -423,22 +438,40 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
     },
 
     async list(account, { estado, before, limit }) {
-      const items = await queryAll({ KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": S(`job#${account}`) } });
-      // Every job of the account (ended ones for 30 days), ordered here: job ids say nothing of age.
-      const stored = items.map(storedOf);
-      const live = stored.some((s) => s?.pending) ? await liveMap(account) : null;
-      const jobs: JobRecord[] = [];
-      for (const s of stored) {
-        const job = await visible(account, s, live);
-        if (job) jobs.push(job);
+      if (limit <= 0) return [];
+      let below: string | undefined;
+      if (before) {
+        const cursor = await visible(account, await read(account, before));
+        if (!cursor) return [];
+        below = listed(cursor);
       }
-      const cursor = before ? jobs.find((j) => j.id === before) : undefined;
-      if (before && !cursor) return [];
-      return jobs
-        .filter((j) => !estado || j.estado === estado)
-        .filter((j) => !cursor || j.created_at < cursor.created_at || (j.created_at === cursor.created_at && j.id < cursor.id))
-        .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1))
-        .slice(0, limit);
+      // The list entries newest first, below the cursor's, each read from its job (the entry holds no state).
+      const jobs: JobRecord[] = [];
+      let start: unknown;
+      do {
+        const page = await call("Query", {
+          TableName,
+          ConsistentRead: true,
+          ScanIndexForward: false,
+          Limit: Math.min(100, Math.max(limit, 10)),
+          KeyConditionExpression: below ? "pk = :pk AND sk < :below" : "pk = :pk",
+          ExpressionAttributeValues: { ":pk": S(`jobat#${account}`), ...(below ? { ":below": S(below) } : {}) },
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        });
+        const entries = (Array.isArray(page.Items) ? page.Items.filter(isRecord) : []).map((item) => text(item, "sk") ?? "");
+        const found = await inGroups(entries, READS_AT_ONCE, async (sk) => {
+          const stored = await read(account, sk.slice(sk.indexOf("#") + 1));
+          // Its job expired (the TTL): the entry goes too.
+          if (!stored) await call("DeleteItem", { TableName, Key: listKey(account, sk) });
+          return visible(account, stored);
+        });
+        for (const job of found) {
+          if (job && (!estado || job.estado === estado)) jobs.push(job);
+          if (jobs.length >= limit) return jobs;
+        }
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return jobs;
     },
 
     async lease(now, leaseMs, limit) {

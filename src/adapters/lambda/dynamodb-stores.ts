@@ -15,9 +15,13 @@
 //   job#<account>         <job id>        job (the record's JSON), version, lease_until, pending (created, subject
 //                                         not yet claimed), outbox + outbox_v (an accepted write's events not yet
 //                                         in the feed), expires_at (ended jobs)              (dynamodb-jobs.ts)
+//   jobat#<account>       <created ms, 15 digits>#<job id>   expires_at once the job ended (the list, newest
+//                                         first: a Query backwards; the job item answers its state)
 //   joblive#<account>     live            live (map: subject -> its live job's id; its size is the live count)
 //   jobdue                <due ms, 15 digits>#<account>#<job id>   target (the version that set it), at
-//                                         (one key for every due pointer: the runner's Query, oldest first)
+//                                         (one key for every due pointer: the runner's Query, oldest first; a
+//                                         job's step writes it about twice, so one partition's 1 000 writes a
+//                                         second carry some 500 steps a second)
 //   jobout#<account>      <job id>        v, at (a write with events in flight: `events` finishes its copy)
 //   evt#<account>         <sequence, 12 digits>   id, type, created_at, data (JSON), expires_at
 //   evtseq#<account>      last            last (the highest sequence given: numbers survive their events)
