@@ -1,5 +1,6 @@
 // `npm run build:lambda`: the Lambda entry as one ESM file, dist-lambda/index.mjs, that
-// template.yaml deploys (Handler index.handler). Everything is bundled: the function needs no
+// template.yaml deploys twice: Handler index.handler (the HTTP API) and index.scheduled (the jobs'
+// schedule); both are exports of src/entry/lambda.ts. Everything is bundled: the functions need no
 // node_modules. esbuild comes with wrangler.
 import { mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";

@@ -12,14 +12,30 @@
 //   idem#<account>        <key>           state, fingerprint, until_ms, response (JSON), expires_at
 //   idemcount#<account>   h#YYYY-MM-DDTHH n (answers completed in that UTC hour), expires_at
 //   folios#<ledger id>    ledger          state, version (dynamodb-folios.ts)
+//   job#<account>         <job id>        job (the record's JSON), version, lease_until, pending (created, subject
+//                                         not yet claimed), outbox + outbox_v (an accepted write's events not yet
+//                                         in the feed), expires_at (ended jobs)              (dynamodb-jobs.ts)
+//   jobat#<account>       <created ms, 15 digits>#<job id>   expires_at once the job ended (the list, newest
+//                                         first: a Query backwards; the job item answers its state)
+//   joblive#<account>     live            live (map: subject -> its live job's id; its size is the live count)
+//   jobdue                <due ms, 15 digits>#<account>#<job id>   target (the version that set it), at
+//                                         (one key for every due pointer: the runner's Query, oldest first; a
+//                                         job's step writes it about twice, so one partition's 1 000 writes a
+//                                         second carry some 500 steps a second)
+//   jobout#<account>      <job id>        v, at (a write with events in flight: `events` finishes its copy)
+//   evt#<account>         <sequence, 12 digits>   id, type, created_at, data (JSON), expires_at
+//   evtseq#<account>      last            last (the highest sequence given: numbers survive their events)
 //
 // `expires_at` (unix seconds) is there for a DynamoDB TTL on that attribute, which removes dead
-// quota months, idempotency records and their hourly counts (createDynamoTable enables it). No
-// read depends on it: each read compares `until_ms` or the hour itself with the clock.
+// quota months, idempotency records and their hourly counts, events and ended jobs 30 days on
+// (createDynamoTable enables it). No read depends on it: each read compares `until_ms`, the hour or
+// the event's age with the clock.
+import type { JobQueue, JobStore } from "../../ports/jobs.ts";
 import type { CacheStore, FolioLedgerStore, IdempotencyStore, QuotaStore, SettingsStore, TokenStore } from "../../ports/stores.ts";
 import { dynamoCacheStore } from "./dynamodb-cache.ts";
 import { dynamoFolioLedgerStore } from "./dynamodb-folios.ts";
 import { dynamoIdempotencyStore } from "./dynamodb-idempotency.ts";
+import { dynamoJobStore } from "./dynamodb-jobs.ts";
 import { dynamoQuotaStore } from "./dynamodb-quota.ts";
 import { dynamoSettingsStore } from "./dynamodb-settings.ts";
 import { dynamoTokenStore } from "./dynamodb-tokens.ts";
@@ -35,6 +51,8 @@ export interface DynamoStores {
   idempotency: IdempotencyStore;
   cache: CacheStore;
   folios: FolioLedgerStore;
+  /** Also the scheduled runner's queue (every account's due jobs). */
+  jobs: JobStore & JobQueue;
 }
 
 export function createDynamoStores(config: DynamoConfig): DynamoStores {
@@ -48,5 +66,6 @@ export function createDynamoStores(config: DynamoConfig): DynamoStores {
     idempotency: dynamoIdempotencyStore(call, TableName, getItem),
     cache: dynamoCacheStore(call, TableName, getItem),
     folios: dynamoFolioLedgerStore(call, TableName, getItem),
+    jobs: dynamoJobStore(call, TableName, getItem),
   };
 }
