@@ -41,7 +41,12 @@ const TableProps = z.object({
 
 const template = Template.parse(parse(read("template.yaml")));
 const resourcesOf = (type: string) => Object.entries(template.Resources).filter(([, r]) => r.Type === type);
-const [functionEntry, ...otherFunctions] = resourcesOf("AWS::Serverless::Function");
+/** The HTTP function (the one an HttpApi event reaches) and the others (the jobs' scheduled sweep). */
+const functions = resourcesOf("AWS::Serverless::Function");
+const eventTypes = ([, r]: (typeof functions)[number]) =>
+  Object.values((r.Properties as { Events?: Record<string, { Type: string }> }).Events ?? {}).map((e) => e.Type);
+const functionEntry = functions.find((entry) => eventTypes(entry).includes("HttpApi"));
+const otherFunctions = functions.filter((entry) => entry !== functionEntry);
 const [tableEntry, ...otherTables] = resourcesOf("AWS::DynamoDB::Table");
 if (!functionEntry || !tableEntry) throw new Error("template.yaml has no function or no table");
 const fn = FunctionProps.parse(functionEntry[1].Properties);
@@ -63,8 +68,8 @@ function envReads(file: string): string[] {
 }
 
 describe("template.yaml (AWS SAM)", () => {
-  it("has one function on Node 22 behind an HTTP API, and one table", () => {
-    expect(otherFunctions).toEqual([]);
+  it("has one function on Node 22 behind an HTTP API, one on a schedule only (test/lambda/jobs-template.test.ts), and one table", () => {
+    expect(otherFunctions.map(eventTypes)).toEqual([["Schedule"]]);
     expect(otherTables).toEqual([]);
     expect(fn.Runtime ?? template.Globals?.Function.Runtime).toBe("nodejs22.x");
     expect(Object.values(fn.Events).map((e) => e.Type)).toEqual(["HttpApi"]);
