@@ -60,7 +60,12 @@ POST_READS = (
     "/api/v1/platform/dte/intercambios/cesion/{}/{}/{}",
     "/api/v1/platform/dte/intercambios/eventos/{}/{}/{}",
     "/api/v1/platform/dte/intercambios/recepcion_sii/{}/{}/{}",
+    # Safe to send again: a second creation answers the live job, a second resume is a 409 JOB_STATE.
+    "/api/v1/jobs",
+    "/api/v1/jobs/{}/resume",
 )
+# Cancelling a job twice is a 409 JOB_STATE the second time: safe to send again.
+DELETE_READS = ("/api/v1/jobs/{}",)
 
 
 def _matcher(templates: tuple[str, ...]) -> re.Pattern[str]:
@@ -69,6 +74,7 @@ def _matcher(templates: tuple[str, ...]) -> re.Pattern[str]:
 
 _IDEMPOTENT = _matcher(IDEMPOTENT_WRITES)
 _POST_READ = _matcher(POST_READS)
+_DELETE_READ = _matcher(DELETE_READS)
 
 
 def takes_idempotency_key(method: str, path: str) -> bool:
@@ -77,8 +83,10 @@ def takes_idempotency_key(method: str, path: str) -> bool:
 
 
 def is_read(method: str, path: str) -> bool:
-    """Whether the operation only reads, so a 429 or 503 may be retried."""
+    """Whether the operation only reads (or is safe to repeat), so a 429 or 503 may be retried."""
     method = method.upper()
+    if method == "DELETE":
+        return _DELETE_READ.fullmatch(path) is not None
     return method in ("GET", "HEAD") or (method == "POST" and _POST_READ.fullmatch(path) is not None)
 
 
