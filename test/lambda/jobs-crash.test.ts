@@ -7,7 +7,7 @@ import { dynamoJobStore } from "../../src/adapters/lambda/dynamodb-jobs.ts";
 import { createDynamoTable, type DynamoConfig } from "../../src/adapters/lambda/dynamodb-stores.ts";
 import { type Call, dynamoClient, itemIn, type Key } from "../../src/adapters/lambda/dynamodb-wire.ts";
 import type { JobRecord, JobUpdate } from "../../src/ports/jobs.ts";
-import { newJob } from "../support/job-store-contract.ts";
+import { done, newJob } from "../support/job-store-contract.ts";
 import { localDynamoDb } from "../support/local-dynamodb.ts";
 
 const local = localDynamoDb("jobs-crash");
@@ -44,14 +44,6 @@ const survive = async (work: () => Promise<unknown>) => {
   }
 };
 
-const done = (job: JobRecord): JobUpdate => ({
-  estado: "completado",
-  progress: { estado: "EPR" },
-  sealed: null,
-  due: null,
-  runs: job.runs + 1,
-  error: null,
-});
 const cancel: JobUpdate = { estado: "cancelado", progress: null, sealed: null, due: null, runs: 0, error: null };
 
 describe("jobs on DynamoDB when the caller dies", () => {

@@ -42,7 +42,8 @@ const pending = (job: JobRecord, due: number, runs = job.runs + 1): JobUpdate =>
   error: null,
 });
 
-const done = (job: JobRecord): JobUpdate => ({
+/** The update of a step that ends the job with the SII's verdict. */
+export const done = (job: JobRecord): JobUpdate => ({
   estado: "completado",
   progress: { estado: "EPR" },
   sealed: null,
