@@ -21,8 +21,8 @@ async function hmacKey(secret: string): Promise<CryptoKey> {
 }
 
 /** `v1,<base64>` for one secret. */
-async function signOne(secret: string, content: Uint8Array<ArrayBuffer>): Promise<string> {
-  const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret), content);
+async function signOne(secret: string, content: Uint8Array): Promise<string> {
+  const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret), content as Uint8Array<ArrayBuffer>);
   return `v1,${bytesToBase64(new Uint8Array(mac))}`;
 }
 
