@@ -48,7 +48,7 @@ interface Received {
   headers: IncomingMessage["headers"];
   body: string;
   /** The TLS server name the client sent (https only; false or undefined when none). */
-  servername?: string | false;
+  servername?: string | false | null;
 }
 
 const received: Received[] = [];
