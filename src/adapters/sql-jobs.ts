@@ -16,6 +16,7 @@ import {
   type JobState,
   type JobUpdate,
   LIVE_JOB_STATES,
+  MAX_LIVE_JOBS,
   type NewEvent,
 } from "../ports/jobs.ts";
 
@@ -109,8 +110,9 @@ export function sqlJobs(sql: SqlEngine) {
     const before = sql.all<{ version: number }>("SELECT version FROM jobs WHERE id = ? AND account = ?", id, account)[0];
     if (!before || before.version !== version) return false;
     sql.run(
-      "UPDATE jobs SET estado = ?, progress = ?, sealed = ?, due = ?, runs = ?, error = ?, updated_at = ?, lease_until = 0, version = version + 1 WHERE id = ?",
+      "UPDATE jobs SET estado = ?, input = COALESCE(?, input), progress = ?, sealed = ?, due = ?, runs = ?, error = ?, updated_at = ?, lease_until = 0, version = version + 1 WHERE id = ?",
       update.estado,
+      update.input === undefined ? null : JSON.stringify(update.input),
       update.progress === null ? null : JSON.stringify(update.progress),
       update.sealed,
       update.due,
@@ -229,6 +231,38 @@ export function sqlJobs(sql: SqlEngine) {
           options.limit,
         )
         .map(eventOf);
+    },
+
+    event(account: string, id: string, now: number): EventRecord | null {
+      const row = sql.all<EventRow>(
+        "SELECT * FROM events WHERE id = ? AND account = ? AND created_at >= ?",
+        id,
+        account,
+        now - EVENT_KEPT_MS,
+      )[0];
+      return row ? eventOf(row) : null;
+    },
+
+    live(account: string, subjectPrefix: string): JobRecord[] {
+      return sql
+        .all<JobRow>(
+          `SELECT * FROM jobs WHERE account = ? AND estado IN (${LIVE}) AND substr(subject, 1, ?) = ? ORDER BY created_at LIMIT ${MAX_LIVE_JOBS}`,
+          account,
+          subjectPrefix.length,
+          subjectPrefix,
+        )
+        .map(jobOf);
+    },
+
+    wake(account: string, subjectPrefix: string, now: number): number {
+      return sql.atomic(() => {
+        const where =
+          "account = ? AND estado = 'pendiente' AND substr(subject, 1, ?) = ? AND lease_until <= ? AND due IS NOT NULL AND due > ?";
+        const params = [account, subjectPrefix.length, subjectPrefix, now, now];
+        const n = sql.all<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE ${where}`, ...params)[0]?.n ?? 0;
+        if (n) sql.run(`UPDATE jobs SET due = ?, updated_at = ?, version = version + 1 WHERE ${where}`, now, now, ...params);
+        return n;
+      });
     },
 
     nextDue(): number | null {

@@ -79,5 +79,10 @@ export function wakingJobStore<S extends JobStore>(store: S, wake: () => void): 
       wake();
       return result;
     },
+    wake: async (...args: Parameters<JobStore["wake"]>) => {
+      const woken = await store.wake(...args);
+      if (woken) wake();
+      return woken;
+    },
   };
 }

@@ -11,7 +11,7 @@ import { type AccountJobsRpc, durableSqlEngine, registerJobAccount } from "../ad
 import { JOBS_SCHEMA, type SqlJobs, sqlJobs } from "../adapters/sql-jobs.ts";
 import { consoleLogger, systemClock } from "../config.ts";
 import type { Clock, Deps } from "../ports/deps.ts";
-import type { EventType, JobQueue, JobRecord, JobState, JobUpdate, NewEvent } from "../ports/jobs.ts";
+import type { EventType, JobQueue, JobRecord, JobState, JobStore, JobUpdate, NewEvent } from "../ports/jobs.ts";
 import { runDueJobs } from "../services/job-runner.ts";
 
 /** What the object needs of the Worker's bindings: the registry of accounts with live jobs lives in SETTINGS. */
@@ -50,6 +50,20 @@ export abstract class AccountJobsObject<Env extends AccountJobsEnv> extends Dura
       lease: async (now, leaseMs, limit) => jobs.lease(now, leaseMs, limit),
       finish: async (job, update, events, now) => jobs.finish(job, update, events, now),
       nextDue: async () => jobs.nextDue(),
+    };
+  }
+
+  /** This object's JobStore for its own alarm's steps: the same methods as its RPC, called in place. */
+  private ownStore(): JobStore {
+    return {
+      create: (job, maxLive) => this.create(job, maxLive),
+      get: async (account, id) => this.get(account, id),
+      list: async (account, options) => this.list(account, options),
+      change: (account, id, from, update, events, now) => this.change(account, id, [...from], update, events, now),
+      events: async (account, options, now) => this.events(account, options, now),
+      event: async (account, id, now) => this.event(account, id, now),
+      live: async (account, prefix) => this.live(account, prefix),
+      wake: (account, prefix, now) => this.wake(account, prefix, now),
     };
   }
 
@@ -134,6 +148,23 @@ export abstract class AccountJobsObject<Env extends AccountJobsEnv> extends Dura
     return this.jobs.events(account, options, now);
   }
 
+  event(account: string, id: string, now: number) {
+    this.own(account);
+    return this.jobs.event(account, id, now);
+  }
+
+  live(account: string, subjectPrefix: string) {
+    this.own(account);
+    return this.jobs.live(account, subjectPrefix);
+  }
+
+  async wake(account: string, subjectPrefix: string, now: number) {
+    this.own(account);
+    const woken = this.jobs.wake(account, subjectPrefix, now);
+    if (woken) await this.arm();
+    return woken;
+  }
+
   lease(now: number, leaseMs: number, limit: number) {
     return this.jobs.lease(now, leaseMs, limit);
   }
@@ -165,7 +196,8 @@ export abstract class AccountJobsObject<Env extends AccountJobsEnv> extends Dura
     try {
       const deps = await this.deps();
       clock = deps.clock;
-      await runDueJobs(this.queue, deps);
+      // A step that reads or wakes the account's jobs (a webhook delivery reads the feed) reads this object's own, not over RPC to itself.
+      await runDueJobs(this.queue, { ...deps, jobs: this.ownStore() });
     } catch (err) {
       consoleLogger.log({ level: "error", msg: "job round failed", error: err instanceof Error ? err.message : String(err) });
       throw err;

@@ -4,7 +4,7 @@
 // each and finishes it; routes create, read, cancel and resume them.
 
 /** What a job does. */
-export type JobKind = "seguimiento_envio" | "vigilancia_folios";
+export type JobKind = "seguimiento_envio" | "vigilancia_folios" | "entrega_webhook";
 
 /**
  * pendiente: runs again at `due`. credenciales_requeridas: the SII no longer honours what the job had;
@@ -28,7 +28,9 @@ export type EventType =
   | "folios.low"
   | "folios.expiring"
   | "job.credentials_required"
-  | "job.failed";
+  | "job.failed"
+  | "webhook.test"
+  | "webhook.endpoint_disabled";
 export const EVENT_TYPES = [
   "dte_envio.processed",
   "dte_envio.rejected",
@@ -36,6 +38,8 @@ export const EVENT_TYPES = [
   "folios.expiring",
   "job.credentials_required",
   "job.failed",
+  "webhook.test",
+  "webhook.endpoint_disabled",
 ] as const satisfies readonly EventType[];
 
 export interface JobRecord {
@@ -71,8 +75,8 @@ export interface JobRecord {
   version: number;
 }
 
-/** What a step or a change sets. */
-export type JobUpdate = Pick<JobRecord, "estado" | "progress" | "sealed" | "due" | "runs" | "error">;
+/** What a step or a change sets; `input` only when given (a webhook endpoint's PATCH). */
+export type JobUpdate = Pick<JobRecord, "estado" | "progress" | "sealed" | "due" | "runs" | "error"> & { input?: Record<string, unknown> };
 
 /** What a job's step decided: the job's next state and the events it saw, written together by `finish`. */
 export interface StepResult {
@@ -132,6 +136,16 @@ export interface JobStore {
   change(account: string, id: string, from: readonly JobState[], update: JobUpdate, events: NewEvent[], now: number): Promise<JobChange>;
   /** Events with a sequence above `after`, lowest first, of `type` when given; none older than EVENT_KEPT_MS. */
   events(account: string, options: { after: number; type?: EventType; limit: number }, now: number): Promise<EventRecord[]>;
+  /** One event of the account by its id, or null (unknown, another account's, or older than EVENT_KEPT_MS). */
+  event(account: string, id: string, now: number): Promise<EventRecord | null>;
+  /** The account's live jobs whose subject begins with `subjectPrefix` (at most MAX_LIVE_JOBS). */
+  live(account: string, subjectPrefix: string): Promise<JobRecord[]>;
+  /**
+   * Brings forward to `now` every `pendiente` job of the account whose subject begins with `subjectPrefix`,
+   * that nobody holds and whose `due` is later (each a write: its version is raised); answers how many.
+   * A held job is left alone: its runner's write decides what comes next.
+   */
+  wake(account: string, subjectPrefix: string, now: number): Promise<number>;
 }
 
 /**

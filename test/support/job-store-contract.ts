@@ -214,11 +214,73 @@ export function jobStoreContract(make: () => Promise<JobStoreUnderTest> | JobSto
     expect(written!.map((e) => e.sequence)).toEqual([2]);
   });
 
+  it("wakes the account's live, unheld jobs of a subject prefix that are due later, each one a write", async () => {
+    const store = await make();
+    const later = newJob("acct_a", "webhook:1", T0, { due: T0 + 3600_000 });
+    const held = newJob("acct_a", "webhook:2", T0, { due: T0 - 2000 });
+    const dueAlready = newJob("acct_a", "webhook:3", T0, { due: T0 - 1000 });
+    const idle = newJob("acct_a", "webhook:4", T0, { due: null });
+    const otherSubject = newJob("acct_a", "s1", T0, { due: T0 + 3600_000 });
+    for (const job of [later, held, dueAlready, idle, otherSubject]) await store.create(job, 10);
+    const [leased] = await store.lease(T0, 60_000, 1);
+    expect(leased!.id).toBe(held.id);
+    const heldId = held.id;
+    const before = new Map((await store.live("acct_a", "webhook:")).map((j) => [j.id, j]));
+    expect(await store.wake("acct_a", "webhook:", T0 + 10)).toBe(1);
+    const after = new Map((await store.live("acct_a", "webhook:")).map((j) => [j.id, j]));
+    expect(after.get(later.id)).toMatchObject({ due: T0 + 10, version: before.get(later.id)!.version + 1, lease_until: 0 });
+    // The held one keeps its lease and its version (its runner's finish still writes), the others their due.
+    expect(after.get(heldId)).toEqual(before.get(heldId));
+    expect(after.get(idle.id)!.due).toBeNull();
+    expect((await store.get("acct_a", otherSubject.id))!.due).toBe(T0 + 3600_000);
+    expect(after.get(dueAlready.id)).toEqual(before.get(dueAlready.id));
+    expect(await store.finish(leased!, pending(leased!, T0 + 5000), [], T0 + 20)).not.toBeNull();
+    // Released with a later due, it is woken now; then nothing is left to wake.
+    expect(await store.wake("acct_a", "webhook:", T0 + 30)).toBe(1);
+    expect(await store.wake("acct_a", "webhook:", T0 + 30)).toBe(0);
+  });
+
+  it("lists the live jobs of a subject prefix, and no ended one", async () => {
+    const store = await make();
+    const a = newJob("acct_a", "webhook:1");
+    const b = newJob("acct_a", "webhook:2");
+    await store.create(a, 10);
+    await store.create(b, 10);
+    await store.create(newJob("acct_a", "s1"), 10);
+    const cancel = { estado: "cancelado", progress: null, sealed: null, due: null, runs: 0, error: null } as const;
+    await store.change("acct_a", b.id, ["pendiente"], cancel, [], T0);
+    expect((await store.live("acct_a", "webhook:")).map((j) => j.id)).toEqual([a.id]);
+    expect(await store.live("acct_a", "nothing:")).toEqual([]);
+  });
+
+  it("finds an event by its id within the 30 days it is kept", async () => {
+    const store = await make();
+    await store.create(newJob("acct_a", "s1"), 10);
+    const [leased] = await store.lease(T0, 60_000, 10);
+    const written = await store.finish(leased!, done(leased!), [{ type: "dte_envio.processed", data: { track_id: "s1" } }], T0);
+    const [event] = written!;
+    expect(await store.event("acct_a", event!.id, T0 + 1)).toEqual(event);
+    expect(await store.event("acct_a", "evt_aaaaaaaaaaaaaaaaaaaaaaaa", T0 + 1)).toBeNull();
+    if (other) expect(await store.event(other, event!.id, T0 + 1)).toBeNull();
+    expect(await store.event("acct_a", event!.id, T0 + 31 * 24 * 3600_000)).toBeNull();
+  });
+
+  it("replaces a job's input only when a change gives one", async () => {
+    const store = await make();
+    const job = newJob("acct_a", "s1");
+    await store.create(job, 10);
+    const keep = { estado: "pendiente", progress: null, sealed: null, due: T0, runs: 0, error: null } as const;
+    await store.change("acct_a", job.id, ["pendiente"], keep, [], T0);
+    expect((await store.get("acct_a", job.id))!.input).toEqual(job.input);
+    await store.change("acct_a", job.id, ["pendiente"], { ...keep, input: { url: "https://example.cl/" } }, [], T0);
+    expect((await store.get("acct_a", job.id))!.input).toEqual({ url: "https://example.cl/" });
+  });
+
   /**
    * The invariant, in words: whatever runners lease, crash (never finish), finish late or race a cancel,
    * (1) no two runners hold one job at once, (2) a finish writes only for the runner whose lease is the
    * job's latest, (3) every event belongs to exactly one write that was accepted and the account's
-   * sequences are 1…n without a gap or a repeat, and (4) a job ended stays ended.
+   * sequences are 1…n without a gap or a repeat, and (4) a job ended stays ended; wakes in between change none of it.
    */
   it("property: one holder at a time, nothing written by a stale runner, events exactly those of accepted writes", async () => {
     await fc.assert(
@@ -231,6 +293,7 @@ export function jobStoreContract(make: () => Promise<JobStoreUnderTest> | JobSto
             fc.record({ op: fc.constant("crash" as const), runner: fc.integer({ min: 0, max: 2 }) }),
             fc.record({ op: fc.constant("cancel" as const), subject: fc.integer({ min: 0, max: 4 }) }),
             fc.record({ op: fc.constant("tick" as const), ms: fc.integer({ min: 1, max: 90_000 }) }),
+            fc.record({ op: fc.constant("wake" as const) }),
           ),
           { maxLength: 40 },
         ),
@@ -257,6 +320,8 @@ export function jobStoreContract(make: () => Promise<JobStoreUnderTest> | JobSto
               held.set(step.runner, [...(held.get(step.runner) ?? []), ...leased]);
             }
             if (step.op === "crash") held.delete(step.runner);
+            // A wake is a write like any other: it moves no held job, and a runner whose lease ran out before it loses.
+            if (step.op === "wake") await store.wake("acct_a", "s", now);
             if (step.op === "finish") {
               const job = held.get(step.runner)?.shift();
               if (!job) continue;

@@ -35,6 +35,9 @@ export interface AccountJobsRpc extends Rpc.DurableObjectBranded {
   list(account: string, options: { estado?: JobState; before?: string; limit: number }): JobRecord[];
   change(account: string, id: string, from: JobState[], update: JobUpdate, events: NewEvent[], now: number): Promise<JobChange>;
   events(account: string, options: { after: number; type?: EventType; limit: number }, now: number): EventRecord[];
+  event(account: string, id: string, now: number): EventRecord | null;
+  live(account: string, subjectPrefix: string): JobRecord[];
+  wake(account: string, subjectPrefix: string, now: number): Promise<number>;
   lease(now: number, leaseMs: number, limit: number): JobRecord[];
   finish(job: JobRecord, update: JobUpdate, events: NewEvent[], now: number): Promise<EventRecord[] | null>;
   nextDue(): number | null;
@@ -51,6 +54,9 @@ export function durableJobStore(ns: DurableObjectNamespace<AccountJobsRpc>): Job
     list: (account, options) => of(account).list(account, options),
     change: (account, id, from, update, events, now) => of(account).change(account, id, [...from], update, events, now),
     events: (account, options, now) => of(account).events(account, options, now),
+    event: (account, id, now) => of(account).event(account, id, now),
+    live: (account, prefix) => of(account).live(account, prefix),
+    wake: (account, prefix, now) => of(account).wake(account, prefix, now),
   };
 }
 

@@ -102,6 +102,8 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
   const markerKey = (account: string, id: string) => key(`jobout#${account}`, id);
   const counterKey = (account: string) => key(`evtseq#${account}`, "last");
   const eventKey = (account: string, sequence: number) => key(`evt#${account}`, pad(sequence, 12));
+  /** An event's sequence by its id (for `event`), put by every copy of its outbox, so a copy a crash cut short is completed by the next. */
+  const eventIdKey = (account: string, id: string) => key(`evtid#${account}`, id);
   const pointerKey = (due: number, account: string, id: string) => key("jobdue", `${pad(due, 15)}#${account}#${id}`);
   const listed = (job: JobRecord) => `${pad(job.created_at, 15)}#${job.id}`;
   const listKey = (account: string, sk: string) => key(`jobat#${account}`, sk);
@@ -119,6 +121,15 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
   };
 
   const read = async (account: string, id: string): Promise<Stored | null> => storedOf(await getItem(jobKey(account, id)));
+
+  const eventOf = (account: string, item: Json): EventRecord => ({
+    id: text(item, "id") ?? "",
+    account,
+    type: text(item, "type") as EventType,
+    created_at: count(item, "created_at"),
+    sequence: Number(text(item, "sk")),
+    data: parseJson(text(item, "data")) as EventRecord["data"],
+  });
 
   const liveMap = async (account: string): Promise<Record<string, string> | null> => {
     const item = await getItem(liveKey(account));
@@ -211,6 +222,10 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
         cursor = slot;
       }
       cursor = Math.max(cursor, sequence);
+      await call("PutItem", {
+        TableName,
+        Item: { ...eventIdKey(account, event.id), sequence: N(sequence), expires_at: seconds(event.created_at + EVENT_KEPT_MS) },
+      });
       written.push({ ...event, sequence });
     }
     return written;
@@ -272,7 +287,8 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
   ): Promise<{ job: JobRecord; events: EventRecord[] } | null> => {
     const { account, id } = job;
     const target = job.version + 1;
-    const next: JobRecord = { ...job, ...update, updated_at: now, lease_until: 0, version: target };
+    const { input, ...fields } = update;
+    const next: JobRecord = { ...job, ...fields, input: input ?? job.input, updated_at: now, lease_until: 0, version: target };
     // The pointer first: from the write on, a job with a due can be found.
     if (next.due !== null && next.due !== job.due) await putPointer(account, id, next.due, target, now);
     const ends = LIVE.includes(job.estado) && !LIVE.includes(next.estado);
@@ -289,9 +305,9 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
       outbox = { version: target, from, events, release: ends ? { subject: job.subject, listed: listed(job), at: now } : null };
       await call("PutItem", { TableName, Item: { ...markerKey(account, id), v: N(target), at: N(now) } });
     }
-    const { version: _v, lease_until: _l, ...fields } = next;
+    const { version: _v, lease_until: _l, ...stored } = next;
     const values: Record<string, AttributeValue> = {
-      ":job": S(JSON.stringify(fields)),
+      ":job": S(JSON.stringify(stored)),
       ":target": N(target),
       ":seen": N(job.version),
       ":zero": N(0),
@@ -363,6 +379,34 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
       if (!start) return;
     }
   }
+
+  /** Finishes the accepted writes whose copy a crash cut short: the feed then holds every accepted event. */
+  const flushMarkers = async (account: string, now: number) => {
+    const markers = await queryAll({ KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": S(`jobout#${account}`) } });
+    for (const marker of markers) {
+      const id = text(marker, "sk") ?? "";
+      const v = count(marker, "v");
+      const stored = await read(account, id);
+      if (stored?.outbox) await flush(account, id, stored.outbox);
+      else if (!stored || stored.job.version >= v || count(marker, "at") < now - WRITER_GONE_MS)
+        await conditional(
+          call("DeleteItem", {
+            TableName,
+            Key: markerKey(account, id),
+            ConditionExpression: "v = :v",
+            ExpressionAttributeValues: { ":v": N(v) },
+          }),
+        );
+    }
+  };
+
+  /** The account's live jobs through its live map (each read from its job), whose subject begins with `prefix`. */
+  const liveJobs = async (account: string, prefix: string): Promise<JobRecord[]> => {
+    const map = (await liveMap(account)) ?? {};
+    const entries = Object.entries(map).filter(([subject]) => subject.startsWith(prefix));
+    const found = await inGroups(entries, READS_AT_ONCE, async ([, id]) => visible(account, await read(account, id), map));
+    return found.filter((job): job is JobRecord => job !== null && LIVE.includes(job.estado));
+  };
 
   return {
     async create(job, maxLive) {
@@ -532,23 +576,7 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
     },
 
     async events(account, { after, type, limit }, now) {
-      // Accepted writes whose copy a crash cut short are finished first: the feed then holds every accepted event.
-      const markers = await queryAll({ KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": S(`jobout#${account}`) } });
-      for (const marker of markers) {
-        const id = text(marker, "sk") ?? "";
-        const v = count(marker, "v");
-        const stored = await read(account, id);
-        if (stored?.outbox) await flush(account, id, stored.outbox);
-        else if (!stored || stored.job.version >= v || count(marker, "at") < now - WRITER_GONE_MS)
-          await conditional(
-            call("DeleteItem", {
-              TableName,
-              Key: markerKey(account, id),
-              ConditionExpression: "v = :v",
-              ExpressionAttributeValues: { ":v": N(v) },
-            }),
-          );
-      }
+      await flushMarkers(account, now);
       const found: EventRecord[] = [];
       let start: unknown;
       do {
@@ -561,14 +589,7 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
           ...(start ? { ExclusiveStartKey: start } : {}),
         });
         for (const item of Array.isArray(page.Items) ? page.Items.filter(isRecord) : []) {
-          const event: EventRecord = {
-            id: text(item, "id") ?? "",
-            account,
-            type: text(item, "type") as EventType,
-            created_at: count(item, "created_at"),
-            sequence: Number(text(item, "sk")),
-            data: parseJson(text(item, "data")) as EventRecord["data"],
-          };
+          const event = eventOf(account, item);
           // The TTL is not exact: the age is checked here.
           if (event.created_at < now - EVENT_KEPT_MS || (type && event.type !== type)) continue;
           found.push(event);
@@ -577,6 +598,35 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
         start = page.LastEvaluatedKey;
       } while (start);
       return found;
+    },
+
+    async event(account, id, now) {
+      await flushMarkers(account, now);
+      const sequence = count(await getItem(eventIdKey(account, id)), "sequence");
+      const item = sequence ? await getItem(eventKey(account, sequence)) : undefined;
+      if (!item || text(item, "id") !== id) return null;
+      const event = eventOf(account, item);
+      return event.created_at < now - EVENT_KEPT_MS ? null : event;
+    },
+
+    live: liveJobs,
+
+    async wake(account, prefix, now) {
+      let woken = 0;
+      for (const job of await liveJobs(account, prefix)) {
+        if (job.estado !== "pendiente" || job.lease_until > now || job.due === null || job.due <= now) continue;
+        // A lost write: a runner leased it or a change came first; that write decides.
+        if (
+          await write(
+            job,
+            { estado: job.estado, progress: job.progress, sealed: job.sealed, due: now, runs: job.runs, error: job.error },
+            [],
+            now,
+          )
+        )
+          woken++;
+      }
+      return woken;
     },
 
     async nextDue() {

@@ -35,7 +35,12 @@ export function memoryJobStore(): JobStore & JobQueue {
   };
 
   const write = (job: JobRecord, update: JobUpdate, now: number) => {
-    Object.assign(job, copy(update), { updated_at: now, lease_until: 0, version: job.version + 1 });
+    const { input, ...rest } = update;
+    Object.assign(job, copy(rest), input === undefined ? {} : { input: copy(input) }, {
+      updated_at: now,
+      lease_until: 0,
+      version: job.version + 1,
+    });
   };
 
   return {
@@ -87,6 +92,26 @@ export function memoryJobStore(): JobStore & JobQueue {
         .filter((e) => e.account === account && e.sequence > after && (!type || e.type === type) && e.created_at >= now - EVENT_KEPT_MS)
         .slice(0, limit)
         .map(copy);
+    },
+    async event(account, id, now) {
+      const event = events.find((e) => e.id === id && e.account === account && e.created_at >= now - EVENT_KEPT_MS);
+      return event ? copy(event) : null;
+    },
+    async live(account, prefix) {
+      return [...jobs.values()].filter((j) => j.account === account && live(j) && j.subject.startsWith(prefix)).map(copy);
+    },
+    async wake(account, prefix, now) {
+      const woken = [...jobs.values()].filter(
+        (j) =>
+          j.account === account &&
+          j.estado === "pendiente" &&
+          j.subject.startsWith(prefix) &&
+          j.lease_until <= now &&
+          j.due !== null &&
+          j.due > now,
+      );
+      for (const job of woken) Object.assign(job, { due: now, updated_at: now, version: job.version + 1 });
+      return woken.length;
     },
     async nextDue() {
       const times = [...jobs.values()].filter((j) => j.due !== null).map((j) => Math.max(j.due ?? 0, j.lease_until));

@@ -43,6 +43,9 @@ export function sqliteJobStore(db: DatabaseSync): JobStore & JobQueue {
     finish: async (job, update, events, now) => jobs.finish(job, update, events, now),
     change: async (account, id, from, update, events, now) => jobs.change(account, id, from, update, events, now),
     events: async (account, options, now) => jobs.events(account, options, now),
+    event: async (account, id, now) => jobs.event(account, id, now),
+    live: async (account, prefix) => jobs.live(account, prefix),
+    wake: async (account, prefix, now) => jobs.wake(account, prefix, now),
     nextDue: async () => jobs.nextDue(),
   };
 }
