@@ -7,11 +7,13 @@
 // attached to a bug report, both as a report and as a body of `POST /sandbox/v1/replays`;
 // `--replay DIR` runs the check against the sandbox giving those answers back. Nothing is written
 // at the SII: no folio request, no submission, no e-mail, no register change.
+
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { memoryStores } from "../src/adapters/memory/stores.ts";
 import { nodeTransport } from "../src/adapters/node/transport.ts";
+import { createNodeWebhookSender } from "../src/adapters/node/webhook-sender.ts";
 import { createApp } from "../src/app.ts";
 import { configFromEnv, systemClock } from "../src/config.ts";
 import { randomBase64Url } from "../src/lib/crypto.ts";
@@ -127,6 +129,7 @@ const config = configFromEnv({
 const deps: Deps = {
   ...memoryStores(),
   sii: copying(transport, answers, copies),
+  webhooks: createNodeWebhookSender(),
   clock: systemClock,
   // Records never carry credentials; the table below says what a user needs.
   log: { log: () => undefined },

@@ -83,6 +83,14 @@ import { registerVehiculosCategoriasCaracteristicas } from "./routes/vehiculos/c
 import { registerVehiculosCategoriasMarcas } from "./routes/vehiculos/categorias-marcas.ts";
 import { registerVehiculosCategoriasTipos } from "./routes/vehiculos/categorias-tipos.ts";
 import { registerVehiculosTasacionBuscar } from "./routes/vehiculos/tasacion-buscar.ts";
+import { registerWebhooksCreate } from "./routes/webhooks/create.ts";
+import { registerWebhooksDelete } from "./routes/webhooks/delete.ts";
+import { registerWebhooksGet } from "./routes/webhooks/get.ts";
+import { registerWebhooksList } from "./routes/webhooks/list.ts";
+import { registerEventsRedeliver } from "./routes/webhooks/redeliver.ts";
+import { registerWebhooksRotateSecret } from "./routes/webhooks/rotate-secret.ts";
+import { registerWebhooksTest } from "./routes/webhooks/test.ts";
+import { registerWebhooksUpdate } from "./routes/webhooks/update.ts";
 
 export type DepsResolver = (c: Context) => Deps | Promise<Deps>;
 
@@ -167,6 +175,14 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerJobsGet(app);
   registerJobsCancel(app);
   registerJobsResume(app);
+  registerWebhooksCreate(app);
+  registerWebhooksList(app);
+  registerWebhooksGet(app);
+  registerWebhooksUpdate(app);
+  registerWebhooksDelete(app);
+  registerWebhooksTest(app);
+  registerWebhooksRotateSecret(app);
+  registerEventsRedeliver(app);
   registerEventsList(app);
   registerSandboxControls(app);
   registerSandboxReplays(app);

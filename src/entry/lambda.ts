@@ -1,10 +1,12 @@
 // AWS Lambda entry: `handler` serves the app (API Gateway v2 / function URLs) with its state in DynamoDB;
 // `scheduled` (an EventBridge schedule, every minute: template.yaml) runs the jobs due, in rounds, for
 // less than a minute, so one invocation ends before the next begins and what is left waits a minute at most.
+
 import { handle } from "hono/aws-lambda";
 import { createDynamoStores } from "../adapters/lambda/dynamodb-stores.ts";
 import { memorySessionStore } from "../adapters/memory/sessions.ts";
 import { nodeTransport } from "../adapters/node/transport.ts";
+import { createNodeWebhookSender } from "../adapters/node/webhook-sender.ts";
 import { createApp } from "../app.ts";
 import { clockFor, configFromEnv, consoleLogger } from "../config.ts";
 import { seedDevToken } from "../platform/tokens.ts";
@@ -37,6 +39,7 @@ export async function createLambdaDeps(env: Record<string, string | undefined>):
     ...stores,
     sessions: memorySessionStore(),
     sii,
+    webhooks: createNodeWebhookSender(),
     // The sandbox's clock can be moved (its jobs' cadence with it): the same clock as the Node server's.
     clock: clockFor(sii),
     log: consoleLogger,

@@ -1,4 +1,5 @@
 // The Node server: the same app on @hono/node-server, SQLite state, and /docs from public/.
+
 import { readFile } from "node:fs/promises";
 import { join, normalize } from "node:path";
 import { createAdaptorServer } from "@hono/node-server";
@@ -6,6 +7,7 @@ import { Hono } from "hono";
 import { memorySessionStore } from "../adapters/memory/sessions.ts";
 import { sqliteStores } from "../adapters/node/sqlite-stores.ts";
 import { nodeTransport } from "../adapters/node/transport.ts";
+import { createNodeWebhookSender } from "../adapters/node/webhook-sender.ts";
 import { createApp } from "../app.ts";
 import { clockFor, configFromEnv, consoleLogger } from "../config.ts";
 import { ProxyFailure } from "../lib/address-policy.ts";
@@ -45,6 +47,7 @@ export async function createNodeDeps(options: NodeOptions, onJob: () => void = (
     jobs: wakingJobStore(jobs, () => onJob()),
     sessions: memorySessionStore(),
     sii,
+    webhooks: createNodeWebhookSender(),
     clock: clockFor(sii),
     log: options.log ?? consoleLogger,
     config,

@@ -11,6 +11,7 @@ import { kvCacheStore } from "../adapters/cloudflare/kv-cache.ts";
 import { kvSettingsStore } from "../adapters/cloudflare/kv-settings.ts";
 import { kvTokenStore } from "../adapters/cloudflare/kv-tokens.ts";
 import { workerTransport } from "../adapters/cloudflare/transport.ts";
+import { createWorkerWebhookSender } from "../adapters/cloudflare/webhook-sender.ts";
 import { createApp } from "../app.ts";
 import { clockFor, configFromEnv, consoleLogger, WORKERS_MAX_BODY_BYTES } from "../config.ts";
 import { isLoopbackHost } from "../lib/address-policy.ts";
@@ -74,6 +75,7 @@ async function buildDeps(env: WorkerEnv): Promise<Deps> {
     folios: durableFolioLedgerStore(env.FOLIOS),
     jobs: durableJobStore(env.JOBS),
     sii,
+    webhooks: createWorkerWebhookSender(),
     // The sandbox's clock may run ahead (POST /sandbox/v1/clock): job due times follow it, as on Node.
     clock: clockFor(sii),
     log: consoleLogger,

@@ -26,6 +26,8 @@ export type ErrorCode =
   | "FOLIO_UNAVAILABLE"
   | "JOBS_LIMIT"
   | "JOB_STATE"
+  | "WEBHOOKS_LIMIT"
+  | "WEBHOOK_STATE"
   | "NOT_IMPLEMENTED"
   | "INTERNAL_ERROR";
 

@@ -4,7 +4,7 @@ import { randomBytes } from "../lib/crypto.ts";
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
-export function randomName(prefix: "job" | "evt"): string {
+export function randomName(prefix: "job" | "evt" | "we"): string {
   let name = "";
   // 252 is the largest multiple of 36 in a byte: the bytes above it are drawn again, so every letter is as likely.
   while (name.length < 24) for (const byte of randomBytes(32)) if (byte < 252 && name.length < 24) name += ALPHABET[byte % 36];

@@ -30,7 +30,8 @@ export function retryAfterMs(header: string | null, now: number): number | null 
   if (!header) return null;
   const text = header.trim();
   if (/^\d{1,10}$/.test(text)) return Math.min(Number(text) * 1000, RETRY_AFTER_CAP_MS);
-  if (text.length > 64) return null;
+  // Otherwise an HTTP-date (RFC 9110 §10.2.3: "Fri, 04 Dec 2026 10:00:00 GMT"), which has letters; `-5` is neither.
+  if (text.length > 64 || !/[a-z]/i.test(text)) return null;
   const at = Date.parse(text);
   return Number.isNaN(at) ? null : Math.min(Math.max(0, at - now), RETRY_AFTER_CAP_MS);
 }

@@ -26,6 +26,8 @@ export const ERROR_CODES = [
   "FOLIO_UNAVAILABLE",
   "JOBS_LIMIT",
   "JOB_STATE",
+  "WEBHOOKS_LIMIT",
+  "WEBHOOK_STATE",
   "NOT_IMPLEMENTED",
   "INTERNAL_ERROR",
 ] as const satisfies readonly ErrorCode[];
@@ -64,7 +66,7 @@ const errorDescriptions: Record<number, string> = {
   403: "Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`)",
   404: "Not found (`HTTP_404`)",
   405: "Method not served on this path (`HTTP_405`); `Allow` lists the methods that are",
-  409: "Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`)",
+  409: "Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`)",
   413: "Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`)",
   415: "Body not sent as JSON (`HTTP_415`); `errors[]` names the `content-type` header",
   422: "A body that does not match this operation's request schema: malformed JSON, a wrong type, a missing or unknown field, a value outside its enum, range or length, fields that may not go together (`VALIDATION_ERROR`, `errors[]` names each field)",

@@ -3,6 +3,7 @@
 import type { JobStore } from "./jobs.ts";
 import type { CacheStore, FolioLedgerStore, IdempotencyStore, QuotaStore, SessionStore, SettingsStore, TokenStore } from "./stores.ts";
 import type { SiiTransport } from "./transport.ts";
+import type { WebhookSender } from "./webhooks.ts";
 
 export interface Clock {
   now(): Date;
@@ -61,6 +62,8 @@ export interface Deps {
   folios: FolioLedgerStore;
   jobs: JobStore;
   sii: SiiTransport;
+  /** Webhook deliveries: the only requests the gateway sends anywhere but the SII. */
+  webhooks: WebhookSender;
   clock: Clock;
   log: Logger;
   config: Config;

@@ -1,14 +1,15 @@
-// The job as every route answers it (`jobs/*`, and `envios/enviar` with `seguir`), shared by both groups.
+// The job as every route answers it (`jobs/*`, and `envios/enviar` with `seguir`), and the event (`jobs/events`,
+// `webhooks/*`): shared by the groups.
 import { z } from "@hono/zod-openapi";
-import { JOB_STATES } from "../ports/jobs.ts";
+import { EVENT_TYPES, JOB_STATES } from "../ports/jobs.ts";
 
-export const Id = (prefix: "job" | "evt", example: string) =>
+const ID_NAMES = { job: "job", evt: "event", we: "webhook endpoint" } as const;
+
+export const Id = (prefix: keyof typeof ID_NAMES, example: string) =>
   z
     .string()
     .max(28)
-    .regex(new RegExp(`^${prefix}_[a-z0-9]{24}$`), {
-      error: `must be a ${prefix === "job" ? "job" : "event"} id (${prefix}_ and 24 letters or digits)`,
-    })
+    .regex(new RegExp(`^${prefix}_[a-z0-9]{24}$`), { error: `must be a ${ID_NAMES[prefix]} id (${prefix}_ and 24 letters or digits)` })
     .register(z.globalRegistry, { example });
 
 export const JobState = z.enum(JOB_STATES).register(z.globalRegistry, {
@@ -72,3 +73,15 @@ export const Job = z
     updated_at: z.string(),
   })
   .openapi("Job");
+
+export const Event = z
+  .object({
+    id: z.string().register(z.globalRegistry, { description: "The event's id: the same in the feed and in every delivery of it" }),
+    type: z.enum(EVENT_TYPES),
+    created_at: z.string(),
+    sequence: z.number().int().register(z.globalRegistry, { description: "1, 2, 3 … per account in the order written: the feed's cursor" }),
+    data: z.record(z.string(), z.unknown()).register(z.globalRegistry, {
+      description: "Ids and outcomes (`job_id`, `emisor`, `track_id`, `estado`, `resultado`, the counts): never credentials, XML or rows",
+    }),
+  })
+  .openapi("Event");

@@ -53,6 +53,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Documents: "Generate, sign and render DTEs locally (no SII call)",
   Submissions: "Send envelopes of DTEs to the SII and follow their state",
   "Jobs and events": "Work that outlives a request: jobs that ask the SII on a schedule, and the account's feed of what they learnt",
+  Webhooks:
+    "The feed pushed: endpoints that receive the account's events as signed POSTs (Standard Webhooks 1.0), retried for about three days; docs/webhooks.md shows how to verify them",
   Exchanges: "Receiver responses, events and assignments (cesión) of received documents",
   RCV: "Registro de Compras y Ventas: summaries, detail, asynchronous downloads and writes",
   Certification: "The SII's certification process for new issuers: applications, test sets, progress",

@@ -5,6 +5,7 @@ import type { Deps } from "../ports/deps.ts";
 import type { JobKind, JobQueue, JobRecord, StepResult } from "../ports/jobs.ts";
 import { watchFolios } from "./folio-watch-step.ts";
 import { trackSubmission } from "./track-envio.ts";
+import { deliverEvents, lookAgain, wakeDeliveries } from "./webhook-delivery.ts";
 
 /**
  * How long a runner holds a job: longer than a step can take (an SII call and its pacing wait, well under
@@ -21,6 +22,7 @@ export type JobStep = (job: JobRecord, deps: Deps) => Promise<StepResult>;
 const JOB_KINDS: Record<JobKind, JobStep> = {
   seguimiento_envio: trackSubmission,
   vigilancia_folios: watchFolios,
+  entrega_webhook: deliverEvents,
 };
 
 export interface RoundResult {
@@ -42,7 +44,11 @@ export async function runDueJobs(queue: JobQueue, deps: Deps, limit = JOBS_PER_R
     const written = await queue.finish(job, update, events, deps.clock.now().getTime());
     if (written) ran++;
     else lost++;
-    if (written?.length) deps.log.log({ level: "info", msg: "job events", job_id: job.id, events: written.map((e) => e.type) });
+    if (written?.length) {
+      deps.log.log({ level: "info", msg: "job events", job_id: job.id, events: written.map((e) => e.type) });
+      // The account's endpoints send them now, not at their next look.
+      await wakeDeliveries(deps, job.account);
+    } else if (written && job.kind === "entrega_webhook") await lookAgain(deps, job, update);
   }
   return { ran, lost, next: await queue.nextDue() };
 }

@@ -9,6 +9,7 @@ import { type EventRecord, type EventType, type JobRecord, type JobState, MAX_LI
 import type { WatchInput } from "./folio-watch.ts";
 import { siiServicesFor } from "./sii-context.ts";
 import { newTrackJob, sealToken, type TrackInput } from "./track-envio.ts";
+import { MAX_ENDPOINTS } from "./webhook-delivery.ts";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -61,7 +62,8 @@ export async function followEnvelope(caller: Caller, input: TrackInput, token: s
 
 async function jobOf(caller: Caller, id: string): Promise<JobRecord> {
   const job = await caller.deps.jobs.get(caller.account(), id);
-  if (!job) throw new ApiError(404, "HTTP_404", `The account has no job ${id}`);
+  // A webhook endpoint's delivery job is answered as the endpoint (/api/v1/webhooks/endpoints), not as a job.
+  if (!job || job.kind === "entrega_webhook") throw new ApiError(404, "HTTP_404", `The account has no job ${id}`);
   return job;
 }
 
@@ -70,9 +72,16 @@ export async function getJob(caller: Caller, id: string) {
 }
 
 export async function listJobs(caller: Caller, options: { estado?: JobState; before?: string; limit: number }) {
-  const jobs = await caller.deps.jobs.list(caller.account(), { ...options, limit: options.limit + 1 });
-  const page = jobs.slice(0, options.limit);
-  return { jobs: page.map(jobView), next_before: jobs.length > options.limit ? (page[page.length - 1]?.id ?? null) : null };
+  // Endpoints' delivery jobs are left out: asking for that many more keeps a page full unless the account
+  // deleted many endpoints lately; then the page is shorter and `next_before` still leads on.
+  const asked = options.limit + 1 + MAX_ENDPOINTS;
+  const listed = await caller.deps.jobs.list(caller.account(), { ...options, limit: asked });
+  const jobs = listed.filter((job) => job.kind !== "entrega_webhook");
+  if (jobs.length > options.limit) {
+    const page = jobs.slice(0, options.limit);
+    return { jobs: page.map(jobView), next_before: page[page.length - 1]?.id ?? null };
+  }
+  return { jobs: jobs.map(jobView), next_before: listed.length === asked ? (listed[listed.length - 1]?.id ?? null) : null };
 }
 
 function notLive(job: JobRecord, what: string): ApiError {

@@ -93,6 +93,8 @@ describe("the retry schedule", () => {
     expect(retryAfterMs(new Date(t - 60_000).toUTCString(), t)).toBe(0);
     expect(retryAfterMs("soon", t)).toBeNull();
     expect(retryAfterMs("in a while", t)).toBeNull();
+    expect(retryAfterMs("-5", t)).toBeNull();
+    expect(retryAfterMs("1.5", t)).toBeNull();
     expect(retryAfterMs("x".repeat(65), t)).toBeNull();
   });
 

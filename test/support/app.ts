@@ -32,6 +32,7 @@ import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { createDefaultSandbox } from "../../src/sandbox/index.ts";
 import { SANDBOX_TAXPAYERS } from "../../src/sandbox/taxpayers.ts";
 import { sandboxTransport } from "../../src/sandbox/transport.ts";
+import { recordingWebhookSender } from "./webhook-sender.ts";
 
 export const ADMIN = "test-admin-secret-of-at-least-32-characters";
 
@@ -116,6 +117,7 @@ export function testDeps(stores: Stores = memoryStores(), config: Partial<Deps["
   const deps: Deps = {
     ...guarded,
     sii: sandboxTransport(),
+    webhooks: recordingWebhookSender(),
     // The gateway's clock follows the sandbox's (POST /sandbox/v1/clock), as config.ts clockFor has it.
     clock: { now: () => new Date(Date.now() + (deps.sii.sandbox?.clockOffset() ?? 0)) },
     log: { log: guardedLog(logs) },

@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { Ambiente, IntegerParam, Rut } from "../../platform/params.ts";
 import { envelope, pathParams } from "../../platform/schemas.ts";
 import { EVENT_TYPES } from "../../ports/jobs.ts";
-import { Id, Job, JobState } from "../job-schema.ts";
+import { Event, Id, Job, JobState } from "../job-schema.ts";
 
 export const JOB_EXAMPLE_ID = "job_4k2m9q7x1c8v3b6n5z0a2s4d";
 export const JobParams = pathParams({ id: Id("job", JOB_EXAMPLE_ID).meta({ description: "The job's id" }) });
@@ -36,9 +36,12 @@ export const TrackAnswer = envelope(
 
 export const JobsQuery = z.object({
   estado: JobState.optional(),
-  before: Id("job", JOB_EXAMPLE_ID)
+  before: z
+    .string()
+    .max(28)
+    .regex(/^(job|we)_[a-z0-9]{24}$/, { error: "must be the next_before of the previous page" })
     .optional()
-    .meta({ description: "Jobs created before this one (the `next_before` of the previous page)" }),
+    .meta({ description: "Jobs created before this one (the `next_before` of the previous page)", example: JOB_EXAMPLE_ID }),
   limit: IntegerParam({ min: 1, max: 100, description: "Jobs per page (default 20)", example: 20 }).optional(),
 });
 
@@ -50,18 +53,6 @@ export const JobsPage = envelope(
     })
     .openapi("JobsPage"),
 );
-
-export const Event = z
-  .object({
-    id: z.string().register(z.globalRegistry, { description: "The event's id: the same in the feed and in every delivery of it" }),
-    type: z.enum(EVENT_TYPES),
-    created_at: z.string(),
-    sequence: z.number().int().register(z.globalRegistry, { description: "1, 2, 3 … per account in the order written: the feed's cursor" }),
-    data: z.record(z.string(), z.unknown()).register(z.globalRegistry, {
-      description: "Ids and outcomes (`job_id`, `emisor`, `track_id`, `estado`, `resultado`, the counts): never credentials, XML or rows",
-    }),
-  })
-  .openapi("Event");
 
 export const EventsQuery = z.object({
   after: IntegerParam({

@@ -299,6 +299,46 @@ export const OPERATIONS = {
     "idempotencyKey": false,
     "files": []
   },
+  "GET /api/v1/webhooks/endpoints": {
+    "scope": "settings:read",
+    "idempotencyKey": false,
+    "files": []
+  },
+  "POST /api/v1/webhooks/endpoints": {
+    "scope": "settings:write",
+    "idempotencyKey": false,
+    "files": []
+  },
+  "GET /api/v1/webhooks/endpoints/{id}": {
+    "scope": "settings:read",
+    "idempotencyKey": false,
+    "files": []
+  },
+  "DELETE /api/v1/webhooks/endpoints/{id}": {
+    "scope": "settings:write",
+    "idempotencyKey": false,
+    "files": []
+  },
+  "PATCH /api/v1/webhooks/endpoints/{id}": {
+    "scope": "settings:write",
+    "idempotencyKey": false,
+    "files": []
+  },
+  "POST /api/v1/webhooks/endpoints/{id}/test": {
+    "scope": "settings:write",
+    "idempotencyKey": false,
+    "files": []
+  },
+  "POST /api/v1/webhooks/endpoints/{id}/rotate-secret": {
+    "scope": "settings:write",
+    "idempotencyKey": false,
+    "files": []
+  },
+  "POST /api/v1/events/{id}/redeliver": {
+    "scope": "settings:write",
+    "idempotencyKey": false,
+    "files": []
+  },
   "GET /api/v1/events": {
     "scope": "sii:read",
     "idempotencyKey": false,

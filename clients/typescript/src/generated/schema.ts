@@ -1075,6 +1075,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the webhook endpoints
+         * @description Every endpoint of the account (at most 16), never their secrets. Needs the `settings:read` scope.
+         */
+        get: operations["get_webhooks_endpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description From now on every event of the account it subscribes to is POSTed to `url`, signed by Standard Webhooks 1.0 with the `secreto` answered here (once: store it). Events written before its creation are not sent (the feed has them). At most 16 endpoints per account (409 `WEBHOOKS_LIMIT`); a URL the gateway does not deliver to is a 400 naming `url`. Needs the `settings:write` scope.
+         */
+        post: operations["post_webhooks_endpoints"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint
+         * @description The endpoint and its delivery state; another account's, or a deleted one, is a 404. Needs the `settings:read` scope.
+         */
+        get: operations["get_webhook_endpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Nothing more is sent to it; an attempt in flight may still arrive (its `webhook-id` tells it apart). Its place among the 16 is free at once. Needs the `settings:write` scope.
+         */
+        delete: operations["delete_webhooks_endpoints"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Only the fields given change. `activo: true` enables a disabled endpoint: it goes on from the event where it stopped (the feed keeps 30 days). A new `url` is checked as at registration. Needs the `settings:write` scope.
+         */
+        patch: operations["patch_webhooks_endpoints"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook endpoint
+         * @description Writes a `webhook.test` event (in the feed too) and delivers it to this endpoint only, like any other event: signed, retried on failure. The answer does not wait for the delivery: `GET …/{id}` shows its `ultimo_intento`. A disabled endpoint is a 409 `WEBHOOK_STATE`. Needs the `settings:write` scope.
+         */
+        post: operations["post_webhooks_endpoints_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description Answers a new `secreto` (once). For the next 24 hours every delivery carries two signatures in `webhook-signature`, one per secret, so a receiver can switch without a gap; then only the new one. Needs the `settings:write` scope.
+         */
+        post: operations["post_webhooks_endpoints_rotate_secret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver an event again
+         * @description The event (kept 30 days) is sent again now to `endpoint_id`, or to every active endpoint subscribed to its type, with the same `webhook-id` as before: a receiver that kept it sees a duplicate. A disabled endpoint, or one with 100 events already waiting, is a 409 `WEBHOOK_STATE`. Needs the `settings:write` scope.
+         */
+        post: operations["post_events_redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/events": {
         parameters: {
             query?: never;
@@ -1364,7 +1476,7 @@ export interface components {
              * @description What went wrong; the statuses below say which codes each status carries
              * @enum {string}
              */
-            error_code: "AUTH_ERROR" | "VALIDATION_ERROR" | "HTTP_401" | "HTTP_404" | "HTTP_405" | "HTTP_415" | "INSUFFICIENT_SCOPE" | "ACCOUNT_BLOCKED" | "QUOTA_EXCEEDED" | "SII_RATE_LIMIT" | "SII_GATEWAY_ERROR" | "SII_FORMAT_CHANGED" | "SII_UNAVAILABLE" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "ALREADY_SUBMITTED" | "FOLIOS_OVERLAP" | "FOLIOS_EXHAUSTED" | "FOLIO_UNAVAILABLE" | "JOBS_LIMIT" | "JOB_STATE" | "NOT_IMPLEMENTED" | "INTERNAL_ERROR";
+            error_code: "AUTH_ERROR" | "VALIDATION_ERROR" | "HTTP_401" | "HTTP_404" | "HTTP_405" | "HTTP_415" | "INSUFFICIENT_SCOPE" | "ACCOUNT_BLOCKED" | "QUOTA_EXCEEDED" | "SII_RATE_LIMIT" | "SII_GATEWAY_ERROR" | "SII_FORMAT_CHANGED" | "SII_UNAVAILABLE" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "ALREADY_SUBMITTED" | "FOLIOS_OVERLAP" | "FOLIOS_EXHAUSTED" | "FOLIO_UNAVAILABLE" | "JOBS_LIMIT" | "JOB_STATE" | "WEBHOOKS_LIMIT" | "WEBHOOK_STATE" | "NOT_IMPLEMENTED" | "INTERNAL_ERROR";
             message: string;
             errors?: {
                 /** @example auth.cert.cert-data */
@@ -3294,16 +3406,92 @@ export interface components {
             /** @description `before` for the next page; null on the last */
             next_before: string | null;
         };
-        EventsPage: {
-            events: components["schemas"]["Event"][];
-            /** @description `after` for the next page (the last sequence listed, or the `after` given) */
-            last_sequence: number;
+        WebhookEndpointCreated: {
+            endpoint: components["schemas"]["WebhookEndpoint"];
+            /**
+             * @description The signing secret (Standard Webhooks 1.0): shown here once, never again
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw1bTSPgJ1UW0=
+             */
+            secreto: string;
+        };
+        WebhookEndpoint: {
+            id: string;
+            url: string;
+            eventos: ("dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "job.credentials_required" | "job.failed" | "webhook.endpoint_disabled")[] | null;
+            descripcion: string | null;
+            activo: boolean;
+            /** @description Why it is disabled (410 Gone, five days without a delivery, the account's PATCH); null while active */
+            motivo_desactivacion: string | null;
+            entrega: {
+                /** @description The feed's last sequence it has handled */
+                last_sequence: number;
+                /** @description Events waiting for another attempt (at most 100) */
+                reintentos: number;
+                entregados: number;
+                /** @description Events given up after the 10th attempt */
+                abandonados: number;
+                /** @description Until when the old secret signs too (24 hours) */
+                fallando_desde: string | null;
+                ultimo_intento: {
+                    at: string;
+                    event_id: string;
+                    status: number | null;
+                    entregado: boolean;
+                    error: string | null;
+                } | null;
+                /** @description Until when the old secret signs too (24 hours) */
+                next_run_at: string | null;
+            };
+            created_at: string;
+            updated_at: string;
+        };
+        WebhookEndpointInput: {
+            /**
+             * @description Where deliveries are POSTed: https to a public address (every address its name resolves to is checked, at registration and at each attempt). In sandbox mode http and https to loopback (127.0.0.1, [::1], localhost) are allowed too
+             * @example https://erp.example.cl/hooks/sii
+             */
+            url: string;
+            /** @description The event types it receives; null (or omitted at creation): every type; default `null` */
+            eventos?: ("dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "job.credentials_required" | "job.failed" | "webhook.endpoint_disabled")[] | null;
+            /**
+             * @description The account's own words for it; default `null`
+             * @example ERP de producción
+             */
+            descripcion?: string | null;
+        };
+        WebhookEndpoints: {
+            endpoints: components["schemas"]["WebhookEndpoint"][];
+        };
+        WebhookEndpointPatch: {
+            /**
+             * @description Where deliveries are POSTed: https to a public address (every address its name resolves to is checked, at registration and at each attempt). In sandbox mode http and https to loopback (127.0.0.1, [::1], localhost) are allowed too
+             * @example https://erp.example.cl/hooks/sii
+             */
+            url?: string;
+            /** @description The event types it receives; null (or omitted at creation): every type */
+            eventos?: ("dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "job.credentials_required" | "job.failed" | "webhook.endpoint_disabled")[] | null;
+            /**
+             * @description The account's own words for it
+             * @example ERP de producción
+             */
+            descripcion?: string | null;
+            /** @description true enables a disabled endpoint (it goes on from the event where it stopped); false disables it */
+            activo?: boolean;
+        };
+        WebhookEndpointDeleted: {
+            id: string;
+            /** @enum {boolean} */
+            eliminado: true;
+        };
+        WebhookEndpointTested: {
+            event: components["schemas"]["Event"];
+            endpoint: components["schemas"]["WebhookEndpoint"];
         };
         Event: {
             /** @description The event's id: the same in the feed and in every delivery of it */
             id: string;
             /** @enum {string} */
-            type: "dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "job.credentials_required" | "job.failed";
+            type: "dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "job.credentials_required" | "job.failed" | "webhook.test" | "webhook.endpoint_disabled";
             created_at: string;
             /** @description 1, 2, 3 … per account in the order written: the feed's cursor */
             sequence: number;
@@ -3311,6 +3499,33 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+        };
+        WebhookSecretRotated: {
+            endpoint: components["schemas"]["WebhookEndpoint"];
+            /**
+             * @description The signing secret (Standard Webhooks 1.0): shown here once, never again
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw1bTSPgJ1UW0=
+             */
+            secreto: string;
+            /** @description Until when the old secret signs too (24 hours) */
+            anterior_firma_hasta: string | null;
+        };
+        Redelivered: {
+            event: components["schemas"]["Event"];
+            /** @description The endpoints that send it again now */
+            endpoints: string[];
+        };
+        RedeliverInput: {
+            /**
+             * @description Only to this endpoint (even if it does not subscribe to the type); omitted: every active endpoint subscribed
+             * @example we_8f2k4m6q1s3u5w7y9a0c2e4g
+             */
+            endpoint_id?: string;
+        };
+        EventsPage: {
+            events: components["schemas"]["Event"][];
+            /** @description `after` for the next page (the last sequence listed, or the `after` given) */
+            last_sequence: number;
         };
         SandboxFault: {
             /**
@@ -3829,7 +4044,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4215,7 +4430,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4791,7 +5006,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5724,7 +5939,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8142,7 +8357,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12750,7 +12965,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13132,7 +13347,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13514,7 +13729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13898,7 +14113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15166,7 +15381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15544,7 +15759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15922,7 +16137,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16934,7 +17149,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18997,7 +19212,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20266,7 +20481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20848,7 +21063,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21097,7 +21312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`) */
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21325,12 +21540,1987 @@ export interface operations {
             };
         };
     };
+    get_webhooks_endpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["WebhookEndpoints"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "Invalid path parameters: rut",
+                     *       "errors": [
+                     *         {
+                     *           "path": "rut",
+                     *           "location": "path",
+                     *           "message": "RUT check digit does not match"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API token absent or invalid (`HTTP_401`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_401",
+                     *       "message": "API token missing: send it in the X-API-Token header",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the scope sii:write",
+                     *       "details": {
+                     *         "required_scope": "sii:write",
+                     *         "token_scopes": [
+                     *           "sii:read"
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than 33554432 bytes",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "QUOTA_EXCEEDED",
+                     *       "message": "Quota exceeded: this call needs 1 units",
+                     *       "details": {
+                     *         "units_needed": 1,
+                     *         "daily": {
+                     *           "used": 1000,
+                     *           "limit": 1000,
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
+                     *         },
+                     *         "monthly": {
+                     *           "used": 5000,
+                     *           "limit": 20000,
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`INTERNAL_ERROR`), with a request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INTERNAL_ERROR",
+                     *       "message": "Internal error; quote the request_id when reporting it",
+                     *       "details": {
+                     *         "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_webhooks_endpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointInput"];
+            };
+        };
+        responses: {
+            /** @description The endpoint and its secret */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["WebhookEndpointCreated"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "Invalid path parameters: rut",
+                     *       "errors": [
+                     *         {
+                     *           "path": "rut",
+                     *           "location": "path",
+                     *           "message": "RUT check digit does not match"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API token absent or invalid (`HTTP_401`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_401",
+                     *       "message": "API token missing: send it in the X-API-Token header",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the scope sii:write",
+                     *       "details": {
+                     *         "required_scope": "sii:write",
+                     *         "token_scopes": [
+                     *           "sii:read"
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    /** @description With `IDEMPOTENCY_IN_PROGRESS` only: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "IDEMPOTENCY_CONFLICT",
+                     *       "message": "This Idempotency-Key was already used with a different request",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than 33554432 bytes",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as JSON (`HTTP_415`); `errors[]` names the `content-type` header */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_415",
+                     *       "message": "The request body must be JSON: send Content-Type: application/json",
+                     *       "errors": [
+                     *         {
+                     *           "path": "content-type",
+                     *           "location": "header",
+                     *           "message": "must be application/json"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that does not match this operation's request schema: malformed JSON, a wrong type, a missing or unknown field, a value outside its enum, range or length, fields that may not go together (`VALIDATION_ERROR`, `errors[]` names each field) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "The request body is invalid: auth.pass.clave",
+                     *       "errors": [
+                     *         {
+                     *           "path": "auth.pass.clave",
+                     *           "location": "body",
+                     *           "message": "is required"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "QUOTA_EXCEEDED",
+                     *       "message": "Quota exceeded: this call needs 1 units",
+                     *       "details": {
+                     *         "units_needed": 1,
+                     *         "daily": {
+                     *           "used": 1000,
+                     *           "limit": 1000,
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
+                     *         },
+                     *         "monthly": {
+                     *           "used": 5000,
+                     *           "limit": 20000,
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`INTERNAL_ERROR`), with a request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INTERNAL_ERROR",
+                     *       "message": "Internal error; quote the request_id when reporting it",
+                     *       "details": {
+                     *         "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_webhook_endpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["WebhookEndpoint"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "Invalid path parameters: rut",
+                     *       "errors": [
+                     *         {
+                     *           "path": "rut",
+                     *           "location": "path",
+                     *           "message": "RUT check digit does not match"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API token absent or invalid (`HTTP_401`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_401",
+                     *       "message": "API token missing: send it in the X-API-Token header",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the scope sii:write",
+                     *       "details": {
+                     *         "required_scope": "sii:write",
+                     *         "token_scopes": [
+                     *           "sii:read"
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (`HTTP_404`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_404",
+                     *       "message": "No token tok_0123456789abcdef",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than 33554432 bytes",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "QUOTA_EXCEEDED",
+                     *       "message": "Quota exceeded: this call needs 1 units",
+                     *       "details": {
+                     *         "units_needed": 1,
+                     *         "daily": {
+                     *           "used": 1000,
+                     *           "limit": 1000,
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
+                     *         },
+                     *         "monthly": {
+                     *           "used": 5000,
+                     *           "limit": 20000,
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`INTERNAL_ERROR`), with a request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INTERNAL_ERROR",
+                     *       "message": "Internal error; quote the request_id when reporting it",
+                     *       "details": {
+                     *         "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_webhooks_endpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint is gone */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["WebhookEndpointDeleted"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "Invalid path parameters: rut",
+                     *       "errors": [
+                     *         {
+                     *           "path": "rut",
+                     *           "location": "path",
+                     *           "message": "RUT check digit does not match"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API token absent or invalid (`HTTP_401`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_401",
+                     *       "message": "API token missing: send it in the X-API-Token header",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the scope sii:write",
+                     *       "details": {
+                     *         "required_scope": "sii:write",
+                     *         "token_scopes": [
+                     *           "sii:read"
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (`HTTP_404`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_404",
+                     *       "message": "No token tok_0123456789abcdef",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than 33554432 bytes",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "QUOTA_EXCEEDED",
+                     *       "message": "Quota exceeded: this call needs 1 units",
+                     *       "details": {
+                     *         "units_needed": 1,
+                     *         "daily": {
+                     *           "used": 1000,
+                     *           "limit": 1000,
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
+                     *         },
+                     *         "monthly": {
+                     *           "used": 5000,
+                     *           "limit": 20000,
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`INTERNAL_ERROR`), with a request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INTERNAL_ERROR",
+                     *       "message": "Internal error; quote the request_id when reporting it",
+                     *       "details": {
+                     *         "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patch_webhooks_endpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointPatch"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, changed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["WebhookEndpoint"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "Invalid path parameters: rut",
+                     *       "errors": [
+                     *         {
+                     *           "path": "rut",
+                     *           "location": "path",
+                     *           "message": "RUT check digit does not match"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API token absent or invalid (`HTTP_401`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_401",
+                     *       "message": "API token missing: send it in the X-API-Token header",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the scope sii:write",
+                     *       "details": {
+                     *         "required_scope": "sii:write",
+                     *         "token_scopes": [
+                     *           "sii:read"
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (`HTTP_404`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_404",
+                     *       "message": "No token tok_0123456789abcdef",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than 33554432 bytes",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as JSON (`HTTP_415`); `errors[]` names the `content-type` header */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_415",
+                     *       "message": "The request body must be JSON: send Content-Type: application/json",
+                     *       "errors": [
+                     *         {
+                     *           "path": "content-type",
+                     *           "location": "header",
+                     *           "message": "must be application/json"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that does not match this operation's request schema: malformed JSON, a wrong type, a missing or unknown field, a value outside its enum, range or length, fields that may not go together (`VALIDATION_ERROR`, `errors[]` names each field) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "The request body is invalid: auth.pass.clave",
+                     *       "errors": [
+                     *         {
+                     *           "path": "auth.pass.clave",
+                     *           "location": "body",
+                     *           "message": "is required"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "QUOTA_EXCEEDED",
+                     *       "message": "Quota exceeded: this call needs 1 units",
+                     *       "details": {
+                     *         "units_needed": 1,
+                     *         "daily": {
+                     *           "used": 1000,
+                     *           "limit": 1000,
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
+                     *         },
+                     *         "monthly": {
+                     *           "used": 5000,
+                     *           "limit": 20000,
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`INTERNAL_ERROR`), with a request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INTERNAL_ERROR",
+                     *       "message": "Internal error; quote the request_id when reporting it",
+                     *       "details": {
+                     *         "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_webhooks_endpoints_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test event, on its way */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["WebhookEndpointTested"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "Invalid path parameters: rut",
+                     *       "errors": [
+                     *         {
+                     *           "path": "rut",
+                     *           "location": "path",
+                     *           "message": "RUT check digit does not match"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API token absent or invalid (`HTTP_401`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_401",
+                     *       "message": "API token missing: send it in the X-API-Token header",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the scope sii:write",
+                     *       "details": {
+                     *         "required_scope": "sii:write",
+                     *         "token_scopes": [
+                     *           "sii:read"
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (`HTTP_404`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_404",
+                     *       "message": "No token tok_0123456789abcdef",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    /** @description With `IDEMPOTENCY_IN_PROGRESS` only: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "IDEMPOTENCY_CONFLICT",
+                     *       "message": "This Idempotency-Key was already used with a different request",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than 33554432 bytes",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "QUOTA_EXCEEDED",
+                     *       "message": "Quota exceeded: this call needs 1 units",
+                     *       "details": {
+                     *         "units_needed": 1,
+                     *         "daily": {
+                     *           "used": 1000,
+                     *           "limit": 1000,
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
+                     *         },
+                     *         "monthly": {
+                     *           "used": 5000,
+                     *           "limit": 20000,
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`INTERNAL_ERROR`), with a request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INTERNAL_ERROR",
+                     *       "message": "Internal error; quote the request_id when reporting it",
+                     *       "details": {
+                     *         "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_webhooks_endpoints_rotate_secret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["WebhookSecretRotated"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "Invalid path parameters: rut",
+                     *       "errors": [
+                     *         {
+                     *           "path": "rut",
+                     *           "location": "path",
+                     *           "message": "RUT check digit does not match"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API token absent or invalid (`HTTP_401`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_401",
+                     *       "message": "API token missing: send it in the X-API-Token header",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the scope sii:write",
+                     *       "details": {
+                     *         "required_scope": "sii:write",
+                     *         "token_scopes": [
+                     *           "sii:read"
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (`HTTP_404`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_404",
+                     *       "message": "No token tok_0123456789abcdef",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than 33554432 bytes",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "QUOTA_EXCEEDED",
+                     *       "message": "Quota exceeded: this call needs 1 units",
+                     *       "details": {
+                     *         "units_needed": 1,
+                     *         "daily": {
+                     *           "used": 1000,
+                     *           "limit": 1000,
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
+                     *         },
+                     *         "monthly": {
+                     *           "used": 5000,
+                     *           "limit": 20000,
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`INTERNAL_ERROR`), with a request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INTERNAL_ERROR",
+                     *       "message": "Internal error; quote the request_id when reporting it",
+                     *       "details": {
+                     *         "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_events_redeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedeliverInput"];
+            };
+        };
+        responses: {
+            /** @description The endpoints sending it again */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Redelivered"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "Invalid path parameters: rut",
+                     *       "errors": [
+                     *         {
+                     *           "path": "rut",
+                     *           "location": "path",
+                     *           "message": "RUT check digit does not match"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API token absent or invalid (`HTTP_401`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_401",
+                     *       "message": "API token missing: send it in the X-API-Token header",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the scope sii:write",
+                     *       "details": {
+                     *         "required_scope": "sii:write",
+                     *         "token_scopes": [
+                     *           "sii:read"
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (`HTTP_404`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_404",
+                     *       "message": "No token tok_0123456789abcdef",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    /** @description With `IDEMPOTENCY_IN_PROGRESS` only: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "IDEMPOTENCY_CONFLICT",
+                     *       "message": "This Idempotency-Key was already used with a different request",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than 33554432 bytes",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as JSON (`HTTP_415`); `errors[]` names the `content-type` header */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_415",
+                     *       "message": "The request body must be JSON: send Content-Type: application/json",
+                     *       "errors": [
+                     *         {
+                     *           "path": "content-type",
+                     *           "location": "header",
+                     *           "message": "must be application/json"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that does not match this operation's request schema: malformed JSON, a wrong type, a missing or unknown field, a value outside its enum, range or length, fields that may not go together (`VALIDATION_ERROR`, `errors[]` names each field) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "The request body is invalid: auth.pass.clave",
+                     *       "errors": [
+                     *         {
+                     *           "path": "auth.pass.clave",
+                     *           "location": "body",
+                     *           "message": "is required"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "QUOTA_EXCEEDED",
+                     *       "message": "Quota exceeded: this call needs 1 units",
+                     *       "details": {
+                     *         "units_needed": 1,
+                     *         "daily": {
+                     *           "used": 1000,
+                     *           "limit": 1000,
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
+                     *         },
+                     *         "monthly": {
+                     *           "used": 5000,
+                     *           "limit": 20000,
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`INTERNAL_ERROR`), with a request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INTERNAL_ERROR",
+                     *       "message": "Internal error; quote the request_id when reporting it",
+                     *       "details": {
+                     *         "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     get_events: {
         parameters: {
             query?: {
                 /** @description Events with a sequence above this one (default 0: from the oldest kept) */
                 after?: number;
-                type?: "dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "job.credentials_required" | "job.failed";
+                type?: "dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "job.credentials_required" | "job.failed" | "webhook.test" | "webhook.endpoint_disabled";
                 /** @description Events per page (default 50) */
                 limit?: number;
             };
