@@ -53,7 +53,7 @@ describe("jobs on DynamoDB when the caller dies", () => {
    * with all its events in the feed, and no event of a write that was not; (2) the feed numbered 1…n
    * per account, each event once, in the order of each write's events; (3) a subject held only by a
    * live job, and free once its job ended; and (4) every live job that is due handed out again, once
-   * the dead instance's leases ran out.
+   * the dead instance's leases ran out; each event of the feed is also found by its id.
    */
   it("property: a copy cut short is finished by the next instance, and no event is lost or numbered twice", async () => {
     await fc.assert(
@@ -89,6 +89,8 @@ describe("jobs on DynamoDB when the caller dies", () => {
         // (2)
         expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
         expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+        // Each one is found by its id too (a redelivery's lookup): the copy that finished it put its index.
+        for (const event of events) expect(await next.event("acct_a", event.id, now)).toEqual(event);
         // (1): each job's events are there exactly when its write was accepted, in their order.
         const of = (job: JobRecord) => events.filter((e) => e.data.job_id === job.id).map((e) => e.data.n);
         const [nb, nc] = [await next.get("acct_a", b.id), await next.get("acct_a", c.id)];

@@ -3,12 +3,10 @@
 // independent implementation of Standard Webhooks 1.0) verifies them; retries on the schedule with one
 // `webhook-id`, 410 and redirects, a crash between the receiver's 2xx and the commit; who may do what.
 // The deliveries go to a recording sender here; test/node/webhooks-e2e.test.ts sends them over real sockets.
-import { Webhook } from "standardwebhooks";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseCertificateCredential } from "../../src/certificates/credentials.ts";
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import type { JobQueue } from "../../src/ports/jobs.ts";
-import type { WebhookRequest } from "../../src/ports/webhooks.ts";
 import { Sent } from "../../src/routes/envios/enviar.ts";
 import { EventsPage, JobsPage } from "../../src/routes/jobs/schema.ts";
 import {
@@ -27,29 +25,12 @@ import { answerOf, errorOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
 import { signedEnvelope } from "../support/envelope.ts";
 import { delivered, type RecordingWebhookSender } from "../support/webhook-sender.ts";
+import { verifies } from "../support/webhook-verify.ts";
 
 const juanaCert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
 const COMPANY = "76192083-9";
 const ENDPOINTS = "/api/v1/webhooks/endpoints";
 const RECEIVER = "https://erp.example.cl/hooks/sii";
-
-afterEach(() => {
-  vi.useRealTimers();
-});
-
-/** Verifies `request` with `secret` as a receiver would, its clock at the delivery's own timestamp (the sandbox's clock runs ahead). */
-function verifies(secret: string, request: WebhookRequest): boolean {
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(Number(request.headers["webhook-timestamp"]) * 1000);
-  try {
-    new Webhook(secret).verify(request.body, request.headers);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    vi.useRealTimers();
-  }
-}
 
 async function setup() {
   const t = probeApp();

@@ -1,0 +1,126 @@
+// Webhooks on the Lambda runtime: the app and the scheduled sweep over the DynamoDB table, the real Node
+// sender, and a receiver on loopback (allowed in sandbox mode). A job's event reaches the receiver at the
+// sweeps after it (500, then 200 on the retry, one `webhook-id`, verified by the npm `standardwebhooks`),
+// and a runner that dies between the receiver's 200 and its write costs one duplicate with the same id.
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app.ts";
+import { createLambdaDeps, sweepJobs } from "../../src/entry/lambda.ts";
+import { deliverEvents } from "../../src/services/webhook-delivery.ts";
+import { newJob } from "../support/job-store-contract.ts";
+import { localDynamoDb } from "../support/local-dynamodb.ts";
+import { verifies } from "../support/webhook-verify.ts";
+
+const local = localDynamoDb("webhooks-lambda");
+const ADMIN = "lambda-admin-token-of-at-least-32-chars";
+const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+const statuses: number[] = [];
+const receiver = createServer((req, res) => {
+  let body = "";
+  req.on("data", (chunk) => {
+    body += chunk;
+  });
+  req.on("end", () => {
+    received.push({ headers: req.headers, body });
+    res.writeHead(statuses.shift() ?? 200).end();
+  });
+});
+let url = "";
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+});
+afterAll(() => new Promise((resolve) => receiver.close(resolve)));
+
+async function setup(account: string) {
+  const deps = await createLambdaDeps({
+    DYNAMODB_TABLE: local.config.table,
+    DYNAMODB_ENDPOINT: local.config.endpoint,
+    AWS_REGION: local.config.region,
+    AWS_ACCESS_KEY_ID: "local",
+    AWS_SECRET_ACCESS_KEY: "local",
+    SII_UPSTREAM: "sandbox",
+    ADMIN_TOKEN: ADMIN,
+    SECRET_KEY: "lambda-test-secret-key-0123456789abcdef",
+  });
+  const app = createApp(() => deps);
+  const json = { "content-type": "application/json" };
+  const issued = await app.request("/admin/v1/tokens", {
+    method: "POST",
+    headers: { ...json, authorization: `Bearer ${ADMIN}` },
+    body: JSON.stringify({ name: "webhooks", account, scopes: ["settings:read", "settings:write", "sii:read"] }),
+  });
+  const { token } = ((await issued.json()) as { data: { token: string } }).data;
+  const post = async (path: string, body: unknown) =>
+    (
+      await app.request(path, { method: "POST", headers: { ...json, "x-api-token": token }, body: JSON.stringify(body) })
+    ).json() as Promise<{
+      data: Record<string, unknown>;
+    }>;
+  const clock = (seconds: number) =>
+    app.request("/sandbox/v1/clock", { method: "POST", headers: json, body: JSON.stringify({ avanzar_segundos: seconds }) });
+  const sweep = () => sweepJobs(deps.jobs, deps);
+  /** A job holding no SII token: its first run writes one job.credentials_required event. */
+  const tokenless = (trackId: string) =>
+    deps.jobs.create(
+      newJob(account, `envio:certificacion:dte:76192083-9:${trackId}`, deps.clock.now().getTime(), {
+        input: { emisor: "76192083-9", track_id: trackId, servicio: "dte", ambiente: "certificacion" },
+        due: deps.clock.now().getTime(),
+      }),
+      10,
+    );
+  return { deps, post, clock, sweep, tokenless };
+}
+
+describe("webhooks on Lambda", () => {
+  it("an event reaches a loopback receiver at the sweeps after it: a 500, then the retry's 200, with one webhook-id", async () => {
+    const { post, clock, sweep, tokenless } = await setup("acct_wh_lambda");
+    const created = (await post("/api/v1/webhooks/endpoints", { url })).data as { secreto: string };
+    const before = received.length;
+    statuses.push(500);
+    await tokenless("2001");
+    await sweep(); // the job's event, which wakes the endpoint
+    await sweep(); // the endpoint's first attempt: 500
+    expect(received.length - before).toBe(1);
+    await clock(6);
+    await sweep();
+    const mine = received.slice(before);
+    expect(mine).toHaveLength(2);
+    expect(mine.map((r) => (JSON.parse(r.body) as { type: string }).type)).toEqual([
+      "job.credentials_required",
+      "job.credentials_required",
+    ]);
+    expect(new Set(mine.map((r) => r.headers["webhook-id"])).size).toBe(1);
+    expect(mine.every((r) => verifies(created.secreto, r))).toBe(true);
+    await clock(3600);
+    await sweep();
+    expect(received.length - before).toBe(2);
+  });
+
+  it("a runner that dies between the receiver's 200 and its write: the next sweep sends it once more with the same id, then nothing", async () => {
+    const { deps, post, clock, sweep, tokenless } = await setup("acct_wh_lambda_crash");
+    await post("/api/v1/webhooks/endpoints", { url });
+    await sweep();
+    await tokenless("2002");
+    await sweep();
+    const before = received.length;
+    // The dying runner: it leases the woken endpoint, delivers, and never writes.
+    const leased = await deps.jobs.lease(deps.clock.now().getTime(), 60_000, 25);
+    const endpoint = leased.find((job) => job.kind === "entrega_webhook" && job.account === "acct_wh_lambda_crash");
+    expect(endpoint).toBeDefined();
+    await deliverEvents(endpoint!, deps);
+    expect(received.length - before).toBe(1);
+    await sweep(); // still held
+    expect(received.length - before).toBe(1);
+    await clock(61);
+    await sweep();
+    const mine = received.slice(before);
+    expect(mine).toHaveLength(2);
+    expect(mine[1]!.headers["webhook-id"]).toBe(mine[0]!.headers["webhook-id"]);
+    await clock(3600);
+    await sweep();
+    expect(received.length - before).toBe(2);
+  });
+});
