@@ -85,6 +85,7 @@ import { registerVehiculosCategoriasTipos } from "./routes/vehiculos/categorias-
 import { registerVehiculosTasacionBuscar } from "./routes/vehiculos/tasacion-buscar.ts";
 import { registerWebhooksCreate } from "./routes/webhooks/create.ts";
 import { registerWebhooksDelete } from "./routes/webhooks/delete.ts";
+import { registerWebhookDeliveries } from "./routes/webhooks/deliveries.ts";
 import { registerWebhooksGet } from "./routes/webhooks/get.ts";
 import { registerWebhooksList } from "./routes/webhooks/list.ts";
 import { registerEventsRedeliver } from "./routes/webhooks/redeliver.ts";
@@ -183,6 +184,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerWebhooksTest(app);
   registerWebhooksRotateSecret(app);
   registerEventsRedeliver(app);
+  registerWebhookDeliveries(app);
   registerEventsList(app);
   registerSandboxControls(app);
   registerSandboxReplays(app);

@@ -15,6 +15,10 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ApiError, type FieldError } from "./errors.ts";
+
+/** The media types Hono's json validator reads (others it leaves unread, validating `{}`). */
+const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+
 import { fieldNamed, type UnknownField, unknownFields } from "./unknown-fields.ts";
 
 type Target = "json" | "form" | "query" | "param" | "header" | "cookie";
@@ -205,7 +209,9 @@ export function validationHook(result: { success: boolean; error?: z.ZodError; t
 export function bodyHook(schema: z.core.$ZodType) {
   return async (result: { success: boolean; error?: z.ZodError; target: Target; data?: unknown }, c: Context): Promise<void> => {
     if (result.target !== "json") return validationHook(result, c);
-    const sent = result.success ? await c.req.json() : result.data;
+    // Without a JSON content type the validator reads nothing and validates `{}` (Hono's json target): then
+    // nothing was sent, and there is no body to read again (reading it would throw, a 500).
+    const sent = result.success ? (JSON_MEDIA_TYPE.test(c.req.header("content-type") ?? "") ? await c.req.json() : {}) : result.data;
     const unknown = unknownFields(schema, sent, MAX_FIELD_ERRORS).map((field) => unknownFieldError(schema, field));
     if (result.success && unknown.length === 0) return;
     // zod's strict objects name their unknown keys too, at the object: the walk names each one.

@@ -322,6 +322,11 @@ const BUSINESS_RULES: { operationId: RegExp; why: string; matches: RegExp }[] = 
     matches: /path:dia month \d+ of \d+ has no day \d+/,
   },
   {
+    operationId: /(post|patch)_webhooks_endpoints$/,
+    why: "the URL must be one the gateway delivers to: absolute, https (http to loopback in sandbox mode), no user or fragment, to an allowed address (the address policy, also on what the name resolves to): a 400 naming url",
+    matches: /body:url /,
+  },
+  {
     operationId: /put_settings_proxy/,
     why: "a host that is no valid name or IP address (an IPv6 literal's full grammar, beyond a pattern)",
     matches: /body:url has a host that is no valid name or IP address/,

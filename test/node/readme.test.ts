@@ -24,7 +24,7 @@ const operations = operationsOf(app);
 const rowsOf = (markdown: string) =>
   markdown
     .split("\n")
-    .filter((line) => /^\| (GET|POST|PUT|DELETE) \| `/.test(line))
+    .filter((line) => /^\| (GET|POST|PUT|PATCH|DELETE) \| `/.test(line))
     .map((line) => line.slice(2, -2).split(" | "));
 
 /** docs/operations.md's rows: `| Method | Path | Scope | Weight | Status | wire format | route | SII | sandbox | test |`. */

@@ -23,10 +23,11 @@ const Url = z
 const Eventos = z
   .array(z.enum(SUBSCRIBABLE, { error: `must be one of ${SUBSCRIBABLE.join(", ")}` }))
   .min(1, { error: "must name at least one event type, or be null for all" })
-  .max(SUBSCRIBABLE.length)
-  .refine((types) => new Set(types).size === types.length, { error: "must not repeat a type" })
+  .max(SUBSCRIBABLE.length * 4)
+  // A type named twice is the same subscription.
+  .transform((types) => [...new Set(types)])
   .nullable()
-  .register(z.globalRegistry, { description: "The event types it receives; null (or omitted at creation): every type" });
+  .meta({ description: "The event types it receives; null (or omitted at creation): every type" });
 const Descripcion = z
   .string()
   .max(200, { error: "must be at most 200 characters" })
@@ -49,7 +50,7 @@ export const EndpointPatch = z
   .refine((patch) => Object.keys(patch).length > 0, { error: "must change at least one of url, eventos, descripcion, activo" })
   .openapi("WebhookEndpointPatch");
 
-const iso = z.string().nullable();
+const iso = () => z.string().nullable();
 
 export const Endpoint = z
   .object({
@@ -66,7 +67,7 @@ export const Endpoint = z
       reintentos: z.number().int().register(z.globalRegistry, { description: "Events waiting for another attempt (at most 100)" }),
       entregados: z.number().int(),
       abandonados: z.number().int().register(z.globalRegistry, { description: "Events given up after the 10th attempt" }),
-      fallando_desde: iso.register(z.globalRegistry, { description: "Since when every attempt failed; null after a delivery" }),
+      fallando_desde: iso().meta({ description: "Since when every attempt failed; null after a delivery" }),
       ultimo_intento: z
         .object({
           at: z.string(),
@@ -76,7 +77,7 @@ export const Endpoint = z
           error: z.string().nullable(),
         })
         .nullable(),
-      next_run_at: iso,
+      next_run_at: iso(),
     }),
     created_at: z.string(),
     updated_at: z.string(),
@@ -96,7 +97,7 @@ export const SecretRotated = envelope(
     .object({
       endpoint: Endpoint,
       secreto: Secreto,
-      anterior_firma_hasta: iso.register(z.globalRegistry, { description: "Until when the old secret signs too (24 hours)" }),
+      anterior_firma_hasta: iso().meta({ description: "Until when the old secret signs too (24 hours)" }),
     })
     .openapi("WebhookSecretRotated"),
 );

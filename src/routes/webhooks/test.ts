@@ -19,7 +19,19 @@ export function registerWebhooksTest(app: OpenAPIHono<AppEnv>): void {
       description:
         "Writes a `webhook.test` event (in the feed too) and delivers it to this endpoint only, like any other event: signed, retried on failure. The answer does not wait for the delivery: `GET …/{id}` shows its `ultimo_intento`. A disabled endpoint is a 409 `WEBHOOK_STATE`. Needs the `settings:write` scope.",
       request: { params: EndpointParams },
-      responses: { 200: jsonContent(EndpointTested, "The test event, on its way"), ...errorResponses([400, 404, 409]) },
+      responses: {
+        200: {
+          ...jsonContent(EndpointTested, "The test event, on its way"),
+          links: {
+            Redeliver: {
+              operationId: "post_events_redeliver",
+              description: "Deliver the test event again",
+              parameters: { id: "$response.body#/data/event/id" },
+            },
+          },
+        },
+        ...errorResponses([400, 404, 409]),
+      },
     }),
     { scope: "settings:write", weight: 1 },
     async (c) => ok(c, await testEndpoint(callerOf(c), c.req.valid("param").id), "Test event written"),

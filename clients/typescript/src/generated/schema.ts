@@ -1412,7 +1412,168 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "dte_envio.processed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A followed envelope got the SII's verdict: `estado`, `resultado` and the counts per document type
+         * @description Signed by Standard Webhooks 1.0 with the endpoint's secret (docs/webhooks.md). Answer a 2xx within 15 s; anything else is tried again.
+         */
+        post: operations["webhook_dte_envio_processed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dte_envio.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The SII rejected a followed envelope
+         * @description Signed by Standard Webhooks 1.0 with the endpoint's secret (docs/webhooks.md). Answer a 2xx within 15 s; anything else is tried again.
+         */
+        post: operations["webhook_dte_envio_rejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "folios.low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A folio ledger's free folios fell to its threshold
+         * @description Signed by Standard Webhooks 1.0 with the endpoint's secret (docs/webhooks.md). Answer a 2xx within 15 s; anything else is tried again.
+         */
+        post: operations["webhook_folios_low"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "folios.expiring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A CAF of a folio ledger nears the end of its validity
+         * @description Signed by Standard Webhooks 1.0 with the endpoint's secret (docs/webhooks.md). Answer a 2xx within 15 s; anything else is tried again.
+         */
+        post: operations["webhook_folios_expiring"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "job.credentials_required": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The SII stopped honouring the token a job had: `POST /api/v1/jobs/{id}/resume` continues it
+         * @description Signed by Standard Webhooks 1.0 with the endpoint's secret (docs/webhooks.md). Answer a 2xx within 15 s; anything else is tried again.
+         */
+        post: operations["webhook_job_credentials_required"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "job.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A job ended without a verdict
+         * @description Signed by Standard Webhooks 1.0 with the endpoint's secret (docs/webhooks.md). Answer a 2xx within 15 s; anything else is tried again.
+         */
+        post: operations["webhook_job_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /api/v1/webhooks/endpoints/{id}/test`: sent to that endpoint alone
+         * @description Signed by Standard Webhooks 1.0 with the endpoint's secret (docs/webhooks.md). Answer a 2xx within 15 s; anything else is tried again.
+         */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.endpoint_disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Another endpoint of the account was disabled (410 Gone, or five days without a delivery)
+         * @description Signed by Standard Webhooks 1.0 with the endpoint's secret (docs/webhooks.md). Answer a 2xx within 15 s; anything else is tried again.
+         */
+        post: operations["webhook_webhook_endpoint_disabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         ReceiverResponseDocument: {
@@ -3430,7 +3591,7 @@ export interface components {
                 entregados: number;
                 /** @description Events given up after the 10th attempt */
                 abandonados: number;
-                /** @description Until when the old secret signs too (24 hours) */
+                /** @description Since when every attempt failed; null after a delivery */
                 fallando_desde: string | null;
                 ultimo_intento: {
                     at: string;
@@ -3439,7 +3600,6 @@ export interface components {
                     entregado: boolean;
                     error: string | null;
                 } | null;
-                /** @description Until when the old secret signs too (24 hours) */
                 next_run_at: string | null;
             };
             created_at: string;
@@ -25087,6 +25247,398 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    webhook_dte_envio_processed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every attempt and redelivery (deduplicate by it) */
+                "webhook-id": string;
+                /** @description The attempt's time, seconds since the epoch */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; two, space-separated, during a rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example evt_7h3j5k1l9p2o4i6u8y0t1r3e */
+                    id: string;
+                    /** @enum {string} */
+                    type: "dte_envio.processed";
+                    /** @description When the event was written (ISO 8601) */
+                    timestamp: string;
+                    /** @description The event's place in the account's feed */
+                    sequence: number;
+                    /** @description Ids and outcomes, with `job_id`: never credentials, XML or rows */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_dte_envio_rejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every attempt and redelivery (deduplicate by it) */
+                "webhook-id": string;
+                /** @description The attempt's time, seconds since the epoch */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; two, space-separated, during a rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example evt_7h3j5k1l9p2o4i6u8y0t1r3e */
+                    id: string;
+                    /** @enum {string} */
+                    type: "dte_envio.rejected";
+                    /** @description When the event was written (ISO 8601) */
+                    timestamp: string;
+                    /** @description The event's place in the account's feed */
+                    sequence: number;
+                    /** @description Ids and outcomes, with `job_id`: never credentials, XML or rows */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_folios_low: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every attempt and redelivery (deduplicate by it) */
+                "webhook-id": string;
+                /** @description The attempt's time, seconds since the epoch */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; two, space-separated, during a rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example evt_7h3j5k1l9p2o4i6u8y0t1r3e */
+                    id: string;
+                    /** @enum {string} */
+                    type: "folios.low";
+                    /** @description When the event was written (ISO 8601) */
+                    timestamp: string;
+                    /** @description The event's place in the account's feed */
+                    sequence: number;
+                    /** @description Ids and outcomes, with `job_id`: never credentials, XML or rows */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_folios_expiring: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every attempt and redelivery (deduplicate by it) */
+                "webhook-id": string;
+                /** @description The attempt's time, seconds since the epoch */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; two, space-separated, during a rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example evt_7h3j5k1l9p2o4i6u8y0t1r3e */
+                    id: string;
+                    /** @enum {string} */
+                    type: "folios.expiring";
+                    /** @description When the event was written (ISO 8601) */
+                    timestamp: string;
+                    /** @description The event's place in the account's feed */
+                    sequence: number;
+                    /** @description Ids and outcomes, with `job_id`: never credentials, XML or rows */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_job_credentials_required: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every attempt and redelivery (deduplicate by it) */
+                "webhook-id": string;
+                /** @description The attempt's time, seconds since the epoch */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; two, space-separated, during a rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example evt_7h3j5k1l9p2o4i6u8y0t1r3e */
+                    id: string;
+                    /** @enum {string} */
+                    type: "job.credentials_required";
+                    /** @description When the event was written (ISO 8601) */
+                    timestamp: string;
+                    /** @description The event's place in the account's feed */
+                    sequence: number;
+                    /** @description Ids and outcomes, with `job_id`: never credentials, XML or rows */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_job_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every attempt and redelivery (deduplicate by it) */
+                "webhook-id": string;
+                /** @description The attempt's time, seconds since the epoch */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; two, space-separated, during a rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example evt_7h3j5k1l9p2o4i6u8y0t1r3e */
+                    id: string;
+                    /** @enum {string} */
+                    type: "job.failed";
+                    /** @description When the event was written (ISO 8601) */
+                    timestamp: string;
+                    /** @description The event's place in the account's feed */
+                    sequence: number;
+                    /** @description Ids and outcomes, with `job_id`: never credentials, XML or rows */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every attempt and redelivery (deduplicate by it) */
+                "webhook-id": string;
+                /** @description The attempt's time, seconds since the epoch */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; two, space-separated, during a rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example evt_7h3j5k1l9p2o4i6u8y0t1r3e */
+                    id: string;
+                    /** @enum {string} */
+                    type: "webhook.test";
+                    /** @description When the event was written (ISO 8601) */
+                    timestamp: string;
+                    /** @description The event's place in the account's feed */
+                    sequence: number;
+                    /** @description Ids and outcomes, with `job_id`: never credentials, XML or rows */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_endpoint_disabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every attempt and redelivery (deduplicate by it) */
+                "webhook-id": string;
+                /** @description The attempt's time, seconds since the epoch */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; two, space-separated, during a rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example evt_7h3j5k1l9p2o4i6u8y0t1r3e */
+                    id: string;
+                    /** @enum {string} */
+                    type: "webhook.endpoint_disabled";
+                    /** @description When the event was written (ISO 8601) */
+                    timestamp: string;
+                    /** @description The event's place in the account's feed */
+                    sequence: number;
+                    /** @description Ids and outcomes, with `job_id`: never credentials, XML or rows */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
