@@ -2,6 +2,7 @@
 // machine, over http too; private, link-local and metadata addresses never, in any spelling.
 import { describe, expect, it } from "vitest";
 import { addressProblem, WEBHOOK_URL_MAX, webhookTarget, webhookUrlProblem } from "../../src/lib/webhook-url.ts";
+import { INSIDE_ADDRESSES } from "../support/inside-addresses.ts";
 
 /** [url, problem without loopback allowed, problem with it]: null is allowed, a string a part of the reason. */
 const urls: [string, string | null, string | null][] = [
@@ -51,6 +52,19 @@ describe("webhookUrlProblem", () => {
       else expect(without).toContain(strict);
       if (sandbox === null) expect(withLoopback).toBeNull();
       else expect(withLoopback).toContain(sandbox);
+    });
+  }
+
+  // Every spelling the proxy setting refuses, as an https receiver: refused by its class in live mode; in
+  // sandbox mode only the loopback ones are allowed.
+  for (const [cls, spellings] of INSIDE_ADDRESSES) {
+    it(`refuses every spelling of ${cls} (${spellings.length})`, () => {
+      for (const spelling of spellings) {
+        const url = spelling.replace(/^http:/, "https:");
+        expect(webhookUrlProblem(url, false), url).toBe(`the receiver's address is not allowed: ${cls}`);
+        if (cls === "loopback") expect(webhookUrlProblem(url, true), url).toBeNull();
+        else expect(webhookUrlProblem(url, true), url).toBe(`the receiver's address is not allowed: ${cls}`);
+      }
     });
   }
 
