@@ -20,6 +20,7 @@ import { type BenchServer, startServer } from "./processes.ts";
 import { rcvFigures } from "./rcv.ts";
 import { type StallFigure, stallFigures } from "./stall.ts";
 import { vehicleFigures } from "./vehiculos.ts";
+import { webhookFigures } from "./webhooks.ts";
 import { workerdFigures } from "./workerd.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -404,6 +405,8 @@ for (const f of await engineFigures(quick)) {
 for (const f of await rcvFigures()) figures.push(figure(f.name, f.unit, f.value, f.budget, "lower", f.gated));
 for (const f of await vehicleFigures(quick)) figures.push(figure(f.name, f.unit, f.value, null, "lower", false));
 for (const f of await jobFigures(quick)) figures.push(figure(f.name, f.unit, f.value, null, "lower", false));
+for (const f of await webhookFigures(quick))
+  figures.push(figure(f.name, f.unit, f.value, f.budget, f.unit === "/s" ? "higher" : "lower", f.gated));
 // The event-loop stall and another account's wait during each hostile or largest-allowed request,
 // over the same process's own just before (gated where a budget holds them: bench/README.md "stall").
 for (const f of await stallFigures(quick)) figures.push(stallFigure(f));
