@@ -2,37 +2,25 @@
 // sender, and a receiver on loopback (allowed in sandbox mode). A job's event reaches the receiver at the
 // sweeps after it (500, then 200 on the retry, one `webhook-id`, verified by the npm `standardwebhooks`),
 // and a runner that dies between the receiver's 200 and its write costs one duplicate with the same id.
-import { createServer, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { createLambdaDeps, sweepJobs } from "../../src/entry/lambda.ts";
 import { deliverEvents } from "../../src/services/webhook-delivery.ts";
 import { newJob } from "../support/job-store-contract.ts";
 import { localDynamoDb } from "../support/local-dynamodb.ts";
+import { loopbackReceiver } from "../support/webhook-receiver.ts";
 import { verifies } from "../support/webhook-verify.ts";
 
 const local = localDynamoDb("webhooks-lambda");
 const ADMIN = "lambda-admin-token-of-at-least-32-chars";
-const received: { headers: IncomingHttpHeaders; body: string }[] = [];
-const statuses: number[] = [];
-const receiver = createServer((req, res) => {
-  let body = "";
-  req.on("data", (chunk) => {
-    body += chunk;
-  });
-  req.on("end", () => {
-    received.push({ headers: req.headers, body });
-    res.writeHead(statuses.shift() ?? 200).end();
-  });
-});
+let hook: Awaited<ReturnType<typeof loopbackReceiver>>;
 let url = "";
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  hook = await loopbackReceiver();
+  url = hook.url;
 });
-afterAll(() => new Promise((resolve) => receiver.close(resolve)));
+afterAll(() => hook.close());
 
 async function setup(account: string) {
   const deps = await createLambdaDeps({
@@ -78,15 +66,15 @@ describe("webhooks on Lambda", () => {
   it("an event reaches a loopback receiver at the sweeps after it: a 500, then the retry's 200, with one webhook-id", async () => {
     const { post, clock, sweep, tokenless } = await setup("acct_wh_lambda");
     const created = (await post("/api/v1/webhooks/endpoints", { url })).data as { secreto: string };
-    const before = received.length;
-    statuses.push(500);
+    const before = hook.received.length;
+    hook.statuses.push(500);
     await tokenless("2001");
     await sweep(); // the job's event, which wakes the endpoint
     await sweep(); // the endpoint's first attempt: 500
-    expect(received.length - before).toBe(1);
+    expect(hook.received.length - before).toBe(1);
     await clock(6);
     await sweep();
-    const mine = received.slice(before);
+    const mine = hook.received.slice(before);
     expect(mine).toHaveLength(2);
     expect(mine.map((r) => (JSON.parse(r.body) as { type: string }).type)).toEqual([
       "job.credentials_required",
@@ -96,7 +84,7 @@ describe("webhooks on Lambda", () => {
     expect(mine.every((r) => verifies(created.secreto, r))).toBe(true);
     await clock(3600);
     await sweep();
-    expect(received.length - before).toBe(2);
+    expect(hook.received.length - before).toBe(2);
   });
 
   it("a runner that dies between the receiver's 200 and its write: the next sweep sends it once more with the same id, then nothing", async () => {
@@ -105,22 +93,22 @@ describe("webhooks on Lambda", () => {
     await sweep();
     await tokenless("2002");
     await sweep();
-    const before = received.length;
+    const before = hook.received.length;
     // The dying runner: it leases the woken endpoint, delivers, and never writes.
     const leased = await deps.jobs.lease(deps.clock.now().getTime(), 60_000, 25);
     const endpoint = leased.find((job) => job.kind === "entrega_webhook" && job.account === "acct_wh_lambda_crash");
     expect(endpoint).toBeDefined();
     await deliverEvents(endpoint!, deps);
-    expect(received.length - before).toBe(1);
+    expect(hook.received.length - before).toBe(1);
     await sweep(); // still held
-    expect(received.length - before).toBe(1);
+    expect(hook.received.length - before).toBe(1);
     await clock(61);
     await sweep();
-    const mine = received.slice(before);
+    const mine = hook.received.slice(before);
     expect(mine).toHaveLength(2);
     expect(mine[1]!.headers["webhook-id"]).toBe(mine[0]!.headers["webhook-id"]);
     await clock(3600);
     await sweep();
-    expect(received.length - before).toBe(2);
+    expect(hook.received.length - before).toBe(2);
   });
 });

@@ -3,7 +3,6 @@
 // verdict on the sandbox's clock and exactly one `dte_envio.processed` is delivered: after a 500 and a 500,
 // the third attempt's 200, the same `webhook-id` each time, each one verified by the npm `standardwebhooks`.
 import { mkdtempSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,34 +13,12 @@ import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { ADMIN } from "../support/app.ts";
 import { signedEnvelope } from "../support/envelope.ts";
+import { loopbackReceiver } from "../support/webhook-receiver.ts";
 import { verifies } from "../support/webhook-verify.ts";
 
 const juanaCert = { "cert-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].certPem, "pkey-data": SANDBOX_TAXPAYER_CERTS["11111111-1"].keyPem };
 const DEV = "sii_dev_webhooks_e2e_test";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A receiver on 127.0.0.1 that answers the statuses given in turn (200 after them), and keeps what it got. */
-async function receiver(statuses: number[]) {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk) => {
-      body += chunk;
-    });
-    req.on("end", () => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(statuses.shift() ?? 200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  return { received, url, close: () => new Promise((resolve) => server.close(resolve)) };
-}
 
 describe("webhooks on the Node server", () => {
   it("a followed envelope's verdict reaches a loopback receiver once it answers 2xx: 500, 500, 200 with one webhook-id", {
@@ -64,7 +41,7 @@ describe("webhooks on the Node server", () => {
       });
       return (await res.json()) as { data: Record<string, unknown> & { [key: string]: never } };
     };
-    const hook = await receiver([500, 500]);
+    const hook = await loopbackReceiver([500, 500]);
     /** Waits (a bounded while) until the receiver has `n` requests; the server's timer looks at least every 5 s. */
     const until = async (n: number) => {
       for (const deadline = Date.now() + 30_000; Date.now() < deadline && hook.received.length < n; ) await sleep(100);
