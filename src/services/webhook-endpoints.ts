@@ -10,6 +10,7 @@ import { newWebhookSecret } from "../lib/standard-webhooks.ts";
 import { fieldError } from "../platform/body-field.ts";
 import type { Caller } from "../platform/caller.ts";
 import { ApiError } from "../platform/errors.ts";
+import type { Deps } from "../ports/deps.ts";
 import type { EventType, JobRecord, JobUpdate, NewEvent } from "../ports/jobs.ts";
 import { eventView } from "./jobs.ts";
 import {
@@ -87,13 +88,36 @@ export async function getEndpoint(caller: Caller, id: string) {
   return endpointView(await endpointOf(caller, id));
 }
 
+/** A new endpoint's delivery job in subject slot `slot`, and its secret (answered once, then only sealed). */
+export async function newEndpointJob(deps: Deps, account: string, tokenId: string, input: EndpointInput, slot: string, now: number) {
+  const secret = newWebhookSecret();
+  const job: JobRecord = {
+    id: randomName("we"),
+    account,
+    kind: "entrega_webhook",
+    subject: slot,
+    estado: "pendiente",
+    input: { ...input },
+    // Events written from now on: the feed's older ones are skipped by their time (subscribed()).
+    progress: { ...freshProgress(now) },
+    sealed: await sealSecrets(deps, { secrets: [{ secret, until: null }] }),
+    token_id: tokenId,
+    created_at: now,
+    updated_at: now,
+    due: now,
+    expires: now + ENDPOINT_LIFE_MS,
+    runs: 0,
+    error: null,
+    lease_until: 0,
+    version: 1,
+  };
+  return { job, secret };
+}
+
 /** Registers an endpoint; its secret is answered here once, then only its signatures show it. */
 export async function createEndpoint(caller: Caller, input: EndpointInput) {
   const { deps } = caller;
   await checkUrl(caller, input.url);
-  const secret = newWebhookSecret();
-  const sealed = await sealSecrets(deps, { secrets: [{ secret, until: null }] });
-  const id = randomName("we");
   for (let tries = 0; tries < 3; tries++) {
     const taken = new Set((await endpointsOf(caller)).map((job) => job.subject));
     const slot = Array.from({ length: MAX_ENDPOINTS }, (_, i) => webhookSubject(String(i + 1))).find((s) => !taken.has(s));
@@ -101,27 +125,7 @@ export async function createEndpoint(caller: Caller, input: EndpointInput) {
       throw new ApiError(409, "WEBHOOKS_LIMIT", `The account already has ${MAX_ENDPOINTS} webhook endpoints; delete one first`, {
         details: { max_endpoints: MAX_ENDPOINTS },
       });
-    const now = deps.clock.now().getTime();
-    const job: JobRecord = {
-      id,
-      account: caller.account(),
-      kind: "entrega_webhook",
-      subject: slot,
-      estado: "pendiente",
-      input: { ...input },
-      // Events written from now on: the feed's older ones are skipped by their time (subscribed()).
-      progress: { ...freshProgress(now) },
-      sealed,
-      token_id: caller.tokenId(),
-      created_at: now,
-      updated_at: now,
-      due: now,
-      expires: now + ENDPOINT_LIFE_MS,
-      runs: 0,
-      error: null,
-      lease_until: 0,
-      version: 1,
-    };
+    const { job, secret } = await newEndpointJob(deps, caller.account(), caller.tokenId(), input, slot, deps.clock.now().getTime());
     const created = await deps.jobs.create(job, Number.MAX_SAFE_INTEGER);
     if (created.state === "created") return { endpoint: endpointView(created.job), secreto: secret };
     // "existing": another creation took the slot meanwhile; look again.

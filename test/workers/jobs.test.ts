@@ -11,6 +11,7 @@ import type { JobKind, JobRecord, JobUpdate } from "../../src/ports/jobs.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { type JobStoreUnderTest, jobStoreContract, newJob } from "../support/job-store-contract.ts";
+import { webhookDeliveryProperty } from "../support/webhook-delivery-property.ts";
 import { ADMIN_HEADERS, fetchWorker } from "./worker.ts";
 
 const bindings = env as unknown as WorkerEnv;
@@ -56,20 +57,21 @@ const storeOf = (stub: Stub): JobStoreUnderTest => ({
   nextDue: () => stub.nextDue(),
 });
 
+/** A fresh object whose own runner is held off (its alarm does nothing): the test leases and runs by hand. */
+async function heldOffObject(): Promise<JobStoreUnderTest> {
+  const stub = objectOf(accountName());
+  await runInDurableObject(stub, (object: AccountJobs) => {
+    object.alarm = async () => {};
+  });
+  return storeOf(stub);
+}
+
 describe("jobs in a Durable Object per account", () => {
   // A fresh object each time. The contract's times are in the past, so each alarm it sets fires as soon as
   // the runtime gets to it and would run the jobs the contract leases by hand: this instance's own runner
   // is held off (its alarm does nothing), the rest of the object is the one the Worker calls.
-  jobStoreContract(
-    async () => {
-      const stub = objectOf(accountName());
-      await runInDurableObject(stub, (object: AccountJobs) => {
-        object.alarm = async () => {};
-      });
-      return storeOf(stub);
-    },
-    { oneAccount: true },
-  );
+  jobStoreContract(heldOffObject, { oneAccount: true });
+  webhookDeliveryProperty(heldOffObject, 8);
 });
 
 describe("the jobs object of an account", () => {
