@@ -8,7 +8,8 @@ export interface Received {
   body: string;
 }
 
-export async function loopbackReceiver(statuses: number[] = []) {
+/** `delayMs`: how long each answer waits (a slow receiver keeps a step's deliveries in flight longer). */
+export async function loopbackReceiver(statuses: number[] = [], delayMs: () => number = () => 0) {
   const received: Received[] = [];
   const server = createServer((req, res) => {
     let body = "";
@@ -17,7 +18,8 @@ export async function loopbackReceiver(statuses: number[] = []) {
     });
     req.on("end", () => {
       received.push({ headers: req.headers, body });
-      res.writeHead(statuses.shift() ?? 200).end();
+      const status = statuses.shift() ?? 200;
+      setTimeout(() => res.writeHead(status).end(), delayMs());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
