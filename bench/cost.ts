@@ -323,7 +323,62 @@ const widened =
 const SET_RESUMEN = "POST /api/v1/sii/rcv/ventas/set_resumen/{emisor}/{periodo}";
 const summaries = widened(SET_RESUMEN, "resumenes", (first, i) => ({ ...first, tipo_documento: SUMMARY_TYPES[i] }));
 
+/** An operation on something another operation made: `stage`'s example runs first, and its answer's id (`idOf`) replaces the example's `exampleId`. */
+const onMade =
+  (stage: string, key: string, exampleId: string, idOf: (answer: Json) => string, input: string, status = 200, says?: string): Case =>
+  async ({ example, prepare }) => {
+    const id = idOf(await prepare<Json>(example(stage)));
+    const call = example(key);
+    return [{ ...call, path: call.path.replace(exampleId, id), status, says, input: `${call.input}, ${input}` }];
+  };
+const JOBS = "POST /api/v1/jobs";
+const JOB_ID = "job_4k2m9q7x1c8v3b6n5z0a2s4d";
+const ENDPOINTS = "POST /api/v1/webhooks/endpoints";
+const ENDPOINT_ID = "we_8f2k4m6q1s3u5w7y9a0c2e4g";
+const jobOf = (answer: Json) => answer.data.job.id as string;
+const endpointOf = (answer: Json) => answer.data.endpoint.id as string;
+/** The jobs' and the webhook endpoints' operations, each on one just made (their examples name none that exists). */
+const MADE: Record<string, Case> = {
+  [JOBS]: async ({ example }) => [{ ...example(JOBS), status: 201 }],
+  ...Object.fromEntries(
+    ["GET /api/v1/jobs/{id}", "DELETE /api/v1/jobs/{id}"].map((key) => [key, onMade(JOBS, key, JOB_ID, jobOf, "on the job just created")]),
+  ),
+  "POST /api/v1/jobs/{id}/resume": onMade(
+    JOBS,
+    "POST /api/v1/jobs/{id}/resume",
+    JOB_ID,
+    jobOf,
+    "a pending job (refused)",
+    409,
+    "JOB_STATE",
+  ),
+  ...Object.fromEntries(
+    [
+      "GET /api/v1/webhooks/endpoints/{id}",
+      "PATCH /api/v1/webhooks/endpoints/{id}",
+      "DELETE /api/v1/webhooks/endpoints/{id}",
+      "POST /api/v1/webhooks/endpoints/{id}/test",
+      "POST /api/v1/webhooks/endpoints/{id}/rotate-secret",
+    ].map((key) => [key, onMade(ENDPOINTS, key, ENDPOINT_ID, endpointOf, "on the endpoint just registered")]),
+  ),
+  "POST /api/v1/events/{id}/redeliver": async (context) => {
+    const endpoint = endpointOf(await context.prepare<Json>(context.example(ENDPOINTS)));
+    const test = context.example("POST /api/v1/webhooks/endpoints/{id}/test");
+    const tested = await context.prepare<Json>({ ...test, path: test.path.replace(ENDPOINT_ID, endpoint) });
+    const call = context.example("POST /api/v1/events/{id}/redeliver");
+    return [
+      {
+        ...call,
+        path: call.path.replace(/evt_[a-z0-9]{24}/, tested.data.event.id as string),
+        body: json({ endpoint_id: endpoint }),
+        input: `${call.input}, the test event of the endpoint just registered`,
+      },
+    ];
+  },
+};
+
 const CASES: Record<string, Case> = {
+  ...MADE,
   [SET_RESUMEN]: summaries,
   "POST /api/v1/sii/rcv/ventas/set_boletas_diarias/{emisor}/{periodo}/{dte}": widened(
     "POST /api/v1/sii/rcv/ventas/set_boletas_diarias/{emisor}/{periodo}/{dte}",

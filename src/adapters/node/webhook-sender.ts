@@ -152,9 +152,9 @@ export function createNodeWebhookSender(options: NodeWebhookSenderOptions = {}):
   return {
     async check(url, allowLoopback) {
       const checked = await checkedAddresses(url, allowLoopback, resolveAll);
-      if ("notAllowed" in checked) return checked.notAllowed;
-      if ("failed" in checked) return checked.failed;
-      return null;
+      // A name that does not resolve yet (DNS being set up) is accepted: there is no address to refuse, and
+      // every attempt resolves and checks again (an attempt then fails, and is retried).
+      return "notAllowed" in checked ? checked.notAllowed : null;
     },
 
     async send(req: WebhookRequest): Promise<WebhookOutcome> {

@@ -48,7 +48,7 @@ export const EndpointPatch = z
     }),
   })
   .refine((patch) => Object.keys(patch).length > 0, { error: "must change at least one of url, eventos, descripcion, activo" })
-  .openapi("WebhookEndpointPatch");
+  .openapi("WebhookEndpointPatch", { example: { eventos: ["dte_envio.processed", "dte_envio.rejected"], activo: true } });
 
 const iso = () => z.string().nullable();
 

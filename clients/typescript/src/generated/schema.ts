@@ -3622,6 +3622,15 @@ export interface components {
         WebhookEndpoints: {
             endpoints: components["schemas"]["WebhookEndpoint"][];
         };
+        /**
+         * @example {
+         *       "eventos": [
+         *         "dte_envio.processed",
+         *         "dte_envio.rejected"
+         *       ],
+         *       "activo": true
+         *     }
+         */
         WebhookEndpointPatch: {
             /**
              * @description Where deliveries are POSTed: https to a public address (every address its name resolves to is checked, at registration and at each attempt). In sandbox mode http and https to loopback (127.0.0.1, [::1], localhost) are allowed too
