@@ -48,7 +48,10 @@ describe("webhooks on the Node server", () => {
       return hook.received.length;
     };
     try {
-      const created = (await call("/api/v1/webhooks/endpoints", { url: hook.url })).data as unknown as { secreto: string };
+      const created = (await call("/api/v1/webhooks/endpoints", { url: hook.url })).data as unknown as {
+        secreto: string;
+        endpoint: { id: string };
+      };
       const juana = await parseCertificateCredential(juanaCert, new Date());
       const xml = await signedEnvelope(juana, "76192083-9", [{ tipo: 33, folio: 72, receptor: "22222222-2", total: 11_900 }]);
       const sent = (await call("/api/v1/platform/dte/envios/enviar", { auth: { cert: juanaCert }, xml: bytesToBase64(xml), seguir: true }))
@@ -59,9 +62,15 @@ describe("webhooks on the Node server", () => {
       expect(await until(2)).toBe(2);
       await call("/sandbox/v1/clock", { avanzar_segundos: 6 * 60 });
       expect(await until(3)).toBe(3);
-      // Delivered: nothing more comes, however long.
-      await call("/sandbox/v1/clock", { avanzar_segundos: 24 * 3600 });
-      await sleep(6_000);
+      // Delivered and written: nothing is left to send (no retry waits), however long.
+      const entrega = async () =>
+        (
+          (await call(`/api/v1/webhooks/endpoints/${created.endpoint.id}`)).data as unknown as {
+            entrega: { entregados: number; reintentos: number };
+          }
+        ).entrega;
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline && (await entrega()).entregados < 1; ) await sleep(100);
+      expect(await entrega()).toMatchObject({ entregados: 1, reintentos: 0 });
       expect(hook.received).toHaveLength(3);
       const bodies = hook.received.map(
         (r) => JSON.parse(r.body) as { id: string; type: string; data: { job_id: string; track_id: string } },
