@@ -85,41 +85,85 @@ const cpuMs = async (work: () => Promise<void>) => {
   return (used.user + used.system) / 1000;
 };
 
-async function latencies(rounds: number): Promise<number[]> {
-  const arrivals = new Map<string, number>();
+/** A receiver on loopback that notes, per delivery, the time from its event's write to its arrival (ms). */
+async function timingReceiver() {
+  const arrivals: number[] = [];
   let arrived: (() => void) | null = null;
-  const receiver = createServer((req, res) => {
+  const server = createServer((req, res) => {
     const at = Date.now();
     let body = "";
     req.on("data", (chunk) => {
       body += chunk;
     });
     req.on("end", () => {
-      const { timestamp } = JSON.parse(body) as { timestamp: string };
-      arrivals.set(String(req.headers["webhook-id"]), at - Date.parse(timestamp));
+      arrivals.push(at - Date.parse((JSON.parse(body) as { timestamp: string }).timestamp));
       res.writeHead(204).end();
       arrived?.();
     });
   });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  /** Resolves at the next arrival; rejects after 10 s. */
+  const next = (what: string) =>
+    new Promise<void>((resolve, reject) => {
+      arrived = resolve;
+      setTimeout(() => reject(new Error(`${what} did not arrive within 10 s`)), 10_000).unref();
+    });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    arrivals,
+    next,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+async function latencies(rounds: number): Promise<number[]> {
+  const receiver = await timingReceiver();
   const { deps, register, account, onWake } = await gateway();
-  await register(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
+  await register(receiver.url);
   const timer = startJobTimer(deps.jobs, deps);
   onWake(() => timer.wake());
   try {
     for (let i = 0; i < rounds; i++) {
-      const got = new Promise<void>((resolve, reject) => {
-        arrived = resolve;
-        setTimeout(() => reject(new Error(`delivery ${i} did not arrive within 10 s`)), 10_000).unref();
-      });
+      const got = receiver.next(`delivery ${i}`);
       await deps.jobs.create(tokenless(account, i, deps.clock.now().getTime()), 1000);
       await got;
     }
   } finally {
     await timer.stop();
-    await new Promise((resolve) => receiver.close(resolve));
+    await receiver.close();
   }
-  return [...arrivals.values()].sort((a, b) => a - b);
+  return [...receiver.arrivals].sort((a, b) => a - b);
+}
+
+/**
+ * The same on Workers, through a running `wrangler dev` (bench/workerd.ts, full runs): an endpoint's test
+ * event written by `POST …/test`, the account's Durable Object's alarm set by that write, its delivery.
+ */
+export async function workerdWebhookLatency(base: string, headers: Record<string, string>, rounds: number) {
+  const receiver = await timingReceiver();
+  try {
+    const registered = await fetch(`${base}/api/v1/webhooks/endpoints`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ url: receiver.url }),
+    });
+    if (registered.status !== 200) throw new Error(`the bench's endpoint was refused: ${registered.status} ${await registered.text()}`);
+    const { id } = ((await registered.json()) as { data: { endpoint: { id: string } } }).data.endpoint;
+    for (let i = 0; i < rounds; i++) {
+      const got = receiver.next(`test delivery ${i}`);
+      const tested = await fetch(`${base}/api/v1/webhooks/endpoints/${id}/test`, { method: "POST", headers });
+      if (tested.status !== 200) throw new Error(`the bench's test event was refused: ${tested.status}`);
+      await got;
+    }
+  } finally {
+    await receiver.close();
+  }
+  const sorted = [...receiver.arrivals].sort((a, b) => a - b);
+  return [0.5, 0.99].map((q) => ({
+    name: `workerd: webhooks, a test event's write to the receiver's first byte, p${q * 100} (the object's alarm, loopback, ${rounds} rounds)`,
+    unit: "ms",
+    value: quantile(sorted, q),
+  }));
 }
 
 async function throughput(pending: number) {

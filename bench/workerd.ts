@@ -21,6 +21,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { workerdWebhookLatency } from "./webhooks.ts";
 import { envelopeFigures } from "./workerd-envelope.ts";
 
 export interface WorkerdFigure {
@@ -260,6 +261,7 @@ export async function workerdFigures(requests: number, certPem: string, keyPem: 
             },
       );
     }
+    figures.push(...(await workerdWebhookLatency(base, headers, 20)));
     // Started once the gateway's operations are measured (two wrangler dev starting at once can
     // pick the same local port), and stopped before the envelope part.
     const reference = await wranglerDev(["--config", referenceConfig()]);
