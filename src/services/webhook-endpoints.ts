@@ -17,6 +17,7 @@ import {
   type EndpointInput,
   type EndpointSecrets,
   freshProgress,
+  IDLE_LOOK_MS,
   MAX_ENDPOINTS,
   MAX_RETRYING,
   openSecrets,
@@ -104,7 +105,9 @@ export async function newEndpointJob(deps: Deps, account: string, tokenId: strin
     token_id: tokenId,
     created_at: now,
     updated_at: now,
-    due: now,
+    // Nothing to send yet (only events from now on are its): the first events written wake it; until then it
+    // looks by itself after IDLE_LOOK_MS. A step running now would also lose its write to a test sent at once.
+    due: now + IDLE_LOOK_MS,
     expires: now + ENDPOINT_LIFE_MS,
     runs: 0,
     error: null,

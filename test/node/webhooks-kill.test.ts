@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createNodeDeps } from "../../src/entry/node-server.ts";
 import { randomName } from "../../src/lib/random-name.ts";
-import { progressOf, webhookSubject } from "../../src/services/webhook-delivery.ts";
+import { progressOf, wakeDeliveries, webhookSubject } from "../../src/services/webhook-delivery.ts";
 import { newEndpointJob } from "../../src/services/webhook-endpoints.ts";
 import { killGroup, spawnGateway } from "../support/ledger-kill.ts";
 import { loopbackReceiver } from "../support/webhook-receiver.ts";
@@ -45,6 +45,8 @@ describe("webhook deliveries on SQLite, two runner processes, kill -9 at random"
     await deps.jobs.create(writer, 100);
     const events = Array.from({ length: EVENTS }, (_, n) => ({ type: "folios.low" as const, data: { n } }));
     await deps.jobs.change(ACCOUNT, writer.id, ["pendiente"], writer, events, now);
+    // As the runner does after a step's events: the endpoint looks now.
+    await wakeDeliveries(deps, ACCOUNT);
     const start = () =>
       spawnGateway(process.execPath, ["--experimental-strip-types", "--no-warnings", runner, path, String(LEASE_MS)], {
         cwd: process.cwd(),

@@ -3,6 +3,7 @@
 from .client import Client, is_read, takes_idempotency_key
 from .errors import FieldError, GatewayError
 from .models import Envelope, FolioRange, Plan, QuotaWindow, RateLimit, UfValue, Usage
+from .webhooks import WebhookVerificationError, verify_webhook
 
 __all__ = [
     "Client",
@@ -15,6 +16,8 @@ __all__ = [
     "RateLimit",
     "UfValue",
     "Usage",
+    "WebhookVerificationError",
     "is_read",
     "takes_idempotency_key",
+    "verify_webhook",
 ]

@@ -1,8 +1,10 @@
 """The client against a real gateway in sandbox mode (tests/gateway.py starts it once for the module)."""
 
 import base64
+import http.server
 import json
 import re
+import threading
 import time
 import tomllib
 import unittest
@@ -13,7 +15,19 @@ from typing import Any
 
 import requests
 
-from sii_gateway import Client, Envelope, FieldError, FolioRange, GatewayError, UfValue, Usage, is_read, takes_idempotency_key
+from sii_gateway import (
+    Client,
+    Envelope,
+    FieldError,
+    FolioRange,
+    GatewayError,
+    UfValue,
+    Usage,
+    WebhookVerificationError,
+    is_read,
+    takes_idempotency_key,
+    verify_webhook,
+)
 
 from .gateway import ROOT, SandboxGateway
 
@@ -346,6 +360,54 @@ class RetryTest(GatewayCase):
         self.assertEqual((caught.exception.status, caught.exception.error_code), (503, "SII_UNAVAILABLE"))
         self.assertEqual(sleep.waits, [])
         self.assertEqual(self.calls("caf_request"), 1)
+
+
+class WebhookTest(GatewayCase):
+    """A delivery the gateway signs, received on loopback (sandbox mode allows it) and verified here."""
+
+    def test_a_test_event_verifies_and_a_tampered_one_does_not(self) -> None:
+        received: list[tuple[dict[str, str], bytes]] = []
+
+        class Receiver(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (the handler's name is http.server's)
+                body = self.rfile.read(int(self.headers["content-length"]))
+                received.append(({k.lower(): v for k, v in self.headers.items()}, body))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        server = http.server.HTTPServer(("127.0.0.1", 0), Receiver)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+            created = self.client.request("POST", "/api/v1/webhooks/endpoints", json={"url": url}).data
+            secret, endpoint = created["secreto"], created["endpoint"]["id"]
+            tested = self.client.request("POST", f"/api/v1/webhooks/endpoints/{endpoint}/test").data
+            deadline = time.monotonic() + 30
+            while not received and time.monotonic() < deadline:
+                time.sleep(0.1)
+            # At least once: a repeat carries the same webhook-id (the receiver's key to drop it).
+            self.assertGreaterEqual(len(received), 1)
+            self.assertEqual({h["webhook-id"] for h, _ in received}, {tested["event"]["id"]})
+            headers, body = received[0]
+            event = verify_webhook(secret, headers, body)
+            self.assertEqual((event["id"], event["type"]), (tested["event"]["id"], "webhook.test"))
+            self.assertEqual(headers["webhook-id"], event["id"])
+            for tampered_body, tampered_headers, key in [
+                (body.replace(b"webhook.test", b"webhook.tost"), headers, secret),
+                (body, {**headers, "webhook-timestamp": str(int(headers["webhook-timestamp"]) + 1)}, secret),
+                (body, headers, "whsec_" + base64.b64encode(b"another secret of 32 bytes......").decode()),
+            ]:
+                with self.assertRaises(WebhookVerificationError):
+                    verify_webhook(key, tampered_headers, tampered_body)
+            with self.assertRaises(WebhookVerificationError):
+                verify_webhook(secret, headers, body, now=int(headers["webhook-timestamp"]) + 301)
+            self.client.request("DELETE", f"/api/v1/webhooks/endpoints/{endpoint}")
+        finally:
+            server.shutdown()
+            server.server_close()
 
 
 if __name__ == "__main__":
