@@ -6,9 +6,10 @@ import createClient, { type Client, type ClientPathsWithMethod, type FetchRespon
 import { OPERATIONS } from "./generated/operations.ts";
 import type { components, paths } from "./generated/schema.ts";
 
+export { verifyWebhook, WEBHOOK_TOLERANCE_SECONDS, type WebhookEvent, WebhookVerificationError } from "./webhooks.ts";
 export type { components, paths };
 
-export type Method = "get" | "put" | "post" | "delete";
+export type Method = "get" | "put" | "post" | "patch" | "delete";
 
 export interface RetryOptions {
   /** Attempts after the first (default 2). */
@@ -245,6 +246,7 @@ export function createGatewayClient(options: GatewayClientOptions) {
     GET: call("get"),
     PUT: call("put"),
     POST: call("post"),
+    PATCH: call("patch"),
     DELETE: call("delete"),
     /**
      * An operation's file answer (PDF, ESC/POS, CSV, HTML), as bytes or as base64 (`as`, default bytes).

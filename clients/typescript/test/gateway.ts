@@ -20,5 +20,5 @@ export async function gateway(plan?: { daily_units: number; monthly_units: numbe
     fetch,
     retry: { maxWaitSeconds: 600, sleep: async (ms) => void sleeps.push(ms) },
   });
-  return { client, sleeps, sent, fetch };
+  return { client, sleeps, sent, fetch, deps };
 }

@@ -3,8 +3,12 @@
 // Folios, Taxpayers, BTE, Vehicles, Submissions, Exchanges and Certification. Writes run in
 // dry_run, or for real where the sandbox keeps what they change and a later read shows it.
 import { describe, expect, it } from "vitest";
+import type { JobQueue } from "../../../src/ports/jobs.ts";
 import { EXAMPLE_CLAVE, EXAMPLE_PFX } from "../../../src/routes/example-credentials.ts";
 import { EXAMPLE_CAF, EXAMPLE_ENVELOPE } from "../../../src/routes/example-documents.ts";
+import { runDueJobs } from "../../../src/services/job-runner.ts";
+import type { RecordingWebhookSender } from "../../../test/support/webhook-sender.ts";
+import { verifyWebhook, WebhookVerificationError } from "../src/index.ts";
 import { gateway } from "./gateway.ts";
 
 /** The sandbox company (Comercial Sandbox SpA) and its representative's certificate. */
@@ -14,6 +18,30 @@ const cert = { auth: { cert: EXAMPLE_PFX } };
 const RECEIVED: { emisor: string; dte: 33; folio: number } = { emisor: "77123456-9", dte: 33, folio: 1001 };
 
 describe("the TypeScript client's operation groups", () => {
+  it("Webhooks: registers, changes (PATCH) and tests an endpoint; its delivery verifies with verifyWebhook, a tampered one does not", async () => {
+    const { client, deps } = await gateway();
+    const made = (await client.POST("/api/v1/webhooks/endpoints", { body: { url: "https://erp.example.cl/hooks" } })).data.data;
+    expect(made.secreto).toMatch(/^whsec_/);
+    const id = { path: { id: made.endpoint.id } };
+    const changed = await client.PATCH("/api/v1/webhooks/endpoints/{id}", { params: id, body: { eventos: ["webhook.endpoint_disabled"] } });
+    expect(changed.data.data.eventos).toEqual(["webhook.endpoint_disabled"]);
+    const tested = (await client.POST("/api/v1/webhooks/endpoints/{id}/test", { params: id })).data.data;
+    await runDueJobs(deps.jobs as unknown as JobQueue, deps);
+    const [delivery] = (deps.webhooks as RecordingWebhookSender).sent;
+    const event = await verifyWebhook(made.secreto, delivery!.headers, delivery!.body);
+    expect([event.id, event.type]).toEqual([tested.event.id, "webhook.test"]);
+    await expect(verifyWebhook(made.secreto, delivery!.headers, delivery!.body.replace("webhook.test", "webhook.tost"))).rejects.toThrow(
+      WebhookVerificationError,
+    );
+    await expect(verifyWebhook(made.secreto, delivery!.headers, delivery!.body, { now: Date.now() + 301_000 })).rejects.toThrow("too far");
+    const rotated = (await client.POST("/api/v1/webhooks/endpoints/{id}/rotate-secret", { params: id })).data.data;
+    expect(rotated.secreto).not.toBe(made.secreto);
+    expect((await client.DELETE("/api/v1/webhooks/endpoints/{id}", { params: id })).data.data).toEqual({
+      id: made.endpoint.id,
+      eliminado: true,
+    });
+  });
+
   it("Settings: stores a proxy, reads it back without its password, and tests it", async () => {
     const { client } = await gateway();
     expect((await client.GET("/api/v1/settings/proxy")).data.data.enabled).toBe(false);
