@@ -333,6 +333,35 @@ describe("webhooks: who may see and do what", () => {
     expect((await answerOf(await app.request(ENDPOINTS, { headers }), EndpointsPage)).data.endpoints).toEqual([]);
   });
 
+  it("another account cannot redeliver this account's event, nor send it to this account's endpoint", async () => {
+    const { create, run, verdict, get, deps, app } = await setup();
+    const { endpoint: made } = await create();
+    await verdict(27);
+    await run();
+    const [event] = (await answerOf(await get("/api/v1/events"), EventsPage)).data.events;
+    const other = await tokenFor(deps, { account: "other" });
+    for (const body of [{}, { endpoint_id: made.id }]) {
+      const res = await postJson(app, other.secret, `/api/v1/events/${event!.id}/redeliver`, body);
+      expect([res.status, (await errorOf(res)).error_code]).toEqual([404, "HTTP_404"]);
+    }
+  });
+
+  it("the secret is kept sealed: not in the stored endpoint, the logs, or any later answer", async () => {
+    const { create, get, patch, post, deps, logs } = await setup();
+    const { endpoint: made, secreto } = await create();
+    const key = secreto.slice("whsec_".length);
+    const stored = JSON.stringify(await deps.jobs.get("acme", made.id));
+    expect(stored).toContain(made.id);
+    const answers = [
+      await (await get(ENDPOINTS)).text(),
+      await (await get(`${ENDPOINTS}/${made.id}`)).text(),
+      await (await patch(`${ENDPOINTS}/${made.id}`, { descripcion: "x" })).text(),
+      await (await post(`${ENDPOINTS}/${made.id}/test`)).text(),
+      await (await get("/api/v1/events")).text(),
+    ];
+    for (const text of [stored, JSON.stringify(logs), ...answers]) expect(text).not.toContain(key);
+  });
+
   it("no token is a 401; reading needs settings:read and every change settings:write", async () => {
     const { app, deps } = await setup();
     const id = "we_8f2k4m6q1s3u5w7y9a0c2e4g";
