@@ -2,8 +2,9 @@
 // jobs and events in its own SQLite (src/adapters/sql-jobs.ts), and running them from its alarm
 // (src/services/job-runner.ts). Invariants: the object holds one account's jobs only (the first create
 // names it; another account's call throws); every RPC method's SQL work is synchronous, so no two
-// interleave; and whenever a job is due, an alarm is set no later than it (set after each write that can
-// bring work earlier, reset after each round even one that threw; the cron's `rearm` covers a lost one).
+// interleave; and whenever a job is due, an alarm is set no later than it, give or take the 2 ms two clock
+// reads may differ by (set after each write that can bring work earlier, reset after each round even one
+// that threw; the cron's `rearm` covers a lost one).
 // Entry code because the alarm runs the runner; worker.ts gives it the Worker's deps (AccountJobs).
 
 import { DurableObject } from "cloudflare:workers";
@@ -29,6 +30,9 @@ const REGISTRY_SLACK_MS = 12 * 3600_000;
 
 const OWNER_SCHEMA =
   "CREATE TABLE IF NOT EXISTS account_owner (id INTEGER PRIMARY KEY CHECK (id = 1), account TEXT NOT NULL, registered_until INTEGER NOT NULL)";
+
+/** How far apart two conversions of one due time may land (ms): `realTime` reads the real clock and the gateway's apart. */
+const CLOCK_READ_SLACK_MS = 2;
 
 /** `at` on the gateway's clock (the sandbox's may run ahead) as real time, what an alarm is set in. */
 const realTime = (at: number, clock: Clock) => Date.now() + (at - clock.now().getTime());
@@ -94,7 +98,9 @@ export abstract class AccountJobsObject<Env extends AccountJobsEnv> extends Dura
       return;
     }
     const at = realTime(next, clock);
-    if (set === null || at < set) await this.ctx.storage.setAlarm(at);
+    // The two clocks are read apart, so the same due time converts a millisecond either way from one write to
+    // the next: an alarm that close is left as it is (it was set for that very time).
+    if (set === null || at < set - CLOCK_READ_SLACK_MS) await this.ctx.storage.setAlarm(at);
   }
 
   /**
