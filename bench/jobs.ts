@@ -39,7 +39,8 @@ function watch(account: string, n: number, due: number): JobRecord {
   };
 }
 
-const cpuMs = (work: () => Promise<void>) => async () => {
+/** The CPU (ms) this process spends on `work`. */
+export const cpuMs = (work: () => Promise<void>) => async () => {
   const start = process.cpuUsage();
   await work();
   const used = process.cpuUsage(start);

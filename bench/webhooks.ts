@@ -16,6 +16,7 @@ import { randomName } from "../src/lib/random-name.ts";
 import type { JobRecord, NewEvent } from "../src/ports/jobs.ts";
 import type { WebhookSender } from "../src/ports/webhooks.ts";
 import { runDueJobs } from "../src/services/job-runner.ts";
+import { cpuMs } from "./jobs.ts";
 
 export interface WebhookFigure {
   name: string;
@@ -77,13 +78,6 @@ const tokenless = (account: string, n: number, now: number): JobRecord => ({
 });
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-
-const cpuMs = async (work: () => Promise<void>) => {
-  const start = process.cpuUsage();
-  await work();
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / 1000;
-};
 
 /** A receiver on loopback that notes, per delivery, the time from its event's write to its arrival (ms). */
 async function timingReceiver() {
@@ -187,7 +181,7 @@ async function throughput(pending: number) {
   const busy = await cpuMs(async () => {
     while (sent < pending)
       if ((await runDueJobs(deps.jobs, deps)).ran === 0) throw new Error(`the endpoint stopped after ${sent} of ${pending}`);
-  });
+  })();
   // A look at a feed with nothing new: the endpoint woken with nothing to send.
   const looks = 200;
   const idle = await cpuMs(async () => {
@@ -195,7 +189,7 @@ async function throughput(pending: number) {
       await deps.jobs.wake(account, "webhook:", deps.clock.now().getTime());
       await runDueJobs(deps.jobs, deps);
     }
-  });
+  })();
   if (sent !== pending) throw new Error(`the bench's endpoint sent ${sent} of ${pending}`);
   return { perSecond: pending / (busy / 1000), idleUs: (idle / looks) * 1000 };
 }

@@ -23,6 +23,9 @@ export const SLICED_JSON_BODY = 1024 * 1024;
 /** The media types Hono's validator reads as JSON. */
 const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
+/** Whether a Content-Type header names a media type Hono's json validator reads (others it leaves unread). */
+export const isJsonMediaType = (header: string | undefined) => JSON_TYPE.test((header ?? "").split(";")[0]?.trim() ?? "");
+
 /**
  * A large body is held, with what is parsed from it (about three times its size), until its answer
  * is made, whatever the account's quota. So what one account and the whole process may hold
@@ -53,9 +56,8 @@ function refuseLargeBody(reason: "account_uploads" | "gateway_uploads", message:
 }
 
 export const slicedJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim() ?? "";
   const body = c.req.raw.body;
-  if (!JSON_TYPE.test(type) || !body) return next();
+  if (!isJsonMediaType(c.req.header("content-type")) || !body) return next();
   // A body of no declared length (chunked) is read here too, so what it costs is paid as it arrives.
   const declared = Number.parseInt(c.req.header("content-length") ?? "", 10);
   if (declared <= SLICED_JSON_BODY) return next();

@@ -15,9 +15,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ApiError, type FieldError } from "./errors.ts";
-
-/** The media types Hono's json validator reads (others it leaves unread, validating `{}`). */
-const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+import { isJsonMediaType } from "./json-body.ts";
 
 import { fieldNamed, type UnknownField, unknownFields } from "./unknown-fields.ts";
 
@@ -211,7 +209,7 @@ export function bodyHook(schema: z.core.$ZodType) {
     if (result.target !== "json") return validationHook(result, c);
     // Without a JSON content type the validator reads nothing and validates `{}` (Hono's json target): then
     // nothing was sent, and there is no body to read again (reading it would throw, a 500).
-    const sent = result.success ? (JSON_MEDIA_TYPE.test(c.req.header("content-type") ?? "") ? await c.req.json() : {}) : result.data;
+    const sent = result.success ? (isJsonMediaType(c.req.header("content-type")) ? await c.req.json() : {}) : result.data;
     const unknown = unknownFields(schema, sent, MAX_FIELD_ERRORS).map((field) => unknownFieldError(schema, field));
     if (result.success && unknown.length === 0) return;
     // zod's strict objects name their unknown keys too, at the object: the walk names each one.

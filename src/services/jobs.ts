@@ -11,7 +11,8 @@ import { siiServicesFor } from "./sii-context.ts";
 import { newTrackJob, sealToken, type TrackInput } from "./track-envio.ts";
 import { MAX_ENDPOINTS } from "./webhook-delivery.ts";
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+/** A time of the store (ms) as the API shows it. */
+export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** A job as the API shows it: never its sealed token, its lease or its version. */
 export function jobView(job: JobRecord) {

@@ -12,7 +12,7 @@ import type { Caller } from "../platform/caller.ts";
 import { ApiError } from "../platform/errors.ts";
 import type { Deps } from "../ports/deps.ts";
 import type { EventType, JobRecord, JobUpdate, NewEvent } from "../ports/jobs.ts";
-import { eventView } from "./jobs.ts";
+import { eventView, iso } from "./jobs.ts";
 import {
   type EndpointInput,
   type EndpointSecrets,
@@ -32,8 +32,6 @@ import {
 const ENDPOINT_LIFE_MS = 10 * 365 * 24 * 3_600_000;
 /** After a rotation the old secret signs too for this long, so receivers can switch without a gap. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** An endpoint as the API shows it: never its secrets. */
 export function endpointView(job: JobRecord) {

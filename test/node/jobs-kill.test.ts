@@ -3,7 +3,6 @@
 //   every job's every step is written exactly once — each job ends with the events of steps 1 … STEPS, none
 //   missing and none twice — and the account's feed numbers them 1 … n without a gap or a repeat; a job a
 //   killed runner held is taken again once its lease runs out, so every job ends.
-import type { ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,15 +10,13 @@ import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/adapters/node/sqlite-database.ts";
 import { sqliteJobStore } from "../../src/adapters/node/sqlite-jobs.ts";
 import { newJob } from "../support/job-store-contract.ts";
-import { killGroup, spawnGateway } from "../support/ledger-kill.ts";
+import { exited, killGroup, spawnGateway } from "../support/ledger-kill.ts";
 
 const JOBS = 24;
 const STEPS = 5;
 const LEASE_MS = 300;
 const runner = join(import.meta.dirname, "..", "support", "job-kill-runner.ts");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const exited = (child: ChildProcess) =>
-  new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.on("exit", () => resolve())));
 
 /** A small seeded generator: the seed printed on failure reproduces the schedule of kills. */
 function seeded(seed: number): () => number {

@@ -3,7 +3,6 @@
 // invariant, in words: every event of the feed is delivered (a 2xx) to the endpoint, each request carrying
 // that event's id and a signature its secret verifies; an event gets more than one 2xx only when a runner
 // died between a 2xx and its write, so at most once more per kill; and the endpoint's cursor ends at the last event.
-import type { ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +11,7 @@ import { createNodeDeps } from "../../src/entry/node-server.ts";
 import { randomName } from "../../src/lib/random-name.ts";
 import { progressOf, wakeDeliveries, webhookSubject } from "../../src/services/webhook-delivery.ts";
 import { newEndpointJob } from "../../src/services/webhook-endpoints.ts";
-import { killGroup, spawnGateway } from "../support/ledger-kill.ts";
+import { exited, killGroup, spawnGateway } from "../support/ledger-kill.ts";
 import { loopbackReceiver } from "../support/webhook-receiver.ts";
 import { verifies } from "../support/webhook-verify.ts";
 
@@ -22,8 +21,6 @@ const KILLS = 6;
 const ACCOUNT = "acct_hooks_kill";
 const runner = join(import.meta.dirname, "..", "support", "webhook-kill-runner.ts");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const exited = (child: ChildProcess) =>
-  new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.on("exit", () => resolve())));
 
 describe("webhook deliveries on SQLite, two runner processes, kill -9 at random", () => {
   it("delivers every event, signed and with its id, at most once more per kill", { timeout: 120_000 }, async () => {

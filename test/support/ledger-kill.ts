@@ -53,7 +53,8 @@ export function killGroup(child: ChildProcess): void {
   }
 }
 
-const exited = (child: ChildProcess) =>
+/** Resolves once `child` has exited (at once if it already has). */
+export const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.on("exit", () => resolve())));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
