@@ -167,9 +167,11 @@ export async function deliverEvents(job: JobRecord, deps: Deps): Promise<StepRes
   const started = deps.clock.now().getTime();
   const input = job.input as unknown as EndpointInput;
   const progress = progressOf(job);
-  const keep: JobUpdate = { estado: "pendiente", progress: null, sealed: job.sealed, due: null, runs: job.runs, error: null };
   const events: NewEvent[] = [];
-  const done = (due: number | null): StepResult => ({ update: { ...keep, progress: { ...progress }, due }, events });
+  const done = (due: number | null): StepResult => ({
+    update: { estado: "pendiente", progress: { ...progress }, sealed: job.sealed, due, runs: job.runs, error: null },
+    events,
+  });
   if (!progress.activo) return done(null);
   const secrets = await openSecrets(deps, job.sealed);
   if (!secrets) {
@@ -250,8 +252,7 @@ export async function deliverEvents(job: JobRecord, deps: Deps): Promise<StepRes
         const active = await send(event, 0);
         progress.cursor = event.sequence;
         if (!active) return done(null);
-      }
-      progress.cursor = event.sequence;
+      } else progress.cursor = event.sequence;
     }
     if (page.length < FEED_PAGE) break;
   }
