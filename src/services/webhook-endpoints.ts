@@ -206,9 +206,10 @@ export async function rotateSecret(caller: Caller, id: string) {
 /** Writes a `webhook.test` event for this endpoint alone, and sends it now. */
 export async function testEndpoint(caller: Caller, id: string) {
   const job = await endpointOf(caller, id);
-  if (!progressOf(job).activo)
+  const { activo, motivo } = progressOf(job);
+  if (!activo)
     throw new ApiError(409, "WEBHOOK_STATE", "The endpoint is disabled: enable it (PATCH activo: true) before testing it", {
-      details: { motivo: progressOf(job).motivo },
+      details: { motivo },
     });
   const now = caller.deps.clock.now().getTime();
   const changed = await changeEndpoint(caller, job, { due: now }, [{ type: "webhook.test", data: { endpoint_id: id } }]);
@@ -230,11 +231,12 @@ export async function redeliverEvent(caller: Caller, eventId: string, endpointId
   const chosen = targets.filter((job) => progressOf(job).activo && (endpointId !== undefined || subscribed(job, event)));
   if (endpointId && chosen.length === 0)
     throw new ApiError(409, "WEBHOOK_STATE", "The endpoint is disabled: enable it (PATCH activo: true) before redelivering to it");
+  // Every endpoint is checked before any is changed: a refusal leaves none of them sending it again.
+  const full = chosen.find((job) => progressOf(job).reintentos.length >= MAX_RETRYING);
+  if (full) throw new ApiError(409, "WEBHOOK_STATE", `Endpoint ${full.id} already has ${MAX_RETRYING} events waiting for another attempt`);
   const endpoints = [];
   for (const job of chosen) {
     const progress = progressOf(job);
-    if (progress.reintentos.length >= MAX_RETRYING)
-      throw new ApiError(409, "WEBHOOK_STATE", `Endpoint ${job.id} already has ${MAX_RETRYING} events waiting for another attempt`);
     progress.reintentos = [
       ...progress.reintentos.filter((r) => r.event_id !== event.id),
       { event_id: event.id, sequence: event.sequence, intentos: 0, siguiente: now },

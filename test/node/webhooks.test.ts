@@ -305,6 +305,27 @@ describe("webhook endpoints and their deliveries", () => {
     expect((await answerOf(await get("/api/v1/jobs"), JobsPage)).data).toEqual({ jobs: [], next_before: null });
   });
 
+  it("a redelivery refused for one endpoint (100 events already waiting) changes none of them", async () => {
+    const { create, run, verdict, get, post, deps, endpoint } = await setup();
+    const a = (await create({ url: "https://a.example.cl/" })).endpoint;
+    const b = (await create({ url: "https://b.example.cl/" })).endpoint;
+    await verdict(28);
+    await run();
+    const [event] = (await answerOf(await get("/api/v1/events"), EventsPage)).data.events;
+    const busy = (await deps.jobs.get("acme", b.id))!;
+    const waiting = Array.from({ length: 100 }, (_, i) => ({
+      event_id: `evt_${i}`,
+      sequence: 1000 + i,
+      intentos: 1,
+      siguiente: Date.now() + 3600_000,
+    }));
+    await deps.jobs.change("acme", b.id, ["pendiente"], { ...busy, progress: { ...busy.progress, reintentos: waiting } }, [], Date.now());
+    const refused = await post(`/api/v1/events/${event!.id}/redeliver`);
+    expect([refused.status, (await errorOf(refused)).error_code]).toEqual([409, "WEBHOOK_STATE"]);
+    expect((await endpoint(a.id)).entrega.reintentos).toBe(0);
+    expect((await endpoint(b.id)).entrega.reintentos).toBe(100);
+  });
+
   it("a test or redelivery to a disabled endpoint is a 409 WEBHOOK_STATE", async () => {
     const { create, patch, post } = await setup();
     const { endpoint: made } = await create();
