@@ -16,6 +16,7 @@ import {
   type JobState,
   type JobUpdate,
   LIVE_JOB_STATES,
+  type ListOptions,
   MAX_LIVE_JOBS,
   type NewEvent,
 } from "../ports/jobs.ts";
@@ -174,19 +175,20 @@ export function sqlJobs(sql: SqlEngine) {
       return row ? jobOf(row) : null;
     },
 
-    list(account: string, options: { estado?: JobState; before?: string; limit: number }): JobRecord[] {
+    list(account: string, options: ListOptions): JobRecord[] {
       const cursor = options.before ? getRow(account, options.before) : undefined;
       if (options.before && !cursor) return [];
       // Newest first; the cursor's (created_at, id) is the page's upper bound.
       const rows = sql.all<JobRow>(
         `SELECT * FROM jobs WHERE account = ?1 AND (?2 IS NULL OR estado = ?2)
-           AND (?3 IS NULL OR created_at < ?3 OR (created_at = ?3 AND id < ?4))
+           AND (?3 IS NULL OR created_at < ?3 OR (created_at = ?3 AND id < ?4)) AND (?6 IS NULL OR kind != ?6)
          ORDER BY created_at DESC, id DESC LIMIT ?5`,
         account,
         options.estado ?? null,
         cursor?.created_at ?? null,
         cursor?.id ?? null,
         options.limit,
+        options.exceptKind ?? null,
       );
       return rows.map(jobOf);
     },

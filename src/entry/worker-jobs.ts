@@ -12,7 +12,7 @@ import { type AccountJobsRpc, durableSqlEngine, registerJobAccount } from "../ad
 import { JOBS_SCHEMA, type SqlJobs, sqlJobs } from "../adapters/sql-jobs.ts";
 import { consoleLogger, systemClock } from "../config.ts";
 import type { Clock, Deps } from "../ports/deps.ts";
-import type { EventType, JobQueue, JobRecord, JobState, JobStore, JobUpdate, NewEvent } from "../ports/jobs.ts";
+import type { EventType, JobQueue, JobRecord, JobState, JobStore, JobUpdate, ListOptions, NewEvent } from "../ports/jobs.ts";
 import { runDueJobs } from "../services/job-runner.ts";
 
 /** What the object needs of the Worker's bindings: the registry of accounts with live jobs lives in SETTINGS. */
@@ -137,7 +137,7 @@ export abstract class AccountJobsObject<Env extends AccountJobsEnv> extends Dura
     return this.jobs.get(account, id);
   }
 
-  list(account: string, options: { estado?: JobState; before?: string; limit: number }) {
+  list(account: string, options: ListOptions) {
     this.own(account);
     return this.jobs.list(account, options);
   }

@@ -75,6 +75,13 @@ export interface JobRecord {
   version: number;
 }
 
+export interface ListOptions {
+  estado?: JobState;
+  before?: string;
+  exceptKind?: JobKind;
+  limit: number;
+}
+
 /** What a step or a change sets; `input` only when given (a webhook endpoint's PATCH). */
 export type JobUpdate = Pick<JobRecord, "estado" | "progress" | "sealed" | "due" | "runs" | "error"> & { input?: Record<string, unknown> };
 
@@ -130,8 +137,11 @@ export interface JobStore {
   /** Adds `job` unless a live job of its account has its subject, or the account has `maxLive` live jobs. */
   create(job: JobRecord, maxLive: number): Promise<JobCreation>;
   get(account: string, id: string): Promise<JobRecord | null>;
-  /** The account's jobs, newest first; `before`: only jobs created before that job (a page's cursor). */
-  list(account: string, options: { estado?: JobState; before?: string; limit: number }): Promise<JobRecord[]>;
+  /**
+   * The account's jobs, newest first; `before`: only jobs created before that job (a page's cursor);
+   * `exceptKind`: none of that kind (the jobs list leaves out the webhook endpoints' delivery jobs).
+   */
+  list(account: string, options: ListOptions): Promise<JobRecord[]>;
   /** Changes a job from outside a run (cancel, resume) when its state is one of `from`; any lease is dropped. */
   change(account: string, id: string, from: readonly JobState[], update: JobUpdate, events: NewEvent[], now: number): Promise<JobChange>;
   /** Events with a sequence above `after`, lowest first, of `type` when given; none older than EVENT_KEPT_MS. */

@@ -9,7 +9,6 @@ import { type EventRecord, type EventType, type JobRecord, type JobState, MAX_LI
 import type { WatchInput } from "./folio-watch.ts";
 import { siiServicesFor } from "./sii-context.ts";
 import { newTrackJob, sealToken, type TrackInput } from "./track-envio.ts";
-import { MAX_ENDPOINTS } from "./webhook-delivery.ts";
 
 /** A time of the store (ms) as the API shows it. */
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -73,16 +72,10 @@ export async function getJob(caller: Caller, id: string) {
 }
 
 export async function listJobs(caller: Caller, options: { estado?: JobState; before?: string; limit: number }) {
-  // Endpoints' delivery jobs are left out: asking for that many more keeps a page full unless the account
-  // deleted many endpoints lately; then the page is shorter and `next_before` still leads on.
-  const asked = options.limit + 1 + MAX_ENDPOINTS;
-  const listed = await caller.deps.jobs.list(caller.account(), { ...options, limit: asked });
-  const jobs = listed.filter((job) => job.kind !== "entrega_webhook");
-  if (jobs.length > options.limit) {
-    const page = jobs.slice(0, options.limit);
-    return { jobs: page.map(jobView), next_before: page[page.length - 1]?.id ?? null };
-  }
-  return { jobs: jobs.map(jobView), next_before: listed.length === asked ? (listed[listed.length - 1]?.id ?? null) : null };
+  // Endpoints' delivery jobs are answered as endpoints (/api/v1/webhooks/endpoints), not listed as jobs.
+  const jobs = await caller.deps.jobs.list(caller.account(), { ...options, exceptKind: "entrega_webhook", limit: options.limit + 1 });
+  const page = jobs.slice(0, options.limit);
+  return { jobs: page.map(jobView), next_before: jobs.length > options.limit ? (page[page.length - 1]?.id ?? null) : null };
 }
 
 function notLive(job: JobRecord, what: string): ApiError {

@@ -240,6 +240,18 @@ export function jobStoreContract(make: () => Promise<JobStoreUnderTest> | JobSto
     expect(await store.wake("acct_a", "webhook:", T0 + 30)).toBe(0);
   });
 
+  it("lists every kind but the one left out", async () => {
+    const store = await make();
+    const track = newJob("acct_a", "s1", T0);
+    const hook = newJob("acct_a", "webhook:1", T0 + 1, { kind: "entrega_webhook" });
+    const watch = newJob("acct_a", "s2", T0 + 2, { kind: "vigilancia_folios" });
+    for (const job of [track, hook, watch]) await store.create(job, 10);
+    expect((await store.list("acct_a", { limit: 10 })).map((j) => j.id)).toEqual([watch.id, hook.id, track.id]);
+    expect((await store.list("acct_a", { limit: 1, exceptKind: "entrega_webhook", before: watch.id })).map((j) => j.id)).toEqual([
+      track.id,
+    ]);
+  });
+
   it("lists the live jobs of a subject prefix, and no ended one", async () => {
     const store = await make();
     const a = newJob("acct_a", "webhook:1");

@@ -12,6 +12,7 @@ import type {
   JobState,
   JobStore,
   JobUpdate,
+  ListOptions,
   NewEvent,
 } from "../../ports/jobs.ts";
 import type { SqlEngine, SqlValue } from "../sql-jobs.ts";
@@ -32,7 +33,7 @@ export function durableSqlEngine(storage: DurableObjectStorage): SqlEngine {
 export interface AccountJobsRpc extends Rpc.DurableObjectBranded {
   create(job: JobRecord, maxLive: number): Promise<JobCreation>;
   get(account: string, id: string): JobRecord | null;
-  list(account: string, options: { estado?: JobState; before?: string; limit: number }): JobRecord[];
+  list(account: string, options: ListOptions): JobRecord[];
   change(account: string, id: string, from: JobState[], update: JobUpdate, events: NewEvent[], now: number): Promise<JobChange>;
   events(account: string, options: { after: number; type?: EventType; limit: number }, now: number): EventRecord[];
   event(account: string, id: string, now: number): EventRecord | null;

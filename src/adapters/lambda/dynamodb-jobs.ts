@@ -481,7 +481,7 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
       return visible(account, await read(account, id));
     },
 
-    async list(account, { estado, before, limit }) {
+    async list(account, { estado, before, exceptKind, limit }) {
       if (limit <= 0) return [];
       let below: string | undefined;
       if (before) {
@@ -510,7 +510,7 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
           return visible(account, stored);
         });
         for (const job of found) {
-          if (job && (!estado || job.estado === estado)) jobs.push(job);
+          if (job && (!estado || job.estado === estado) && job.kind !== exceptKind) jobs.push(job);
           if (jobs.length >= limit) return jobs;
         }
         start = page.LastEvaluatedKey;

@@ -56,11 +56,11 @@ export function memoryJobStore(): JobStore & JobQueue {
       const job = jobs.get(id);
       return job && job.account === account ? copy(job) : null;
     },
-    async list(account, { estado, before, limit }) {
+    async list(account, { estado, before, exceptKind, limit }) {
       const cursor = before ? jobs.get(before) : undefined;
       if (before && cursor?.account !== account) return [];
       return [...jobs.values()]
-        .filter((j) => j.account === account && (!estado || j.estado === estado))
+        .filter((j) => j.account === account && (!estado || j.estado === estado) && j.kind !== exceptKind)
         .filter((j) => !cursor || j.created_at < cursor.created_at || (j.created_at === cursor.created_at && j.id < cursor.id))
         .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1))
         .slice(0, limit)

@@ -36,12 +36,9 @@ export const TrackAnswer = envelope(
 
 export const JobsQuery = z.object({
   estado: JobState.optional(),
-  before: z
-    .string()
-    .max(28)
-    .regex(/^(job|we)_[a-z0-9]{24}$/, { error: "must be the next_before of the previous page" })
+  before: Id("job", JOB_EXAMPLE_ID)
     .optional()
-    .meta({ description: "Jobs created before this one (the `next_before` of the previous page)", example: JOB_EXAMPLE_ID }),
+    .meta({ description: "Jobs created before this one (the `next_before` of the previous page)" }),
   limit: IntegerParam({ min: 1, max: 100, description: "Jobs per page (default 20)", example: 20 }).optional(),
 });
 
