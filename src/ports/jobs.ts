@@ -156,6 +156,19 @@ export interface JobStore {
    * A held job is left alone: its runner's write decides what comes next.
    */
   wake(account: string, subjectPrefix: string, now: number): Promise<number>;
+  /**
+   * Stores piece `index` (0, 1, …) of job `id`'s result (an RCV download's documents), sealed by the caller, until
+   * `expires` (ms). `attempt` names the step that wrote it (the version it was leased at): a step that died halfway
+   * leaves pieces that no finished job names, and they expire like the rest. Writing a piece again replaces it.
+   * A piece is at most RESULT_PIECE_MAX_CHARS long.
+   */
+  putResultPiece(account: string, id: string, attempt: number, index: number, sealed: string, expires: number): Promise<void>;
+  /**
+   * That piece, or null: never written, another account's, or expired (`expires` <= `now`): an expired piece is never
+   * answered, and the store erases it by itself (SQLite: the runner's rounds, which its next-due time wakes for it;
+   * DynamoDB: the table's TTL).
+   */
+  resultPiece(account: string, id: string, attempt: number, index: number, now: number): Promise<string | null>;
 }
 
 /**
@@ -173,7 +186,10 @@ export interface JobQueue {
    * (the leased one); answers the events written, or null when nothing was written.
    */
   finish(job: JobRecord, update: JobUpdate, events: NewEvent[], now: number): Promise<EventRecord[] | null>;
-  /** The earliest `due` of a job nobody holds, or the end of the earliest lease: when a runner should look next (ms), or null. */
+  /**
+   * The earliest `due` of a job nobody holds, the end of the earliest lease, or (where the store erases results in its
+   * rounds) the earliest expiry of a stored result piece: when a runner should look next (ms), or null.
+   */
   nextDue(): Promise<number | null>;
 }
 
@@ -181,5 +197,7 @@ export interface JobQueue {
 export const EVENT_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
 /** An ended job is kept (and answered) 30 days after it ended. */
 export const JOB_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
+/** The longest piece of a job's result a store keeps: under DynamoDB's item limit (400 KB) with its keys. */
+export const RESULT_PIECE_MAX_CHARS = 400_000;
 /** Live jobs an account may hold at once: bounds what one account keeps the runners busy with. */
 export const MAX_LIVE_JOBS = 1000;
