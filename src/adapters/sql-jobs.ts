@@ -1,8 +1,8 @@
-// Jobs and events in SQLite, one schema for the two engines that speak it: the Node file (node:sqlite,
-// every method in an IMMEDIATE transaction: atomic against other processes on the file) and the
-// Durable Object of an account (its methods are synchronous, so no two interleave). The invariants
-// are JobStore's (src/ports/jobs.ts): a lease is held by one runner, a step's state and its events are
-// one write, made only while the job's version is the one the runner read.
+// Jobs, events and jobs' result pieces in SQLite, one schema for the two engines that speak it: the
+// Node file (node:sqlite, every method in an IMMEDIATE transaction: atomic against other processes on
+// the file) and the Durable Object of an account (its methods are synchronous, so no two interleave).
+// The invariants are JobStore's (src/ports/jobs.ts): a lease is held by one runner, a step's state and
+// its events are one write, made only while the job's version is the one the runner read.
 
 import { randomName } from "../lib/random-name.ts";
 import {
@@ -46,9 +46,14 @@ export const JOBS_SCHEMA = [
   "CREATE INDEX IF NOT EXISTS events_age ON events (created_at)",
   // The last sequence given per account: events expire, their numbers are never given again.
   "CREATE TABLE IF NOT EXISTS event_sequences (account TEXT PRIMARY KEY, last INTEGER NOT NULL)",
+  // A job's result pieces (sealed by the caller), kept until `expires`: the rounds erase them, oldest first.
+  `CREATE TABLE IF NOT EXISTS job_results (
+    account TEXT NOT NULL, job_id TEXT NOT NULL, attempt INTEGER NOT NULL, idx INTEGER NOT NULL, sealed TEXT NOT NULL,
+    expires INTEGER NOT NULL, PRIMARY KEY (account, job_id, attempt, idx))`,
+  "CREATE INDEX IF NOT EXISTS job_results_expires ON job_results (expires)",
 ];
 
-/** Expired events and ended jobs dropped per lease call: bounded work, never all at once. */
+/** Expired events, ended jobs and expired result pieces dropped per lease call: bounded work, never all at once. */
 const PURGE_BATCH = 100;
 
 /** A job as its row holds it: the record with `input` and `progress` as JSON text. */
@@ -131,6 +136,7 @@ export function sqlJobs(sql: SqlEngine) {
       `DELETE FROM jobs WHERE rowid IN (SELECT rowid FROM jobs WHERE estado NOT IN (${LIVE}) AND updated_at < ? LIMIT ${PURGE_BATCH})`,
       now - JOB_KEPT_MS,
     );
+    sql.run(`DELETE FROM job_results WHERE rowid IN (SELECT rowid FROM job_results WHERE expires <= ? LIMIT ${PURGE_BATCH})`, now);
   };
 
   return {
@@ -267,9 +273,37 @@ export function sqlJobs(sql: SqlEngine) {
       });
     },
 
+    putResultPiece(account: string, id: string, attempt: number, index: number, sealed: string, expires: number): void {
+      sql.run(
+        "INSERT OR REPLACE INTO job_results (account, job_id, attempt, idx, sealed, expires) VALUES (?, ?, ?, ?, ?, ?)",
+        account,
+        id,
+        attempt,
+        index,
+        sealed,
+        expires,
+      );
+    },
+
+    resultPiece(account: string, id: string, attempt: number, index: number, now: number): string | null {
+      // An expired piece a round has not erased yet is not answered.
+      const row = sql.all<{ sealed: string }>(
+        "SELECT sealed FROM job_results WHERE account = ? AND job_id = ? AND attempt = ? AND idx = ? AND expires > ?",
+        account,
+        id,
+        attempt,
+        index,
+        now,
+      )[0];
+      return row?.sealed ?? null;
+    },
+
     nextDue(): number | null {
-      const row = sql.all<{ next: number | null }>("SELECT MIN(MAX(due, lease_until)) AS next FROM jobs WHERE due IS NOT NULL")[0];
-      return row?.next ?? null;
+      const job =
+        sql.all<{ next: number | null }>("SELECT MIN(MAX(due, lease_until)) AS next FROM jobs WHERE due IS NOT NULL")[0]?.next ?? null;
+      // The rounds erase expired pieces, so the timer (or alarm) wakes for the earliest one too.
+      const piece = sql.all<{ next: number | null }>("SELECT MIN(expires) AS next FROM job_results")[0]?.next ?? null;
+      return job === null ? piece : piece === null ? job : Math.min(job, piece);
     },
   };
 }
