@@ -1,10 +1,10 @@
 // The Workers runtime's jobs: a Durable Object per account (`idFromName(account)`) holding that account's
-// jobs and events in its own SQLite (src/adapters/sql-jobs.ts), and running them from its alarm
-// (src/services/job-runner.ts). Invariants: the object holds one account's jobs only (the first create
+// jobs, events and result pieces in its own SQLite (src/adapters/sql-jobs.ts), and running them from its
+// alarm (src/services/job-runner.ts). Invariants: the object holds one account's jobs only (the first create
 // names it; another account's call throws); every RPC method's SQL work is synchronous, so no two
-// interleave; and whenever a job is due, an alarm is set no later than it, give or take the 2 ms two clock
-// reads may differ by (set after each write that can bring work earlier, reset after each round even one
-// that threw; the cron's `rearm` covers a lost one).
+// interleave; and whenever a job is due (or a result piece expires, for the round to erase it), an alarm
+// is set no later than it, give or take the 2 ms two clock reads may differ by (set after each write that
+// can bring work earlier, reset after each round even one that threw; the cron's `rearm` covers a lost one).
 // Entry code because the alarm runs the runner; worker.ts gives it the Worker's deps (AccountJobs).
 
 import { DurableObject } from "cloudflare:workers";
@@ -68,6 +68,8 @@ export abstract class AccountJobsObject<Env extends AccountJobsEnv> extends Dura
       event: async (account, id, now) => this.event(account, id, now),
       live: async (account, prefix) => this.live(account, prefix),
       wake: (account, prefix, now) => this.wake(account, prefix, now),
+      putResultPiece: (account, id, attempt, index, sealed, expires) => this.putResultPiece(account, id, attempt, index, sealed, expires),
+      resultPiece: async (account, id, attempt, index, now) => this.resultPiece(account, id, attempt, index, now),
     };
   }
 
@@ -169,6 +171,18 @@ export abstract class AccountJobsObject<Env extends AccountJobsEnv> extends Dura
     const woken = this.jobs.wake(account, subjectPrefix, now);
     if (woken) await this.arm();
     return woken;
+  }
+
+  async putResultPiece(account: string, id: string, attempt: number, index: number, sealed: string, expires: number) {
+    this.own(account);
+    this.jobs.putResultPiece(account, id, attempt, index, sealed, expires);
+    // Its expiry is a due time (the round erases it): an alarm later than that, or none, moves to it.
+    await this.arm();
+  }
+
+  resultPiece(account: string, id: string, attempt: number, index: number, now: number) {
+    this.own(account);
+    return this.jobs.resultPiece(account, id, attempt, index, now);
   }
 
   lease(now: number, leaseMs: number, limit: number) {

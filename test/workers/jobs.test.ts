@@ -52,6 +52,8 @@ const storeOf = (stub: Stub): JobStoreUnderTest => ({
   event: (account, id, now) => stub.event(account, id, now),
   live: (account, prefix) => stub.live(account, prefix),
   wake: (account, prefix, now) => stub.wake(account, prefix, now),
+  putResultPiece: (account, id, attempt, index, sealed, expires) => stub.putResultPiece(account, id, attempt, index, sealed, expires),
+  resultPiece: (account, id, attempt, index, now) => stub.resultPiece(account, id, attempt, index, now),
   lease: (now, leaseMs, limit) => stub.lease(now, leaseMs, limit),
   finish: (job, update, events, now) => stub.finish(job, update, events, now),
   nextDue: () => stub.nextDue(),

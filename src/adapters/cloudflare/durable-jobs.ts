@@ -1,8 +1,8 @@
-// Jobs and events in a Durable Object per account (the object: src/entry/worker-jobs.ts): the SQL store's
-// engine over the object's own storage, the JobStore the Worker's routes use (each call goes to the
-// account's object), and the registry of accounts with live jobs that the cron re-arms. Invariant: an
-// account's jobs and events live in its object alone, so every JobStore call for it is one object's
-// synchronous SQL work, served one at a time.
+// Jobs, events and result pieces in a Durable Object per account (the object: src/entry/worker-jobs.ts):
+// the SQL store's engine over the object's own storage, the JobStore the Worker's routes use (each call
+// goes to the account's object), and the registry of accounts with live jobs that the cron re-arms.
+// Invariant: an account's jobs, events and result pieces live in its object alone, so every JobStore
+// call for it is one object's synchronous SQL work, served one at a time.
 import type {
   EventRecord,
   EventType,
@@ -39,6 +39,8 @@ export interface AccountJobsRpc extends Rpc.DurableObjectBranded {
   event(account: string, id: string, now: number): EventRecord | null;
   live(account: string, subjectPrefix: string): JobRecord[];
   wake(account: string, subjectPrefix: string, now: number): Promise<number>;
+  putResultPiece(account: string, id: string, attempt: number, index: number, sealed: string, expires: number): Promise<void>;
+  resultPiece(account: string, id: string, attempt: number, index: number, now: number): string | null;
   lease(now: number, leaseMs: number, limit: number): JobRecord[];
   finish(job: JobRecord, update: JobUpdate, events: NewEvent[], now: number): Promise<EventRecord[] | null>;
   nextDue(): number | null;
@@ -58,6 +60,9 @@ export function durableJobStore(ns: DurableObjectNamespace<AccountJobsRpc>): Job
     event: (account, id, now) => of(account).event(account, id, now),
     live: (account, prefix) => of(account).live(account, prefix),
     wake: (account, prefix, now) => of(account).wake(account, prefix, now),
+    putResultPiece: (account, id, attempt, index, sealed, expires) =>
+      of(account).putResultPiece(account, id, attempt, index, sealed, expires),
+    resultPiece: (account, id, attempt, index, now) => of(account).resultPiece(account, id, attempt, index, now),
   };
 }
 

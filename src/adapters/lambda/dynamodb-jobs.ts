@@ -23,6 +23,8 @@
 //   the next creation that finds it in the way.
 // - An account's jobs are listed through entries sorted by creation (`jobat#`), put with the job and read
 //   backwards; the state is always the job item's, and an entry whose job is gone is deleted on the way.
+// - A job's result pieces are one item each (`jobresult#<account>`, a partition of their own: a download's
+//   large writes do not take the job items' throughput), erased by the TTL; a read checks `expires` itself.
 
 import { randomName } from "../../lib/random-name.ts";
 import {
@@ -107,6 +109,8 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
   const pointerKey = (due: number, account: string, id: string) => key("jobdue", `${pad(due, 15)}#${account}#${id}`);
   const listed = (job: JobRecord) => `${pad(job.created_at, 15)}#${job.id}`;
   const listKey = (account: string, sk: string) => key(`jobat#${account}`, sk);
+  const pieceKey = (account: string, id: string, attempt: number, index: number) =>
+    key(`jobresult#${account}`, `${id}#${pad(attempt, 12)}#${pad(index, 6)}`);
 
   /** Every item of a Query, page after page (consistent). */
   const queryAll = async (body: Json): Promise<Json[]> => {
@@ -629,6 +633,23 @@ export function dynamoJobStore(call: Call, TableName: string, getItem: GetItem):
       return woken;
     },
 
+    async putResultPiece(account, id, attempt, index, sealed, expires) {
+      // Under the 400 KB item limit: the piece (RESULT_PIECE_MAX_CHARS, ASCII) leaves 9 600 bytes, and the keys
+      // (at most 2 048 + 1 024 bytes), the attribute names and the two numbers take some 3 100 at the very most.
+      await call("PutItem", {
+        TableName,
+        Item: { ...pieceKey(account, id, attempt, index), sealed: S(sealed), expires: N(expires), expires_at: seconds(expires) },
+      });
+    },
+
+    async resultPiece(account, id, attempt, index, now) {
+      const item = await getItem(pieceKey(account, id, attempt, index));
+      // The TTL erases it some time after it expired: until then the time is checked here.
+      if (!item || count(item, "expires") <= now) return null;
+      return text(item, "sealed") ?? null;
+    },
+
+    // Unchanged by result pieces: the TTL erases them, no round needs to wake for them.
     async nextDue() {
       let best: number | null = null;
       for await (const pointer of pointers()) {

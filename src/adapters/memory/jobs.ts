@@ -1,4 +1,4 @@
-// Jobs and events in one process's memory: the tests' deps. Every method runs to its end without
+// Jobs, events and result pieces in one process's memory: the tests' deps. Every method runs to its end without
 // awaiting, so it is as atomic as the SQL store's transactions (the same contract: test/support/job-store-contract.ts).
 import { randomName } from "../../lib/random-name.ts";
 import {
@@ -17,6 +17,12 @@ export function memoryJobStore(): JobStore & JobQueue {
   const jobs = new Map<string, JobRecord>();
   const events: EventRecord[] = [];
   const sequences = new Map<string, number>();
+  const pieces = new Map<string, { sealed: string; expires: number }>();
+  const pieceKey = (account: string, id: string, attempt: number, index: number) => JSON.stringify([account, id, attempt, index]);
+  /** What the SQL store's rounds do: an expired piece goes. */
+  const erase = (now: number) => {
+    for (const [k, piece] of pieces) if (piece.expires <= now) pieces.delete(k);
+  };
   const live = (job: JobRecord) => LIVE_JOB_STATES.includes(job.estado);
 
   const append = (account: string, jobId: string, news: NewEvent[], now: number): EventRecord[] => {
@@ -67,6 +73,7 @@ export function memoryJobStore(): JobStore & JobQueue {
         .map(copy);
     },
     async lease(now, leaseMs, limit) {
+      erase(now);
       const due = [...jobs.values()]
         .filter((j) => j.due !== null && j.due <= now && j.lease_until <= now)
         .sort((a, b) => (a.due ?? 0) - (b.due ?? 0))
@@ -113,8 +120,21 @@ export function memoryJobStore(): JobStore & JobQueue {
       for (const job of woken) Object.assign(job, { due: now, updated_at: now, version: job.version + 1 });
       return woken.length;
     },
+    async putResultPiece(account, id, attempt, index, sealed, expires) {
+      pieces.set(pieceKey(account, id, attempt, index), { sealed, expires });
+    },
+    async resultPiece(account, id, attempt, index, now) {
+      const k = pieceKey(account, id, attempt, index);
+      const piece = pieces.get(k);
+      if (!piece) return null;
+      if (piece.expires > now) return piece.sealed;
+      pieces.delete(k);
+      return null;
+    },
     async nextDue() {
       const times = [...jobs.values()].filter((j) => j.due !== null).map((j) => Math.max(j.due ?? 0, j.lease_until));
+      // Like the SQL store: the rounds erase expired pieces, so the next look is no later than the first expiry.
+      for (const piece of pieces.values()) times.push(piece.expires);
       return times.length ? Math.min(...times) : null;
     },
   };

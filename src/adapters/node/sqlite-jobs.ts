@@ -1,4 +1,4 @@
-// Jobs and events in the Node SQLite file (the schema and the methods: src/adapters/sql-jobs.ts).
+// Jobs, events and result pieces in the Node SQLite file (the schema and the methods: src/adapters/sql-jobs.ts).
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { JobQueue, JobStore } from "../../ports/jobs.ts";
 import { type SqlEngine, sqlJobs } from "../sql-jobs.ts";
@@ -46,6 +46,9 @@ export function sqliteJobStore(db: DatabaseSync): JobStore & JobQueue {
     event: async (account, id, now) => jobs.event(account, id, now),
     live: async (account, prefix) => jobs.live(account, prefix),
     wake: async (account, prefix, now) => jobs.wake(account, prefix, now),
+    putResultPiece: async (account, id, attempt, index, sealed, expires) =>
+      jobs.putResultPiece(account, id, attempt, index, sealed, expires),
+    resultPiece: async (account, id, attempt, index, now) => jobs.resultPiece(account, id, attempt, index, now),
     nextDue: async () => jobs.nextDue(),
   };
 }
