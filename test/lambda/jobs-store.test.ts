@@ -1,7 +1,8 @@
 // The job store's contract (test/support/job-store-contract.ts) and the webhook deliveries' property on the DynamoDB adapter, on dynalite: a table
 // of its own for each store made (the contract's lease and nextDue see every account of a table).
 import { describe } from "vitest";
-import { createDynamoStores, createDynamoTable } from "../../src/adapters/lambda/dynamodb-stores.ts";
+import { createDynamoStores, createDynamoTable, type DynamoConfig } from "../../src/adapters/lambda/dynamodb-stores.ts";
+import { count, dynamoClient, isRecord } from "../../src/adapters/lambda/dynamodb-wire.ts";
 import { jobStoreContract } from "../support/job-store-contract.ts";
 import { localDynamoDb } from "../support/local-dynamodb.ts";
 import { webhookDeliveryProperty } from "../support/webhook-delivery-property.ts";
@@ -9,11 +10,25 @@ import { webhookDeliveryProperty } from "../support/webhook-delivery-property.ts
 const local = localDynamoDb("jobs-store");
 let tables = 0;
 
+let latest: DynamoConfig | undefined;
+
 async function freshStore() {
   const config = { ...local.config, table: `jobs-store-${++tables}` };
   await createDynamoTable(config);
+  latest = config;
   return createDynamoStores(config).jobs;
 }
 
-describe("jobs on DynamoDB", () => jobStoreContract(freshStore));
+/** The TTL attribute of every result piece's item in the latest table, read raw (a piece is the item with `sealed`). */
+async function piecesExpireAt(): Promise<number[]> {
+  const config = latest!;
+  const page = await dynamoClient(config)("Scan", {
+    TableName: config.table,
+    ConsistentRead: true,
+    FilterExpression: "attribute_exists(sealed)",
+  });
+  return (Array.isArray(page.Items) ? page.Items.filter(isRecord) : []).map((item) => count(item, "expires_at"));
+}
+
+describe("jobs on DynamoDB", () => jobStoreContract(freshStore, { pieces: { by: "ttl", expiresAt: piecesExpireAt } }));
 describe("webhook deliveries on DynamoDB", () => webhookDeliveryProperty(freshStore, 10));

@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { expect, it } from "vitest";
 import { randomName } from "../../src/lib/random-name.ts";
-import type { JobQueue, JobRecord, JobStore, JobUpdate } from "../../src/ports/jobs.ts";
+import { type JobQueue, type JobRecord, type JobStore, type JobUpdate, RESULT_PIECE_MAX_CHARS } from "../../src/ports/jobs.ts";
 
 export type JobStoreUnderTest = JobStore & JobQueue;
 
@@ -53,11 +53,23 @@ export const done = (job: JobRecord): JobUpdate => ({
 });
 
 /**
- * `make` gives a fresh, empty store. `oneAccount`: the store holds one account's jobs only (a Durable
- * Object), so the tests that need two accounts are left to the adapter's own file.
+ * How an adapter erases expired result pieces: in the runner's rounds (`lease`, woken by `nextDue`: SQLite,
+ * memory), or by a TTL (DynamoDB), whose attribute (unix seconds) of every stored piece `expiresAt` reads raw
+ * from the latest store made.
  */
-export function jobStoreContract(make: () => Promise<JobStoreUnderTest> | JobStoreUnderTest, options: { oneAccount?: boolean } = {}) {
+export type PieceErasure = { by: "rounds" } | { by: "ttl"; expiresAt: () => Promise<number[]> };
+
+/**
+ * `make` gives a fresh, empty store. `oneAccount`: the store holds one account's jobs only (a Durable
+ * Object), so the tests that need two accounts are left to the adapter's own file. `pieces`: how it erases
+ * expired result pieces (in rounds unless told).
+ */
+export function jobStoreContract(
+  make: () => Promise<JobStoreUnderTest> | JobStoreUnderTest,
+  options: { oneAccount?: boolean; pieces?: PieceErasure } = {},
+) {
   const other = options.oneAccount ? null : "acct_b";
+  const erasure = options.pieces ?? { by: "rounds" };
 
   it("creates a job once per live subject, and no more live jobs than the account may hold", async () => {
     const store = await make();
@@ -287,6 +299,77 @@ export function jobStoreContract(make: () => Promise<JobStoreUnderTest> | JobSto
     await store.change("acct_a", job.id, ["pendiente"], { ...keep, input: { url: "https://example.cl/" } }, [], T0);
     expect((await store.get("acct_a", job.id))!.input).toEqual({ url: "https://example.cl/" });
   });
+
+  it("keeps a job's result piece for its account, job, attempt and index only", async () => {
+    const store = await make();
+    const expires = T0 + 24 * 3600_000;
+    await store.putResultPiece("acct_a", "job_1", 3, 0, "sealed-0", expires);
+    await store.putResultPiece("acct_a", "job_1", 3, 1, "sealed-1", expires);
+    expect(await store.resultPiece("acct_a", "job_1", 3, 0, T0)).toBe("sealed-0");
+    expect(await store.resultPiece("acct_a", "job_1", 3, 1, T0)).toBe("sealed-1");
+    if (other) expect(await store.resultPiece(other, "job_1", 3, 0, T0)).toBeNull();
+    expect(await store.resultPiece("acct_a", "job_2", 3, 0, T0)).toBeNull();
+    expect(await store.resultPiece("acct_a", "job_1", 4, 0, T0)).toBeNull();
+    expect(await store.resultPiece("acct_a", "job_1", 3, 2, T0)).toBeNull();
+  });
+
+  it("replaces a result piece written again, expiry too", async () => {
+    const store = await make();
+    const expires = T0 + 24 * 3600_000;
+    await store.putResultPiece("acct_a", "job_1", 1, 0, "first", expires);
+    await store.putResultPiece("acct_a", "job_1", 1, 0, "second", expires + 1000);
+    expect(await store.resultPiece("acct_a", "job_1", 1, 0, T0)).toBe("second");
+    expect(await store.resultPiece("acct_a", "job_1", 1, 0, expires)).toBe("second");
+  });
+
+  it("never answers a result piece past its expiry", async () => {
+    const store = await make();
+    const expires = T0 + 24 * 3600_000;
+    await store.putResultPiece("acct_a", "job_1", 1, 0, "sealed", expires);
+    expect(await store.resultPiece("acct_a", "job_1", 1, 0, expires - 1)).toBe("sealed");
+    expect(await store.resultPiece("acct_a", "job_1", 1, 0, expires)).toBeNull();
+    expect(await store.resultPiece("acct_a", "job_1", 1, 0, expires + 3600_000)).toBeNull();
+  });
+
+  it("keeps a result piece of the longest size whole", async () => {
+    const store = await make();
+    // Base64's alphabet, as a sealed piece is written.
+    const sealed = "QUJD+/09".repeat(RESULT_PIECE_MAX_CHARS / 8);
+    expect(sealed.length).toBe(RESULT_PIECE_MAX_CHARS);
+    await store.putResultPiece("acct_a", "job_1", 1, 0, sealed, T0 + 24 * 3600_000);
+    expect(await store.resultPiece("acct_a", "job_1", 1, 0, T0)).toBe(sealed);
+  });
+
+  if (erasure.by === "rounds") {
+    it("erases an expired result piece in a round, whose next look is no later than its expiry", async () => {
+      const store = await make();
+      const expires = T0 + 24 * 3600_000;
+      await store.putResultPiece("acct_a", "job_1", 1, 0, "sealed", expires);
+      expect(await store.nextDue()).toBe(expires);
+      // A job due earlier comes first; once it ended, the piece's expiry is next again.
+      await store.create(newJob("acct_a", "s1", T0), 10);
+      expect(await store.nextDue()).toBe(T0);
+      const [leased] = await store.lease(T0, 60_000, 10);
+      await store.finish(leased!, done(leased!), [], T0);
+      expect(await store.nextDue()).toBe(expires);
+      // A round before the expiry keeps it; the first one at it erases it (read at an earlier time to see it gone).
+      await store.lease(expires - 1, 60_000, 10);
+      expect(await store.resultPiece("acct_a", "job_1", 1, 0, expires - 1)).toBe("sealed");
+      await store.lease(expires, 60_000, 10);
+      expect(await store.resultPiece("acct_a", "job_1", 1, 0, expires - 1)).toBeNull();
+      expect(await store.nextDue()).toBeNull();
+    });
+  } else {
+    const { expiresAt } = erasure;
+    it("leaves an expired result piece to the table's TTL, in unix seconds, not to the rounds", async () => {
+      const store = await make();
+      const expires = T0 + 24 * 3600_000 + 1;
+      await store.putResultPiece("acct_a", "job_1", 1, 0, "sealed", expires);
+      // Rounded up: the TTL never erases a piece before its expiry.
+      expect(await expiresAt()).toEqual([Math.ceil(expires / 1000)]);
+      expect(await store.nextDue()).toBeNull();
+    });
+  }
 
   /**
    * The invariant, in words: whatever runners lease, crash (never finish), finish late or race a cancel,

@@ -113,6 +113,32 @@ describe("the jobs object of an account", () => {
   );
 
   it(
+    "sets its alarm at a result piece's expiry when nothing is due sooner, and that round erases the piece",
+    async () => {
+      const stub = objectOf(accountName());
+      const store = storeOf(stub);
+      const at = later();
+      await store.create(newJob("acct_a", "a", at, { due: at + 600_000 }), 10);
+      await store.putResultPiece("acct_a", "job_1", 1, 0, "sealed", at);
+      expect(await alarmOf(stub)).toBe(at);
+      // The piece expires (its alarm, an hour away, is run by hand below).
+      const now = Date.now();
+      await runInDurableObject(stub, (_o: AccountJobs, state) => {
+        state.storage.sql.exec("UPDATE job_results SET expires = ?", now);
+      });
+      expect(await runDurableObjectAlarm(stub)).toBe(true);
+      const left = await runInDurableObject(
+        stub,
+        (_o: AccountJobs, state) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM job_results").one().n,
+      );
+      expect(left).toBe(0);
+      // The job is what the alarm waits for now.
+      expect(await alarmOf(stub)).toBe(at + 600_000);
+    },
+    SLOW_MS,
+  );
+
+  it(
     "loses neither its jobs nor its alarm when evicted",
     async () => {
       const name = accountName();
