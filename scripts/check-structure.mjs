@@ -83,6 +83,7 @@ export const SHARED_ROUTE_MODULES = [
   "routes/document-batch.ts",
   "routes/uploaded-xml.ts",
   "routes/job-schema.ts",
+  "routes/rcv-shared.ts",
   "routes/folio-fields.ts",
   "routes/folio-ledger-schema.ts",
   "routes/plan-usage.ts",

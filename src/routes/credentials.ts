@@ -9,7 +9,9 @@ import { FREE_KDF_ITERATIONS } from "../certificates/kdf-limit.ts";
 import { chargeUnits } from "../platform/charge.ts";
 import type { AppEnv } from "../platform/context.ts";
 import { isDryRun } from "../platform/dry-run.ts";
+import type { RcvLogin } from "../services/rcv.ts";
 import { CertAuth } from "./certificate-schema.ts";
+import type { PassOrCertAuth } from "./credential-schemas.ts";
 
 export { CertAuthBody, PassOnlyAuth, PassOrCertAuth } from "./credential-schemas.ts";
 export { CertAuth };
@@ -31,4 +33,11 @@ export function parseCertificate(c: Context<AppEnv>, cert: z.output<typeof CertA
     ? async () => {}
     : (units: number) => chargeUnits(c, units, `deriving the keys of auth.cert (over ${FREE_KDF_ITERATIONS} iterations)`);
   return parseCertificateCredential(certInput(cert), c.get("deps").clock.now(), pay);
+}
+
+/** The request's login for what takes a clave or a certificate (`PassOrCertAuth`): the clave, or the certificate read now. */
+export async function loginOf(c: Context<AppEnv>, auth: z.output<typeof PassOrCertAuth>): Promise<RcvLogin> {
+  if (auth.pass) return { pass: auth.pass };
+  if (!auth.cert) throw new Error("PassOrCertAuth guarantees one credential");
+  return { certificate: await parseCertificate(c, auth.cert) };
 }

@@ -65,7 +65,17 @@ export async function fileDocuments(
   solicitudId: number,
   pay: PayRows,
 ): Promise<AsyncGenerator<string>> {
-  const job = await asyncJob(ctx, jar, q, solicitudId);
+  return finishedFile(ctx, jar, q, await asyncJob(ctx, jar, q, solicitudId), pay);
+}
+
+/** The same of a request whose state was just read (`job`, with the SII's blob): the RCV download job reads it once. */
+export async function finishedFile(
+  ctx: SiiContext,
+  jar: CookieJar,
+  q: AsyncQuery,
+  job: AsyncJob,
+  pay: PayRows,
+): Promise<AsyncGenerator<string>> {
   if (job.estado !== "TERMINADO") {
     throw new ApiError(400, "VALIDATION_ERROR", `Download ${job.solicitud_id} is ${job.estado}, not TERMINADO yet; poll its state`, {
       details: { estado: job.estado },

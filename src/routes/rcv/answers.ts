@@ -3,38 +3,21 @@
 // serve (summary, detail, the asynchronous download): one call of the RCV service
 // (src/services/rcv.ts) each, answered whole or held and streamed (src/platform/stream.ts).
 import type { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import { encodeLatin1 } from "../../lib/latin1.ts";
 import { callerOf } from "../../platform/caller.ts";
-import type { AppEnv } from "../../platform/context.ts";
 import { ok, okHeld } from "../../platform/envelope.ts";
 import { contentDisposition } from "../../platform/file-answer.ts";
 import { responseFormat } from "../../platform/negotiation.ts";
 import type { ContextWith } from "../../platform/operation.ts";
 import { heldBody } from "../../platform/stream.ts";
-import {
-  downloadDocuments,
-  downloadState,
-  exportDetail,
-  type RcvLogin,
-  readDetail,
-  readSummary,
-  requestDownload,
-} from "../../services/rcv.ts";
+import { downloadDocuments, downloadState, exportDetail, readDetail, readSummary, requestDownload } from "../../services/rcv.ts";
 import type { AsyncQuery, RcvQuery } from "../../sii/rcv.ts";
-import { parseCertificate } from "../credentials.ts";
+import { loginOf } from "../credentials.ts";
 import type { DetailQuery, RcvAuth } from "./schema.ts";
-
-/** The request's login: its clave, or its certificate read now. */
-export async function rcvLogin(c: Context<AppEnv>, auth: RcvAuth): Promise<RcvLogin> {
-  if (auth.pass) return { pass: auth.pass };
-  if (!auth.cert) throw new Error("RcvAuthBody guarantees one credential");
-  return { certificate: await parseCertificate(c, auth.cert) };
-}
 
 /** The period's summary. */
 export async function answerSummary(c: ContextWith<{ json: { auth: RcvAuth } }>, q: RcvQuery): Promise<Response> {
-  const { data, message } = await readSummary(callerOf(c), q, await rcvLogin(c, c.req.valid("json").auth));
+  const { data, message } = await readSummary(callerOf(c), q, await loginOf(c, c.req.valid("json").auth));
   return ok(c, data, message);
 }
 
@@ -45,7 +28,7 @@ export async function answerDetail(
   dte: number,
 ): Promise<Response> {
   const formato = responseFormat(c, c.req.valid("query").formato, { json: "application/json", csv: "text/csv" });
-  const login = await rcvLogin(c, c.req.valid("json").auth);
+  const login = await loginOf(c, c.req.valid("json").auth);
   if (formato !== "csv") {
     const text = await readDetail(callerOf(c), q, dte, login);
     return okHeld(c, text);
@@ -68,7 +51,7 @@ export async function answerAsync(
   solicitudId = 0,
 ): Promise<Response> {
   const caller = callerOf(c);
-  const login = await rcvLogin(c, c.req.valid("json").auth);
+  const login = await loginOf(c, c.req.valid("json").auth);
   if (step === "solicitar") {
     const job = await requestDownload(caller, q, login);
     return ok(c, job, "Download requested; poll its state");

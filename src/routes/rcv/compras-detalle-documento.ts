@@ -9,7 +9,7 @@ import { IntegerParam } from "../../platform/params.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { findPurchase } from "../../services/rcv.ts";
 import { LOOKUP_BLOCK_ROWS } from "../../services/rcv-charge.ts";
-import { rcvLogin } from "./answers.ts";
+import { loginOf } from "../credentials.ts";
 import { AmbienteQuery, Document, Dte, MAX_FOLIO, RcvAuthBody, RcvPeriodo, Receptor } from "./schema.ts";
 
 const Params = pathParams({
@@ -46,7 +46,7 @@ export function registerRcvComprasDetalleDocumento(app: OpenAPIHono<AppEnv>): vo
     { scope: "sii:read", weight: 1 },
     async (c) => {
       const { receptor, periodo, dte, folio } = c.req.valid("param");
-      const login = await rcvLogin(c, c.req.valid("json").auth);
+      const login = await loginOf(c, c.req.valid("json").auth);
       return ok(c, await findPurchase(callerOf(c), { rut: receptor, periodo }, dte, folio, login));
     },
   );

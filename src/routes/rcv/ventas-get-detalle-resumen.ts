@@ -8,7 +8,7 @@ import { ok } from "../../platform/envelope.ts";
 import { registerOperation } from "../../platform/operation.ts";
 import { envelope, errorResponses, jsonBody, jsonContent, pathParams } from "../../platform/schemas.ts";
 import { readSalesSummaryDays } from "../../services/rcv.ts";
-import { rcvLogin } from "./answers.ts";
+import { loginOf } from "../credentials.ts";
 import { AmbienteQuery, Emisor, RcvAuthBody, RcvPeriodo } from "./schema.ts";
 
 const Params = pathParams({ emisor: Emisor, periodo: RcvPeriodo });
@@ -63,7 +63,7 @@ export function registerRcvVentasGetDetalleResumen(app: OpenAPIHono<AppEnv>): vo
     { scope: "sii:read", weight: 2 },
     async (c) => {
       const { emisor, periodo } = c.req.valid("param");
-      const login = await rcvLogin(c, c.req.valid("json").auth);
+      const login = await loginOf(c, c.req.valid("json").auth);
       return ok(c, await readSalesSummaryDays(callerOf(c), emisor, periodo, login));
     },
   );

@@ -12,7 +12,7 @@ import { previewNote } from "../../platform/preview.ts";
 import { errorResponses, jsonBody, jsonContent } from "../../platform/schemas.ts";
 import { fieldPath } from "../../platform/validation.ts";
 import { RCV_WRITE_PLACEHOLDERS, type RcvChange, writeRegister } from "../../services/rcv.ts";
-import { rcvLogin } from "./answers.ts";
+import { loginOf } from "../credentials.ts";
 import { type RcvAuth, WriteQuery, Written } from "./schema.ts";
 
 /** monto_total must be what its parts add up to. */
@@ -75,7 +75,7 @@ export function registerRcvWrite<Params extends { periodo: string }, Body extend
       const params = c.req.valid("param");
       const body = c.req.valid("json");
       // A dry run reads no certificate: nothing is sent, so it needs no login.
-      const login = isDryRun(c) ? null : await rcvLogin(c, body.auth);
+      const login = isDryRun(c) ? null : await loginOf(c, body.auth);
       const write = {
         rut: spec.rut(params),
         periodo: params.periodo,
