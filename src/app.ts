@@ -53,6 +53,7 @@ import { registerJobsCreate } from "./routes/jobs/create.ts";
 import { registerEventsList } from "./routes/jobs/events.ts";
 import { registerJobsGet } from "./routes/jobs/get.ts";
 import { registerJobsList } from "./routes/jobs/list.ts";
+import { registerJobsResult } from "./routes/jobs/result.ts";
 import { registerJobsResume } from "./routes/jobs/resume.ts";
 import { registerOpenApi } from "./routes/openapi.ts";
 import { registerRcvComprasAsyncDetalle } from "./routes/rcv/compras-async-detalle.ts";
@@ -176,6 +177,7 @@ export function createApp(resolveDeps: DepsResolver): OpenAPIHono<AppEnv> {
   registerJobsGet(app);
   registerJobsCancel(app);
   registerJobsResume(app);
+  registerJobsResult(app);
   registerWebhooksCreate(app);
   registerWebhooksList(app);
   registerWebhooksGet(app);

@@ -28,6 +28,7 @@ export type ErrorCode =
   | "JOB_STATE"
   | "WEBHOOKS_LIMIT"
   | "WEBHOOK_STATE"
+  | "JOB_RESULT_GONE"
   | "NOT_IMPLEMENTED"
   | "INTERNAL_ERROR";
 

@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   "JOB_STATE",
   "WEBHOOKS_LIMIT",
   "WEBHOOK_STATE",
+  "JOB_RESULT_GONE",
   "NOT_IMPLEMENTED",
   "INTERNAL_ERROR",
 ] as const satisfies readonly ErrorCode[];
@@ -67,6 +68,7 @@ const errorDescriptions: Record<number, string> = {
   404: "Not found (`HTTP_404`)",
   405: "Method not served on this path (`HTTP_405`); `Allow` lists the methods that are",
   409: "Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`)",
+  410: "A finished RCV download's documents are kept 24 hours after they were fetched, then erased (`JOB_RESULT_GONE`, until when in `details`)",
   413: "Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`)",
   415: "Body not sent as JSON (`HTTP_415`); `errors[]` names the `content-type` header",
   422: "A body that does not match this operation's request schema: malformed JSON, a wrong type, a missing or unknown field, a value outside its enum, range or length, fields that may not go together (`VALIDATION_ERROR`, `errors[]` names each field)",
@@ -95,6 +97,7 @@ const errorExamples: Record<number, Record<string, unknown>> = {
   404: { error_code: "HTTP_404", message: "No token tok_0123456789abcdef" },
   405: { error_code: "HTTP_405", message: "Method GET is not allowed here; use POST" },
   409: { error_code: "IDEMPOTENCY_CONFLICT", message: "This Idempotency-Key was already used with a different request" },
+  410: { error_code: "JOB_RESULT_GONE", message: "The job's documents were kept until 2026-01-16T12:00:00.000Z and are erased" },
   413: { error_code: "PAYLOAD_TOO_LARGE", message: "The request body is larger than 33554432 bytes" },
   415: {
     error_code: "HTTP_415",

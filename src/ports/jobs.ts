@@ -4,7 +4,7 @@
 // each and finishes it; routes create, read, cancel and resume them.
 
 /** What a job does. */
-export type JobKind = "seguimiento_envio" | "vigilancia_folios" | "entrega_webhook";
+export type JobKind = "seguimiento_envio" | "vigilancia_folios" | "entrega_webhook" | "descarga_rcv";
 
 /**
  * pendiente: runs again at `due`. credenciales_requeridas: the SII no longer honours what the job had;
@@ -27,6 +27,8 @@ export type EventType =
   | "dte_envio.rejected"
   | "folios.low"
   | "folios.expiring"
+  | "rcv_download.ready"
+  | "rcv_download.failed"
   | "job.credentials_required"
   | "job.failed"
   | "webhook.test"
@@ -36,6 +38,8 @@ export const EVENT_TYPES = [
   "dte_envio.rejected",
   "folios.low",
   "folios.expiring",
+  "rcv_download.ready",
+  "rcv_download.failed",
   "job.credentials_required",
   "job.failed",
   "webhook.test",

@@ -4,6 +4,7 @@
 import type { Deps } from "../ports/deps.ts";
 import type { JobKind, JobQueue, JobRecord, StepResult } from "../ports/jobs.ts";
 import { watchFolios } from "./folio-watch-step.ts";
+import { downloadStep } from "./rcv-download-job.ts";
 import { trackSubmission } from "./track-envio.ts";
 import { deliverEvents, lookAgain, wakeDeliveries } from "./webhook-delivery.ts";
 
@@ -23,6 +24,7 @@ const JOB_KINDS: Record<JobKind, JobStep> = {
   seguimiento_envio: trackSubmission,
   vigilancia_folios: watchFolios,
   entrega_webhook: deliverEvents,
+  descarga_rcv: downloadStep,
 };
 
 export interface RoundResult {

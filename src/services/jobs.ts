@@ -1,12 +1,23 @@
 // The account's jobs and events, with no HTTP: following a sent envelope (started here or by
-// `envios/enviar` with `seguir`), listing, reading, cancelling and resuming jobs, and the events feed.
-// A job is started with the SII token the caller's certificate gets now; the certificate itself is
-// never kept (src/services/track-envio.ts).
+// `envios/enviar` with `seguir`), an RCV download, listing, reading, cancelling and resuming jobs, a
+// download's documents, and the events feed. A job is started with what the SII gives the caller's
+// credential now (a token, a web session); the credential itself is never kept
+// (src/services/track-envio.ts, src/services/rcv-download-job.ts).
 import type { SigningCredential } from "../certificates/credentials.ts";
 import type { Caller } from "../platform/caller.ts";
 import { ApiError } from "../platform/errors.ts";
-import { type EventRecord, type EventType, type JobRecord, type JobState, MAX_LIVE_JOBS } from "../ports/jobs.ts";
+import { type EventRecord, type EventType, type JobCreation, type JobRecord, type JobState, MAX_LIVE_JOBS } from "../ports/jobs.ts";
 import type { WatchInput } from "./folio-watch.ts";
+import type { RcvLogin } from "./rcv.ts";
+import {
+  type DownloadInput,
+  type DownloadProgress,
+  type DownloadQuery,
+  downloadResult,
+  downloadSession,
+  downloadSubject,
+  newDownloadJob,
+} from "./rcv-download-job.ts";
 import { siiServicesFor } from "./sii-context.ts";
 import { newTrackJob, sealToken, type TrackInput } from "./track-envio.ts";
 
@@ -22,6 +33,8 @@ export function jobView(job: JobRecord) {
     envio: job.kind === "seguimiento_envio" ? (job.input as unknown as TrackInput) : null,
     folios: job.kind === "vigilancia_folios" ? (job.input as unknown as WatchInput) : null,
     estado_sii: job.kind === "seguimiento_envio" ? job.progress : null,
+    rcv: job.kind === "descarga_rcv" ? (job.input as unknown as DownloadInput) : null,
+    descarga: job.kind === "descarga_rcv" ? downloadView(job.progress as unknown as DownloadProgress) : null,
     intentos: job.runs,
     ultimo_error: job.error,
     next_run_at: iso(job.due),
@@ -29,6 +42,10 @@ export function jobView(job: JobRecord) {
     created_at: iso(job.created_at),
     updated_at: iso(job.updated_at),
   };
+}
+
+function downloadView({ estado, registros, resultado }: DownloadProgress) {
+  return { estado, registros, resultado_hasta: resultado ? iso(resultado.hasta) : null };
 }
 
 export function eventView(event: EventRecord) {
@@ -46,12 +63,26 @@ async function siiToken(caller: Caller, input: TrackInput, credential: SigningCr
  * follows it is answered instead (`creado: false`): one verdict event per envelope.
  */
 export async function trackEnvelope(caller: Caller, input: TrackInput, credential: SigningCredential) {
-  const followed = await followEnvelope(caller, input, await siiToken(caller, input, credential));
-  if (followed.state === "full")
-    throw new ApiError(409, "JOBS_LIMIT", `The account already has ${followed.max} live jobs; cancel some or wait for them to end`, {
-      details: { max_live_jobs: followed.max },
+  return created(await followEnvelope(caller, input, await siiToken(caller, input, credential)));
+}
+
+/**
+ * Downloads the RCV file `q` names (request, poll, fetch) and keeps its documents for 24 h. A live job of
+ * the account for the same download is answered instead (`creado: false`), and the SII is not asked again.
+ */
+export async function downloadRegister(caller: Caller, q: DownloadQuery, login: RcvLogin) {
+  const subject = downloadSubject(q);
+  const live = (await caller.deps.jobs.live(caller.account(), subject)).find((job) => job.subject === subject);
+  if (live) return { job: jobView(live), creado: false };
+  return created(await caller.deps.jobs.create(await newDownloadJob(caller, q, login), MAX_LIVE_JOBS));
+}
+
+function created(creation: JobCreation) {
+  if (creation.state === "full")
+    throw new ApiError(409, "JOBS_LIMIT", `The account already has ${creation.max} live jobs; cancel some or wait for them to end`, {
+      details: { max_live_jobs: creation.max },
     });
-  return { job: jobView(followed.job), creado: followed.state === "created" };
+  return { job: jobView(creation.job), creado: creation.state === "created" };
 }
 
 /** The job following `input` with `token` (the one the call that sent or asked about it got): created, or the live one. */
@@ -100,16 +131,19 @@ export async function cancelJob(caller: Caller, id: string) {
   return jobView(changed.job);
 }
 
-/** Gives a job waiting for credentials a fresh SII token from `credential`; it asks the SII at once. */
-export async function resumeJob(caller: Caller, id: string, credential: SigningCredential) {
+/**
+ * Gives a job waiting for credentials what the SII gives `login` now (a token, a session); it asks the SII
+ * at once. A submission takes a certificate; a download a clave or a certificate.
+ */
+export async function resumeJob(caller: Caller, id: string, login: RcvLogin) {
   const { deps } = caller;
   const job = await jobOf(caller, id);
   if (job.estado !== "credenciales_requeridas") throw notLive(job, "only a job waiting for credentials can be resumed");
-  const token = await siiToken(caller, job.input as unknown as TrackInput, credential);
+  const sealed = job.kind === "descarga_rcv" ? await downloadSession(caller, job, login) : await trackSeal(caller, job, login);
   const update = {
     estado: "pendiente" as const,
     progress: job.progress,
-    sealed: await sealToken(deps, token),
+    sealed,
     due: deps.clock.now().getTime(),
     runs: job.runs,
     error: null,
@@ -118,6 +152,20 @@ export async function resumeJob(caller: Caller, id: string, credential: SigningC
   if (changed.state === "not_found") throw new ApiError(404, "HTTP_404", `The account has no job ${id}`);
   if (changed.state === "refused") throw notLive(changed.job, "only a job waiting for credentials can be resumed");
   return jobView(changed.job);
+}
+
+/** A submission job's fresh SII token, sealed: only a certificate gets one. */
+async function trackSeal(caller: Caller, job: JobRecord, login: RcvLogin): Promise<string> {
+  if (!("certificate" in login))
+    throw new ApiError(400, "VALIDATION_ERROR", "A submission's job is resumed with the certificate: the SII's token needs it", {
+      errors: [{ path: "auth.cert", location: "body", message: "is required to resume a seguimiento_envio job" }],
+    });
+  return sealToken(caller.deps, await siiToken(caller, job.input as unknown as TrackInput, login.certificate));
+}
+
+/** A finished RCV download's documents, as the pieces of the answer's `data`. */
+export async function jobResult(caller: Caller, id: string) {
+  return downloadResult(caller, await jobOf(caller, id));
 }
 
 export async function listEvents(caller: Caller, options: { after: number; type?: EventType; limit: number }) {

@@ -27,11 +27,21 @@ export const FILE_BLOCK_ROWS = 1000;
  */
 export const LOOKUP_BLOCK_ROWS = 1000;
 
+/**
+ * Documents per charged unit of a download job's stored result (`GET /api/v1/jobs/{id}/result`): its
+ * documents were read, checked and paid for when the job fetched them; the read only opens the sealed
+ * pieces and writes them out.
+ */
+export const RESULT_BLOCK_ROWS = 5000;
+
 /** The weight per started block of `block` documents (the weight for none): every RCV read charged by its documents. */
 const blockUnits = (rows: number, block: number, weight: number) => weight * Math.max(1, Math.ceil(rows / block));
 
 /** Units for a lookup that read `read` documents: 1 (its weight) per started block of LOOKUP_BLOCK_ROWS. */
 export const lookupUnits = (read: number) => blockUnits(read, LOOKUP_BLOCK_ROWS, 1);
+
+/** Units for reading a stored result of `rows` documents: 1 (its weight) per started block of RESULT_BLOCK_ROWS. */
+export const resultUnits = (rows: number) => blockUnits(rows, RESULT_BLOCK_ROWS, 1);
 
 /** Units for a detail of `rows` documents charged by blocks of `block`: the weight per started block, the weight for none. */
 export const rowUnits = (rows: number, block: number) => blockUnits(rows, block, DETAIL_WEIGHT);

@@ -33,12 +33,16 @@ export interface Answer<T> {
 /** The SII's first RCV period. */
 const FIRST_PERIOD = "201705";
 
+/** Where a call's `periodo` is: a path parameter, or a body field (the RCV download job's `rcv.periodo`). */
+export type PeriodoField = Pick<FieldError, "path" | "location">;
+const PATH_PERIODO: PeriodoField = { path: "periodo", location: "path" };
+
 /** `periodo` must be a month the RCV has: from 201705 up to the current month (in Chile). */
-function checkPeriodo(caller: Caller, periodo: string): void {
+function checkPeriodo(caller: Caller, periodo: string, field = PATH_PERIODO): void {
   const current = santiagoDate(caller.deps.clock.now()).slice(0, 7).replace("-", "");
   if (periodo < FIRST_PERIOD || periodo > current) {
-    throw new ApiError(400, "VALIDATION_ERROR", `periodo must be between ${FIRST_PERIOD} and ${current}`, {
-      errors: [{ path: "periodo", location: "path", message: `must be a month from ${FIRST_PERIOD} to ${current}` }],
+    throw new ApiError(400, "VALIDATION_ERROR", `${field.path} must be between ${FIRST_PERIOD} and ${current}`, {
+      errors: [{ ...field, message: `must be a month from ${FIRST_PERIOD} to ${current}` }],
     });
   }
 }
@@ -55,14 +59,14 @@ function withRcvSession<T>(sessions: SiiSessions, rut: string, login: RcvLogin, 
 }
 
 /** A call's SII context and how it runs in the taxpayer's session. */
-interface RcvSession {
+export interface RcvSession {
   ctx: SiiContext;
   run: <T>(use: (jar: CookieJar) => Promise<T>) => Promise<T>;
 }
 
-/** The period checked, then the caller's SII context and its session as `rut`. */
-async function rcvSession(caller: Caller, rut: string, periodo: string, login: RcvLogin): Promise<RcvSession> {
-  checkPeriodo(caller, periodo);
+/** The period checked, then the caller's SII context and its session as `rut` (the RCV download job's start too). */
+export async function rcvSession(caller: Caller, rut: string, periodo: string, login: RcvLogin, field = PATH_PERIODO): Promise<RcvSession> {
+  checkPeriodo(caller, periodo, field);
   const { ctx, sessions } = await siiServicesFor(caller);
   return { ctx, run: (use) => withRcvSession(sessions, rut, login, use) };
 }

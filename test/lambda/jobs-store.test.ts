@@ -1,10 +1,11 @@
-// The job store's contract (test/support/job-store-contract.ts) and the webhook deliveries' property on the DynamoDB adapter, on dynalite: a table
+// The job store's contract (test/support/job-store-contract.ts), the webhook deliveries' and the RCV downloads' properties on the DynamoDB adapter, on dynalite: a table
 // of its own for each store made (the contract's lease and nextDue see every account of a table).
 import { describe } from "vitest";
 import { createDynamoStores, createDynamoTable, type DynamoConfig } from "../../src/adapters/lambda/dynamodb-stores.ts";
 import { count, dynamoClient, isRecord } from "../../src/adapters/lambda/dynamodb-wire.ts";
 import { jobStoreContract } from "../support/job-store-contract.ts";
 import { localDynamoDb } from "../support/local-dynamodb.ts";
+import { rcvDownloadProperty } from "../support/rcv-download-property.ts";
 import { webhookDeliveryProperty } from "../support/webhook-delivery-property.ts";
 
 const local = localDynamoDb("jobs-store");
@@ -32,3 +33,4 @@ async function piecesExpireAt(): Promise<number[]> {
 
 describe("jobs on DynamoDB", () => jobStoreContract(freshStore, { pieces: { by: "ttl", expiresAt: piecesExpireAt } }));
 describe("webhook deliveries on DynamoDB", () => webhookDeliveryProperty(freshStore, 10));
+describe("RCV downloads on DynamoDB", () => rcvDownloadProperty(freshStore, 6));

@@ -270,6 +270,11 @@ const BUSINESS_RULES: { operationId: RegExp; why: string; matches: RegExp }[] = 
     matches: /path:periodo must be a month from 201705 to \d{6}$/,
   },
   {
+    operationId: /^post_jobs$/,
+    why: "an RCV download of a month after the current one (depends on the date)",
+    matches: /body:rcv\.periodo must be a month from 201705 to \d{6}$/,
+  },
+  {
     operationId: /rcv_ventas_set_/,
     why: "monto_total is the sum of the other amounts (fields together)",
     matches: /monto_total must be monto_exento \+ monto_neto \+ monto_iva/,

@@ -2,13 +2,16 @@
 // with steps that sometimes outlast their lease. The invariant, in words:
 //   every job's every step is written exactly once — each job ends with the events of steps 1 … STEPS, none
 //   missing and none twice — and the account's feed numbers them 1 … n without a gap or a repeat; a job a
-//   killed runner held is taken again once its lease runs out, so every job ends.
+//   killed runner held is taken again once its lease runs out, so every job ends; and the result a job's last
+//   write names (its attempt and pieces, kept before that write, as the RCV download keeps its documents) is
+//   there whole, each piece as that attempt wrote it, whatever attempts died halfway through theirs.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/adapters/node/sqlite-database.ts";
 import { sqliteJobStore } from "../../src/adapters/node/sqlite-jobs.ts";
+import { PIECES, pieceText } from "../support/job-kill-pieces.ts";
 import { newJob } from "../support/job-store-contract.ts";
 import { exited, killGroup, spawnGateway } from "../support/ledger-kill.ts";
 
@@ -88,7 +91,14 @@ describe("jobs on SQLite, two runner processes, kill -9 at random", () => {
     for (const id of ids) {
       const steps = feed.filter((e) => e.data.job_id === id).map((e) => e.data.step);
       expect(steps, `seed ${seed}: job ${id} wrote steps 1 … ${STEPS} once each`).toEqual([1, 2, 3, 4, 5]);
-      expect(await store.get("acct_kill", id)).toMatchObject({ estado: "completado", runs: STEPS });
+      const job = await store.get("acct_kill", id);
+      expect(job).toMatchObject({ estado: "completado", runs: STEPS, progress: { resultado: { piezas: PIECES } } });
+      const { intento } = job!.progress!.resultado as { intento: number };
+      for (let i = 0; i < PIECES; i++) {
+        expect(await store.resultPiece("acct_kill", id, intento, i, Date.now()), `seed ${seed}: job ${id}'s piece ${i}`).toBe(
+          pieceText(id, intento, i),
+        );
+      }
     }
     console.info(`jobs kill property (seed ${seed}): ${kills} kills, ${feed.length} events`);
   });

@@ -6,7 +6,7 @@ import { parseCertificateCredential } from "../../src/certificates/credentials.t
 import { bytesToBase64 } from "../../src/lib/encoding.ts";
 import type { JobQueue } from "../../src/ports/jobs.ts";
 import { Sent } from "../../src/routes/envios/enviar.ts";
-import { EventsPage, JobEnvelope, JobsPage, TrackAnswer } from "../../src/routes/jobs/schema.ts";
+import { EventsPage, JobCreated, JobEnvelope, JobsPage } from "../../src/routes/jobs/schema.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { TOKEN_TTL_MS } from "../../src/sandbox/soap.ts";
 import { runDueJobs } from "../../src/services/job-runner.ts";
@@ -106,11 +106,11 @@ describe("following an envelope to its verdict (jobs)", () => {
     const first = await follow(track_id!);
     expect(first.status).toBe(201);
     expect(first.headers.get("x-quota-units")).toBe("1");
-    const created = (await answerOf(first, TrackAnswer)).data;
+    const created = (await answerOf(first, JobCreated)).data;
     expect(created.creado).toBe(true);
     const second = await follow(track_id!);
     expect(second.status).toBe(200);
-    expect((await answerOf(second, TrackAnswer)).data).toMatchObject({ creado: false, job: { id: created.job.id } });
+    expect((await answerOf(second, JobCreated)).data).toMatchObject({ creado: false, job: { id: created.job.id } });
     const page = (await answerOf(await get("/api/v1/jobs"), JobsPage)).data;
     expect(page.jobs.map((j) => j.id)).toEqual([created.job.id]);
     expect(page.next_before).toBeNull();
@@ -126,6 +126,8 @@ describe("following an envelope to its verdict (jobs)", () => {
     expect((await events()).events.map((e) => e.type)).toEqual(["job.credentials_required"]);
     expect((await run()).ran).toBe(0); // it waits: no question without a token
 
+    const clave = await post(`/api/v1/jobs/${seguimiento!.id}/resume`, { auth: { pass: { rut: "11111111-1", clave: "sandbox11" } } });
+    expect([clave.status, (await errorOf(clave)).errors?.[0]?.path]).toEqual([400, "auth.cert"]);
     const resumed = await post(`/api/v1/jobs/${seguimiento!.id}/resume`, { auth: { cert: juanaCert } });
     expect(resumed.status).toBe(200);
     expect((await answerOf(resumed, JobEnvelope)).data.estado).toBe("pendiente");
@@ -154,7 +156,7 @@ describe("following an envelope to its verdict (jobs)", () => {
     const { track_id } = await sent(26);
     // An SII that answers 'still processing' until the job's life is over is the same as one never asked:
     // the job's first look comes after its life.
-    const created = (await answerOf(await follow(track_id!), TrackAnswer)).data.job;
+    const created = (await answerOf(await follow(track_id!), JobCreated)).data.job;
     await clock(72 * 3600 + 60);
     await run();
     expect(await job(created.id)).toMatchObject({ estado: "fallido", next_run_at: null });

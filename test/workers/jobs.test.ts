@@ -11,6 +11,7 @@ import type { JobKind, JobRecord, JobUpdate } from "../../src/ports/jobs.ts";
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { simulatorOf } from "../../src/sandbox/transport.ts";
 import { type JobStoreUnderTest, jobStoreContract, newJob } from "../support/job-store-contract.ts";
+import { rcvDownloadProperty } from "../support/rcv-download-property.ts";
 import { webhookDeliveryProperty } from "../support/webhook-delivery-property.ts";
 import { ADMIN_HEADERS, fetchWorker } from "./worker.ts";
 
@@ -74,6 +75,7 @@ describe("jobs in a Durable Object per account", () => {
   // is held off (its alarm does nothing), the rest of the object is the one the Worker calls.
   jobStoreContract(heldOffObject, { oneAccount: true });
   webhookDeliveryProperty(heldOffObject, 8);
+  rcvDownloadProperty(heldOffObject, 4);
 });
 
 describe("the jobs object of an account", () => {

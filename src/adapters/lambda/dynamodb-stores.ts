@@ -25,9 +25,13 @@
 //   jobout#<account>      <job id>        v, at (a write with events in flight: `events` finishes its copy)
 //   evt#<account>         <sequence, 12 digits>   id, type, created_at, data (JSON), expires_at
 //   evtseq#<account>      last            last (the highest sequence given: numbers survive their events)
+//   jobresult#<account>   <job id>#<attempt, 12 digits>#<index, 6 digits>   sealed, expires (ms), expires_at
+//                                         (a job's result piece: a partition of its own, so its large writes
+//                                         never slow the account's leases)
 //
 // `expires_at` (unix seconds) is there for a DynamoDB TTL on that attribute, which removes dead
-// quota months, idempotency records and their hourly counts, events and ended jobs 30 days on
+// quota months, idempotency records and their hourly counts, events and ended jobs 30 days on,
+// and a job's result pieces when they expire
 // (createDynamoTable enables it). No read depends on it: each read compares `until_ms`, the hour or
 // the event's age with the clock.
 import type { JobQueue, JobStore } from "../../ports/jobs.ts";

@@ -1,9 +1,10 @@
 // The shapes of the jobs and events operations: a job, a page of jobs, an event, a page of events.
 import { z } from "@hono/zod-openapi";
-import { Ambiente, IntegerParam, Rut } from "../../platform/params.ts";
+import { Ambiente, IntegerEnum, IntegerParam, Rut } from "../../platform/params.ts";
 import { envelope, pathParams } from "../../platform/schemas.ts";
 import { EVENT_TYPES } from "../../ports/jobs.ts";
 import { Event, Id, Job, JobState } from "../job-schema.ts";
+import { Estado, RCV_TYPES, RcvPeriodo } from "../rcv-shared.ts";
 
 export const JOB_EXAMPLE_ID = "job_4k2m9q7x1c8v3b6n5z0a2s4d";
 export const JobParams = pathParams({ id: Id("job", JOB_EXAMPLE_ID).meta({ description: "The job's id" }) });
@@ -22,16 +23,43 @@ export const TrackTarget = z.strictObject({
   ambiente: Ambiente,
 });
 
+const DownloadCommon = {
+  rut: Rut.meta({ description: "The register's taxpayer: the documents' receiver for `COMPRA`, their issuer for `VENTA`" }),
+  periodo: RcvPeriodo,
+  dte: IntegerEnum(RCV_TYPES, `must be 0 (all) or a document type of the register (${RCV_TYPES.slice(1).join(", ")})`).meta({
+    description: "Document type (SII code), or `0` every type of the period",
+    example: 33,
+  }),
+};
+
+/** The download: purchases in one of their states, or sales (whose register has `REGISTRO` only). */
+export const DownloadTarget = z.discriminatedUnion(
+  "operacion",
+  [
+    z.strictObject({
+      operacion: z.literal("COMPRA").meta({ description: "The purchases register" }),
+      ...DownloadCommon,
+      estado: Estado.default("REGISTRO"),
+    }),
+    z.strictObject({
+      operacion: z.literal("VENTA").meta({ description: "The sales register" }),
+      ...DownloadCommon,
+      estado: z.literal("REGISTRO", { error: "must be REGISTRO: the sales register has no other state" }).default("REGISTRO"),
+    }),
+  ],
+  { error: "must be COMPRA or VENTA" },
+);
+
 export const JobEnvelope = envelope(Job);
-export const TrackAnswer = envelope(
+export const JobCreated = envelope(
   z
     .object({
       job: Job,
-      creado: z
-        .boolean()
-        .register(z.globalRegistry, { description: "false: a live job of the account already followed this envelope, and is answered" }),
+      creado: z.boolean().register(z.globalRegistry, {
+        description: "false: a live job of the account already did this (the envelope, the download), and is answered",
+      }),
     })
-    .openapi("TrackAnswer"),
+    .openapi("JobCreated"),
 );
 
 export const JobsQuery = z.object({

@@ -10,7 +10,11 @@ const WHAT: Record<EventType, string> = {
   "dte_envio.rejected": "The SII rejected a followed envelope",
   "folios.low": "A folio ledger's free folios fell to its threshold",
   "folios.expiring": "A CAF of a folio ledger nears the end of its validity",
-  "job.credentials_required": "The SII stopped honouring the token a job had: `POST /api/v1/jobs/{id}/resume` continues it",
+  "rcv_download.ready":
+    "An RCV download's documents were fetched: `GET /api/v1/jobs/{job_id}/result` answers them for 24 hours (`registros`)",
+  "rcv_download.failed":
+    "An RCV download ended without its documents (`motivo`): the SII's request failed, or none finished in the job's life",
+  "job.credentials_required": "The SII stopped honouring the token or session a job had: `POST /api/v1/jobs/{id}/resume` continues it",
   "job.failed": "A job ended without a verdict",
   "webhook.test": "`POST /api/v1/webhooks/endpoints/{id}/test`: sent to that endpoint alone",
   "webhook.endpoint_disabled": "Another endpoint of the account was disabled (410 Gone, or five days without a delivery)",

@@ -299,6 +299,11 @@ export const OPERATIONS = {
     "idempotencyKey": false,
     "files": []
   },
+  "GET /api/v1/jobs/{id}/result": {
+    "scope": "sii:read",
+    "idempotencyKey": false,
+    "files": []
+  },
   "GET /api/v1/webhooks/endpoints": {
     "scope": "settings:read",
     "idempotencyKey": false,

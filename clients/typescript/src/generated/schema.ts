@@ -1021,8 +1021,12 @@ export interface paths {
         get: operations["get_jobs"];
         put?: never;
         /**
-         * Follow a sent envelope to the SII's verdict
-         * @description Starts a job that asks the SII where the envelope is (QueryEstUp, or the boleta service) on the cadence 30 s, 30 s, 1 min, 2 min, 5 min, then every 10 min (±20 %), for up to 72 hours, and writes one event with the verdict: `dte_envio.processed` (EPR: the counts say what was accepted) or `dte_envio.rejected`. The certificate gets an SII token now; the job keeps only that token, sealed, and when the SII stops honouring it the job waits in `credenciales_requeridas` (event `job.credentials_required`) for `POST /api/v1/jobs/{id}/resume`. Each question is charged to this API token as `envios/estado` is. A live job of the account that already follows the envelope is answered with 200 and `creado: false`.
+         * Follow a sent envelope, or do an RCV download, without polling
+         * @description `seguimiento_envio` starts a job that asks the SII where the envelope is (QueryEstUp, or the boleta service) on the cadence 30 s, 30 s, 1 min, 2 min, 5 min, then every 10 min (±20 %), for up to 72 hours, and writes one event with the verdict: `dte_envio.processed` (EPR: the counts say what was accepted) or `dte_envio.rejected`. The certificate gets an SII token now; the job keeps only that token, sealed. Each question is charged to this API token as `envios/estado` is.
+         *
+         *     `descarga_rcv` asks the SII now to prepare the register's file (as `async/solicitar`, in the taxpayer's session: a clave or a certificate), then asks its state on the same cadence and, once `TERMINADO`, fetches it and keeps its documents, sealed, for 24 hours: `GET /api/v1/jobs/{id}/result` answers them as `async/detalle` does, and event `rcv_download.ready` (or `rcv_download.failed`) says so. The job keeps only the SII's session, sealed. Each question is charged as `async/estado`, the file as `async/detalle` (by its declared documents); a file of more than 100 000 documents is not kept (read it with `async/detalle`, which streams it).
+         *
+         *     When the SII stops honouring what the job has, it waits in `credenciales_requeridas` (event `job.credentials_required`) for `POST /api/v1/jobs/{id}/resume`. A live job of the account that already does the same (the envelope, the download) is answered with 200 and `creado: false`, and nothing is asked of the SII.
          */
         post: operations["post_jobs"];
         delete?: never;
@@ -1066,9 +1070,29 @@ export interface paths {
         put?: never;
         /**
          * Resume a job waiting for credentials
-         * @description For a job in `credenciales_requeridas` (event `job.credentials_required`): the certificate gets a new SII token, the job keeps it sealed and asks the SII at once. Any other state is a 409 `JOB_STATE`.
+         * @description For a job in `credenciales_requeridas` (event `job.credentials_required`): a `seguimiento_envio` takes the certificate (`auth.cert`; a clave is a 400 naming it), which gets a new SII token; a `descarga_rcv` takes the clave or a certificate, which opens a new SII session, in which the request's state is read now (charged as `async/estado`). The job keeps only the token or session, sealed, and asks the SII at once. Any other state is a 409 `JOB_STATE`.
          */
         post: operations["post_jobs_resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an RCV download's documents
+         * @description For a `descarga_rcv` job once `completado` (event `rcv_download.ready`): the file's documents, as `async/detalle` answers them (the count checked against the SII's declared `registros` when the job fetched them), read again as often as needed for 24 hours (`descarga.resultado_hasta`); then they are erased and this is a 410 `JOB_RESULT_GONE`. Before that, or for another kind of job, a 409 `JOB_STATE`. Nothing is asked of the SII. Charged 1 unit per started block of 5000 documents (the documents were paid for when the job fetched them).
+         */
+        get: operations["get_jobs_result"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1493,6 +1517,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "rcv_download.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An RCV download's documents were fetched: `GET /api/v1/jobs/{job_id}/result` answers them for 24 hours (`registros`)
+         * @description Signed by Standard Webhooks 1.0 with the endpoint's secret (docs/webhooks.md). Answer a 2xx within 15 s; anything else is tried again.
+         */
+        post: operations["webhook_rcv_download_ready"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "rcv_download.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An RCV download ended without its documents (`motivo`): the SII's request failed, or none finished in the job's life
+         * @description Signed by Standard Webhooks 1.0 with the endpoint's secret (docs/webhooks.md). Answer a 2xx within 15 s; anything else is tried again.
+         */
+        post: operations["webhook_rcv_download_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "job.credentials_required": {
         parameters: {
             query?: never;
@@ -1503,7 +1567,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * The SII stopped honouring the token a job had: `POST /api/v1/jobs/{id}/resume` continues it
+         * The SII stopped honouring the token or session a job had: `POST /api/v1/jobs/{id}/resume` continues it
          * @description Signed by Standard Webhooks 1.0 with the endpoint's secret (docs/webhooks.md). Answer a 2xx within 15 s; anything else is tried again.
          */
         post: operations["webhook_job_credentials_required"];
@@ -1637,7 +1701,7 @@ export interface components {
              * @description What went wrong; the statuses below say which codes each status carries
              * @enum {string}
              */
-            error_code: "AUTH_ERROR" | "VALIDATION_ERROR" | "HTTP_401" | "HTTP_404" | "HTTP_405" | "HTTP_415" | "INSUFFICIENT_SCOPE" | "ACCOUNT_BLOCKED" | "QUOTA_EXCEEDED" | "SII_RATE_LIMIT" | "SII_GATEWAY_ERROR" | "SII_FORMAT_CHANGED" | "SII_UNAVAILABLE" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "ALREADY_SUBMITTED" | "FOLIOS_OVERLAP" | "FOLIOS_EXHAUSTED" | "FOLIO_UNAVAILABLE" | "JOBS_LIMIT" | "JOB_STATE" | "WEBHOOKS_LIMIT" | "WEBHOOK_STATE" | "NOT_IMPLEMENTED" | "INTERNAL_ERROR";
+            error_code: "AUTH_ERROR" | "VALIDATION_ERROR" | "HTTP_401" | "HTTP_404" | "HTTP_405" | "HTTP_415" | "INSUFFICIENT_SCOPE" | "ACCOUNT_BLOCKED" | "QUOTA_EXCEEDED" | "SII_RATE_LIMIT" | "SII_GATEWAY_ERROR" | "SII_FORMAT_CHANGED" | "SII_UNAVAILABLE" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "ALREADY_SUBMITTED" | "FOLIOS_OVERLAP" | "FOLIOS_EXHAUSTED" | "FOLIO_UNAVAILABLE" | "JOBS_LIMIT" | "JOB_STATE" | "WEBHOOKS_LIMIT" | "WEBHOOK_STATE" | "JOB_RESULT_GONE" | "NOT_IMPLEMENTED" | "INTERNAL_ERROR";
             message: string;
             errors?: {
                 /** @example auth.cert.cert-data */
@@ -3210,12 +3274,12 @@ export interface components {
         Job: {
             id: string;
             /**
-             * @description `seguimiento_envio`: follows a sent envelope to the SII's verdict; `vigilancia_folios`: watches a folio ledger of the account (started when a CAF is added or a threshold set) and writes `folios.low` and `folios.expiring`
+             * @description `seguimiento_envio`: follows a sent envelope to the SII's verdict; `vigilancia_folios`: watches a folio ledger of the account (started when a CAF is added or a threshold set) and writes `folios.low` and `folios.expiring`; `descarga_rcv`: does an RCV asynchronous download (request, poll, fetch) and keeps its documents 24 hours for `GET /api/v1/jobs/{id}/result`
              * @enum {string}
              */
-            tipo: "seguimiento_envio" | "vigilancia_folios";
+            tipo: "seguimiento_envio" | "vigilancia_folios" | "descarga_rcv";
             /**
-             * @description `pendiente` asks the SII again at `next_run_at`; `credenciales_requeridas` the SII no longer honours the token the job had: `POST …/resume` with the certificate continues it; `completado` the SII gave its verdict (`estado_sii`, and one `dte_envio.processed` or `dte_envio.rejected` event); `fallido` it ended without one (`ultimo_error`, and a `job.failed` event); `cancelado` by the account
+             * @description `pendiente` asks the SII again at `next_run_at`; `credenciales_requeridas` the SII no longer honours the token or session the job had: `POST …/resume` with the certificate (or, for a `descarga_rcv`, the clave) continues it; `completado` the SII gave its verdict (`estado_sii`, and one `dte_envio.processed` or `dte_envio.rejected` event) or the download's documents were fetched (`rcv_download.ready`); `fallido` it ended without one (`ultimo_error`, and a `job.failed` or `rcv_download.failed` event); `cancelado` by the account
              * @enum {string}
              */
             estado: "pendiente" | "credenciales_requeridas" | "completado" | "fallido" | "cancelado";
@@ -3248,13 +3312,33 @@ export interface components {
                 }[];
                 num_atencion: string | null;
             } | null;
-            /** @description Steps run so far: for `seguimiento_envio` each one a question to the SII, charged as `envios/estado` */
+            /** @description What a `descarga_rcv` downloads; null for other kinds */
+            rcv: {
+                /** @enum {string} */
+                operacion: "COMPRA" | "VENTA";
+                rut: string;
+                periodo: string;
+                dte: number;
+                estado: string;
+                /** @description The SII's id of the download request the job made */
+                solicitud_id: number;
+            } | null;
+            /** @description Where a `descarga_rcv` is; null for other kinds */
+            descarga: {
+                /** @description The SII's state of the request when last asked: `CREADO`, `EN PROCESO`, `TERMINADO`, or its error state */
+                estado: string;
+                /** @description Documents the SII declares in the file; 0 before `TERMINADO` */
+                registros: number;
+                /** @description Until when `GET /api/v1/jobs/{id}/result` answers the documents (24 hours after they were fetched); null before */
+                resultado_hasta: string | null;
+            } | null;
+            /** @description Steps run so far: for `seguimiento_envio` each one a question to the SII, charged as `envios/estado`; for `descarga_rcv` as `async/estado`, and the last, which fetches the file, as `async/detalle` too */
             intentos: number;
             /** @description Why the last question failed (an SII outage, the quota), or why the job ended */
             ultimo_error: string | null;
             /** @description When it runs next (ISO 8601); null when it does not by itself */
             next_run_at: string | null;
-            /** @description When it ends at the latest: a `seguimiento_envio` gives up without a verdict 72 hours after its creation; a `vigilancia_folios` ends sooner, when its ledger has no folio left */
+            /** @description When it ends at the latest: a `seguimiento_envio` (or a `descarga_rcv`) gives up without a verdict (or a file) 72 hours after its creation; a `vigilancia_folios` ends sooner, when its ledger has no folio left */
             expires_at: string;
             created_at: string;
             updated_at: string;
@@ -3557,9 +3641,9 @@ export interface components {
              */
             password?: string | null;
         } & (unknown & unknown);
-        TrackAnswer: {
+        JobCreated: {
             job: components["schemas"]["Job"];
-            /** @description false: a live job of the account already followed this envelope, and is answered */
+            /** @description false: a live job of the account already did this (the envelope, the download), and is answered */
             creado: boolean;
         };
         JobsPage: {
@@ -3578,7 +3662,7 @@ export interface components {
         WebhookEndpoint: {
             id: string;
             url: string;
-            eventos: ("dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "job.credentials_required" | "job.failed" | "webhook.endpoint_disabled")[] | null;
+            eventos: ("dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "rcv_download.ready" | "rcv_download.failed" | "job.credentials_required" | "job.failed" | "webhook.endpoint_disabled")[] | null;
             descripcion: string | null;
             activo: boolean;
             /** @description Why it is disabled (410 Gone, five days without a delivery, the account's PATCH); null while active */
@@ -3612,7 +3696,7 @@ export interface components {
              */
             url: string;
             /** @description The event types it receives; null (or omitted at creation): every type; default `null` */
-            eventos?: ("dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "job.credentials_required" | "job.failed" | "webhook.endpoint_disabled")[] | null;
+            eventos?: ("dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "rcv_download.ready" | "rcv_download.failed" | "job.credentials_required" | "job.failed" | "webhook.endpoint_disabled")[] | null;
             /**
              * @description The account's own words for it; default `null`
              * @example ERP de producción
@@ -3638,7 +3722,7 @@ export interface components {
              */
             url?: string;
             /** @description The event types it receives; null (or omitted at creation): every type */
-            eventos?: ("dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "job.credentials_required" | "job.failed" | "webhook.endpoint_disabled")[] | null;
+            eventos?: ("dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "rcv_download.ready" | "rcv_download.failed" | "job.credentials_required" | "job.failed" | "webhook.endpoint_disabled")[] | null;
             /**
              * @description The account's own words for it
              * @example ERP de producción
@@ -3660,7 +3744,7 @@ export interface components {
             /** @description The event's id: the same in the feed and in every delivery of it */
             id: string;
             /** @enum {string} */
-            type: "dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "job.credentials_required" | "job.failed" | "webhook.test" | "webhook.endpoint_disabled";
+            type: "dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "rcv_download.ready" | "rcv_download.failed" | "job.credentials_required" | "job.failed" | "webhook.test" | "webhook.endpoint_disabled";
             created_at: string;
             /** @description 1, 2, 3 … per account in the order written: the feed's cursor */
             sequence: number;
@@ -20284,7 +20368,7 @@ export interface operations {
     get_jobs: {
         parameters: {
             query?: {
-                /** @description `pendiente` asks the SII again at `next_run_at`; `credenciales_requeridas` the SII no longer honours the token the job had: `POST …/resume` with the certificate continues it; `completado` the SII gave its verdict (`estado_sii`, and one `dte_envio.processed` or `dte_envio.rejected` event); `fallido` it ended without one (`ultimo_error`, and a `job.failed` event); `cancelado` by the account */
+                /** @description `pendiente` asks the SII again at `next_run_at`; `credenciales_requeridas` the SII no longer honours the token or session the job had: `POST …/resume` with the certificate (or, for a `descarga_rcv`, the clave) continues it; `completado` the SII gave its verdict (`estado_sii`, and one `dte_envio.processed` or `dte_envio.rejected` event) or the download's documents were fetched (`rcv_download.ready`); `fallido` it ended without one (`ultimo_error`, and a `job.failed` or `rcv_download.failed` event); `cancelado` by the account */
                 estado?: "pendiente" | "credenciales_requeridas" | "completado" | "fallido" | "cancelado";
                 /** @description Jobs created before this one (the `next_before` of the previous page) */
                 before?: string;
@@ -20526,11 +20610,58 @@ export interface operations {
                          */
                         ambiente?: "0" | "1";
                     };
+                } | {
+                    /** @description The taxpayer's credentials: `pass` (RUT + clave) or `cert` (a certificate), exactly one of them */
+                    auth: {
+                        pass?: components["schemas"]["ClaveCredential"];
+                        cert?: components["schemas"]["CertificateCredential"];
+                    } & ({
+                        pass: components["schemas"]["ClaveCredential"];
+                        cert?: unknown;
+                    } | {
+                        cert: components["schemas"]["CertificateCredential"];
+                        pass?: unknown;
+                    });
+                    /**
+                     * @description `descarga_rcv`: ask the SII for the register's file now, then ask its state on the same schedule and fetch it once `TERMINADO`
+                     * @enum {string}
+                     */
+                    tipo: "descarga_rcv";
+                    rcv: {
+                        /**
+                         * @description `COMPRA` the purchases register, `VENTA` the sales register
+                         * @enum {string}
+                         */
+                        operacion: "COMPRA" | "VENTA";
+                        /**
+                         * @description The register's taxpayer: the documents' receiver for `COMPRA`, their issuer for `VENTA`
+                         * @example 76192083-9
+                         */
+                        rut: string;
+                        /**
+                         * @description Tax period `YYYYMM`, from `201705` (the register's first month) to the current month in Chile (a later month is a 400 the pattern cannot express)
+                         * @example 202405
+                         */
+                        periodo: string;
+                        /**
+                         * @description Document type (SII code), or `0` every type of the period
+                         * @example 33
+                         * @enum {integer}
+                         */
+                        dte: 0 | 29 | 30 | 32 | 33 | 34 | 35 | 38 | 39 | 40 | 41 | 43 | 45 | 46 | 48 | 55 | 56 | 60 | 61 | 101 | 102 | 103 | 104 | 105 | 106 | 108 | 109 | 110 | 111 | 112 | 914;
+                        /**
+                         * @description The purchases' state in the register; `VENTA` has `REGISTRO` only
+                         * @default REGISTRO
+                         * @example REGISTRO
+                         * @enum {string}
+                         */
+                        estado?: "REGISTRO" | "PENDIENTE" | "NO_INCLUIR" | "RECLAMADO";
+                    };
                 };
             };
         };
         responses: {
-            /** @description The live job that already follows the envelope */
+            /** @description The live job that already does the same */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20545,7 +20676,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: components["schemas"]["TrackAnswer"];
+                        data: components["schemas"]["JobCreated"];
                         /** Format: date-time */
                         timestamp: string;
                     };
@@ -20566,7 +20697,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: components["schemas"]["TrackAnswer"];
+                        data: components["schemas"]["JobCreated"];
                         /** Format: date-time */
                         timestamp: string;
                     };
@@ -21355,7 +21486,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CertificateAuth"];
+                "application/json": components["schemas"]["RcvAuth"];
             };
         };
         responses: {
@@ -21699,6 +21830,274 @@ export interface operations {
                      *         "service": "token",
                      *         "sii_status": 503,
                      *         "sii_message": "Servicio en mantencion"
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_jobs_result: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every document of the file */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["RcvAsyncDetalle"];
+                        /** Format: date-time */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description A path, query or header parameter of the wrong form, or a value that passes the request schema but breaks a business rule (`VALIDATION_ERROR`, `errors[]` names each field: the document type or quantity of a folio request, the folio range of an annulment, a malformed e-mail, a year out of range, amounts that do not add up, a day outside the period, a duplicate), or taxpayer credentials refused (`AUTH_ERROR`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "VALIDATION_ERROR",
+                     *       "message": "Invalid path parameters: rut",
+                     *       "errors": [
+                     *         {
+                     *           "path": "rut",
+                     *           "location": "path",
+                     *           "message": "RUT check digit does not match"
+                     *         }
+                     *       ],
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API token absent or invalid (`HTTP_401`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_401",
+                     *       "message": "API token missing: send it in the X-API-Token header",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token lacks the scope (`INSUFFICIENT_SCOPE`), is blocked (`ACCOUNT_BLOCKED`), or the certificate lacks permission (`AUTH_ERROR`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the scope sii:write",
+                     *       "details": {
+                     *         "required_scope": "sii:write",
+                     *         "token_scopes": [
+                     *           "sii:read"
+                     *         ]
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (`HTTP_404`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "HTTP_404",
+                     *       "message": "No token tok_0123456789abcdef",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another body, or its stored answer in a media type the repeat's `Accept` refuses (`IDEMPOTENCY_CONFLICT`), or still running, or taken over by a retry once this attempt ran past its lease (`IDEMPOTENCY_IN_PROGRESS`); the SII already has this file (`ALREADY_SUBMITTED`, the earlier track id in `details`); a CAF whose range shares folios with one the account already holds (`FOLIOS_OVERLAP`, the range in `details`); no free folio left in the account's ledger for the issuer and type (`FOLIOS_EXHAUSTED`, both in `details`); a document's `Folio` used, annulled, expired or outside the ledger's ranges (`FOLIO_UNAVAILABLE`, the folio in `details`); the account already has its most live jobs (`JOBS_LIMIT`); a job cancelled or resumed from a state that does not allow it (`JOB_STATE`, its state in `details`); the account already has its 16 webhook endpoints (`WEBHOOKS_LIMIT`); a test or redelivery to a disabled endpoint, or to one with 100 events already waiting (`WEBHOOK_STATE`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    /** @description With `IDEMPOTENCY_IN_PROGRESS` only: seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "IDEMPOTENCY_CONFLICT",
+                     *       "message": "This Idempotency-Key was already used with a different request",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A finished RCV download's documents are kept 24 hours after they were fetched, then erased (`JOB_RESULT_GONE`, until when in `details`) */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "JOB_RESULT_GONE",
+                     *       "message": "The job's documents were kept until 2026-01-16T12:00:00.000Z and are erased",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than the gateway accepts: `MAX_BODY_BYTES`, by default 32 MiB on Node and Lambda and 10 MiB on Workers (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than 33554432 bytes",
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Quota exceeded, or the account's live Idempotency-Key answers at their limit (`QUOTA_EXCEEDED`; over the plan, `details.daily` and `details.monthly` are the windows as `GET /api/v1/usage` shows them, `resets_at` in ISO 8601), or SII rate limit (`SII_RATE_LIMIT`); see `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "QUOTA_EXCEEDED",
+                     *       "message": "Quota exceeded: this call needs 1 units",
+                     *       "details": {
+                     *         "units_needed": 1,
+                     *         "daily": {
+                     *           "used": 1000,
+                     *           "limit": 1000,
+                     *           "remaining": 0,
+                     *           "resets_at": "2026-01-16T00:00:00.000Z"
+                     *         },
+                     *         "monthly": {
+                     *           "used": 5000,
+                     *           "limit": 20000,
+                     *           "remaining": 15000,
+                     *           "resets_at": "2026-02-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
+                     *       "timestamp": "2026-01-15T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (`INTERNAL_ERROR`), with a request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Units": components["headers"]["X-Quota-Units"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error_code": "INTERNAL_ERROR",
+                     *       "message": "Internal error; quote the request_id when reporting it",
+                     *       "details": {
+                     *         "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01"
                      *       },
                      *       "request_id": "req_3f2b9c0d1e4a5b6c7d8e9f01",
                      *       "timestamp": "2026-01-15T12:00:00.000Z"
@@ -23689,7 +24088,7 @@ export interface operations {
             query?: {
                 /** @description Events with a sequence above this one (default 0: from the oldest kept) */
                 after?: number;
-                type?: "dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "job.credentials_required" | "job.failed" | "webhook.test" | "webhook.endpoint_disabled";
+                type?: "dte_envio.processed" | "dte_envio.rejected" | "folios.low" | "folios.expiring" | "rcv_download.ready" | "rcv_download.failed" | "job.credentials_required" | "job.failed" | "webhook.test" | "webhook.endpoint_disabled";
                 /** @description Events per page (default 50) */
                 limit?: number;
             };
@@ -25427,6 +25826,104 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "folios.expiring";
+                    /** @description When the event was written (ISO 8601) */
+                    timestamp: string;
+                    /** @description The event's place in the account's feed */
+                    sequence: number;
+                    /** @description Ids and outcomes, with `job_id`: never credentials, XML or rows */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_rcv_download_ready: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every attempt and redelivery (deduplicate by it) */
+                "webhook-id": string;
+                /** @description The attempt's time, seconds since the epoch */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; two, space-separated, during a rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example evt_7h3j5k1l9p2o4i6u8y0t1r3e */
+                    id: string;
+                    /** @enum {string} */
+                    type: "rcv_download.ready";
+                    /** @description When the event was written (ISO 8601) */
+                    timestamp: string;
+                    /** @description The event's place in the account's feed */
+                    sequence: number;
+                    /** @description Ids and outcomes, with `job_id`: never credentials, XML or rows */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_rcv_download_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every attempt and redelivery (deduplicate by it) */
+                "webhook-id": string;
+                /** @description The attempt's time, seconds since the epoch */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; two, space-separated, during a rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example evt_7h3j5k1l9p2o4i6u8y0t1r3e */
+                    id: string;
+                    /** @enum {string} */
+                    type: "rcv_download.failed";
                     /** @description When the event was written (ISO 8601) */
                     timestamp: string;
                     /** @description The event's place in the account's feed */
