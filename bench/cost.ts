@@ -25,6 +25,7 @@ import { createDefaultSandbox } from "../src/sandbox/index.ts";
 import { ASYNC_STEP_MS } from "../src/sandbox/rcv.ts";
 import { sandboxTransport } from "../src/sandbox/transport.ts";
 import { DEFAULT_VEHICLE_ROWS } from "../src/sandbox/vehiculos.ts";
+import { runDueJobs } from "../src/services/job-runner.ts";
 import { baselineOf, operationsOf as documentedOperations, plainRequest } from "../test/support/fuzz.ts";
 
 /** The issue's budgets: no operation above this many CPU ms per unit, the worst within this factor of the median. */
@@ -64,6 +65,8 @@ interface Gateway {
   advance(ms: number): void;
   /** CPU microseconds the simulated SII has spent so far. */
   siiMicros(): number;
+  /** Runs one round of the jobs due `aheadMs` from now, as the server's timer would then. */
+  runJobs(aheadMs: number): Promise<void>;
   send(call: Omit<Call, "input" | "status">): Promise<Response>;
 }
 
@@ -145,6 +148,9 @@ async function freshGateway(): Promise<Gateway> {
       shift += ms;
     },
     siiMicros: () => sii,
+    runJobs: async (aheadMs) => {
+      await runDueJobs(deps.jobs, { ...deps, clock: { now: () => new Date(Date.now() + aheadMs) } });
+    },
     send: async ({ path, method, body }) =>
       app.request(path, {
         method,
@@ -343,6 +349,14 @@ const MADE: Record<string, Case> = {
   ...Object.fromEntries(
     ["GET /api/v1/jobs/{id}", "DELETE /api/v1/jobs/{id}"].map((key) => [key, onMade(JOBS, key, JOB_ID, jobOf, "on the job just created")]),
   ),
+  "GET /api/v1/jobs/{id}/result": async ({ example, prepare, gateway }) => {
+    const rcv = { operacion: "COMPRA", rut: COMPANY, periodo: LARGEST_PERIOD, dte: 33 };
+    const made = await prepare<Json>(post("", "/api/v1/jobs", { tipo: "descarga_rcv", auth: clave, rcv }));
+    gateway.advance(3 * ASYNC_STEP_MS);
+    await gateway.runJobs(60_000); // the job's first question, 30 s ± 20 % on: TERMINADO, the file fetched and kept
+    const call = example("GET /api/v1/jobs/{id}/result");
+    return [{ ...call, path: call.path.replace(JOB_ID, jobOf(made)), input: `a download job's kept documents, ${LARGE}` }];
+  },
   "POST /api/v1/jobs/{id}/resume": onMade(
     JOBS,
     "POST /api/v1/jobs/{id}/resume",

@@ -30,7 +30,8 @@ export const LOOKUP_BLOCK_ROWS = 1000;
 /**
  * Documents per charged unit of a download job's stored result (`GET /api/v1/jobs/{id}/result`): its
  * documents were read, checked and paid for when the job fetched them; the read only opens the sealed
- * pieces and writes them out.
+ * pieces and writes them out. Measured (the bench's cost table, 2-core machine under load): the purchases
+ * of type 33 of the 100 000-document period, 8 units, in about 190 ms: 24 ms a unit.
  */
 export const RESULT_BLOCK_ROWS = 5000;
 

@@ -20629,10 +20629,10 @@ export interface operations {
                     tipo: "descarga_rcv";
                     rcv: {
                         /**
-                         * @description `COMPRA` the purchases register, `VENTA` the sales register
+                         * @description The purchases register
                          * @enum {string}
                          */
-                        operacion: "COMPRA" | "VENTA";
+                        operacion: "COMPRA";
                         /**
                          * @description The register's taxpayer: the documents' receiver for `COMPRA`, their issuer for `VENTA`
                          * @example 76192083-9
@@ -20650,12 +20650,39 @@ export interface operations {
                          */
                         dte: 0 | 29 | 30 | 32 | 33 | 34 | 35 | 38 | 39 | 40 | 41 | 43 | 45 | 46 | 48 | 55 | 56 | 60 | 61 | 101 | 102 | 103 | 104 | 105 | 106 | 108 | 109 | 110 | 111 | 112 | 914;
                         /**
-                         * @description The purchases' state in the register; `VENTA` has `REGISTRO` only
+                         * @description State of the purchases in the register: `REGISTRO` registered, `PENDIENTE` pending acceptance, `NO_INCLUIR` excluded, `RECLAMADO` claimed
                          * @default REGISTRO
                          * @example REGISTRO
                          * @enum {string}
                          */
                         estado?: "REGISTRO" | "PENDIENTE" | "NO_INCLUIR" | "RECLAMADO";
+                    } | {
+                        /**
+                         * @description The sales register
+                         * @enum {string}
+                         */
+                        operacion: "VENTA";
+                        /**
+                         * @description The register's taxpayer: the documents' receiver for `COMPRA`, their issuer for `VENTA`
+                         * @example 76192083-9
+                         */
+                        rut: string;
+                        /**
+                         * @description Tax period `YYYYMM`, from `201705` (the register's first month) to the current month in Chile (a later month is a 400 the pattern cannot express)
+                         * @example 202405
+                         */
+                        periodo: string;
+                        /**
+                         * @description Document type (SII code), or `0` every type of the period
+                         * @example 33
+                         * @enum {integer}
+                         */
+                        dte: 0 | 29 | 30 | 32 | 33 | 34 | 35 | 38 | 39 | 40 | 41 | 43 | 45 | 46 | 48 | 55 | 56 | 60 | 61 | 101 | 102 | 103 | 104 | 105 | 106 | 108 | 109 | 110 | 111 | 112 | 914;
+                        /**
+                         * @default REGISTRO
+                         * @enum {string}
+                         */
+                        estado?: "REGISTRO";
                     };
                 };
             };
