@@ -122,22 +122,27 @@ describe("the RCV download job", () => {
     expect(await t.deps.jobs.resultPiece("acme", created.id, kept.intento, 0, 0)).toBeNull();
   });
 
-  it("keeps a file of thousands of documents in many pieces and answers it whole", async () => {
+  it("keeps a file of tens of thousands of documents in many pieces, answers it whole, and charges its read by blocks", async () => {
     const t = await setup();
-    const rcv = { operacion: "COMPRA", rut: COMPANY, periodo: "201902", dte: 0 };
+    const rcv = { operacion: "COMPRA", rut: COMPANY, periodo: "201903", dte: 33 };
     const { job: created } = (await answerOf(await t.download(rcv), JobCreated)).data;
     t.later(37_000);
     await t.run();
     const stored = (await t.deps.jobs.get("acme", created.id)) as JobRecord;
     const kept = stored.progress?.resultado as { piezas: number };
-    expect(kept.piezas).toBeGreaterThan(5);
+    expect(kept.piezas).toBeGreaterThan(50);
+    const expected = rcvDocuments(COMPANY, 201903, "COMPRA").filter((d) => d.estado === "REGISTRO" && d.tipo === 33);
+    const units = Math.ceil(expected.length / 5000);
+    expect(units).toBeGreaterThan(2);
+    // Another token of the account whose plan cannot pay for the read: a 429 before any piece is read.
+    const poor = await tokenFor(t.deps, { scopes: ["sii:read"], plan: { daily_units: units - 1, monthly_units: 1000 } });
+    const refused = await t.get(`/api/v1/jobs/${created.id}/result`, poor.secret);
+    expect([refused.status, (await errorOf(refused)).error_code]).toEqual([429, "QUOTA_EXCEEDED"]);
     const result = await t.get(`/api/v1/jobs/${created.id}/result`);
+    expect(result.headers.get("x-quota-units")).toBe(String(units)); // 1 unit per started block of 5 000 documents
     const { data } = await answerOf(result, FileEnvelope);
-    const expected = rcvDocuments(COMPANY, 201902, "COMPRA").filter((d) => d.estado === "REGISTRO");
     expect(data.registros).toBe(expected.length);
     expect(data.documentos.map((d) => d.folio)).toEqual(expected.map((d) => d.folio));
-    // 1 unit per started block of 5 000 documents.
-    expect(result.headers.get("x-quota-units")).toBe(String(Math.ceil(expected.length / 5000)));
   });
 
   it("answers the live job for the same download without asking the SII again", async () => {
