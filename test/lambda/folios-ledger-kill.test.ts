@@ -15,12 +15,7 @@ describe("folio ledger on DynamoDB, kill -9 in the middle of a batch", () => {
   }, async () => {
     const env = {
       ...process.env,
-      DYNAMODB_TABLE: local.config.table,
-      DYNAMODB_ENDPOINT: local.config.endpoint,
-      AWS_REGION: local.config.region,
-      AWS_ACCESS_KEY_ID: "local",
-      AWS_SECRET_ACCESS_KEY: "local",
-      SII_UPSTREAM: "sandbox",
+      ...local.env(),
       SECRET_KEY: "lambda-kill-test-secret-key-0123456789abcdef",
       DEV_API_TOKEN: KILL_TEST_TOKEN,
       IDEMPOTENCY_LEASE_MS: String(KILL_TEST_LEASE_MS),

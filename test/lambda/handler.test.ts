@@ -14,14 +14,8 @@ const devToken = "sii_dev_lambda_test";
 
 beforeAll(() => {
   handler = createLambdaHandler({
-    DYNAMODB_TABLE: local.config.table,
-    DYNAMODB_ENDPOINT: local.config.endpoint,
-    AWS_REGION: local.config.region,
-    AWS_ACCESS_KEY_ID: "local",
-    AWS_SECRET_ACCESS_KEY: "local",
-    SII_UPSTREAM: "sandbox",
+    ...local.env(),
     ADMIN_TOKEN: "lambda-admin-token-of-at-least-32-chars",
-    SECRET_KEY: "lambda-test-secret-key-0123456789abcdef",
     DEV_API_TOKEN: devToken,
   });
 });

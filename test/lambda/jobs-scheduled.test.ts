@@ -25,13 +25,7 @@ const tick = {
 
 beforeAll(() => {
   scheduled = createScheduledHandler({
-    DYNAMODB_TABLE: local.config.table,
-    DYNAMODB_ENDPOINT: local.config.endpoint,
-    AWS_REGION: local.config.region,
-    AWS_ACCESS_KEY_ID: "local",
-    AWS_SECRET_ACCESS_KEY: "local",
-    SII_UPSTREAM: "sandbox",
-    SECRET_KEY: "lambda-test-secret-key-0123456789abcdef",
+    ...local.env(),
   });
 });
 

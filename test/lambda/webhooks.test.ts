@@ -24,14 +24,8 @@ afterAll(() => hook.close());
 
 async function setup(account: string) {
   const deps = await createLambdaDeps({
-    DYNAMODB_TABLE: local.config.table,
-    DYNAMODB_ENDPOINT: local.config.endpoint,
-    AWS_REGION: local.config.region,
-    AWS_ACCESS_KEY_ID: "local",
-    AWS_SECRET_ACCESS_KEY: "local",
-    SII_UPSTREAM: "sandbox",
+    ...local.env(),
     ADMIN_TOKEN: ADMIN,
-    SECRET_KEY: "lambda-test-secret-key-0123456789abcdef",
   });
   const app = createApp(() => deps);
   const json = { "content-type": "application/json" };
