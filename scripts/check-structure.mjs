@@ -84,6 +84,7 @@ export const SHARED_ROUTE_MODULES = [
   "routes/uploaded-xml.ts",
   "routes/job-schema.ts",
   "routes/rcv-shared.ts",
+  "routes/verification-schema.ts",
   "routes/folio-fields.ts",
   "routes/folio-ledger-schema.ts",
   "routes/plan-usage.ts",

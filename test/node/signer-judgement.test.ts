@@ -16,29 +16,13 @@ import { EXAMPLE_ISSUER, EXAMPLE_RECEIVER } from "../../src/routes/example-docum
 import { buildCaf, sandboxCafPublicKey } from "../../src/sandbox/folios-caf.ts";
 import { answerOf } from "../support/answers.ts";
 import { postJson, probeApp, tokenFor } from "../support/app.ts";
-import { type CertificateOptions, makeCertificate, rsaKey, type TestCertificate, type TestKey } from "../support/certificates.ts";
+import { type CertificateOptions, makeCertificate, rsaKey, signerOf, type TestCertificate, type TestKey } from "../support/certificates.ts";
 import { signedDte, signedEnvelope, type TestDocument, type TestSigner } from "../support/envelope.ts";
 
 const VERIFICAR = "/api/v1/platform/dte/envios/verificar";
 const COMPANY = "76192083-9";
 const RUT = "11111111-1";
 const NOW = new Date("2026-11-28T12:00:00Z");
-
-/** A test key as the signer of XMLDSig signatures (RSA-SHA1, as the SII's profile signs). */
-async function signerOf(certificate: TestCertificate, rut = RUT): Promise<TestSigner> {
-  const { keys } = certificate.key;
-  const pkcs8 = (await crypto.subtle.exportKey("pkcs8", keys.privateKey)) as ArrayBuffer;
-  const privateKey = await crypto.subtle.importKey("pkcs8", pkcs8, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" }, false, ["sign"]);
-  const jwk = (await crypto.subtle.exportKey("jwk", keys.publicKey)) as JsonWebKey;
-  const base64 = (url = "") => bytesToBase64(base64ToBytes(url.replace(/-/g, "+").replace(/_/g, "/")));
-  return {
-    privateKey,
-    modulusBase64: base64(jwk.n),
-    exponentBase64: base64(jwk.e),
-    certificateBase64: bytesToBase64(certificate.der),
-    rut,
-  };
-}
 
 let ca: Promise<TestCertificate> | undefined;
 const testCa = () => {

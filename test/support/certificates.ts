@@ -1,7 +1,8 @@
 // Test certificates written by hand (RFC 5280 §4.1) and signed with WebCrypto: RSA, RSA-PSS or ECDSA issuers,
 // the CA flag, key identifiers and validity chosen per test. Runs in Node and workerd alike.
 import { derElement } from "../../src/certificates/asn1.ts";
-import { concatBytes } from "../../src/lib/encoding.ts";
+import type { XmlSigner } from "../../src/dte/sign/xmldsig.ts";
+import { base64ToBytes, bytesToBase64, concatBytes } from "../../src/lib/encoding.ts";
 
 export interface TestKey {
   keys: CryptoKeyPair;
@@ -193,4 +194,20 @@ export function alterSignature(der: Uint8Array): Uint8Array<ArrayBuffer> {
   const copy = new Uint8Array(der);
   copy[copy.length - 1] = (copy[copy.length - 1] as number) ^ 0x01;
   return copy;
+}
+
+/** A test key as the signer of XMLDSig signatures (RSA-SHA1, as the SII's profile signs). */
+export async function signerOf(certificate: TestCertificate, rut = "11111111-1"): Promise<XmlSigner & { rut: string }> {
+  const { keys } = certificate.key;
+  const pkcs8 = (await crypto.subtle.exportKey("pkcs8", keys.privateKey)) as ArrayBuffer;
+  const privateKey = await crypto.subtle.importKey("pkcs8", pkcs8, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-1" }, false, ["sign"]);
+  const jwk = (await crypto.subtle.exportKey("jwk", keys.publicKey)) as JsonWebKey;
+  const base64 = (url = "") => bytesToBase64(base64ToBytes(url.replace(/-/g, "+").replace(/_/g, "/")));
+  return {
+    privateKey,
+    modulusBase64: base64(jwk.n),
+    exponentBase64: base64(jwk.e),
+    certificateBase64: bytesToBase64(certificate.der),
+    rut,
+  };
 }
