@@ -5,9 +5,7 @@
 import { createVerify } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { inflateSync } from "node:zlib";
-import { DOMParser } from "@xmldom/xmldom";
 import { beforeAll, describe, expect, it } from "vitest";
-import { SignedXml } from "xml-crypto";
 import { parseCertificateCredential, type SigningCredential } from "../../src/certificates/credentials.ts";
 import { DteError } from "../../src/dte/errors.ts";
 import { type GenerateRequest, generateDocuments } from "../../src/dte/generate/generate.ts";
@@ -25,6 +23,7 @@ import { EXAMPLE_ISSUER, EXAMPLE_RECEIVER, EXAMPLE_TRANSPORT } from "../../src/r
 import { SANDBOX_TAXPAYER_CERTS } from "../../src/sandbox/credentials/index.ts";
 import { buildCaf, sandboxCafPublicKey } from "../../src/sandbox/folios-caf.ts";
 import { fixturePath } from "../support/fixtures.ts";
+import { independentlyVerifies as verifiesWith } from "../support/xmldsig.ts";
 import { schemaErrors } from "../support/xsd.ts";
 
 const COMPANY = "76192083-9";
@@ -149,17 +148,8 @@ async function ourVerdict(bytes: Uint8Array<ArrayBuffer>): Promise<string[]> {
   return failures;
 }
 
-/** xml-crypto's verdict on the (first) signature whose Reference points at `uri`. */
-function independentlyVerifies(xml: string, uri: string): boolean {
-  const doc = new DOMParser().parseFromString(xml, "text/xml");
-  const signature = Array.from(doc.getElementsByTagNameNS("http://www.w3.org/2000/09/xmldsig#", "Signature")).find((s) =>
-    Array.from(s.getElementsByTagNameNS("http://www.w3.org/2000/09/xmldsig#", "Reference")).some((r) => r.getAttribute("URI") === uri),
-  );
-  if (!signature) return false;
-  const verifier = new SignedXml({ publicCert: `-----BEGIN CERTIFICATE-----\n${signer.certificateBase64}\n-----END CERTIFICATE-----` });
-  verifier.loadSignature(signature);
-  return verifier.checkSignature(xml);
-}
+/** xml-crypto's verdict on the signature whose Reference points at `uri`, with the test's certificate. */
+const independentlyVerifies = (xml: string, uri: string) => verifiesWith(xml, uri, signer.certificateBase64);
 
 const PRINT = { papel: "carta", cedible: true, copias: 1, resolucion: null, oficina_sii: "PROVIDENCIA", logo: null } as const;
 const ALL_TYPES = [33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112];

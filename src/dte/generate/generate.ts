@@ -16,7 +16,7 @@ import { cafProblems } from "./caf.ts";
 import { type CafEntry, cafFor, readCafSet } from "./caf-set.ts";
 import { DOCUMENTO_ORDER } from "./schema-order.ts";
 import { containerOf, serializeChildren } from "./serialize.ts";
-import { canonicalOfOwnText, type SignedDte, signDte, signEnvelopeParts } from "./sign.ts";
+import { canonicalOfOwnText, type SignedDte, signDte, signEnvelopeParts, XML_DECLARATION } from "./sign.ts";
 import { stampTed } from "./ted.ts";
 
 export interface GenerateRequest {
@@ -82,7 +82,6 @@ export interface Generated {
 /** The SII, which receives every upload (docs/dte-engine.md §5). */
 export const SII_RUT = "60803000-K";
 const BOLETAS = new Set([39, 41]);
-const XML_DECLARATION = '<?xml version="1.0" encoding="ISO-8859-1"?>\n';
 
 /** Base64 of ISO-8859-1 text: btoa reads each character as the byte of its code (all are ≤ U+00FF here). */
 const latin1Base64 = (text: string) => btoa(text);

@@ -34,7 +34,7 @@ function textOf(value: unknown): string | null {
 }
 
 /** Why the text cannot be an element's text in the SII's ISO-8859-1 files, or null when it can. */
-function unwritable(text: string): string | null {
+export function unwritable(text: string): string | null {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code > 0xff) return "has characters ISO-8859-1 cannot write";

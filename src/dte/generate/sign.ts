@@ -9,7 +9,9 @@ import { DSIG_NS, ENVELOPED, sha1Base64, signatureElement, signedInfo, type XmlS
 import type { Container } from "./serialize.ts";
 
 export const SII_NS = "http://www.sii.cl/SiiDte";
-const XSI = "http://www.w3.org/2001/XMLSchema-instance";
+export const XSI = "http://www.w3.org/2001/XMLSchema-instance";
+/** The declaration the SII's files open with: they are ISO-8859-1. */
+export const XML_DECLARATION = '<?xml version="1.0" encoding="ISO-8859-1"?>\n';
 
 /** Text as written in the file and in canonical form. */
 export interface Written {
@@ -34,8 +36,12 @@ export interface SignedDte {
   canonicalInEnvelope: readonly string[];
 }
 
-/** The Signature element's canonical form where its namespace is not yet declared (SignedInfo repeats it). */
-const canonicalSignature = (signature: string) => signature.replace(`<SignedInfo xmlns="${DSIG_NS}">`, "<SignedInfo>");
+/**
+ * The Signature element's canonical form inside a signed parent: its SignedInfo repeats the DSig
+ * namespace and `extraNamespaces` (those it was signed with, rendered by that parent), all redundant there.
+ */
+export const canonicalSignature = (signature: string, extraNamespaces = "") =>
+  signature.replace(`<SignedInfo xmlns="${DSIG_NS}"${extraNamespaces}>`, "<SignedInfo>");
 
 /** Signs a DTE; `body` is the container's content up to and including the TED; TmstFirma is added here. */
 export async function signDte(container: Container, id: string, body: Written, signer: XmlSigner, tmstFirma: string): Promise<SignedDte> {
