@@ -121,7 +121,8 @@ export function cleanControls(text: string): string {
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-function validDate(value: string): boolean {
+/** A real calendar date written `YYYY-MM-DD`. */
+export function validDate(value: string): boolean {
   const match = DATE.exec(value);
   if (!match) return false;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
