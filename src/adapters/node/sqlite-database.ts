@@ -1,7 +1,8 @@
-// Node state in one SQLite file (node:sqlite): the file's tables, opening it, and the IMMEDIATE transaction
-// every store's method runs in, so it is atomic within the process and against other processes on the same file.
+// Node state in one SQLite file (node:sqlite): the file's tables, opening it, the IMMEDIATE transaction
+// every store's method runs in, so it is atomic within the process and against other processes on the same file,
+// and that file as the engine of the SQL stores shared with the Durable Objects (sql-jobs.ts).
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { JOBS_SCHEMA } from "../sql-jobs.ts";
+import { JOBS_SCHEMA, type SqlEngine } from "../sql-jobs.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tokens (id TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, record TEXT NOT NULL);
@@ -57,4 +58,32 @@ export function transaction<T>(db: DatabaseSync, work: () => T): T {
     tx.rollback.run();
     throw err;
   }
+}
+
+/** node:sqlite as the SQL store's engine: statements prepared once each, work in IMMEDIATE transactions. */
+export function sqlEngine(db: DatabaseSync): SqlEngine {
+  const prepared = new Map<string, StatementSync>();
+  const statement = (sql: string) => {
+    let s = prepared.get(sql);
+    if (!s) {
+      s = db.prepare(sql);
+      prepared.set(sql, s);
+    }
+    return s;
+  };
+  let depth = 0;
+  return {
+    all: <T>(sql: string, ...params: (string | number | null)[]) => statement(sql).all(...params) as T[],
+    run: (sql, ...params) => void statement(sql).run(...params),
+    atomic: (work) => {
+      // Reads outside a transaction see the last commit (WAL); nested work joins the open transaction.
+      if (depth > 0) return work();
+      depth++;
+      try {
+        return transaction(db, work);
+      } finally {
+        depth--;
+      }
+    },
+  };
 }
