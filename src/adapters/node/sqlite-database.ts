@@ -1,7 +1,8 @@
 // Node state in one SQLite file (node:sqlite): the file's tables, opening it, the IMMEDIATE transaction
 // every store's method runs in, so it is atomic within the process and against other processes on the same file,
-// and that file as the engine of the SQL stores shared with the Durable Objects (sql-jobs.ts).
+// and that file as the engine of the SQL stores shared with the Durable Objects (sql-jobs.ts, sql-inbox.ts).
 import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { INBOX_SCHEMA } from "../sql-inbox.ts";
 import { JOBS_SCHEMA, type SqlEngine } from "../sql-jobs.ts";
 
 const SCHEMA = `
@@ -24,7 +25,7 @@ export function openDatabase(path: string): DatabaseSync {
   // power cut may lose the last commits, never corrupt.
   db.exec("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
   db.exec(SCHEMA);
-  for (const statement of JOBS_SCHEMA) db.exec(statement);
+  for (const statement of [...JOBS_SCHEMA, ...INBOX_SCHEMA]) db.exec(statement);
   migrate(db);
   return db;
 }
