@@ -21,9 +21,11 @@ import { seedDevToken } from "../platform/tokens.ts";
 import type { Deps } from "../ports/deps.ts";
 import type { SiiTransport } from "../ports/transport.ts";
 import { sandboxTransport } from "../sandbox/transport.ts";
+import type { AccountInbox } from "./worker-inbox.ts";
 import { AccountJobsObject } from "./worker-jobs.ts";
 
 export { FolioLedger, IdempotencyLedger, QuotaCounter, SiiSessions } from "../adapters/cloudflare/durable-objects.ts";
+export { AccountInbox } from "./worker-inbox.ts";
 
 export interface WorkerEnv {
   TOKENS: KVNamespace;
@@ -34,6 +36,7 @@ export interface WorkerEnv {
   SESSIONS: DurableObjectNamespace<SiiSessions>;
   FOLIOS: DurableObjectNamespace<FolioLedger>;
   JOBS: DurableObjectNamespace<AccountJobs>;
+  INBOX: DurableObjectNamespace<AccountInbox>;
   SII_UPSTREAM?: string;
   ADMIN_TOKEN?: string;
   DEV_API_TOKEN?: string;
