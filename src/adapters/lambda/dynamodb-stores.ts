@@ -28,17 +28,27 @@
 //   jobresult#<account>   <job id>#<attempt, 12 digits>#<index, 6 digits>   sealed, expires (ms), expires_at
 //                                         (a job's result piece: a partition of its own, so its large writes
 //                                         never slow the account's leases)
+//   inbox#<account>#<receptor>   doc#<emisor>#<dte>#<folio>   emisor, dte, folio, facts (JSON), xml (Binary: the
+//                                         ISO-8859-1 bytes) or xml_text, seq, version, created_at, updated_at,
+//                                         expires (ms), expires_at, filing (its first filing's id), pending (filed,
+//                                         not yet numbered: no seq)                           (dynamodb-inbox.ts)
+//   inbox#<account>#<receptor>   seq#<seq, 15 digits>   doc (the record's sk), filing, expires_at (never below its
+//                                         record's): the list, newest first (a Query backwards; the record answers)
+//   inbox#<account>#<receptor>   counter   seq, version (the last given: neither is given again), claim, claim_sk,
+//                                         claim_expires (a seq given whose record may not have it yet)
 //
 // `expires_at` (unix seconds) is there for a DynamoDB TTL on that attribute, which removes dead
 // quota months, idempotency records and their hourly counts, events and ended jobs 30 days on,
-// and a job's result pieces when they expire
+// a job's result pieces and the inbox's records (and list entries) when they expire
 // (createDynamoTable enables it). No read depends on it: each read compares `until_ms`, the hour or
 // the event's age with the clock.
+import type { InboxStore } from "../../ports/inbox.ts";
 import type { JobQueue, JobStore } from "../../ports/jobs.ts";
 import type { CacheStore, FolioLedgerStore, IdempotencyStore, QuotaStore, SettingsStore, TokenStore } from "../../ports/stores.ts";
 import { dynamoCacheStore } from "./dynamodb-cache.ts";
 import { dynamoFolioLedgerStore } from "./dynamodb-folios.ts";
 import { dynamoIdempotencyStore } from "./dynamodb-idempotency.ts";
+import { dynamoInboxStore } from "./dynamodb-inbox.ts";
 import { dynamoJobStore } from "./dynamodb-jobs.ts";
 import { dynamoQuotaStore } from "./dynamodb-quota.ts";
 import { dynamoSettingsStore } from "./dynamodb-settings.ts";
@@ -57,6 +67,7 @@ export interface DynamoStores {
   folios: FolioLedgerStore;
   /** Also the scheduled runner's queue (every account's due jobs). */
   jobs: JobStore & JobQueue;
+  inbox: InboxStore;
 }
 
 export function createDynamoStores(config: DynamoConfig): DynamoStores {
@@ -71,5 +82,6 @@ export function createDynamoStores(config: DynamoConfig): DynamoStores {
     cache: dynamoCacheStore(call, TableName, getItem),
     folios: dynamoFolioLedgerStore(call, TableName, getItem),
     jobs: dynamoJobStore(call, TableName, getItem),
+    inbox: dynamoInboxStore(call, TableName, getItem),
   };
 }

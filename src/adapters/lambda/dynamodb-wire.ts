@@ -31,7 +31,8 @@ export function isConditionFailed(err: unknown): boolean {
 }
 
 export type Json = Record<string, unknown>;
-export type AttributeValue = { S: string } | { N: string };
+/** `B`: base64 of the bytes, as the JSON API carries Binary. */
+export type AttributeValue = { S: string } | { N: string } | { B: string };
 export type Key = { pk: AttributeValue; sk: AttributeValue };
 export type Call = (operation: string, body: Json) => Promise<Json>;
 
