@@ -3,6 +3,7 @@
 
 import { durableFolioLedgerStore } from "../adapters/cloudflare/durable-folio-ledger.ts";
 import { durableIdempotencyStore } from "../adapters/cloudflare/durable-idempotency.ts";
+import { durableInboxStore } from "../adapters/cloudflare/durable-inbox.ts";
 import { durableJobStore, rearmJobAccounts } from "../adapters/cloudflare/durable-jobs.ts";
 import type { FolioLedger, IdempotencyLedger, QuotaCounter, SiiSessions } from "../adapters/cloudflare/durable-objects.ts";
 import { durableQuotaStore } from "../adapters/cloudflare/durable-quota.ts";
@@ -77,6 +78,7 @@ async function buildDeps(env: WorkerEnv): Promise<Deps> {
     cache: kvCacheStore(env.CACHE),
     folios: durableFolioLedgerStore(env.FOLIOS),
     jobs: durableJobStore(env.JOBS),
+    inbox: durableInboxStore(env.INBOX),
     sii,
     webhooks: createWorkerWebhookSender(),
     // The sandbox's clock may run ahead (POST /sandbox/v1/clock): job due times follow it, as on Node.

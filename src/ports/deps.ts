@@ -1,5 +1,6 @@
 // Interfaces only: what the app is handed by its entry file (stores, transport, clock, logger, config).
 
+import type { InboxStore } from "./inbox.ts";
 import type { JobStore } from "./jobs.ts";
 import type { CacheStore, FolioLedgerStore, IdempotencyStore, QuotaStore, SessionStore, SettingsStore, TokenStore } from "./stores.ts";
 import type { SiiTransport } from "./transport.ts";
@@ -61,6 +62,8 @@ export interface Deps {
   cache: CacheStore;
   folios: FolioLedgerStore;
   jobs: JobStore;
+  /** The documents the account's taxpayers received. */
+  inbox: InboxStore;
   sii: SiiTransport;
   /** Webhook deliveries: the only requests the gateway sends anywhere but the SII. */
   webhooks: WebhookSender;

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { dynamoInboxStore } from "../../src/adapters/lambda/dynamodb-inbox.ts";
 import { createDynamoStores } from "../../src/adapters/lambda/dynamodb-stores.ts";
 import { type Call, dynamoClient, isRecord, itemIn, type Json, type Key } from "../../src/adapters/lambda/dynamodb-wire.ts";
+import { createLambdaDeps } from "../../src/entry/lambda.ts";
 import { INBOX_XML_MAX_CHARS, type InboxKey, type InboxStore } from "../../src/ports/inbox.ts";
 import { freshAccount, inboxKey, inboxStoreContract, inboxStoreProperty, listAll } from "../support/inbox-store-contract.ts";
 import { localDynamoDb } from "../support/local-dynamodb.ts";
@@ -55,6 +56,22 @@ describe("the inbox on DynamoDB", () => {
     const xml = "A".repeat(INBOX_XML_MAX_CHARS);
     const facts = { detalle: "x".repeat(120_000) };
     await expect(store().put(a, inboxKey(1), { facts, xml, expires: T0 + KEPT }, null, T0)).rejects.toThrow(/size/);
+  });
+
+  it("is the Lambda deps' inbox: what one instance files, another reads", async () => {
+    const env = {
+      DYNAMODB_TABLE: local.config.table,
+      DYNAMODB_ENDPOINT: local.config.endpoint,
+      AWS_REGION: local.config.region,
+      AWS_ACCESS_KEY_ID: "local",
+      AWS_SECRET_ACCESS_KEY: "local",
+      SII_UPSTREAM: "sandbox",
+      SECRET_KEY: "lambda-test-secret-key-0123456789abcdef",
+    };
+    const [one, two] = [await createLambdaDeps(env), await createLambdaDeps(env)];
+    const a = freshAccount();
+    expect((await one.inbox.put(a, inboxKey(1), { facts: { n: 1 }, xml: null, expires: T0 + KEPT }, null, T0)).state).toBe("written");
+    expect(await two.inbox.get(a, inboxKey(1), T0)).toMatchObject({ seq: 1, facts: { n: 1 } });
   });
 
   it("refuses a receiver holding the key separator, so two inboxes never share a partition", async () => {

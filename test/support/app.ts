@@ -4,6 +4,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { memoryCacheStore } from "../../src/adapters/memory/cache.ts";
 import { memoryFolioLedgerStore } from "../../src/adapters/memory/folio-ledger.ts";
+import { memoryInboxStore } from "../../src/adapters/memory/inbox.ts";
 import { memoryJobStore } from "../../src/adapters/memory/jobs.ts";
 import { memorySessionStore } from "../../src/adapters/memory/sessions.ts";
 import { memoryStores } from "../../src/adapters/memory/stores.ts";
@@ -18,6 +19,7 @@ import { envelope, jsonContent } from "../../src/platform/schemas.ts";
 import { issueToken } from "../../src/platform/tokens.ts";
 import type { Plan, Scope } from "../../src/ports/access.ts";
 import type { Deps, LogRecord } from "../../src/ports/deps.ts";
+import type { InboxStore } from "../../src/ports/inbox.ts";
 import type { JobQueue, JobStore } from "../../src/ports/jobs.ts";
 import type {
   CacheStore,
@@ -45,6 +47,7 @@ export interface Stores {
   cache?: CacheStore;
   folios?: FolioLedgerStore;
   jobs?: JobStore & JobQueue;
+  inbox?: InboxStore;
 }
 
 /**
@@ -111,6 +114,7 @@ export function testDeps(stores: Stores = memoryStores(), config: Partial<Deps["
     cache: memoryCacheStore(),
     folios: memoryFolioLedgerStore(),
     jobs: memoryJobStore(),
+    inbox: memoryInboxStore(),
     ...stores,
   };
   const guarded = Object.fromEntries(Object.entries(all).map(([name, store]) => [name, guardedStore(name, store)])) as typeof all;

@@ -5,7 +5,7 @@ import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { durableInboxStore } from "../../src/adapters/cloudflare/durable-inbox.ts";
-import type { AccountInbox, WorkerEnv } from "../../src/entry/worker.ts";
+import { type AccountInbox, type WorkerEnv, workerDeps } from "../../src/entry/worker.ts";
 import { freshAccount, inboxKey, inboxStoreContract, inboxStoreProperty } from "../support/inbox-store-contract.ts";
 
 const bindings = env as unknown as WorkerEnv;
@@ -53,6 +53,14 @@ describe("the inbox object of an account", () => {
     expect(await refusal(a, (o) => o.list(b, key.receptor, { limit: 10 }, T0))).toMatch(/another account/);
     expect(await refusal(a, (o) => o.delete(b, key))).toMatch(/another account/);
     expect((await store().list(a, key.receptor, { limit: 10 }, T0)).map((d) => d.folio)).toEqual([1]);
+  });
+
+  it("is the Worker deps' inbox, each account's calls in its own object", async () => {
+    const deps = await workerDeps(bindings);
+    const a = freshAccount();
+    expect((await deps.inbox.put(a, inboxKey(1), write, null, T0)).state).toBe("written");
+    expect(await held(a)).toBe(1);
+    expect(await store().get(a, inboxKey(1), T0)).toMatchObject({ account: a, seq: 1, facts: { n: 1 } });
   });
 
   it(

@@ -2,6 +2,7 @@
 import { memoryCacheStore } from "./cache.ts";
 import { memoryFolioLedgerStore } from "./folio-ledger.ts";
 import { memoryIdempotencyStore } from "./idempotency.ts";
+import { memoryInboxStore } from "./inbox.ts";
 import { memoryJobStore } from "./jobs.ts";
 import { memoryQuotaStore } from "./quota.ts";
 import { memorySessionStore } from "./sessions.ts";
@@ -18,5 +19,6 @@ export function memoryStores() {
     cache: memoryCacheStore(),
     folios: memoryFolioLedgerStore(),
     jobs: memoryJobStore(),
+    inbox: memoryInboxStore(),
   };
 }

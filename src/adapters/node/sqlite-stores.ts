@@ -3,6 +3,7 @@ import { sqliteCacheStore } from "./sqlite-cache.ts";
 import { openDatabase } from "./sqlite-database.ts";
 import { sqliteFolioLedgerStore } from "./sqlite-folio-ledger.ts";
 import { sqliteIdempotencyStore } from "./sqlite-idempotency.ts";
+import { sqliteInboxStore } from "./sqlite-inbox.ts";
 import { sqliteJobStore } from "./sqlite-jobs.ts";
 import { sqliteQuotaStore } from "./sqlite-quota.ts";
 import { sqliteSettingsStore } from "./sqlite-settings.ts";
@@ -19,5 +20,6 @@ export function sqliteStores(path: string) {
     cache: sqliteCacheStore(db),
     folios: sqliteFolioLedgerStore(db),
     jobs: sqliteJobStore(db),
+    inbox: sqliteInboxStore(db),
   };
 }
