@@ -19,13 +19,18 @@ const LEDGER = "/api/v1/platform/dte/folios/76192083-9/34";
 const GENERAR = "/api/v1/platform/dte/documentos/generar";
 export const freePort = () => 20_000 + Math.floor(Math.random() * 20_000);
 
-/** Spawns a gateway (its own process group) and resolves once its output holds `ready`. */
+/**
+ * Spawns a gateway (its own process group) and resolves once its output holds `ready`; `stdout`, when given,
+ * gets every piece of its standard output from the first on (what it printed with `ready` too).
+ */
 export async function spawnGateway(
   command: string,
   args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; ready: string; withinMs: number },
+  options: { cwd: string; env: NodeJS.ProcessEnv; ready: string; withinMs: number; stdout?: (text: string) => void },
 ): Promise<ChildProcess> {
   const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const { stdout } = options;
+  if (stdout) child.stdout?.on("data", (chunk: Buffer) => stdout(chunk.toString("utf8")));
   await new Promise<void>((resolve, reject) => {
     let out = "";
     const timer = setTimeout(() => reject(new Error(`not ready within ${options.withinMs} ms: ${out.slice(-2000)}`)), options.withinMs);
