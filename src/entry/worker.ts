@@ -1,5 +1,6 @@
 // Cloudflare Workers entry: the primary deployment. State in KV and Durable Objects; jobs in a Durable
-// Object per account (worker-jobs.ts), run from its alarm, with a cron that re-arms a lost one.
+// Object per account (worker-jobs.ts), run from its alarm, with a cron that re-arms a lost one; received
+// documents in another per account (worker-inbox.ts).
 
 import { durableFolioLedgerStore } from "../adapters/cloudflare/durable-folio-ledger.ts";
 import { durableIdempotencyStore } from "../adapters/cloudflare/durable-idempotency.ts";
